@@ -1,0 +1,72 @@
+package algorithms
+
+import (
+	"math"
+	"time"
+)
+
+// Forever is the RetryAfter of a request that can never be accepted, because its
+// cost exceeds what the limiter can ever hold (a cost above the burst, say).
+const Forever = time.Duration(math.MaxInt64)
+
+// foreverUS is Forever in microseconds: the retry-after, in µs, of a request that can
+// never be accepted.
+const foreverUS = int64(Forever / Resolution)
+
+// Decision is a limiter's answer to one request.
+type Decision struct {
+	// Allowed says whether the request may go ahead.
+	Allowed bool
+	// Remaining is the capacity left after this decision, in units of cost: tokens
+	// in the bucket, room left in the window or the queue. It is fractional for the
+	// buckets (at 10/s, 0.05 s of refill is half a token) and may be negative when a
+	// token bucket has reserved ahead.
+	Remaining float64
+	// Limit is the capacity Remaining is measured against: the burst for the
+	// buckets, the limit per window for the windows.
+	Limit int64
+	// RetryAfter, on a denial, is how long until the same request would be
+	// accepted, including any per-key jitter; Forever if it never would. Zero when
+	// allowed.
+	RetryAfter time.Duration
+	// ResetAfter is how long until this key's limit resets if no more requests
+	// arrive: until the bucket is full, the queue or the sliding window is empty,
+	// or the current fixed window ends.
+	ResetAfter time.Duration
+	// Delay is how long an accepted request waits before it may run: its place in
+	// a leaky-bucket queue, or the time until a token-bucket reservation's tokens
+	// exist. Zero for everything else.
+	Delay time.Duration
+}
+
+// Limiter is one algorithm holding per-key state.
+type Limiter interface {
+	// Algorithm is the limiter's name as used in files and on the command line.
+	Algorithm() string
+	// Policy is the policy the limiter enforces, with defaults applied.
+	Policy() Policy
+	// Allow decides on a request of cost units for key at now, and records it
+	// when accepted. cost >= 1.
+	Allow(key string, now time.Duration, cost int64) Decision
+	// Level is the key's fill at now, for graphs: tokens for the buckets, units
+	// in the current window for the windows, units queued for the leaky bucket. It
+	// does not change state.
+	Level(key string, now time.Duration) float64
+	// Keys is the number of keys holding state.
+	Keys() int
+	// StateBytes is the size of the state the algorithm keeps for all its keys:
+	// per key, the key's bytes plus the numbers the algorithm stores (what a Redis
+	// port would keep), not Go's own overhead.
+	StateBytes() int64
+	// Evict forgets every key whose state at now is the idle state a new key
+	// would get, and returns how many it forgot. It never changes a decision.
+	Evict(now time.Duration) int
+}
+
+// microsToDuration turns microseconds into a duration, saturating at Forever.
+func microsToDuration(us int64) time.Duration {
+	if us >= foreverUS {
+		return Forever
+	}
+	return fromMicros(us)
+}

@@ -1,0 +1,115 @@
+package algorithms
+
+import "time"
+
+// GCRA is the generic cell rate algorithm (as in go-redis/redis_rate, redis-cell,
+// throttled): one number per key, the theoretical arrival time tat. With emission
+// interval T = Period / Limit, a request of cost c at now computes
+// tat' = max(tat, now) + T × c and is accepted when now ≥ tat' − T × Burst, storing
+// tat'. Burst means "Burst requests at one instant", so GCRA makes exactly the
+// decisions of a token bucket with capacity Burst and the same rate.
+//
+// tat is kept in scaled time, microseconds × (Limit / g) (g as in credits.go), so
+// T × c is the whole number c × unit and nothing rounds. Time going backwards needs
+// no special case: max(tat, now) keeps the later time, so an early clock only makes
+// the limiter stricter.
+type GCRA struct {
+	policy   Policy
+	c        credits
+	keys     map[string]*GCRAState
+	keyBytes int64
+}
+
+// GCRAState is GCRA's state for one key: the theoretical arrival time, in
+// microseconds × perMicro (see credits.go).
+type GCRAState struct{ TAT int64 }
+
+const gcraStateBytes = 8
+
+// NewGCRA returns a GCRA limiter enforcing p.
+func NewGCRA(p Policy) *GCRA {
+	p = p.WithDefaults()
+	return &GCRA{policy: p, c: newCredits(p), keys: make(map[string]*GCRAState)}
+}
+
+func (g *GCRA) Algorithm() string { return "gcra" }
+func (g *GCRA) Policy() Policy    { return g.policy }
+func (g *GCRA) Keys() int         { return len(g.keys) }
+func (g *GCRA) StateBytes() int64 { return g.keyBytes + int64(len(g.keys))*gcraStateBytes }
+
+// Allow decides atomically.
+func (g *GCRA) Allow(key string, now time.Duration, cost int64) Decision {
+	s, ok := g.keys[key]
+	if !ok {
+		s = &GCRAState{TAT: g.scaled(now)}
+		g.keys[key] = s
+		g.keyBytes += int64(len(key))
+	}
+	d, next := g.Decide(*s, key, now, cost)
+	*s = next
+	return d
+}
+
+// Read returns key's stored state, or the idle state (tat = now) if it has none.
+func (g *GCRA) Read(key string, now time.Duration) GCRAState {
+	if s, ok := g.keys[key]; ok {
+		return *s
+	}
+	return GCRAState{TAT: g.scaled(now)}
+}
+
+// Write stores s as key's state (a blind overwrite).
+func (g *GCRA) Write(key string, s GCRAState) {
+	if old, ok := g.keys[key]; ok {
+		*old = s
+		return
+	}
+	g.keys[key] = &GCRAState{TAT: s.TAT}
+	g.keyBytes += int64(len(key))
+}
+
+// Decide is the pure decision on state s.
+func (g *GCRA) Decide(s GCRAState, key string, now time.Duration, cost int64) (Decision, GCRAState) {
+	nowS := g.scaled(now)
+	tat := max(s.TAT, nowS)
+	newTAT := tat + cost*g.c.unit
+	allowAt := newTAT - g.c.capacity
+	d := Decision{Limit: g.policy.Burst}
+	next := s
+	if nowS >= allowAt {
+		d.Allowed = true
+		tat = newTAT
+		next.TAT = newTAT
+	} else if cost*g.c.unit > g.c.capacity {
+		d.RetryAfter = Forever
+	} else {
+		d.RetryAfter = jitter(g.c.wait(allowAt-nowS), JitterFactor(key, g.policy.RetryJitter))
+	}
+	d.Remaining = g.c.units(g.c.capacity - (tat - nowS))
+	d.ResetAfter = fromMicros(g.c.wait(tat - nowS))
+	return d, next
+}
+
+// Level is the tokens a token bucket with the same policy would hold at now.
+func (g *GCRA) Level(key string, now time.Duration) float64 {
+	s := g.Read(key, now)
+	nowS := g.scaled(now)
+	return g.c.units(g.c.capacity - max(0, s.TAT-nowS))
+}
+
+// Evict forgets keys whose tat is no later than now.
+func (g *GCRA) Evict(now time.Duration) int {
+	nowS := g.scaled(now)
+	evicted := 0
+	for key, s := range g.keys {
+		if s.TAT <= nowS {
+			delete(g.keys, key)
+			g.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}
+
+// scaled converts now to GCRA's scaled time: microseconds × perMicro.
+func (g *GCRA) scaled(now time.Duration) int64 { return toMicros(now) * g.c.perMicro }

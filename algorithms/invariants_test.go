@@ -1,0 +1,260 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// request is one request of a random trace.
+type request struct {
+	at   time.Duration
+	key  string
+	cost int64
+}
+
+// outcome is one decision made on a trace.
+type outcome struct {
+	request
+	Decision
+}
+
+// randomPolicy draws a policy small enough to make many decisions interesting.
+func randomPolicy(r *rand.Rand) Policy {
+	periods := []time.Duration{100 * time.Millisecond, time.Second, 1500 * time.Millisecond, 7 * time.Second, time.Minute}
+	limit := 1 + r.Int64N(50)
+	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
+}
+
+// randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
+// one to three keys: a mix of bursts (zero gaps) and gaps from a fraction of an
+// emission interval to several, with costs from 1 to maxCost.
+func randomTrace(r *rand.Rand, p Policy, n int, maxCost int64) []request {
+	interval := p.Period / time.Duration(p.Limit)
+	keys := []string{"a", "b", "c"}[:1+r.IntN(3)]
+	var at time.Duration
+	out := make([]request, n)
+	for i := range out {
+		if r.IntN(10) >= 3 {
+			gap := time.Duration(r.ExpFloat64() * r.Float64() * 3 * float64(interval))
+			at += gap.Truncate(time.Microsecond)
+		}
+		out[i] = request{at: at, key: keys[r.IntN(len(keys))], cost: 1 + r.Int64N(maxCost)}
+	}
+	return out
+}
+
+// decide runs trace through lim.
+func decide(lim Limiter, trace []request) []outcome {
+	out := make([]outcome, len(trace))
+	for i, q := range trace {
+		out[i] = outcome{q, lim.Allow(q.key, q.at, q.cost)}
+	}
+	return out
+}
+
+// accepted groups the accepted outcomes by key, in order.
+func accepted(outs []outcome) map[string][]outcome {
+	byKey := map[string][]outcome{}
+	for _, o := range outs {
+		if o.Allowed {
+			byKey[o.key] = append(byKey[o.key], o)
+		}
+	}
+	return byKey
+}
+
+// checkBucketBound: the accepted cost over any [t0, t1] is at most
+// burst + rate × (t1 − t0), compared exactly: × Period in µs on both sides.
+func checkBucketBound(p Policy, outs []outcome) error {
+	periodUS := int64(p.Period / time.Microsecond)
+	for key, acc := range accepted(outs) {
+		for i := range acc {
+			var sum int64
+			for j := i; j < len(acc); j++ {
+				sum += acc[j].cost
+				spanUS := int64((acc[j].at - acc[i].at) / time.Microsecond)
+				if sum*periodUS > p.Burst*periodUS+p.Limit*spanUS {
+					return fmt.Errorf("key %s: %d units accepted in [%v, %v], more than burst %d + rate × %v", key, sum, acc[i].at, acc[j].at, p.Burst, acc[j].at-acc[i].at)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkSlidingBound: no window (t − Period, t] holds more than Limit accepted units.
+func checkSlidingBound(p Policy, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for j := range acc {
+			var sum int64
+			for i := j; i >= 0 && acc[i].at > acc[j].at-p.Period; i-- {
+				sum += acc[i].cost
+			}
+			if sum > p.Limit {
+				return fmt.Errorf("key %s: %d units accepted in the window ending %v, limit %d", key, sum, acc[j].at, p.Limit)
+			}
+		}
+	}
+	return nil
+}
+
+// checkWindowBound: no window [k × Period + offset(key), (k+1) × Period + offset)
+// holds more than Limit accepted units.
+func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		counts := map[int64]int64{}
+		for _, o := range acc {
+			w := floorDiv(int64(o.at-offset(key)), int64(p.Period))
+			counts[w] += o.cost
+			if counts[w] > p.Limit {
+				return fmt.Errorf("key %s: %d units accepted in window %d, limit %d", key, counts[w], w, p.Limit)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSameDecisions: a and b accepted and denied the same requests.
+func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
+	for i := range a {
+		if a[i].Allowed != b[i].Allowed {
+			return fmt.Errorf("request %d (%s at %v, cost %d): %v vs %v", i, a[i].key, a[i].at, a[i].cost, a[i].Allowed, b[i].Allowed)
+		}
+		if alsoRemaining && (a[i].Remaining != b[i].Remaining || a[i].RetryAfter != b[i].RetryAfter) {
+			return fmt.Errorf("request %d (%s at %v, cost %d): remaining %g vs %g, retry-after %v vs %v", i, a[i].key, a[i].at, a[i].cost, a[i].Remaining, b[i].Remaining, a[i].RetryAfter, b[i].RetryAfter)
+		}
+	}
+	return nil
+}
+
+// checkQueueSpacing: in queue mode, accepted requests leave (at + Delay) in order,
+// each at least its predecessor's cost / rate after it (to the µs the delays are
+// rounded up to).
+func checkQueueSpacing(p Policy, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for i := 1; i < len(acc); i++ {
+			gap := (acc[i].at + acc[i].Delay) - (acc[i-1].at + acc[i-1].Delay)
+			least := time.Duration(float64(acc[i-1].cost)*float64(p.Period)/float64(p.Limit)) - time.Microsecond
+			if gap < least {
+				return fmt.Errorf("key %s: departures %v apart at %v, want at least %v (cost %d at %s)", key, gap, acc[i].at, least, acc[i-1].cost, p)
+			}
+		}
+	}
+	return nil
+}
+
+// checkEvictionInvisible: evicting idle keys before every request changes nothing.
+func checkEvictionInvisible(fresh func() Limiter, trace []request) error {
+	plain, evicting := fresh(), fresh()
+	for i, q := range trace {
+		evicting.Evict(q.at)
+		a, b := plain.Allow(q.key, q.at, q.cost), evicting.Allow(q.key, q.at, q.cost)
+		if a != b {
+			return fmt.Errorf("%s: request %d (%s at %v): %+v without eviction, %+v with", plain.Algorithm(), i, q.key, q.at, a, b)
+		}
+	}
+	return nil
+}
+
+// checkAll runs every invariant on one seeded trace.
+func checkAll(seed uint64) error {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	p := randomPolicy(r)
+	maxCost := min(p.Burst, p.Limit, 3)
+	trace := randomTrace(r, p, 150, maxCost)
+	tb := decide(NewTokenBucket(p, true, 0), trace)
+	fail := func(what string, err error) error {
+		if err != nil {
+			return fmt.Errorf("seed %d, %s: %s: %w", seed, p, what, err)
+		}
+		return nil
+	}
+	windowAligned := func(string) time.Duration { return 0 }
+	randomOffset := func(key string) time.Duration {
+		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
+	}
+	for _, err := range []error{
+		fail("token bucket: burst + rate × T", checkBucketBound(p, tb)),
+		fail("gcra: burst + rate × T", checkBucketBound(p, decide(NewGCRA(p), trace))),
+		fail("gcra = token bucket", checkSameDecisions(tb, decide(NewGCRA(p), trace), true)),
+		fail("x-time-rate = token bucket", checkSameDecisions(tb, decide(NewXTimeRate(p), trace), false)),
+		fail("leaky meter = token bucket", checkSameDecisions(tb, decide(NewLeakyBucket(p, LeakyMeter), trace), false)),
+		fail("leaky queue spacing", checkQueueSpacing(p, decide(NewLeakyBucket(p, LeakyQueue), trace))),
+		fail("sliding log: limit per window", checkSlidingBound(p, decide(NewSlidingLog(p), trace))),
+		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
+		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
+		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	for _, name := range Names {
+		fresh := func() Limiter {
+			opts := Options{}
+			if name == "fixed-window" {
+				opts.Rollover = p.Limit / 2
+			}
+			lim, _ := New(name, p, opts)
+			return lim
+		}
+		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
+// traces (a random policy each): the buckets never pass burst + rate × T, the
+// windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
+// the token bucket does, and eviction changes no decision.
+//
+// x/time/rate uses float64 tokens and treats a wait under one nanosecond as none;
+// on microsecond-aligned times with at most 1,000 credits refilled per µs (here
+// at most 50) the smallest real shortfall is a wait of a nanosecond or more, so
+// the exact and the float buckets agree.
+func TestInvariantsOnRandomTraces(t *testing.T) {
+	for seed := uint64(1); seed <= 1000; seed++ {
+		if err := checkAll(seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestInvariantsCatchAViolation makes sure the checkers can fail: a fixed window
+// breaks the bucket bound on the boundary burst.
+func TestInvariantsCatchAViolation(t *testing.T) {
+	var trace []request
+	for i := 0; i < 140; i++ {
+		trace = append(trace, request{at: ms(999), key: "k", cost: 1})
+	}
+	for i := 0; i < 180; i++ {
+		trace = append(trace, request{at: ms(1001), key: "k", cost: 1})
+	}
+	fw := decide(NewFixedWindow(perSecond100, false, 0), trace)
+	if checkBucketBound(perSecond100, fw) == nil {
+		t.Error("checkBucketBound accepted 200 units in 2 ms at burst 100")
+	}
+	if checkSlidingBound(perSecond100, fw) == nil {
+		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
+	}
+	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
+	if checkSameDecisions(fw, tb, false) == nil {
+		t.Error("checkSameDecisions saw no difference between the fixed window and the token bucket")
+	}
+}
+
+// FuzzInvariants runs every invariant on fuzzer-chosen seeds.
+func FuzzInvariants(f *testing.F) {
+	for _, seed := range []uint64{1, 2, 42, 1 << 40} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		if err := checkAll(seed); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,110 @@
+package algorithms
+
+import "time"
+
+// LeakyMode says what a leaky bucket does with an accepted request.
+type LeakyMode int
+
+const (
+	// LeakyQueue shapes: accepted requests wait in a queue of Burst units that
+	// drains at Limit per Period, so they leave evenly at the leak rate; the
+	// decision's Delay is the wait. A full queue rejects.
+	LeakyQueue LeakyMode = iota
+	// LeakyMeter polices: the bucket is a meter of Burst units that drains at the
+	// leak rate; a request that would overflow it is rejected, an accepted one goes
+	// ahead at once. It decides exactly as a token bucket of the same policy does.
+	LeakyMeter
+)
+
+// String is the mode's name in scenario files.
+func (m LeakyMode) String() string {
+	if m == LeakyMeter {
+		return "meter"
+	}
+	return "queue"
+}
+
+// LeakyBucket holds, per key, a level of units (the water in the bucket) that drains
+// at Limit per Period. A request of cost c is accepted while level + c stays within
+// Burst, and adds c to the level. In queue mode the level is the queue ahead of the
+// request, and it leaves once that has drained: Delay = level / rate. The output is
+// smoothed to the leak rate, which is the point: the backend never sees a burst.
+//
+// Time going backwards drains nothing, and the stored leak time never moves back.
+type LeakyBucket struct {
+	policy   Policy
+	c        credits
+	mode     LeakyMode
+	keys     map[string]*LeakyState
+	keyBytes int64
+}
+
+// LeakyState is a leaky bucket's state for one key: the level, in credits (see
+// credits.go), and the time it was last drained, in µs.
+type LeakyState struct{ Level, Last int64 }
+
+const leakyStateBytes = 16
+
+// NewLeakyBucket returns a leaky bucket enforcing p in the given mode.
+func NewLeakyBucket(p Policy, mode LeakyMode) *LeakyBucket {
+	p = p.WithDefaults()
+	return &LeakyBucket{policy: p, c: newCredits(p), mode: mode, keys: make(map[string]*LeakyState)}
+}
+
+func (b *LeakyBucket) Algorithm() string { return "leaky-bucket" }
+func (b *LeakyBucket) Policy() Policy    { return b.policy }
+func (b *LeakyBucket) Mode() LeakyMode   { return b.mode }
+func (b *LeakyBucket) Keys() int         { return len(b.keys) }
+func (b *LeakyBucket) StateBytes() int64 { return b.keyBytes + int64(len(b.keys))*leakyStateBytes }
+
+// Allow decides atomically.
+func (b *LeakyBucket) Allow(key string, now time.Duration, cost int64) Decision {
+	n := toMicros(now)
+	s, ok := b.keys[key]
+	if !ok {
+		s = &LeakyState{Last: n}
+		b.keys[key] = s
+		b.keyBytes += int64(len(key))
+	}
+	level := b.c.drain(s.Level, n-s.Last)
+	s.Level, s.Last = level, max(n, s.Last)
+	need := cost * b.c.unit
+	d := Decision{Limit: b.policy.Burst}
+	if level+need <= b.c.capacity {
+		d.Allowed = true
+		if b.mode == LeakyQueue {
+			d.Delay = fromMicros(b.c.wait(level))
+		}
+		s.Level += need
+	} else if need > b.c.capacity {
+		d.RetryAfter = Forever
+	} else {
+		d.RetryAfter = jitter(b.c.wait(level+need-b.c.capacity), JitterFactor(key, b.policy.RetryJitter))
+	}
+	d.Remaining = b.c.units(b.c.capacity - s.Level)
+	d.ResetAfter = fromMicros(b.c.wait(s.Level))
+	return d
+}
+
+// Level is the units in key's bucket at now (the queue's length in queue mode).
+func (b *LeakyBucket) Level(key string, now time.Duration) float64 {
+	s, ok := b.keys[key]
+	if !ok {
+		return 0
+	}
+	return b.c.units(b.c.drain(s.Level, toMicros(now)-s.Last))
+}
+
+// Evict forgets keys whose bucket has drained empty by now.
+func (b *LeakyBucket) Evict(now time.Duration) int {
+	n := toMicros(now)
+	evicted := 0
+	for key, s := range b.keys {
+		if s.Last <= n && b.c.drain(s.Level, n-s.Last) == 0 {
+			delete(b.keys, key)
+			b.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}

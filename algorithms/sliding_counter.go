@@ -1,0 +1,137 @@
+package algorithms
+
+import "time"
+
+// SlidingCounter approximates a sliding window with two counters per key: the units
+// accepted in the current fixed window and in the previous one. It assumes the
+// previous window's requests were spread evenly and estimates the units in the
+// sliding window (now − Period, now] as
+//
+//	prev × (Period − elapsed) / Period + curr
+//
+// (elapsed: time since the current window began), accepting a request while the
+// estimate plus its cost stays within Limit. Cloudflare measured 0.003% of 400
+// million requests wrongly allowed or limited with this estimate (FACTS). The
+// comparison is made multiplied through by Period, in integers, so it is exact.
+//
+// Windows are aligned to the origin. Time going backwards into an earlier window
+// is treated as the start of the stored window (the previous window's full weight),
+// which is the strictest reading.
+type SlidingCounter struct {
+	policy   Policy
+	periodUS int64
+	keys     map[string]*SlidingCounterState
+	keyBytes int64
+}
+
+// SlidingCounterState is the sliding counter's state for one key: three numbers.
+type SlidingCounterState struct {
+	Window int64 // index of the current window: floor(now / Period)
+	Prev   int64 // units accepted in the window before it
+	Curr   int64 // units accepted in it
+}
+
+const slidingCounterStateBytes = 24
+
+// NewSlidingCounter returns a sliding window counter enforcing p.
+func NewSlidingCounter(p Policy) *SlidingCounter {
+	p = p.WithDefaults()
+	return &SlidingCounter{policy: p, periodUS: int64(p.Period / Resolution), keys: make(map[string]*SlidingCounterState)}
+}
+
+func (c *SlidingCounter) Algorithm() string { return "sliding-counter" }
+func (c *SlidingCounter) Policy() Policy    { return c.policy }
+func (c *SlidingCounter) Keys() int         { return len(c.keys) }
+func (c *SlidingCounter) StateBytes() int64 {
+	return c.keyBytes + int64(len(c.keys))*slidingCounterStateBytes
+}
+
+// Allow decides atomically.
+func (c *SlidingCounter) Allow(key string, now time.Duration, cost int64) Decision {
+	s, ok := c.keys[key]
+	if !ok {
+		s = &SlidingCounterState{Window: floorDiv(toMicros(now), c.periodUS)}
+		c.keys[key] = s
+		c.keyBytes += int64(len(key))
+	}
+	n := toMicros(now)
+	var elapsed int64
+	*s, elapsed = c.roll(*s, n)
+	p, limit := c.periodUS, c.policy.Limit
+	weighted := s.Prev*(p-elapsed) + s.Curr*p // the estimate × Period
+	d := Decision{Limit: limit}
+	if weighted+cost*p <= limit*p {
+		s.Curr += cost
+		weighted += cost * p
+		d.Allowed = true
+	} else if cost > limit {
+		d.RetryAfter = Forever
+	} else {
+		d.RetryAfter = jitter(c.retryAfter(*s, elapsed, cost), JitterFactor(key, c.policy.RetryJitter))
+	}
+	d.Remaining = float64(limit*p-weighted) / float64(p)
+	switch {
+	case s.Curr > 0:
+		d.ResetAfter = fromMicros(2*p - elapsed)
+	case s.Prev > 0:
+		d.ResetAfter = fromMicros(p - elapsed)
+	}
+	return d
+}
+
+// retryAfter is the µs until the estimate has fallen far enough for cost: later in
+// this window as the previous window's weight fades, or else in the next window,
+// where this window becomes the previous one.
+func (c *SlidingCounter) retryAfter(s SlidingCounterState, elapsed, cost int64) int64 {
+	p, limit := c.periodUS, c.policy.Limit
+	// smallest e with prev × (p − e) ≤ room × p, for room = limit − curr − cost
+	fade := func(prev, room int64) int64 {
+		if prev == 0 {
+			return 0
+		}
+		return p - floorDiv(room*p, prev)
+	}
+	if room := limit - s.Curr - cost; room >= 0 {
+		return max(fade(s.Prev, room), elapsed+1) - elapsed
+	}
+	return p - elapsed + fade(s.Curr, limit-cost)
+}
+
+// roll moves s to the window holding n and returns the µs elapsed in it.
+func (c *SlidingCounter) roll(s SlidingCounterState, n int64) (SlidingCounterState, int64) {
+	w := floorDiv(n, c.periodUS)
+	switch {
+	case w < s.Window:
+		return s, 0
+	case w == s.Window+1:
+		s = SlidingCounterState{Window: w, Prev: s.Curr}
+	case w > s.Window+1:
+		s = SlidingCounterState{Window: w}
+	}
+	return s, n - w*c.periodUS
+}
+
+// Level is the estimate of units in the sliding window ending at now.
+func (c *SlidingCounter) Level(key string, now time.Duration) float64 {
+	s, ok := c.keys[key]
+	if !ok {
+		return 0
+	}
+	r, elapsed := c.roll(*s, toMicros(now))
+	p := c.periodUS
+	return float64(r.Prev*(p-elapsed)+r.Curr*p) / float64(p)
+}
+
+// Evict forgets keys whose two windows both lie in the past.
+func (c *SlidingCounter) Evict(now time.Duration) int {
+	w := floorDiv(toMicros(now), c.periodUS)
+	evicted := 0
+	for key, s := range c.keys {
+		if w > s.Window+1 || (w == s.Window+1 && s.Curr == 0) {
+			delete(c.keys, key)
+			c.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}

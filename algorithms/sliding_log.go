@@ -1,0 +1,135 @@
+package algorithms
+
+import "time"
+
+// SlidingLog keeps, per key, the time and cost of every accepted request of the last
+// Period, and accepts a request while the costs in the window (now − Period, now]
+// plus its own stay within Limit. It is exact, never lets more than Limit through
+// in any window, and costs one entry per accepted request: memory per key is bounded
+// by Limit entries (each entry is at least one unit), and is the price of exactness.
+//
+// A denial's retry-after is the time until enough of the oldest entries leave the
+// window. Time going backwards is clamped to the newest entry's time, so the log
+// stays in order.
+type SlidingLog struct {
+	policy   Policy
+	periodUS int64
+	keys     map[string]*logState
+	keyBytes int64
+	entries  int64 // entries held over all keys
+}
+
+// logEntry is one accepted request: when, in µs, and how many units.
+type logEntry struct{ at, cost int64 }
+
+// logEntryBytes is an entry's size: a timestamp and a cost.
+const logEntryBytes = 16
+
+// logState is a key's log, oldest first, as a slice whose first head entries are
+// already expired; sum is the cost of the live entries.
+type logState struct {
+	log  []logEntry
+	head int
+	sum  int64
+}
+
+// NewSlidingLog returns a sliding log enforcing p.
+func NewSlidingLog(p Policy) *SlidingLog {
+	p = p.WithDefaults()
+	return &SlidingLog{policy: p, periodUS: int64(p.Period / Resolution), keys: make(map[string]*logState)}
+}
+
+func (l *SlidingLog) Algorithm() string { return "sliding-log" }
+func (l *SlidingLog) Policy() Policy    { return l.policy }
+func (l *SlidingLog) Keys() int         { return len(l.keys) }
+func (l *SlidingLog) StateBytes() int64 { return l.keyBytes + l.entries*logEntryBytes }
+
+// Allow decides atomically.
+func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
+	s, ok := l.keys[key]
+	if !ok {
+		s = &logState{}
+		l.keys[key] = s
+		l.keyBytes += int64(len(key))
+	}
+	n := l.clamp(s, toMicros(now))
+	l.expire(s, n)
+	d := Decision{Limit: l.policy.Limit}
+	if s.sum+cost <= l.policy.Limit {
+		if s.head > 0 && s.head >= len(s.log)/2 {
+			s.log = append(s.log[:0], s.log[s.head:]...)
+			s.head = 0
+		}
+		s.log = append(s.log, logEntry{at: n, cost: cost})
+		s.sum += cost
+		l.entries++
+		d.Allowed = true
+	} else if cost > l.policy.Limit {
+		d.RetryAfter = Forever
+	} else {
+		excess := s.sum + cost - l.policy.Limit
+		for _, e := range s.log[s.head:] {
+			excess -= e.cost
+			if excess <= 0 {
+				d.RetryAfter = jitter(e.at+l.periodUS-n, JitterFactor(key, l.policy.RetryJitter))
+				break
+			}
+		}
+	}
+	d.Remaining = float64(l.policy.Limit - s.sum)
+	if live := s.log[s.head:]; len(live) > 0 {
+		d.ResetAfter = fromMicros(live[len(live)-1].at + l.periodUS - n)
+	}
+	return d
+}
+
+// clamp returns n, or the newest entry's time if n is earlier.
+func (l *SlidingLog) clamp(s *logState, n int64) int64 {
+	if len(s.log) > s.head {
+		return max(n, s.log[len(s.log)-1].at)
+	}
+	return n
+}
+
+// expire drops the entries that have left the window (now − Period, now].
+func (l *SlidingLog) expire(s *logState, n int64) {
+	for s.head < len(s.log) && s.log[s.head].at <= n-l.periodUS {
+		s.sum -= s.log[s.head].cost
+		s.head++
+		l.entries--
+	}
+	if s.head == len(s.log) {
+		s.log, s.head = s.log[:0], 0
+	}
+}
+
+// Level is the units accepted in the window ending at now.
+func (l *SlidingLog) Level(key string, now time.Duration) float64 {
+	s, ok := l.keys[key]
+	if !ok {
+		return 0
+	}
+	n := l.clamp(s, toMicros(now))
+	var sum int64
+	for _, e := range s.log[s.head:] {
+		if e.at > n-l.periodUS {
+			sum += e.cost
+		}
+	}
+	return float64(sum)
+}
+
+// Evict forgets keys whose every entry has left the window.
+func (l *SlidingLog) Evict(now time.Duration) int {
+	n := toMicros(now)
+	evicted := 0
+	for key, s := range l.keys {
+		if len(s.log) == s.head || s.log[len(s.log)-1].at <= n-l.periodUS {
+			l.entries -= int64(len(s.log) - s.head)
+			delete(l.keys, key)
+			l.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}

@@ -1,0 +1,321 @@
+package algorithms
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// step is one request at a fixed instant and what the limiter must answer.
+type step struct {
+	at      time.Duration
+	cost    int64 // 0 means 1
+	key     string
+	allowed bool
+	// retry, when set, is the RetryAfter the denial must carry (Forever allowed).
+	retry time.Duration
+	// remaining, when not NaN, is the Remaining the decision must carry (±1e-9).
+	remaining float64
+	// delay, when set, is the Delay the acceptance must carry.
+	delay time.Duration
+}
+
+// any is the "don't check" value of step.remaining.
+var anyRemaining = math.NaN()
+
+// runSteps feeds steps to lim in order and reports each mismatch as
+// "step 3: Allow(k, 1.001s, cost 1) = false, want true".
+func runSteps(t *testing.T, lim Limiter, steps []step) {
+	t.Helper()
+	for i, s := range steps {
+		cost, key := s.cost, s.key
+		if cost == 0 {
+			cost = 1
+		}
+		if key == "" {
+			key = "k"
+		}
+		d := lim.Allow(key, s.at, cost)
+		if d.Allowed != s.allowed {
+			t.Errorf("step %d: %s.Allow(%s, %v, cost %d) = %v, want %v (remaining %g, retry %v)", i, lim.Algorithm(), key, s.at, cost, d.Allowed, s.allowed, d.Remaining, d.RetryAfter)
+			continue
+		}
+		if s.retry != 0 && d.RetryAfter != s.retry {
+			t.Errorf("step %d: %s.Allow(%s, %v, cost %d) retry-after = %v, want %v", i, lim.Algorithm(), key, s.at, cost, d.RetryAfter, s.retry)
+		}
+		if !math.IsNaN(s.remaining) && math.Abs(d.Remaining-s.remaining) > 1e-9 {
+			t.Errorf("step %d: %s.Allow(%s, %v, cost %d) remaining = %g, want %g", i, lim.Algorithm(), key, s.at, cost, d.Remaining, s.remaining)
+		}
+		if d.Delay != s.delay {
+			t.Errorf("step %d: %s.Allow(%s, %v, cost %d) delay = %v, want %v", i, lim.Algorithm(), key, s.at, cost, d.Delay, s.delay)
+		}
+	}
+}
+
+// repeat returns n steps at the same instant, the first accepted ones accepted.
+func repeat(at time.Duration, n, accepted int) []step {
+	var out []step
+	for i := 0; i < n; i++ {
+		out = append(out, step{at: at, allowed: i < accepted, remaining: anyRemaining})
+	}
+	return out
+}
+
+func ms(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+
+var perSecond100 = Policy{Limit: 100, Period: time.Second}
+
+// The boundary burst (FACTS): 140 requests at 0.999 s and 180 at 1.001 s against
+// 100/s. A fixed window accepts 100 of each: 200 within 2 ms. A token bucket
+// accepts the first 100 and, 2 ms later, has refilled 0.2 of a token: nothing.
+func TestBoundaryBurstFixedWindow(t *testing.T) {
+	steps := append(repeat(ms(999), 140, 100), repeat(ms(1001), 180, 100)...)
+	runSteps(t, NewFixedWindow(perSecond100, false, 0), steps)
+}
+
+func TestBoundaryBurstTokenBucket(t *testing.T) {
+	steps := append(repeat(ms(999), 140, 100), repeat(ms(1001), 180, 0)...)
+	steps[100].retry = 10 * time.Millisecond // one token at 100/s
+	steps[100].remaining = 0
+	steps[140].retry = 8 * time.Millisecond // 0.2 tokens refilled, 0.8 to go
+	steps[140].remaining = 0.2
+	for _, lim := range []Limiter{NewTokenBucket(perSecond100, true, 0), NewGCRA(perSecond100), NewXTimeRate(perSecond100)} {
+		t.Run(lim.Algorithm(), func(t *testing.T) { runSteps(t, lim, steps) })
+	}
+}
+
+func TestBoundaryBurstSlidingLog(t *testing.T) {
+	// the window (0.001 s, 1.001 s] still holds the 100 accepted at 0.999 s
+	steps := append(repeat(ms(999), 140, 100), repeat(ms(1001), 180, 0)...)
+	steps[140].retry = ms(998) // the oldest entries leave at 1.999 s
+	runSteps(t, NewSlidingLog(perSecond100), steps)
+}
+
+func TestBoundaryBurstSlidingCounter(t *testing.T) {
+	// at 1.001 s the estimate is 100 × 0.999 + 0 = 99.9: no room for a whole request
+	steps := append(repeat(ms(999), 140, 100), repeat(ms(1001), 180, 0)...)
+	steps[140].remaining = 0.1
+	steps[140].retry = ms(9) // at 1.010 s: 100 × 0.990 = 99
+	runSteps(t, NewSlidingCounter(perSecond100), steps)
+}
+
+// Burst 10 at 10/s, hammered every millisecond for 3 s: the first 10 at once, then
+// one per 100 ms as the bucket refills, 10 + 29 in [0, 3 s), and the 40th at 3 s.
+func TestBurstTenAtTenPerSecondThreeSeconds(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second, Burst: 10}
+	for _, lim := range []Limiter{NewTokenBucket(p, true, 0), NewGCRA(p), NewXTimeRate(p), NewLeakyBucket(p, LeakyMeter)} {
+		accepted := 0
+		for at := time.Duration(0); at <= 3*time.Second; at += time.Millisecond {
+			if lim.Allow("k", at, 1).Allowed {
+				accepted++
+			}
+		}
+		if accepted != 40 {
+			t.Errorf("%s accepted %d over [0, 3s] at burst 10, 10/s; want exactly 40 (10 + 10/s × 3 s)", lim.Algorithm(), accepted)
+		}
+	}
+}
+
+// A token bucket of 10 per minute refills one token every 6 s.
+func TestTenPerMinuteRefillsEverySixSeconds(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Minute}
+	steps := repeat(0, 10, 10)
+	steps = append(steps,
+		step{at: 0, allowed: false, retry: 6 * time.Second, remaining: 0},
+		step{at: 3 * time.Second, allowed: false, retry: 3 * time.Second, remaining: 0.5},
+		step{at: 6*time.Second - time.Microsecond, allowed: false, retry: time.Microsecond, remaining: anyRemaining},
+		step{at: 6 * time.Second, allowed: true, remaining: 0},
+		step{at: 6 * time.Second, allowed: false, retry: 6 * time.Second, remaining: 0},
+		step{at: 18 * time.Second, cost: 2, allowed: true, remaining: 0},
+	)
+	for _, lim := range []Limiter{NewTokenBucket(p, true, 0), NewGCRA(p)} {
+		t.Run(lim.Algorithm(), func(t *testing.T) { runSteps(t, lim, steps) })
+	}
+}
+
+// retry_after = ceil((cost − tokens) / rate), plus the key's jitter.
+func TestRetryAfterFormulaAndJitter(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second}
+	tb := NewTokenBucket(p, true, 0)
+	runSteps(t, tb, append(repeat(0, 10, 10),
+		// at 50 ms: 0.5 tokens; cost 2 needs 1.5 more, 150 ms at 10/s
+		step{at: ms(50), cost: 2, allowed: false, retry: ms(150), remaining: 0.5},
+		// at 51.3 ms: 0.513 tokens; 0.487 more is 48.7 ms
+		step{at: ms(51.3), allowed: false, retry: ms(48.7), remaining: 0.513},
+	))
+
+	p.RetryJitter = 0.5
+	seen := map[time.Duration]bool{}
+	for _, key := range []string{"alice", "bob", "carol", "dave", "erin"} {
+		lim := NewTokenBucket(p, true, 0)
+		for i := 0; i < 10; i++ {
+			lim.Allow(key, 0, 1)
+		}
+		got := lim.Allow(key, ms(50), 2).RetryAfter
+		want := ms(150) + time.Duration(math.Ceil(150000*JitterFactor(key, 0.5)))*time.Microsecond
+		if got != want || got < ms(150) || got > ms(225) {
+			t.Errorf("%s: retry-after with 50%% jitter = %v, want %v within [150ms, 225ms]", key, got, want)
+		}
+		if again := lim.Allow(key, ms(50), 2).RetryAfter; again != got {
+			t.Errorf("%s: jitter is not stable for the key: %v then %v", key, got, again)
+		}
+		seen[got] = true
+	}
+	if len(seen) < 4 {
+		t.Errorf("five keys got only %d distinct jittered retry-afters; jitter does not spread them", len(seen))
+	}
+}
+
+func TestFixedWindowSteps(t *testing.T) {
+	p := Policy{Limit: 3, Period: time.Second}
+	runSteps(t, NewFixedWindow(p, false, 0), []step{
+		{at: 0, allowed: true, remaining: 2},
+		{at: ms(500), cost: 2, allowed: true, remaining: 0},
+		{at: ms(900), allowed: false, retry: ms(100), remaining: 0},
+		{at: ms(1000), cost: 3, allowed: true, remaining: 0},
+		{at: ms(1500), cost: 4, allowed: false, retry: Forever, remaining: 0},
+		{at: ms(500), allowed: false, retry: ms(1500), remaining: 0}, // time went back: stored window
+	})
+}
+
+func TestFixedWindowRollover(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second}
+	runSteps(t, NewFixedWindow(p, false, 5), []step{
+		{at: 0, cost: 15, allowed: true, remaining: 0}, // a new key starts with limit + rollover
+		{at: ms(999), allowed: false, retry: time.Microsecond * 1000},
+		{at: ms(1000), cost: 4, allowed: true, remaining: 6}, // nothing unused to carry
+		{at: ms(2000), cost: 15, allowed: true, remaining: 0}, // 6 unused, capped at 5
+		{at: ms(2500), cost: 12, allowed: false, retry: ms(1500), remaining: 0},
+		{at: ms(5000), cost: 15, allowed: true, remaining: 0}, // idle windows carry the cap
+	})
+}
+
+func TestFixedWindowRandomStartSpreadsKeys(t *testing.T) {
+	p := Policy{Limit: 1, Period: time.Second}
+	lim := NewFixedWindow(p, true, 0)
+	resets := map[time.Duration]bool{}
+	for _, key := range []string{"a", "b", "c", "d", "e", "f"} {
+		lim.Allow(key, 0, 1)
+		d := lim.Allow(key, 0, 1)
+		if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > time.Second {
+			t.Fatalf("%s: second request in its window = %+v, want a denial retrying within a period", key, d)
+		}
+		resets[d.RetryAfter] = true
+	}
+	if len(resets) < 5 {
+		t.Errorf("6 keys with random window starts share %d turnovers; want them spread", len(resets))
+	}
+}
+
+func TestSlidingLogSteps(t *testing.T) {
+	p := Policy{Limit: 3, Period: time.Second}
+	runSteps(t, NewSlidingLog(p), []step{
+		{at: 0, allowed: true, remaining: 2},
+		{at: ms(300), allowed: true, remaining: 1},
+		{at: ms(600), allowed: true, remaining: 0},
+		{at: ms(900), cost: 2, allowed: false, retry: ms(400)}, // needs the 0 s and 0.3 s entries gone
+		{at: ms(1000), allowed: true, remaining: 0}, // the 0 s entry left at 1 s
+		{at: ms(1299), allowed: false, retry: time.Millisecond},
+		{at: ms(500), allowed: false, retry: ms(300)}, // time went back: clamped to 1.0 s
+		{at: ms(1300), allowed: true, remaining: 0},
+	})
+}
+
+func TestSlidingCounterSteps(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second}
+	steps := repeat(ms(200), 10, 10)
+	steps = append(steps,
+		// window 1 at 0.25 s: 10 × 0.75 = 7.5 in the estimate, room for 2
+		step{at: ms(1250), cost: 2, allowed: true, remaining: 0.5},
+		step{at: ms(1250), allowed: false, retry: ms(50), remaining: 0.5}, // at 1.3 s: 7 + 2 = 9
+		step{at: ms(1300), allowed: true, remaining: 0},
+		// 13 in window 1 is no room for 9 now, and in window 2 the 3 weigh 3 × (1 − e):
+		// e ≥ 2/3, so the retry is 1 ms to 2 s plus 666.667 ms
+		step{at: ms(1999), cost: 9, allowed: false, retry: 667667 * time.Microsecond, remaining: anyRemaining},
+	)
+	runSteps(t, NewSlidingCounter(p), steps)
+}
+
+func TestLeakyBucketQueueDelays(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second, Burst: 3}
+	runSteps(t, NewLeakyBucket(p, LeakyQueue), []step{
+		{at: 0, allowed: true, remaining: 2},
+		{at: 0, allowed: true, remaining: 1, delay: ms(100)},
+		{at: 0, allowed: true, remaining: 0, delay: ms(200)},
+		{at: 0, allowed: false, retry: ms(100), remaining: 0},
+		{at: ms(150), allowed: true, remaining: 0.5, delay: ms(150)}, // 1.5 queued ahead
+		{at: ms(150), cost: 4, allowed: false, retry: Forever, remaining: 0.5},
+	})
+}
+
+func TestTokenBucketReservations(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second}
+	runSteps(t, NewTokenBucket(p, true, 20), []step{
+		{at: 0, cost: 10, allowed: true, remaining: 0},
+		{at: 0, cost: 15, allowed: true, remaining: -15, delay: ms(1500)}, // runs when its tokens exist
+		{at: ms(100), cost: 6, allowed: true, remaining: -20, delay: ms(2000)},
+		{at: ms(100), allowed: false, retry: ms(100), remaining: -20},
+	})
+}
+
+// With the monotonic fix off, a request stamped by a clock 300 ms behind stores the
+// earlier time, and the next request (on the true clock) is refilled for those
+// 300 ms again; with the fix on, it is not.
+func TestTokenBucketTimestampRegression(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second}
+	for _, tc := range []struct {
+		monotonic bool
+		last      bool
+	}{{false, true}, {true, false}} {
+		steps := append(repeat(ms(1000), 10, 10),
+			step{at: ms(700), allowed: false, remaining: 0, retry: ms(100)}, // the lagging node
+			step{at: ms(1000), allowed: tc.last, remaining: anyRemaining},
+		)
+		lim := NewTokenBucket(p, tc.monotonic, 0)
+		runSteps(t, lim, steps)
+	}
+}
+
+func TestHeaders(t *testing.T) {
+	p := Policy{Limit: 100, Period: time.Minute}
+	got := Headers("api", p, Decision{Allowed: false, Remaining: 0.7, RetryAfter: 1500 * time.Millisecond, ResetAfter: 59*time.Second + time.Millisecond})
+	want := []Header{{"RateLimit-Policy", `"api";q=100;w=60`}, {"RateLimit", `"api";r=0;t=60`}, {"Retry-After", "2"}}
+	if len(got) != len(want) {
+		t.Fatalf("Headers = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("header %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	half := Headers("api", Policy{Limit: 5, Period: 500 * time.Millisecond}, Decision{Allowed: true, Remaining: 4})
+	if half[0].Value != `"api";q=10;w=1` || len(half) != 2 {
+		t.Errorf("Headers for 5 per 500ms = %v, want the quota scaled to w=1 and no Retry-After", half)
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	for _, tc := range []struct {
+		p    Policy
+		cost int64
+		want string
+	}{
+		{Policy{Limit: 0, Period: time.Second}, 1, "limit must be > 0 (got 0)"},
+		{Policy{Limit: 5, Period: -time.Second}, 1, "period must be > 0 (got -1s)"},
+		{Policy{Limit: 5, Period: 1500 * time.Nanosecond}, 1, "period must be a whole number of microseconds (got 1.5µs)"},
+		{Policy{Limit: 5, Period: time.Second, Burst: -1}, 1, "burst must be >= 1 (got -1)"},
+		{Policy{Limit: 5, Period: time.Second, RetryJitter: 2}, 1, "retry_after_jitter must be between 0 and 1 (got 2)"},
+		{Policy{Limit: 1 << 40, Period: time.Hour}, 1, "too large for exact arithmetic"},
+		{Policy{Limit: 5000, Period: time.Hour}, 1, ""}, // GitHub's limit fits
+	} {
+		err := tc.p.Validate(tc.cost)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: unexpected error %v", tc.p, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%+v: error %v, want one containing %q", tc.p, err, tc.want)
+		}
+	}
+}
+

@@ -1,0 +1,140 @@
+package algorithms
+
+import "time"
+
+// TokenBucket holds, per key, a bucket of Burst tokens refilled at Limit per Period
+// (FACTS: tokens = min(capacity, tokens + elapsed × rate)). A request of cost c is
+// accepted when the bucket holds c tokens, which it then spends; a denial's
+// retry-after is ceil((c − tokens) / rate). Refill is lazy: it is computed from the
+// time since the stored timestamp when the key is next used.
+//
+// Time going backwards: elapsed time is clamped at zero, so no tokens appear. What
+// is then stored as the timestamp depends on MonotonicTimestamp: with it off the
+// earlier time is stored (as x/time/rate does), and the next caller with a later
+// clock is credited the difference again, so skewed clocks over-grant; with it on
+// the stored timestamp is max(now, stored) and they cannot.
+//
+// Reservations: with MaxReserved > 0 the balance may go negative down to
+// −MaxReserved; a request that would take it below zero is accepted with a Delay
+// saying when its tokens will exist, so large requests are scheduled rather than
+// starved and nobody retries.
+type TokenBucket struct {
+	policy      Policy
+	c           credits
+	monotonic   bool
+	floor       int64 // the lowest balance, in credits: −MaxReserved × unit
+	keys        map[string]*TokenState
+	keyBytes    int64
+}
+
+// TokenState is a token bucket's state for one key: two numbers.
+type TokenState struct {
+	// Credits is the balance in credits (see credits.go); may be negative with
+	// reservations.
+	Credits int64
+	// Last is the time of the last refill, in µs from the origin.
+	Last int64
+}
+
+// tokenStateBytes is what a key's state costs: two 8-byte numbers.
+const tokenStateBytes = 16
+
+// NewTokenBucket returns a token bucket enforcing p. monotonic turns on the
+// ts = max(now, ts) fix; maxReserved >= 0 allows reservations that deep.
+func NewTokenBucket(p Policy, monotonic bool, maxReserved int64) *TokenBucket {
+	p = p.WithDefaults()
+	c := newCredits(p)
+	return &TokenBucket{
+		policy:    p,
+		c:         c,
+		monotonic: monotonic,
+		floor:     -maxReserved * c.unit,
+		keys:      make(map[string]*TokenState),
+	}
+}
+
+func (t *TokenBucket) Algorithm() string { return "token-bucket" }
+func (t *TokenBucket) Policy() Policy    { return t.policy }
+func (t *TokenBucket) Keys() int         { return len(t.keys) }
+func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(len(t.keys))*tokenStateBytes }
+
+// Allow decides atomically: read, decide and write in one step.
+func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision {
+	s, ok := t.keys[key]
+	if !ok {
+		s = &TokenState{Credits: t.c.capacity, Last: toMicros(now)}
+		t.keys[key] = s
+		t.keyBytes += int64(len(key))
+	}
+	d, next := t.Decide(*s, key, now, cost)
+	*s = next
+	return d
+}
+
+// Read returns key's state as stored, or the idle state (a full bucket) if it has
+// none. With Decide and Write it splits Allow into the steps a non-atomic client
+// takes.
+func (t *TokenBucket) Read(key string, now time.Duration) TokenState {
+	if s, ok := t.keys[key]; ok {
+		return *s
+	}
+	return TokenState{Credits: t.c.capacity, Last: toMicros(now)}
+}
+
+// Write stores s as key's state, whatever is there now (a blind overwrite).
+func (t *TokenBucket) Write(key string, s TokenState) {
+	if old, ok := t.keys[key]; ok {
+		*old = s
+		return
+	}
+	t.keys[key] = &TokenState{Credits: s.Credits, Last: s.Last}
+	t.keyBytes += int64(len(key))
+}
+
+// Decide is the pure decision on state s: it returns the decision and the state to
+// store, and changes nothing itself. The state is returned on denials too (the
+// refill moved its timestamp), as a script that always writes back would.
+func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost int64) (Decision, TokenState) {
+	n := toMicros(now)
+	balance := t.c.refill(s.Credits, n-s.Last)
+	last := n
+	if t.monotonic && s.Last > n {
+		last = s.Last
+	}
+	need := cost * t.c.unit
+	d := Decision{Limit: t.policy.Burst}
+	if balance-need >= t.floor {
+		balance -= need
+		d.Allowed = true
+		d.Delay = fromMicros(t.c.wait(-balance))
+	} else if need+t.floor > t.c.capacity {
+		d.RetryAfter = Forever
+	} else {
+		d.RetryAfter = jitter(t.c.wait(need+t.floor-balance), JitterFactor(key, t.policy.RetryJitter))
+	}
+	d.Remaining = t.c.units(balance)
+	d.ResetAfter = fromMicros(t.c.wait(t.c.capacity - balance))
+	return d, TokenState{Credits: balance, Last: last}
+}
+
+// Level is the number of tokens key's bucket holds at now.
+func (t *TokenBucket) Level(key string, now time.Duration) float64 {
+	s := t.Read(key, now)
+	return t.c.units(t.c.refill(s.Credits, toMicros(now)-s.Last))
+}
+
+// Evict forgets keys whose bucket has refilled to full by now. A key whose stored
+// timestamp is later than now (written by a node whose clock runs ahead) is kept:
+// with the monotonic fix, that timestamp still holds back the next refill.
+func (t *TokenBucket) Evict(now time.Duration) int {
+	n := toMicros(now)
+	evicted := 0
+	for key, s := range t.keys {
+		if s.Last <= n && t.c.refill(s.Credits, n-s.Last) == t.c.capacity {
+			delete(t.keys, key)
+			t.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}

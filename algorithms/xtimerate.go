@@ -1,0 +1,90 @@
+package algorithms
+
+import (
+	"math"
+	"time"
+	"unsafe"
+
+	"golang.org/x/time/rate"
+)
+
+// xOrigin is the wall-clock instant the virtual origin maps to for x/time/rate,
+// which takes a time.Time. Any fixed instant does; only differences matter.
+var xOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// XTimeRate runs golang.org/x/time/rate, one rate.Limiter per key, on the virtual
+// clock (AllowN(origin + now, cost)): the reference peer every other lane is
+// compared with. Its bucket has Burst tokens refilled at Limit per Period, starts
+// full, and uses float64 tokens; a wait shorter than a nanosecond counts as none.
+// On integer costs at microsecond-aligned times it decides as TokenBucket does.
+//
+// Time going backwards: x/time/rate clamps elapsed time at zero and, on an accepted
+// request, stores the earlier time, as TokenBucket with MonotonicTimestamp off does.
+type XTimeRate struct {
+	policy   Policy
+	limit    rate.Limit
+	keys     map[string]*rate.Limiter
+	keyBytes int64
+}
+
+// xLimiterBytes is the size of a rate.Limiter's fields (its mutex included).
+const xLimiterBytes = int64(unsafe.Sizeof(rate.Limiter{}))
+
+// NewXTimeRate returns the x/time/rate lane enforcing p.
+func NewXTimeRate(p Policy) *XTimeRate {
+	p = p.WithDefaults()
+	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keys: make(map[string]*rate.Limiter)}
+}
+
+func (x *XTimeRate) Algorithm() string { return "x-time-rate" }
+func (x *XTimeRate) Policy() Policy    { return x.policy }
+func (x *XTimeRate) Keys() int         { return len(x.keys) }
+func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(len(x.keys))*xLimiterBytes }
+
+// Allow asks the key's rate.Limiter with AllowN; on a denial, the retry-after is
+// the time until the missing tokens are refilled, ceil((cost − tokens) / rate).
+func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
+	lim, ok := x.keys[key]
+	if !ok {
+		lim = rate.NewLimiter(x.limit, int(x.policy.Burst))
+		x.keys[key] = lim
+		x.keyBytes += int64(len(key))
+	}
+	t := xOrigin.Add(fromMicros(toMicros(now)))
+	d := Decision{Limit: x.policy.Burst, Allowed: lim.AllowN(t, int(cost))}
+	tokens := lim.TokensAt(t)
+	switch {
+	case d.Allowed:
+	case cost > x.policy.Burst:
+		d.RetryAfter = Forever
+	default:
+		us := int64(math.Ceil((float64(cost) - tokens) / float64(x.limit) * 1e6))
+		d.RetryAfter = jitter(us, JitterFactor(key, x.policy.RetryJitter))
+	}
+	d.Remaining = tokens
+	d.ResetAfter = time.Duration(max(0, math.Ceil((float64(x.policy.Burst)-tokens)/float64(x.limit)*1e6))) * Resolution
+	return d
+}
+
+// Level is the tokens in key's bucket at now.
+func (x *XTimeRate) Level(key string, now time.Duration) float64 {
+	lim, ok := x.keys[key]
+	if !ok {
+		return float64(x.policy.Burst)
+	}
+	return lim.TokensAt(xOrigin.Add(fromMicros(toMicros(now))))
+}
+
+// Evict forgets keys whose bucket is full at now.
+func (x *XTimeRate) Evict(now time.Duration) int {
+	t := xOrigin.Add(fromMicros(toMicros(now)))
+	evicted := 0
+	for key, lim := range x.keys {
+		if lim.TokensAt(t) >= float64(x.policy.Burst) {
+			delete(x.keys, key)
+			x.keyBytes -= int64(len(key))
+			evicted++
+		}
+	}
+	return evicted
+}
