@@ -184,7 +184,7 @@ func TestFixedWindowRollover(t *testing.T) {
 	runSteps(t, NewFixedWindow(p, false, 5), []step{
 		{at: 0, cost: 15, allowed: true, remaining: 0}, // a new key starts with limit + rollover
 		{at: ms(999), allowed: false, retry: time.Microsecond * 1000},
-		{at: ms(1000), cost: 4, allowed: true, remaining: 6}, // nothing unused to carry
+		{at: ms(1000), cost: 4, allowed: true, remaining: 6},  // nothing unused to carry
 		{at: ms(2000), cost: 15, allowed: true, remaining: 0}, // 6 unused, capped at 5
 		{at: ms(2500), cost: 12, allowed: false, retry: ms(1500), remaining: 0},
 		{at: ms(5000), cost: 15, allowed: true, remaining: 0}, // idle windows carry the cap
@@ -215,7 +215,7 @@ func TestSlidingLogSteps(t *testing.T) {
 		{at: ms(300), allowed: true, remaining: 1},
 		{at: ms(600), allowed: true, remaining: 0},
 		{at: ms(900), cost: 2, allowed: false, retry: ms(400)}, // needs the 0 s and 0.3 s entries gone
-		{at: ms(1000), allowed: true, remaining: 0}, // the 0 s entry left at 1 s
+		{at: ms(1000), allowed: true, remaining: 0},            // the 0 s entry left at 1 s
 		{at: ms(1299), allowed: false, retry: time.Millisecond},
 		{at: ms(500), allowed: false, retry: ms(300)}, // time went back: clamped to 1.0 s
 		{at: ms(1300), allowed: true, remaining: 0},
@@ -318,4 +318,3 @@ func TestPolicyValidate(t *testing.T) {
 		}
 	}
 }
-

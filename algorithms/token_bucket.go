@@ -19,12 +19,12 @@ import "time"
 // saying when its tokens will exist, so large requests are scheduled rather than
 // starved and nobody retries.
 type TokenBucket struct {
-	policy      Policy
-	c           credits
-	monotonic   bool
-	floor       int64 // the lowest balance, in credits: −MaxReserved × unit
-	keys        map[string]*TokenState
-	keyBytes    int64
+	policy    Policy
+	c         credits
+	monotonic bool
+	floor     int64 // the lowest balance, in credits: −MaxReserved × unit
+	keys      map[string]*TokenState
+	keyBytes  int64
 }
 
 // TokenState is a token bucket's state for one key: two numbers.
