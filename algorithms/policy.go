@@ -103,3 +103,15 @@ func gcd(a, b int64) int64 {
 	}
 	return a
 }
+
+// CheckHorizon checks that times up to h either side of the origin keep the
+// arithmetic exact: GCRA's scaled time is microseconds × (Limit / gcd(Limit, period
+// in µs)), which must stay below 2^53.
+func (p Policy) CheckHorizon(h time.Duration) error {
+	c := newCredits(p)
+	us := int64(h/Resolution) + 1
+	if us > (MaxExact-4*c.capacity)/c.perMicro {
+		return fmt.Errorf("a run of %s at %s is too long for exact arithmetic; shorten it or use a period that shares more factors with the limit", h, p)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"ratelab/scenarios"
+	"ratelab/sim"
+)
+
+const runUsage = `
+Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
+                   [--csv PATH|-] [--series PATH|-] [--format table|json]
+
+Runs one scenario headless, on the virtual clock, and prints the lane comparison.
+The same inputs give byte-identical output, every time. With --csv - or --series -
+the CSV goes to standard output and the comparison to standard error.`
+
+// runOptions are the flags of ratelab run (and the shared ones of ratelab tui).
+type runOptions struct {
+	scenario, file, lanes, redis string
+	seed                         *uint64
+	csv, series, format          string
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", runUsage, stderr)
+	var o runOptions
+	fs.StringVar(&o.scenario, "scenario", "", "the scenario to run (see ratelab list)")
+	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
+	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
+	fs.Func("seed", "replace the scenario's seed (a whole number)", func(s string) error {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a whole number >= 0")
+		}
+		o.seed = &v
+		return nil
+	})
+	fs.StringVar(&o.redis, "redis", "", "run backend = \"redis\" lanes on this Redis (redis://host:port/db)")
+	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
+	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
+	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case o.scenario == "":
+		return usagef("run: --scenario is required; see ratelab list for the names")
+	case o.format != "table" && o.format != "json":
+		return usagef("run: --format must be table or json (got %q)", o.format)
+	case o.csv == "-" && o.series == "-":
+		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
+	}
+	cfg, err := compileScenario(o)
+	if err != nil {
+		return err
+	}
+
+	report := stdout
+	if o.csv == "-" || o.series == "-" {
+		report = stderr
+	}
+	var requests, series *output
+	if o.csv != "" {
+		if requests, err = openOutput("csv", o.csv, stdout); err != nil {
+			return err
+		}
+		defer requests.abort()
+	}
+	if o.series != "" {
+		if series, err = openOutput("series", o.series, stdout); err != nil {
+			return err
+		}
+		defer series.abort()
+	}
+
+	r, err := newRun(cfg, o.redis)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var rows *sim.RequestWriter
+	if requests != nil {
+		if rows, err = sim.NewRequestWriter(requests.w, cfg); err != nil {
+			return fmt.Errorf("writing %s: %w", o.csv, err)
+		}
+		r.OnRows(rows.Write)
+	}
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		return err
+	}
+	if rows != nil {
+		if err := rows.Flush(); err != nil {
+			return fmt.Errorf("writing %s: %w", o.csv, err)
+		}
+	}
+	if series != nil {
+		if err := sim.WriteSeries(series.w, r.Run); err != nil {
+			return fmt.Errorf("writing %s: %w", o.series, err)
+		}
+	}
+	if err := requests.commit(); err != nil {
+		return err
+	}
+	if err := series.commit(); err != nil {
+		return err
+	}
+	if o.format == "json" {
+		return sim.WriteJSON(report, cfg, r.Metrics())
+	}
+	return sim.WriteTable(report, cfg, r.Metrics())
+}
+
+// compileScenario loads the catalogue and compiles the chosen scenario with the
+// command line's overrides.
+func compileScenario(o runOptions) (*sim.Config, error) {
+	c, err := loadCatalogue(o.file)
+	if err != nil {
+		return nil, err
+	}
+	ov := scenarios.Overrides{Seed: o.seed}
+	if o.lanes != "" {
+		for _, l := range strings.Split(o.lanes, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				ov.Lanes = append(ov.Lanes, l)
+			}
+		}
+	}
+	cfg, err := c.Compile(o.scenario, ov)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return cfg, nil
+}

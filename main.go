@@ -1,0 +1,88 @@
+// Command ratelab replays traffic scenarios through rate-limiting algorithms side by
+// side on a virtual clock, in a terminal UI or headless, in memory or on a real Redis.
+//
+//	ratelab                 the UI on the embedded scenarios (same as ratelab tui)
+//	ratelab run             one scenario headless: the comparison table, CSV
+//	ratelab list            the scenarios
+//	ratelab bench           a live Redis benchmark of the atomic and non-atomic ways
+//	ratelab version
+//
+// Exit codes: 0 success, 1 a failure at run time (I/O, Redis), 2 a usage or
+// scenario error.
+package main
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+//go:embed scenarios.toml traces
+var embedded embed.FS
+
+// usageError is a mistake in how ratelab was called or in a scenario: exit code 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+const topUsage = `ratelab replays traffic through rate-limiting algorithms side by side.
+
+Usage:
+  ratelab [tui] [flags]   explore the scenarios in a terminal UI (the default)
+  ratelab run [flags]     run one scenario headless and print the comparison
+  ratelab list [flags]    list the scenarios
+  ratelab bench [flags]   benchmark the Redis strategies on a live Redis
+  ratelab version         print the version
+
+Run "ratelab COMMAND --help" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run runs the command in args and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd, rest := "tui", args
+	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-') {
+		cmd, rest = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "tui":
+		err = runTUI(rest, stdout, stderr)
+	case "run":
+		err = runRun(rest, stdout, stderr)
+	case "list":
+		err = runList(rest, stdout)
+	case "bench":
+		err = runBench(rest, stdout, stderr)
+	case "version":
+		err = runVersion(rest, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, topUsage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "ratelab: unknown command %q\n\n%s", cmd, topUsage)
+		return 2
+	}
+	return exitCode(err, stderr)
+}
+
+// exitCode reports err on stderr and maps it to the exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "ratelab: %v\n", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}

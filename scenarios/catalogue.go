@@ -1,0 +1,119 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"ratelab/sim"
+)
+
+// Source is where a catalogue was read from: its name, for messages, and how to open
+// a file named in it (a trace), relative to it.
+type Source struct {
+	Name string
+	Open func(name string) (io.ReadCloser, error)
+}
+
+// FileSource is the source for a scenario file on disk: paths inside it are
+// relative to the file's folder.
+func FileSource(file string) Source {
+	dir := filepath.Dir(file)
+	return Source{Name: file, Open: func(name string) (io.ReadCloser, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.Open(name)
+	}}
+}
+
+// FSSource is the source for a file inside fsys (the embedded catalogue).
+func FSSource(fsys fs.FS, file string) Source {
+	dir := path.Dir(file)
+	return Source{Name: file, Open: func(name string) (io.ReadCloser, error) {
+		return fsys.Open(path.Join(dir, name))
+	}}
+}
+
+// Catalogue is a scenario file, decoded and checked: every scenario in it compiles.
+type Catalogue struct {
+	Source    Source
+	Scenarios []Scenario
+	loc       *locator
+}
+
+// Parse decodes data, read from src, strictly, and compiles every scenario once so
+// that a problem anywhere in the file is reported now, with its place.
+func Parse(src Source, data []byte) (*Catalogue, error) {
+	f, err := decode(src.Name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalogue{Source: src, Scenarios: f.Scenarios, loc: newLocator(data)}
+	if len(c.Scenarios) == 0 {
+		return nil, fmt.Errorf("%s: no scenarios; add a [[scenario]] table", src.Name)
+	}
+	seen := map[string]bool{}
+	for i := range c.Scenarios {
+		s := &c.Scenarios[i]
+		if seen[s.Name] {
+			return nil, fmt.Errorf("%s:%d: two scenarios are named %q; names must be unique", src.Name, c.loc.line(i), s.Name)
+		}
+		seen[s.Name] = true
+		if _, err := compile(src, c.loc, i, s, Overrides{}); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Load reads and parses the scenario file at path.
+func Load(file string) (*Catalogue, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("scenario file: %w", err)
+	}
+	return Parse(FileSource(file), data)
+}
+
+// LoadFS reads and parses the scenario file at name in fsys.
+func LoadFS(fsys fs.FS, name string) (*Catalogue, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("scenario file: %w", err)
+	}
+	return Parse(FSSource(fsys, name), data)
+}
+
+// Names lists the scenarios in file order.
+func (c *Catalogue) Names() []string {
+	names := make([]string, len(c.Scenarios))
+	for i, s := range c.Scenarios {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Index returns the position of the scenario called name, or an error listing the
+// names there are.
+func (c *Catalogue) Index(name string) (int, error) {
+	for i, s := range c.Scenarios {
+		if s.Name == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("unknown scenario %q in %s; known: %s (see ratelab list)", name, c.Source.Name, strings.Join(c.Names(), ", "))
+}
+
+// Compile builds the run configuration of the scenario called name with o applied.
+func (c *Catalogue) Compile(name string, o Overrides) (*sim.Config, error) {
+	i, err := c.Index(name)
+	if err != nil {
+		return nil, err
+	}
+	return compile(c.Source, c.loc, i, &c.Scenarios[i], o)
+}

@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Config is everything a run needs: the traffic, the lanes under test, and how the
+// world around them behaves. scenarios builds it from a file; a Config is read-only
+// once a Run starts, so one Config can start any number of runs (the UI restarts
+// from it).
+type Config struct {
+	Name     string        // the scenario's name
+	Title    string        // one line
+	Lesson   string        // the paragraph on what to look at
+	Duration time.Duration // virtual time the run covers, > 0
+	Tick     time.Duration // the series' resolution and the UI's step, > 0
+	Seed     uint64        // seeds every random stream of the run
+
+	// Tiers are the limit policies; tier 0 is the scenario's own policy and is
+	// the one every lane's Policy overrides apply to.
+	Tiers []Tier
+	// Keys are every identity the clients use, each a key within a tier; clients
+	// refer to them by index. Trace keys are added by the loader's pre-pass.
+	Keys []Key
+	// WatchKey is the key whose level the series and the graphs follow.
+	WatchKey int
+
+	Nodes   []Node
+	Clients []Client
+	Lanes   []LaneConfig
+	// Backend, if not nil, is the service behind the limiter.
+	Backend *Backend
+
+	// NewLimiter builds a lane's limiter for a tier; nil means algorithms.New.
+	// The Redis mode sets it.
+	NewLimiter func(lane LaneConfig, tier int, policy algorithms.Policy) (algorithms.Limiter, error)
+}
+
+// Tier is a named limit policy, such as "free" or "enterprise".
+type Tier struct {
+	Name   string
+	Policy algorithms.Policy
+}
+
+// Key is one identity the limiter sees: a key string within a tier.
+type Key struct {
+	Name string
+	Tier int
+}
+
+// Backend is a service of limited capacity behind the limiter: Concurrency
+// requests in service at once, each taking ServiceTime, and a queue of Queue
+// waiting requests. A request that finds the queue full fails at once; one that
+// waited longer than Timeout (if > 0) fails when it reaches the front. Failures go
+// back to the client as errors, which it may retry: that is how a retry storm grows.
+type Backend struct {
+	Concurrency int
+	ServiceTime time.Duration
+	Queue       int
+	Timeout     time.Duration
+}
+
+// Capacity is the most requests per second the backend can complete.
+func (b Backend) Capacity() float64 { return float64(b.Concurrency) / b.ServiceTime.Seconds() }
+
+// Client is one source of traffic.
+type Client struct {
+	Name    string
+	Node    int // index into Config.Nodes
+	Pattern Pattern
+	// Start and Stop bound when the client sends new requests (retries may run on).
+	Start, Stop time.Duration
+	// Keys are indexes into Config.Keys; KeyZipf, if > 1, draws them with a Zipf
+	// distribution of that exponent (the first key the hottest), else uniformly.
+	Keys    []int
+	KeyZipf float64
+	Cost    Cost
+	// Deliveries is how many times each generated event is delivered: a partner
+	// whose deploy duplicates every webhook has Deliveries 3. >= 1.
+	Deliveries int
+	// Latency is the network round trip between the client and the service: the
+	// client sees an answer this long after it was made.
+	Latency time.Duration
+	Retry   Retry
+}
+
+// Pattern is how a client's requests arrive; one of the types below.
+type Pattern interface{ patternName() string }
+
+// Constant sends Rate requests per second, evenly spaced from Start.
+type Constant struct{ Rate float64 }
+
+// Poisson sends requests at exponential gaps, Rate per second on average.
+type Poisson struct{ Rate float64 }
+
+// Bursts sends Count requests at each burst's instant, spread evenly over Spread.
+type Bursts struct{ Bursts []Burst }
+
+// Burst is Count requests starting At, spread over Spread (0: all at once).
+type Burst struct {
+	At     time.Duration
+	Count  int
+	Spread time.Duration
+}
+
+// Ramp sends requests at a rate that moves linearly from From to To requests per
+// second between the client's Start and Stop.
+type Ramp struct{ From, To float64 }
+
+// ClosedLoop runs Concurrency workers, each sending its next request Think after
+// the previous one finished (accepted, or given up on): concurrent deciders.
+type ClosedLoop struct {
+	Concurrency int
+	Think       time.Duration
+}
+
+// Trace replays a CSV file of time_ms,key[,cost] rows, header first, in time order;
+// Open opens it afresh for each lane. KeyIndex maps each key in the file to an
+// index into Config.Keys (the loader reads the whole file once to build it and to
+// check every row).
+type Trace struct {
+	Path     string
+	Open     func() (TraceReader, error)
+	KeyIndex map[string]int
+	Rows     int
+	MaxCost  int64
+}
+
+func (Constant) patternName() string   { return "constant" }
+func (Poisson) patternName() string    { return "poisson" }
+func (Bursts) patternName() string     { return "bursts" }
+func (Ramp) patternName() string       { return "ramp" }
+func (ClosedLoop) patternName() string { return "closed-loop" }
+func (Trace) patternName() string      { return "trace" }
+
+// Cost is how many units each request costs: Fixed if Max is 0, else drawn from
+// Dist between Min and Max.
+type Cost struct {
+	Fixed int64
+	Dist  CostDist
+	Min   int64
+	Max   int64
+	// Median and Sigma shape the log-normal distribution.
+	Median float64
+	Sigma  float64
+}
+
+// CostDist names a cost distribution.
+type CostDist int
+
+const (
+	CostFixed CostDist = iota
+	CostUniform
+	CostLogNormal
+)
+
+// LargestCost is the largest cost the client can ask for.
+func (c *Client) LargestCost() int64 {
+	switch {
+	case c.Cost.Dist != CostFixed:
+		return c.Cost.Max
+	case c.Pattern != nil:
+		if t, ok := c.Pattern.(Trace); ok {
+			return t.MaxCost
+		}
+	}
+	return c.Cost.Fixed
+}
+
+// Retry is a client's retry policy for denials and backend errors.
+type Retry struct {
+	Policy RetryPolicy
+	// Delay is the fixed delay, the first exponential delay, and the delay after
+	// an error (which has no Retry-After) under RetryAfter.
+	Delay time.Duration
+	// Cap is the largest exponential delay.
+	Cap    time.Duration
+	Jitter Jitter
+	// MaxAttempts counts the first attempt too: 1 means never retry.
+	MaxAttempts int
+	// OnDeny and OnError say what is retried: a 429 from the limiter, a 5xx from
+	// the backend.
+	OnDeny, OnError bool
+}
+
+// RetryPolicy names how long a client waits before it tries again.
+type RetryPolicy int
+
+const (
+	RetryNone RetryPolicy = iota
+	RetryImmediate
+	RetryFixed
+	RetryExponential
+	RetryHonour // wait what Retry-After says
+)
+
+// Jitter names how a wait is randomised.
+type Jitter int
+
+const (
+	JitterNone  Jitter = iota
+	JitterFull         // uniform in [0, wait)
+	JitterEqual        // wait/2 + uniform in [0, wait/2)
+)
+
+// Strategy is how a lane's deciders reach the limiter's state.
+type Strategy int
+
+const (
+	// Atomic: read, decide and write in one step (a Lua script, a mutex).
+	Atomic Strategy = iota
+	// Multi: read at t, decide, write back blindly at t + round trip (HMGET,
+	// compute, HSET): concurrent deciders over-grant.
+	Multi
+	// Watch: read at t, commit at t + round trip only if nobody wrote the key in
+	// between (WATCH/MULTI/EXEC), else read again, up to WatchRetries times.
+	Watch
+)
+
+// String is the strategy's name in files.
+func (s Strategy) String() string { return [...]string{"atomic", "multi", "watch"}[s] }
+
+// LaneConfig is one limiter under test.
+type LaneConfig struct {
+	Name      string
+	Algorithm string
+	Options   algorithms.Options
+	// Policy, if its Limit is > 0, replaces tier 0's policy for this lane.
+	Policy   algorithms.Policy
+	Strategy Strategy
+	// RoundTrip is the time from the application to the limiter's store and back.
+	RoundTrip    time.Duration
+	WatchRetries int
+	// Backend is where the limiter's state lives: "memory" or "redis".
+	Backend string
+	// Redis-only knobs: the clock source and what to do when Redis fails.
+	Clock   string // "client" or "server"
+	OnError string // "open" or "closed"
+}
+
+// policy is tier t's policy as this lane enforces it.
+func (l LaneConfig) policy(cfg *Config, t int) algorithms.Policy {
+	if t == 0 && l.Policy.Limit > 0 {
+		return l.Policy
+	}
+	return cfg.Tiers[t].Policy
+}
+
+// Horizon is the latest virtual time the run can reach, with the furthest node
+// clock; limiters' exact arithmetic is checked up to it.
+func (c *Config) Horizon() time.Duration {
+	h := c.Duration
+	for _, n := range c.Nodes {
+		h = max(h, n.Clock(c.Duration), -n.Clock(0))
+	}
+	return h
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// RequestColumns is the request CSV's header: one row per decision.
+const RequestColumns = "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms"
+
+// SeriesColumns is the series CSV's header: one row per tick per lane.
+const SeriesColumns = "time_ms,lane,level,accepted,denied"
+
+// RequestWriter writes decisions as the request CSV: time_ms with three decimals
+// (the time the decision landed, true virtual time), the lane and its algorithm and
+// backend, the client, its node and the key, request_id (client-n: the client's n-th
+// logical request, the same request in every lane), attempt (from 1), cost, allowed
+// (true/false), remaining (up to six decimals), and retry_after_ms (0 when allowed,
+// inf when the request could never be accepted).
+type RequestWriter struct {
+	w   *bufio.Writer
+	cfg *Config
+	buf []byte
+	// the fixed fields, quoted as CSV needs, by index
+	lanes   [][]byte // "lane,algorithm,backend"
+	clients [][]byte // "client,node"
+	keys    [][]byte
+}
+
+// NewRequestWriter writes the header to w and returns the writer for cfg's rows.
+func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
+	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg}
+	for _, l := range cfg.Lanes {
+		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(l.Algorithm)+","+csvField(l.Backend)))
+	}
+	for _, c := range cfg.Clients {
+		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
+	}
+	rw.keys = make([][]byte, len(cfg.Keys))
+	_, err := rw.w.WriteString(RequestColumns + "\n")
+	return rw, err
+}
+
+// Write appends rows.
+func (rw *RequestWriter) Write(rows []Row) error {
+	for i := range rows {
+		row := &rows[i]
+		b := rw.buf[:0]
+		b = appendMillis(b, row.At)
+		b = append(b, ',')
+		b = append(b, rw.lanes[row.Lane]...)
+		b = append(b, ',')
+		b = append(b, rw.clients[row.Client]...)
+		b = append(b, ',')
+		b = append(b, rw.key(row.Key)...)
+		b = append(b, ',')
+		b = append(b, rw.clients[row.Client][:len(csvField(rw.cfg.Clients[row.Client].Name))]...)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, row.Request, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(row.Attempt), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, row.Cost, 10)
+		b = append(b, ',')
+		b = strconv.AppendBool(b, row.Allowed)
+		b = append(b, ',')
+		b = appendDecimal(b, row.Remaining)
+		b = append(b, ',')
+		if row.RetryAfter == algorithms.Forever {
+			b = append(b, "inf"...)
+		} else {
+			b = appendMillis(b, row.RetryAfter)
+		}
+		b = append(b, '\n')
+		rw.buf = b
+		if _, err := rw.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush writes out what is buffered.
+func (rw *RequestWriter) Flush() error { return rw.w.Flush() }
+
+func (rw *RequestWriter) key(i int) []byte {
+	if rw.keys[i] == nil {
+		rw.keys[i] = []byte(csvField(rw.cfg.Keys[i].Name))
+	}
+	return rw.keys[i]
+}
+
+// WriteSeries writes every lane's samples as the series CSV, ordered by time and
+// then lane: time_ms is the tick's end, level the watched key's level then, and
+// accepted and denied the decisions landed in the tick.
+func WriteSeries(w io.Writer, run *Run) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(SeriesColumns + "\n")
+	names := make([]string, len(run.Lanes))
+	for i, l := range run.Lanes {
+		names[i] = csvField(l.Config.Name)
+	}
+	var b []byte
+	for t := 0; ; t++ {
+		wrote := false
+		for i, l := range run.Lanes {
+			if t >= len(l.series) {
+				continue
+			}
+			s := l.series[t]
+			b = appendMillis(b[:0], s.At)
+			b = append(b, ',')
+			b = append(b, names[i]...)
+			b = append(b, ',')
+			b = appendDecimal(b, s.Level)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, s.Accepted, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, s.Denied, 10)
+			b = append(b, '\n')
+			bw.Write(b)
+			wrote = true
+		}
+		if !wrote {
+			break
+		}
+	}
+	return bw.Flush()
+}
+
+// appendMillis appends d in milliseconds with exactly three decimals.
+func appendMillis(b []byte, d time.Duration) []byte {
+	us := int64(d / time.Microsecond)
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+}
+
+// appendDecimal appends v with up to six decimals, trailing zeros trimmed.
+func appendDecimal(b []byte, v float64) []byte {
+	start := len(b)
+	b = strconv.AppendFloat(b, v, 'f', 6, 64)
+	for b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	if b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
+	}
+	if string(b[start:]) == "-0" {
+		b = append(b[:start], '0')
+	}
+	return b
+}
+
+// csvField quotes s when CSV needs it to.
+func csvField(s string) string {
+	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[len(s)-1] != ' ' {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"time"
+)
+
+// Metrics is a lane's comparison figures. They are defined here once and shown by
+// the UI, the summary table, JSON and CSV alike.
+type Metrics struct {
+	Lane      string
+	Algorithm string
+	Backend   string // "memory" or "redis"
+
+	// Offered is the logical requests the clients generated (each delivery
+	// counts); Attempts the decisions asked for, retries included.
+	Offered, Attempts int64
+	// Accepted and Denied split the decisions (Attempts = Accepted + Denied once
+	// every decision in flight has landed).
+	Accepted, Denied int64
+	// Errors is the accepted requests the backend failed (queue full, timed out).
+	Errors int64
+	// Succeeded is the logical requests that finished well: accepted and, with a
+	// backend, served. GaveUp is those the client stopped retrying.
+	Succeeded, GaveUp int64
+	// Conflicts is the WATCH commits that lost to another writer and gave up.
+	Conflicts int64
+	// StoreCalls is the round trips to the limiter's store.
+	StoreCalls int64
+
+	// RetryAmplification is Attempts / Offered: 1 when nobody retries.
+	RetryAmplification float64
+	// PeakWindowRatio is the most units admitted for one key within any sliding
+	// window of its policy's period, divided by its limit: above 1, the limit was
+	// exceeded for someone. PeakFirst and PeakLast bound that window's admissions.
+	PeakWindowRatio     float64
+	PeakFirst, PeakLast time.Duration
+	PeakKey             string
+
+	// OverGrant is how far accepted units went past the theoretical maximum,
+	// burst + rate × T per key (T from its first to its last decision), as a
+	// fraction of that maximum over all keys: 0 when no key got more.
+	OverGrant float64
+	// AcceptedUnits and MaxUnits are the two sides of OverGrant.
+	AcceptedUnits int64
+	MaxUnits      float64
+
+	// LatencyP50 and LatencyP99 measure success latency: from a logical request's
+	// first attempt to its success. QueueDelayP99 is the delay accepted requests
+	// waited in a leaky-bucket queue or for a reservation.
+	LatencyP50, LatencyP99, QueueDelayP99 time.Duration
+	// Fairness is Jain's index, (Σx)² / (n·Σx²), over x = each key's share of its
+	// logical requests that succeeded, for the keys that offered any: 1 when all
+	// keys fared alike, 1/n when one key got everything.
+	Fairness float64
+	// BackendUtilization is the share of the backend's capacity in use over the
+	// run; 0 without a backend.
+	BackendUtilization float64
+	// PeakStateBytes is the most state the limiter held (see
+	// algorithms.Limiter.StateBytes); PeakKeys the most keys.
+	PeakStateBytes int64
+	PeakKeys       int
+}
+
+// keyStats is what a lane keeps per key for the metrics: fixed size, plus the peak
+// window's admissions of one period.
+type keyStats struct {
+	offered, succeeded int64
+	accepted           int64 // units
+	first, last        time.Duration
+	decided            bool
+	window             peakWindow
+}
+
+// recorder accumulates a lane's metrics as decisions land.
+type recorder struct {
+	m          Metrics
+	keys       []keyStats
+	latency    histogram
+	queueDelay histogram
+}
+
+// finish computes the derived metrics. cfg gives each key's policy.
+func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
+	m := r.m
+	if m.Offered > 0 {
+		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)
+	}
+	m.LatencyP50 = r.latency.quantile(0.50)
+	m.LatencyP99 = r.latency.quantile(0.99)
+	m.QueueDelayP99 = r.queueDelay.quantile(0.99)
+
+	var sum, sumSq, n, excess float64
+	for i := range r.keys {
+		ks := &r.keys[i]
+		p := lane.policy(cfg, cfg.Keys[i].Tier).WithDefaults()
+		if ks.offered > 0 {
+			x := float64(ks.succeeded) / float64(ks.offered)
+			sum, sumSq, n = sum+x, sumSq+x*x, n+1
+		}
+		if ratio := float64(ks.window.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, ks.window.peakFirst, ks.window.peakLast
+			m.PeakKey = cfg.Keys[i].Name
+		}
+		if ks.decided {
+			most := float64(p.Burst) + float64(p.Limit)*float64(ks.last-ks.first)/float64(p.Period)
+			m.MaxUnits += most
+			m.AcceptedUnits += ks.accepted
+			excess += max(0, float64(ks.accepted)-most)
+		}
+	}
+	m.Fairness = 1
+	if sumSq > 0 {
+		m.Fairness = sum * sum / (n * sumSq)
+	}
+	if m.MaxUnits > 0 {
+		m.OverGrant = excess / m.MaxUnits
+	}
+	return m
+}

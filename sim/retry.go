@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// wait is how long a client waits after its attempt-th attempt failed before trying
+// again, and false if it gives up: attempts used up, a failure its policy does not
+// retry, or a Retry-After of never. denied says the limiter refused (a 429 that may
+// carry retryAfter); otherwise the backend failed (a 5xx, no Retry-After).
+func (r Retry) wait(attempt int, denied bool, retryAfter time.Duration, rng *rand.Rand) (time.Duration, bool) {
+	if r.Policy == RetryNone || attempt >= r.MaxAttempts || (denied && !r.OnDeny) || (!denied && !r.OnError) {
+		return 0, false
+	}
+	var base time.Duration
+	switch r.Policy {
+	case RetryFixed:
+		base = r.Delay
+	case RetryExponential:
+		base = r.Delay
+		for i := 1; i < attempt && base < r.Cap; i++ {
+			base *= 2
+		}
+		base = min(base, r.Cap)
+	case RetryHonour:
+		base = r.Delay
+		if denied {
+			if retryAfter == algorithms.Forever {
+				return 0, false
+			}
+			base = retryAfter
+		}
+	}
+	switch r.Jitter {
+	case JitterFull:
+		base = time.Duration(rng.Int64N(int64(base/time.Microsecond)+1)) * time.Microsecond
+	case JitterEqual:
+		half := base / 2
+		base = half + time.Duration(rng.Int64N(int64(half/time.Microsecond)+1))*time.Microsecond
+	}
+	return base.Truncate(time.Microsecond), true
+}

@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Run is one replay of a Config through all its lanes, on the virtual clock. It is
+// advanced explicitly (AdvanceTo), by the UI a frame at a time or by a headless run
+// to the end; the same Config and seed give the same run, every time.
+type Run struct {
+	Config *Config
+	Lanes  []*Lane
+	now    time.Duration
+
+	// rows, when set, receives every decision in (time, lane) order.
+	rows    func([]Row) error
+	pending [][]Row // per lane, the rows of the tick being merged
+	merged  []Row
+}
+
+// NewRun starts a run of cfg at virtual time zero.
+func NewRun(cfg *Config) (*Run, error) {
+	r := &Run{Config: cfg}
+	for i := range cfg.Lanes {
+		l, err := newLane(cfg, i)
+		if err != nil {
+			return nil, err
+		}
+		r.Lanes = append(r.Lanes, l)
+	}
+	return r, nil
+}
+
+// OnRows makes the run hand every decision to sink, in batches, ordered by time and
+// then by lane, as the run advances. Call it before the first AdvanceTo. Memory
+// stays flat: a batch is one tick of decisions.
+func (r *Run) OnRows(sink func([]Row) error) {
+	r.rows = sink
+	r.pending = make([][]Row, len(r.Lanes))
+	for i, l := range r.Lanes {
+		l.rows = func(row Row) { r.pending[i] = append(r.pending[i], row) }
+	}
+}
+
+// Now is the virtual time the run has reached.
+func (r *Run) Now() time.Duration { return r.now }
+
+// Done says the run has reached its end.
+func (r *Run) Done() bool { return r.now >= r.Config.Duration }
+
+// AdvanceTo runs every lane up to virtual time t (at most the end). With a row
+// sink it goes a tick at a time, so each tick's rows are merged across lanes.
+func (r *Run) AdvanceTo(t time.Duration) error {
+	t = min(t, r.Config.Duration)
+	for r.now < t {
+		step := t
+		if r.rows != nil {
+			step = min(t, (r.now/r.Config.Tick+1)*r.Config.Tick)
+		}
+		for _, l := range r.Lanes {
+			l.advanceTo(step)
+			if l.err != nil {
+				return fmt.Errorf("lane %q: %w", l.Config.Name, l.err)
+			}
+		}
+		r.now = step
+		if r.rows != nil {
+			if err := r.flushRows(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushRows merges the lanes' rows of the last step by (time, lane) and hands them
+// to the sink. Each lane's rows are already in time order.
+func (r *Run) flushRows() error {
+	r.merged = r.merged[:0]
+	for _, rows := range r.pending {
+		r.merged = append(r.merged, rows...)
+	}
+	slices.SortStableFunc(r.merged, func(a, b Row) int {
+		if c := cmp.Compare(a.At, b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Lane, b.Lane)
+	})
+	for i := range r.pending {
+		r.pending[i] = r.pending[i][:0]
+	}
+	if len(r.merged) == 0 {
+		return nil
+	}
+	return r.rows(r.merged)
+}
+
+// Metrics are every lane's figures so far.
+func (r *Run) Metrics() []Metrics {
+	out := make([]Metrics, len(r.Lanes))
+	for i, l := range r.Lanes {
+		out[i] = l.Metrics()
+	}
+	return out
+}
