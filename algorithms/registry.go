@@ -76,3 +76,18 @@ func New(name string, p Policy, opts Options) (Limiter, error) {
 	}
 	return nil, fmt.Errorf("unknown algorithm %q; known: %s", name, strings.Join(Names, ", "))
 }
+
+// Capacity is the most units the algorithm accepts at one instant from an idle
+// key: the burst for the buckets and GCRA, the limit for the sliding windows, the
+// limit plus the rollover for the fixed window. A request costing more is never
+// accepted; the theoretical maximum over a span T is Capacity + rate × T.
+func Capacity(name string, p Policy, o Options) int64 {
+	p = p.WithDefaults()
+	switch name {
+	case "fixed-window":
+		return p.Limit + o.Rollover
+	case "sliding-log", "sliding-counter":
+		return p.Limit
+	}
+	return p.Burst
+}

@@ -373,7 +373,10 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		case spec.Think.Duration+spec.Latency.Duration <= 0:
 			return bad("think", "a closed loop needs think or latency > 0, or each worker would send endless requests at one instant")
 		}
-		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration}
+		if spec.Spread.Duration < 0 {
+			return bad("spread", "spread must be >= 0 (got %s)", spec.Spread)
+		}
+		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration}
 	case "trace":
 		return c.trace(spec, cl, tier, bad)
 	case "":
@@ -416,7 +419,8 @@ func (c *compiler) trace(spec *ClientSpec, cl *sim.Client, tier int, bad func(st
 			if len(c.cfg.Keys) >= MaxKeys {
 				return bad("file", "%s has more than %d distinct keys", spec.File, MaxKeys)
 			}
-			t.KeyIndex[row.Key] = c.key(row.Key, tier)
+			t.KeyIndex[row.Key] = len(cl.Keys)
+			cl.Keys = append(cl.Keys, c.key(row.Key, tier))
 		}
 		t.MaxCost = max(t.MaxCost, row.Cost)
 		if t.Rows > MaxOffered {
@@ -426,10 +430,6 @@ func (c *compiler) trace(spec *ClientSpec, cl *sim.Client, tier int, bad func(st
 	if t.Rows == 0 {
 		return bad("file", "%s has a header but no rows", spec.File)
 	}
-	for _, k := range t.KeyIndex {
-		cl.Keys = append(cl.Keys, k)
-	}
-	slices.Sort(cl.Keys)
 	cl.Pattern = t
 	return nil
 }
@@ -754,16 +754,10 @@ func (c *compiler) capacity(Overrides) error {
 			if tier == 0 && lane.Policy.Limit > 0 {
 				p = lane.Policy
 			}
-			room := p.Burst
-			switch lane.Algorithm {
-			case "fixed-window":
-				room = p.Limit + lane.Options.Rollover
-			case "sliding-log", "sliding-counter":
-				room = p.Limit
-			}
+			room := algorithms.Capacity(lane.Algorithm, p, lane.Options)
 			if largest := cl.LargestCost(); largest > room {
 				what := "burst"
-				if lane.Algorithm == "fixed-window" || lane.Algorithm == "sliding-log" || lane.Algorithm == "sliding-counter" {
+				if room != p.Burst || lane.Algorithm == "fixed-window" || lane.Algorithm == "sliding-log" || lane.Algorithm == "sliding-counter" {
 					what = "limit per window"
 				}
 				return c.fail([]any{"client", ci, "cost"}, "client %q: a request may cost %d, more than lane %q's %s of %d, so it could never be accepted; lower the cost or raise the %s", cl.Name, largest, lane.Name, what, room, what)

@@ -37,7 +37,7 @@ type PolicySpec struct {
 
 // TierSpec is a named policy that clients can be put in ("free", "enterprise").
 type TierSpec struct {
-	Name       string `toml:"name"` // required
+	Name string `toml:"name"` // required
 	PolicySpec
 }
 
@@ -95,6 +95,7 @@ type ClientSpec struct {
 	Bursts      []BurstSpec `toml:"bursts"`      // bursts
 	Concurrency int         `toml:"concurrency"` // closed-loop: workers
 	Think       Duration    `toml:"think"`       // closed-loop: pause between a worker's requests
+	Spread      Duration    `toml:"spread"`      // closed-loop: workers start spread evenly over this
 	File        string      `toml:"file"`        // trace: CSV path, relative to this file
 
 	Start Duration  `toml:"start"` // default 0

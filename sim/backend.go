@@ -2,16 +2,28 @@ package sim
 
 import "time"
 
-// backendRun is a lane's copy of the backend (see Backend): servers busy, the queue
-// of requests waiting (FIFO), and the busy time integrated for utilisation.
+// backendRun is a lane's copy of the backend (see Backend): the jobs it holds, the
+// servers busy, the queue, and the busy time integrated for utilisation.
 type backendRun struct {
 	b        Backend
+	jobs     []job
+	free     []int32
 	busy     int
-	queue    []int32
+	queue    []int32 // jobs waiting, oldest at head
 	head     int
 	errors   int64
+	wasted   int64   // jobs served after their client gave up
 	busyArea float64 // Σ busy servers × seconds
 	changed  time.Duration
+}
+
+// job is one accepted request's visit to the backend. It outlives the request's
+// interest in it when the client times out: abandoned jobs are still served.
+type job struct {
+	req       int32
+	abandoned bool // the client timed out; serving it is wasted work
+	done      bool // served
+	expired   bool // its timeout has fired, or it has none
 }
 
 // setBusy changes the number of busy servers at now, integrating the time before.
@@ -31,46 +43,84 @@ func (b *backendRun) utilization(now time.Duration) float64 {
 
 func (b *backendRun) queued() int { return len(b.queue) - b.head }
 
+func (b *backendRun) newJob(req int32) int32 {
+	j := job{req: req, expired: b.b.Timeout == 0}
+	if n := len(b.free); n > 0 {
+		id := b.free[n-1]
+		b.free = b.free[:n-1]
+		b.jobs[id] = j
+		return id
+	}
+	b.jobs = append(b.jobs, j)
+	return int32(len(b.jobs) - 1)
+}
+
+// release frees a job once it is both served and past its timeout.
+func (b *backendRun) release(id int32) {
+	if j := &b.jobs[id]; j.done && j.expired {
+		b.free = append(b.free, id)
+	}
+}
+
 // backendArrive hands an accepted request to the backend: into service, into the
 // queue, or failed at once when the queue is full.
 func (l *Lane) backendArrive(id int32) {
 	b := l.backend
-	switch {
-	case b.busy < b.b.Concurrency:
-		l.serve(id)
-	case b.queued() < b.b.Queue:
-		l.reqs[id].queued = l.now
-		if b.head > 64 && b.head >= len(b.queue)/2 {
-			b.queue = append(b.queue[:0], b.queue[b.head:]...)
-			b.head = 0
-		}
-		b.queue = append(b.queue, id)
-	default:
+	if b.busy >= b.b.Concurrency && b.queued() >= b.b.Queue {
 		b.errors++
 		l.failed(id, false, noDecision)
+		return
 	}
+	j := b.newJob(id)
+	if b.b.Timeout > 0 {
+		l.schedule(l.now+b.b.Timeout, evBackendTimeout, int(j))
+	}
+	if b.busy < b.b.Concurrency {
+		l.serve(j)
+		return
+	}
+	if b.head > 64 && b.head >= len(b.queue)/2 {
+		b.queue = append(b.queue[:0], b.queue[b.head:]...)
+		b.head = 0
+	}
+	b.queue = append(b.queue, j)
 }
 
-func (l *Lane) serve(id int32) {
+func (l *Lane) serve(j int32) {
 	l.backend.setBusy(l.now, l.backend.busy+1)
-	l.schedule(l.now+l.backend.b.ServiceTime, evBackendDone, int(id))
+	l.schedule(l.now+l.backend.b.ServiceTime, evBackendDone, int(j))
 }
 
-// backendDone completes request id and starts the next in the queue; requests that
-// waited past the timeout fail as they reach the front.
-func (l *Lane) backendDone(id int32) {
+// backendDone finishes job j, answers its client unless it gave up, and starts the
+// next job in the queue.
+func (l *Lane) backendDone(j int32) {
 	b := l.backend
 	b.setBusy(l.now, b.busy-1)
-	l.succeeded(id)
-	for b.queued() > 0 {
+	jb := &b.jobs[j]
+	jb.done = true
+	if jb.abandoned {
+		b.wasted++
+	} else {
+		l.succeeded(jb.req)
+	}
+	b.release(j)
+	if b.queued() > 0 {
 		next := b.queue[b.head]
 		b.head++
-		if b.b.Timeout > 0 && l.now-l.reqs[next].queued > b.b.Timeout {
-			b.errors++
-			l.failed(next, false, noDecision)
-			continue
-		}
 		l.serve(next)
-		break
 	}
+}
+
+// backendTimeout: the client of job j stops waiting. If the job is not served yet,
+// the request fails (and may be retried) while the job stays in line.
+func (l *Lane) backendTimeout(j int32) {
+	b := l.backend
+	jb := &b.jobs[j]
+	jb.expired = true
+	if !jb.done {
+		jb.abandoned = true
+		b.errors++
+		l.failed(jb.req, false, noDecision)
+	}
+	b.release(j)
 }

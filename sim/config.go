@@ -51,10 +51,14 @@ type Key struct {
 }
 
 // Backend is a service of limited capacity behind the limiter: Concurrency
-// requests in service at once, each taking ServiceTime, and a queue of Queue
-// waiting requests. A request that finds the queue full fails at once; one that
-// waited longer than Timeout (if > 0) fails when it reaches the front. Failures go
-// back to the client as errors, which it may retry: that is how a retry storm grows.
+// requests in service at once, each taking ServiceTime, and a first-in first-out
+// queue of Queue waiting requests. A request that finds the queue full fails at
+// once. A client waits at most Timeout (if > 0) for its answer, then counts the
+// request as failed — but the backend does not know, and still serves it when its
+// turn comes: wasted work. Failures go back to the client as errors, which it may
+// retry. That is how a retry storm grows: a transient overload makes waits exceed
+// the timeout, the backend spends its capacity on abandoned requests, retries add
+// more, and the overload outlives its cause.
 type Backend struct {
 	Concurrency int
 	ServiceTime time.Duration
@@ -110,16 +114,19 @@ type Burst struct {
 type Ramp struct{ From, To float64 }
 
 // ClosedLoop runs Concurrency workers, each sending its next request Think after
-// the previous one finished (accepted, or given up on): concurrent deciders.
+// the previous one finished (accepted, or given up on): concurrent deciders. The
+// workers start spread evenly over Spread from the client's Start, so they do not
+// move in lockstep.
 type ClosedLoop struct {
 	Concurrency int
 	Think       time.Duration
+	Spread      time.Duration
 }
 
 // Trace replays a CSV file of time_ms,key[,cost] rows, header first, in time order;
-// Open opens it afresh for each lane. KeyIndex maps each key in the file to an
-// index into Config.Keys (the loader reads the whole file once to build it and to
-// check every row).
+// Open opens it afresh for each lane. KeyIndex maps each key in the file to its
+// position in the client's Keys (the loader reads the whole file once to build it
+// and to check every row).
 type Trace struct {
 	Path     string
 	Open     func() (TraceReader, error)

@@ -9,12 +9,13 @@ import (
 type eventKind uint8
 
 const (
-	evArrival     eventKind = iota // a client's next request(s) arrive; ref: client
-	evAttempt                      // a request tries the limiter (again); ref: request
-	evCommit                       // a non-atomic decision's write or EXEC lands; ref: request
-	evAdmit                        // an accepted request leaves the limiter's queue; ref: request
-	evBackendDone                  // the backend finishes a request; ref: request
-	evWorker                       // a closed-loop worker sends its next request; ref: client
+	evArrival        eventKind = iota // a client's next request(s) arrive; ref: client
+	evAttempt                         // a request tries the limiter (again); ref: request
+	evCommit                          // a non-atomic decision's write or EXEC lands; ref: request
+	evAdmit                           // an accepted request leaves the limiter's queue; ref: request
+	evBackendDone                     // the backend finishes a job; ref: job
+	evBackendTimeout                  // a job's client stops waiting; ref: job
+	evWorker                          // a closed-loop worker sends its next request; ref: client
 )
 
 // event is one thing scheduled on the virtual clock. Events run in (at, seq) order:

@@ -23,7 +23,7 @@ func histBucket(us int64) int {
 		return int(max(us, 0))
 	}
 	shift := bits.Len64(uint64(us)) - histSubBits - 1 // ≥ 1
-	top := us >> shift                                 // in [64, 128)
+	top := us >> shift                                // in [64, 128)
 	return histExact + (shift-1)<<histSubBits + int(top-histExact/2)
 }
 

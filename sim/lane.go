@@ -25,10 +25,11 @@ type Lane struct {
 	seq    uint64
 	events eventHeap
 
-	clients []clientRun
-	reqs    []request
-	free    []int32
-	backend *backendRun
+	clients  []clientRun
+	pairBase []int // per client: where its keys start among the (client, key) pairs
+	reqs     []request
+	free     []int32
+	backend  *backendRun
 
 	rec        recorder
 	series     []Sample
@@ -72,19 +73,20 @@ var noDecision algorithms.Decision
 // clientRun is a client's state in one lane.
 type clientRun struct {
 	c       *Client
-	gen     arrivals        // nil for a closed loop
-	pending arrival         // the generator's next event, scheduled as evArrival
-	traffic *rand.Rand      // keys and costs of a closed loop
-	keys    keyPicker       // closed loop
-	retry   *rand.Rand      // retry jitter
-	made    int64           // logical requests so far
+	gen     arrivals   // nil for a closed loop
+	pending arrival    // the generator's next event, scheduled as evArrival
+	traffic *rand.Rand // keys and costs of a closed loop
+	keys    keyPicker  // closed loop
+	retry   *rand.Rand // retry jitter
+	made    int64      // logical requests so far
 }
 
 // request is a logical request in flight: between attempts, waiting for a commit,
 // queued or in the backend.
 type request struct {
 	client   int32
-	key      int32
+	key      int32 // index into Config.Keys
+	pair     int32 // the (client, key) pair, for fairness
 	attempt  int32
 	tries    int32 // WATCH reads for the current attempt
 	worker   bool  // sent by a closed-loop worker
@@ -94,7 +96,6 @@ type request struct {
 	slot     int32         // its pending state in the splitter
 	version  uint64        // the key's version when it was read (Watch)
 	decision algorithms.Decision
-	queued   time.Duration // when it joined the backend's queue
 }
 
 func newLane(cfg *Config, index int) (*Lane, error) {
@@ -130,6 +131,12 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
 	l.rec.keys = make([]keyStats, len(cfg.Keys))
+	pairs := 0
+	for i := range cfg.Clients {
+		l.pairBase = append(l.pairBase, pairs)
+		pairs += len(cfg.Clients[i].Keys)
+	}
+	l.rec.pairs = make([]pairStats, pairs)
 	l.rec.m = Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend}
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]
@@ -138,7 +145,7 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		if loop, ok := c.Pattern.(ClosedLoop); ok {
 			cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
 			for w := 0; w < loop.Concurrency; w++ {
-				l.schedule(c.Start, evWorker, i)
+				l.schedule(c.Start+loop.Spread*time.Duration(w)/time.Duration(loop.Concurrency), evWorker, i)
 			}
 		} else {
 			gen, err := newArrivals(c, traffic)
@@ -173,6 +180,7 @@ func (l *Lane) Metrics() Metrics {
 	m := l.rec.finish(l.cfg, l.Config)
 	if l.backend != nil {
 		m.Errors = l.backend.errors
+		m.Wasted = l.backend.wasted
 		m.BackendUtilization = l.backend.utilization(l.now)
 	}
 	return m
@@ -244,6 +252,8 @@ func (l *Lane) handle(e event) {
 		l.admit(e.ref)
 	case evBackendDone:
 		l.backendDone(e.ref)
+	case evBackendTimeout:
+		l.backendTimeout(e.ref)
 	}
 }
 
@@ -262,12 +272,14 @@ func (l *Lane) arrive(ci int) {
 	}
 }
 
-func (l *Lane) newRequest(ci, key int, cost int64, worker bool) int32 {
+// newRequest starts a logical request from client ci for its key at position pos.
+func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	c := &l.clients[ci]
 	c.made++
+	pair := l.pairBase[ci] + pos
 	l.rec.m.Offered++
-	l.rec.keys[key].offered++
-	r := request{client: int32(ci), key: int32(key), cost: cost, first: l.now, n: c.made, worker: worker, slot: -1}
+	l.rec.pairs[pair].offered++
+	r := request{client: int32(ci), key: int32(c.c.Keys[pos]), pair: int32(pair), cost: cost, first: l.now, n: c.made, worker: worker, slot: -1}
 	if n := len(l.free); n > 0 {
 		id := l.free[n-1]
 		l.free = l.free[:n-1]
@@ -349,11 +361,6 @@ func (l *Lane) commit(id int32) {
 func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) {
 	r := &l.reqs[id]
 	l.record(r, d)
-	ks := &l.rec.keys[r.key]
-	if !ks.decided {
-		ks.decided, ks.first = true, l.now
-	}
-	ks.last = l.now
 	if !d.Allowed {
 		l.rec.m.Denied++
 		l.tick.Denied++
@@ -362,10 +369,9 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	}
 	l.rec.m.Accepted++
 	l.tick.Accepted++
-	ks.accepted += r.cost
 	l.rec.queueDelay.add(d.Delay)
 	goAhead := answered + d.Delay
-	ks.window.add(goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
+	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
 	if goAhead > l.now {
 		l.schedule(goAhead, evAdmit, int(id))
 		return
@@ -396,7 +402,7 @@ func (l *Lane) admit(id int32) {
 func (l *Lane) succeeded(id int32) {
 	r := &l.reqs[id]
 	l.rec.m.Succeeded++
-	l.rec.keys[r.key].succeeded++
+	l.rec.pairs[r.pair].succeeded++
 	l.rec.latency.add(l.now - r.first)
 	l.finish(id, l.now)
 }

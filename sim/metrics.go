@@ -2,6 +2,8 @@ package sim
 
 import (
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // Metrics is a lane's comparison figures. They are defined here once and shown by
@@ -17,8 +19,10 @@ type Metrics struct {
 	// Accepted and Denied split the decisions (Attempts = Accepted + Denied once
 	// every decision in flight has landed).
 	Accepted, Denied int64
-	// Errors is the accepted requests the backend failed (queue full, timed out).
-	Errors int64
+	// Errors is the accepted requests that failed at the backend: the queue was
+	// full, or the client timed out waiting. Wasted is the work the backend did
+	// for clients that had already given up.
+	Errors, Wasted int64
 	// Succeeded is the logical requests that finished well: accepted and, with a
 	// backend, served. GaveUp is those the client stopped retrying.
 	Succeeded, GaveUp int64
@@ -36,11 +40,14 @@ type Metrics struct {
 	PeakFirst, PeakLast time.Duration
 	PeakKey             string
 
-	// OverGrant is how far accepted units went past the theoretical maximum,
-	// burst + rate × T per key (T from its first to its last decision), as a
-	// fraction of that maximum over all keys: 0 when no key got more.
+	// OverGrant is how far admitted units went past the theoretical maximum,
+	// capacity + rate × T per key (capacity as algorithms.Capacity: the burst for
+	// buckets, the limit for windows; T from its first to its last admission), as a
+	// fraction of that maximum over all keys: 0 when no key got more. Admission is
+	// when accepted work goes ahead, so queued and reserved work counts when it
+	// runs, not when it was promised.
 	OverGrant float64
-	// AcceptedUnits and MaxUnits are the two sides of OverGrant.
+	// AcceptedUnits (admitted) and MaxUnits are the two sides of OverGrant.
 	AcceptedUnits int64
 	MaxUnits      float64
 
@@ -48,9 +55,9 @@ type Metrics struct {
 	// first attempt to its success. QueueDelayP99 is the delay accepted requests
 	// waited in a leaky-bucket queue or for a reservation.
 	LatencyP50, LatencyP99, QueueDelayP99 time.Duration
-	// Fairness is Jain's index, (Σx)² / (n·Σx²), over x = each key's share of its
-	// logical requests that succeeded, for the keys that offered any: 1 when all
-	// keys fared alike, 1/n when one key got everything.
+	// Fairness is Jain's index, (Σx)² / (n·Σx²), over x = the share of logical
+	// requests that succeeded for each client and key it used (each identity), for
+	// those that offered any: 1 when all fared alike, 1/n when one got everything.
 	Fairness float64
 	// BackendUtilization is the share of the backend's capacity in use over the
 	// run; 0 without a backend.
@@ -64,19 +71,32 @@ type Metrics struct {
 // keyStats is what a lane keeps per key for the metrics: fixed size, plus the peak
 // window's admissions of one period.
 type keyStats struct {
-	offered, succeeded int64
-	accepted           int64 // units
-	first, last        time.Duration
-	decided            bool
-	window             peakWindow
+	admitted    int64 // units
+	first, last time.Duration
+	window      peakWindow
 }
+
+// pairStats is what a lane keeps per (client, key) identity, for fairness.
+type pairStats struct{ offered, succeeded int64 }
 
 // recorder accumulates a lane's metrics as decisions land.
 type recorder struct {
 	m          Metrics
 	keys       []keyStats
+	pairs      []pairStats
 	latency    histogram
 	queueDelay histogram
+}
+
+// admit records cost units of key going ahead at `at`.
+func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Duration) {
+	ks := &r.keys[key]
+	if ks.admitted == 0 {
+		ks.first = at
+	}
+	ks.first, ks.last = min(ks.first, at), max(ks.last, at)
+	ks.admitted += cost
+	ks.window.add(at, cost, period)
 }
 
 // finish computes the derived metrics. cfg gives each key's policy.
@@ -90,22 +110,25 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	m.QueueDelayP99 = r.queueDelay.quantile(0.99)
 
 	var sum, sumSq, n, excess float64
+	for _, ps := range r.pairs {
+		if ps.offered > 0 {
+			x := float64(ps.succeeded) / float64(ps.offered)
+			sum, sumSq, n = sum+x, sumSq+x*x, n+1
+		}
+	}
 	for i := range r.keys {
 		ks := &r.keys[i]
 		p := lane.policy(cfg, cfg.Keys[i].Tier).WithDefaults()
-		if ks.offered > 0 {
-			x := float64(ks.succeeded) / float64(ks.offered)
-			sum, sumSq, n = sum+x, sumSq+x*x, n+1
-		}
+		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)
 		if ratio := float64(ks.window.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, ks.window.peakFirst, ks.window.peakLast
 			m.PeakKey = cfg.Keys[i].Name
 		}
-		if ks.decided {
-			most := float64(p.Burst) + float64(p.Limit)*float64(ks.last-ks.first)/float64(p.Period)
+		if ks.admitted > 0 {
+			most := float64(capacity) + float64(p.Limit)*float64(ks.last-ks.first)/float64(p.Period)
 			m.MaxUnits += most
-			m.AcceptedUnits += ks.accepted
-			excess += max(0, float64(ks.accepted)-most)
+			m.AcceptedUnits += ks.admitted
+			excess += max(0, float64(ks.admitted)-most)
 		}
 	}
 	m.Fairness = 1

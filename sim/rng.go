@@ -41,14 +41,15 @@ func newKeyPicker(r *rand.Rand, keys []int, s float64) keyPicker {
 	return p
 }
 
+// pick returns a position in the client's keys.
 func (p keyPicker) pick(r *rand.Rand) int {
 	switch {
 	case len(p.keys) == 1:
-		return p.keys[0]
+		return 0
 	case p.zipf != nil:
-		return p.keys[p.zipf.Uint64()]
+		return int(p.zipf.Uint64())
 	}
-	return p.keys[r.IntN(len(p.keys))]
+	return r.IntN(len(p.keys))
 }
 
 // draw returns a cost from c.

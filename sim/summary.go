@@ -29,11 +29,11 @@ var Columns = []Column{
 	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed"},
 	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request"},
 	{"peak/limit", func(m Metrics) string { return fmt.Sprintf("%.2f", m.PeakWindowRatio) }, "most admitted for one key in any window of the period, over the limit"},
-	{"over-grant", func(m Metrics) string { return fmt.Sprintf("%.1f%%", 100*m.OverGrant) }, "accepted beyond burst + rate × T"},
+	{"over-grant", func(m Metrics) string { return fmt.Sprintf("%.1f%%", 100*m.OverGrant) }, "admitted beyond capacity + rate × T"},
 	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median"},
 	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile"},
 	{"queue p99", func(m Metrics) string { return FormatDuration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile"},
-	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over keys' success ratios"},
+	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio"},
 	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held"},
 }
 
@@ -118,7 +118,7 @@ func Verdict(cfg *Config, m Metrics) string {
 		facts = append(facts, "accepted nothing")
 	}
 	if m.OverGrant > 0.0005 {
-		facts = append(facts, fmt.Sprintf("accepted %d units where burst + rate × T allowed %.0f (+%.1f%%)", m.AcceptedUnits, m.MaxUnits, 100*m.OverGrant))
+		facts = append(facts, fmt.Sprintf("admitted %d units where capacity + rate × T allowed %.0f (+%.1f%%)", m.AcceptedUnits, m.MaxUnits, 100*m.OverGrant))
 	}
 	if m.Conflicts > 0 {
 		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// arrival is one generated event: when, for which key, at what cost.
+// arrival is one generated event: when, for which of the client's keys (a
+// position in Client.Keys), at what cost.
 type arrival struct {
 	at   time.Duration
 	key  int
