@@ -110,7 +110,7 @@ func gcd(a, b int64) int64 {
 func (p Policy) CheckHorizon(h time.Duration) error {
 	c := newCredits(p)
 	us := int64(h/Resolution) + 1
-	if us > (MaxExact-4*c.capacity)/c.perMicro {
+	if us > (MaxExact-2*c.capacity)/c.perMicro {
 		return fmt.Errorf("a run of %s at %s is too long for exact arithmetic; shorten it or use a period that shares more factors with the limit", h, p)
 	}
 	return nil

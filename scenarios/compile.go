@@ -47,12 +47,13 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // compiler turns one scenario into a sim.Config, stopping at the first problem.
 type compiler struct {
-	src   Source
-	loc   *locator
-	index int
-	s     *Scenario
-	cfg   *sim.Config
-	keyOf map[sim.Key]int
+	overrides Overrides
+	src       Source
+	loc       *locator
+	index     int
+	s         *Scenario
+	cfg       *sim.Config
+	keyOf     map[sim.Key]int
 }
 
 // problem is a validation error that knows where it was written.
@@ -133,7 +134,9 @@ func (c *compiler) policy(path []any, p PolicySpec) (algorithms.Policy, error) {
 	}
 	out = out.WithDefaults()
 	if err := out.Validate(1); err != nil {
-		return out, c.fail(path, "%s: %v", tableName(pathStrings(path)), err)
+		// Validate's messages start with the field they are about
+		field := strings.Fields(err.Error())[0]
+		return out, c.fail(append(path, field), "%s: %v", tableName(pathStrings(path)), err)
 	}
 	return out, nil
 }
@@ -149,10 +152,10 @@ func pathStrings(path []any) []string {
 }
 
 func (c *compiler) tiers(o Overrides) error {
-	if c.s.Policy.Limit == 0 && c.s.Policy.Burst == 0 && c.s.Policy.Period.Duration == 0 {
+	if c.s.Policy == nil {
 		return c.fail(nil, "has no [scenario.policy]; add one with at least limit = N (and period, burst)")
 	}
-	p, err := c.policy([]any{"policy"}, c.s.Policy)
+	p, err := c.policy([]any{"policy"}, *c.s.Policy)
 	if err != nil {
 		return err
 	}
@@ -328,6 +331,9 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 	if per < 0 {
 		return bad("per", "per must be > 0 (got %s)", spec.Per)
 	}
+	if err := c.patternKeys(spec, bad); err != nil {
+		return err
+	}
 	perSecond := func(r float64) float64 { return r / per.Seconds() }
 	rateOK := func(r float64) bool { return r > 0 && !math.IsInf(r, 0) && !math.IsNaN(r) }
 	switch spec.Pattern {
@@ -383,6 +389,28 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		return bad("pattern", "pattern is missing; use one of constant, poisson, bursts, ramp, closed-loop, trace")
 	default:
 		return bad("pattern", "unknown pattern %q; use one of constant, poisson, bursts, ramp, closed-loop, trace", spec.Pattern)
+	}
+	return nil
+}
+
+// patternKeys rejects keys that the client's pattern does not use, so a setting
+// that would be ignored is an error instead.
+func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
+	uses := map[string][]string{
+		"constant": {"rate", "per"}, "poisson": {"rate", "per"}, "ramp": {"rate", "rate_to", "per"},
+		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": {"file"},
+	}[spec.Pattern]
+	set := map[string]bool{
+		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
+		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread.Duration != 0, "file": spec.File != "",
+	}
+	if uses == nil {
+		return nil // an unknown pattern is reported next
+	}
+	for _, key := range []string{"rate", "rate_to", "per", "bursts", "concurrency", "think", "spread", "file"} {
+		if set[key] && !slices.Contains(uses, key) {
+			return bad(key, "%s does not apply to pattern %q (it uses %s); remove it", key, spec.Pattern, strings.Join(uses, ", "))
+		}
 	}
 	return nil
 }
@@ -577,6 +605,7 @@ func (c *compiler) retry(i int, spec *ClientSpec) (sim.Retry, error) {
 }
 
 func (c *compiler) lanes(o Overrides) error {
+	c.overrides = o
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, name := range algorithms.Names {
@@ -620,6 +649,7 @@ func (c *compiler) lanes(o Overrides) error {
 }
 
 func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
+	o := c.overrides
 	at := func(key string) []any { return []any{"lane", i, key} }
 	name := spec.Name
 	if name == "" {
@@ -647,7 +677,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	}
 	if spec.Burst != nil {
 		p.Burst, overridden = *spec.Burst, true
-	} else if spec.Limit != nil && c.s.Policy.Burst == 0 {
+	} else if spec.Limit != nil && c.s.Policy.Burst == 0 && o.Burst == 0 {
 		p.Burst = p.Limit
 	}
 	if spec.RetryAfterJitter != nil {
@@ -660,18 +690,18 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Policy = p
 	}
 
-	o := algorithms.Options{Rollover: spec.Rollover, MaxReserved: spec.MaxReserved, MonotonicTimestamp: true}
+	opts := algorithms.Options{Rollover: spec.Rollover, MaxReserved: spec.MaxReserved, MonotonicTimestamp: true}
 	switch spec.WindowStart {
 	case "", "epoch":
 	case "random":
-		o.RandomStart = true
+		opts.RandomStart = true
 	default:
 		return lane, bad("window_start", "window_start must be \"epoch\" or \"random\" (got %q)", spec.WindowStart)
 	}
 	switch spec.Mode {
 	case "", "queue":
 	case "meter":
-		o.Mode = algorithms.LeakyMeter
+		opts.Mode = algorithms.LeakyMeter
 	default:
 		return lane, bad("mode", "mode must be \"queue\" or \"meter\" (got %q)", spec.Mode)
 	}
@@ -679,15 +709,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		if spec.Algorithm != "token-bucket" {
 			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to token-bucket only")
 		}
-		o.MonotonicTimestamp = *spec.MonotonicTimestamp
+		opts.MonotonicTimestamp = *spec.MonotonicTimestamp
 	}
 	if spec.Algorithm != "token-bucket" {
-		o.MonotonicTimestamp = false
+		opts.MonotonicTimestamp = false
 	}
-	if err := o.Check(spec.Algorithm); err != nil {
+	if err := opts.Check(spec.Algorithm); err != nil {
 		return lane, bad("algorithm", "%v", err)
 	}
-	lane.Options = o
+	lane.Options = opts
 
 	switch spec.Strategy {
 	case "", "atomic":

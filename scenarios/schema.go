@@ -19,7 +19,7 @@ type Scenario struct {
 	Seed     *uint64  `toml:"seed"`     // default 1
 	WatchKey string   `toml:"watch_key"`
 
-	Policy  PolicySpec   `toml:"policy"` // required: the limit every lane enforces
+	Policy  *PolicySpec  `toml:"policy"` // required: the limit every lane enforces
 	Tiers   []TierSpec   `toml:"tier"`
 	Lanes   []LaneSpec   `toml:"lane"` // default: every algorithm with the policy
 	Nodes   []NodeSpec   `toml:"node"` // default: one node, "app", with a true clock

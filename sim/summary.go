@@ -132,8 +132,8 @@ func Verdict(cfg *Config, m Metrics) string {
 	if m.QueueDelayP99 > 0 {
 		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", FormatDuration(m.QueueDelayP99)))
 	}
-	if m.GaveUp > 0 && m.Offered > 0 {
-		facts = append(facts, fmt.Sprintf("%.0f%% of requests never succeeded", 100*float64(m.GaveUp)/float64(m.Offered)))
+	if m.GaveUp > 0 {
+		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
 	}
 	return m.Lane + " " + strings.Join(facts, "; ")
 }

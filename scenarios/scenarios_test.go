@@ -1,0 +1,222 @@
+package scenarios
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"ratelab/sim"
+)
+
+// minimal is a valid scenario that the error cases below break one piece at a time.
+const minimal = `[[scenario]]
+name = "s"
+duration = "2s"
+
+[scenario.policy]
+limit = 10
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 5
+`
+
+func parse(t *testing.T, doc string, files map[string]string) (*Catalogue, error) {
+	t.Helper()
+	fsys := fstest.MapFS{"dir/test.toml": {Data: []byte(doc)}}
+	for name, body := range files {
+		fsys["dir/"+name] = &fstest.MapFile{Data: []byte(body)}
+	}
+	return Parse(FSSource(fsys, "dir/test.toml"), []byte(doc))
+}
+
+func TestEmbeddedCatalogueCompilesEveryScenario(t *testing.T) {
+	c, err := LoadFS(os.DirFS(".."), "scenarios.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"boundary-burst", "bursty-user", "retry-storm", "thundering-herd", "clock-skew", "non-atomic-race", "llm-cost", "rollover", "tiers", "trace-replay"}
+	for _, name := range want {
+		cfg, err := c.Compile(name, Overrides{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if cfg.Title == "" || len(cfg.Lesson) < 200 {
+			t.Errorf("%s: every shipped scenario needs a title and a paragraph on what to look at (lesson of %d characters)", name, len(cfg.Lesson))
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := parse(t, minimal, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Tiers[0].Policy
+	switch {
+	case p.Period != time.Second || p.Burst != 10:
+		t.Errorf("policy %s; want period 1s and burst = limit", p)
+	case cfg.Tick != 10*time.Millisecond || cfg.Seed != 1:
+		t.Errorf("tick %v, seed %d; want 10ms and 1", cfg.Tick, cfg.Seed)
+	case len(cfg.Lanes) != 7 || cfg.Lanes[0].Name != "fixed-window" || cfg.Lanes[6].Name != "x-time-rate":
+		t.Errorf("lanes %v; want all seven algorithms", cfg.Lanes)
+	case !cfg.Lanes[4].Options.MonotonicTimestamp || cfg.Lanes[5].Options.MonotonicTimestamp:
+		t.Error("the timestamp fix should default on for the token bucket, and only there")
+	case cfg.Keys[0].Name != "c" || cfg.Nodes[0].Name != "app" || cfg.Clients[0].Stop != 2*time.Second:
+		t.Errorf("key %q, node %q, stop %v; want the client's name, \"app\", the duration", cfg.Keys[0].Name, cfg.Nodes[0].Name, cfg.Clients[0].Stop)
+	case cfg.Clients[0].Retry.MaxAttempts != 1:
+		t.Error("a client without retry must not retry")
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	c, err := parse(t, minimal, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(99)
+	cfg, err := c.Compile("s", Overrides{Seed: &seed, Lanes: []string{"gcra", "fixed-window"}, Limit: 20, Burst: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Seed != 99 || len(cfg.Lanes) != 2 || cfg.Lanes[0].Name != "fixed-window" || cfg.Tiers[0].Policy.Limit != 20 || cfg.Tiers[0].Policy.Burst != 3 {
+		t.Errorf("seed %d, lanes %v, policy %s; want 99, fixed-window then gcra (file order), 20 per 1s burst 3", cfg.Seed, cfg.Lanes, cfg.Tiers[0].Policy)
+	}
+	if _, err := c.Compile("s", Overrides{Lanes: []string{"gcr"}}); err == nil || !strings.Contains(err.Error(), `--lanes: scenario "s" has no lane or algorithm "gcr"; its lanes are: fixed-window, sliding-log`) {
+		t.Errorf("unknown lane: %v", err)
+	}
+	if _, err := c.Compile("nope", Overrides{}); err == nil || !strings.Contains(err.Error(), `unknown scenario "nope" in dir/test.toml; known: s`) {
+		t.Errorf("unknown scenario: %v", err)
+	}
+}
+
+// Each bad input gets one message naming the place and the fix.
+func TestBadInput(t *testing.T) {
+	replace := func(old, new string) string {
+		if !strings.Contains(minimal, old) {
+			t.Fatalf("test setup: %q not in the minimal scenario", old)
+		}
+		return strings.Replace(minimal, old, new, 1)
+	}
+	client := func(extra string) string { return minimal + extra + "\n" }
+	// pattern switches the client to another pattern (dropping its rate) plus extra
+	pattern := func(name, extra string) string {
+		return strings.Replace(replace(`pattern = "constant"`, `pattern = "`+name+`"`), "rate = 5\n", extra+"\n", 1)
+	}
+	for _, tc := range []struct {
+		name, doc, want string
+		files           map[string]string
+	}{
+		{"syntax", replace("[scenario.policy]", "[scenario.policy"), "dir/test.toml:5:17: expected ']' to close table name", nil},
+		{"misspelled key", replace("limit = 10", "limit = 10\nburts = 5"), `dir/test.toml:7:1: unknown key "burts" in [scenario.policy]; did you mean "burst"?`, nil},
+		{"unknown key", replace("rate = 5", "rate = 5\nflavour = 1"), `dir/test.toml:12:1: unknown key "flavour" in [scenario.client]; known keys: name, node, tier`, nil},
+		{"wrong type", replace("limit = 10", `limit = "ten"`), `dir/test.toml:6:9: scenario.policy.limit: cannot decode TOML string where a whole number belongs`, nil},
+		{"bad duration", replace(`duration = "2s"`, `duration = "2 sec"`), `dir/test.toml:3:12: scenario.duration: "2 sec" is not a duration; write a number with a unit, like "250ms", "1.5s" or "2m"`, nil},
+		{"negative duration", replace(`duration = "2s"`, `duration = "-2s"`), `dir/test.toml:3: scenario "s": duration must be > 0 (got "-2s")`, nil},
+		{"rate <= 0", replace("rate = 5", "rate = -5"), `dir/test.toml:11: scenario "s": client "c": rate must be > 0 (got -5); it is requests per 1s`, nil},
+		{"limit <= 0", replace("limit = 10", "limit = 0"), `dir/test.toml:6: scenario "s": [scenario.policy]: limit must be > 0 (got 0)`, nil},
+		{"cost above burst", replace("rate = 5", "rate = 5\ncost = 20"), `dir/test.toml:12: scenario "s": client "c": a request may cost 20, more than lane "fixed-window"'s limit per window of 10, so it could never be accepted; lower the cost or raise the limit per window`, nil},
+		{"cost above a bucket's burst", replace("limit = 10", "limit = 10\nburst = 4\n[[scenario.lane]]\nalgorithm = \"gcra\"") + "cost = 5\n", `client "c": a request may cost 5, more than lane "gcra"'s burst of 4`, nil},
+		{"unknown algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"token-buckett\"\n", `dir/test.toml:13: scenario "s": lane "token-buckett": unknown algorithm "token-buckett"; use one of fixed-window, sliding-log`, nil},
+		{"misplaced option", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nrollover = 3\n", `lane "gcra": rollover applies to fixed-window only (this lane runs gcra)`, nil},
+		{"multi on a window", minimal + "[[scenario.lane]]\nalgorithm = \"sliding-log\"\nstrategy = \"multi\"\n", `strategy "multi" applies to token-bucket and gcra`, nil},
+		{"unknown node", client(`node = "z"`), `client "c": node "z" is not defined; add a [[scenario.node]] named "z" or use one of: app`, nil},
+		{"no clients", "[[scenario]]\nname = \"s\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 1\n", `dir/test.toml:1: scenario "s": has no [[scenario.client]]; add at least one source of traffic`, nil},
+		{"no policy", strings.Replace(minimal, "[scenario.policy]\nlimit = 10\n", "", 1), `scenario "s": has no [scenario.policy]; add one with at least limit = N`, nil},
+		{"bad name", replace(`name = "s"`, `name = "Big Name"`), `scenario "Big Name": name must be lowercase letters, digits and dashes (got "Big Name")`, nil},
+		{"duplicate scenario", minimal + "\n" + minimal, `dir/test.toml:13: two scenarios are named "s"; names must be unique`, nil},
+		{"stop after the end", client(`stop = "5s"`), `client "c": stop must be after start (0s) and at most the duration 2s (got 5s)`, nil},
+		{"closed loop without pause", pattern("closed-loop", "concurrency = 4"), `client "c": a closed loop needs think or latency > 0`, nil},
+		{"too much load", replace("rate = 5", "rate = 1e9"), `client "c": offers about 2e+09 requests over 2s; ratelab replays at most 100000000 per scenario`, nil},
+		{"overlapping bursts", pattern("bursts", `bursts = [{ at = "1s", count = 5, spread = "1s" }, { at = "1500ms", count = 5 }]`), `client "c": burst 2 at 1.5s starts before burst 1 ends`, nil},
+		{"bad retry policy", client(`retry = { policy = "sometimes" }`), `client "c": retry: policy must be one of none, immediate, fixed, exponential, retry-after (got "sometimes")`, nil},
+		{"missing trace", pattern("trace", `file = "nope.csv"`), `client "c": open dir/nope.csv: file does not exist (the path is relative to dir/test.toml)`, nil},
+		{"bad trace row", pattern("trace", `file = "t.csv"`), `client "c": t.csv:3: time_ms "soon" is not a number of milliseconds`, map[string]string{"t.csv": "time_ms,key\n1,a\nsoon,b\n"}},
+		{"unknown watch key", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_key = \"q\""), `scenario "s": watch_key "q" is not a key any client uses`, nil},
+		{"period not exact", replace("limit = 10", "limit = 10\nperiod = \"1.0000005s\""), `period must be a whole number of microseconds`, nil},
+		{"too large for exact arithmetic", replace("limit = 10", "limit = 999983\nperiod = \"3h\""), `limit 999983 (or burst 999983) over a period of 3h0m0s is too large for exact arithmetic`, nil},
+		{"too long for exact arithmetic", strings.Replace(replace("limit = 10", "limit = 999983\nperiod = \"1h\""), `"2s"`, `"24h"`, 1), `lane "fixed-window": a run of 24h0m0s at 999983 per 1h0m0s, burst 999983 is too long for exact arithmetic`, nil},
+		{"key the pattern does not use", client(`file = "x.csv"`), `client "c": file does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
+	} {
+		_, err := parse(t, tc.doc, tc.files)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tc.name, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got: %v\nwant: %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestTraceKeysAreInterned(t *testing.T) {
+	doc := strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1) + "file = \"t.csv\"\n"
+	doc = strings.Replace(doc, "rate = 5\n", "", 1)
+	c, err := parse(t, doc, map[string]string{"t.csv": "time_ms,key,cost\n0,b,1\n5,a,3\n9,b,2\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := c.Compile("s", Overrides{})
+	tr := cfg.Clients[0].Pattern.(sim.Trace)
+	if tr.Rows != 3 || tr.MaxCost != 3 || len(cfg.Clients[0].Keys) != 2 || cfg.Keys[cfg.Clients[0].Keys[tr.KeyIndex["a"]]].Name != "a" {
+		t.Errorf("trace: %d rows, max cost %d, keys %v (index %v); want 3, 3, two keys b and a", tr.Rows, tr.MaxCost, cfg.Keys, tr.KeyIndex)
+	}
+}
+
+func TestFileSourceOpensBesideTheFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/s.toml", []byte(strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1)+"file = \"sub/t.csv\"\n"), 0o644)
+	os.Mkdir(dir+"/sub", 0o755)
+	os.WriteFile(dir+"/sub/t.csv", []byte("time_ms,key\n0,a\n"), 0o644)
+	_, err := Load(dir + "/s.toml")
+	if err == nil || !strings.Contains(err.Error(), `rate does not apply to pattern "trace"`) {
+		t.Fatalf("Load: %v; want the rate on a trace client reported", err)
+	}
+	doc, _ := os.ReadFile(dir + "/s.toml")
+	os.WriteFile(dir+"/s.toml", []byte(strings.Replace(string(doc), "rate = 5\n", "", 1)), 0o644)
+	if _, err := Load(dir + "/s.toml"); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if _, err := Load(dir + "/missing.toml"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// FuzzParse: whatever the bytes, Parse returns a catalogue or an error; it never
+// panics, and an error always says which file.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	data, _ := os.ReadFile("../scenarios.toml")
+	f.Add(data)
+	f.Add([]byte(strings.Replace(minimal, `pattern = "constant"`, `pattern = "bursts"`, 1) + `bursts = [{ at = "1s", count = 3 }]`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		src := Source{Name: "fuzz.toml", Open: func(string) (io.ReadCloser, error) { return nil, fs.ErrNotExist }}
+		c, err := Parse(src, doc)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.toml") && !strings.HasPrefix(err.Error(), "--lanes") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for _, name := range c.Names() {
+			cfg, err := c.Compile(name, Overrides{})
+			if err != nil {
+				t.Fatalf("compiled once in Parse, failed the second time: %v", err)
+			}
+			if cfg.Duration <= 0 || cfg.Tick <= 0 || len(cfg.Lanes) == 0 || len(cfg.Clients) == 0 {
+				t.Fatalf("accepted an unusable config: %+v", cfg)
+			}
+		}
+	})
+}
