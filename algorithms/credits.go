@@ -13,30 +13,44 @@ type credits struct {
 	perMicro int64 // credits gained (or drained) per microsecond
 	capacity int64 // Burst × unit
 	periodUS int64 // the period in microseconds
+	// fillUS is a time after which any balance down to the lowest one (see
+	// withFloor) has refilled to full, or any level has drained: refill and drain
+	// need no division, and elapsed × perMicro below it cannot overflow.
+	fillUS int64
+	// perUnit is 1 / unit, so converting credits to units is a multiplication.
+	perUnit float64
 }
 
 func newCredits(p Policy) credits {
 	p = p.WithDefaults()
 	periodUS := int64(p.Period / Resolution)
 	g := gcd(periodUS, p.Limit)
-	return credits{
+	c := credits{
 		unit:     periodUS / g,
 		perMicro: p.Limit / g,
 		capacity: p.Burst * (periodUS / g),
 		periodUS: periodUS,
+		perUnit:  1 / float64(periodUS/g),
 	}
+	return c.withFloor(0)
+}
+
+// withFloor sets the lowest balance the credits will hold (−reservations).
+func (c credits) withFloor(floor int64) credits {
+	c.fillUS = (c.capacity-floor)/c.perMicro + 1
+	return c
 }
 
 // refill returns balance after elapsedUS microseconds of refill, capped at capacity.
-// It never multiplies past capacity, so it cannot overflow however long the idle.
+// It never multiplies past fillUS, so it cannot overflow however long the idle.
 func (c credits) refill(balance, elapsedUS int64) int64 {
 	if elapsedUS <= 0 || balance >= c.capacity {
 		return balance
 	}
-	if elapsedUS >= ceilDiv(c.capacity-balance, c.perMicro) {
+	if elapsedUS >= c.fillUS {
 		return c.capacity
 	}
-	return balance + elapsedUS*c.perMicro
+	return min(c.capacity, balance+elapsedUS*c.perMicro)
 }
 
 // drain returns level after elapsedUS microseconds of leaking, floored at zero.
@@ -44,20 +58,25 @@ func (c credits) drain(level, elapsedUS int64) int64 {
 	if elapsedUS <= 0 || level <= 0 {
 		return level
 	}
-	if elapsedUS >= ceilDiv(level, c.perMicro) {
+	if elapsedUS >= c.fillUS {
 		return 0
 	}
-	return level - elapsedUS*c.perMicro
+	return max(0, level-elapsedUS*c.perMicro)
 }
 
 // wait is the time, in whole microseconds rounded up, until deficit credits have
 // been refilled (or drained): ceil(deficit / rate).
 func (c credits) wait(deficit int64) int64 {
-	if deficit <= 0 {
+	switch {
+	case deficit <= 0:
 		return 0
+	case c.perMicro == 1: // the common case: limits that divide the period
+		return deficit
 	}
-	return ceilDiv(deficit, c.perMicro)
+	return (deficit + c.perMicro - 1) / c.perMicro
 }
 
-// units converts credits to units of cost, for display (fractional tokens).
-func (c credits) units(cr int64) float64 { return float64(cr) / float64(c.unit) }
+// units converts credits to units of cost, for display (fractional tokens). It
+// multiplies by the reciprocal: the result may differ from cr / unit in the last
+// bit, the same way in every limiter that uses credits.
+func (c credits) units(cr int64) float64 { return float64(cr) * c.perUnit }

@@ -45,9 +45,7 @@ func (g *GCRA) Allow(key string, now time.Duration, cost int64) Decision {
 		g.keys[key] = s
 		g.keyBytes += int64(len(key))
 	}
-	d, next := g.Decide(*s, key, now, cost)
-	*s = next
-	return d
+	return g.decide(s, key, now, cost)
 }
 
 // Read returns key's stored state, or the idle state (tat = now) if it has none.
@@ -70,16 +68,21 @@ func (g *GCRA) Write(key string, s GCRAState) {
 
 // Decide is the pure decision on state s.
 func (g *GCRA) Decide(s GCRAState, key string, now time.Duration, cost int64) (Decision, GCRAState) {
+	d := g.decide(&s, key, now, cost)
+	return d, s
+}
+
+// decide decides on *s and updates it in place.
+func (g *GCRA) decide(s *GCRAState, key string, now time.Duration, cost int64) Decision {
 	nowS := g.scaled(now)
 	tat := max(s.TAT, nowS)
 	newTAT := tat + cost*g.c.unit
 	allowAt := newTAT - g.c.capacity
 	d := Decision{Limit: g.policy.Burst}
-	next := s
 	if nowS >= allowAt {
 		d.Allowed = true
 		tat = newTAT
-		next.TAT = newTAT
+		s.TAT = newTAT
 	} else if cost*g.c.unit > g.c.capacity {
 		d.RetryAfter = Forever
 	} else {
@@ -87,7 +90,7 @@ func (g *GCRA) Decide(s GCRAState, key string, now time.Duration, cost int64) (D
 	}
 	d.Remaining = g.c.units(g.c.capacity - (tat - nowS))
 	d.ResetAfter = fromMicros(g.c.wait(tat - nowS))
-	return d, next
+	return d
 }
 
 // Level is the tokens a token bucket with the same policy would hold at now.

@@ -318,3 +318,18 @@ func TestPolicyValidate(t *testing.T) {
 		}
 	}
 }
+
+// Reservations deeper than the burst refill all the way back, however long the
+// debt: the shortcut that skips the arithmetic after a long idle must not cut in
+// early.
+func TestDeepReservationsRefillExactly(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second, Burst: 5}
+	runSteps(t, NewTokenBucket(p, true, 50), []step{
+		{at: 0, cost: 5, allowed: true, remaining: 0},
+		{at: 0, cost: 5, allowed: true, remaining: -5, delay: ms(500)},
+		{at: 0, cost: 5, allowed: true, remaining: -10, delay: ms(1000)},
+		{at: 0, cost: 5, allowed: true, remaining: -15, delay: ms(1500)},
+		{at: ms(1600), allowed: true, remaining: 0}, // 16 tokens refilled: −15 + 16 − 1
+		{at: ms(2000), cost: 5, allowed: true, remaining: -1, delay: ms(100)},
+	})
+}

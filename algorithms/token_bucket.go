@@ -44,11 +44,12 @@ const tokenStateBytes = 16
 func NewTokenBucket(p Policy, monotonic bool, maxReserved int64) *TokenBucket {
 	p = p.WithDefaults()
 	c := newCredits(p)
+	floor := -maxReserved * c.unit
 	return &TokenBucket{
 		policy:    p,
-		c:         c,
+		c:         c.withFloor(floor),
 		monotonic: monotonic,
-		floor:     -maxReserved * c.unit,
+		floor:     floor,
 		keys:      make(map[string]*TokenState),
 	}
 }
@@ -66,9 +67,7 @@ func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision 
 		t.keys[key] = s
 		t.keyBytes += int64(len(key))
 	}
-	d, next := t.Decide(*s, key, now, cost)
-	*s = next
-	return d
+	return t.decide(s, key, now, cost)
 }
 
 // Read returns key's state as stored, or the idle state (a full bucket) if it has
@@ -95,6 +94,12 @@ func (t *TokenBucket) Write(key string, s TokenState) {
 // store, and changes nothing itself. The state is returned on denials too (the
 // refill moved its timestamp), as a script that always writes back would.
 func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost int64) (Decision, TokenState) {
+	d := t.decide(&s, key, now, cost)
+	return d, s
+}
+
+// decide decides on *s and updates it in place.
+func (t *TokenBucket) decide(s *TokenState, key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
 	balance := t.c.refill(s.Credits, n-s.Last)
 	last := n
@@ -114,7 +119,8 @@ func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost i
 	}
 	d.Remaining = t.c.units(balance)
 	d.ResetAfter = fromMicros(t.c.wait(t.c.capacity - balance))
-	return d, TokenState{Credits: balance, Last: last}
+	s.Credits, s.Last = balance, last
+	return d
 }
 
 // Level is the number of tokens key's bucket holds at now.

@@ -24,10 +24,16 @@ type Lane struct {
 	now    time.Duration
 	seq    uint64
 	events eventHeap
+	// arrivals holds each open-loop client's next arrival beside the heap, when
+	// there are few clients (sideArrivals): taking the earliest of them and the
+	// heap's top in the same (time, seq) order gives the same run with no heap
+	// work per arrival. An entry with at == never is empty.
+	arrivals     []event
+	sideArrivals bool
 
-	clients  []clientRun
-	pairBase []int // per client: where its keys start among the (client, key) pairs
-	reqs     []request
+	clients []clientRun
+	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
+	reqs    []request
 	free     []int32
 	backend  *backendRun
 
@@ -86,7 +92,7 @@ type clientRun struct {
 type request struct {
 	client   int32
 	key      int32 // index into Config.Keys
-	pair     int32 // the (client, key) pair, for fairness
+	pair     int32 // its (client, key) identity (see identity)
 	attempt  int32
 	tries    int32 // WATCH reads for the current attempt
 	worker   bool  // sent by a closed-loop worker
@@ -131,13 +137,28 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
 	l.rec.keys = make([]keyStats, len(cfg.Keys))
-	pairs := 0
+	l.rec.peaks = make([]peakSpan, len(cfg.Keys))
+	owned := make([]bool, len(cfg.Keys))
 	for i := range cfg.Clients {
-		l.pairBase = append(l.pairBase, pairs)
-		pairs += len(cfg.Clients[i].Keys)
+		slots := make([]int32, len(cfg.Clients[i].Keys))
+		for pos, k := range cfg.Clients[i].Keys {
+			slots[pos] = -1
+			if owned[k] {
+				slots[pos] = int32(len(l.rec.extra))
+				l.rec.extra = append(l.rec.extra, pairStats{})
+			}
+			owned[k] = true
+		}
+		l.pairs = append(l.pairs, slots)
 	}
-	l.rec.pairs = make([]pairStats, pairs)
 	l.rec.m = Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend}
+	l.sideArrivals = len(cfg.Clients) <= maxSideArrivals
+	if l.sideArrivals {
+		l.arrivals = make([]event, len(cfg.Clients))
+		for i := range l.arrivals {
+			l.arrivals[i].at = never
+		}
+	}
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]
 		cr := clientRun{c: c, retry: newStream(cfg.Seed, streamRetry, i)}
@@ -155,7 +176,7 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 			cr.gen = gen
 			if a, ok := gen.next(); ok {
 				cr.pending = a
-				l.schedule(a.at, evArrival, i)
+				l.scheduleArrival(a.at, i)
 			}
 		}
 		l.clients = append(l.clients, cr)
@@ -192,8 +213,11 @@ func (l *Lane) advanceTo(t time.Duration) {
 	t = min(t, l.cfg.Duration)
 	for l.err == nil {
 		limit := min(t, l.nextTick)
-		for len(l.events) > 0 && l.events.peek() < limit && l.err == nil {
-			e := l.events.pop()
+		for l.err == nil {
+			e, ok := l.take(limit)
+			if !ok {
+				break
+			}
 			l.now = e.at
 			l.handle(e)
 		}
@@ -232,6 +256,49 @@ func (l *Lane) sample() {
 	l.nextTick += l.cfg.Tick
 }
 
+// never is the time of an empty arrival slot.
+const never = time.Duration(1<<63 - 1)
+
+// maxSideArrivals is the most clients whose arrivals are kept beside the heap; with
+// more, scanning them would cost more than the heap does.
+const maxSideArrivals = 8
+
+// take removes and returns the earliest event before limit, from the heap or the
+// arrival slots, in (time, seq) order.
+func (l *Lane) take(limit time.Duration) (event, bool) {
+	slot := -1
+	var e event
+	if len(l.events) > 0 {
+		e = l.events[0]
+	} else {
+		e.at = never
+	}
+	for i := range l.arrivals {
+		if a := &l.arrivals[i]; a.at < e.at || (a.at == e.at && a.at != never && a.seq < e.seq) {
+			e, slot = *a, i
+		}
+	}
+	if e.at >= limit {
+		return e, false
+	}
+	if slot >= 0 {
+		l.arrivals[slot].at = never
+	} else {
+		l.events.pop()
+	}
+	return e, true
+}
+
+// scheduleArrival schedules client ci's next arrival at `at`.
+func (l *Lane) scheduleArrival(at time.Duration, ci int) {
+	if !l.sideArrivals {
+		l.schedule(at, evArrival, ci)
+		return
+	}
+	l.seq++
+	l.arrivals[ci] = event{at: at, seq: l.seq, kind: evArrival, ref: int32(ci)}
+}
+
 func (l *Lane) schedule(at time.Duration, kind eventKind, ref int) {
 	l.seq++
 	l.events.push(event{at: at, seq: l.seq, kind: kind, ref: int32(ref)})
@@ -266,7 +333,7 @@ func (l *Lane) arrive(ci int) {
 	}
 	if next, ok := c.gen.next(); ok {
 		c.pending = next
-		l.schedule(next.at, evArrival, ci)
+		l.scheduleArrival(next.at, ci)
 	} else if err := c.gen.err(); err != nil {
 		l.err = fmt.Errorf("client %q: %w", c.c.Name, err)
 	}
@@ -276,10 +343,10 @@ func (l *Lane) arrive(ci int) {
 func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	c := &l.clients[ci]
 	c.made++
-	pair := l.pairBase[ci] + pos
+	id := identity{key: int32(c.c.Keys[pos]), pair: l.pairs[ci][pos]}
 	l.rec.m.Offered++
-	l.rec.pairs[pair].offered++
-	r := request{client: int32(ci), key: int32(c.c.Keys[pos]), pair: int32(pair), cost: cost, first: l.now, n: c.made, worker: worker, slot: -1}
+	l.rec.offered(id)
+	r := request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1}
 	if n := len(l.free); n > 0 {
 		id := l.free[n-1]
 		l.free = l.free[:n-1]
@@ -402,7 +469,7 @@ func (l *Lane) admit(id int32) {
 func (l *Lane) succeeded(id int32) {
 	r := &l.reqs[id]
 	l.rec.m.Succeeded++
-	l.rec.pairs[r.pair].succeeded++
+	l.rec.succeeded(identity{r.key, r.pair})
 	l.rec.latency.add(l.now - r.first)
 	l.finish(id, l.now)
 }

@@ -68,24 +68,51 @@ type Metrics struct {
 	PeakKeys       int
 }
 
-// keyStats is what a lane keeps per key for the metrics: fixed size, plus the peak
-// window's admissions of one period.
+// keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:
+// the counters of the key's own (client, key) identity (the first client using the
+// key; others' are in recorder.extra), its admissions for over-grant, and its peak
+// window's ring (see peak.go).
 type keyStats struct {
-	admitted    int64 // units
-	first, last time.Duration
-	window      peakWindow
+	offered, succeeded int32 // logical requests of the key's own identity
+	admitted           int64 // units
+	first, last        time.Duration
+	sum, peak          int64 // units in the window now, and the most ever
+	ringOff, ringCap   int32 // the ring's place in the arena
+	head, n            int32
 }
 
-// pairStats is what a lane keeps per (client, key) identity, for fairness.
+// pairStats counts one (client, key) identity's logical requests, for fairness.
 type pairStats struct{ offered, succeeded int64 }
 
 // recorder accumulates a lane's metrics as decisions land.
 type recorder struct {
 	m          Metrics
 	keys       []keyStats
-	pairs      []pairStats
+	peaks      []peakSpan        // per key, where its peak window was
+	arena      []packedAdmission // the keys' peak-window rings
+	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram
 	queueDelay histogram
+}
+
+// identity is a (client, key) pair: the key's own counters when pair < 0, else
+// recorder.extra[pair].
+type identity struct{ key, pair int32 }
+
+func (r *recorder) offered(id identity) {
+	if id.pair < 0 {
+		r.keys[id.key].offered++
+	} else {
+		r.extra[id.pair].offered++
+	}
+}
+
+func (r *recorder) succeeded(id identity) {
+	if id.pair < 0 {
+		r.keys[id.key].succeeded++
+	} else {
+		r.extra[id.pair].succeeded++
+	}
 }
 
 // admit records cost units of key going ahead at `at`.
@@ -96,7 +123,7 @@ func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Du
 	}
 	ks.first, ks.last = min(ks.first, at), max(ks.last, at)
 	ks.admitted += cost
-	ks.window.add(at, cost, period)
+	r.addToWindow(key, at, cost, period)
 }
 
 // finish computes the derived metrics. cfg gives each key's policy.
@@ -110,18 +137,24 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	m.QueueDelayP99 = r.queueDelay.quantile(0.99)
 
 	var sum, sumSq, n, excess float64
-	for _, ps := range r.pairs {
-		if ps.offered > 0 {
-			x := float64(ps.succeeded) / float64(ps.offered)
+	share := func(offered, succeeded int64) {
+		if offered > 0 {
+			x := float64(succeeded) / float64(offered)
 			sum, sumSq, n = sum+x, sumSq+x*x, n+1
 		}
+	}
+	for _, ks := range r.keys {
+		share(int64(ks.offered), int64(ks.succeeded))
+	}
+	for _, ps := range r.extra {
+		share(ps.offered, ps.succeeded)
 	}
 	for i := range r.keys {
 		ks := &r.keys[i]
 		p := lane.policy(cfg, cfg.Keys[i].Tier).WithDefaults()
 		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)
-		if ratio := float64(ks.window.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
-			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, ks.window.peakFirst, ks.window.peakLast
+		if ratio := float64(ks.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, r.peaks[i].first, r.peaks[i].last
 			m.PeakKey = cfg.Keys[i].Name
 		}
 		if ks.admitted > 0 {

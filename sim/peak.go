@@ -2,44 +2,81 @@ package sim
 
 import "time"
 
-// peakWindow follows one key's admissions (accepted requests at the moment they
-// go ahead: after any queue delay or reservation) in a sliding window of the key's
-// policy period, and remembers the largest total ever held in one window and where.
-// Memory is the admissions of one period, which the policy bounds for every lane
-// that limits correctly (and shows the over-grant for one that does not).
-type peakWindow struct {
-	log       []admission
-	head      int
-	sum       int64
-	peak      int64
-	peakFirst time.Duration // the first and last admission of the peak window
-	peakLast  time.Duration
+// The peak window: for each key, its admissions (accepted requests at the moment
+// they go ahead, after any queue delay or reservation) in a sliding window of the
+// key's policy period, and the largest total ever held in one window. Memory is the
+// admissions of one period, which the policy bounds for every lane that limits
+// correctly (and shows the over-grant for one that does not).
+//
+// The admissions of all keys live in one arena of packed 8-byte entries (time and
+// cost in one word), each key owning a power-of-two ring in it; with the counters
+// in keyStats, a decision touches one cache line of statistics per key, which is
+// what keeps a replay over many keys fast.
+
+// packedAdmission is an admission's time in µs (high 42 bits: 50 days) and cost
+// (low 22 bits). A larger cost is stored as several entries at the same time.
+type packedAdmission uint64
+
+const (
+	costBits = 22
+	maxCost  = 1<<costBits - 1
+)
+
+func pack(at time.Duration, cost int64) packedAdmission {
+	return packedAdmission(uint64(at/time.Microsecond)<<costBits | uint64(cost))
 }
 
-type admission struct {
-	at   time.Duration
-	cost int64
-}
+func (a packedAdmission) at() time.Duration { return time.Duration(a>>costBits) * time.Microsecond }
+func (a packedAdmission) cost() int64       { return int64(a & maxCost) }
 
-// add records cost admitted at `at`. Admissions come in time order per key; one that
+// peakSpan is where a key's peak window was: its first and last admission.
+type peakSpan struct{ first, last time.Duration }
+
+// addToWindow records cost admitted at `at` (>= 0) for key k, whose policy period
+// is period, and updates its peak. Admissions come in time order per key; one that
 // does not (reserved work overtaken) is placed in order.
-func (w *peakWindow) add(at time.Duration, cost int64, period time.Duration) {
-	i := len(w.log)
-	w.log = append(w.log, admission{at, cost})
-	for ; i > w.head && w.log[i-1].at > at; i-- {
-		w.log[i], w.log[i-1] = w.log[i-1], w.log[i]
+func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration) {
+	ks := &r.keys[k]
+	for cost > maxCost {
+		r.push(ks, pack(at, maxCost))
+		cost -= maxCost
 	}
-	w.sum += cost
-	newest := w.log[len(w.log)-1].at
-	for w.log[w.head].at <= newest-period {
-		w.sum -= w.log[w.head].cost
-		w.head++
+	r.push(ks, pack(at, cost))
+	newest := r.entry(ks, ks.n-1).at()
+	for r.entry(ks, 0).at() <= newest-period {
+		ks.sum -= r.entry(ks, 0).cost()
+		ks.head = (ks.head + 1) & (ks.ringCap - 1)
+		ks.n--
 	}
-	if w.sum > w.peak {
-		w.peak, w.peakFirst, w.peakLast = w.sum, w.log[w.head].at, newest
+	if ks.sum > ks.peak {
+		ks.peak = ks.sum
+		r.peaks[k] = peakSpan{r.entry(ks, 0).at(), newest}
 	}
-	if w.head > 32 && w.head >= len(w.log)/2 {
-		w.log = append(w.log[:0], w.log[w.head:]...)
-		w.head = 0
+}
+
+// entry is the i-th admission of ks's ring from the oldest.
+func (r *recorder) entry(ks *keyStats, i int32) packedAdmission {
+	return r.arena[ks.ringOff+(ks.head+i)&(ks.ringCap-1)]
+}
+
+// push appends a to ks's ring, keeping it in time order; a full ring moves to a
+// new one twice its size at the end of the arena (the old one is abandoned).
+func (r *recorder) push(ks *keyStats, a packedAdmission) {
+	if ks.n == ks.ringCap {
+		size := max(8, 2*ks.ringCap)
+		off := int32(len(r.arena))
+		r.arena = append(r.arena, make([]packedAdmission, size)...)
+		for i := int32(0); i < ks.n; i++ {
+			r.arena[off+i] = r.entry(ks, i)
+		}
+		ks.ringOff, ks.ringCap, ks.head = off, size, 0
 	}
+	slot := func(i int32) int32 { return ks.ringOff + (ks.head+i)&(ks.ringCap-1) }
+	i := ks.n
+	r.arena[slot(i)] = a
+	for ; i > 0 && r.arena[slot(i-1)].at() > a.at(); i-- {
+		r.arena[slot(i-1)], r.arena[slot(i)] = r.arena[slot(i)], r.arena[slot(i-1)]
+	}
+	ks.n++
+	ks.sum += a.cost()
 }

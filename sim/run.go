@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -77,18 +75,24 @@ func (r *Run) AdvanceTo(t time.Duration) error {
 }
 
 // flushRows merges the lanes' rows of the last step by (time, lane) and hands them
-// to the sink. Each lane's rows are already in time order.
+// to the sink. Each lane's rows are already in time order, so this is a k-way merge
+// that takes, at each step, the earliest head (the lowest lane on a tie).
 func (r *Run) flushRows() error {
 	r.merged = r.merged[:0]
-	for _, rows := range r.pending {
-		r.merged = append(r.merged, rows...)
-	}
-	slices.SortStableFunc(r.merged, func(a, b Row) int {
-		if c := cmp.Compare(a.At, b.At); c != 0 {
-			return c
+	heads := make([]int, len(r.pending))
+	for {
+		best := -1
+		for i, rows := range r.pending {
+			if heads[i] < len(rows) && (best < 0 || rows[heads[i]].At < r.pending[best][heads[best]].At) {
+				best = i
+			}
 		}
-		return cmp.Compare(a.Lane, b.Lane)
-	})
+		if best < 0 {
+			break
+		}
+		r.merged = append(r.merged, r.pending[best][heads[best]])
+		heads[best]++
+	}
 	for i := range r.pending {
 		r.pending[i] = r.pending[i][:0]
 	}
