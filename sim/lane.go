@@ -34,8 +34,8 @@ type Lane struct {
 	clients []clientRun
 	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
 	reqs    []request
-	free     []int32
-	backend  *backendRun
+	free    []int32
+	backend *backendRun
 
 	rec        recorder
 	series     []Sample
