@@ -163,28 +163,3 @@ func TestListAndVersion(t *testing.T) {
 		t.Errorf("version: exit %d: %s", code, out)
 	}
 }
-
-func TestOutputAbortLeavesNothing(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.csv")
-	o, err := openOutput("csv", path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.w.Write([]byte("half a file"))
-	o.abort()
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("abort left %v", entries)
-	}
-	o, _ = openOutput("csv", path, nil)
-	o.w.Write([]byte("whole\n"))
-	if _, err := os.Stat(path); err == nil {
-		t.Error("the file appeared before commit")
-	}
-	if err := o.commit(); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "whole\n" {
-		t.Errorf("committed %q", got)
-	}
-}

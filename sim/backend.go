@@ -72,6 +72,12 @@ func (l *Lane) backendArrive(id int32) {
 		return
 	}
 	j := b.newJob(id)
+	if b.busy < b.b.Concurrency && b.b.ServiceTime <= b.b.Timeout {
+		// served at once, done before its client would give up: no timeout
+		b.jobs[j].expired = true
+		l.serve(j)
+		return
+	}
 	if b.b.Timeout > 0 {
 		l.schedule(l.now+b.b.Timeout, evBackendTimeout, int(j))
 	}

@@ -247,8 +247,8 @@ type LaneConfig struct {
 	OnError string // "open" or "closed"
 }
 
-// policy is tier t's policy as this lane enforces it.
-func (l LaneConfig) policy(cfg *Config, t int) algorithms.Policy {
+// TierPolicy is tier t's policy as this lane enforces it.
+func (l LaneConfig) TierPolicy(cfg *Config, t int) algorithms.Policy {
 	if t == 0 && l.Policy.Limit > 0 {
 		return l.Policy
 	}

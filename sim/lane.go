@@ -47,6 +47,10 @@ type Lane struct {
 	// rows, when not nil, receives every decision as it lands.
 	rows func(Row)
 	err  error
+
+	last     algorithms.Decision // the latest decision, for the UI's headers
+	lastKey  int32
+	lastSeen bool
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -114,7 +118,7 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		}
 	}
 	for t := range cfg.Tiers {
-		p := lc.policy(cfg, t)
+		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
 		lim, err := build(lc, t, p)
 		if err != nil {
@@ -446,8 +450,14 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	l.admit(id)
 }
 
-// record hands the decision to the row sink.
+// LastDecision is the lane's latest decision and its key, and false before the first.
+func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
+	return l.last, l.cfg.Keys[l.lastKey], l.lastSeen
+}
+
+// record keeps d as the latest decision and hands it to the row sink.
 func (l *Lane) record(r *request, d algorithms.Decision) {
+	l.last, l.lastKey, l.lastSeen = d, r.key, true
 	if l.rows == nil {
 		return
 	}

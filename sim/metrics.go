@@ -151,7 +151,7 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	}
 	for i := range r.keys {
 		ks := &r.keys[i]
-		p := lane.policy(cfg, cfg.Keys[i].Tier).WithDefaults()
+		p := lane.TierPolicy(cfg, cfg.Keys[i].Tier).WithDefaults()
 		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)
 		if ratio := float64(ks.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, r.peaks[i].first, r.peaks[i].last

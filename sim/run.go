@@ -102,6 +102,16 @@ func (r *Run) flushRows() error {
 	return r.rows(r.merged)
 }
 
+// Decisions is the number of decisions asked for so far, over all lanes: a measure
+// of the work done, for callers that budget it.
+func (r *Run) Decisions() int64 {
+	var n int64
+	for _, l := range r.Lanes {
+		n += l.rec.m.Attempts
+	}
+	return n
+}
+
 // Metrics are every lane's figures so far.
 func (r *Run) Metrics() []Metrics {
 	out := make([]Metrics, len(r.Lanes))

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/ui"
+)
+
+const tuiUsage = `
+Usage: ratelab [tui] [--scenario NAME] [--file F] [--lanes a,b] [--seed N]
+                     [--redis URL] [--export-dir DIR]
+
+Opens the terminal UI on the embedded scenarios (or the file given): every lane
+graphed live, the comparison, the lesson. Press ? inside for every key.`
+
+func runTUI(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tui", tuiUsage, stderr)
+	var o runOptions
+	exportDir := "."
+	fs.StringVar(&o.scenario, "scenario", "", "the scenario to open on (see ratelab list); the first if empty")
+	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
+	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
+	fs.Func("seed", "replace the scenarios' seed (a whole number)", func(s string) error {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a whole number >= 0")
+		}
+		o.seed = &v
+		return nil
+	})
+	fs.StringVar(&o.redis, "redis", "", "run backend = \"redis\" lanes on this Redis (redis://host:port/db)")
+	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := loadCatalogue(o.file)
+	if err != nil {
+		return err
+	}
+	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, ExportDir: exportDir, Frame: 50 * time.Millisecond}
+	if o.lanes != "" {
+		for _, l := range strings.Split(o.lanes, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				opts.Lanes = append(opts.Lanes, l)
+			}
+		}
+	}
+	m, err := ui.New(opts)
+	if err != nil {
+		return usageError{err}
+	}
+	defer m.Close()
+	if _, err := tea.NewProgram(m).Run(); err != nil {
+		return fmt.Errorf("the terminal UI failed: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package ui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key the UI answers to, with its help text; the help bar and the
+// full help (?) are built from it.
+type KeyMap struct {
+	Pause, Step, Faster, Slower, Max      key.Binding
+	Restart, Next, Prev, Pick             key.Binding
+	Focus, FocusBack, Zoom, Unzoom        key.Binding
+	BurstDown, BurstUp, RateDown, RateUp  key.Binding
+	Export, Help, Quit                    key.Binding
+}
+
+// DefaultKeyMap is the key map described in the README.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Pause:     key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),
+		Step:      key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one tick (paused)")),
+		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		Max:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "max speed")),
+		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next scenario")),
+		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous scenario")),
+		Pick:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "pick a scenario")),
+		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next lane")),
+		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous lane")),
+		Zoom:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "zoom the focused lane")),
+		Unzoom:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		BurstDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "burst down")),
+		BurstUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "burst up")),
+		RateDown:  key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "rate down")),
+		RateUp:    key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "rate up")),
+		Export:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the help bar: the keys a person needs first.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Pause, k.Faster, k.Slower, k.Pick, k.Focus, k.Zoom, k.Export, k.Help, k.Quit}
+}
+
+// FullHelp is every key, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Step, k.Faster, k.Slower, k.Max},
+		{k.Restart, k.Next, k.Prev, k.Pick},
+		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},
+		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
+		{k.Export, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,357 @@
+package ui
+
+import (
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ratelab/scenarios"
+)
+
+// catalogue is the shipped catalogue, read from the repository.
+func catalogue(t testing.TB) *scenarios.Catalogue {
+	t.Helper()
+	c, err := scenarios.LoadFS(os.DirFS(".."), "scenarios.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newModel opens scenario on a 160×48 screen with frames driven by the test.
+func newModel(t testing.TB, scenario string) *Model {
+	t.Helper()
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	return m
+}
+
+// press sends a key press by name ("space", "tab", "a") and returns the command.
+func press(m *Model, name string) tea.Cmd {
+	var k tea.Key
+	switch name {
+	case "space":
+		k = tea.Key{Code: tea.KeySpace, Text: " "}
+	case "tab":
+		k = tea.Key{Code: tea.KeyTab}
+	case "shift+tab":
+		k = tea.Key{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "enter":
+		k = tea.Key{Code: tea.KeyEnter}
+	case "esc":
+		k = tea.Key{Code: tea.KeyEscape}
+	case "right":
+		k = tea.Key{Code: tea.KeyRight}
+	case "ctrl+c":
+		k = tea.Key{Code: 'c', Mod: tea.ModCtrl}
+	default:
+		r := []rune(name)[0]
+		k = tea.Key{Code: r, Text: name}
+	}
+	_, cmd := m.Update(tea.KeyPressMsg(k))
+	return cmd
+}
+
+// settle runs cmd and feeds its messages back to m, as the Bubble Tea runtime
+// would (the picker filters in a command). A command that does not answer within
+// 100 ms is a timer (the list's status message) and is dropped.
+func settle(m *Model, cmd tea.Cmd) {
+	for i := 0; cmd != nil && i < 10; i++ {
+		answer := make(chan tea.Msg, 1)
+		go func(c tea.Cmd) { answer <- c() }(cmd)
+		var msg tea.Msg
+		select {
+		case msg = <-answer:
+		case <-time.After(100 * time.Millisecond):
+			return
+		}
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				settle(m, c)
+			}
+			return
+		case tea.QuitMsg:
+			return
+		default:
+			_, cmd = m.Update(msg)
+		}
+	}
+}
+
+// screen is the view as plain text.
+func screen(m *Model) string { return ansi.Strip(m.View().Content) }
+
+func frame(m *Model) tea.Cmd {
+	_, cmd := m.Update(FrameMsg{Generation: m.generation})
+	return cmd
+}
+
+func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	frame(m)
+	if now := m.run.Now(); now != 50*time.Millisecond {
+		t.Fatalf("one frame at 1× covered %v, want 50ms", now)
+	}
+	press(m, "+")
+	press(m, "+") // 5×
+	frame(m)
+	if now := m.run.Now(); now != 300*time.Millisecond {
+		t.Errorf("a frame at 5× took the clock to %v, want 300ms", now)
+	}
+	stale := FrameMsg{Generation: m.generation - 1}
+	m.Update(stale)
+	if now := m.run.Now(); now != 300*time.Millisecond {
+		t.Errorf("a stale frame moved the clock to %v", now)
+	}
+	for i := 0; i < 5; i++ {
+		press(m, "-")
+	}
+	if speedName(m.speed) != "0.1×" {
+		t.Errorf("five slower steps from 5× gave %s, want the slowest, 0.1×", speedName(m.speed))
+	}
+	press(m, "m")
+	frame(m)
+	if !m.run.Done() || !strings.Contains(screen(m), "■ finished") {
+		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.run.Done(), strings.Split(screen(m), "\n")[1])
+	}
+	if cmd := frame(m); cmd != nil {
+		t.Error("a finished run still schedules frames")
+	}
+}
+
+func TestFrameBudgetKeepsInputResponsive(t *testing.T) {
+	m := newModel(t, "tiers") // 140,000 offered requests × 7 lanes
+	press(m, "m")
+	frame(m)
+	if d := m.run.Decisions(); d < FrameBudget || d > FrameBudget+20_000 || m.run.Done() {
+		t.Errorf("a max-speed frame made %d decisions (done %v); want the budget, %d, plus at most one tick's worth", d, m.run.Done(), FrameBudget)
+	}
+}
+
+func TestPauseIsIdleAndStepMovesOneTick(t *testing.T) {
+	m := newModel(t, "clock-skew") // tick 50ms
+	m.opts.Frame = 50 * time.Millisecond
+	gen := m.generation
+	if cmd := press(m, "space"); cmd != nil || !m.paused || m.generation == gen {
+		t.Fatalf("space: paused %v, generation %d→%d, cmd %v; want paused, a new generation, no frame scheduled", m.paused, gen, m.generation, cmd)
+	}
+	if !strings.Contains(screen(m), "❚❚ paused") {
+		t.Error("the header does not say paused")
+	}
+	if cmd := frame(m); cmd != nil || m.run.Now() != 0 {
+		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.run.Now())
+	}
+	press(m, ".")
+	press(m, "right")
+	if m.run.Now() != 100*time.Millisecond {
+		t.Errorf("two steps while paused: %v, want two ticks, 100ms", m.run.Now())
+	}
+	if cmd := press(m, "space"); cmd == nil || m.paused {
+		t.Error("space again should resume and schedule a frame")
+	}
+	press(m, ".")
+	if m.run.Now() != 100*time.Millisecond {
+		t.Error("a step while running moved the clock")
+	}
+}
+
+func TestRestartAndScenarioSwitching(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	frame(m)
+	press(m, "r")
+	if m.run.Now() != 0 {
+		t.Errorf("after restart the clock is at %v", m.run.Now())
+	}
+	press(m, "n")
+	if m.name() != "bursty-user" || !strings.HasPrefix(screen(m), "bursty-user — ") {
+		t.Errorf("n opened %s", m.name())
+	}
+	press(m, "p")
+	press(m, "p")
+	if m.name() != "trace-replay" {
+		t.Errorf("p twice from bursty-user opened %s, want the last scenario, trace-replay", m.name())
+	}
+	press(m, "s")
+	if !m.picking || !strings.Contains(screen(m), "Scenarios — enter to open") {
+		t.Fatal("s did not open the picker")
+	}
+	settle(m, press(m, "/"))
+	for _, r := range "herd" {
+		settle(m, press(m, string(r)))
+	}
+	if s := screen(m); !strings.Contains(s, "thundering-herd") || strings.Contains(s, "rollover") {
+		t.Errorf("filtering for herd shows:\n%s", s)
+	}
+	settle(m, press(m, "enter")) // accept the filter
+	settle(m, press(m, "enter")) // open the scenario
+	if m.picking || m.name() != "thundering-herd" {
+		t.Errorf("picking thundering-herd opened %s (picker open: %v)", m.name(), m.picking)
+	}
+	press(m, "s")
+	press(m, "esc")
+	if m.picking {
+		t.Error("esc did not close the picker")
+	}
+}
+
+func TestFocusZoomAndHelp(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "m")
+	frame(m)
+	press(m, "tab")
+	press(m, "tab")
+	if m.focus != 2 || !strings.Contains(screen(m), "headers of sliding-counter for api-key-1 (429)") {
+		t.Errorf("focus %d; want 2, sliding-counter, and its headers shown", m.focus)
+	}
+	press(m, "shift+tab")
+	press(m, "shift+tab")
+	press(m, "shift+tab")
+	if m.focus != 6 {
+		t.Errorf("shift+tab three times from 2 gave %d, want 6 (wrapping)", m.focus)
+	}
+	press(m, "enter")
+	if s := screen(m); !m.zoom || !strings.Contains(s, "accepted per tick") || !strings.Contains(s, "x-time-rate  x-time-rate  accepted 100") {
+		t.Errorf("enter did not zoom x-time-rate:\n%s", s)
+	}
+	press(m, "esc")
+	press(m, "?")
+	if !strings.Contains(screen(m), "one tick (paused)") {
+		t.Error("? did not show every key")
+	}
+	press(m, "?")
+	if m.showHelp || m.zoom {
+		t.Error("? again (after esc) should leave help and zoom")
+	}
+}
+
+func TestBurstAndRateKeysRestartWithTheNewPolicy(t *testing.T) {
+	m := newModel(t, "boundary-burst") // 100 per 1s, burst 100
+	frame(m)
+	press(m, "]")
+	if p := m.cfg.Tiers[0].Policy; p.Burst != 150 || p.Limit != 100 || m.run.Now() != 0 {
+		t.Errorf("] gave %s at %v; want burst 150, restarted", p, m.run.Now())
+	}
+	press(m, "{")
+	if p := m.cfg.Tiers[0].Policy; p.Limit != 75 {
+		t.Errorf("{ gave %s; want limit 75", p)
+	}
+	if s := screen(m); !strings.Contains(s, "75 per 1s, burst 150 (adjusted)") {
+		t.Errorf("the header does not show the adjusted policy:\n%s", strings.Split(s, "\n")[1])
+	}
+	press(m, "n")
+	if p := m.cfg.Tiers[0].Policy; p.Burst != 5 {
+		t.Errorf("a new scenario keeps an adjustment: %s", p)
+	}
+
+	// a burst below a request's cost is refused, with the reason
+	m = newModel(t, "llm-cost") // burst 20,000, costs up to 18,000
+	press(m, "]")
+	press(m, "[")
+	if p := m.cfg.Tiers[0].Policy; p.Burst != 20000 {
+		t.Fatalf("] then [ on burst 20000 gave %d", p.Burst)
+	}
+	press(m, "[")
+	if p := m.cfg.Tiers[0].Policy; p.Burst != 20000 || !m.statusBad || !strings.Contains(m.status, "more than lane \"token-bucket\"'s burst of 15000") {
+		t.Errorf("burst 15000 under costs of 18000: policy %s, status %q", p, m.status)
+	}
+}
+
+func TestExportWritesTheRunSoFar(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	for i := 0; i < 25; i++ { // 1.25 s
+		frame(m)
+	}
+	cmd := press(m, "e")
+	if cmd == nil || !strings.Contains(screen(m), "exporting…") {
+		t.Fatal("e did not start an export")
+	}
+	m.Update(cmd())
+	want := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-requests.csv")
+	if m.statusBad || !strings.Contains(screen(m), "exported 1.250s of the run to "+want) {
+		t.Fatalf("status after export: %q", m.status)
+	}
+	rows, _ := os.ReadFile(want)
+	lines := strings.Split(strings.TrimSpace(string(rows)), "\n")
+	if lines[0] != "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms" || len(lines) != 1+7*320 {
+		t.Errorf("exported %d rows (header %q); want the 320 decisions of each of 7 lanes", len(lines)-1, lines[0])
+	}
+	series, _ := os.ReadFile(filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-series.csv"))
+	if n := strings.Count(string(series), "\n"); n != 1+125*7 {
+		t.Errorf("series has %d lines, want a header and 125 ticks × 7 lanes", n)
+	}
+
+	m.opts.ExportDir = filepath.Join(m.opts.ExportDir, "missing")
+	m.Update(press(m, "e")())
+	if !m.statusBad || !strings.Contains(screen(m), "export failed: cannot write") && !strings.Contains(m.status, "cannot be written") {
+		t.Errorf("export to a missing folder: status %q", m.status)
+	}
+}
+
+func TestResizeAndTinyTerminals(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	if s := screen(m); !strings.Contains(s, "needs a terminal of at least 80×24; this one is") || !strings.Contains(s, "60×20") {
+		t.Errorf("60×20:\n%s", s)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s := screen(m)
+	if lines := strings.Split(s, "\n"); len(lines) > 24 || !strings.Contains(s, "▸ fixed-window") || !strings.Contains(s, "x-time-rate") {
+		t.Errorf("80×24 should show a compact line per lane in 24 lines; got %d lines:\n%s", len(lines), s)
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(line); w > 80 {
+			t.Errorf("a line of %d cells at 80 wide: %q", w, line)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	s = screen(m)
+	if lines := strings.Split(s, "\n"); len(lines) > 48 || strings.Count(s, "╭") != 7 || !strings.Contains(s, "space pause/resume") {
+		t.Errorf("160×48 should show 7 panels and the help bar in 48 lines; got %d lines, %d panels", len(lines), strings.Count(s, "╭"))
+	}
+}
+
+func TestColoursFollowTheBackground(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	dark := m.View().Content
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.isDark || m.View().Content == dark {
+		t.Error("a light background did not change the colours")
+	}
+	if ansi.Strip(m.View().Content) != ansi.Strip(dark) {
+		t.Error("the background changed more than the colours")
+	}
+}
+
+func TestQuitAndUnknownScenario(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	for _, k := range []string{"q", "ctrl+c"} {
+		if cmd := press(m, k); cmd == nil || cmd() != tea.Quit() {
+			t.Errorf("%s did not quit", k)
+		}
+	}
+	if _, err := New(Options{Catalogue: catalogue(t), Scenario: "nope"}); err == nil || !strings.Contains(err.Error(), `unknown scenario "nope"`) {
+		t.Errorf("an unknown scenario: %v", err)
+	}
+}
+
+func TestLadder(t *testing.T) {
+	for _, tc := range []struct {
+		v    int64
+		dir  int
+		want int64
+	}{{100, 1, 150}, {100, -1, 75}, {1, -1, 1}, {1, 1, 2}, {8, 1, 10}, {20000, -1, 15000}, {7, 1, 8}, {7, -1, 5}} {
+		if got := ladderStep(tc.v, tc.dir); got != tc.want {
+			t.Errorf("ladderStep(%d, %d) = %d, want %d", tc.v, tc.dir, got, tc.want)
+		}
+	}
+}

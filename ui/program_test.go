@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// runProgram starts the UI as a real Bubble Tea program on a 160×48 virtual
+// terminal, with frames sent by the test rather than a clock.
+func runProgram(t *testing.T, scenario string) *teatest.TestModel {
+	t.Helper()
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48))
+}
+
+func TestFirstPaint(t *testing.T) {
+	tm := runProgram(t, "boundary-burst")
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("Boundary burst: 200 requests in 2 ms")) &&
+			bytes.Contains(b, []byte("x-time-rate")) && bytes.Contains(b, []byte("space pause/resume"))
+	}, teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyPressMsg(tea.Key{Code: 'q', Text: "q"}))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// TestGoldenAfterKeys: 1.5 s of frames at 1×, focus the token bucket, then the
+// final screen, byte for byte. Rewrite with go test ./ui -run Golden -update.
+func TestGoldenAfterKeys(t *testing.T) {
+	tm := runProgram(t, "boundary-burst")
+	for i := 0; i < 30; i++ {
+		tm.Send(FrameMsg{Generation: 1})
+	}
+	for i := 0; i < 4; i++ {
+		tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeyTab}))
+	}
+	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeySpace, Text: " "}))
+	tm.Send(tea.KeyPressMsg(tea.Key{Code: 'q', Text: "q"}))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	golden.RequireEqual(t, []byte(final.View().Content))
+
+	tm = runProgram(t, "thundering-herd")
+	for i := 0; i < 150; i++ { // 7.5 s: the herds at 6 s and 7 s
+		tm.Send(FrameMsg{Generation: 1})
+	}
+	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeyEnter}))
+	tm.Send(tea.KeyPressMsg(tea.Key{Code: 'q', Text: "q"}))
+	final = tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	t.Run("zoom", func(t *testing.T) { golden.RequireEqual(t, []byte(final.View().Content)) })
+}

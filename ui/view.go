@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"ratelab/sim"
+)
+
+// The smallest terminal the UI draws in; below it, it says how big it needs.
+const (
+	minWidth  = 80
+	minHeight = 24
+)
+
+// View is the only view of the program.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "ratelab — " + m.name()
+	return v
+}
+
+// render draws the whole screen at the size the last WindowSizeMsg gave.
+func (m *Model) render() string {
+	switch {
+	case m.width == 0:
+		return "" // no size yet
+	case m.width < minWidth || m.height < minHeight:
+		msg := fmt.Sprintf("ratelab needs a terminal of at least %d×%d; this one is %d×%d. Make it larger, or press q to quit.", minWidth, minHeight, m.width, m.height)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.styles.Warn.Render(wrap(msg, m.width)))
+	case m.picking:
+		return m.renderHeader() + "\n" + m.picker.View()
+	case m.showHelp:
+		return m.renderHeader() + "\n\n" + m.help.FullHelpView(m.keys.FullHelp()) + "\n\n" + m.styles.Subtle.Render("? or esc to go back")
+	case m.run == nil:
+		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
+	}
+
+	header := m.renderHeader()
+	status := m.renderStatus()
+	helpBar := m.help.ShortHelpView(m.keys.ShortHelp())
+	if m.zoom {
+		rest := m.height - lipgloss.Height(header) - 3
+		return strings.Join([]string{header, m.renderZoom(rest), m.renderHeaders(), status, helpBar}, "\n")
+	}
+
+	ms := m.run.Metrics()
+	n := len(m.run.Lanes)
+	cols := max(1, min(n, m.width/minPanelWidth))
+	rows := (n + cols - 1) / cols
+	avail := m.height - lipgloss.Height(header) - 3 // headers, status, help
+	var grid []string
+	if avail-rows*minPanelHeight >= 0 {
+		extras := m.fitExtras(ms, avail-rows*minPanelHeight)
+		panelHeight := min((avail-lineCount(extras))/rows, 18)
+		panelWidth := m.width / cols
+		for r := 0; r < rows; r++ {
+			var row []string
+			for c := 0; c < cols && r*cols+c < n; c++ {
+				row = append(row, m.renderPanel(r*cols+c, panelWidth, panelHeight))
+			}
+			grid = append(grid, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+		}
+		grid = append(grid, extras...)
+	} else {
+		// too short for panels: a line per lane
+		for i := range n {
+			grid = append(grid, m.renderCompactLane(i, m.width))
+		}
+		grid = append(grid, m.fitExtras(ms, avail-n)...)
+	}
+	parts := append([]string{header}, grid...)
+	parts = append(parts, m.renderHeaders(), status, helpBar)
+	return strings.Join(parts, "\n")
+}
+
+// fitExtras returns what fits in room lines besides the lanes, in order of
+// importance: the comparison table, a verdict per lane (or the focused lane's
+// alone), and as much of the lesson as fits.
+func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
+	var extras []string
+	if table := m.renderTable(ms); room >= lipgloss.Height(table) {
+		extras, room = append(extras, table), room-lipgloss.Height(table)
+	}
+	verdicts := m.renderVerdicts(ms)
+	if room >= len(verdicts) {
+		extras, room = append(extras, verdicts...), room-len(verdicts)
+	} else if room >= 1 {
+		extras, room = append(extras, verdicts[m.focus]), room-1
+	}
+	if lesson := strings.Split(wrap(m.cfg.Lesson, m.width), "\n"); room >= 3 {
+		shown := lesson[:min(len(lesson), room-1, 8)]
+		if len(shown) < len(lesson) {
+			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
+		}
+		extras = append(extras, m.styles.Lesson.Render(strings.Join(shown, "\n")))
+	}
+	return extras
+}
+
+func lineCount(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += lipgloss.Height(p)
+	}
+	return n
+}
+
+// renderHeader is two lines: the scenario, then virtual time, speed, state,
+// backend and policy.
+func (m *Model) renderHeader() string {
+	st := m.styles
+	title := m.name()
+	if m.cfg != nil && m.cfg.Title != "" {
+		title += " — " + m.cfg.Title
+	}
+	line1 := st.Title.Render(truncate(title, m.width))
+	if m.cfg == nil || m.run == nil {
+		return line1 + "\n" + st.Error.Render("● stopped")
+	}
+	state := st.Running.Render("● running")
+	switch {
+	case m.run.Done():
+		state = st.Finished.Render("■ finished")
+	case m.paused:
+		state = st.Paused.Render("❚❚ paused")
+	}
+	policy := m.cfg.Tiers[0].Policy.String()
+	if m.limit > 0 || m.burst > 0 {
+		policy = st.Warn.Render(policy + " (adjusted)")
+	}
+	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   backend %s   policy %s   seed %d",
+		sim.FormatDuration(m.run.Now()), sim.FormatDuration(m.cfg.Duration), speedName(m.speed), state, m.opts.Backend, policy, m.cfg.Seed)
+	return line1 + "\n" + truncate(line2, m.width)
+}
+
+// renderStatus is the status line: the last export, an error, or a hint.
+func (m *Model) renderStatus() string {
+	switch {
+	case m.problem != "":
+		return m.styles.Error.Render(truncate(m.problem, m.width))
+	case m.exporting:
+		return m.styles.Subtle.Render("exporting…")
+	case m.status == "":
+		return m.styles.Subtle.Render(truncate("focus "+m.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
+	case m.statusBad:
+		return m.styles.Error.Render(truncate(m.status, m.width))
+	}
+	return m.styles.Status.Render(truncate(m.status, m.width))
+}
+
+// wrap breaks text into lines of at most width cells, at spaces.
+func wrap(text string, width int) string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = word
+			case lipgloss.Width(line)+1+lipgloss.Width(word) > width:
+				lines = append(lines, line)
+				line = word
+			default:
+				line += " " + word
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
