@@ -5,11 +5,11 @@ import "charm.land/bubbles/v2/key"
 // KeyMap is every key the UI answers to, with its help text; the help bar and the
 // full help (?) are built from it.
 type KeyMap struct {
-	Pause, Step, Faster, Slower, Max      key.Binding
-	Restart, Next, Prev, Pick             key.Binding
-	Focus, FocusBack, Zoom, Unzoom        key.Binding
-	BurstDown, BurstUp, RateDown, RateUp  key.Binding
-	Export, Help, Quit                    key.Binding
+	Pause, Step, Faster, Slower, Max     key.Binding
+	Restart, Next, Prev, Pick            key.Binding
+	Focus, FocusBack, Zoom, Unzoom       key.Binding
+	BurstDown, BurstUp, RateDown, RateUp key.Binding
+	Export, Help, Quit                   key.Binding
 }
 
 // DefaultKeyMap is the key map described in the README.
