@@ -88,7 +88,9 @@ func TestUIInARealTerminal(t *testing.T) {
 	}
 	defer s.tmux("kill-server")
 
-	sc := s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, "retry-storm — Retry storm: a 5-second deploy glitch") })
+	sc := s.waitFor("the first screen", func(sc string) bool {
+		return strings.Contains(sc, "retry-storm — Retry storm: a 5-second deploy glitch")
+	})
 	for _, lane := range []string{"no limit", "fixed-window", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"} {
 		if !strings.Contains(sc, "│ "+lane) {
 			t.Errorf("lane %q is not on screen:\n%s", lane, sc)
