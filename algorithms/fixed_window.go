@@ -99,7 +99,7 @@ func (f *FixedWindow) Allow(key string, now time.Duration, cost int64) Decision 
 func (f *FixedWindow) idle(key string, n int64) FixedWindowState {
 	var offset int64
 	if f.randomStart {
-		offset = int64(KeyHash(key) % uint64(f.periodUS))
+		offset = WindowOffset(key, f.policy.Period)
 	}
 	return FixedWindowState{
 		Window:    floorDiv(n-offset, f.periodUS),

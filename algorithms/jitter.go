@@ -9,7 +9,7 @@ import (
 // key's FNV-1a hash scaled to [0, 1), times fraction. Clients denied together (the
 // same retry-after) come back spread over up to fraction × retry-after, and a key
 // always gets the same share, so its retries stay predictable. The Redis ports
-// receive this factor as an argument and apply it with the same arithmetic.
+// apply it in Go, to the retry-after their scripts return.
 func JitterFactor(key string, fraction float64) float64 {
 	if fraction == 0 {
 		return 0

@@ -92,7 +92,8 @@ func (c *SlidingCounter) retryAfter(s SlidingCounterState, elapsed, cost int64) 
 		return p - floorDiv(room*p, prev)
 	}
 	if room := limit - s.Curr - cost; room >= 0 {
-		return max(fade(s.Prev, room), elapsed+1) - elapsed
+		// denied with room left means prev × (p − elapsed) > room × p: fade > elapsed
+		return fade(s.Prev, room) - elapsed
 	}
 	return p - elapsed + fade(s.Curr, limit-cost)
 }

@@ -1,0 +1,270 @@
+package redislua
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/internal/redistest"
+)
+
+// ported are the algorithms with a Redis port.
+var ported = []string{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra"}
+
+func open(t testing.TB, url string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// options are per-algorithm options that exercise the knobs.
+func options(name string, r *rand.Rand, p algorithms.Policy) algorithms.Options {
+	o := algorithms.Options{}
+	switch name {
+	case "fixed-window":
+		o.RandomStart = r.IntN(2) == 0
+		o.Rollover = r.Int64N(p.Limit + 1)
+	case "leaky-bucket":
+		o.Mode = algorithms.LeakyMode(r.IntN(2))
+	case "token-bucket":
+		o.MonotonicTimestamp = r.IntN(2) == 0
+		o.MaxReserved = r.Int64N(3) * p.Burst / 2
+	}
+	return o
+}
+
+// trace is a random sequence of requests: microsecond times that mostly move
+// forward, sometimes stay, sometimes step back (skewed clocks), over three keys.
+func trace(r *rand.Rand, p algorithms.Policy, n int) []algorithms.Request {
+	p = p.WithDefaults()
+	interval := p.Period / time.Duration(p.Limit)
+	at := time.Duration(r.Int64N(int64(time.Second)))
+	out := make([]algorithms.Request, n)
+	for i := range out {
+		switch r.IntN(10) {
+		case 0, 1, 2: // a burst: same instant
+		case 3:
+			at -= time.Duration(r.Int64N(int64(interval))) // a clock behind
+		default:
+			at += time.Duration(r.ExpFloat64() * 2 * float64(interval))
+		}
+		at = at.Truncate(time.Microsecond)
+		out[i] = algorithms.Request{Key: fmt.Sprintf("k%d", r.IntN(3)), Now: at, Cost: 1 + r.Int64N(min(3, p.Burst, p.Limit))}
+	}
+	return out
+}
+
+// differ runs the same requests through the in-memory limiter and the Redis one
+// (one call at a time, or in pipelines of random sizes) and reports the first
+// decision that differs: allowed, retry-after, reset-after, delay, limit, or
+// remaining by more than 1e-6; after each batch, the levels must agree too.
+func differ(mem algorithms.Limiter, red *Limiter, reqs []algorithms.Request, r *rand.Rand, batched bool) error {
+	got := make([]algorithms.Decision, len(reqs))
+	for i := 0; i < len(reqs); {
+		n := 1
+		if batched {
+			n = min(len(reqs)-i, 1+r.IntN(40))
+		}
+		red.AllowBatch(reqs[i:i+n], got[i:i+n])
+		for j := i; j < i+n; j++ {
+			q := reqs[j]
+			want := mem.Allow(q.Key, q.Now, q.Cost)
+			g := got[j]
+			if g.Allowed != want.Allowed || g.RetryAfter != want.RetryAfter || g.ResetAfter != want.ResetAfter ||
+				g.Delay != want.Delay || g.Limit != want.Limit || math.Abs(g.Remaining-want.Remaining) > 1e-6 {
+				return fmt.Errorf("request %d (%s at %v, cost %d): redis %+v, memory %+v", j, q.Key, q.Now, q.Cost, g, want)
+			}
+		}
+		last := reqs[i+n-1]
+		if a, b := red.Level(last.Key, last.Now), mem.Level(last.Key, last.Now); math.Abs(a-b) > 1e-6 {
+			return fmt.Errorf("level of %s at %v after request %d: redis %g, memory %g", last.Key, last.Now, i+n-1, a, b)
+		}
+		i += n
+	}
+	if red.Failures() != 0 {
+		return fmt.Errorf("%d decisions failed", red.Failures())
+	}
+	return nil
+}
+
+func differential(t *testing.T, s *Store, seeds int) {
+	for _, name := range ported {
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			r := rand.New(rand.NewPCG(seed, 7))
+			limit := 1 + r.Int64N(20)
+			periods := []time.Duration{100 * time.Millisecond, time.Second, 1500 * time.Millisecond, time.Minute}
+			p := algorithms.Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit), RetryJitter: float64(r.IntN(2)) * 0.5}
+			opts := options(name, r, p)
+			mem, err := algorithms.New(name, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			red, err := NewLimiter(s, Config{Lane: fmt.Sprintf("%s-%d", name, seed), Algorithm: name, Policy: p, Options: opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := differ(mem, red, trace(r, p, 120), r, seed%2 == 0); err != nil {
+				t.Fatalf("%s, seed %d, %s, %+v: %v", name, seed, p, opts, err)
+			}
+		}
+	}
+}
+
+// TestScriptsDecideAsTheGoLimiters: every script makes the decisions of its Go
+// limiter, on random policies, options and traces (with bursts and clocks going
+// back), one call at a time and pipelined.
+func TestScriptsDecideAsTheGoLimiters(t *testing.T) {
+	s := open(t, redistest.Start(t).URL())
+	differential(t, s, 40)
+}
+
+func TestScriptsDecideAsTheGoLimitersOnACluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node cluster takes a few seconds to form")
+	}
+	c := redistest.StartCluster(t)
+	s := open(t, c.URL())
+	differential(t, s, 8)
+	// the lanes' keys went to more than one master: the hash tags spread lanes
+	// over slots, and kept each lane's keys together
+	used := 0
+	for _, n := range c.Nodes {
+		if size, _ := n.Client().DBSize(context.Background()).Result(); size > 0 {
+			used++
+		}
+	}
+	if used < 2 {
+		t.Errorf("all lanes landed on %d node(s) of 3", used)
+	}
+}
+
+// SCRIPT FLUSH mid-run: EVALSHA answers NOSCRIPT, the script is loaded again, and
+// no decision fails.
+func TestScriptFlushIsRecovered(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv.URL())
+	p := algorithms.Policy{Limit: 10, Period: time.Second}
+	red, _ := NewLimiter(s, Config{Lane: "l", Algorithm: "token-bucket", Policy: p, Options: algorithms.Options{MonotonicTimestamp: true}})
+	mem := algorithms.NewTokenBucket(p, true, 0)
+	r := rand.New(rand.NewPCG(1, 1))
+	reqs := trace(r, p, 200)
+	for i := 0; i < 200; i += 50 {
+		if err := srv.Client().ScriptFlush(context.Background()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := differ(mem, red, reqs[i:i+50], r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The server dies mid-run: decisions follow on_error and are counted, and the lane
+// recovers when a server is back on the port (empty: its scripts are loaded again).
+func TestServerKilledAndBack(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv.URL())
+	p := algorithms.Policy{Limit: 1, Period: time.Hour}
+	for _, open := range []bool{false, true} {
+		red, _ := NewLimiter(s, Config{Lane: fmt.Sprint(open), Algorithm: "gcra", Policy: p, FailOpen: open})
+		if !red.Allow("k", 0, 1).Allowed || red.Allow("k", 0, 1).Allowed {
+			t.Fatal("a burst of 1 should allow one request, then deny")
+		}
+		srv.Stop()
+		d := red.Allow("k", time.Second, 1)
+		if d.Allowed != open || red.Failures() != 1 || !red.Unavailable() {
+			t.Errorf("on_error open=%v with Redis down: allowed %v, %d failures, unavailable %v", open, d.Allowed, red.Failures(), red.Unavailable())
+		}
+		srv.Restart()
+		if d := red.Allow("k", 2*time.Second, 1); !d.Allowed || red.Unavailable() || red.Failures() != 1 {
+			t.Errorf("after restart (empty server): %+v, unavailable %v, %d failures; want allowed, recovered", d, red.Unavailable(), red.Failures())
+		}
+	}
+}
+
+// A run's keys carry its prefix; Cleanup removes them and nothing else.
+func TestKeysStayUnderThePrefix(t *testing.T) {
+	srv := redistest.Start(t)
+	other := srv.Client()
+	ctx := context.Background()
+	other.Set(ctx, "someone-else", "keep", 0)
+	other.Set(ctx, "{ratelab:other-run:0.0}:k", "keep", 0)
+	s := open(t, srv.URL())
+	for _, name := range ported {
+		red, _ := NewLimiter(s, Config{Lane: name, Algorithm: name, Policy: algorithms.Policy{Limit: 5, Period: time.Second}})
+		for i := 0; i < 10; i++ {
+			red.Allow(fmt.Sprintf("user-%d", i%3), time.Duration(i)*time.Millisecond, 1)
+		}
+		red.Evict(0)
+		if red.Keys() == 0 || red.StateBytes() == 0 {
+			t.Errorf("%s: measured %d keys, %d bytes", name, red.Keys(), red.StateBytes())
+		}
+	}
+	keys, _ := other.Keys(ctx, "*").Result()
+	for _, k := range keys {
+		if k != "someone-else" && !strings.HasPrefix(k, "{ratelab:") {
+			t.Errorf("key %q outside any ratelab prefix", k)
+		}
+		if ttl, _ := other.PTTL(ctx, k).Result(); strings.HasPrefix(k, "{"+s.Prefix) && ttl <= 0 {
+			t.Errorf("key %q has no expiry", k)
+		}
+	}
+	n, err := s.Cleanup(ctx)
+	if err != nil || n < 18 {
+		t.Errorf("cleanup removed %d keys (%v)", n, err)
+	}
+	if left, _ := other.Keys(ctx, "*").Result(); len(left) != 2 {
+		t.Errorf("after cleanup: %v; want only the two keys that were not ours", left)
+	}
+}
+
+// The non-atomic steps on Redis: two reads before a write both see the full
+// bucket (multi over-grants); with WATCH the second commit is refused.
+func TestNonAtomicSteps(t *testing.T) {
+	s := open(t, redistest.Start(t).URL())
+	p := algorithms.Policy{Limit: 1, Period: time.Hour}
+	for _, name := range []string{"token-bucket", "gcra"} {
+		red, _ := NewLimiter(s, Config{Lane: name, Algorithm: name, Policy: p})
+		a := red.ReadState(0, "k", 0, false)
+		b := red.ReadState(1, "k", 0, false)
+		if !red.DecideOn(a, "k", 0, 1).Allowed || !red.DecideOn(b, "k", 0, 1).Allowed {
+			t.Errorf("%s multi: two reads of a full bucket of 1 should both allow", name)
+		}
+		red.WriteState(a, 0, "k")
+		red.WriteState(b, 1, "k")
+		if red.Allow("k", 0, 1).Allowed {
+			t.Errorf("%s: the written state should be an empty bucket", name)
+		}
+
+		w1 := red.ReadState(0, "w", 0, true)
+		w2 := red.ReadState(0, "w", 0, true)
+		red.DecideOn(w1, "w", 0, 1)
+		red.DecideOn(w2, "w", 0, 1)
+		if !red.CommitState(w1, "w") || red.CommitState(w2, "w") {
+			t.Errorf("%s watch: the first commit should succeed and the second be refused", name)
+		}
+		if red.Failures() != 0 {
+			t.Errorf("%s: %d failures", name, red.Failures())
+		}
+	}
+}
+
+func TestOpenErrorsNeverShowThePassword(t *testing.T) {
+	for _, url := range []string{"redis://user:s3cret@127.0.0.1:1", "http://user:s3cret@host", "redis://user:s3cret@[::1:bad"} {
+		_, err := Open(context.Background(), url)
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", url, err)
+		}
+	}
+	if _, err := Open(context.Background(), "redis://user:s3cret@127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "cannot reach Redis at 127.0.0.1:1") {
+		t.Errorf("an unreachable server: %v", err)
+	}
+}

@@ -1,0 +1,41 @@
+-- Fixed window (algorithms.FixedWindow). KEYS[1]: a hash, w = window index,
+-- n = units accepted in it, a = its allowance (limit plus rollover).
+-- ARGV: 1 clock, 2 origin, 3 cost, 4 limit, 5 period_us, 6 rollover, 7 offset_us
+-- (the key's window start), 8 ttl ms, 9 mode ('allow' or 'level').
+-- Returns {allowed, allowance − count, retry_us (−1: never), reset_us, 0, allowance}.
+local now = now_us(ARGV[1], ARGV[2])
+local cost, limit, period = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local rollover, offset = tonumber(ARGV[6]), tonumber(ARGV[7])
+local w = floordiv(now - offset, period)
+local s = redis.call('HMGET', KEYS[1], 'w', 'n', 'a')
+local sw, sn, sa = num(s[1], w), num(s[2], 0), num(s[3], limit + rollover)
+
+if w > sw then -- roll, carrying unused units; idle windows carry their whole allowance
+  local carry = math.min(rollover, sa - sn)
+  local idle = w - sw - 1
+  if idle > 0 and carry < rollover then
+    if idle >= ceildiv(rollover - carry, limit) then carry = rollover
+    else carry = math.min(rollover, carry + idle * limit) end
+  end
+  sw, sn, sa = w, 0, limit + carry
+end
+if ARGV[9] == 'level' then
+  if s[1] then return {0, sn, 0, 0, 0, sa} end
+  return {0, 0, 0, 0, 0, sa}
+end
+
+local finish = (sw + 1) * period + offset
+local allowed, retry = 0, 0
+if sn + cost <= sa then
+  sn, allowed = sn + cost, 1
+elseif cost > limit + rollover then
+  retry = -1
+else
+  local carry = math.min(rollover, sa - sn)
+  local windows = 0
+  if cost - limit - carry > 0 then windows = ceildiv(cost - limit - carry, limit) end
+  retry = finish + windows * period - now
+end
+redis.call('HSET', KEYS[1], 'w', int(sw), 'n', int(sn), 'a', int(sa))
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return {allowed, sa - sn, retry, finish - now, 0, sa}

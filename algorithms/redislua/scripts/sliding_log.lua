@@ -1,0 +1,41 @@
+-- Sliding log (algorithms.SlidingLog). KEYS[1]: a sorted set of accepted requests,
+-- member "seq:cost" (seq zero-padded, so ties keep their order), score = time in µs;
+-- KEYS[2]: a hash, sum = units in the log, seq = the last sequence number.
+-- ARGV: 1 clock, 2 origin, 3 cost, 4 limit, 5 period_us, 6 ttl ms, 7 mode.
+-- Returns {allowed, limit − sum, retry_us (−1: never), reset_us, 0}.
+local now = now_us(ARGV[1], ARGV[2])
+local cost, limit, period = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local function cost_of(member) return tonumber(string.match(member, ':(%d+)$')) end
+
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if newest[2] then now = math.max(now, tonumber(newest[2])) end -- time never goes back in a log
+local sum = num(redis.call('HGET', KEYS[2], 'sum'), 0)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', int(now - period))
+for _, m in ipairs(expired) do sum = sum - cost_of(m) end
+if ARGV[7] == 'level' then return {0, sum, 0, 0, 0} end
+if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(now - period)) end
+
+local allowed, retry = 0, 0
+if sum + cost <= limit then
+  local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+  redis.call('ZADD', KEYS[1], int(now), string.format('%016d:%d', seq, cost))
+  sum, allowed = sum + cost, 1
+elseif cost > limit then
+  retry = -1
+else
+  local excess = sum + cost - limit
+  local live = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  for i = 1, #live, 2 do
+    excess = excess - cost_of(live[i])
+    if excess <= 0 then retry = tonumber(live[i + 1]) + period - now; break end
+  end
+end
+redis.call('HSET', KEYS[2], 'sum', int(sum))
+local reset = 0
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then
+  reset = tonumber(last[2]) + period - now
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return {allowed, limit - sum, retry, reset, 0}

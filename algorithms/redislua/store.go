@@ -1,0 +1,179 @@
+// Package redislua runs ratelab's algorithms on a real Redis: each as a Lua script
+// (embedded .lua files) sent with EVALSHA, and the token bucket and GCRA also the two
+// non-atomic ways — read, compute in Go, write back (multi), and WATCH/MULTI/EXEC
+// (watch) — so their races are real Redis races.
+//
+// The scripts make exactly the integer steps of the in-memory limiters, so a Redis
+// lane decides as its memory twin does. Keys are {<prefix>:<lane>.<tier>}:<key>: the
+// hash tag keeps every key of a lane (a script touching two keys included) in one
+// slot of a Redis Cluster. Every key gets a PEXPIRE, and a run removes its own keys
+// when it ends (SCAN on its prefix); nothing outside the prefix is read or written.
+//
+// Failures: a script is resent with EVAL only when EVALSHA answers NOSCRIPT (after a
+// restart, a failover or SCRIPT FLUSH), since then it did not run. Any other
+// failure may have spent tokens, so it is never replayed: the decision follows the
+// lane's on_error (open: allow, closed: deny) and is counted. Retries are off in
+// the client for the same reason.
+package redislua
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed scripts/*.lua
+var scriptFiles embed.FS
+
+// Store is one run's connection to Redis: the client, the run's key prefix, the
+// scripts.
+type Store struct {
+	client  redis.UniversalClient
+	cluster *redis.ClusterClient // nil unless a cluster
+	// Prefix is "ratelab:<run-id>", unique per run.
+	Prefix string
+	// Addr is where Redis is, for messages: host and port, never the password.
+	Addr    string
+	scripts map[string]*redis.Script
+}
+
+// ErrURL is a --redis value that is not a Redis URL. Its message never repeats the
+// URL, which may hold a password.
+var ErrURL = errors.New(`not a Redis URL: want redis://[user:password@]host:port[/db] or rediss://…, with ?cluster=true for a Redis Cluster (the URL is not shown: it may hold a password)`)
+
+// Open connects to the Redis at rawURL (redis:// or rediss://; ?cluster=true for a
+// Cluster, more nodes as &addr=host:port) and checks that it answers. Errors name
+// the host and port, never the password.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+		return nil, ErrURL
+	}
+	s := &Store{Addr: u.Host, scripts: map[string]*redis.Script{}}
+	q := u.Query()
+	if q.Get("cluster") == "true" {
+		q.Del("cluster")
+		u.RawQuery = q.Encode()
+		opt, err := redis.ParseClusterURL(u.String())
+		if err != nil {
+			return nil, ErrURL
+		}
+		opt.MaxRetries, opt.DisableIdentity = -1, true
+		s.cluster = redis.NewClusterClient(opt)
+		s.client = s.cluster
+	} else {
+		opt, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, ErrURL
+		}
+		opt.MaxRetries, opt.DisableIdentity = -1, true
+		s.client = redis.NewClient(opt)
+	}
+	id := make([]byte, 6)
+	rand.Read(id)
+	s.Prefix = "ratelab:" + hex.EncodeToString(id)
+	for _, name := range []string{"token_bucket", "gcra", "fixed_window", "sliding_log", "sliding_counter", "leaky_bucket"} {
+		s.scripts[name] = redis.NewScript(Script(name))
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := s.client.Ping(pingCtx).Err(); err != nil {
+		s.client.Close()
+		return nil, fmt.Errorf("cannot reach Redis at %s: %v", s.Addr, err)
+	}
+	return s, nil
+}
+
+// Script is the full text of the named script (the shared prelude and its own),
+// as loaded into Redis: for redis-benchmark, or to read.
+func Script(name string) string {
+	common, _ := scriptFiles.ReadFile("scripts/common.lua")
+	own, err := scriptFiles.ReadFile("scripts/" + name + ".lua")
+	if err != nil {
+		panic("redislua: no script " + name)
+	}
+	return string(common) + "\n" + string(own)
+}
+
+// Client is the Redis client, for callers that send their own commands under the
+// prefix (the live benchmark).
+func (s *Store) Client() redis.UniversalClient { return s.client }
+
+// Key is the Redis key of a lane's key: {<prefix>:<lane>}:<key>.
+func (s *Store) Key(lane, key string) string { return "{" + s.Prefix + ":" + lane + "}:" + key }
+
+// conn returns a connection of its own for key (for WATCH, which is per
+// connection): from the client, or from the cluster node holding the key's slot.
+func (s *Store) conn(ctx context.Context, key string) (*redis.Conn, error) {
+	if s.cluster == nil {
+		return s.client.(*redis.Client).Conn(), nil
+	}
+	node, err := s.cluster.MasterForKey(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return node.Conn(), nil
+}
+
+// forEachNode runs fn on every node that holds data: the server, or each master.
+func (s *Store) forEachNode(ctx context.Context, fn func(context.Context, *redis.Client) error) error {
+	if s.cluster == nil {
+		return fn(ctx, s.client.(*redis.Client))
+	}
+	return s.cluster.ForEachMaster(ctx, fn)
+}
+
+// Cleanup removes every key under the run's prefix, and only those: SCAN with the
+// prefix as the pattern, UNLINK what it finds. It returns how many it removed.
+func (s *Store) Cleanup(ctx context.Context) (int, error) {
+	pattern := "{" + s.Prefix + ":*"
+	removed := 0
+	err := s.forEachNode(ctx, func(ctx context.Context, node *redis.Client) error {
+		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
+		var batch []string
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			n, err := node.Unlink(ctx, batch...).Result()
+			removed += int(n)
+			batch = batch[:0]
+			return err
+		}
+		for iter.Next(ctx) {
+			if !strings.HasPrefix(iter.Val(), "{"+s.Prefix+":") {
+				continue // the pattern's own characters matched more than the prefix
+			}
+			batch = append(batch, iter.Val())
+			if len(batch) == 500 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return err
+		}
+		return flush()
+	})
+	return removed, err
+}
+
+// Close removes the run's keys and closes the connection.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Cleanup(ctx)
+	if cerr := s.client.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

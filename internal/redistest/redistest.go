@@ -1,0 +1,164 @@
+// Package redistest starts real redis-server processes for tests, on free loopback
+// ports, and stops them when the test ends. A test that needs Redis skips with a
+// clear message when redis-server is not installed, except in CI (RATELAB_CI=1),
+// where that skip is a failure. Servers keep nothing on disk beyond the test's
+// temporary folder.
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is one redis-server on 127.0.0.1.
+type Server struct {
+	Port int
+	dir  string
+	args []string
+	cmd  *exec.Cmd
+	t    testing.TB
+}
+
+// Addr is host:port.
+func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
+
+// URL is the redis:// URL of the server.
+func (s *Server) URL() string { return "redis://" + s.Addr() }
+
+// Need skips t when redis-server is not installed (fails in CI).
+func Need(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("RATELAB_CI") == "1" {
+				t.Fatalf("%s is not installed; .ci/run installs it", tool)
+			}
+			t.Skipf("%s is not installed: apt-get install redis-server redis-tools to run the Redis tests", tool)
+		}
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Start starts a redis-server for t, stopped when t ends; extra are more
+// redis-server arguments.
+func Start(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	Need(t)
+	s := &Server{Port: freePort(t), dir: t.TempDir(), t: t}
+	s.args = append([]string{"--port", fmt.Sprint(s.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir}, extra...)
+	s.start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func (s *Server) start() {
+	s.t.Helper()
+	s.cmd = exec.Command("redis-server", s.args...)
+	var out bytes.Buffer
+	s.cmd.Stdout, s.cmd.Stderr = &out, &out
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("redis-server: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DisableIdentity: true})
+	defer c.Close()
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redis-server on %s did not answer in 10 s:\n%s", s.Addr(), out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop kills the server (as a crash would) and waits for it to go.
+func (s *Server) Stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// Restart starts the server again on the same port, empty.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	s.start()
+}
+
+// Client is a plain client of the server, for checks.
+func (s *Server) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DisableIdentity: true})
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Cluster is a Redis Cluster of three masters on loopback ports, created with
+// redis-cli --cluster create.
+type Cluster struct {
+	Nodes []*Server
+}
+
+// URL is the cluster's URL for ratelab: the first node, the others as addr
+// parameters, and cluster=true.
+func (c *Cluster) URL() string {
+	u := c.Nodes[0].URL() + "?cluster=true"
+	for _, n := range c.Nodes[1:] {
+		u += "&addr=" + n.Addr()
+	}
+	return u
+}
+
+// StartCluster starts a three-master cluster for t and waits until it is ready.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	Need(t)
+	c := &Cluster{}
+	var addrs []string
+	for i := 0; i < 3; i++ {
+		dir := t.TempDir()
+		n := Start(t, "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-node-timeout", "5000")
+		c.Nodes = append(c.Nodes, n)
+		addrs = append(addrs, n.Addr())
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, n := range c.Nodes {
+		cl := n.Client()
+		for {
+			info, _ := cl.ClusterInfo(context.Background()).Result()
+			if strings.Contains(info, "cluster_state:ok") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cluster did not become ready: %s", info)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return c
+}
