@@ -45,7 +45,7 @@ type Limiter struct {
 	level   func(l *Limiter, r []int64) float64
 	keys    map[string][]string // a key's Redis keys, built once
 
-	split       *stepper // the non-atomic strategies' steps, made on first use
+	split *stepper // the non-atomic strategies' steps, made on first use
 
 	failures    atomic.Int64
 	unavailable atomic.Bool
