@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"ratelab/scenarios"
 	"ratelab/sim"
@@ -39,7 +44,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		o.seed = &v
 		return nil
 	})
-	fs.StringVar(&o.redis, "redis", "", "run backend = \"redis\" lanes on this Redis (redis://host:port/db)")
+	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
@@ -77,7 +82,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		defer series.abort()
 	}
 
-	r, err := newRun(cfg, o.redis)
+	r, err := newRun(cfg, o.redis, true)
 	if err != nil {
 		return err
 	}
@@ -89,8 +94,18 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		r.OnRows(rows.Write)
 	}
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
-		return err
+	// advance a virtual second at a time, so an interrupt stops the run between
+	// steps and the deferred Close still removes its Redis keys
+	interrupted, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for at := time.Duration(0); at < cfg.Duration; {
+		at = min(at+time.Second, cfg.Duration)
+		if err := r.AdvanceTo(at); err != nil {
+			return err
+		}
+		if interrupted.Err() != nil {
+			return fmt.Errorf("interrupted at %s of %s; nothing was written", sim.FormatDuration(at), sim.FormatDuration(cfg.Duration))
+		}
 	}
 	if rows != nil {
 		if err := rows.Flush(); err != nil {
@@ -121,7 +136,7 @@ func compileScenario(o runOptions) (*sim.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != ""}
 	if o.lanes != "" {
 		for _, l := range strings.Split(o.lanes, ",") {
 			if l = strings.TrimSpace(l); l != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"io"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/sim"
 	"ratelab/ui"
 )
 
@@ -34,7 +36,7 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 		o.seed = &v
 		return nil
 	})
-	fs.StringVar(&o.redis, "redis", "", "run backend = \"redis\" lanes on this Redis (redis://host:port/db)")
+	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,6 +53,16 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if o.redis != "" {
+		opts.Redis, opts.RedisAddr = true, redisHost(o.redis)
+	}
+	opts.Start = func(cfg *sim.Config) (*sim.Run, func(), error) {
+		r, err := newRun(cfg, o.redis, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.Run, func() { r.Close() }, nil
+	}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}
@@ -60,4 +72,12 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("the terminal UI failed: %w", err)
 	}
 	return nil
+}
+
+// redisHost is the host and port of a Redis URL, for display: never the password.
+func redisHost(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "(the --redis URL)"
 }

@@ -59,7 +59,9 @@ type Limiter interface {
 	// port would keep), not Go's own overhead.
 	StateBytes() int64
 	// Evict forgets every key whose state at now is the idle state a new key
-	// would get, and returns how many it forgot. It never changes a decision.
+	// would get, and returns how many it forgot. It never changes a decision,
+	// provided no later request is made at a time before now: with clocks that
+	// disagree, pass the earliest any of them reads.
 	Evict(now time.Duration) int
 }
 

@@ -41,6 +41,9 @@ type Overrides struct {
 	// Limit and Burst, when > 0, replace the default tier's limit and burst for
 	// every lane that does not override them itself.
 	Limit, Burst int64
+	// Redis moves every lane whose file does not name a backend onto Redis
+	// (--redis), but x-time-rate, the in-memory reference.
+	Redis bool
 }
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -617,6 +620,9 @@ func (c *compiler) lanes(o Overrides) error {
 		if err != nil {
 			return err
 		}
+		if strings.Contains(lane.Name, ",") {
+			return c.fail([]any{"lane", i, "name"}, "lane %q: a lane name cannot hold a comma (--lanes separates names with commas)", lane.Name)
+		}
 		if slices.ContainsFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == lane.Name }) {
 			return c.fail([]any{"lane", i, "name"}, "two lanes are named %q; give each a name = \"…\"", lane.Name)
 		}
@@ -730,11 +736,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	default:
 		return lane, bad("strategy", "strategy must be atomic, multi or watch (got %q)", spec.Strategy)
 	}
-	switch spec.Backend {
+	backend := spec.Backend
+	if backend == "" && o.Redis && spec.Algorithm != "x-time-rate" {
+		backend = "redis"
+	}
+	switch backend {
 	case "", "memory":
 	case "redis":
 		lane.Backend = "redis"
-		lane.RoundTrip = time.Millisecond
+		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
 		if spec.Algorithm == "x-time-rate" {
 			return lane, bad("backend", "x-time-rate is the in-memory reference; it has no Redis port")
 		}

@@ -33,9 +33,17 @@ type Config struct {
 	// Backend, if not nil, is the service behind the limiter.
 	Backend *Backend
 
-	// NewLimiter builds a lane's limiter for a tier; nil means algorithms.New.
+	// NewLimiter builds lane index's limiter for a tier; nil means MemoryLimiter.
 	// The Redis mode sets it.
-	NewLimiter func(lane LaneConfig, tier int, policy algorithms.Policy) (algorithms.Limiter, error)
+	NewLimiter func(index int, lane LaneConfig, tier int, policy algorithms.Policy) (algorithms.Limiter, error)
+	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
+	// one at a time: slower, and, as the tests check, the same run.
+	NoLookahead bool
+}
+
+// MemoryLimiter builds a lane's in-memory limiter (algorithms.New).
+func MemoryLimiter(_ int, lane LaneConfig, _ int, p algorithms.Policy) (algorithms.Limiter, error) {
+	return algorithms.New(lane.Algorithm, p, lane.Options)
 }
 
 // Tier is a named limit policy, such as "free" or "enterprise".

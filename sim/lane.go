@@ -18,11 +18,24 @@ type Lane struct {
 	cfg      *Config
 	limiters []algorithms.Limiter // one per tier
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
-	split    []splitter           // one per tier, for Multi and Watch
-	versions []uint64             // per key: writes so far, for Watch
+	split    []Splitter           // one per tier, for Multi and Watch
+
+	// Lookahead: an atomic lane whose limiters decide in batches (Redis) and whose
+	// round trip is > 0 defers its decisions. Every consequence of a decision at t
+	// (an answer, a retry, an admission) comes at t + round trip or later, so the
+	// decisions of one round trip cannot influence each other except through the
+	// limiter's state, and the limiter applies them in order: they go out in one
+	// batch, decided exactly as one at a time.
+	batch   []algorithms.BatchLimiter // one per tier, when batching decisions
+	steps   []StepBatcher             // one per tier, when batching Multi's steps
+	pending []pendingOp
+	until   time.Duration // the batch must be decided before events from here on
+	reqBuf  []algorithms.Request
+	decBuf  []algorithms.Decision
 
 	now    time.Duration
 	seq    uint64
+	pinned uint64 // while a deferred op's answer is applied: its reserved numbers
 	events eventHeap
 	// arrivals holds each open-loop client's next arrival beside the heap, when
 	// there are few clients (sideArrivals): taking the earliest of them and the
@@ -62,6 +75,25 @@ type Sample struct {
 	Denied   int64
 }
 
+// pendingOp is a decision or a step deferred to the lane's next batch.
+type pendingOp struct {
+	kind opKind
+	id   int32
+	seq  uint64 // the sequence numbers reserved for what its answer schedules
+	at   time.Duration
+	tier int
+	req  algorithms.Request // opDecide
+	step algorithms.Step    // opRead, opWrite
+}
+
+type opKind uint8
+
+const (
+	opDecide opKind = iota // an atomic decision
+	opRead                 // Multi's read
+	opWrite                // Multi's blind write
+)
+
 // Row is one decision, as the request CSV records it.
 type Row struct {
 	At         time.Duration // when the decision landed, true virtual time
@@ -87,7 +119,6 @@ type clientRun struct {
 	pending arrival    // the generator's next event, scheduled as evArrival
 	traffic *rand.Rand // keys and costs of a closed loop
 	keys    keyPicker  // closed loop
-	retry   *rand.Rand // retry jitter
 	made    int64      // logical requests so far
 }
 
@@ -104,7 +135,6 @@ type request struct {
 	cost     int64
 	first    time.Duration // its first attempt
 	slot     int32         // its pending state in the splitter
-	version  uint64        // the key's version when it was read (Watch)
 	decision algorithms.Decision
 }
 
@@ -113,14 +143,12 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick}
 	build := cfg.NewLimiter
 	if build == nil {
-		build = func(lane LaneConfig, _ int, p algorithms.Policy) (algorithms.Limiter, error) {
-			return algorithms.New(lane.Algorithm, p, lane.Options)
-		}
+		build = MemoryLimiter
 	}
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
-		lim, err := build(lc, t, p)
+		lim, err := build(index, lc, t, p)
 		if err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
@@ -133,9 +161,20 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 			}
 			l.split = append(l.split, s)
 		}
+		if lc.RoundTrip > 0 && !cfg.NoLookahead {
+			if b, ok := lim.(algorithms.BatchLimiter); ok && lc.Strategy == Atomic {
+				l.batch = append(l.batch, b)
+			}
+			if b, ok := lim.(StepBatcher); ok && lc.Strategy == Multi {
+				l.steps = append(l.steps, b)
+			}
+		}
 	}
-	if lc.Strategy == Watch {
-		l.versions = make([]uint64, len(cfg.Keys))
+	if len(l.batch) != len(l.limiters) {
+		l.batch = nil
+	}
+	if len(l.steps) != len(l.limiters) {
+		l.steps = nil
 	}
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
@@ -165,7 +204,7 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 	}
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]
-		cr := clientRun{c: c, retry: newStream(cfg.Seed, streamRetry, i)}
+		cr := clientRun{c: c}
 		traffic := newStream(cfg.Seed, streamTraffic, i)
 		if loop, ok := c.Pattern.(ClosedLoop); ok {
 			cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
@@ -197,6 +236,16 @@ func (l *Lane) Series() []Sample { return l.series }
 // Limiter is the lane's limiter for tier 0.
 func (l *Lane) Limiter() algorithms.Limiter { return l.limiters[0] }
 
+// Unavailable says the lane's store (Redis) failed at its last call.
+func (l *Lane) Unavailable() bool {
+	for _, lim := range l.limiters {
+		if u, ok := lim.(interface{ Unavailable() bool }); ok && u.Unavailable() {
+			return true
+		}
+	}
+	return false
+}
+
 // Err is the failure that stopped the lane, if any.
 func (l *Lane) Err() error { return l.err }
 
@@ -207,6 +256,11 @@ func (l *Lane) Metrics() Metrics {
 		m.Errors = l.backend.errors
 		m.Wasted = l.backend.wasted
 		m.BackendUtilization = l.backend.utilization(l.now)
+	}
+	for _, lim := range l.limiters {
+		if f, ok := lim.(interface{ Failures() int64 }); ok {
+			m.StoreErrors += f.Failures()
+		}
 	}
 	return m
 }
@@ -219,8 +273,15 @@ func (l *Lane) advanceTo(t time.Duration) {
 		limit := min(t, l.nextTick)
 		for l.err == nil {
 			e, ok := l.take(limit)
-			if !ok {
+			if !ok && len(l.pending) == 0 {
 				break
+			}
+			if len(l.pending) > 0 && (!ok || e.at >= l.until) {
+				l.flush() // its consequences may come before e, or before limit
+				if ok {
+					l.pushBack(e)
+				}
+				continue
 			}
 			l.now = e.at
 			l.handle(e)
@@ -253,7 +314,7 @@ func (l *Lane) sample() {
 	l.rec.m.PeakKeys = max(l.rec.m.PeakKeys, keys)
 	if l.now-l.lastEvict >= l.evictEvery {
 		for _, lim := range l.limiters {
-			lim.Evict(l.now)
+			lim.Evict(l.earliestStamp())
 		}
 		l.lastEvict = l.now
 	}
@@ -299,13 +360,27 @@ func (l *Lane) scheduleArrival(at time.Duration, ci int) {
 		l.schedule(at, evArrival, ci)
 		return
 	}
-	l.seq++
-	l.arrivals[ci] = event{at: at, seq: l.seq, kind: evArrival, ref: int32(ci)}
+	l.arrivals[ci] = event{at: at, seq: l.nextSeq(), kind: evArrival, ref: int32(ci)}
+}
+
+// seqStride spaces the sequence numbers of events, so that the events a deferred
+// op schedules when its batch is decided can take the numbers it reserved when it
+// was made (see defer_): ties then break exactly as if it had been decided at once.
+const seqStride = 64
+
+// nextSeq is the sequence number of the next event scheduled: the next stride, or
+// within the stride a deferred op reserved while its answers are applied.
+func (l *Lane) nextSeq() uint64 {
+	if l.pinned != 0 {
+		l.pinned++
+		return l.pinned
+	}
+	l.seq += seqStride
+	return l.seq
 }
 
 func (l *Lane) schedule(at time.Duration, kind eventKind, ref int) {
-	l.seq++
-	l.events.push(event{at: at, seq: l.seq, kind: kind, ref: int32(ref)})
+	l.events.push(event{at: at, seq: l.nextSeq(), kind: kind, ref: int32(ref)})
 }
 
 func (l *Lane) handle(e event) {
@@ -367,18 +442,114 @@ func (l *Lane) attempt(id int32) {
 	r.attempt++
 	r.tries = 0
 	l.rec.m.Attempts++
-	if l.Config.Strategy == Atomic {
-		k := l.cfg.Keys[r.key]
-		l.rec.m.StoreCalls++
-		d := l.limiters[k.Tier].Allow(k.Name, l.stamp(r), r.cost)
-		l.decided(id, d, l.now+l.Config.RoundTrip)
+	if l.Config.Strategy != Atomic {
+		l.read(id)
 		return
 	}
-	l.read(id)
+	k := l.cfg.Keys[r.key]
+	l.rec.m.StoreCalls++
+	if l.batch != nil {
+		l.defer_(pendingOp{kind: opDecide, id: id, at: l.now, tier: k.Tier, req: algorithms.Request{Key: k.Name, Now: l.stamp(r), Cost: r.cost}})
+		return
+	}
+	d := l.limiters[k.Tier].Allow(k.Name, l.stamp(r), r.cost)
+	l.decided(id, d, l.now+l.Config.RoundTrip)
 }
 
-// stamp is the time r's node clock reads now.
+// defer_ adds op to the pending batch, which must then be decided before any
+// event a round trip after its first op.
+func (l *Lane) defer_(op pendingOp) {
+	if len(l.pending) == 0 {
+		l.until = l.now + l.Config.RoundTrip
+	}
+	l.seq += seqStride
+	op.seq = l.seq
+	l.pending = append(l.pending, op)
+}
+
+// flush sends the pending batch, a batch per tier, and applies the answers in the
+// order the ops were made, each at the time it was made.
+func (l *Lane) flush() {
+	if len(l.pending) == 0 {
+		return
+	}
+	l.decBuf = append(l.decBuf[:0], make([]algorithms.Decision, len(l.pending))...)
+	for tier := range l.limiters {
+		var where []int
+		l.reqBuf = l.reqBuf[:0]
+		var steps []algorithms.Step
+		for i, p := range l.pending {
+			if p.tier != tier {
+				continue
+			}
+			where = append(where, i)
+			if p.kind == opDecide {
+				l.reqBuf = append(l.reqBuf, p.req)
+			} else {
+				steps = append(steps, p.step)
+			}
+		}
+		switch {
+		case len(l.reqBuf) > 0:
+			out := make([]algorithms.Decision, len(where))
+			l.batch[tier].AllowBatch(l.reqBuf, out)
+			for j, i := range where {
+				l.decBuf[i] = out[j]
+			}
+		case len(steps) > 0:
+			l.steps[tier].Steps(steps)
+			for j, i := range where {
+				l.pending[i].step = steps[j]
+			}
+		}
+	}
+	now := l.now
+	for i, p := range l.pending {
+		l.now, l.pinned = p.at, p.seq
+		switch p.kind {
+		case opDecide:
+			l.decided(p.id, l.decBuf[i], p.at+l.Config.RoundTrip)
+		case opRead:
+			l.decideRead(p.id, p.step.Slot)
+		case opWrite:
+			l.decided(p.id, l.reqs[p.id].decision, p.at)
+		}
+	}
+	l.now, l.pinned = now, 0
+	l.pending = l.pending[:0]
+}
+
+// pushBack returns an event taken too early to where it was, keeping its order.
+func (l *Lane) pushBack(e event) {
+	if e.kind == evArrival && l.sideArrivals {
+		l.arrivals[e.ref] = e
+		return
+	}
+	l.events.push(e)
+}
+
+// earliestStamp is the earliest time any request from now on can be stamped with:
+// the slowest node's clock now (clocks only move forward). Eviction asks whether a
+// key is idle at that time, not at the true time, or a node running behind would
+// find a key forgotten that it still had to wait on.
+func (l *Lane) earliestStamp() time.Duration {
+	if l.Config.Clock == "server" {
+		return l.now
+	}
+	earliest := l.now
+	for _, n := range l.cfg.Nodes {
+		earliest = min(earliest, n.Clock(l.now))
+	}
+	return earliest
+}
+
+// stamp is the time the limiter is told it is: r's node clock now, or the true
+// virtual time for a lane on the server's clock (in a simulation, the engine
+// plays the server).
 func (l *Lane) stamp(r *request) time.Duration {
+	if l.Config.Clock == "server" {
+		return l.now
+	}
 	return l.cfg.Nodes[l.clients[r.client].c.Node].Clock(l.now)
 }
 
@@ -387,14 +558,23 @@ func (l *Lane) stamp(r *request) time.Duration {
 func (l *Lane) read(id int32) {
 	r := &l.reqs[id]
 	k := l.cfg.Keys[r.key]
-	s := l.split[k.Tier]
 	r.tries++
-	r.slot = s.read(k.Name, l.stamp(r))
-	r.decision = s.decide(r.slot, k.Name, l.stamp(r), r.cost)
-	if l.versions != nil {
-		r.version = l.versions[r.key]
-	}
 	l.rec.m.StoreCalls++
+	node := l.clients[r.client].c.Node
+	if l.steps != nil {
+		l.defer_(pendingOp{kind: opRead, id: id, at: l.now, tier: k.Tier, step: algorithms.Step{Node: node, Key: k.Name, Now: l.stamp(r)}})
+		return
+	}
+	l.decideRead(id, l.split[k.Tier].ReadState(node, k.Name, l.stamp(r), l.Config.Strategy == Watch))
+}
+
+// decideRead decides request id on the state read into slot, now, and lands the
+// write (or EXEC) a round trip later.
+func (l *Lane) decideRead(id, slot int32) {
+	r := &l.reqs[id]
+	k := l.cfg.Keys[r.key]
+	r.slot = slot
+	r.decision = l.split[k.Tier].DecideOn(slot, k.Name, l.stamp(r), r.cost)
 	l.schedule(l.now+l.Config.RoundTrip, evCommit, int(id))
 }
 
@@ -405,9 +585,20 @@ func (l *Lane) commit(id int32) {
 	k := l.cfg.Keys[r.key]
 	s := l.split[k.Tier]
 	l.rec.m.StoreCalls++
-	if l.versions != nil && l.versions[r.key] != r.version {
-		s.drop(r.slot)
+	var committed bool
+	switch {
+	case l.Config.Strategy == Watch:
+		committed = s.CommitState(r.slot, k.Name)
+	case l.steps != nil:
+		l.defer_(pendingOp{kind: opWrite, id: id, at: l.now, tier: k.Tier, step: algorithms.Step{Write: true, Slot: r.slot, Node: l.clients[r.client].c.Node, Key: k.Name, Now: l.stamp(r)}})
 		r.slot = -1
+		return
+	default:
+		s.WriteState(r.slot, l.clients[r.client].c.Node, k.Name)
+		committed = true
+	}
+	r.slot = -1
+	if !committed {
 		if int(r.tries) <= l.Config.WatchRetries {
 			l.read(id)
 			return
@@ -418,11 +609,6 @@ func (l *Lane) commit(id int32) {
 		l.tick.Denied++
 		l.failed(id, false, noDecision)
 		return
-	}
-	s.write(r.slot, k.Name)
-	r.slot = -1
-	if l.versions != nil {
-		l.versions[r.key]++
 	}
 	l.decided(id, r.decision, l.now)
 }
@@ -495,7 +681,11 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	r := &l.reqs[id]
 	c := &l.clients[r.client]
 	heard := answered + c.c.Latency
-	if wait, ok := c.c.Retry.wait(int(r.attempt), denied, d.RetryAfter, c.retry); ok {
+	var rng *rand.Rand
+	if c.c.Retry.Jitter != JitterNone {
+		rng = jitterStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt))
+	}
+	if wait, ok := c.c.Retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
 		l.schedule(heard+wait, evAttempt, int(id))
 		return
 	}

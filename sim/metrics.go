@@ -28,6 +28,9 @@ type Metrics struct {
 	Succeeded, GaveUp int64
 	// Conflicts is the WATCH commits that lost to another writer and gave up.
 	Conflicts int64
+	// StoreErrors is the decisions made by the lane's on_error because its store
+	// (Redis) failed.
+	StoreErrors int64
 	// StoreCalls is the round trips to the limiter's store.
 	StoreCalls int64
 

@@ -10,7 +10,9 @@ import (
 // wait is how long a client waits after its attempt-th attempt failed before trying
 // again, and false if it gives up: attempts used up, a failure its policy does not
 // retry, or a Retry-After of never. denied says the limiter refused (a 429 that may
-// carry retryAfter); otherwise the backend failed (a 5xx, no Retry-After).
+// carry retryAfter); otherwise the backend failed (a 5xx, no Retry-After). The
+// jitter is drawn from rng, which the caller seeds for this request and attempt
+// (see jitterStream), so it does not depend on the order failures are handled in.
 func (r Retry) wait(attempt int, denied bool, retryAfter time.Duration, rng *rand.Rand) (time.Duration, bool) {
 	if r.Policy == RetryNone || attempt >= r.MaxAttempts || (denied && !r.OnDeny) || (!denied && !r.OnError) {
 		return 0, false
@@ -42,4 +44,12 @@ func (r Retry) wait(attempt int, denied bool, retryAfter time.Duration, rng *ran
 		base = half + time.Duration(rng.Int64N(int64(half/time.Microsecond)+1))*time.Microsecond
 	}
 	return base.Truncate(time.Microsecond), true
+}
+
+// jitterStream is the random stream of one retry: seeded from the run's seed, the
+// client, the logical request and the attempt, so a retry's jitter is the same
+// whatever else happened first (a batch of decisions applied later, another
+// request's failure handled earlier).
+func jitterStream(seed uint64, client int, request int64, attempt int) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix(seed^streamRetry<<56^uint64(client)<<40), splitmix(uint64(request)<<8^uint64(attempt))))
 }

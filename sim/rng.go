@@ -11,7 +11,7 @@ import (
 // the same every time.
 const (
 	streamTraffic uint64 = 1 // a client's arrival times, keys and costs
-	streamRetry   uint64 = 2 // a client's retry jitter
+	streamRetry   uint64 = 2 // a retry's jitter (see jitterStream)
 )
 
 // newStream returns the random stream for purpose and owner under seed.

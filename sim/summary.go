@@ -120,6 +120,9 @@ func Verdict(cfg *Config, m Metrics) string {
 	if m.OverGrant > 0.0005 {
 		facts = append(facts, fmt.Sprintf("admitted %d units where capacity + rate × T allowed %.0f (+%.1f%%)", m.AcceptedUnits, m.MaxUnits, 100*m.OverGrant))
 	}
+	if m.StoreErrors > 0 {
+		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
+	}
 	if m.Conflicts > 0 {
 		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
 	}
@@ -162,6 +165,7 @@ type LaneReport struct {
 	Succeeded          int64   `json:"succeeded"`
 	GaveUp             int64   `json:"gave_up"`
 	Conflicts          int64   `json:"conflicts"`
+	StoreErrors        int64   `json:"store_errors"`
 	StoreCalls         int64   `json:"store_calls"`
 	RetryAmplification float64 `json:"retry_amplification"`
 	PeakWindowRatio    float64 `json:"peak_window_ratio"`
@@ -189,7 +193,7 @@ func WriteJSON(w io.Writer, cfg *Config, ms []Metrics) error {
 		r.Lanes = append(r.Lanes, LaneReport{
 			Lane: m.Lane, Algorithm: m.Algorithm, Backend: m.Backend,
 			Offered: m.Offered, Attempts: m.Attempts, Accepted: m.Accepted, Denied: m.Denied, Errors: m.Errors,
-			Succeeded: m.Succeeded, GaveUp: m.GaveUp, Conflicts: m.Conflicts, StoreCalls: m.StoreCalls,
+			Succeeded: m.Succeeded, GaveUp: m.GaveUp, Conflicts: m.Conflicts, StoreErrors: m.StoreErrors, StoreCalls: m.StoreCalls,
 			RetryAmplification: m.RetryAmplification, PeakWindowRatio: m.PeakWindowRatio,
 			PeakFirstMS: millis(m.PeakFirst), PeakLastMS: millis(m.PeakLast),
 			OverGrant: m.OverGrant, AcceptedUnits: m.AcceptedUnits, MaxUnits: m.MaxUnits,

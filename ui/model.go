@@ -39,8 +39,10 @@ type Options struct {
 	// Start builds a run of cfg and returns what closes it; nil means sim.NewRun.
 	// The Redis mode supplies one that connects its lanes.
 	Start func(cfg *sim.Config) (*sim.Run, func(), error)
-	// Backend names where the lanes keep their state, for the header.
-	Backend string
+	// Redis runs the lanes on Redis (see scenarios.Overrides), at RedisAddr
+	// (host and port, for the header; never the password).
+	Redis     bool
+	RedisAddr string
 	// Frame is the wall time between frames. Zero means the caller sends
 	// FrameMsg itself (the tests drive time this way).
 	Frame time.Duration
@@ -88,9 +90,6 @@ type Model struct {
 // New returns the UI on opts.Scenario; an unknown scenario or one that does not
 // compile is an error, before any screen is drawn.
 func New(opts Options) (*Model, error) {
-	if opts.Backend == "" {
-		opts.Backend = "memory"
-	}
 	if opts.ExportDir == "" {
 		opts.ExportDir = "."
 	}
@@ -114,7 +113,7 @@ func New(opts Options) (*Model, error) {
 func (m *Model) name() string { return m.opts.Catalogue.Scenarios[m.index].Name }
 
 func (m *Model) overrides() scenarios.Overrides {
-	return scenarios.Overrides{Seed: m.opts.Seed, Lanes: m.opts.Lanes, Limit: m.limit, Burst: m.burst}
+	return scenarios.Overrides{Seed: m.opts.Seed, Lanes: m.opts.Lanes, Limit: m.limit, Burst: m.burst, Redis: m.opts.Redis}
 }
 
 // load compiles the current scenario with the adjustments and starts a run of it

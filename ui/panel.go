@@ -75,6 +75,9 @@ func (m *Model) renderPanel(i, w, h int) string {
 	if met.Errors > 0 {
 		counters += st.Deny.Render(" err " + compact(met.Errors))
 	}
+	if l.Unavailable() {
+		counters = st.Error.Render("redis unavailable ") + counters
+	}
 	gap := max(1, inner-lipgloss.Width(title)-lipgloss.Width(counters))
 	lines := []string{title + strings.Repeat(" ", gap) + counters}
 

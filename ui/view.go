@@ -134,8 +134,18 @@ func (m *Model) renderHeader() string {
 		policy = st.Warn.Render(policy + " (adjusted)")
 	}
 	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   backend %s   policy %s   seed %d",
-		sim.FormatDuration(m.run.Now()), sim.FormatDuration(m.cfg.Duration), speedName(m.speed), state, m.opts.Backend, policy, m.cfg.Seed)
+		sim.FormatDuration(m.run.Now()), sim.FormatDuration(m.cfg.Duration), speedName(m.speed), state, m.backend(), policy, m.cfg.Seed)
 	return line1 + "\n" + truncate(line2, m.width)
+}
+
+// backend names where the lanes keep their state: memory, or the Redis address.
+func (m *Model) backend() string {
+	for _, l := range m.cfg.Lanes {
+		if l.Backend == "redis" {
+			return "redis " + m.opts.RedisAddr
+		}
+	}
+	return "memory"
 }
 
 // renderStatus is the status line: the last export, an error, or a hint.

@@ -47,11 +47,17 @@ type Limiter struct {
 
 	split *stepper // the non-atomic strategies' steps, made on first use
 
-	failures    atomic.Int64
-	unavailable atomic.Bool
-	stateBytes  int64
-	keyCount    int
+	failures     atomic.Int64
+	unavailable  atomic.Bool
+	stateBytes   int64
+	keyCount     int
+	measured     time.Duration // when the state was last measured (virtual time)
+	everMeasured bool
 }
+
+// measureEvery is how much virtual time passes between two measures of a lane's
+// state on the server: SCAN walks the whole keyspace, so not every period.
+const measureEvery = 10 * time.Second
 
 // NewLimiter returns cfg's algorithm on s.
 func NewLimiter(s *Store, cfg Config) (*Limiter, error) {
@@ -94,10 +100,15 @@ func NewLimiter(s *Store, cfg Config) (*Limiter, error) {
 	default:
 		return nil, fmt.Errorf("%s has no Redis port", cfg.Algorithm)
 	}
-	l.script = s.scripts[map[string]string{
+	// The lane's own copy of the script (a comment names run and lane, so its SHA is
+	// unique): after a SCRIPT FLUSH only this lane loads it again, between its own
+	// batches, so no EVALSHA of a batch can run before an earlier one of the same
+	// batch that failed with NOSCRIPT and is resent.
+	name := map[string]string{
 		"token-bucket": "token_bucket", "gcra": "gcra", "leaky-bucket": "leaky_bucket",
 		"fixed-window": "fixed_window", "sliding-log": "sliding_log", "sliding-counter": "sliding_counter",
-	}[cfg.Algorithm]]
+	}[cfg.Algorithm]
+	l.script = redis.NewScript(Script(name) + "\n-- ratelab lane " + s.Prefix + ":" + cfg.Lane + "\n")
 	return l, nil
 }
 
@@ -255,13 +266,17 @@ func (l *Limiter) Keys() int { return l.keyCount }
 // measured: the real cost on the server, not the Go limiters' logical count.
 func (l *Limiter) StateBytes() int64 { return l.stateBytes }
 
-// Evict forgets nothing (PEXPIRE does that on the server); it measures the lane's
-// keys: SCAN on its prefix and MEMORY USAGE of each, pipelined.
-func (l *Limiter) Evict(time.Duration) int {
+// Evict forgets nothing (PEXPIRE does that on the server); at most every
+// measureEvery of virtual time it measures the lane's keys: SCAN on its prefix and
+// MEMORY USAGE of each, pipelined.
+func (l *Limiter) Evict(now time.Duration) int {
+	if l.everMeasured && now-l.measured < measureEvery {
+		return 0
+	}
+	l.measured, l.everMeasured = now, true
 	ctx := context.Background()
 	pattern := "{" + l.store.Prefix + ":" + l.cfg.Lane + "}:*"
-	var bytes int64
-	var count int
+	var bytes, count atomic.Int64 // the nodes are measured at once
 	err := l.store.forEachNode(ctx, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
 		var batch []string
@@ -274,8 +289,8 @@ func (l *Limiter) Evict(time.Duration) int {
 			pipe.Exec(ctx)
 			for _, c := range cmds {
 				if n, err := c.Result(); err == nil {
-					bytes += n
-					count++
+					bytes.Add(n)
+					count.Add(1)
 				}
 			}
 			batch = batch[:0]
@@ -291,7 +306,7 @@ func (l *Limiter) Evict(time.Duration) int {
 		return iter.Err()
 	})
 	if err == nil {
-		l.stateBytes, l.keyCount = bytes, count
+		l.stateBytes, l.keyCount = bytes.Load(), int(count.Load())
 	}
 	return 0
 }

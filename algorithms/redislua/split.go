@@ -30,8 +30,9 @@ import (
 type splitSlot struct {
 	bucket algorithms.TokenState
 	gcra   algorithms.GCRAState
-	conn   *redis.Conn // held from WATCH to EXEC
-	failed bool        // Redis failed: the decision follows on_error
+	conn     *redis.Conn // held from WATCH to EXEC
+	watching bool        // conn has a WATCH that no EXEC has ended
+	failed   bool        // Redis failed: the decision follows on_error
 }
 
 // stepper is the in-memory algorithm the steps decide with; it never holds state.
@@ -76,45 +77,45 @@ func (l *Limiter) nodeConn(node int) redis.Cmdable {
 func (l *Limiter) ReadState(node int, key string, now time.Duration, watch bool) int32 {
 	ctx := context.Background()
 	s := l.steps()
-	var slot int32
-	if n := len(s.free); n > 0 {
-		slot, s.free = s.free[n-1], s.free[:n-1]
-	} else {
-		s.slots = append(s.slots, splitSlot{})
-		slot = int32(len(s.slots) - 1)
-	}
+	slot := s.newSlot()
 	st := &s.slots[slot]
-	*st = splitSlot{}
 	rkey := l.redisKeys(key)[0]
 	var conn redis.Cmdable = l.nodeConn(node)
-	if watch {
+	var pipe redis.Pipeliner
+	if watch { // WATCH and the read in one round trip, on a connection of the slot's own
 		c, err := l.store.conn(ctx, rkey)
-		if err == nil {
-			err = c.Do(ctx, "WATCH", rkey).Err()
-		}
 		if err != nil {
 			st.failed = true
 			return slot
 		}
-		st.conn, conn = c, c
+		st.conn, st.watching = c, true
+		pipe = c.Pipeline()
+		pipe.Do(ctx, "WATCH", rkey)
+		conn = pipe
+	}
+	var bucket *redis.SliceCmd
+	var tat *redis.StringCmd
+	if s.bucket != nil {
+		st.bucket = s.bucket.Read(key, now) // the idle state, if the key has none
+		bucket = conn.HMGet(ctx, rkey, "c", "t")
+	} else {
+		st.gcra = s.gcra.Read(key, now)
+		tat = conn.Get(ctx, rkey)
+	}
+	if pipe != nil {
+		pipe.Exec(ctx)
 	}
 	var err error
-	switch {
-	case s.bucket != nil:
-		st.bucket = s.bucket.Read(key, now) // the idle state, if the key has none
+	if bucket != nil {
 		var v []any
-		v, err = conn.HMGet(ctx, rkey, "c", "t").Result()
-		if err == nil && v[0] != nil {
-			st.bucket.Credits, err = parseInt(v[0])
-			if err == nil {
+		if v, err = bucket.Result(); err == nil && v[0] != nil {
+			if st.bucket.Credits, err = parseInt(v[0]); err == nil {
 				st.bucket.Last, err = parseInt(v[1])
 			}
 		}
-	case s.gcra != nil:
-		st.gcra = s.gcra.Read(key, now)
+	} else {
 		var v string
-		v, err = conn.Get(ctx, rkey).Result()
-		if err == nil {
+		if v, err = tat.Result(); err == nil {
 			st.gcra.TAT, err = parseInt(v)
 		} else if errors.Is(err, redis.Nil) {
 			err = nil
@@ -125,6 +126,93 @@ func (l *Limiter) ReadState(node int, key string, now time.Duration, watch bool)
 	}
 	l.unavailable.Store(st.failed)
 	return slot
+}
+
+// newSlot takes a free slot, reset.
+func (s *stepper) newSlot() int32 {
+	var slot int32
+	if n := len(s.free); n > 0 {
+		slot, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		s.slots = append(s.slots, splitSlot{})
+		slot = int32(len(s.slots) - 1)
+	}
+	s.slots[slot] = splitSlot{}
+	return slot
+}
+
+// Steps takes multi's reads and blind writes in one pipeline, in order: Redis runs
+// them one after another, so each read sees what the writes before it left, as
+// with a round trip each. A read fills its Slot; a write stores its slot's state
+// and frees it.
+func (l *Limiter) Steps(steps []algorithms.Step) {
+	ctx := context.Background()
+	s := l.steps()
+	pipe := l.store.client.Pipeline()
+	reads := make([]redis.Cmder, len(steps))
+	var writes []redis.Cmder
+	for i := range steps {
+		st := &steps[i]
+		rkey := l.redisKeys(st.Key)[0]
+		if st.Write {
+			slot := &s.slots[st.Slot]
+			if slot.failed {
+				continue
+			}
+			if s.bucket != nil {
+				writes = append(writes, pipe.HSet(ctx, rkey, "c", slot.bucket.Credits, "t", slot.bucket.Last))
+			} else {
+				writes = append(writes, pipe.Set(ctx, rkey, slot.gcra.TAT, 0))
+			}
+			writes = append(writes, pipe.PExpire(ctx, rkey, l.cfg.TTL))
+			continue
+		}
+		st.Slot = s.newSlot()
+		if s.bucket != nil {
+			s.slots[st.Slot].bucket = s.bucket.Read(st.Key, st.Now)
+			reads[i] = pipe.HMGet(ctx, rkey, "c", "t")
+		} else {
+			s.slots[st.Slot].gcra = s.gcra.Read(st.Key, st.Now)
+			reads[i] = pipe.Get(ctx, rkey)
+		}
+	}
+	pipe.Exec(ctx)
+	failed := false
+	for i, st := range steps {
+		if st.Write {
+			l.DropState(st.Slot)
+			continue
+		}
+		slot := &s.slots[st.Slot]
+		var err error
+		switch c := reads[i].(type) {
+		case *redis.SliceCmd:
+			var v []any
+			if v, err = c.Result(); err == nil && v[0] != nil {
+				if slot.bucket.Credits, err = parseInt(v[0]); err == nil {
+					slot.bucket.Last, err = parseInt(v[1])
+				}
+			}
+		case *redis.StringCmd:
+			var v string
+			if v, err = c.Result(); err == nil {
+				slot.gcra.TAT, err = parseInt(v)
+			} else if errors.Is(err, redis.Nil) {
+				err = nil
+			}
+		}
+		if err != nil {
+			slot.failed, failed = true, true
+		}
+	}
+	for _, w := range writes {
+		if w.Err() != nil {
+			l.failures.Add(1)
+			failed = true
+			break
+		}
+	}
+	l.unavailable.Store(failed)
 }
 
 // DecideOn decides on the slot's state, which becomes the state to write.
@@ -190,6 +278,9 @@ func (l *Limiter) CommitState(slot int32, key string) bool {
 		p.PExpire(ctx, rkey, l.cfg.TTL)
 		return nil
 	})
+	if err == nil || errors.Is(err, redis.TxFailedErr) {
+		st.watching = false // EXEC ended the WATCH either way
+	}
 	l.DropState(slot)
 	switch {
 	case err == nil:
@@ -202,13 +293,15 @@ func (l *Limiter) CommitState(slot int32, key string) bool {
 	return true
 }
 
-// DropState frees the slot, releasing its connection (UNWATCH first if the EXEC
-// never came).
+// DropState frees the slot, releasing its connection (UNWATCH first if no EXEC
+// ended the WATCH).
 func (l *Limiter) DropState(slot int32) {
 	s := l.steps()
 	st := &s.slots[slot]
 	if st.conn != nil {
-		st.conn.Do(context.Background(), "UNWATCH")
+		if st.watching {
+			st.conn.Do(context.Background(), "UNWATCH")
+		}
 		st.conn.Close()
 		st.conn = nil
 	}

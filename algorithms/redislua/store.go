@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,6 +33,24 @@ import (
 
 //go:embed scripts/*.lua
 var scriptFiles embed.FS
+
+// quiet drops go-redis's own log lines (a failed dial, a reconnect): every failure
+// reaches ratelab as an error, counted per lane and reported in its own words.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quiet{}) }
+
+// poolSize is the most connections a store opens (per node). A watch step holds a
+// connection of its own from WATCH to EXEC, so as many are needed as deciders are
+// in flight; connections are opened only when needed.
+const poolSize = 4096
+
+// dialTimeout bounds a connection attempt. A Redis that is down costs one failed
+// dial per call, not several with backoff between: a limiter must answer (by its
+// on_error) fast when its store is gone.
+const dialTimeout = time.Second
 
 // Store is one run's connection to Redis: the client, the run's key prefix, the
 // scripts.
@@ -41,8 +60,7 @@ type Store struct {
 	// Prefix is "ratelab:<run-id>", unique per run.
 	Prefix string
 	// Addr is where Redis is, for messages: host and port, never the password.
-	Addr    string
-	scripts map[string]*redis.Script
+	Addr string
 }
 
 // ErrURL is a --redis value that is not a Redis URL. Its message never repeats the
@@ -53,11 +71,28 @@ var ErrURL = errors.New(`not a Redis URL: want redis://[user:password@]host:port
 // Cluster, more nodes as &addr=host:port) and checks that it answers. Errors name
 // the host and port, never the password.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s, err := Connect(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := s.client.Ping(pingCtx).Err(); err != nil {
+		s.client.Close()
+		return nil, fmt.Errorf("cannot reach Redis at %s: %v", s.Addr, err)
+	}
+	return s, nil
+}
+
+// Connect is Open without the check that Redis answers: the client connects when
+// first used, and reconnects after a failure, so lanes start unavailable and
+// recover when a server appears (the UI uses it).
+func Connect(rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		return nil, ErrURL
 	}
-	s := &Store{Addr: u.Host, scripts: map[string]*redis.Script{}}
+	s := &Store{Addr: u.Host}
 	q := u.Query()
 	if q.Get("cluster") == "true" {
 		q.Del("cluster")
@@ -66,7 +101,8 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err != nil {
 			return nil, ErrURL
 		}
-		opt.MaxRetries, opt.DisableIdentity = -1, true
+		opt.MaxRetries, opt.DisableIdentity, opt.PoolSize = -1, true, poolSize
+		opt.DialerRetries, opt.DialTimeout = 1, dialTimeout
 		s.cluster = redis.NewClusterClient(opt)
 		s.client = s.cluster
 	} else {
@@ -74,21 +110,13 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err != nil {
 			return nil, ErrURL
 		}
-		opt.MaxRetries, opt.DisableIdentity = -1, true
+		opt.MaxRetries, opt.DisableIdentity, opt.PoolSize = -1, true, poolSize
+		opt.DialerRetries, opt.DialTimeout = 1, dialTimeout
 		s.client = redis.NewClient(opt)
 	}
 	id := make([]byte, 6)
 	rand.Read(id)
 	s.Prefix = "ratelab:" + hex.EncodeToString(id)
-	for _, name := range []string{"token_bucket", "gcra", "fixed_window", "sliding_log", "sliding_counter", "leaky_bucket"} {
-		s.scripts[name] = redis.NewScript(Script(name))
-	}
-	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	if err := s.client.Ping(pingCtx).Err(); err != nil {
-		s.client.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s: %v", s.Addr, err)
-	}
 	return s, nil
 }
 
@@ -123,7 +151,8 @@ func (s *Store) conn(ctx context.Context, key string) (*redis.Conn, error) {
 	return node.Conn(), nil
 }
 
-// forEachNode runs fn on every node that holds data: the server, or each master.
+// forEachNode runs fn on every node that holds data: the server, or each master,
+// concurrently.
 func (s *Store) forEachNode(ctx context.Context, fn func(context.Context, *redis.Client) error) error {
 	if s.cluster == nil {
 		return fn(ctx, s.client.(*redis.Client))
@@ -135,7 +164,7 @@ func (s *Store) forEachNode(ctx context.Context, fn func(context.Context, *redis
 // prefix as the pattern, UNLINK what it finds. It returns how many it removed.
 func (s *Store) Cleanup(ctx context.Context) (int, error) {
 	pattern := "{" + s.Prefix + ":*"
-	removed := 0
+	var removed atomic.Int64 // the nodes are cleaned at once
 	err := s.forEachNode(ctx, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
 		var batch []string
@@ -144,7 +173,7 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 				return nil
 			}
 			n, err := node.Unlink(ctx, batch...).Result()
-			removed += int(n)
+			removed.Add(n)
 			batch = batch[:0]
 			return err
 		}
@@ -164,7 +193,7 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 		}
 		return flush()
 	})
-	return removed, err
+	return int(removed.Load()), err
 }
 
 // Close removes the run's keys and closes the connection.
