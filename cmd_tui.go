@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"

@@ -28,8 +28,8 @@ import (
 
 // splitSlot is one decision in progress.
 type splitSlot struct {
-	bucket algorithms.TokenState
-	gcra   algorithms.GCRAState
+	bucket   algorithms.TokenState
+	gcra     algorithms.GCRAState
 	conn     *redis.Conn // held from WATCH to EXEC
 	watching bool        // conn has a WATCH that no EXEC has ended
 	failed   bool        // Redis failed: the decision follows on_error
