@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratelab/algorithms/redislua"
+	"ratelab/bench"
+)
+
+const benchUsage = `
+Usage: ratelab bench [--redis URL] [--duration D] [--max-decisions N]
+                     [--strategies lua,multi,watch] [--concurrency 1,16,64,256]
+                     [--csv PATH|-] [--allow-remote]
+
+A live benchmark on a real Redis, on the wall clock with real goroutines: the atomic
+Lua script against the two non-atomic ways (read-compute-write, WATCH/MULTI/EXEC),
+for one hot key and a key per goroutine, at each concurrency; then the over-grant
+test: 64 goroutines on one bucket of burst 10 at 10/s for 3 s, where at most 40 may
+pass. Its keys carry a prefix of their own and are removed at the end. It refuses a
+Redis that is not on this machine unless --allow-remote is given.`
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", benchUsage, stderr)
+	redisURL := fs.String("redis", "", "the Redis to benchmark (default REDIS_URL, else redis://127.0.0.1:6379)")
+	duration := fs.Duration("duration", 500*time.Millisecond, "how long each cell runs")
+	maxDecisions := fs.Int64("max-decisions", 1_000_000, "stop a cell after this many decisions")
+	strategies := fs.String("strategies", strings.Join(redislua.Strategies, ","), "the strategies to compare")
+	concurrency := fs.String("concurrency", "1,16,64,256", "the numbers of goroutines")
+	csvPath := fs.String("csv", "", "also write the results as CSV to PATH (- for standard output)")
+	allowRemote := fs.Bool("allow-remote", false, "allow a Redis that is not on a loopback address")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o := bench.Options{Duration: *duration, MaxDecisions: *maxDecisions, OverGrantFor: 3 * time.Second}
+	for _, s := range strings.Split(*strategies, ",") {
+		if s = strings.TrimSpace(s); s != "lua" && s != "multi" && s != "watch" {
+			return usagef("bench: --strategies: unknown strategy %q; use lua, multi, watch", s)
+		}
+		o.Strategies = append(o.Strategies, strings.TrimSpace(s))
+	}
+	for _, c := range strings.Split(*concurrency, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 || n > 4096 {
+			return usagef("bench: --concurrency: %q is not a number of goroutines from 1 to 4096", c)
+		}
+		o.Concurrency = append(o.Concurrency, n)
+	}
+	switch {
+	case *duration <= 0 || *duration > time.Minute:
+		return usagef("bench: --duration must be from 1ms to 1m (got %s)", *duration)
+	case *maxDecisions < 1:
+		return usagef("bench: --max-decisions must be >= 1 (got %d)", *maxDecisions)
+	}
+	addr := redisAddress(*redisURL)
+	if addr == "" {
+		addr = "redis://127.0.0.1:6379"
+	}
+	if !*allowRemote {
+		if err := loopbackOnly(addr); err != nil {
+			return err
+		}
+	}
+	var out *output
+	if *csvPath != "" {
+		var err error
+		if out, err = openOutput("csv", *csvPath, stdout); err != nil {
+			return err
+		}
+		defer out.abort()
+	}
+	store, err := redislua.Open(context.Background(), addr)
+	if err == redislua.ErrURL {
+		return usageError{fmt.Errorf("--redis: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	report := stdout
+	if *csvPath == "-" {
+		report = stderr
+	}
+	fmt.Fprintf(report, "ratelab bench on Redis at %s, %s a cell\n\n", store.Addr, *duration)
+	o.Progress = func(s string) { fmt.Fprintf(stderr, "  %s…\n", s) }
+	cells, over, err := bench.Run(context.Background(), store, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(report)
+	if err := bench.WriteTable(report, cells, over, o.OverGrantFor); err != nil {
+		return err
+	}
+	if out != nil {
+		if err := bench.WriteCSV(out.w, cells, over); err != nil {
+			return err
+		}
+		return out.commit()
+	}
+	return nil
+}
+
+// loopbackOnly refuses a Redis URL whose host is not a loopback address: the
+// benchmark sends tens of thousands of commands a second.
+func loopbackOnly(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return usageError{fmt.Errorf("--redis: %w", redislua.ErrURL)}
+	}
+	ips, err := net.LookupIP(u.Hostname())
+	if err != nil {
+		return usagef("bench: cannot resolve the Redis host %s: %v", u.Hostname(), err)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return usagef("bench: %s is not on this machine (%s); the benchmark sends a heavy load, so give --allow-remote to run it against a remote Redis", u.Hostname(), ip)
+		}
+	}
+	return nil
+}
