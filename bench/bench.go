@@ -53,7 +53,9 @@ type Cell struct {
 
 // NsPerDecision is the wall time per decision over all goroutines (the inverse of
 // throughput), as go test -bench reports a parallel benchmark.
-func (c Cell) NsPerDecision() float64 { return float64(c.Elapsed.Nanoseconds()) / float64(max(c.Decisions, 1)) }
+func (c Cell) NsPerDecision() float64 {
+	return float64(c.Elapsed.Nanoseconds()) / float64(max(c.Decisions, 1))
+}
 
 // CallsPerDecision is the Redis commands sent per decision.
 func (c Cell) CallsPerDecision() float64 { return float64(c.Calls) / float64(max(c.Decisions, 1)) }
@@ -69,7 +71,9 @@ type OverGrant struct {
 }
 
 // Percent is how far Allowed went past Most, in percent; 0 when it did not.
-func (o OverGrant) Percent() float64 { return 100 * float64(max(0, o.Allowed-o.Most)) / float64(o.Most) }
+func (o OverGrant) Percent() float64 {
+	return 100 * float64(max(0, o.Allowed-o.Most)) / float64(o.Most)
+}
 
 // throughputPolicy is generous, so most decisions write state as accepting ones do.
 var throughputPolicy = algorithms.Policy{Limit: 100_000, Period: time.Second}
