@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,18 +34,7 @@ type runOptions struct {
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", runUsage, stderr)
 	var o runOptions
-	fs.StringVar(&o.scenario, "scenario", "", "the scenario to run (see ratelab list)")
-	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
-	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
-	fs.Func("seed", "replace the scenario's seed (a whole number)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return fmt.Errorf("want a whole number >= 0")
-		}
-		o.seed = &v
-		return nil
-	})
-	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
+	o.scenarioFlags(fs, "the scenario to run (see ratelab list)")
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
@@ -129,6 +119,34 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return sim.WriteTable(report, cfg, r.Metrics())
 }
 
+// scenarioFlags registers the flags run and tui share: which scenario, from which
+// file, which lanes, which seed, which Redis.
+func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
+	fs.StringVar(&o.scenario, "scenario", "", scenarioHelp)
+	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
+	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
+	fs.Func("seed", "replace the scenario's seed (a whole number)", func(s string) error {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a whole number >= 0")
+		}
+		o.seed = &v
+		return nil
+	})
+	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
+}
+
+// laneNames is --lanes as a list.
+func (o *runOptions) laneNames() []string {
+	var names []string
+	for _, l := range strings.Split(o.lanes, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			names = append(names, l)
+		}
+	}
+	return names
+}
+
 // compileScenario loads the catalogue and compiles the chosen scenario with the
 // command line's overrides.
 func compileScenario(o runOptions) (*sim.Config, error) {
@@ -136,14 +154,7 @@ func compileScenario(o runOptions) (*sim.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != ""}
-	if o.lanes != "" {
-		for _, l := range strings.Split(o.lanes, ",") {
-			if l = strings.TrimSpace(l); l != "" {
-				ov.Lanes = append(ov.Lanes, l)
-			}
-		}
-	}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: o.laneNames()}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, usageError{err}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,18 +23,7 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tui", tuiUsage, stderr)
 	var o runOptions
 	exportDir := "."
-	fs.StringVar(&o.scenario, "scenario", "", "the scenario to open on (see ratelab list); the first if empty")
-	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
-	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
-	fs.Func("seed", "replace the scenarios' seed (a whole number)", func(s string) error {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return fmt.Errorf("want a whole number >= 0")
-		}
-		o.seed = &v
-		return nil
-	})
-	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
+	o.scenarioFlags(fs, "the scenario to open on (see ratelab list); the first if empty")
 	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,14 +32,7 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, ExportDir: exportDir, Frame: 50 * time.Millisecond}
-	if o.lanes != "" {
-		for _, l := range strings.Split(o.lanes, ",") {
-			if l = strings.TrimSpace(l); l != "" {
-				opts.Lanes = append(opts.Lanes, l)
-			}
-		}
-	}
+	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir, Frame: 50 * time.Millisecond}
 	if o.redis != "" {
 		opts.Redis, opts.RedisAddr = true, redisHost(o.redis)
 	}

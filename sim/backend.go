@@ -6,8 +6,7 @@ import "time"
 // servers busy, the queue, and the busy time integrated for utilisation.
 type backendRun struct {
 	b        Backend
-	jobs     []job
-	free     []int32
+	jobs     slab[job]
 	busy     int
 	queue    []int32 // jobs waiting, oldest at head
 	head     int
@@ -43,22 +42,10 @@ func (b *backendRun) utilization(now time.Duration) float64 {
 
 func (b *backendRun) queued() int { return len(b.queue) - b.head }
 
-func (b *backendRun) newJob(req int32) int32 {
-	j := job{req: req, expired: b.b.Timeout == 0}
-	if n := len(b.free); n > 0 {
-		id := b.free[n-1]
-		b.free = b.free[:n-1]
-		b.jobs[id] = j
-		return id
-	}
-	b.jobs = append(b.jobs, j)
-	return int32(len(b.jobs) - 1)
-}
-
 // release frees a job once it is both served and past its timeout.
 func (b *backendRun) release(id int32) {
-	if j := &b.jobs[id]; j.done && j.expired {
-		b.free = append(b.free, id)
+	if j := b.jobs.at(id); j.done && j.expired {
+		b.jobs.release(id)
 	}
 }
 
@@ -71,10 +58,10 @@ func (l *Lane) backendArrive(id int32) {
 		l.failed(id, false, noDecision)
 		return
 	}
-	j := b.newJob(id)
+	j := b.jobs.put(job{req: id, expired: b.b.Timeout == 0})
 	if b.busy < b.b.Concurrency && b.b.ServiceTime <= b.b.Timeout {
 		// served at once, done before its client would give up: no timeout
-		b.jobs[j].expired = true
+		b.jobs.at(j).expired = true
 		l.serve(j)
 		return
 	}
@@ -102,7 +89,7 @@ func (l *Lane) serve(j int32) {
 func (l *Lane) backendDone(j int32) {
 	b := l.backend
 	b.setBusy(l.now, b.busy-1)
-	jb := &b.jobs[j]
+	jb := b.jobs.at(j)
 	jb.done = true
 	if jb.abandoned {
 		b.wasted++
@@ -121,7 +108,7 @@ func (l *Lane) backendDone(j int32) {
 // the request fails (and may be retried) while the job stays in line.
 func (l *Lane) backendTimeout(j int32) {
 	b := l.backend
-	jb := &b.jobs[j]
+	jb := b.jobs.at(j)
 	jb.expired = true
 	if !jb.done {
 		jb.abandoned = true

@@ -46,8 +46,7 @@ type Lane struct {
 
 	clients []clientRun
 	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
-	reqs    []request
-	free    []int32
+	reqs    slab[request]
 	backend *backendRun
 
 	rec        recorder
@@ -425,20 +424,12 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	id := identity{key: int32(c.c.Keys[pos]), pair: l.pairs[ci][pos]}
 	l.rec.m.Offered++
 	l.rec.offered(id)
-	r := request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1}
-	if n := len(l.free); n > 0 {
-		id := l.free[n-1]
-		l.free = l.free[:n-1]
-		l.reqs[id] = r
-		return id
-	}
-	l.reqs = append(l.reqs, r)
-	return int32(len(l.reqs) - 1)
+	return l.reqs.put(request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1})
 }
 
 // attempt sends request id to the limiter now.
 func (l *Lane) attempt(id int32) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	r.attempt++
 	r.tries = 0
 	l.rec.m.Attempts++
@@ -512,7 +503,7 @@ func (l *Lane) flush() {
 		case opRead:
 			l.decideRead(p.id, p.step.Slot)
 		case opWrite:
-			l.decided(p.id, l.reqs[p.id].decision, p.at)
+			l.decided(p.id, l.reqs.at(p.id).decision, p.at)
 		}
 	}
 	l.now, l.pinned = now, 0
@@ -556,7 +547,7 @@ func (l *Lane) stamp(r *request) time.Duration {
 // read is the first step of a non-atomic decision: read the state now, decide on
 // the copy, and land the write (or EXEC) a round trip later.
 func (l *Lane) read(id int32) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	k := l.cfg.Keys[r.key]
 	r.tries++
 	l.rec.m.StoreCalls++
@@ -571,7 +562,7 @@ func (l *Lane) read(id int32) {
 // decideRead decides request id on the state read into slot, now, and lands the
 // write (or EXEC) a round trip later.
 func (l *Lane) decideRead(id, slot int32) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	k := l.cfg.Keys[r.key]
 	r.slot = slot
 	r.decision = l.split[k.Tier].DecideOn(slot, k.Name, l.stamp(r), r.cost)
@@ -581,7 +572,7 @@ func (l *Lane) decideRead(id, slot int32) {
 // commit lands a non-atomic decision's write: blindly for Multi; for Watch only if
 // nobody wrote the key since the read, else read again (or give up).
 func (l *Lane) commit(id int32) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	k := l.cfg.Keys[r.key]
 	s := l.split[k.Tier]
 	l.rec.m.StoreCalls++
@@ -616,7 +607,7 @@ func (l *Lane) commit(id int32) {
 // decided records d for request id, landed now; the application has the answer at
 // answered (a round trip later for an atomic call).
 func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	l.record(r, d)
 	if !d.Allowed {
 		l.rec.m.Denied++
@@ -663,7 +654,7 @@ func (l *Lane) admit(id int32) {
 }
 
 func (l *Lane) succeeded(id int32) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	l.rec.m.Succeeded++
 	l.rec.succeeded(identity{r.key, r.pair})
 	l.rec.latency.add(l.now - r.first)
@@ -678,7 +669,7 @@ func (l *Lane) failed(id int32, denied bool, d algorithms.Decision) {
 // failedAt: the application answered at `answered`; the client hears a latency
 // later and retries by its policy, or gives up.
 func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered time.Duration) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	c := &l.clients[r.client]
 	heard := answered + c.c.Latency
 	var rng *rand.Rand
@@ -696,12 +687,12 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 // finish retires request id; a closed-loop worker sends its next request once the
 // client has heard the answer and thought.
 func (l *Lane) finish(id int32, answered time.Duration) {
-	r := &l.reqs[id]
+	r := l.reqs.at(id)
 	c := l.clients[r.client].c
 	if r.worker {
 		if loop := c.Pattern.(ClosedLoop); answered+c.Latency+loop.Think < c.Stop {
 			l.schedule(answered+c.Latency+loop.Think, evWorker, int(r.client))
 		}
 	}
-	l.free = append(l.free, id)
+	l.reqs.release(id)
 }

@@ -56,8 +56,7 @@ func newSplitter(lim algorithms.Limiter) (Splitter, bool) {
 // read, as WATCH does.
 type steps[S any] struct {
 	st       algorithms.Stepper[S]
-	slots    []stepSlot[S]
-	free     []int32
+	slots    slab[stepSlot[S]]
 	versions map[string]uint64
 }
 
@@ -67,36 +66,29 @@ type stepSlot[S any] struct {
 }
 
 func (p *steps[S]) ReadState(_ int, key string, now time.Duration, _ bool) int32 {
-	s := stepSlot[S]{state: p.st.Read(key, now), version: p.versions[key]}
-	if n := len(p.free); n > 0 {
-		slot := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.slots[slot] = s
-		return slot
-	}
-	p.slots = append(p.slots, s)
-	return int32(len(p.slots) - 1)
+	return p.slots.put(stepSlot[S]{state: p.st.Read(key, now), version: p.versions[key]})
 }
 
 func (p *steps[S]) DecideOn(slot int32, key string, now time.Duration, cost int64) algorithms.Decision {
-	d, next := p.st.Decide(p.slots[slot].state, key, now, cost)
-	p.slots[slot].state = next
+	st := p.slots.at(slot)
+	d, next := p.st.Decide(st.state, key, now, cost)
+	st.state = next
 	return d
 }
 
 func (p *steps[S]) WriteState(slot int32, _ int, key string) {
-	p.st.Write(key, p.slots[slot].state)
+	p.st.Write(key, p.slots.at(slot).state)
 	p.versions[key]++
-	p.free = append(p.free, slot)
+	p.slots.release(slot)
 }
 
 func (p *steps[S]) CommitState(slot int32, key string) bool {
-	if p.versions[key] != p.slots[slot].version {
-		p.free = append(p.free, slot)
+	if p.versions[key] != p.slots.at(slot).version {
+		p.slots.release(slot)
 		return false
 	}
 	p.WriteState(slot, 0, key)
 	return true
 }
 
-func (p *steps[S]) DropState(slot int32) { p.free = append(p.free, slot) }
+func (p *steps[S]) DropState(slot int32) { p.slots.release(slot) }
