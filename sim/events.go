@@ -66,6 +66,3 @@ func (h *eventHeap) pop() event {
 	}
 	return e
 }
-
-// peek is the earliest event's time; the heap must not be empty.
-func (h eventHeap) peek() time.Duration { return h[0].at }
