@@ -226,14 +226,8 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 	return l, nil
 }
 
-// Now is the virtual time the lane has reached.
-func (l *Lane) Now() time.Duration { return l.now }
-
 // Series is the lane's samples so far, one per tick.
 func (l *Lane) Series() []Sample { return l.series }
-
-// Limiter is the lane's limiter for tier 0.
-func (l *Lane) Limiter() algorithms.Limiter { return l.limiters[0] }
 
 // Unavailable says the lane's store (Redis) failed at its last call.
 func (l *Lane) Unavailable() bool {
@@ -244,9 +238,6 @@ func (l *Lane) Unavailable() bool {
 	}
 	return false
 }
-
-// Err is the failure that stopped the lane, if any.
-func (l *Lane) Err() error { return l.err }
 
 // Metrics are the lane's figures so far.
 func (l *Lane) Metrics() Metrics {
