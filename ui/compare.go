@@ -59,8 +59,9 @@ func (m *Model) renderTable(ms []sim.Metrics) string {
 	if !slices.Equal(cols, m.table.Columns()) {
 		m.table.SetColumns(cols)
 	}
-	if m.table.Height() != len(rows)+2 {
-		m.table.SetHeight(len(rows) + 2)
+	if m.tableHeight != len(rows)+2 { // Height() reports it less the header
+		m.tableHeight = len(rows) + 2
+		m.table.SetHeight(m.tableHeight)
 	}
 	if m.table.Width() != m.width {
 		m.table.SetWidth(m.width)

@@ -65,6 +65,13 @@ type Model struct {
 	table  table.Model
 	picker list.Model
 
+	tableHeight int // the height last given to the table
+	lesson      struct {
+		width int
+		text  string
+		lines []string
+	} // the lesson wrapped to the width, kept while neither changes
+
 	index        int   // the scenario, in the catalogue
 	limit, burst int64 // the [ ] { } adjustments; 0 is the scenario's own
 	cfg          *sim.Config
@@ -128,7 +135,7 @@ func (m *Model) load() {
 	}
 	m.cfg = cfg
 	m.focus = min(m.focus, len(cfg.Lanes)-1)
-	m.table = newTable(m.styles)
+	m.table, m.tableHeight = newTable(m.styles), 0
 	m.restart()
 }
 

@@ -92,7 +92,7 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	} else if room >= 1 {
 		extras, room = append(extras, verdicts[m.focus]), room-1
 	}
-	if lesson := strings.Split(wrap(m.cfg.Lesson, m.width), "\n"); room >= 3 {
+	if lesson := m.lessonLines(); room >= 3 {
 		shown := lesson[:min(len(lesson), room-1, 8)]
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
@@ -100,6 +100,16 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 		extras = append(extras, m.styles.Lesson.Render(strings.Join(shown, "\n")))
 	}
 	return extras
+}
+
+// lessonLines is the lesson wrapped to the width, wrapped again only when the width
+// or the scenario changes.
+func (m *Model) lessonLines() []string {
+	if m.lesson.width != m.width || m.lesson.text != m.cfg.Lesson {
+		m.lesson.width, m.lesson.text = m.width, m.cfg.Lesson
+		m.lesson.lines = strings.Split(wrap(m.cfg.Lesson, m.width), "\n")
+	}
+	return append([]string(nil), m.lesson.lines...) // the caller may mark the last line
 }
 
 func lineCount(parts []string) int {
