@@ -99,13 +99,10 @@ func (l *Live) read(ctx context.Context, c redis.Cmdable, rkey, key string, now 
 	st := l.bucket.Read(key, now)
 	l.calls.Add(1)
 	v, err := c.HMGet(ctx, rkey, "c", "t").Result()
-	if err != nil || v[0] == nil {
+	if err != nil {
 		return st, err
 	}
-	if st.Credits, err = parseInt(v[0]); err == nil {
-		st.Last, err = parseInt(v[1])
-	}
-	return st, err
+	return st, parseBucket(v, &st)
 }
 
 func (l *Live) multi(ctx context.Context, rkey, key string, now time.Duration) (bool, error) {

@@ -93,34 +93,18 @@ func (l *Limiter) ReadState(node int, key string, now time.Duration, watch bool)
 		pipe.Do(ctx, "WATCH", rkey)
 		conn = pipe
 	}
-	var bucket *redis.SliceCmd
-	var tat *redis.StringCmd
+	var reply redis.Cmder
 	if s.bucket != nil {
 		st.bucket = s.bucket.Read(key, now) // the idle state, if the key has none
-		bucket = conn.HMGet(ctx, rkey, "c", "t")
+		reply = conn.HMGet(ctx, rkey, "c", "t")
 	} else {
 		st.gcra = s.gcra.Read(key, now)
-		tat = conn.Get(ctx, rkey)
+		reply = conn.Get(ctx, rkey)
 	}
 	if pipe != nil {
 		pipe.Exec(ctx)
 	}
-	var err error
-	if bucket != nil {
-		var v []any
-		if v, err = bucket.Result(); err == nil && v[0] != nil {
-			if st.bucket.Credits, err = parseInt(v[0]); err == nil {
-				st.bucket.Last, err = parseInt(v[1])
-			}
-		}
-	} else {
-		var v string
-		if v, err = tat.Result(); err == nil {
-			st.gcra.TAT, err = parseInt(v)
-		} else if errors.Is(err, redis.Nil) {
-			err = nil
-		}
-	}
+	err := st.fill(reply)
 	if err != nil {
 		st.failed = true
 	}
@@ -184,23 +168,7 @@ func (l *Limiter) Steps(steps []algorithms.Step) {
 			continue
 		}
 		slot := &s.slots[st.Slot]
-		var err error
-		switch c := reads[i].(type) {
-		case *redis.SliceCmd:
-			var v []any
-			if v, err = c.Result(); err == nil && v[0] != nil {
-				if slot.bucket.Credits, err = parseInt(v[0]); err == nil {
-					slot.bucket.Last, err = parseInt(v[1])
-				}
-			}
-		case *redis.StringCmd:
-			var v string
-			if v, err = c.Result(); err == nil {
-				slot.gcra.TAT, err = parseInt(v)
-			} else if errors.Is(err, redis.Nil) {
-				err = nil
-			}
-		}
+		err := slot.fill(reads[i])
 		if err != nil {
 			slot.failed, failed = true, true
 		}
@@ -315,6 +283,42 @@ func (l *Limiter) closeSteps() {
 			c.Close()
 		}
 	}
+}
+
+// fill sets the slot's state from the reply to its read (HMGET of a bucket, GET of
+// a tat); a key with no state keeps the idle state already in the slot.
+func (st *splitSlot) fill(reply redis.Cmder) error {
+	switch c := reply.(type) {
+	case *redis.SliceCmd:
+		v, err := c.Result()
+		if err != nil {
+			return err
+		}
+		return parseBucket(v, &st.bucket)
+	case *redis.StringCmd:
+		v, err := c.Result()
+		if errors.Is(err, redis.Nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		st.gcra.TAT, err = parseInt(v)
+		return err
+	}
+	return nil
+}
+
+// parseBucket reads the reply to HMGET c t into s; a key with no state leaves s.
+func parseBucket(v []any, s *algorithms.TokenState) error {
+	if len(v) < 2 || v[0] == nil {
+		return nil
+	}
+	var err error
+	if s.Credits, err = parseInt(v[0]); err == nil {
+		s.Last, err = parseInt(v[1])
+	}
+	return err
 }
 
 // parseInt reads a stored integer (the scripts store exact decimal text).
