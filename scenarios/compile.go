@@ -436,7 +436,7 @@ func (c *compiler) trace(spec *ClientSpec, cl *sim.Client, tier int, bad func(st
 		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
 	}
 	defer tr.Close()
-	t := sim.Trace{Path: spec.File, Open: open, KeyIndex: map[string]int{}}
+	t := sim.Trace{Open: open, KeyIndex: map[string]int{}}
 	for {
 		row, err := tr.Next()
 		if err == io.EOF {

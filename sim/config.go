@@ -136,7 +136,6 @@ type ClosedLoop struct {
 // position in the client's Keys (the loader reads the whole file once to build it
 // and to check every row).
 type Trace struct {
-	Path     string
 	Open     func() (TraceReader, error)
 	KeyIndex map[string]int
 	Rows     int

@@ -380,7 +380,7 @@ func TestNonAtomicStrategies(t *testing.T) {
 func TestReplayOfATrace(t *testing.T) {
 	csv := "time_ms,key,cost\n0,a,1\n0.5,b,2\n1000,a,1\n1000.25,a,3\n"
 	keys := map[string]int{"a": 0, "b": 1}
-	trace := Trace{Path: "t.csv", KeyIndex: keys, Rows: 4, MaxCost: 3, Open: func() (TraceReader, error) {
+	trace := Trace{KeyIndex: keys, Rows: 4, MaxCost: 3, Open: func() (TraceReader, error) {
 		return NewTraceReader("t.csv", nopCloser{strings.NewReader(csv)})
 	}}
 	cfg := newConfig(algorithms.Policy{Limit: 3, Period: time.Second}, 2*time.Second, []LaneConfig{lane("sliding-log", "sliding-log")})

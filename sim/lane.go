@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
@@ -30,8 +31,12 @@ type Lane struct {
 	steps   []StepBatcher             // one per tier, when batching Multi's steps
 	pending []pendingOp
 	until   time.Duration // the batch must be decided before events from here on
-	reqBuf  []algorithms.Request
-	decBuf  []algorithms.Decision
+	// buffers of flush, kept between batches
+	reqBuf   []algorithms.Request
+	decBuf   []algorithms.Decision
+	outBuf   []algorithms.Decision
+	stepBuf  []algorithms.Step
+	whereBuf []int
 
 	now    time.Duration
 	seq    uint64
@@ -455,35 +460,35 @@ func (l *Lane) flush() {
 	if len(l.pending) == 0 {
 		return
 	}
-	l.decBuf = append(l.decBuf[:0], make([]algorithms.Decision, len(l.pending))...)
+	l.decBuf = slices.Grow(l.decBuf[:0], len(l.pending))[:len(l.pending)]
 	for tier := range l.limiters {
-		var where []int
-		l.reqBuf = l.reqBuf[:0]
-		var steps []algorithms.Step
+		where, reqs, steps := l.whereBuf[:0], l.reqBuf[:0], l.stepBuf[:0]
 		for i, p := range l.pending {
 			if p.tier != tier {
 				continue
 			}
 			where = append(where, i)
 			if p.kind == opDecide {
-				l.reqBuf = append(l.reqBuf, p.req)
+				reqs = append(reqs, p.req)
 			} else {
 				steps = append(steps, p.step)
 			}
 		}
 		switch {
-		case len(l.reqBuf) > 0:
-			out := make([]algorithms.Decision, len(where))
-			l.batch[tier].AllowBatch(l.reqBuf, out)
+		case len(reqs) > 0:
+			out := slices.Grow(l.outBuf[:0], len(reqs))[:len(reqs)]
+			l.batch[tier].AllowBatch(reqs, out)
 			for j, i := range where {
 				l.decBuf[i] = out[j]
 			}
+			l.outBuf = out
 		case len(steps) > 0:
 			l.steps[tier].Steps(steps)
 			for j, i := range where {
 				l.pending[i].step = steps[j]
 			}
 		}
+		l.whereBuf, l.reqBuf, l.stepBuf = where, reqs, steps
 	}
 	now := l.now
 	for i, p := range l.pending {

@@ -63,13 +63,13 @@ func columns(l *sim.Lane, cfg *sim.Config, n int) []sim.Sample {
 	return out
 }
 
-// renderPanel draws lane i in a box w by h: its name and counters, its level as a
-// line graph over the last ticks, and accepted and denied per tick as bars.
-func (m *Model) renderPanel(i, w, h int) string {
+// renderPanel draws lane i, whose metrics are met, in a box w by h: its name and
+// counters, its level as a line graph over the last ticks, and accepted and denied
+// per tick as bars.
+func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	l := m.run.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
-	met := l.Metrics()
 	title := st.PanelTitle.Render(truncate(l.Config.Name, inner/2))
 	counters := st.Counters.Render(fmt.Sprintf("acc %s den %s", compact(met.Accepted), compact(met.Denied)))
 	if met.Errors > 0 {
@@ -200,13 +200,12 @@ func truncate(s string, n int) string {
 	return string(r) + "…"
 }
 
-// renderCompactLane draws lane i on one line of width w, for terminals too short
-// for panels: name, counters, the level as a sparkline and accepted and denied as
-// bars, over the same stretch as the panels.
-func (m *Model) renderCompactLane(i, w int) string {
+// renderCompactLane draws lane i, whose metrics are met, on one line of width w,
+// for terminals too short for panels: name, counters, the level as a sparkline and
+// accepted and denied as bars, over the same stretch as the panels.
+func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	l := m.run.Lanes[i]
 	st := m.styles
-	met := l.Metrics()
 	mark := "  "
 	if i == m.focus {
 		mark = "▸ "

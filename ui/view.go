@@ -61,7 +61,7 @@ func (m *Model) render() string {
 		for r := 0; r < rows; r++ {
 			var row []string
 			for c := 0; c < cols && r*cols+c < n; c++ {
-				row = append(row, m.renderPanel(r*cols+c, panelWidth, panelHeight))
+				row = append(row, m.renderPanel(r*cols+c, ms[r*cols+c], panelWidth, panelHeight))
 			}
 			grid = append(grid, lipgloss.JoinHorizontal(lipgloss.Top, row...))
 		}
@@ -69,7 +69,7 @@ func (m *Model) render() string {
 	} else {
 		// too short for panels: a line per lane
 		for i := range n {
-			grid = append(grid, m.renderCompactLane(i, m.width))
+			grid = append(grid, m.renderCompactLane(i, ms[i], m.width))
 		}
 		grid = append(grid, m.fitExtras(ms, avail-n)...)
 	}
