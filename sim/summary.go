@@ -130,7 +130,11 @@ func Verdict(cfg *Config, m Metrics) string {
 		facts = append(facts, fmt.Sprintf("retries made %.1f attempts per request", m.RetryAmplification))
 	}
 	if m.Errors > 0 {
-		facts = append(facts, fmt.Sprintf("the backend failed %d requests (%.0f%% busy)", m.Errors, 100*m.BackendUtilization))
+		fact := fmt.Sprintf("the backend failed %d requests (%.0f%% busy", m.Errors, 100*m.BackendUtilization)
+		if m.Wasted > 0 {
+			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
+		}
+		facts = append(facts, fact+")")
 	}
 	if m.QueueDelayP99 > 0 {
 		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", FormatDuration(m.QueueDelayP99)))
@@ -162,6 +166,7 @@ type LaneReport struct {
 	Accepted           int64   `json:"accepted"`
 	Denied             int64   `json:"denied"`
 	Errors             int64   `json:"errors"`
+	Wasted             int64   `json:"wasted"`
 	Succeeded          int64   `json:"succeeded"`
 	GaveUp             int64   `json:"gave_up"`
 	Conflicts          int64   `json:"conflicts"`
@@ -192,7 +197,7 @@ func WriteJSON(w io.Writer, cfg *Config, ms []Metrics) error {
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{
 			Lane: m.Lane, Algorithm: m.Algorithm, Backend: m.Backend,
-			Offered: m.Offered, Attempts: m.Attempts, Accepted: m.Accepted, Denied: m.Denied, Errors: m.Errors,
+			Offered: m.Offered, Attempts: m.Attempts, Accepted: m.Accepted, Denied: m.Denied, Errors: m.Errors, Wasted: m.Wasted,
 			Succeeded: m.Succeeded, GaveUp: m.GaveUp, Conflicts: m.Conflicts, StoreErrors: m.StoreErrors, StoreCalls: m.StoreCalls,
 			RetryAmplification: m.RetryAmplification, PeakWindowRatio: m.PeakWindowRatio,
 			PeakFirstMS: millis(m.PeakFirst), PeakLastMS: millis(m.PeakLast),
