@@ -355,3 +355,19 @@ func TestLadder(t *testing.T) {
 		}
 	}
 }
+
+// A panel's counters always fit: on retry-storm, where every limited lane has
+// backend errors, each lane's error count is on screen (the name gives way).
+func TestPanelCountersFit(t *testing.T) {
+	m := newModel(t, "retry-storm")
+	press(m, "m")
+	for !m.run.Done() {
+		frame(m)
+	}
+	s := screen(m)
+	for _, met := range m.run.Metrics() {
+		if met.Errors > 0 && !strings.Contains(s, "den "+compact(met.Denied)+" err "+compact(met.Errors)+" │") {
+			t.Errorf("lane %s: its counters (err %s) are cut off:\n%s", met.Lane, compact(met.Errors), s)
+		}
+	}
+}

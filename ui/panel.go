@@ -70,7 +70,6 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	l := m.run.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
-	title := st.PanelTitle.Render(truncate(l.Config.Name, inner/2))
 	counters := st.Counters.Render(fmt.Sprintf("acc %s den %s", compact(met.Accepted), compact(met.Denied)))
 	if met.Errors > 0 {
 		counters += st.Deny.Render(" err " + compact(met.Errors))
@@ -78,6 +77,8 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	if l.Unavailable() {
 		counters = st.Error.Render("redis unavailable ") + counters
 	}
+	// the counters keep their room; the name gets what is left
+	title := st.PanelTitle.Render(truncate(l.Config.Name, max(6, inner-lipgloss.Width(counters)-1)))
 	gap := max(1, inner-lipgloss.Width(title)-lipgloss.Width(counters))
 	lines := []string{title + strings.Repeat(" ", gap) + counters}
 
