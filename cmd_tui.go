@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,10 +49,24 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	defer m.Close()
-	if _, err := tea.NewProgram(m).Run(); err != nil {
+	_, err = tea.NewProgram(m).Run()
+	if c := m.Crash(); c != nil {
+		return crashReport(c)
+	}
+	if err != nil {
 		return fmt.Errorf("the terminal UI failed: %w", err)
 	}
 	return nil
+}
+
+// crashReport writes the report of a UI that stopped on a bug and returns the error
+// that tells the user what happened and what to send.
+func crashReport(c *ui.Crash) error {
+	path, err := c.WriteReport(os.TempDir())
+	if err != nil {
+		return fmt.Errorf("the terminal UI stopped on a bug (%v); the terminal is restored, but its report could not be written (%v): please report the bug with the scenario %q, seed %d, the terminal size %d×%d and what you pressed", c.Value, err, c.Scenario, c.Seed, c.Width, c.Height)
+	}
+	return fmt.Errorf("the terminal UI stopped on a bug (%v); the terminal is restored and no file you exported is affected.\nPlease report the bug to the ratelab maintainers and attach %s: it holds the scenario, seed, policy changes, terminal size and the last keys pressed, which replay it", c.Value, path)
 }
 
 // redisHost is the host and port of a Redis URL, for display: never the password.

@@ -64,29 +64,49 @@ func (s tmuxSession) waitFor(what string, ok func(string) bool) string {
 	}
 }
 
-var accepted = regexp.MustCompile(`no limit +acc (\d+)`)
-
-// TestUIInARealTerminal drives the built binary in tmux and reads the screen as a
-// person would: the title, every lane, counters moving, pause, the picker, an
-// export and the exported file, and a clean terminal after quitting.
-func TestUIInARealTerminal(t *testing.T) {
+// buildForTmux builds the binary into a temporary folder (which it returns too),
+// or skips (fails in CI) without tmux.
+func buildForTmux(t *testing.T) (bin, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the real-terminal tests run the built binary, which -race does not instrument; the full run has them")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if inCI() {
 			t.Fatal("tmux is not installed; .ci/run installs it")
 		}
 		t.Skip("tmux is not installed: apt-get install tmux to run the real-terminal test")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratelab")
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "ratelab")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, out)
 	}
-	s := tmuxSession{t: t, socket: fmt.Sprintf("ratelab-test-%d", os.Getpid())}
-	shell := fmt.Sprintf("cd %s && TERM=xterm-256color ./ratelab --scenario retry-storm --export-dir %s; echo ratelab exited $?; sleep 30", dir, dir)
-	if out, err := s.tmux("new-session", "-d", "-s", "ui", "-x", "160", "-y", "48", shell); err != nil {
+	return bin, dir
+}
+
+// startTmux runs ./ratelab with args in dir, in a w×h tmux session of its own
+// server, inside a shell that reports how it exited; env is prepended to the
+// command (VAR=value …). The server is killed when the test ends.
+func startTmux(t *testing.T, dir string, w, h int, env, args string) tmuxSession {
+	t.Helper()
+	s := tmuxSession{t: t, socket: fmt.Sprintf("ratelab-test-%d-%s-%dx%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), w, h)}
+	shell := fmt.Sprintf("cd %s && %s TERM=xterm-256color ./ratelab %s; echo ratelab exited $?; sleep 30", dir, env, args)
+	if out, err := s.tmux("new-session", "-d", "-s", "ui", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell); err != nil {
 		t.Fatalf("tmux new-session: %v: %s", err, out)
 	}
-	defer s.tmux("kill-server")
+	t.Cleanup(func() { s.tmux("kill-server") })
+	return s
+}
+
+var accepted = regexp.MustCompile(`no limit +acc (\d+)`)
+
+// TestUIInARealTerminal drives the built binary in tmux and reads the screen as a
+// person would: the title, every lane, counters moving, pause, the picker, an
+// export and the exported file, and a clean terminal after quitting.
+func TestUIInARealTerminal(t *testing.T) {
+	_, dir := buildForTmux(t)
+	s := startTmux(t, dir, 160, 48, "", "--scenario retry-storm --export-dir "+dir)
 
 	sc := s.waitFor("the first screen", func(sc string) bool {
 		return strings.Contains(sc, "retry-storm — Retry storm: a 5-second deploy glitch")
@@ -137,5 +157,72 @@ func TestUIInARealTerminal(t *testing.T) {
 	sc = s.waitFor("ratelab to exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited") })
 	if !strings.Contains(sc, "ratelab exited 0") || strings.Contains(sc, "│ no limit") {
 		t.Errorf("after q the terminal should be back to the shell, exit status 0:\n%s", sc)
+	}
+}
+
+// TestUIAtCommonSizes opens the UI on the scenarios that once crashed at common
+// terminal sizes, runs them at full speed with a resize in between, and fails if
+// the pane ever shows a panic or the program exits before q.
+func TestUIAtCommonSizes(t *testing.T) {
+	_, dir := buildForTmux(t)
+	for _, scenario := range []string{"retry-storm", "thundering-herd"} {
+		for _, size := range [][2]int{{160, 48}, {120, 40}, {100, 30}, {80, 24}} {
+			t.Run(fmt.Sprintf("%s/%dx%d", scenario, size[0], size[1]), func(t *testing.T) {
+				t.Parallel()
+				s := startTmux(t, dir, size[0], size[1], "", "--scenario "+scenario)
+				healthy := func(sc string) {
+					t.Helper()
+					if strings.Contains(sc, "panic") || strings.Contains(sc, "goroutine") || strings.Contains(sc, "ratelab exited") {
+						t.Fatalf("at %dx%d the program stopped before q:\n%s", size[0], size[1], sc)
+					}
+				}
+				s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, scenario+" — ") })
+				s.keys("m")
+				for _, resize := range [][2]int{{size[0] - 21, size[1] - 6}, {size[0] + 19, size[1] + 3}, size} {
+					for i := 0; i < 8; i++ {
+						time.Sleep(100 * time.Millisecond)
+						healthy(s.screen())
+					}
+					if out, err := s.tmux("resize-window", "-t", "ui", "-x", fmt.Sprint(resize[0]), "-y", fmt.Sprint(resize[1])); err != nil {
+						t.Fatalf("resize-window: %v: %s", err, out)
+					}
+				}
+				s.keys("?", "tab", "Escape", "Enter", "Escape", "Tab", "r")
+				healthy(s.screen())
+				s.keys("q")
+				sc := s.waitFor("ratelab to exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited") })
+				if !strings.Contains(sc, "ratelab exited 0") {
+					t.Errorf("after q the exit status is not 0:\n%s", sc)
+				}
+			})
+		}
+	}
+}
+
+// TestUICrashRestoresTheTerminal makes the UI panic for real (a key that panics,
+// asked for through the environment) and checks what the user is left with: the
+// shell's screen, exit status 1, and a message naming a report file that holds
+// what replays it.
+func TestUICrashRestoresTheTerminal(t *testing.T) {
+	_, dir := buildForTmux(t)
+	s := startTmux(t, dir, 120, 40, "TMPDIR="+dir+" RATELAB_DEBUG_PANIC_KEY=X", "--scenario thundering-herd --seed 7")
+	s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, "thundering-herd — ") })
+	s.keys("tab", "X")
+	sc := s.waitFor("ratelab to exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited") })
+	if !strings.Contains(sc, "ratelab exited 1") || strings.Contains(sc, "╭") || strings.Contains(sc, "goroutine ") {
+		t.Errorf("after a panic the terminal should be the shell's again, with exit status 1 and no stack trace:\n%s", sc)
+	}
+	report := regexp.MustCompile(`attach (\S+ratelab-crash-\S+\.txt)`).FindStringSubmatch(strings.ReplaceAll(sc, "\n", ""))
+	if report == nil {
+		t.Fatalf("the message does not name a report file:\n%s", sc)
+	}
+	data, err := os.ReadFile(report[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ratelab tui --scenario thundering-herd --seed 7", "in a terminal of 120×40", "last keys:  tab X"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the report lacks %q:\n%s", want, data)
+		}
 	}
 }

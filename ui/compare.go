@@ -1,76 +1,66 @@
 package ui
 
 import (
-	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
 
 	"ratelab/algorithms"
 	"ratelab/sim"
 )
 
-// newTable returns the comparison table, its columns those of sim.Columns.
-func newTable(st Styles) table.Model {
-	t := table.New(table.WithFocused(false))
-	t.SetStyles(tableStyles(st))
-	return t
-}
-
-func tableStyles(st Styles) table.Styles {
-	s := table.DefaultStyles()
-	s.Header = st.TableHeader.Padding(0, 1)
-	s.Cell = s.Cell.Padding(0, 1)
-	s.Selected = st.TableSelected
-	return s
-}
-
-// renderTable fills the table with every lane's metrics, columns as wide as their
-// widest cell, the focused lane selected.
-func (m *Model) renderTable(ms []sim.Metrics) string {
-	cols := make([]table.Column, len(sim.Columns))
-	rows := make([]table.Row, len(ms))
+// renderTable draws the comparison: one row per lane, the columns of sim.Columns
+// as wide as their widest cell, the focused lane highlighted. It is a pure function
+// of its arguments, so no order of resizes and updates can leave rows and columns
+// out of step. Columns that do not fit the width whole are left out, from the
+// right; the lane column always stays, cut to the width if it must be.
+func renderTable(st Styles, ms []sim.Metrics, width, focus int) string {
+	cols := len(sim.Columns)
+	widths := make([]int, cols)
+	cells := make([][]string, len(ms))
 	for i, c := range sim.Columns {
-		cols[i] = table.Column{Title: c.Title, Width: lipgloss.Width(c.Title)}
+		widths[i] = lipgloss.Width(c.Title)
 	}
 	for r, met := range ms {
-		row := make(table.Row, len(sim.Columns))
+		cells[r] = make([]string, cols)
 		for i, c := range sim.Columns {
-			row[i] = c.Cell(met)
-			cols[i].Width = max(cols[i].Width, lipgloss.Width(row[i]))
+			cells[r][i] = c.Cell(met)
+			widths[i] = max(widths[i], lipgloss.Width(cells[r][i]))
 		}
-		rows[r] = row
 	}
-	// keep the columns that fit the width whole (each is padded by one each side)
-	used, keep := 0, 0
-	for _, c := range cols {
-		if used+c.Width+2 > m.width {
-			break
+	// keep the columns that fit whole (each is padded by one cell each side)
+	keep, used := 1, widths[0]+2
+	for keep < cols && used+widths[keep]+2 <= width {
+		used, keep = used+widths[keep]+2, keep+1
+	}
+	widths[0] = max(1, min(widths[0], width-2))
+	line := func(row []string) string {
+		var b strings.Builder
+		for i := 0; i < keep; i++ {
+			cell := truncate(row[i], widths[i])
+			pad := strings.Repeat(" ", max(0, widths[i]-lipgloss.Width(cell)))
+			if i == 0 {
+				b.WriteString(" " + cell + pad + " ") // names read from the left
+			} else {
+				b.WriteString(" " + pad + cell + " ") // numbers line up on the right
+			}
 		}
-		used, keep = used+c.Width+2, keep+1
+		return b.String()
 	}
-	cols = cols[:max(1, keep)]
-	for i := range rows {
-		rows[i] = rows[i][:len(cols)]
+	titles := make([]string, cols)
+	for i, c := range sim.Columns {
+		titles[i] = c.Title
 	}
-	// Every setter re-renders all rows, so only what changed is set: the rows
-	// change every frame, the rest rarely.
-	if !slices.Equal(cols, m.table.Columns()) {
-		m.table.SetColumns(cols)
+	out := []string{st.TableHeader.Render(line(titles))}
+	for r := range cells {
+		text := line(cells[r])
+		if r == focus {
+			out = append(out, st.TableSelected.Render(text))
+		} else {
+			out = append(out, st.TableCell.Render(text))
+		}
 	}
-	if m.tableHeight != len(rows)+2 { // Height() reports it less the header
-		m.tableHeight = len(rows) + 2
-		m.table.SetHeight(m.tableHeight)
-	}
-	if m.table.Width() != m.width {
-		m.table.SetWidth(m.width)
-	}
-	if m.table.Cursor() != m.focus {
-		m.table.SetCursor(m.focus)
-	}
-	m.table.SetRows(rows)
-	return m.table.View()
+	return strings.Join(out, "\n")
 }
 
 // renderVerdicts is one line per lane saying what it did, the focused lane's

@@ -35,14 +35,16 @@ func (m *Model) export() tea.Cmd {
 		base += fmt.Sprintf("-limit%d-burst%d", p.Limit, p.Burst)
 	}
 	dir := m.opts.ExportDir
-	return func() tea.Msg {
+	return guard(func() tea.Msg {
 		requests := filepath.Join(dir, base+"-requests.csv")
 		series := filepath.Join(dir, base+"-series.csv")
 		if err := exportRun(cfg, upTo, start, requests, series); err != nil {
 			return exportedMsg{text: "export failed: " + err.Error(), err: true}
 		}
 		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", sim.FormatDuration(upTo), requests, series)}
-	}
+	}, func(p any) tea.Msg {
+		return exportedMsg{text: fmt.Sprintf("export failed on a bug (%v); please report it", p), err: true}
+	})
 }
 
 // exportRun replays cfg to upTo, writing every decision to requests and the

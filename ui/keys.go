@@ -10,31 +10,36 @@ type KeyMap struct {
 	Focus, FocusBack, Zoom, Unzoom       key.Binding
 	BurstDown, BurstUp, RateDown, RateUp key.Binding
 	Export, Help, Quit                   key.Binding
+	// on the help screen
+	HelpPage, ScrollUp, ScrollDown key.Binding
 }
 
 // DefaultKeyMap is the key map described in the README.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Pause:     key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),
-		Step:      key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one tick (paused)")),
-		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
-		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
-		Max:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "max speed")),
-		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
-		Next:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next scenario")),
-		Prev:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous scenario")),
-		Pick:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "pick a scenario")),
-		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next lane")),
-		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous lane")),
-		Zoom:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "zoom the focused lane")),
-		Unzoom:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		BurstDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "burst down")),
-		BurstUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "burst up")),
-		RateDown:  key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "rate down")),
-		RateUp:    key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "rate up")),
-		Export:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Pause:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),
+		Step:       key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one tick (paused)")),
+		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		Max:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "max speed")),
+		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		Next:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next scenario")),
+		Prev:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "previous scenario")),
+		Pick:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "pick a scenario")),
+		Focus:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "focus next lane")),
+		FocusBack:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "focus previous lane")),
+		Zoom:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "zoom the focused lane")),
+		Unzoom:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		BurstDown:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "burst down")),
+		BurstUp:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "burst up")),
+		RateDown:   key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "rate down")),
+		RateUp:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "rate up")),
+		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		HelpPage:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),
+		ScrollUp:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "help: scroll up")),
+		ScrollDown: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "help: scroll down")),
 	}
 }
 
@@ -51,5 +56,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
 		{k.Export, k.Help, k.Quit},
+		{k.HelpPage, k.ScrollUp, k.ScrollDown},
 	}
 }

@@ -14,12 +14,12 @@ package ui
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
-	"charm.land/bubbles/v2/table"
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/scenarios"
@@ -62,11 +62,9 @@ type Model struct {
 	styles Styles
 	isDark bool
 	help   help.Model
-	table  table.Model
 	picker list.Model
 
-	tableHeight int // the height last given to the table
-	lesson      struct {
+	lesson struct {
 		width int
 		text  string
 		lines []string
@@ -87,11 +85,14 @@ type Model struct {
 	focus         int
 	zoom          bool
 	picking       bool
-	showHelp      bool
+	helpScreen    helpView
 
 	status    string
 	statusBad bool
 	exporting bool
+
+	recentKeys []string // for a crash report
+	crash      *Crash   // the panic the UI stopped on
 }
 
 // New returns the UI on opts.Scenario; an unknown scenario or one that does not
@@ -135,7 +136,6 @@ func (m *Model) load() {
 	}
 	m.cfg = cfg
 	m.focus = min(m.focus, len(cfg.Lanes)-1)
-	m.table, m.tableHeight = newTable(m.styles), 0
 	m.restart()
 }
 
@@ -187,11 +187,26 @@ func (m *Model) setStyles(isDark bool) {
 	m.isDark = isDark
 	m.styles = newStyles(isDark)
 	m.help.Styles = help.DefaultStyles(isDark)
-	m.table.SetStyles(tableStyles(m.styles))
 }
 
-// Update handles a message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// Update handles a message. A panic in the UI's own code does not take the
+// terminal down with it: it is recorded (see Crash) and the program quits at the
+// next message, restoring the terminal.
+func (m *Model) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	if m.crash != nil {
+		return m, tea.Quit
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			m.crashed(p)
+			model, cmd = m, tea.Quit
+		}
+	}()
+	return m.update(msg)
+}
+
+// update handles a message.
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -209,6 +224,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status, m.statusBad = msg.text, msg.err
 		return m, nil
 	case tea.KeyPressMsg:
+		m.remember(msg.String())
+		if k := os.Getenv(debugPanicEnv); k != "" && msg.String() == k {
+			panic("a panic asked for with " + debugPanicEnv)
+		}
 		if m.picking {
 			return m, m.updatePicker(msg)
 		}
@@ -225,12 +244,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press outside the picker.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	if m.helpScreen.open && !key.Matches(msg, k.Quit) {
+		m.helpKey(msg)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		m.release()
 		return tea.Quit
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		m.helpScreen = helpView{open: true}
 	case key.Matches(msg, k.Pause):
 		m.paused = !m.paused
 		m.generation++
@@ -274,13 +297,28 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 	case key.Matches(msg, k.Unzoom):
-		m.zoom, m.showHelp = false, false
+		m.zoom = false
 	case key.Matches(msg, k.BurstDown, k.BurstUp, k.RateDown, k.RateUp):
 		return m.adjust(msg)
 	case key.Matches(msg, k.Export):
 		return m.export()
 	}
 	return nil
+}
+
+// helpKey handles a key on the help screen: another page, scrolling, or back.
+func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	h := &m.helpScreen
+	switch k := m.keys; {
+	case key.Matches(msg, k.Help, k.Unzoom):
+		h.open = false
+	case key.Matches(msg, k.HelpPage):
+		h.page, h.offset = (h.page+1)%helpPageCount, 0
+	case key.Matches(msg, k.ScrollDown):
+		h.offset = min(h.offset+1, len(helpLines(m.styles, m.keys, h.page, m.width))-1)
+	case key.Matches(msg, k.ScrollUp):
+		h.offset = max(h.offset-1, 0)
+	}
 }
 
 // switchTo opens scenario i from its start, with no adjustments.

@@ -51,6 +51,12 @@ func press(m *Model, name string) tea.Cmd {
 		k = tea.Key{Code: tea.KeyEscape}
 	case "right":
 		k = tea.Key{Code: tea.KeyRight}
+	case "left":
+		k = tea.Key{Code: tea.KeyLeft}
+	case "up":
+		k = tea.Key{Code: tea.KeyUp}
+	case "down":
+		k = tea.Key{Code: tea.KeyDown}
 	case "ctrl+c":
 		k = tea.Key{Code: 'c', Mod: tea.ModCtrl}
 	default:
@@ -228,8 +234,8 @@ func TestFocusZoomAndHelp(t *testing.T) {
 	if !strings.Contains(screen(m), "one tick (paused)") {
 		t.Error("? did not show every key")
 	}
-	press(m, "?")
-	if m.showHelp || m.zoom {
+	press(m, "esc")
+	if m.helpScreen.open || m.zoom {
 		t.Error("? again (after esc) should leave help and zoom")
 	}
 }

@@ -70,22 +70,12 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	l := m.run.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
-	counters := st.Counters.Render(fmt.Sprintf("acc %s den %s", compact(met.Accepted), compact(met.Denied)))
-	if met.Errors > 0 {
-		counters += st.Deny.Render(" err " + compact(met.Errors))
-	}
-	if l.Unavailable() {
-		counters = st.Error.Render("redis unavailable ") + counters
-	}
-	// the counters keep their room; the name gets what is left
-	title := st.PanelTitle.Render(truncate(l.Config.Name, max(6, inner-lipgloss.Width(counters)-1)))
-	gap := max(1, inner-lipgloss.Width(title)-lipgloss.Width(counters))
-	lines := []string{title + strings.Repeat(" ", gap) + counters}
+	lines := []string{m.panelTitle(l, met, inner)}
 
 	cols := max(1, inner-axisWidth-1)
 	samples := columns(l, m.cfg, cols)
 	lo, hi := yRange(m.cfg, l.Config)
-	lines = append(lines, m.graph(samples, h-panelChrome, lo, hi)...)
+	lines = append(lines, m.graph(samples, h-panelChrome, inner, lo, hi)...)
 	acc, den := make([]int64, len(samples)), make([]int64, len(samples))
 	for j, s := range samples {
 		acc[j], den[j] = s.Accepted, s.Denied
@@ -102,13 +92,38 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	return box.Width(w).Height(h).Render(strings.Join(lines, "\n"))
 }
 
-// graph plots the samples' levels in exactly `lines` lines on a fixed y-range, one
-// column per sample, with as many rows as keep the axis labels round; before the
-// first column it says so.
-func (m *Model) graph(samples []sim.Sample, lines int, lo, hi float64) []string {
+// panelTitle is a panel's first line, inner cells wide: the lane's name and its
+// counters. The counters keep their room and the name gives way, down to six
+// cells; below that the counters drop their labels (a accepted, d denied, e
+// errors), and what still does not fit is cut.
+func (m *Model) panelTitle(l *sim.Lane, met sim.Metrics, inner int) string {
+	st := m.styles
+	counters := func(acc, den, err string) string {
+		s := st.Counters.Render(fmt.Sprintf("%s%s %s%s", acc, compact(met.Accepted), den, compact(met.Denied)))
+		if met.Errors > 0 {
+			s += st.Deny.Render(" " + err + compact(met.Errors))
+		}
+		if l.Unavailable() {
+			s = st.Error.Render("redis unavailable ") + s
+		}
+		return s
+	}
+	c := counters("acc ", "den ", "err ")
+	if inner-lipgloss.Width(c)-1 < 6 {
+		c = counters("a", "d", "e")
+	}
+	title := st.PanelTitle.Render(truncate(l.Config.Name, max(6, inner-lipgloss.Width(c)-1)))
+	gap := max(1, inner-lipgloss.Width(title)-lipgloss.Width(c))
+	return fit(title+strings.Repeat(" ", gap)+c, inner)
+}
+
+// graph plots the samples' levels in exactly `lines` lines of at most width cells
+// on a fixed y-range, one column per sample, with as many rows as keep the axis
+// labels round; before the first column it says so.
+func (m *Model) graph(samples []sim.Sample, lines, width int, lo, hi float64) []string {
 	out := make([]string, lines)
 	if len(samples) == 0 {
-		out[0] = m.styles.Subtle.Render(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""))
+		out[0] = m.styles.Subtle.Render(truncate(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""), width))
 		return out
 	}
 	rows := roundRows(hi-lo, lines-1)

@@ -36,6 +36,11 @@ func newPicker(c *scenarios.Catalogue, st Styles, isDark bool) list.Model {
 	l.KeyMap.Quit.SetEnabled(false) // q is a letter for the filter here; ctrl+c still quits
 	l.Filter = substringFilter
 	l.SetShowStatusBar(true)
+	// The list's own help is off: its full help (?) makes the list taller than the
+	// size it was given, and the title already says which keys do what.
+	l.SetShowHelp(false)
+	l.KeyMap.ShowFullHelp.SetEnabled(false)
+	l.KeyMap.CloseFullHelp.SetEnabled(false)
 	return restylePicker(l, isDark)
 }
 

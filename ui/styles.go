@@ -10,13 +10,13 @@ import (
 // Styles is every style the UI draws with, built for a dark or a light
 // background (see newStyles); nothing else in the package picks a colour.
 type Styles struct {
-	Title, Subtle, Status, Error, Warn lipgloss.Style
-	Running, Paused, Finished          lipgloss.Style
-	Panel, FocusedPanel                lipgloss.Style
-	PanelTitle, Counters               lipgloss.Style
-	Accept, Deny                       lipgloss.Style
-	Lesson, Verdict, Header            lipgloss.Style
-	TableHeader, TableSelected         lipgloss.Style
+	Title, Subtle, Status, Error, Warn    lipgloss.Style
+	Running, Paused, Finished             lipgloss.Style
+	Panel, FocusedPanel                   lipgloss.Style
+	PanelTitle, Counters                  lipgloss.Style
+	Accept, Deny                          lipgloss.Style
+	Lesson, Verdict, Header               lipgloss.Style
+	TableHeader, TableCell, TableSelected lipgloss.Style
 
 	// graph colours, as asciigraph wants them
 	Level, AcceptLine, DenyLine asciigraph.AnsiColor
@@ -55,6 +55,7 @@ func newStyles(isDark bool) Styles {
 		Verdict:       text(subtle),
 		Header:        text(accent),
 		TableHeader:   text(fg).Bold(true).BorderStyle(lipgloss.NormalBorder()).BorderBottom(true).BorderForeground(border),
+		TableCell:     text(fg),
 		TableSelected: text(accent).Bold(true),
 		Level:         asciigraph.Blue,
 		AcceptLine:    asciigraph.Green,

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/sim"
 )
@@ -16,10 +17,23 @@ const (
 	minHeight = 24
 )
 
-// View is the only view of the program.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
+// View is the only view of the program. Every part of the screen is laid out to
+// fit the size; clip is the last guard that no line can be wider or the screen
+// taller than the terminal whatever a widget does.
+func (m *Model) View() (v tea.View) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.crashed(p)
+		}
+		if m.crash != nil {
+			v = tea.NewView(clip(m.crashScreen(), m.width, m.height))
+		}
+		v.AltScreen = true
+	}()
+	if m.crash != nil {
+		return v
+	}
+	v = tea.NewView(clip(m.render(), m.width, m.height))
 	v.WindowTitle = "ratelab — " + m.name()
 	return v
 }
@@ -34,15 +48,15 @@ func (m *Model) render() string {
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.styles.Warn.Render(wrap(msg, m.width)))
 	case m.picking:
 		return m.renderHeader() + "\n" + m.picker.View()
-	case m.showHelp:
-		return m.renderHeader() + "\n\n" + m.help.FullHelpView(m.keys.FullHelp()) + "\n\n" + m.styles.Subtle.Render("? or esc to go back")
+	case m.helpScreen.open:
+		return m.renderHeader() + "\n" + m.renderHelp(m.height-2)
 	case m.run == nil:
 		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
 	}
 
 	header := m.renderHeader()
 	status := m.renderStatus()
-	helpBar := m.help.ShortHelpView(m.keys.ShortHelp())
+	helpBar := fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
 	if m.zoom {
 		rest := m.height - lipgloss.Height(header) - 3
 		return strings.Join([]string{header, m.renderZoom(rest), m.renderHeaders(), status, helpBar}, "\n")
@@ -83,7 +97,7 @@ func (m *Model) render() string {
 // alone), and as much of the lesson as fits.
 func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	var extras []string
-	if table := m.renderTable(ms); room >= lipgloss.Height(table) {
+	if table := renderTable(m.styles, ms, m.width, m.focus); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
 	verdicts := m.renderVerdicts(ms)
@@ -171,6 +185,26 @@ func (m *Model) renderStatus() string {
 		return m.styles.Error.Render(truncate(m.status, m.width))
 	}
 	return m.styles.Status.Render(truncate(m.status, m.width))
+}
+
+// fit cuts a styled line to width cells, escape sequences kept intact.
+func fit(s string, width int) string { return ansi.Truncate(s, max(width, 0), "…") }
+
+// clip cuts screen to at most height lines of at most width cells.
+func clip(screen string, width, height int) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	lines := strings.Split(screen, "\n")
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > width {
+			lines[i] = fit(l, width)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // wrap breaks text into lines of at most width cells, at spaces.

@@ -14,6 +14,7 @@ func (m *Model) renderZoom(rows int) string {
 	met := l.Metrics()
 	title := m.styles.PanelTitle.Render(l.Config.Name) + m.styles.Counters.Render(fmt.Sprintf("  %s  accepted %d  denied %d  errors %d  peak %.2f× the limit",
 		l.Config.Algorithm, met.Accepted, met.Denied, met.Errors, met.PeakWindowRatio))
+	title = fit(title, m.width)
 	samples := columns(l, m.cfg, max(2, m.width-axisWidth-2))
 	if len(samples) < 2 {
 		return title + "\n" + m.styles.Subtle.Render("waiting for the first ticks") + strings.Repeat("\n", max(0, rows-2))
@@ -30,5 +31,9 @@ func (m *Model) renderZoom(rows int) string {
 		asciigraph.SeriesColors(m.styles.Level, m.styles.AcceptLine, m.styles.DenyLine),
 		asciigraph.SeriesLegends("level (tokens, window count, queue)", "accepted per tick", "denied per tick"),
 		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
-	return title + "\n" + plot
+	lines := strings.Split(plot, "\n")
+	for i := range lines {
+		lines[i] = fit(lines[i], m.width)
+	}
+	return title + "\n" + strings.Join(lines, "\n")
 }

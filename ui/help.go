@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+
+	"ratelab/sim"
+)
+
+// helpPages are the pages of the help screen: every key, then what every column
+// of the comparison means.
+const (
+	helpKeys = iota
+	helpColumns
+	helpPageCount
+)
+
+// helpView is the help screen's state: which page, and how far it is scrolled.
+type helpView struct {
+	open   bool
+	page   int
+	offset int // the first line shown
+}
+
+// helpLines is the page's content as lines of at most width cells: on the keys
+// page every binding of the key map, in as many columns as the width holds; on the
+// columns page each column's title and definition, wrapped.
+func helpLines(st Styles, keys KeyMap, page, width int) []string {
+	if page == helpColumns {
+		var out []string
+		titleWidth := 0
+		for _, c := range sim.Columns {
+			titleWidth = max(titleWidth, lipgloss.Width(c.Title))
+		}
+		for _, c := range sim.Columns {
+			text := wrap(c.Help, max(10, width-titleWidth-2))
+			for i, line := range strings.Split(text, "\n") {
+				title := ""
+				if i == 0 {
+					title = c.Title
+				}
+				out = append(out, st.Header.Render(fmt.Sprintf("%-*s", titleWidth, title))+"  "+st.Status.Render(line))
+			}
+		}
+		return out
+	}
+	var items []key.Binding
+	for _, group := range keys.FullHelp() {
+		items = append(items, group...)
+	}
+	keyWidth, descWidth := 0, 0
+	for _, b := range items {
+		keyWidth = max(keyWidth, lipgloss.Width(b.Help().Key))
+		descWidth = max(descWidth, lipgloss.Width(b.Help().Desc))
+	}
+	cell := keyWidth + 2 + descWidth + 3
+	cols := max(1, min(width/cell, 3))
+	rows := (len(items) + cols - 1) / cols
+	out := make([]string, rows)
+	for i, b := range items {
+		text := st.Header.Render(fmt.Sprintf("%-*s", keyWidth, b.Help().Key)) + "  " + st.Status.Render(fmt.Sprintf("%-*s", descWidth, b.Help().Desc))
+		if i/rows > 0 {
+			text = "   " + text
+		}
+		out[i%rows] += text
+	}
+	for i := range out {
+		out[i] = fit(out[i], width)
+	}
+	return out
+}
+
+// renderHelp draws the help screen in height lines: a title naming the page, the
+// page's lines from the scroll offset, and how to move around.
+func (m *Model) renderHelp(height int) string {
+	lines := helpLines(m.styles, m.keys, m.helpScreen.page, m.width)
+	room := max(1, height-2)
+	offset := min(m.helpScreen.offset, max(0, len(lines)-room))
+	shown := lines[offset:min(len(lines), offset+room)]
+	title := [...]string{"Keys", "What the columns mean"}[m.helpScreen.page]
+	title = fmt.Sprintf("%s (page %d of %d)", title, m.helpScreen.page+1, helpPageCount)
+	hint := "tab next page · ↑↓ scroll · ? or esc back"
+	if len(lines) > room {
+		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
+	}
+	return fit(m.styles.Title.Render(title), m.width) + "\n" + strings.Join(shown, "\n") + "\n" + fit(m.styles.Subtle.Render(hint), m.width)
+}
