@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/algorithms/redislua"
-	"ratelab/bench"
+	"ratelab/internal/bench"
+	"ratelab/session"
 )
 
 const benchUsage = `
@@ -31,7 +33,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	redisURL := fs.String("redis", "", "the Redis to benchmark (default REDIS_URL, else redis://127.0.0.1:6379)")
 	duration := fs.Duration("duration", 500*time.Millisecond, "how long each cell runs")
 	maxDecisions := fs.Int64("max-decisions", 1_000_000, "stop a cell after this many decisions")
-	strategies := fs.String("strategies", strings.Join(redislua.Strategies, ","), "the strategies to compare")
+	strategies := fs.String("strategies", strings.Join(algorithms.Strategies, ","), "the strategies to compare")
 	concurrency := fs.String("concurrency", "1,16,64,256", "the numbers of goroutines")
 	csvPath := fs.String("csv", "", "also write the results as CSV to PATH (- for standard output)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a Redis that is not on a loopback address")
@@ -40,10 +42,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	o := bench.Options{Duration: *duration, MaxDecisions: *maxDecisions, OverGrantFor: 3 * time.Second}
 	for _, s := range strings.Split(*strategies, ",") {
-		if s = strings.TrimSpace(s); s != "lua" && s != "multi" && s != "watch" {
-			return usagef("bench: --strategies: unknown strategy %q; use lua, multi, watch", s)
+		st, ok := algorithms.ParseStrategy(strings.TrimSpace(s))
+		if !ok {
+			return usagef("bench: --strategies: unknown strategy %q; use %s", s, strings.Join(algorithms.Strategies, ", "))
 		}
-		o.Strategies = append(o.Strategies, strings.TrimSpace(s))
+		o.Strategies = append(o.Strategies, st)
 	}
 	for _, c := range strings.Split(*concurrency, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
@@ -58,7 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case *maxDecisions < 1:
 		return usagef("bench: --max-decisions must be >= 1 (got %d)", *maxDecisions)
 	}
-	addr := redisAddress(*redisURL)
+	addr := session.RedisURL(*redisURL)
 	if addr == "" {
 		addr = "redis://127.0.0.1:6379"
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ratelab/scenarios"
+	"ratelab/session"
 	"ratelab/sim"
 )
 
@@ -72,7 +73,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		defer series.abort()
 	}
 
-	r, err := newRun(cfg, o.redis, true)
+	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true})
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"ratelab/sim"
+	"ratelab/session"
 	"ratelab/ui"
 )
 
@@ -33,17 +31,8 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir, Frame: 50 * time.Millisecond}
-	if o.redis != "" {
-		opts.Redis, opts.RedisAddr = true, redisHost(o.redis)
-	}
-	opts.Start = func(cfg *sim.Config) (*sim.Run, func(), error) {
-		r, err := newRun(cfg, o.redis, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		return r.Run, func() { r.Close() }, nil
-	}
+	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir,
+		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis}}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}
@@ -67,12 +56,4 @@ func crashReport(c *ui.Crash) error {
 		return fmt.Errorf("the terminal UI stopped on a bug (%v); the terminal is restored, but its report could not be written (%v): please report the bug with the scenario %q, seed %d, the terminal size %d×%d and what you pressed", c.Value, err, c.Scenario, c.Seed, c.Width, c.Height)
 	}
 	return fmt.Errorf("the terminal UI stopped on a bug (%v); the terminal is restored and no file you exported is affected.\nPlease report the bug to the ratelab maintainers and attach %s: it holds the scenario, seed, policy changes, terminal size and the last keys pressed, which replay it", c.Value, path)
-}
-
-// redisHost is the host and port of a Redis URL, for display: never the password.
-func redisHost(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "(the --redis URL)"
 }

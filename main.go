@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"ratelab/session"
 )
 
 //go:embed scenarios.toml traces
@@ -81,7 +83,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "ratelab: %v\n", err)
 	var u usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || errors.Is(err, session.ErrUsage) {
 		return 2
 	}
 	return 1

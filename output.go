@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"ratelab/atomicfile"
+	"ratelab/internal/atomicfile"
 )
 
 // output is a destination for a CSV: standard output ("-"), or a file that appears

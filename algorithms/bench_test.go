@@ -21,7 +21,7 @@ func BenchmarkDecide(b *testing.B) {
 		name string
 		keys int
 	}{{"hot-key", 1}, {"10k-keys", 10_000}}
-	for _, name := range append(append([]string{}, Names...), "x/time/rate AllowN") {
+	for _, name := range append(append([]string{}, Names()...), "x/time/rate AllowN") {
 		for _, shape := range shapes {
 			keys := make([]string, shape.keys)
 			for i := range keys {

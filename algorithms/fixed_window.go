@@ -6,7 +6,8 @@ import "time"
 // Period and accepts a request while the window's count plus its cost stays within
 // the window's allowance (Limit). It keeps one counter per key and is cheap, but a
 // client can spend the limit at the end of one window and again at the start of the
-// next: up to 2× the limit in an instant (FACTS: 200 requests in 2 ms at 100/s).
+// next: up to 2× the limit in an instant (the boundary-burst scenario: 200 requests
+// in 2 ms at 100/s).
 //
 // Window start: windows are aligned to the origin by default, so every key's window
 // turns over at the same instant, which is what makes herds. With RandomStart, a
@@ -23,8 +24,7 @@ type FixedWindow struct {
 	periodUS    int64
 	rollover    int64
 	randomStart bool
-	keys        map[string]*FixedWindowState
-	keyBytes    int64
+	keyed[FixedWindowState]
 }
 
 // FixedWindowState is the fixed window's state for one key.
@@ -44,13 +44,12 @@ func NewFixedWindow(p Policy, randomStart bool, rollover int64) *FixedWindow {
 		periodUS:    int64(p.Period / Resolution),
 		rollover:    rollover,
 		randomStart: randomStart,
-		keys:        make(map[string]*FixedWindowState),
+		keyed:       newKeyed[FixedWindowState](),
 	}
 }
 
 func (f *FixedWindow) Algorithm() string { return "fixed-window" }
 func (f *FixedWindow) Policy() Policy    { return f.policy }
-func (f *FixedWindow) Keys() int         { return len(f.keys) }
 
 // StateBytes counts a counter and the window it belongs to per key, and the
 // allowance when rollover is on.
@@ -59,17 +58,15 @@ func (f *FixedWindow) StateBytes() int64 {
 	if f.rollover > 0 {
 		per += 8
 	}
-	return f.keyBytes + int64(len(f.keys))*per
+	return f.keyBytes + int64(f.Keys())*per
 }
 
 // Allow decides atomically.
 func (f *FixedWindow) Allow(key string, now time.Duration, cost int64) Decision {
-	s, ok := f.keys[key]
+	s, ok := f.state(key)
 	if !ok {
-		s = new(FixedWindowState)
-		*s = f.idle(key, toMicros(now))
-		f.keys[key] = s
-		f.keyBytes += int64(len(key))
+		idle := f.idle(key, toMicros(now))
+		s = f.add(key, &idle)
 	}
 	n := toMicros(now)
 	*s = f.roll(*s, n)
@@ -129,7 +126,7 @@ func (f *FixedWindow) roll(s FixedWindowState, n int64) FixedWindowState {
 
 // Level is the units accepted in key's current window at now.
 func (f *FixedWindow) Level(key string, now time.Duration) float64 {
-	s, ok := f.keys[key]
+	s, ok := f.state(key)
 	if !ok {
 		return 0
 	}
@@ -139,14 +136,8 @@ func (f *FixedWindow) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose window has turned over with the full allowance carried.
 func (f *FixedWindow) Evict(now time.Duration) int {
 	n := toMicros(now)
-	evicted := 0
-	for key, s := range f.keys {
+	return f.evict(func(s *FixedWindowState) bool {
 		r := f.roll(*s, n)
-		if r.Window > s.Window && r.Allowance == f.policy.Limit+f.rollover {
-			delete(f.keys, key)
-			f.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+		return r.Window > s.Window && r.Allowance == f.policy.Limit+f.rollover
+	})
 }

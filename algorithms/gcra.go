@@ -14,10 +14,9 @@ import "time"
 // no special case: max(tat, now) keeps the later time, so an early clock only makes
 // the limiter stricter.
 type GCRA struct {
-	policy   Policy
-	c        credits
-	keys     map[string]*GCRAState
-	keyBytes int64
+	policy Policy
+	c      credits
+	keyed[GCRAState]
 }
 
 // GCRAState is GCRA's state for one key: the theoretical arrival time, in
@@ -29,28 +28,25 @@ const gcraStateBytes = 8
 // NewGCRA returns a GCRA limiter enforcing p.
 func NewGCRA(p Policy) *GCRA {
 	p = p.WithDefaults()
-	return &GCRA{policy: p, c: newCredits(p), keys: make(map[string]*GCRAState)}
+	return &GCRA{policy: p, c: newCredits(p), keyed: newKeyed[GCRAState]()}
 }
 
 func (g *GCRA) Algorithm() string { return "gcra" }
 func (g *GCRA) Policy() Policy    { return g.policy }
-func (g *GCRA) Keys() int         { return len(g.keys) }
-func (g *GCRA) StateBytes() int64 { return g.keyBytes + int64(len(g.keys))*gcraStateBytes }
+func (g *GCRA) StateBytes() int64 { return g.keyBytes + int64(g.Keys())*gcraStateBytes }
 
 // Allow decides atomically.
 func (g *GCRA) Allow(key string, now time.Duration, cost int64) Decision {
-	s, ok := g.keys[key]
+	s, ok := g.state(key)
 	if !ok {
-		s = &GCRAState{TAT: g.scaled(now)}
-		g.keys[key] = s
-		g.keyBytes += int64(len(key))
+		s = g.add(key, &GCRAState{TAT: g.scaled(now)})
 	}
 	return g.decide(s, key, now, cost)
 }
 
 // Read returns key's stored state, or the idle state (tat = now) if it has none.
 func (g *GCRA) Read(key string, now time.Duration) GCRAState {
-	if s, ok := g.keys[key]; ok {
+	if s, ok := g.state(key); ok {
 		return *s
 	}
 	return GCRAState{TAT: g.scaled(now)}
@@ -58,12 +54,11 @@ func (g *GCRA) Read(key string, now time.Duration) GCRAState {
 
 // Write stores s as key's state (a blind overwrite).
 func (g *GCRA) Write(key string, s GCRAState) {
-	if old, ok := g.keys[key]; ok {
+	if old, ok := g.state(key); ok {
 		*old = s
 		return
 	}
-	g.keys[key] = &GCRAState{TAT: s.TAT}
-	g.keyBytes += int64(len(key))
+	g.add(key, &s)
 }
 
 // Decide is the pure decision on state s.
@@ -103,15 +98,7 @@ func (g *GCRA) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose tat is no later than now.
 func (g *GCRA) Evict(now time.Duration) int {
 	nowS := g.scaled(now)
-	evicted := 0
-	for key, s := range g.keys {
-		if s.TAT <= nowS {
-			delete(g.keys, key)
-			g.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+	return g.evict(func(s *GCRAState) bool { return s.TAT <= nowS })
 }
 
 // scaled converts now to GCRA's scaled time: microseconds × perMicro.

@@ -191,7 +191,7 @@ func checkAll(seed uint64) error {
 			return err
 		}
 	}
-	for _, name := range Names {
+	for _, name := range Names() {
 		fresh := func() Limiter {
 			opts := Options{}
 			if name == "fixed-window" {

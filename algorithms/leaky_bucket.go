@@ -32,11 +32,10 @@ func (m LeakyMode) String() string {
 //
 // Time going backwards drains nothing, and the stored leak time never moves back.
 type LeakyBucket struct {
-	policy   Policy
-	c        credits
-	mode     LeakyMode
-	keys     map[string]*LeakyState
-	keyBytes int64
+	policy Policy
+	c      credits
+	mode   LeakyMode
+	keyed[LeakyState]
 }
 
 // LeakyState is a leaky bucket's state for one key: the level, in credits (see
@@ -48,23 +47,20 @@ const leakyStateBytes = 16
 // NewLeakyBucket returns a leaky bucket enforcing p in the given mode.
 func NewLeakyBucket(p Policy, mode LeakyMode) *LeakyBucket {
 	p = p.WithDefaults()
-	return &LeakyBucket{policy: p, c: newCredits(p), mode: mode, keys: make(map[string]*LeakyState)}
+	return &LeakyBucket{policy: p, c: newCredits(p), mode: mode, keyed: newKeyed[LeakyState]()}
 }
 
 func (b *LeakyBucket) Algorithm() string { return "leaky-bucket" }
 func (b *LeakyBucket) Policy() Policy    { return b.policy }
 func (b *LeakyBucket) Mode() LeakyMode   { return b.mode }
-func (b *LeakyBucket) Keys() int         { return len(b.keys) }
-func (b *LeakyBucket) StateBytes() int64 { return b.keyBytes + int64(len(b.keys))*leakyStateBytes }
+func (b *LeakyBucket) StateBytes() int64 { return b.keyBytes + int64(b.Keys())*leakyStateBytes }
 
 // Allow decides atomically.
 func (b *LeakyBucket) Allow(key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
-	s, ok := b.keys[key]
+	s, ok := b.state(key)
 	if !ok {
-		s = &LeakyState{Last: n}
-		b.keys[key] = s
-		b.keyBytes += int64(len(key))
+		s = b.add(key, &LeakyState{Last: n})
 	}
 	level := b.c.drain(s.Level, n-s.Last)
 	s.Level, s.Last = level, max(n, s.Last)
@@ -88,7 +84,7 @@ func (b *LeakyBucket) Allow(key string, now time.Duration, cost int64) Decision 
 
 // Level is the units in key's bucket at now (the queue's length in queue mode).
 func (b *LeakyBucket) Level(key string, now time.Duration) float64 {
-	s, ok := b.keys[key]
+	s, ok := b.state(key)
 	if !ok {
 		return 0
 	}
@@ -98,13 +94,5 @@ func (b *LeakyBucket) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose bucket has drained empty by now.
 func (b *LeakyBucket) Evict(now time.Duration) int {
 	n := toMicros(now)
-	evicted := 0
-	for key, s := range b.keys {
-		if s.Last <= n && b.c.drain(s.Level, n-s.Last) == 0 {
-			delete(b.keys, key)
-			b.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+	return b.evict(func(s *LeakyState) bool { return s.Last <= n && b.c.drain(s.Level, n-s.Last) == 0 })
 }

@@ -56,13 +56,3 @@ type BatchLimiter interface {
 	Limiter
 	AllowBatch(reqs []Request, out []Decision)
 }
-
-// Step is one step of a non-atomic decision (see sim.Splitter) taken in a batch:
-// a read, which fills Slot, or a blind write of Slot's state, which frees it.
-type Step struct {
-	Write bool
-	Slot  int32
-	Node  int
-	Key   string
-	Now   time.Duration
-}

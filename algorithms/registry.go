@@ -5,88 +5,135 @@ import (
 	"strings"
 )
 
-// Names lists the algorithms in the order lanes are shown, as used in scenario files
-// and on the command line.
-var Names = []string{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "x-time-rate"}
+// Shape is what an algorithm's state measures, which decides what its Level means,
+// what its capacity is, and what it promises over any span of time.
+type Shape int
 
-// Options are the per-algorithm knobs on top of a Policy. Each applies to the
-// algorithm it names and is ignored by the others; Check says so when one is set
-// for an algorithm it does not apply to.
-type Options struct {
-	// RandomStart offsets each key's fixed windows by a share of the period taken
-	// from the key's hash (fixed-window).
-	RandomStart bool
-	// Rollover is the most unused units a fixed window carries into the next
-	// (fixed-window).
-	Rollover int64
-	// Mode is queue (shaping) or meter (policing) (leaky-bucket).
-	Mode LeakyMode
-	// MonotonicTimestamp stores max(now, ts) rather than now, so a node whose
-	// clock is behind cannot move the stored time back (token-bucket).
-	MonotonicTimestamp bool
-	// MaxReserved lets a token bucket's balance go this far negative: requests are
-	// accepted with a Delay until their tokens exist (token-bucket).
-	MaxReserved int64
+const (
+	// ShapeBucket: a balance of tokens refilled at the rate (token bucket, GCRA,
+	// x/time/rate). Level is the tokens left; capacity is the burst; over any span
+	// T it admits at most burst + rate × T.
+	ShapeBucket Shape = iota
+	// ShapeLeaky: a level that drains at the rate (leaky bucket). Level is the units in
+	// the bucket (the queue's length in queue mode); capacity is the burst.
+	ShapeLeaky
+	// ShapeFixedWindow: a count per window of one period. Level is the units in the
+	// current window; capacity is the limit plus any rollover; across a window
+	// boundary it may admit twice its capacity in an instant.
+	ShapeFixedWindow
+	// ShapeSlidingWindow: the units of the last period, kept exactly (sliding log) or
+	// estimated from two windows (sliding counter). Level is the units in the
+	// window; capacity is the limit.
+	ShapeSlidingWindow
+)
+
+// Info is what ratelab knows about one algorithm: its name, its shape, what it can
+// do, and how to build it. It is the one place these facts are written; the
+// scenario compiler, the engine, the Redis ports, the UI and the docs read it.
+type Info struct {
+	// Name as used in scenario files and on the command line.
+	Name  string
+	Shape Shape
+	// Exact says the algorithm enforces its policy exactly in every window
+	// (sliding-log); an estimate (sliding-counter) may stray a little.
+	Exact bool
+	// Splittable says the state is one value a client can read and write back,
+	// so the non-atomic strategies (multi, watch) apply.
+	Splittable bool
+	// RedisScript names the algorithm's Lua script (algorithms/redislua/scripts);
+	// empty when it has no Redis port.
+	RedisScript string
+	// Options are the scenario keys of Options that apply to it.
+	Options []string
+
+	build func(Policy, Options) Limiter
 }
 
-// Check returns an error naming an option set for an algorithm it does not apply
-// to, so a misplaced knob is not silently ignored.
-func (o Options) Check(algorithm string) error {
-	misplaced := func(option, owner string) error {
-		return fmt.Errorf("%s applies to %s only (this lane runs %s)", option, owner, algorithm)
+// LevelName says what Level measures, for a graph's axis: "tokens left",
+// "queue length", "units in the window".
+func (i Info) LevelName() string {
+	switch i.Shape {
+	case ShapeBucket:
+		return "tokens left"
+	case ShapeLeaky:
+		return "units queued"
 	}
-	switch {
-	case o.RandomStart && algorithm != "fixed-window":
-		return misplaced(`window_start = "random"`, "fixed-window")
-	case o.Rollover != 0 && algorithm != "fixed-window":
-		return misplaced("rollover", "fixed-window")
-	case o.Mode != LeakyQueue && algorithm != "leaky-bucket":
-		return misplaced("mode", "leaky-bucket")
-	case o.MaxReserved != 0 && algorithm != "token-bucket":
-		return misplaced("max_reserved", "token-bucket")
-	case o.Rollover < 0:
-		return fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)
-	case o.MaxReserved < 0:
-		return fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)
+	return "units in the window"
+}
+
+// registry lists the algorithms in the order lanes are shown.
+var registry = []Info{
+	{Name: "fixed-window", Shape: ShapeFixedWindow, RedisScript: "fixed_window", Options: []string{"window_start", "rollover"},
+		build: func(p Policy, o Options) Limiter { return NewFixedWindow(p, o.RandomStart, o.Rollover) }},
+	{Name: "sliding-log", Shape: ShapeSlidingWindow, Exact: true, RedisScript: "sliding_log",
+		build: func(p Policy, _ Options) Limiter { return NewSlidingLog(p) }},
+	{Name: "sliding-counter", Shape: ShapeSlidingWindow, RedisScript: "sliding_counter",
+		build: func(p Policy, _ Options) Limiter { return NewSlidingCounter(p) }},
+	{Name: "leaky-bucket", Shape: ShapeLeaky, RedisScript: "leaky_bucket", Options: []string{"mode"},
+		build: func(p Policy, o Options) Limiter { return NewLeakyBucket(p, o.Mode) }},
+	{Name: "token-bucket", Shape: ShapeBucket, Splittable: true, RedisScript: "token_bucket", Options: []string{"monotonic_timestamp", "max_reserved"},
+		build: func(p Policy, o Options) Limiter { return NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved) }},
+	{Name: "gcra", Shape: ShapeBucket, Splittable: true, RedisScript: "gcra",
+		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
+	{Name: "x-time-rate", Shape: ShapeBucket,
+		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
+}
+
+// All lists every algorithm, in the order lanes are shown.
+func All() []Info { return append([]Info(nil), registry...) }
+
+// Names lists every algorithm's name, in the order lanes are shown.
+func Names() []string {
+	names := make([]string, len(registry))
+	for i, a := range registry {
+		names[i] = a.Name
 	}
-	return nil
+	return names
+}
+
+// Lookup returns the algorithm called name.
+func Lookup(name string) (Info, bool) {
+	for _, a := range registry {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Info{}, false
+}
+
+// Get returns the algorithm called name, or an error listing the known names.
+func Get(name string) (Info, error) {
+	if a, ok := Lookup(name); ok {
+		return a, nil
+	}
+	return Info{}, fmt.Errorf("unknown algorithm %q; known: %s", name, strings.Join(Names(), ", "))
 }
 
 // New returns the limiter called name enforcing p with opts. The policy must have
 // passed Validate.
 func New(name string, p Policy, opts Options) (Limiter, error) {
+	a, err := Get(name)
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.Check(name); err != nil {
 		return nil, err
 	}
-	switch name {
-	case "fixed-window":
-		return NewFixedWindow(p, opts.RandomStart, opts.Rollover), nil
-	case "sliding-log":
-		return NewSlidingLog(p), nil
-	case "sliding-counter":
-		return NewSlidingCounter(p), nil
-	case "leaky-bucket":
-		return NewLeakyBucket(p, opts.Mode), nil
-	case "token-bucket":
-		return NewTokenBucket(p, opts.MonotonicTimestamp, opts.MaxReserved), nil
-	case "gcra":
-		return NewGCRA(p), nil
-	case "x-time-rate":
-		return NewXTimeRate(p), nil
-	}
-	return nil, fmt.Errorf("unknown algorithm %q; known: %s", name, strings.Join(Names, ", "))
+	return a.build(p, opts), nil
 }
 
 // Capacity is the most units the algorithm accepts at one instant from an idle
-// key: the burst for the buckets and GCRA, the limit for the sliding windows, the
-// limit plus the rollover for the fixed window. A request costing more is never
-// accepted; the theoretical maximum over a span T is Capacity + rate × T.
+// key: the burst for the buckets, GCRA and the leaky bucket, the limit for the
+// sliding windows, the limit plus the rollover for the fixed window. A request
+// costing more is never accepted; the theoretical maximum over a span T is
+// Capacity + rate × T. An unknown name has the burst.
 func Capacity(name string, p Policy, o Options) int64 {
 	p = p.WithDefaults()
-	switch name {
-	case "fixed-window":
+	a, _ := Lookup(name)
+	switch a.Shape {
+	case ShapeFixedWindow:
 		return p.Limit + o.Rollover
-	case "sliding-log", "sliding-counter":
+	case ShapeSlidingWindow:
 		return p.Limit
 	}
 	return p.Burst

@@ -11,7 +11,8 @@ import "time"
 //
 // (elapsed: time since the current window began), accepting a request while the
 // estimate plus its cost stays within Limit. Cloudflare measured 0.003% of 400
-// million requests wrongly allowed or limited with this estimate (FACTS). The
+// million requests wrongly allowed or limited with this estimate ("How we built rate
+// limiting capable of scaling to millions of domains", blog.cloudflare.com, 2017). The
 // comparison is made multiplied through by Period, in integers, so it is exact.
 //
 // Windows are aligned to the origin. Time going backwards into an earlier window
@@ -20,8 +21,7 @@ import "time"
 type SlidingCounter struct {
 	policy   Policy
 	periodUS int64
-	keys     map[string]*SlidingCounterState
-	keyBytes int64
+	keyed[SlidingCounterState]
 }
 
 // SlidingCounterState is the sliding counter's state for one key: three numbers.
@@ -36,23 +36,20 @@ const slidingCounterStateBytes = 24
 // NewSlidingCounter returns a sliding window counter enforcing p.
 func NewSlidingCounter(p Policy) *SlidingCounter {
 	p = p.WithDefaults()
-	return &SlidingCounter{policy: p, periodUS: int64(p.Period / Resolution), keys: make(map[string]*SlidingCounterState)}
+	return &SlidingCounter{policy: p, periodUS: int64(p.Period / Resolution), keyed: newKeyed[SlidingCounterState]()}
 }
 
 func (c *SlidingCounter) Algorithm() string { return "sliding-counter" }
 func (c *SlidingCounter) Policy() Policy    { return c.policy }
-func (c *SlidingCounter) Keys() int         { return len(c.keys) }
 func (c *SlidingCounter) StateBytes() int64 {
-	return c.keyBytes + int64(len(c.keys))*slidingCounterStateBytes
+	return c.keyBytes + int64(c.Keys())*slidingCounterStateBytes
 }
 
 // Allow decides atomically.
 func (c *SlidingCounter) Allow(key string, now time.Duration, cost int64) Decision {
-	s, ok := c.keys[key]
+	s, ok := c.state(key)
 	if !ok {
-		s = &SlidingCounterState{Window: floorDiv(toMicros(now), c.periodUS)}
-		c.keys[key] = s
-		c.keyBytes += int64(len(key))
+		s = c.add(key, &SlidingCounterState{Window: floorDiv(toMicros(now), c.periodUS)})
 	}
 	n := toMicros(now)
 	var elapsed int64
@@ -114,7 +111,7 @@ func (c *SlidingCounter) roll(s SlidingCounterState, n int64) (SlidingCounterSta
 
 // Level is the estimate of units in the sliding window ending at now.
 func (c *SlidingCounter) Level(key string, now time.Duration) float64 {
-	s, ok := c.keys[key]
+	s, ok := c.state(key)
 	if !ok {
 		return 0
 	}
@@ -126,13 +123,5 @@ func (c *SlidingCounter) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose two windows both lie in the past.
 func (c *SlidingCounter) Evict(now time.Duration) int {
 	w := floorDiv(toMicros(now), c.periodUS)
-	evicted := 0
-	for key, s := range c.keys {
-		if w > s.Window+1 || (w == s.Window+1 && s.Curr == 0) {
-			delete(c.keys, key)
-			c.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+	return c.evict(func(s *SlidingCounterState) bool { return w > s.Window+1 || (w == s.Window+1 && s.Curr == 0) })
 }

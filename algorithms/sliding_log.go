@@ -14,9 +14,8 @@ import "time"
 type SlidingLog struct {
 	policy   Policy
 	periodUS int64
-	keys     map[string]*logState
-	keyBytes int64
-	entries  int64 // entries held over all keys
+	keyed[logState]
+	entries int64 // entries held over all keys
 }
 
 // logEntry is one accepted request: when, in µs, and how many units.
@@ -36,21 +35,18 @@ type logState struct {
 // NewSlidingLog returns a sliding log enforcing p.
 func NewSlidingLog(p Policy) *SlidingLog {
 	p = p.WithDefaults()
-	return &SlidingLog{policy: p, periodUS: int64(p.Period / Resolution), keys: make(map[string]*logState)}
+	return &SlidingLog{policy: p, periodUS: int64(p.Period / Resolution), keyed: newKeyed[logState]()}
 }
 
 func (l *SlidingLog) Algorithm() string { return "sliding-log" }
 func (l *SlidingLog) Policy() Policy    { return l.policy }
-func (l *SlidingLog) Keys() int         { return len(l.keys) }
 func (l *SlidingLog) StateBytes() int64 { return l.keyBytes + l.entries*logEntryBytes }
 
 // Allow decides atomically.
 func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
-	s, ok := l.keys[key]
+	s, ok := l.state(key)
 	if !ok {
-		s = &logState{}
-		l.keys[key] = s
-		l.keyBytes += int64(len(key))
+		s = l.add(key, &logState{})
 	}
 	n := l.clamp(s, toMicros(now))
 	l.expire(s, n)
@@ -105,7 +101,7 @@ func (l *SlidingLog) expire(s *logState, n int64) {
 
 // Level is the units accepted in the window ending at now.
 func (l *SlidingLog) Level(key string, now time.Duration) float64 {
-	s, ok := l.keys[key]
+	s, ok := l.state(key)
 	if !ok {
 		return 0
 	}
@@ -122,14 +118,11 @@ func (l *SlidingLog) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose every entry has left the window.
 func (l *SlidingLog) Evict(now time.Duration) int {
 	n := toMicros(now)
-	evicted := 0
-	for key, s := range l.keys {
+	return l.evict(func(s *logState) bool {
 		if len(s.log) == s.head || s.log[len(s.log)-1].at <= n-l.periodUS {
 			l.entries -= int64(len(s.log) - s.head)
-			delete(l.keys, key)
-			l.keyBytes -= int64(len(key))
-			evicted++
+			return true
 		}
-	}
-	return evicted
+		return false
+	})
 }

@@ -66,7 +66,7 @@ func ms(n float64) time.Duration { return time.Duration(n * float64(time.Millise
 
 var perSecond100 = Policy{Limit: 100, Period: time.Second}
 
-// The boundary burst (FACTS): 140 requests at 0.999 s and 180 at 1.001 s against
+// The boundary burst (scenarios.toml, boundary-burst): 140 requests at 0.999 s and 180 at 1.001 s against
 // 100/s. A fixed window accepts 100 of each: 200 within 2 ms. A token bucket
 // accepts the first 100 and, 2 ms later, has refilled 0.2 of a token: nothing.
 func TestBoundaryBurstFixedWindow(t *testing.T) {

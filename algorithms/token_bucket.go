@@ -3,7 +3,7 @@ package algorithms
 import "time"
 
 // TokenBucket holds, per key, a bucket of Burst tokens refilled at Limit per Period
-// (FACTS: tokens = min(capacity, tokens + elapsed × rate)). A request of cost c is
+// (tokens = min(capacity, tokens + elapsed × rate)). A request of cost c is
 // accepted when the bucket holds c tokens, which it then spends; a denial's
 // retry-after is ceil((c − tokens) / rate). Refill is lazy: it is computed from the
 // time since the stored timestamp when the key is next used.
@@ -23,8 +23,7 @@ type TokenBucket struct {
 	c         credits
 	monotonic bool
 	floor     int64 // the lowest balance, in credits: −MaxReserved × unit
-	keys      map[string]*TokenState
-	keyBytes  int64
+	keyed[TokenState]
 }
 
 // TokenState is a token bucket's state for one key: two numbers.
@@ -50,22 +49,19 @@ func NewTokenBucket(p Policy, monotonic bool, maxReserved int64) *TokenBucket {
 		c:         c.withFloor(floor),
 		monotonic: monotonic,
 		floor:     floor,
-		keys:      make(map[string]*TokenState),
+		keyed:     newKeyed[TokenState](),
 	}
 }
 
 func (t *TokenBucket) Algorithm() string { return "token-bucket" }
 func (t *TokenBucket) Policy() Policy    { return t.policy }
-func (t *TokenBucket) Keys() int         { return len(t.keys) }
-func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(len(t.keys))*tokenStateBytes }
+func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(t.Keys())*tokenStateBytes }
 
 // Allow decides atomically: read, decide and write in one step.
 func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision {
-	s, ok := t.keys[key]
+	s, ok := t.state(key)
 	if !ok {
-		s = &TokenState{Credits: t.c.capacity, Last: toMicros(now)}
-		t.keys[key] = s
-		t.keyBytes += int64(len(key))
+		s = t.add(key, &TokenState{Credits: t.c.capacity, Last: toMicros(now)})
 	}
 	return t.decide(s, key, now, cost)
 }
@@ -74,7 +70,7 @@ func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision 
 // none. With Decide and Write it splits Allow into the steps a non-atomic client
 // takes.
 func (t *TokenBucket) Read(key string, now time.Duration) TokenState {
-	if s, ok := t.keys[key]; ok {
+	if s, ok := t.state(key); ok {
 		return *s
 	}
 	return TokenState{Credits: t.c.capacity, Last: toMicros(now)}
@@ -82,12 +78,11 @@ func (t *TokenBucket) Read(key string, now time.Duration) TokenState {
 
 // Write stores s as key's state, whatever is there now (a blind overwrite).
 func (t *TokenBucket) Write(key string, s TokenState) {
-	if old, ok := t.keys[key]; ok {
+	if old, ok := t.state(key); ok {
 		*old = s
 		return
 	}
-	t.keys[key] = &TokenState{Credits: s.Credits, Last: s.Last}
-	t.keyBytes += int64(len(key))
+	t.add(key, &s)
 }
 
 // Decide is the pure decision on state s: it returns the decision and the state to
@@ -134,13 +129,5 @@ func (t *TokenBucket) Level(key string, now time.Duration) float64 {
 // with the monotonic fix, that timestamp still holds back the next refill.
 func (t *TokenBucket) Evict(now time.Duration) int {
 	n := toMicros(now)
-	evicted := 0
-	for key, s := range t.keys {
-		if s.Last <= n && t.c.refill(s.Credits, n-s.Last) == t.c.capacity {
-			delete(t.keys, key)
-			t.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+	return t.evict(func(s *TokenState) bool { return s.Last <= n && t.c.refill(s.Credits, n-s.Last) == t.c.capacity })
 }

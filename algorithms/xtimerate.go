@@ -21,10 +21,9 @@ var xOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Time going backwards: x/time/rate clamps elapsed time at zero and, on an accepted
 // request, stores the earlier time, as TokenBucket with MonotonicTimestamp off does.
 type XTimeRate struct {
-	policy   Policy
-	limit    rate.Limit
-	keys     map[string]*rate.Limiter
-	keyBytes int64
+	policy Policy
+	limit  rate.Limit
+	keyed[rate.Limiter]
 }
 
 // xLimiterBytes is the size of a rate.Limiter's fields (its mutex included).
@@ -33,22 +32,19 @@ const xLimiterBytes = int64(unsafe.Sizeof(rate.Limiter{}))
 // NewXTimeRate returns the x/time/rate lane enforcing p.
 func NewXTimeRate(p Policy) *XTimeRate {
 	p = p.WithDefaults()
-	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keys: make(map[string]*rate.Limiter)}
+	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keyed: newKeyed[rate.Limiter]()}
 }
 
 func (x *XTimeRate) Algorithm() string { return "x-time-rate" }
 func (x *XTimeRate) Policy() Policy    { return x.policy }
-func (x *XTimeRate) Keys() int         { return len(x.keys) }
-func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(len(x.keys))*xLimiterBytes }
+func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(x.Keys())*xLimiterBytes }
 
 // Allow asks the key's rate.Limiter with AllowN; on a denial, the retry-after is
 // the time until the missing tokens are refilled, ceil((cost − tokens) / rate).
 func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
-	lim, ok := x.keys[key]
+	lim, ok := x.state(key)
 	if !ok {
-		lim = rate.NewLimiter(x.limit, int(x.policy.Burst))
-		x.keys[key] = lim
-		x.keyBytes += int64(len(key))
+		lim = x.add(key, rate.NewLimiter(x.limit, int(x.policy.Burst)))
 	}
 	t := xOrigin.Add(fromMicros(toMicros(now)))
 	d := Decision{Limit: x.policy.Burst, Allowed: lim.AllowN(t, int(cost))}
@@ -68,7 +64,7 @@ func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 
 // Level is the tokens in key's bucket at now.
 func (x *XTimeRate) Level(key string, now time.Duration) float64 {
-	lim, ok := x.keys[key]
+	lim, ok := x.state(key)
 	if !ok {
 		return float64(x.policy.Burst)
 	}
@@ -78,13 +74,5 @@ func (x *XTimeRate) Level(key string, now time.Duration) float64 {
 // Evict forgets keys whose bucket is full at now.
 func (x *XTimeRate) Evict(now time.Duration) int {
 	t := xOrigin.Add(fromMicros(toMicros(now)))
-	evicted := 0
-	for key, lim := range x.keys {
-		if lim.TokensAt(t) >= float64(x.policy.Burst) {
-			delete(x.keys, key)
-			x.keyBytes -= int64(len(key))
-			evicted++
-		}
-	}
-	return evicted
+	return x.evict(func(lim *rate.Limiter) bool { return lim.TokensAt(t) >= float64(x.policy.Burst) })
 }

@@ -1,12 +1,16 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"ratelab/internal/slab"
+)
 
 // backendRun is a lane's copy of the backend (see Backend): the jobs it holds, the
 // servers busy, the queue, and the busy time integrated for utilisation.
 type backendRun struct {
 	b        Backend
-	jobs     slab[job]
+	jobs     slab.Slab[job]
 	busy     int
 	queue    []int32 // jobs waiting, oldest at head
 	head     int
@@ -44,8 +48,8 @@ func (b *backendRun) queued() int { return len(b.queue) - b.head }
 
 // release frees a job once it is both served and past its timeout.
 func (b *backendRun) release(id int32) {
-	if j := b.jobs.at(id); j.done && j.expired {
-		b.jobs.release(id)
+	if j := b.jobs.At(id); j.done && j.expired {
+		b.jobs.Release(id)
 	}
 }
 
@@ -58,10 +62,10 @@ func (l *Lane) backendArrive(id int32) {
 		l.failed(id, false, noDecision)
 		return
 	}
-	j := b.jobs.put(job{req: id, expired: b.b.Timeout == 0})
+	j := b.jobs.Put(job{req: id, expired: b.b.Timeout == 0})
 	if b.busy < b.b.Concurrency && b.b.ServiceTime <= b.b.Timeout {
 		// served at once, done before its client would give up: no timeout
-		b.jobs.at(j).expired = true
+		b.jobs.At(j).expired = true
 		l.serve(j)
 		return
 	}
@@ -89,7 +93,7 @@ func (l *Lane) serve(j int32) {
 func (l *Lane) backendDone(j int32) {
 	b := l.backend
 	b.setBusy(l.now, b.busy-1)
-	jb := b.jobs.at(j)
+	jb := b.jobs.At(j)
 	jb.done = true
 	if jb.abandoned {
 		b.wasted++
@@ -108,7 +112,7 @@ func (l *Lane) backendDone(j int32) {
 // the request fails (and may be retried) while the job stays in line.
 func (l *Lane) backendTimeout(j int32) {
 	b := l.backend
-	jb := b.jobs.at(j)
+	jb := b.jobs.At(j)
 	jb.expired = true
 	if !jb.done {
 		jb.abandoned = true

@@ -17,7 +17,7 @@ import (
 func replayConfig(offered, keyCount int) *Config {
 	duration := time.Duration(offered/10_000) * time.Second
 	var lanes []LaneConfig
-	for _, name := range algorithms.Names {
+	for _, name := range algorithms.Names() {
 		lanes = append(lanes, lane(name, name))
 	}
 	limit := int64(10_000 / keyCount)

@@ -219,22 +219,42 @@ const (
 	JitterEqual        // wait/2 + uniform in [0, wait/2)
 )
 
-// Strategy is how a lane's deciders reach the limiter's state.
-type Strategy int
+// Store is where a lane's limiter keeps its state.
+type Store int
 
 const (
-	// Atomic: read, decide and write in one step (a Lua script, a mutex).
-	Atomic Strategy = iota
-	// Multi: read at t, decide, write back blindly at t + round trip (HMGET,
-	// compute, HSET): concurrent deciders over-grant.
-	Multi
-	// Watch: read at t, commit at t + round trip only if nobody wrote the key in
-	// between (WATCH/MULTI/EXEC), else read again, up to WatchRetries times.
-	Watch
+	InMemory Store = iota // the process's memory
+	OnRedis               // a Redis server or cluster (algorithms/redislua)
 )
 
-// String is the strategy's name in files.
-func (s Strategy) String() string { return [...]string{"atomic", "multi", "watch"}[s] }
+// String is the store's name in files and in the CSV's backend column.
+func (s Store) String() string { return [...]string{"memory", "redis"}[s] }
+
+// Clock is the clock that stamps a lane's requests.
+type Clock int
+
+const (
+	// ClientClock: the requester's node clock, skew and all.
+	ClientClock Clock = iota
+	// ServerClock: the store's own clock (Redis TIME). In a simulation the engine
+	// plays the server and stamps the true virtual time, so runs stay
+	// deterministic.
+	ServerClock
+)
+
+// String is the clock's name in files.
+func (c Clock) String() string { return [...]string{"client", "server"}[c] }
+
+// OnError is what a lane decides when its store (Redis) fails.
+type OnError int
+
+const (
+	FailClosed OnError = iota // deny
+	FailOpen                  // allow
+)
+
+// String is the choice's name in files.
+func (o OnError) String() string { return [...]string{"closed", "open"}[o] }
 
 // LaneConfig is one limiter under test.
 type LaneConfig struct {
@@ -243,15 +263,16 @@ type LaneConfig struct {
 	Options   algorithms.Options
 	// Policy, if its Limit is > 0, replaces tier 0's policy for this lane.
 	Policy   algorithms.Policy
-	Strategy Strategy
+	Strategy algorithms.Strategy
 	// RoundTrip is the time from the application to the limiter's store and back.
-	RoundTrip    time.Duration
+	RoundTrip time.Duration
+	// WatchRetries is how many times a Watch decision reads again after losing.
 	WatchRetries int
-	// Backend is where the limiter's state lives: "memory" or "redis".
-	Backend string
-	// Redis-only knobs: the clock source and what to do when Redis fails.
-	Clock   string // "client" or "server"
-	OnError string // "open" or "closed"
+	// Backend is where the limiter's state lives.
+	Backend Store
+	// Clock stamps the requests; OnError decides when the store fails (Redis).
+	Clock   Clock
+	OnError OnError
 }
 
 // TierPolicy is tier t's policy as this lane enforces it.

@@ -3,11 +3,9 @@ package sim
 import (
 	"bytes"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"ratelab/algorithms"
 )
@@ -40,7 +38,7 @@ func newConfig(p algorithms.Policy, duration time.Duration, lanes []LaneConfig, 
 }
 
 func lane(name, algorithm string) LaneConfig {
-	return LaneConfig{Name: name, Algorithm: algorithm, Backend: "memory", WatchRetries: 20,
+	return LaneConfig{Name: name, Algorithm: algorithm, Backend: InMemory, WatchRetries: 20,
 		Options: algorithms.Options{MonotonicTimestamp: true}}
 }
 
@@ -101,126 +99,6 @@ func TestNodeClock(t *testing.T) {
 		if got := tc.node.Clock(tc.at); got != tc.want {
 			t.Errorf("%+v.Clock(%v) = %v, want %v", tc.node, tc.at, got, tc.want)
 		}
-	}
-}
-
-// drain collects every arrival of a client's generator.
-func drain(t *testing.T, c Client, seed uint64) []arrival {
-	t.Helper()
-	if c.Stop == 0 {
-		c.Stop = 10 * time.Second
-	}
-	c.Keys = []int{0}
-	gen, err := newArrivals(&c, newStream(seed, streamTraffic, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []arrival
-	for a, ok := gen.next(); ok; a, ok = gen.next() {
-		out = append(out, a)
-	}
-	return out
-}
-
-func TestTrafficPatterns(t *testing.T) {
-	constant := drain(t, Client{Pattern: Constant{Rate: 3}, Start: time.Second, Stop: 2 * time.Second}, 1)
-	if len(constant) != 3 || constant[0].at != time.Second || constant[1].at != time.Second+333333*time.Microsecond || constant[2].at != time.Second+666666*time.Microsecond {
-		t.Errorf("constant 3/s over [1s, 2s) = %v, want 1s, 1.333333s, 1.666666s", constant)
-	}
-
-	bursts := drain(t, Client{Pattern: Bursts{[]Burst{{At: 999 * time.Millisecond, Count: 3}, {At: 2 * time.Second, Count: 4, Spread: 100 * time.Millisecond}}}}, 1)
-	var at []time.Duration
-	for _, a := range bursts {
-		at = append(at, a.at)
-	}
-	wantBursts := []time.Duration{999 * time.Millisecond, 999 * time.Millisecond, 999 * time.Millisecond, 2 * time.Second, 2025 * time.Millisecond, 2050 * time.Millisecond, 2075 * time.Millisecond}
-	if len(at) != len(wantBursts) {
-		t.Fatalf("bursts = %v, want %v", at, wantBursts)
-	}
-	for i := range at {
-		if at[i] != wantBursts[i] {
-			t.Errorf("burst arrival %d at %v, want %v", i, at[i], wantBursts[i])
-		}
-	}
-
-	// a ramp from 0 to 100/s over [0, 10 s) sends N(10) = (0 + 100) / 2 × 10 = 500
-	// but the 500th falls at exactly 10 s, outside the half-open span: 499
-	ramp := drain(t, Client{Pattern: Ramp{From: 0, To: 100}}, 1)
-	if len(ramp) != 499 {
-		t.Errorf("ramp 0→100/s over 10s sent %d, want 499", len(ramp))
-	}
-	late := 0
-	for _, a := range ramp {
-		if a.at >= 5*time.Second {
-			late++
-		}
-	}
-	if late != 375 { // the 125th (N(5) = 125) at exactly 5 s through the 499th
-		t.Errorf("ramp sent %d in its second half, want 375", late)
-	}
-
-	poisson := drain(t, Client{Pattern: Poisson{Rate: 1000}}, 7)
-	if n := len(poisson); math.Abs(float64(n)-10000) > 400 { // 4 standard deviations
-		t.Errorf("poisson 1000/s over 10s sent %d, want 10000 ± 400", n)
-	}
-	for i := 1; i < len(poisson); i++ {
-		if poisson[i].at < poisson[i-1].at || poisson[i].at%time.Microsecond != 0 {
-			t.Fatalf("poisson arrival %d at %v after %v: want non-decreasing whole microseconds", i, poisson[i].at, poisson[i-1].at)
-		}
-	}
-	if again := drain(t, Client{Pattern: Poisson{Rate: 1000}}, 7); len(again) != len(poisson) || again[100] != poisson[100] {
-		t.Error("the same seed gave different poisson arrivals")
-	}
-}
-
-func TestZipfKeysFavourTheFirst(t *testing.T) {
-	r := newStream(1, streamTraffic, 0)
-	picker := newKeyPicker(r, make([]int, 100), 1.2)
-	counts := make([]int, 100)
-	for i := 0; i < 100000; i++ {
-		counts[picker.pick(r)]++
-	}
-	if counts[0] < 5*counts[10] || counts[10] < counts[90] {
-		t.Errorf("zipf counts: first %d, 11th %d, 91st %d; want steeply falling", counts[0], counts[10], counts[90])
-	}
-}
-
-func TestRetryWait(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	exp := Retry{Policy: RetryExponential, Delay: 100 * time.Millisecond, Cap: time.Second, MaxAttempts: 6, OnDeny: true, OnError: true}
-	for attempt, want := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 4: 800 * time.Millisecond, 5: time.Second} {
-		if got, ok := exp.wait(attempt, true, 0, rng); !ok || got != want {
-			t.Errorf("exponential wait after attempt %d = %v, %v; want %v", attempt, got, ok, want)
-		}
-	}
-	if _, ok := exp.wait(6, true, 0, rng); ok {
-		t.Error("retried after the sixth of 6 attempts")
-	}
-	full := exp
-	full.Jitter = JitterFull
-	equal := exp
-	equal.Jitter = JitterEqual
-	for i := 0; i < 1000; i++ {
-		if w, _ := full.wait(3, true, 0, rng); w < 0 || w > 400*time.Millisecond {
-			t.Fatalf("full jitter wait %v outside [0, 400ms]", w)
-		}
-		if w, _ := equal.wait(3, true, 0, rng); w < 200*time.Millisecond || w > 400*time.Millisecond {
-			t.Fatalf("equal jitter wait %v outside [200ms, 400ms]", w)
-		}
-	}
-	honour := Retry{Policy: RetryHonour, Delay: time.Second, MaxAttempts: 3, OnDeny: true, OnError: true}
-	if w, ok := honour.wait(1, true, 1234*time.Microsecond, rng); !ok || w != 1234*time.Microsecond {
-		t.Errorf("honouring Retry-After 1.234ms waited %v, %v", w, ok)
-	}
-	if w, _ := honour.wait(1, false, 0, rng); w != time.Second {
-		t.Errorf("after a backend error (no Retry-After) waited %v, want the delay 1s", w)
-	}
-	if _, ok := honour.wait(1, true, algorithms.Forever, rng); ok {
-		t.Error("retried a request that can never be accepted")
-	}
-	denyOnly := Retry{Policy: RetryImmediate, MaxAttempts: 3, OnDeny: true}
-	if _, ok := denyOnly.wait(1, false, 0, rng); ok {
-		t.Error("retried a backend error with on = [\"deny\"]")
 	}
 }
 
@@ -359,7 +237,7 @@ func TestBackendQueueTimeoutAndWastedWork(t *testing.T) {
 func TestNonAtomicStrategies(t *testing.T) {
 	p := algorithms.Policy{Limit: 10, Period: time.Second, Burst: 10}
 	lanes := []LaneConfig{lane("atomic", "token-bucket"), lane("multi", "token-bucket"), lane("watch", "token-bucket"), lane("gcra-multi", "gcra")}
-	lanes[1].Strategy, lanes[2].Strategy, lanes[3].Strategy = Multi, Watch, Multi
+	lanes[1].Strategy, lanes[2].Strategy, lanes[3].Strategy = algorithms.Multi, algorithms.Watch, algorithms.Multi
 	for i := range lanes {
 		lanes[i].RoundTrip = time.Millisecond
 	}
@@ -377,140 +255,5 @@ func TestNonAtomicStrategies(t *testing.T) {
 	}
 	if ms[3].Accepted != ms[1].Accepted {
 		t.Errorf("gcra multi accepted %d, token bucket multi %d; the same race should give the same result", ms[3].Accepted, ms[1].Accepted)
-	}
-}
-
-func TestReplayOfATrace(t *testing.T) {
-	csv := "time_ms,key,cost\n0,a,1\n0.5,b,2\n1000,a,1\n1000.25,a,3\n"
-	keys := map[string]int{"a": 0, "b": 1}
-	trace := Trace{KeyIndex: keys, Rows: 4, MaxCost: 3, Open: func() (TraceReader, error) {
-		return NewTraceReader("t.csv", nopCloser{strings.NewReader(csv)})
-	}}
-	cfg := newConfig(algorithms.Policy{Limit: 3, Period: time.Second}, 2*time.Second, []LaneConfig{lane("sliding-log", "sliding-log")})
-	cfg.Keys = []Key{{Name: "a"}, {Name: "b"}}
-	cfg.Clients = []Client{{Name: "log", Pattern: trace, Keys: []int{0, 1}, Stop: 2 * time.Second, Deliveries: 1, Retry: Retry{MaxAttempts: 1}}}
-	_, rows, _ := runToEnd(t, cfg)
-	want := []string{
-		"0.000,sliding-log,sliding-log,memory,log,app,a,log-1,1,1,true,2,0.000",
-		"0.500,sliding-log,sliding-log,memory,log,app,b,log-2,1,2,true,1,0.000",
-		"1000.000,sliding-log,sliding-log,memory,log,app,a,log-3,1,1,true,2,0.000", // a's 0 ms entry has left
-		"1000.250,sliding-log,sliding-log,memory,log,app,a,log-4,1,3,false,2,999.750",
-	}
-	got := strings.Split(strings.TrimSpace(rows), "\n")[1:]
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("trace replay rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-type nopCloser struct{ *strings.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-func TestTraceReaderErrors(t *testing.T) {
-	for _, tc := range []struct{ csv, want string }{
-		{"", "t.csv: the file is empty; want a header row time_ms,key[,cost]"},
-		{"when,who\n", `t.csv:1: header is "when,who"; want time_ms,key or time_ms,key,cost`},
-		{"time_ms,key\n1,a\nx,b\n", `t.csv:3: time_ms "x" is not a number of milliseconds`},
-		{"time_ms,key\n5,a\n4,b\n", "t.csv:3: time_ms 4 is before the previous row's 5.000; sort the file by time"},
-		{"time_ms,key,cost\n1,a,0\n", `t.csv:2: cost "0" must be a whole number from 1 to 1073741824`},
-		{"time_ms,key\n1,\n", "t.csv:2: key is empty"},
-		{"time_ms,key\n1,a,3\n", "t.csv:2: 3 fields; want 2 (time_ms,key)"},
-		{"time_ms,key\n-1,a\n", "t.csv:2: time_ms -1 is out of range"},
-		{"time_ms,key\n1,\"a\n", "t.csv:2: extraneous or missing \" in quoted-field"},
-	} {
-		r, err := NewTraceReader("t.csv", nopCloser{strings.NewReader(tc.csv)})
-		for err == nil {
-			_, err = r.Next()
-		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: error %v, want one containing %q", tc.csv, err, tc.want)
-		}
-	}
-}
-
-func TestHistogramQuantiles(t *testing.T) {
-	var h histogram
-	if h.quantile(0.99) != 0 {
-		t.Error("an empty histogram has a non-zero p99")
-	}
-	for i := 1; i <= 1000; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
-	}
-	for q, want := range map[float64]time.Duration{0.5: 500 * time.Millisecond, 0.99: 990 * time.Millisecond, 1: time.Second} {
-		got := h.quantile(q)
-		if math.Abs(float64(got-want)) > float64(want)/128 {
-			t.Errorf("p%g = %v, want %v within 1/128", q*100, got, want)
-		}
-	}
-	var exact histogram
-	for _, us := range []int64{0, 7, 7, 100} {
-		exact.add(time.Duration(us) * time.Microsecond)
-	}
-	if exact.quantile(0.5) != 7*time.Microsecond || exact.quantile(1) != 100*time.Microsecond {
-		t.Errorf("small values are not exact: p50 %v, p100 %v", exact.quantile(0.5), exact.quantile(1))
-	}
-}
-
-func TestFairness(t *testing.T) {
-	var r recorder
-	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, time.Second, []LaneConfig{lane("l", "gcra")})
-	cfg.Keys = []Key{{Name: "a"}, {Name: "b"}}
-	r.keys = []keyStats{{offered: 10, succeeded: 10}, {offered: 0}}
-	r.peaks = make([]peakSpan, 2)
-	r.extra = []pairStats{{offered: 10, succeeded: 0}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 0.5 {
-		t.Errorf("one identity served fully and one not at all: fairness %g, want 0.5", f)
-	}
-	r.keys = []keyStats{{offered: 4, succeeded: 2}, {}}
-	r.extra = []pairStats{{offered: 8, succeeded: 4}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 1 {
-		t.Errorf("equal success ratios: fairness %g, want 1", f)
-	}
-}
-
-func TestCSVFields(t *testing.T) {
-	for in, want := range map[string]string{"plain": "plain", "a,b": `"a,b"`, `say "hi"`: `"say ""hi"""`, " pad": `" pad"`, "": ""} {
-		if got := csvField(in); got != want {
-			t.Errorf("csvField(%q) = %s, want %s", in, got, want)
-		}
-	}
-	for d, want := range map[time.Duration]string{0: "0.000", 1500 * time.Microsecond: "1.500", 12345678 * time.Microsecond: "12345.678", -time.Millisecond: "-1.000"} {
-		if got := string(appendMillis(nil, d)); got != want {
-			t.Errorf("appendMillis(%v) = %s, want %s", d, got, want)
-		}
-	}
-	for v, want := range map[float64]string{0: "0", 0.5: "0.5", 2.0 / 3: "0.666667", -1e-9: "0", 99: "99"} {
-		if got := string(appendDecimal(nil, v)); got != want {
-			t.Errorf("appendDecimal(%g) = %s, want %s", v, got, want)
-		}
-	}
-}
-
-func TestKeyStatsFitOneCacheLine(t *testing.T) {
-	if size := unsafe.Sizeof(keyStats{}); size != 64 {
-		t.Errorf("keyStats is %d bytes; keep it to one 64-byte cache line (see peak.go)", size)
-	}
-}
-
-// The peak window is exact: out-of-order admissions are placed in order, costs
-// larger than an entry holds are split, and the ring grows without losing any.
-func TestPeakWindow(t *testing.T) {
-	r := recorder{keys: make([]keyStats, 1), peaks: make([]peakSpan, 1)}
-	for i, a := range []struct {
-		at   time.Duration
-		cost int64
-	}{{0, 1}, {100 * time.Millisecond, 2}, {50 * time.Millisecond, 3}, {900 * time.Millisecond, 1}, {1050 * time.Millisecond, 5 << 22}} {
-		r.addToWindow(0, a.at, a.cost, time.Second)
-		_ = i
-	}
-	// the window ending 1.05 s holds 0.1 s (2), 0.9 s (1) and 1.05 s (5 × 2^22)
-	if ks := r.keys[0]; ks.peak != 3+5<<22 || r.peaks[0] != (peakSpan{100 * time.Millisecond, 1050 * time.Millisecond}) {
-		t.Errorf("peak %d over %v; want %d from 100ms to 1.05s", ks.peak, r.peaks[0], 3+5<<22)
-	}
-	for at := time.Duration(0); at < 100*time.Millisecond; at += time.Millisecond {
-		r.addToWindow(0, 2*time.Second+at, 1, time.Second)
-	}
-	if ks := r.keys[0]; ks.sum != 100 || ks.n != 100 {
-		t.Errorf("after 100 admissions in 100 ms: %d units in %d entries; want 100 in 100", ks.sum, ks.n)
 	}
 }

@@ -36,7 +36,7 @@ type RequestWriter struct {
 func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
 	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg}
 	for _, l := range cfg.Lanes {
-		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(l.Algorithm)+","+csvField(l.Backend)))
+		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(l.Algorithm)+","+csvField(l.Backend.String())))
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))

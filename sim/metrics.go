@@ -9,39 +9,44 @@ import (
 // Metrics is a lane's comparison figures. They are defined here once and shown by
 // the UI, the summary table, JSON and CSV alike.
 type Metrics struct {
-	Lane      string
-	Algorithm string
-	Backend   string // "memory" or "redis"
+	Lane      string `json:"lane"`
+	Algorithm string `json:"algorithm"`
+	Backend   string `json:"backend"` // "memory" or "redis"
 
 	// Offered is the logical requests the clients generated (each delivery
 	// counts); Attempts the decisions asked for, retries included.
-	Offered, Attempts int64
+	Offered  int64 `json:"offered"`
+	Attempts int64 `json:"attempts"`
 	// Accepted and Denied split the decisions (Attempts = Accepted + Denied once
 	// every decision in flight has landed).
-	Accepted, Denied int64
+	Accepted int64 `json:"accepted"`
+	Denied   int64 `json:"denied"`
 	// Errors is the accepted requests that failed at the backend: the queue was
 	// full, or the client timed out waiting. Wasted is the work the backend did
 	// for clients that had already given up.
-	Errors, Wasted int64
+	Errors int64 `json:"errors"`
+	Wasted int64 `json:"wasted"`
 	// Succeeded is the logical requests that finished well: accepted and, with a
 	// backend, served. GaveUp is those the client stopped retrying.
-	Succeeded, GaveUp int64
+	Succeeded int64 `json:"succeeded"`
+	GaveUp    int64 `json:"gave_up"`
 	// Conflicts is the WATCH commits that lost to another writer and gave up.
-	Conflicts int64
+	Conflicts int64 `json:"conflicts"`
 	// StoreErrors is the decisions made by the lane's on_error because its store
 	// (Redis) failed.
-	StoreErrors int64
+	StoreErrors int64 `json:"store_errors"`
 	// StoreCalls is the round trips to the limiter's store.
-	StoreCalls int64
+	StoreCalls int64 `json:"store_calls"`
 
 	// RetryAmplification is Attempts / Offered: 1 when nobody retries.
-	RetryAmplification float64
+	RetryAmplification float64 `json:"retry_amplification"`
 	// PeakWindowRatio is the most units admitted for one key within any sliding
 	// window of its policy's period, divided by its limit: above 1, the limit was
 	// exceeded for someone. PeakFirst and PeakLast bound that window's admissions.
-	PeakWindowRatio     float64
-	PeakFirst, PeakLast time.Duration
-	PeakKey             string
+	PeakWindowRatio float64       `json:"peak_window_ratio"`
+	PeakFirst       time.Duration `json:"peak_first_ms"`
+	PeakLast        time.Duration `json:"peak_last_ms"`
+	PeakKey         string        `json:"-"`
 
 	// OverGrant is how far admitted units went past the theoretical maximum,
 	// capacity + rate × T per key (capacity as algorithms.Capacity: the burst for
@@ -49,26 +54,28 @@ type Metrics struct {
 	// fraction of that maximum over all keys: 0 when no key got more. Admission is
 	// when accepted work goes ahead, so queued and reserved work counts when it
 	// runs, not when it was promised.
-	OverGrant float64
+	OverGrant float64 `json:"over_grant"`
 	// AcceptedUnits (admitted) and MaxUnits are the two sides of OverGrant.
-	AcceptedUnits int64
-	MaxUnits      float64
+	AcceptedUnits int64   `json:"accepted_units"`
+	MaxUnits      float64 `json:"max_units"`
 
 	// LatencyP50 and LatencyP99 measure success latency: from a logical request's
 	// first attempt to its success. QueueDelayP99 is the delay accepted requests
 	// waited in a leaky-bucket queue or for a reservation.
-	LatencyP50, LatencyP99, QueueDelayP99 time.Duration
+	LatencyP50    time.Duration `json:"latency_p50_ms"`
+	LatencyP99    time.Duration `json:"latency_p99_ms"`
+	QueueDelayP99 time.Duration `json:"queue_delay_p99_ms"`
 	// Fairness is Jain's index, (Σx)² / (n·Σx²), over x = the share of logical
 	// requests that succeeded for each client and key it used (each identity), for
 	// those that offered any: 1 when all fared alike, 1/n when one got everything.
-	Fairness float64
+	Fairness float64 `json:"fairness"`
 	// BackendUtilization is the share of the backend's capacity in use over the
 	// run; 0 without a backend.
-	BackendUtilization float64
+	BackendUtilization float64 `json:"backend_utilization"`
 	// PeakStateBytes is the most state the limiter held (see
 	// algorithms.Limiter.StateBytes); PeakKeys the most keys.
-	PeakStateBytes int64
-	PeakKeys       int
+	PeakStateBytes int64 `json:"peak_state_bytes"`
+	PeakKeys       int   `json:"peak_keys"`
 }
 
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -18,6 +19,8 @@ type Run struct {
 	rows    func([]Row) error
 	pending [][]Row // per lane, the rows of the tick being merged
 	merged  []Row
+
+	workers *workers // the lanes' goroutines, started on the first advance
 }
 
 // NewRun starts a run of cfg at virtual time zero.
@@ -39,8 +42,9 @@ func NewRun(cfg *Config) (*Run, error) {
 func (r *Run) OnRows(sink func([]Row) error) {
 	r.rows = sink
 	r.pending = make([][]Row, len(r.Lanes))
+	pending := r.pending // not r: the lanes' goroutines must not keep the Run alive
 	for i, l := range r.Lanes {
-		l.rows = func(row Row) { r.pending[i] = append(r.pending[i], row) }
+		l.rows = func(row Row) { pending[i] = append(pending[i], row) }
 	}
 }
 
@@ -84,15 +88,59 @@ func (r *Run) advanceLanes(t time.Duration) {
 		r.Lanes[0].advanceTo(t)
 		return
 	}
-	var wg sync.WaitGroup
-	for _, l := range r.Lanes {
-		wg.Add(1)
+	if r.workers == nil {
+		r.workers = startWorkers(r.Lanes)
+		// a Run nobody closes still stops its goroutines once it is unreachable
+		runtime.AddCleanup(r, func(w *workers) { w.stop() }, r.workers)
+	}
+	r.workers.advance(t)
+}
+
+// Close stops the lanes' goroutines. A closed run may not advance again.
+func (r *Run) Close() {
+	if r.workers != nil {
+		r.workers.stop()
+	}
+}
+
+// workers are one goroutine per lane, each advancing its lane when told to; they
+// live as long as the run, so advancing a tick costs a message, not a goroutine.
+type workers struct {
+	work []chan time.Duration
+	done sync.WaitGroup
+	once sync.Once
+}
+
+func startWorkers(lanes []*Lane) *workers {
+	w := &workers{work: make([]chan time.Duration, len(lanes))}
+	for i, l := range lanes {
+		ch := make(chan time.Duration)
+		w.work[i] = ch
 		go func() {
-			defer wg.Done()
-			l.advanceTo(t)
+			for t := range ch {
+				l.advanceTo(t)
+				w.done.Done()
+			}
 		}()
 	}
-	wg.Wait()
+	return w
+}
+
+// advance runs every lane to t and waits for all of them.
+func (w *workers) advance(t time.Duration) {
+	w.done.Add(len(w.work))
+	for _, ch := range w.work {
+		ch <- t
+	}
+	w.done.Wait()
+}
+
+func (w *workers) stop() {
+	w.once.Do(func() {
+		for _, ch := range w.work {
+			close(ch)
+		}
+	})
 }
 
 // flushRows merges the lanes' rows of the last step by (time, lane) and hands them

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,37 +158,51 @@ type Report struct {
 	Lanes      []LaneReport `json:"lanes"`
 }
 
-// LaneReport is one lane's metrics in Report.
+// LaneReport is one lane's metrics in Report: every field of Metrics under its
+// json tag, durations in milliseconds (their tags say _ms), then the verdict.
 type LaneReport struct {
-	Lane               string  `json:"lane"`
-	Algorithm          string  `json:"algorithm"`
-	Backend            string  `json:"backend"`
-	Offered            int64   `json:"offered"`
-	Attempts           int64   `json:"attempts"`
-	Accepted           int64   `json:"accepted"`
-	Denied             int64   `json:"denied"`
-	Errors             int64   `json:"errors"`
-	Wasted             int64   `json:"wasted"`
-	Succeeded          int64   `json:"succeeded"`
-	GaveUp             int64   `json:"gave_up"`
-	Conflicts          int64   `json:"conflicts"`
-	StoreErrors        int64   `json:"store_errors"`
-	StoreCalls         int64   `json:"store_calls"`
-	RetryAmplification float64 `json:"retry_amplification"`
-	PeakWindowRatio    float64 `json:"peak_window_ratio"`
-	PeakFirstMS        float64 `json:"peak_first_ms"`
-	PeakLastMS         float64 `json:"peak_last_ms"`
-	OverGrant          float64 `json:"over_grant"`
-	AcceptedUnits      int64   `json:"accepted_units"`
-	MaxUnits           float64 `json:"max_units"`
-	LatencyP50MS       float64 `json:"latency_p50_ms"`
-	LatencyP99MS       float64 `json:"latency_p99_ms"`
-	QueueDelayP99MS    float64 `json:"queue_delay_p99_ms"`
-	Fairness           float64 `json:"fairness"`
-	BackendUtilization float64 `json:"backend_utilization"`
-	PeakStateBytes     int64   `json:"peak_state_bytes"`
-	PeakKeys           int     `json:"peak_keys"`
-	Verdict            string  `json:"verdict"`
+	Metrics
+	Verdict string
+}
+
+// MarshalJSON writes the report's fields in Metrics' order, from Metrics' tags, so
+// a metric added there is in the JSON without being copied here.
+func (r LaneReport) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	v := reflect.ValueOf(r.Metrics)
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Tag.Get("json")
+		if name == "" || name == "-" {
+			continue
+		}
+		value := v.Field(i).Interface()
+		if d, ok := value.(time.Duration); ok {
+			value = millis(d)
+		}
+		if err := writeMember(&b, name, value); err != nil {
+			return nil, err
+		}
+		b.WriteByte(',')
+	}
+	if err := writeMember(&b, "verdict", r.Verdict); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// writeMember writes "name":value.
+func writeMember(b *bytes.Buffer, name string, value any) error {
+	k, _ := json.Marshal(name)
+	v, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	b.Write(k)
+	b.WriteByte(':')
+	b.Write(v)
+	return nil
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -195,17 +211,7 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 func WriteJSON(w io.Writer, cfg *Config, ms []Metrics) error {
 	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg)}
 	for _, m := range ms {
-		r.Lanes = append(r.Lanes, LaneReport{
-			Lane: m.Lane, Algorithm: m.Algorithm, Backend: m.Backend,
-			Offered: m.Offered, Attempts: m.Attempts, Accepted: m.Accepted, Denied: m.Denied, Errors: m.Errors, Wasted: m.Wasted,
-			Succeeded: m.Succeeded, GaveUp: m.GaveUp, Conflicts: m.Conflicts, StoreErrors: m.StoreErrors, StoreCalls: m.StoreCalls,
-			RetryAmplification: m.RetryAmplification, PeakWindowRatio: m.PeakWindowRatio,
-			PeakFirstMS: millis(m.PeakFirst), PeakLastMS: millis(m.PeakLast),
-			OverGrant: m.OverGrant, AcceptedUnits: m.AcceptedUnits, MaxUnits: m.MaxUnits,
-			LatencyP50MS: millis(m.LatencyP50), LatencyP99MS: millis(m.LatencyP99), QueueDelayP99MS: millis(m.QueueDelayP99),
-			Fairness: m.Fairness, BackendUtilization: m.BackendUtilization,
-			PeakStateBytes: m.PeakStateBytes, PeakKeys: m.PeakKeys, Verdict: Verdict(cfg, m),
-		})
+		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

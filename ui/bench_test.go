@@ -9,7 +9,7 @@ import (
 func BenchmarkView(b *testing.B) {
 	m := newModel(b, "boundary-burst")
 	press(m, "m")
-	for !m.run.Done() {
+	for !m.runner.run.Done() {
 		frame(m)
 	}
 	b.ReportAllocs()
@@ -25,13 +25,13 @@ func BenchmarkView(b *testing.B) {
 // (not timed). A frame must stay well under the 50 ms between frames.
 func BenchmarkFrame(b *testing.B) {
 	m := newModel(b, "retry-storm")
-	for m.speed < 9 { // 100×
+	for m.runner.speed < 9 { // 100×
 		press(m, "+")
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if m.run.Done() {
+		if m.runner.run.Done() {
 			b.StopTimer()
 			press(m, "r")
 			b.StartTimer()

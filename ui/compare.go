@@ -68,7 +68,7 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int) string {
 func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 	out := make([]string, len(ms))
 	for i, met := range ms {
-		line := truncate(sim.Verdict(m.cfg, met), m.width-2)
+		line := truncate(sim.Verdict(m.runner.cfg, met), m.width-2)
 		if i == m.focus {
 			out[i] = m.styles.TableSelected.Render("▸ " + line)
 		} else {
@@ -81,14 +81,14 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 // renderHeaders is the HTTP response headers the focused lane's latest decision
 // would send.
 func (m *Model) renderHeaders() string {
-	l := m.run.Lanes[m.focus]
+	l := m.runner.run.Lanes[m.focus]
 	d, k, ok := l.LastDecision()
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
-	tier := m.cfg.Tiers[k.Tier]
+	tier := m.runner.cfg.Tiers[k.Tier]
 	var parts []string
-	for _, h := range algorithms.Headers(tier.Name, l.Config.TierPolicy(m.cfg, k.Tier), d) {
+	for _, h := range algorithms.Headers(tier.Name, l.Config.TierPolicy(m.runner.cfg, k.Tier), d) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
 	verdict := "200"

@@ -47,19 +47,23 @@ func (m *Model) crashed(p any) {
 	if m.crash != nil {
 		return
 	}
+	// the state may be what broke: read only what cannot panic
 	c := &Crash{
-		Value: p, Stack: string(debug.Stack()), Scenario: m.name(), Source: m.opts.Catalogue.Source.Name,
-		Limit: m.limit, Burst: m.burst, Lanes: m.opts.Lanes, Width: m.width, Height: m.height,
-		Speed: speedName(m.speed), Keys: append([]string(nil), m.recentKeys...),
+		Value: p, Stack: string(debug.Stack()),
+		Limit: m.runner.limit, Burst: m.runner.burst, Lanes: m.opts.Lanes, Width: m.width, Height: m.height,
+		Speed: speedName(m.runner.speed), Keys: append([]string(nil), m.recentKeys...),
 	}
-	if m.cfg != nil {
-		c.Seed = m.cfg.Seed
+	if m.runner.cfg != nil {
+		c.Scenario, c.Seed = m.runner.cfg.Name, m.runner.cfg.Seed
 	}
-	if m.run != nil {
-		c.At = m.run.Now()
+	if m.opts.Catalogue != nil {
+		c.Source = m.opts.Catalogue.Source.Name
+	}
+	if m.runner.run != nil {
+		c.At = m.runner.run.Now()
 	}
 	m.crash = c
-	m.release()
+	m.runner.release()
 }
 
 // remember keeps a key for a crash report.

@@ -7,9 +7,17 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ratelab/atomicfile"
+	"ratelab/internal/atomicfile"
+	"ratelab/session"
 	"ratelab/sim"
 )
+
+// exporter writes the run so far as the two CSV files of the contract, in the
+// background; one export at a time.
+type exporter struct {
+	dir  string
+	busy bool
+}
 
 // exportedMsg reports an export: the paths written, or what went wrong.
 type exportedMsg struct {
@@ -17,28 +25,26 @@ type exportedMsg struct {
 	err  bool
 }
 
-// export writes the run so far as the two CSV files of the contract, named after
-// the scenario and seed (and the policy, when adjusted), in the export folder. It
-// runs in the background: the run is deterministic, so replaying the same
-// configuration up to the current virtual time reproduces exactly the decisions
+// start exports cfg's run up to upTo, named after the scenario and seed (and the
+// policy, when adjusted), in the export folder. The run is deterministic, so
+// replaying the same configuration up to upTo reproduces exactly the decisions
 // shown, without stopping the UI. Each file is written under a temporary name and
 // renamed only when complete.
-func (m *Model) export() tea.Cmd {
-	if m.run == nil || m.exporting {
+func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so session.Options) tea.Cmd {
+	if e.busy {
 		return nil
 	}
-	m.exporting = true
-	cfg, upTo, start := m.cfg, m.run.Now(), m.opts.Start
+	e.busy = true
 	base := fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)
-	if m.limit > 0 || m.burst > 0 {
+	if adjusted {
 		p := cfg.Tiers[0].Policy
 		base += fmt.Sprintf("-limit%d-burst%d", p.Limit, p.Burst)
 	}
-	dir := m.opts.ExportDir
+	dir := e.dir
 	return guard(func() tea.Msg {
 		requests := filepath.Join(dir, base+"-requests.csv")
 		series := filepath.Join(dir, base+"-series.csv")
-		if err := exportRun(cfg, upTo, start, requests, series); err != nil {
+		if err := exportRun(cfg, upTo, so, requests, series); err != nil {
 			return exportedMsg{text: "export failed: " + err.Error(), err: true}
 		}
 		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", sim.FormatDuration(upTo), requests, series)}
@@ -49,18 +55,12 @@ func (m *Model) export() tea.Cmd {
 
 // exportRun replays cfg to upTo, writing every decision to requests and the
 // series to seriesPath; nothing is left behind on failure.
-func exportRun(cfg *sim.Config, upTo time.Duration, start func(*sim.Config) (*sim.Run, func(), error), requests, seriesPath string) error {
-	if start == nil {
-		start = func(c *sim.Config) (*sim.Run, func(), error) {
-			r, err := sim.NewRun(c)
-			return r, func() {}, err
-		}
-	}
-	r, stop, err := start(cfg)
+func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) error {
+	r, err := session.Start(cfg, so)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer r.Close()
 	reqFile, err := atomicfile.Create(requests)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func exportRun(cfg *sim.Config, upTo time.Duration, start func(*sim.Config) (*si
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := sim.WriteSeries(serFile, r); err != nil {
+	if err := sim.WriteSeries(serFile, r.Run); err != nil {
 		return err
 	}
 	if err := reqFile.Commit(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"ratelab/sim"
@@ -23,6 +24,20 @@ type helpView struct {
 	open   bool
 	page   int
 	offset int // the first line shown
+}
+
+// update handles a key on the help screen: another page, scrolling, or back.
+func (h *helpView) update(msg tea.KeyPressMsg, keys KeyMap, lines int) {
+	switch {
+	case key.Matches(msg, keys.Help, keys.Unzoom):
+		h.open = false
+	case key.Matches(msg, keys.HelpPage):
+		h.page, h.offset = (h.page+1)%helpPageCount, 0
+	case key.Matches(msg, keys.ScrollDown):
+		h.offset = max(0, min(h.offset+1, lines-1))
+	case key.Matches(msg, keys.ScrollUp):
+		h.offset = max(h.offset-1, 0)
+	}
 }
 
 // helpLines is the page's content as lines of at most width cells: on the keys
@@ -73,18 +88,18 @@ func helpLines(st Styles, keys KeyMap, page, width int) []string {
 	return out
 }
 
-// renderHelp draws the help screen in height lines: a title naming the page, the
+// render draws the help screen in width × height: a title naming the page, the
 // page's lines from the scroll offset, and how to move around.
-func (m *Model) renderHelp(height int) string {
-	lines := helpLines(m.styles, m.keys, m.helpScreen.page, m.width)
+func (h *helpView) render(st Styles, keys KeyMap, width, height int) string {
+	lines := helpLines(st, keys, h.page, width)
 	room := max(1, height-2)
-	offset := min(m.helpScreen.offset, max(0, len(lines)-room))
+	offset := min(h.offset, max(0, len(lines)-room))
 	shown := lines[offset:min(len(lines), offset+room)]
-	title := [...]string{"Keys", "What the columns mean"}[m.helpScreen.page]
-	title = fmt.Sprintf("%s (page %d of %d)", title, m.helpScreen.page+1, helpPageCount)
+	title := [...]string{"Keys", "What the columns mean"}[h.page]
+	title = fmt.Sprintf("%s (page %d of %d)", title, h.page+1, helpPageCount)
 	hint := "tab next page · ↑↓ scroll · ? or esc back"
 	if len(lines) > room {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}
-	return fit(m.styles.Title.Render(title), m.width) + "\n" + strings.Join(shown, "\n") + "\n" + fit(m.styles.Subtle.Render(hint), m.width)
+	return fit(st.Title.Render(title), width) + "\n" + strings.Join(shown, "\n") + "\n" + fit(st.Subtle.Render(hint), width)
 }

@@ -12,6 +12,8 @@ type KeyMap struct {
 	Export, Help, Quit                   key.Binding
 	// on the help screen
 	HelpPage, ScrollUp, ScrollDown key.Binding
+	// in the picker, where letters filter and only ctrl+c quits
+	PickOpen, PickBack, ForceQuit key.Binding
 }
 
 // DefaultKeyMap is the key map described in the README.
@@ -40,6 +42,9 @@ func DefaultKeyMap() KeyMap {
 		HelpPage:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),
 		ScrollUp:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "help: scroll up")),
 		ScrollDown: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "help: scroll down")),
+		PickOpen:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "picker: open the scenario")),
+		PickBack:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "picker: back")),
+		ForceQuit:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit, anywhere")),
 	}
 }
 
@@ -57,5 +62,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
 		{k.Export, k.Help, k.Quit},
 		{k.HelpPage, k.ScrollUp, k.ScrollDown},
+		{k.PickOpen, k.PickBack, k.ForceQuit},
 	}
 }

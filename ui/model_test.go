@@ -27,7 +27,7 @@ func catalogue(t testing.TB) *scenarios.Catalogue {
 // newModel opens scenario on a 160×48 screen with frames driven by the test.
 func newModel(t testing.TB, scenario string) *Model {
 	t.Helper()
-	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir()})
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir(), ManualFrames: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,37 +98,37 @@ func settle(m *Model, cmd tea.Cmd) {
 func screen(m *Model) string { return ansi.Strip(m.View().Content) }
 
 func frame(m *Model) tea.Cmd {
-	_, cmd := m.Update(FrameMsg{Generation: m.generation})
+	_, cmd := m.Update(FrameMsg{Generation: m.runner.generation})
 	return cmd
 }
 
 func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	frame(m)
-	if now := m.run.Now(); now != 50*time.Millisecond {
+	if now := m.runner.run.Now(); now != 50*time.Millisecond {
 		t.Fatalf("one frame at 1× covered %v, want 50ms", now)
 	}
 	press(m, "+")
 	press(m, "+") // 5×
 	frame(m)
-	if now := m.run.Now(); now != 300*time.Millisecond {
+	if now := m.runner.run.Now(); now != 300*time.Millisecond {
 		t.Errorf("a frame at 5× took the clock to %v, want 300ms", now)
 	}
-	stale := FrameMsg{Generation: m.generation - 1}
+	stale := FrameMsg{Generation: m.runner.generation - 1}
 	m.Update(stale)
-	if now := m.run.Now(); now != 300*time.Millisecond {
+	if now := m.runner.run.Now(); now != 300*time.Millisecond {
 		t.Errorf("a stale frame moved the clock to %v", now)
 	}
 	for i := 0; i < 5; i++ {
 		press(m, "-")
 	}
-	if speedName(m.speed) != "0.1×" {
-		t.Errorf("five slower steps from 5× gave %s, want the slowest, 0.1×", speedName(m.speed))
+	if speedName(m.runner.speed) != "0.1×" {
+		t.Errorf("five slower steps from 5× gave %s, want the slowest, 0.1×", speedName(m.runner.speed))
 	}
 	press(m, "m")
 	frame(m)
-	if !m.run.Done() || !strings.Contains(screen(m), "■ finished") {
-		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.run.Done(), strings.Split(screen(m), "\n")[1])
+	if !m.runner.run.Done() || !strings.Contains(screen(m), "■ finished") {
+		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.runner.run.Done(), strings.Split(screen(m), "\n")[1])
 	}
 	if cmd := frame(m); cmd != nil {
 		t.Error("a finished run still schedules frames")
@@ -139,34 +139,34 @@ func TestFrameBudgetKeepsInputResponsive(t *testing.T) {
 	m := newModel(t, "tiers") // 140,000 offered requests × 7 lanes
 	press(m, "m")
 	frame(m)
-	if d := m.run.Decisions(); d < FrameBudget || d > FrameBudget+20_000 || m.run.Done() {
-		t.Errorf("a max-speed frame made %d decisions (done %v); want the budget, %d, plus at most one tick's worth", d, m.run.Done(), FrameBudget)
+	if d := m.runner.run.Decisions(); d < FrameBudget || d > FrameBudget+20_000 || m.runner.run.Done() {
+		t.Errorf("a max-speed frame made %d decisions (done %v); want the budget, %d, plus at most one tick's worth", d, m.runner.run.Done(), FrameBudget)
 	}
 }
 
 func TestPauseIsIdleAndStepMovesOneTick(t *testing.T) {
 	m := newModel(t, "clock-skew") // tick 50ms
-	m.opts.Frame = 50 * time.Millisecond
-	gen := m.generation
-	if cmd := press(m, "space"); cmd != nil || !m.paused || m.generation == gen {
-		t.Fatalf("space: paused %v, generation %d→%d, cmd %v; want paused, a new generation, no frame scheduled", m.paused, gen, m.generation, cmd)
+	m.runner.manual = false
+	gen := m.runner.generation
+	if cmd := press(m, "space"); cmd != nil || !m.runner.paused || m.runner.generation == gen {
+		t.Fatalf("space: paused %v, generation %d→%d, cmd %v; want paused, a new generation, no frame scheduled", m.runner.paused, gen, m.runner.generation, cmd)
 	}
 	if !strings.Contains(screen(m), "❚❚ paused") {
 		t.Error("the header does not say paused")
 	}
-	if cmd := frame(m); cmd != nil || m.run.Now() != 0 {
-		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.run.Now())
+	if cmd := frame(m); cmd != nil || m.runner.run.Now() != 0 {
+		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.runner.run.Now())
 	}
 	press(m, ".")
 	press(m, "right")
-	if m.run.Now() != 100*time.Millisecond {
-		t.Errorf("two steps while paused: %v, want two ticks, 100ms", m.run.Now())
+	if m.runner.run.Now() != 100*time.Millisecond {
+		t.Errorf("two steps while paused: %v, want two ticks, 100ms", m.runner.run.Now())
 	}
-	if cmd := press(m, "space"); cmd == nil || m.paused {
+	if cmd := press(m, "space"); cmd == nil || m.runner.paused {
 		t.Error("space again should resume and schedule a frame")
 	}
 	press(m, ".")
-	if m.run.Now() != 100*time.Millisecond {
+	if m.runner.run.Now() != 100*time.Millisecond {
 		t.Error("a step while running moved the clock")
 	}
 }
@@ -175,8 +175,8 @@ func TestRestartAndScenarioSwitching(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	frame(m)
 	press(m, "r")
-	if m.run.Now() != 0 {
-		t.Errorf("after restart the clock is at %v", m.run.Now())
+	if m.runner.run.Now() != 0 {
+		t.Errorf("after restart the clock is at %v", m.runner.run.Now())
 	}
 	press(m, "n")
 	if m.name() != "bursty-user" || !strings.HasPrefix(screen(m), "bursty-user — ") {
@@ -188,7 +188,7 @@ func TestRestartAndScenarioSwitching(t *testing.T) {
 		t.Errorf("p twice from bursty-user opened %s, want the last scenario, trace-replay", m.name())
 	}
 	press(m, "s")
-	if !m.picking || !strings.Contains(screen(m), "Scenarios — enter to open") {
+	if !m.picker.open || !strings.Contains(screen(m), "Scenarios — enter to open") {
 		t.Fatal("s did not open the picker")
 	}
 	settle(m, press(m, "/"))
@@ -200,12 +200,12 @@ func TestRestartAndScenarioSwitching(t *testing.T) {
 	}
 	settle(m, press(m, "enter")) // accept the filter
 	settle(m, press(m, "enter")) // open the scenario
-	if m.picking || m.name() != "thundering-herd" {
-		t.Errorf("picking thundering-herd opened %s (picker open: %v)", m.name(), m.picking)
+	if m.picker.open || m.name() != "thundering-herd" {
+		t.Errorf("picking thundering-herd opened %s (picker open: %v)", m.name(), m.picker.open)
 	}
 	press(m, "s")
 	press(m, "esc")
-	if m.picking {
+	if m.picker.open {
 		t.Error("esc did not close the picker")
 	}
 }
@@ -235,7 +235,7 @@ func TestFocusZoomAndHelp(t *testing.T) {
 		t.Error("? did not show every key")
 	}
 	press(m, "esc")
-	if m.helpScreen.open || m.zoom {
+	if m.help.open || m.zoom {
 		t.Error("? again (after esc) should leave help and zoom")
 	}
 }
@@ -244,18 +244,18 @@ func TestBurstAndRateKeysRestartWithTheNewPolicy(t *testing.T) {
 	m := newModel(t, "boundary-burst") // 100 per 1s, burst 100
 	frame(m)
 	press(m, "]")
-	if p := m.cfg.Tiers[0].Policy; p.Burst != 150 || p.Limit != 100 || m.run.Now() != 0 {
-		t.Errorf("] gave %s at %v; want burst 150, restarted", p, m.run.Now())
+	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 150 || p.Limit != 100 || m.runner.run.Now() != 0 {
+		t.Errorf("] gave %s at %v; want burst 150, restarted", p, m.runner.run.Now())
 	}
 	press(m, "{")
-	if p := m.cfg.Tiers[0].Policy; p.Limit != 75 {
+	if p := m.runner.cfg.Tiers[0].Policy; p.Limit != 75 {
 		t.Errorf("{ gave %s; want limit 75", p)
 	}
 	if s := screen(m); !strings.Contains(s, "75 per 1s, burst 150 (adjusted)") {
 		t.Errorf("the header does not show the adjusted policy:\n%s", strings.Split(s, "\n")[1])
 	}
 	press(m, "n")
-	if p := m.cfg.Tiers[0].Policy; p.Burst != 5 {
+	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 5 {
 		t.Errorf("a new scenario keeps an adjustment: %s", p)
 	}
 
@@ -263,11 +263,11 @@ func TestBurstAndRateKeysRestartWithTheNewPolicy(t *testing.T) {
 	m = newModel(t, "llm-cost") // burst 20,000, costs up to 18,000
 	press(m, "]")
 	press(m, "[")
-	if p := m.cfg.Tiers[0].Policy; p.Burst != 20000 {
+	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 20000 {
 		t.Fatalf("] then [ on burst 20000 gave %d", p.Burst)
 	}
 	press(m, "[")
-	if p := m.cfg.Tiers[0].Policy; p.Burst != 20000 || !m.statusBad || !strings.Contains(m.status, "more than lane \"token-bucket\"'s burst of 15000") {
+	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 20000 || !m.statusBad || !strings.Contains(m.status, "more than lane \"token-bucket\"'s burst of 15000") {
 		t.Errorf("burst 15000 under costs of 18000: policy %s, status %q", p, m.status)
 	}
 }
@@ -296,7 +296,7 @@ func TestExportWritesTheRunSoFar(t *testing.T) {
 		t.Errorf("series has %d lines, want a header and 125 ticks × 7 lanes", n)
 	}
 
-	m.opts.ExportDir = filepath.Join(m.opts.ExportDir, "missing")
+	m.export.dir = filepath.Join(m.opts.ExportDir, "missing")
 	m.Update(press(m, "e")())
 	if !m.statusBad || !strings.Contains(screen(m), "export failed: cannot write") && !strings.Contains(m.status, "cannot be written") {
 		t.Errorf("export to a missing folder: status %q", m.status)
@@ -367,11 +367,11 @@ func TestLadder(t *testing.T) {
 func TestPanelCountersFit(t *testing.T) {
 	m := newModel(t, "retry-storm")
 	press(m, "m")
-	for !m.run.Done() {
+	for !m.runner.run.Done() {
 		frame(m)
 	}
 	s := screen(m)
-	for _, met := range m.run.Metrics() {
+	for _, met := range m.runner.run.Metrics() {
 		if met.Errors > 0 && !strings.Contains(s, "den "+compact(met.Denied)+" err "+compact(met.Errors)+" │") {
 			t.Errorf("lane %s: its counters (err %s) are cut off:\n%s", met.Lane, compact(met.Errors), s)
 		}

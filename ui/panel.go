@@ -67,14 +67,14 @@ func columns(l *sim.Lane, cfg *sim.Config, n int) []sim.Sample {
 // counters, its level as a line graph over the last ticks, and accepted and denied
 // per tick as bars.
 func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
-	l := m.run.Lanes[i]
+	l := m.runner.run.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
 	lines := []string{m.panelTitle(l, met, inner)}
 
 	cols := max(1, inner-axisWidth-1)
-	samples := columns(l, m.cfg, cols)
-	lo, hi := yRange(m.cfg, l.Config)
+	samples := columns(l, m.runner.cfg, cols)
+	lo, hi := yRange(m.runner.cfg, l.Config)
 	lines = append(lines, m.graph(samples, h-panelChrome, inner, lo, hi)...)
 	acc, den := make([]int64, len(samples)), make([]int64, len(samples))
 	for j, s := range samples {
@@ -220,7 +220,7 @@ func truncate(s string, n int) string {
 // for terminals too short for panels: name, counters, the level as a sparkline and
 // accepted and denied as bars, over the same stretch as the panels.
 func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
-	l := m.run.Lanes[i]
+	l := m.runner.run.Lanes[i]
 	st := m.styles
 	mark := "  "
 	if i == m.focus {
@@ -229,8 +229,8 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	name := fmt.Sprintf("%-18s", truncate(l.Config.Name, 18))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))
 	cols := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
-	samples := columns(l, m.cfg, cols)
-	lo, hi := yRange(m.cfg, l.Config)
+	samples := columns(l, m.runner.cfg, cols)
+	lo, hi := yRange(m.runner.cfg, l.Config)
 	level, acc, den := make([]int64, len(samples)), make([]int64, len(samples)), make([]int64, len(samples))
 	for j, s := range samples {
 		level[j] = int64(8 * (min(max(s.Level, lo), hi) - lo) / max(hi-lo, 1))

@@ -3,10 +3,18 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
+	tea "charm.land/bubbletea/v2"
 
 	"ratelab/scenarios"
 )
+
+// picker is the scenario picker: the catalogue as a list, filterable with /.
+type picker struct {
+	list list.Model
+	open bool
+}
 
 // scenarioItem is one scenario in the picker.
 type scenarioItem struct {
@@ -25,8 +33,8 @@ func (i scenarioItem) Description() string {
 // long enough to match any few letters).
 func (i scenarioItem) FilterValue() string { return i.s.Name + " " + i.s.Title }
 
-// newPicker lists the catalogue's scenarios, filterable with /.
-func newPicker(c *scenarios.Catalogue, st Styles, isDark bool) list.Model {
+// newPicker lists the catalogue's scenarios.
+func newPicker(c *scenarios.Catalogue, isDark bool) picker {
 	items := make([]list.Item, len(c.Scenarios))
 	for i, s := range c.Scenarios {
 		items[i] = scenarioItem{index: i, s: s}
@@ -41,17 +49,52 @@ func newPicker(c *scenarios.Catalogue, st Styles, isDark bool) list.Model {
 	l.SetShowHelp(false)
 	l.KeyMap.ShowFullHelp.SetEnabled(false)
 	l.KeyMap.CloseFullHelp.SetEnabled(false)
-	return restylePicker(l, isDark)
+	p := picker{list: l}
+	p.restyle(isDark)
+	return p
 }
 
-// restylePicker applies the background's styles to the picker.
-func restylePicker(l list.Model, isDark bool) list.Model {
-	l.Styles = list.DefaultStyles(isDark)
+// restyle applies the background's styles.
+func (p *picker) restyle(isDark bool) {
+	p.list.Styles = list.DefaultStyles(isDark)
 	d := list.NewDefaultDelegate()
 	d.Styles = list.NewDefaultItemStyles(isDark)
-	l.SetDelegate(d)
-	return l
+	p.list.SetDelegate(d)
 }
+
+// setSize gives the picker the screen below the header.
+func (p *picker) setSize(w, h int) { p.list.SetSize(w, max(h, 1)) }
+
+// show opens the picker on scenario index, unfiltered.
+func (p *picker) show(index int) {
+	p.open = true
+	p.list.ResetFilter()
+	p.list.Select(index)
+}
+
+// update handles a message while the picker is open. It returns the scenario
+// chosen with enter (-1 for none); esc closes the picker unless a filter is being
+// typed or applied, where it clears the filter first.
+func (p *picker) update(msg tea.Msg, keys KeyMap) (chosen int, cmd tea.Cmd) {
+	typing := p.list.FilterState() == list.Filtering
+	if k, ok := msg.(tea.KeyPressMsg); ok && !typing {
+		switch {
+		case key.Matches(k, keys.PickBack) && p.list.FilterState() != list.FilterApplied:
+			p.open = false
+			return -1, nil
+		case key.Matches(k, keys.PickOpen):
+			if it, ok := p.list.SelectedItem().(scenarioItem); ok {
+				p.open = false
+				return it.index, nil
+			}
+		}
+	}
+	p.list, cmd = p.list.Update(msg)
+	return -1, cmd
+}
+
+// view is the list.
+func (p *picker) view() string { return p.list.View() }
 
 // substringFilter keeps the items whose name or title contains the term (any case),
 // in catalogue order: a fuzzy match would find "herd" in most titles.

@@ -14,7 +14,7 @@ import (
 // terminal, with frames sent by the test rather than a clock.
 func runProgram(t *testing.T, scenario string) *teatest.TestModel {
 	t.Helper()
-	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir()})
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: scenario, ExportDir: t.TempDir(), ManualFrames: true})
 	if err != nil {
 		t.Fatal(err)
 	}

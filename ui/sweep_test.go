@@ -34,7 +34,7 @@ type driver struct {
 
 func newDriver(t testing.TB, c *scenarios.Catalogue, scenario string) *driver {
 	t.Helper()
-	m, err := New(Options{Catalogue: c, Scenario: scenario, ExportDir: t.TempDir()})
+	m, err := New(Options{Catalogue: c, Scenario: scenario, ExportDir: t.TempDir(), ManualFrames: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func (d *driver) view() {
 		return
 	}
 	lines := strings.Split(s, "\n")
-	state := fmt.Sprintf("picking %v, help %v, zoom %v, problem %q", d.m.picking, d.m.helpScreen.open, d.m.zoom, d.m.problem)
+	state := fmt.Sprintf("picking %v, help %v, zoom %v, problem %q", d.m.picker.open, d.m.help.open, d.m.zoom, d.m.runner.problem)
 	if len(lines) > d.m.height && d.m.height >= minHeight {
 		d.t.Fatalf("scenario %s at %dx%d (%s): %d lines:\n%s\nafter: %s", d.scenario, d.m.width, d.m.height, state, len(lines), s, strings.Join(d.did, " "))
 	}
@@ -88,7 +88,7 @@ func (d *driver) view() {
 func (d *driver) key(name string) {
 	d.do("key "+name, func() {
 		cmd := press(d.m, name)
-		if d.m.picking {
+		if d.m.picker.open {
 			settle(d.m, cmd)
 		}
 	})
@@ -241,7 +241,7 @@ func TestPanicsAreCaughtAndReported(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "ratelab hit a bug and must stop") {
 		t.Fatalf("a panic in View shows:\n%s", s)
 	}
-	if _, cmd := m.Update(FrameMsg{Generation: m.generation}); cmd == nil || cmd() != tea.Quit() {
+	if _, cmd := m.Update(FrameMsg{Generation: m.runner.generation}); cmd == nil || cmd() != tea.Quit() {
 		t.Error("the message after a crash does not quit")
 	}
 	c := m.Crash()
@@ -256,8 +256,8 @@ func TestPanicsAreCaughtAndReported(t *testing.T) {
 	}
 
 	m = newModel(t, "boundary-burst")
-	m.cfg.Lanes = nil // focusing the next lane divides by the number of lanes
-	if cmd := press(m, "tab"); cmd == nil || cmd() != tea.Quit() || m.Crash() == nil {
+	m.runner.catalogue = nil // the next scenario is looked up in it
+	if cmd := press(m, "n"); cmd == nil || cmd() != tea.Quit() || m.Crash() == nil || m.Crash().Scenario != "boundary-burst" {
 		t.Errorf("a panic in Update: crash %v", m.Crash())
 	}
 	path, err := m.Crash().WriteReport(t.TempDir())

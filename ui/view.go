@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"ratelab/session"
 	"ratelab/sim"
 )
 
@@ -46,24 +47,24 @@ func (m *Model) render() string {
 	case m.width < minWidth || m.height < minHeight:
 		msg := fmt.Sprintf("ratelab needs a terminal of at least %d×%d; this one is %d×%d. Make it larger, or press q to quit.", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.styles.Warn.Render(wrap(msg, m.width)))
-	case m.picking:
-		return m.renderHeader() + "\n" + m.picker.View()
-	case m.helpScreen.open:
-		return m.renderHeader() + "\n" + m.renderHelp(m.height-2)
-	case m.run == nil:
-		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
+	case m.picker.open:
+		return m.renderHeader() + "\n" + m.picker.view()
+	case m.help.open:
+		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, m.width, m.height-2)
+	case m.runner.run == nil:
+		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.runner.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
 	}
 
 	header := m.renderHeader()
 	status := m.renderStatus()
-	helpBar := fit(m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
+	helpBar := fit(m.bar.ShortHelpView(m.keys.ShortHelp()), m.width)
 	if m.zoom {
 		rest := m.height - lipgloss.Height(header) - 3
 		return strings.Join([]string{header, m.renderZoom(rest), m.renderHeaders(), status, helpBar}, "\n")
 	}
 
-	ms := m.run.Metrics()
-	n := len(m.run.Lanes)
+	ms := m.runner.run.Metrics()
+	n := len(m.runner.run.Lanes)
 	cols := max(1, min(n, m.width/minPanelWidth))
 	rows := (n + cols - 1) / cols
 	avail := m.height - lipgloss.Height(header) - 3 // headers, status, help
@@ -106,24 +107,14 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	} else if room >= 1 {
 		extras, room = append(extras, verdicts[m.focus]), room-1
 	}
-	if lesson := m.lessonLines(); room >= 3 {
-		shown := lesson[:min(len(lesson), room-1, 8)]
+	if lesson := m.lesson; room >= 3 {
+		shown := append([]string(nil), lesson[:min(len(lesson), room-1, 8)]...)
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
 		}
 		extras = append(extras, m.styles.Lesson.Render(strings.Join(shown, "\n")))
 	}
 	return extras
-}
-
-// lessonLines is the lesson wrapped to the width, wrapped again only when the width
-// or the scenario changes.
-func (m *Model) lessonLines() []string {
-	if m.lesson.width != m.width || m.lesson.text != m.cfg.Lesson {
-		m.lesson.width, m.lesson.text = m.width, m.cfg.Lesson
-		m.lesson.lines = strings.Split(wrap(m.cfg.Lesson, m.width), "\n")
-	}
-	return append([]string(nil), m.lesson.lines...) // the caller may mark the last line
 }
 
 func lineCount(parts []string) int {
@@ -137,36 +128,36 @@ func lineCount(parts []string) int {
 // renderHeader is two lines: the scenario, then virtual time, speed, state,
 // backend and policy.
 func (m *Model) renderHeader() string {
-	st := m.styles
+	st, r := m.styles, &m.runner
 	title := m.name()
-	if m.cfg != nil && m.cfg.Title != "" {
-		title += " — " + m.cfg.Title
+	if r.cfg != nil && r.cfg.Title != "" {
+		title += " — " + r.cfg.Title
 	}
 	line1 := st.Title.Render(truncate(title, m.width))
-	if m.cfg == nil || m.run == nil {
+	if r.cfg == nil || r.run == nil {
 		return line1 + "\n" + st.Error.Render("● stopped")
 	}
 	state := st.Running.Render("● running")
 	switch {
-	case m.run.Done():
+	case r.run.Done():
 		state = st.Finished.Render("■ finished")
-	case m.paused:
+	case r.paused:
 		state = st.Paused.Render("❚❚ paused")
 	}
-	policy := m.cfg.Tiers[0].Policy.String()
-	if m.limit > 0 || m.burst > 0 {
+	policy := r.cfg.Tiers[0].Policy.String()
+	if r.limit > 0 || r.burst > 0 {
 		policy = st.Warn.Render(policy + " (adjusted)")
 	}
 	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   backend %s   policy %s   seed %d",
-		sim.FormatDuration(m.run.Now()), sim.FormatDuration(m.cfg.Duration), speedName(m.speed), state, m.backend(), policy, m.cfg.Seed)
+		sim.FormatDuration(r.run.Now()), sim.FormatDuration(r.cfg.Duration), speedName(r.speed), state, m.backend(), policy, r.cfg.Seed)
 	return line1 + "\n" + truncate(line2, m.width)
 }
 
 // backend names where the lanes keep their state: memory, or the Redis address.
 func (m *Model) backend() string {
-	for _, l := range m.cfg.Lanes {
-		if l.Backend == "redis" {
-			return "redis " + m.opts.RedisAddr
+	for _, l := range m.runner.cfg.Lanes {
+		if l.Backend == sim.OnRedis {
+			return "redis " + session.RedisHost(session.RedisURL(m.opts.Session.RedisURL))
 		}
 	}
 	return "memory"
@@ -175,12 +166,12 @@ func (m *Model) backend() string {
 // renderStatus is the status line: the last export, an error, or a hint.
 func (m *Model) renderStatus() string {
 	switch {
-	case m.problem != "":
-		return m.styles.Error.Render(truncate(m.problem, m.width))
-	case m.exporting:
+	case m.runner.problem != "":
+		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
+	case m.export.busy:
 		return m.styles.Subtle.Render("exporting…")
 	case m.status == "":
-		return m.styles.Subtle.Render(truncate("focus "+m.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
+		return m.styles.Subtle.Render(truncate("focus "+m.runner.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
 	case m.statusBad:
 		return m.styles.Error.Render(truncate(m.status, m.width))
 	}

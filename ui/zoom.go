@@ -10,17 +10,17 @@ import (
 // renderZoom draws the focused lane across the whole width in rows lines: its
 // level, accepted and denied per tick as three series with a legend.
 func (m *Model) renderZoom(rows int) string {
-	l := m.run.Lanes[m.focus]
+	l := m.runner.run.Lanes[m.focus]
 	met := l.Metrics()
 	title := m.styles.PanelTitle.Render(l.Config.Name) + m.styles.Counters.Render(fmt.Sprintf("  %s  accepted %d  denied %d  errors %d  peak %.2f× the limit",
 		l.Config.Algorithm, met.Accepted, met.Denied, met.Errors, met.PeakWindowRatio))
 	title = fit(title, m.width)
-	samples := columns(l, m.cfg, max(2, m.width-axisWidth-2))
+	samples := columns(l, m.runner.cfg, max(2, m.width-axisWidth-2))
 	if len(samples) < 2 {
 		return title + "\n" + m.styles.Subtle.Render("waiting for the first ticks") + strings.Repeat("\n", max(0, rows-2))
 	}
 	level, acc, den := make([]float64, len(samples)), make([]float64, len(samples)), make([]float64, len(samples))
-	lo, hi := yRange(m.cfg, l.Config)
+	lo, hi := yRange(m.runner.cfg, l.Config)
 	for i, s := range samples {
 		level[i], acc[i], den[i] = s.Level, float64(s.Accepted), float64(s.Denied)
 		hi = max(hi, acc[i], den[i])

@@ -16,36 +16,27 @@ import (
 type Config struct {
 	// Lane names the lane's keys; unique within the run.
 	Lane string
-	// Algorithm is one of algorithms.Names but x-time-rate.
+	// Algorithm is an algorithm with a Redis port (algorithms.Info.RedisScript).
 	Algorithm string
 	Policy    algorithms.Policy
 	Options   algorithms.Options
-	// ServerClock decides with Redis TIME (since Origin, in whole seconds)
-	// instead of the caller's now. A simulation passes its true virtual time
-	// instead, so it stays deterministic.
-	ServerClock bool
-	Origin      int64
 	// FailOpen allows requests when Redis fails; otherwise they are denied.
 	FailOpen bool
-	// TTL is the PEXPIRE of every key: idle state disappears after it.
-	TTL time.Duration
 }
 
-// Limiter is one algorithm of one lane on Redis. It implements algorithms.Limiter
-// and algorithms.BatchLimiter (one pipeline per batch); it is not safe for
-// concurrent use (the simulator drives it from one goroutine).
+// Limiter is one algorithm of one lane on Redis. It implements algorithms.Limiter,
+// algorithms.BatchLimiter (one pipeline per batch) and, for the algorithms whose
+// state is one value, algorithms.StepBatcher (the non-atomic strategies); it is not
+// safe for concurrent use (the simulator drives it from one goroutine). The caller
+// passes the clock: the virtual clock, or a skewed node's.
 type Limiter struct {
-	store   *Store
-	cfg     Config
-	script  *redis.Script
-	credits algorithms.Credits
-	args    []any // the policy's arguments, after clock, origin and cost
-	mode    int   // index of the mode argument
-	decode  func(l *Limiter, key string, r []int64) algorithms.Decision
-	level   func(l *Limiter, r []int64) float64
-	keys    map[string][]string // a key's Redis keys, built once
+	store  *Store
+	cfg    Config
+	script *redis.Script
+	port   port
+	keys   map[string][]string // a key's Redis keys, built once
 
-	split *stepper // the non-atomic strategies' steps, made on first use
+	split stepper // the non-atomic strategies' steps, made on first use
 
 	failures     atomic.Int64
 	unavailable  atomic.Bool
@@ -55,60 +46,31 @@ type Limiter struct {
 	everMeasured bool
 }
 
+var (
+	_ algorithms.BatchLimiter = (*Limiter)(nil)
+	_ algorithms.StepBatcher  = (*Limiter)(nil)
+)
+
 // measureEvery is how much virtual time passes between two measures of a lane's
 // state on the server: SCAN walks the whole keyspace, so not every period.
 const measureEvery = 10 * time.Second
 
 // NewLimiter returns cfg's algorithm on s.
 func NewLimiter(s *Store, cfg Config) (*Limiter, error) {
-	p := cfg.Policy.WithDefaults()
-	cfg.Policy = p
-	if cfg.TTL <= 0 {
-		cfg.TTL = 24 * time.Hour
+	cfg.Policy = cfg.Policy.WithDefaults()
+	info, err := algorithms.Get(cfg.Algorithm)
+	if err != nil {
+		return nil, err
 	}
-	l := &Limiter{store: s, cfg: cfg, keys: map[string][]string{}}
-	c := algorithms.CreditsOf(p, cfg.Options.MaxReserved)
-	l.credits = c
-	ttl := cfg.TTL.Milliseconds()
-	bit := func(b bool) int {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	units := func(l *Limiter, r []int64) float64 { return l.credits.Units(r[1]) }
-	plain := func(l *Limiter, r []int64) float64 { return float64(r[1]) }
-	switch cfg.Algorithm {
-	case "token-bucket":
-		l.args = []any{c.Unit, c.PerMicro, c.Capacity, c.Floor, c.FillUS, bit(cfg.Options.MonotonicTimestamp), ttl}
-		l.decode, l.level = decodeBucket(p.Burst, units), units
-	case "gcra":
-		l.args = []any{c.Unit, c.PerMicro, c.Capacity, ttl}
-		l.decode, l.level = decodeBucket(p.Burst, units), units
-	case "leaky-bucket":
-		l.args = []any{c.Unit, c.PerMicro, c.Capacity, c.FillUS, bit(cfg.Options.Mode == algorithms.LeakyQueue), ttl}
-		l.decode, l.level = decodeBucket(p.Burst, units), units
-	case "fixed-window":
-		l.args = []any{p.Limit, c.PeriodUS, cfg.Options.Rollover, 0, ttl} // the offset is per key
-		l.decode, l.level = decodeFixedWindow, plain
-	case "sliding-log":
-		l.args = []any{p.Limit, c.PeriodUS, ttl}
-		l.decode, l.level = decodeBucket(p.Limit, plain), plain
-	case "sliding-counter":
-		l.args = []any{p.Limit, c.PeriodUS, ttl}
-		l.decode, l.level = decodeSlidingCounter, func(l *Limiter, r []int64) float64 { return float64(r[1]) / float64(c.PeriodUS) }
-	default:
+	if info.RedisScript == "" {
 		return nil, fmt.Errorf("%s has no Redis port", cfg.Algorithm)
 	}
+	l := &Limiter{store: s, cfg: cfg, keys: map[string][]string{}, port: portOf(cfg.Algorithm, cfg.Policy, cfg.Options)}
 	// The lane's own copy of the script (a comment names run and lane, so its SHA is
 	// unique): after a SCRIPT FLUSH only this lane loads it again, between its own
 	// batches, so no EVALSHA of a batch can run before an earlier one of the same
 	// batch that failed with NOSCRIPT and is resent.
-	name := map[string]string{
-		"token-bucket": "token_bucket", "gcra": "gcra", "leaky-bucket": "leaky_bucket",
-		"fixed-window": "fixed_window", "sliding-log": "sliding_log", "sliding-counter": "sliding_counter",
-	}[cfg.Algorithm]
-	l.script = redis.NewScript(Script(name) + "\n-- ratelab lane " + s.Prefix + ":" + cfg.Lane + "\n")
+	l.script = redis.NewScript(Script(info.RedisScript) + "\n-- ratelab lane " + s.Prefix + ":" + cfg.Lane + "\n")
 	return l, nil
 }
 
@@ -135,19 +97,9 @@ func (l *Limiter) redisKeys(key string) []string {
 	return k
 }
 
-// argv is a call's arguments: clock, origin, cost, the policy's, the mode.
+// argv is a call's arguments: now, cost, the policy's, the mode.
 func (l *Limiter) argv(key string, now time.Duration, cost int64, mode string) []any {
-	clock := any(algorithms.Micros(now))
-	if l.cfg.ServerClock {
-		clock = "server"
-	}
-	args := make([]any, 0, 4+len(l.args))
-	args = append(args, clock, l.cfg.Origin, cost)
-	args = append(args, l.args...)
-	if l.cfg.Algorithm == "fixed-window" && l.cfg.Options.RandomStart {
-		args[6] = algorithms.WindowOffset(key, l.cfg.Policy.Period)
-	}
-	return append(args, mode)
+	return l.port.argv(key, now, cost, mode)
 }
 
 // Allow decides one request: one round trip.
@@ -197,7 +149,7 @@ func (l *Limiter) AllowBatch(reqs []algorithms.Request, out []algorithms.Decisio
 			failed = true
 			continue
 		}
-		out[i] = l.decode(l, reqs[i].Key, r)
+		out[i] = l.port.decision(&l.port, reqs[i].Key, r)
 	}
 	l.unavailable.Store(failed)
 }
@@ -212,41 +164,6 @@ func (l *Limiter) failure() algorithms.Decision {
 	return algorithms.Decision{Limit: l.cfg.Policy.Burst, RetryAfter: l.cfg.Policy.Period / time.Duration(l.cfg.Policy.Limit)}
 }
 
-// decodeBucket composes a decision as the buckets (and the sliding log) do:
-// {allowed, remaining, retry_us (−1: never), reset_us, delay_us}.
-func decodeBucket(limit int64, remaining func(*Limiter, []int64) float64) func(*Limiter, string, []int64) algorithms.Decision {
-	return func(l *Limiter, key string, r []int64) algorithms.Decision {
-		d := algorithms.Decision{Allowed: r[0] == 1, Limit: limit, Remaining: remaining(l, r),
-			ResetAfter: algorithms.MicrosDuration(r[3]), Delay: algorithms.MicrosDuration(r[4])}
-		l.retryAfter(&d, key, r[2])
-		return d
-	}
-}
-
-func decodeFixedWindow(l *Limiter, key string, r []int64) algorithms.Decision {
-	d := algorithms.Decision{Allowed: r[0] == 1, Limit: r[5], Remaining: float64(r[1]), ResetAfter: algorithms.MicrosDuration(r[3])}
-	l.retryAfter(&d, key, r[2])
-	return d
-}
-
-func decodeSlidingCounter(l *Limiter, key string, r []int64) algorithms.Decision {
-	p, limit := l.credits.PeriodUS, l.cfg.Policy.Limit
-	d := algorithms.Decision{Allowed: r[0] == 1, Limit: limit, Remaining: float64(limit*p-r[1]) / float64(p), ResetAfter: algorithms.MicrosDuration(r[3])}
-	l.retryAfter(&d, key, r[2])
-	return d
-}
-
-// retryAfter sets a denial's retry-after from the script's µs, with the key's jitter.
-func (l *Limiter) retryAfter(d *algorithms.Decision, key string, us int64) {
-	switch {
-	case d.Allowed:
-	case us < 0:
-		d.RetryAfter = algorithms.Forever
-	default:
-		d.RetryAfter = algorithms.Jitter(us, algorithms.JitterFactor(key, l.cfg.Policy.RetryJitter))
-	}
-}
-
 // Level is key's level at now, read by the script without changing anything; 0
 // when Redis fails.
 func (l *Limiter) Level(key string, now time.Duration) float64 {
@@ -256,7 +173,7 @@ func (l *Limiter) Level(key string, now time.Duration) float64 {
 		l.unavailable.Store(true)
 		return 0
 	}
-	return l.level(l, r)
+	return l.port.level(r)
 }
 
 // Keys is the number of Redis keys the lane held when last measured (see Evict).
@@ -312,11 +229,35 @@ func (l *Limiter) Evict(now time.Duration) int {
 }
 
 // Close releases the connections the non-atomic steps hold.
-func (l *Limiter) Close() { l.closeSteps() }
+func (l *Limiter) Close() {
+	if l.split != nil {
+		l.split.close()
+	}
+}
+
+// steps are the limiter's non-atomic steps, made on first use; nil when the
+// algorithm's state is not one value.
+func (l *Limiter) steps() stepper {
+	if l.split == nil {
+		l.split = newStepper(l)
+	}
+	return l.split
+}
+
+// The non-atomic steps (see split.go).
+
+func (l *Limiter) ReadState(node int, key string, now time.Duration, watch bool) int32 {
+	return l.steps().ReadState(node, key, now, watch)
+}
+func (l *Limiter) DecideOn(slot int32, key string, now time.Duration, cost int64) algorithms.Decision {
+	return l.steps().DecideOn(slot, key, now, cost)
+}
+func (l *Limiter) WriteState(slot int32, node int, key string) { l.steps().WriteState(slot, node, key) }
+func (l *Limiter) CommitState(slot int32, key string) bool     { return l.steps().CommitState(slot, key) }
+func (l *Limiter) DropState(slot int32)                        { l.steps().DropState(slot) }
+func (l *Limiter) Steps(steps []algorithms.Step)               { l.steps().Steps(steps) }
 
 // String names the limiter for messages.
 func (l *Limiter) String() string {
 	return l.cfg.Algorithm + " on Redis " + l.store.Addr + " (lane " + strconv.Quote(l.cfg.Lane) + ")"
 }
-
-var _ algorithms.BatchLimiter = (*Limiter)(nil)

@@ -13,17 +13,17 @@ import (
 )
 
 // Live is a token bucket on Redis for real concurrent callers on the wall clock
-// (ratelab bench): the same script and state as a simulated lane, decided by one of
-// the three strategies. It is safe for concurrent use, and counts the commands it
-// sends, so a benchmark can report Redis calls per decision.
+// (ratelab bench): the same script, arguments and state format as a simulated
+// lane, decided by one of the three strategies. It is safe for concurrent use, and
+// counts the commands it sends, so a benchmark can report Redis calls per decision.
 type Live struct {
 	store    *Store
-	strategy string
+	strategy algorithms.Strategy
 	lane     string
 	bucket   *algorithms.TokenBucket // decides multi's and watch's reads; holds no state
+	codec    bucketCodec
 	script   *redis.Script
-	args     []any
-	ttl      time.Duration
+	port     port
 	// MaxTries is how many times watch tries before it gives up (default 20).
 	MaxTries int
 
@@ -32,24 +32,16 @@ type Live struct {
 	errored atomic.Int64
 }
 
-// Strategies are the ways Live can decide: lua (one EVALSHA, atomic), multi (HMGET,
-// compute, HSET, PEXPIRE: three commands, not atomic) and watch (WATCH, HMGET,
-// MULTI/HSET/PEXPIRE/EXEC, again while another writer wins).
-var Strategies = []string{"lua", "multi", "watch"}
-
 // NewLive returns a token bucket enforcing p on s by strategy, its keys under lane.
 // The timestamp fix is on (the clocks of one machine's goroutines agree anyway).
-func NewLive(s *Store, lane, strategy string, p algorithms.Policy) (*Live, error) {
+func NewLive(s *Store, lane string, strategy algorithms.Strategy, p algorithms.Policy) (*Live, error) {
 	p = p.WithDefaults()
-	c := algorithms.CreditsOf(p, 0)
-	l := &Live{store: s, strategy: strategy, lane: lane, bucket: algorithms.NewTokenBucket(p, true, 0),
-		script: redis.NewScript(Script("token_bucket")), ttl: time.Hour, MaxTries: 20,
-		args: []any{c.Unit, c.PerMicro, c.Capacity, c.Floor, c.FillUS, 1, time.Hour.Milliseconds(), "allow"}}
-	switch strategy {
-	case "lua", "multi", "watch":
-		return l, nil
+	o := algorithms.Options{MonotonicTimestamp: true}
+	if strategy < algorithms.Atomic || strategy > algorithms.Watch {
+		return nil, fmt.Errorf("unknown strategy %d", strategy)
 	}
-	return nil, fmt.Errorf("unknown strategy %q; use lua, multi or watch", strategy)
+	return &Live{store: s, strategy: strategy, lane: lane, bucket: algorithms.NewTokenBucket(p, true, 0),
+		script: redis.NewScript(Script("token_bucket")), port: portOf("token-bucket", p, o), MaxTries: 20}, nil
 }
 
 // Calls is the commands sent so far; GaveUp the watch decisions that lost every
@@ -67,11 +59,11 @@ func (l *Live) Allow(ctx context.Context, key string, now time.Duration) (bool, 
 	var allowed bool
 	var err error
 	switch l.strategy {
-	case "lua":
-		allowed, err = l.lua(ctx, rkey, now)
-	case "multi":
+	case algorithms.Atomic:
+		allowed, err = l.atomic(ctx, rkey, key, now)
+	case algorithms.Multi:
 		allowed, err = l.multi(ctx, rkey, key, now)
-	case "watch":
+	case algorithms.Watch:
 		allowed, err = l.watch(ctx, rkey, key, now)
 	}
 	if err != nil && !errors.Is(err, ErrGaveUp) {
@@ -80,8 +72,8 @@ func (l *Live) Allow(ctx context.Context, key string, now time.Duration) (bool, 
 	return allowed, err
 }
 
-func (l *Live) lua(ctx context.Context, rkey string, now time.Duration) (bool, error) {
-	args := append([]any{algorithms.Micros(now), 0, 1}, l.args...)
+func (l *Live) atomic(ctx context.Context, rkey, key string, now time.Duration) (bool, error) {
+	args := l.port.argv(key, now, 1, "allow")
 	l.calls.Add(1)
 	r, err := l.script.EvalSha(ctx, l.store.client, []string{rkey}, args...).Int64Slice()
 	if redis.HasErrorPrefix(err, "NOSCRIPT") { // not run: send the script itself
@@ -94,15 +86,11 @@ func (l *Live) lua(ctx context.Context, rkey string, now time.Duration) (bool, e
 	return r[0] == 1, nil
 }
 
-// read reads a bucket's state (or the idle state) with HMGET.
+// read reads a bucket's state (or the idle state).
 func (l *Live) read(ctx context.Context, c redis.Cmdable, rkey, key string, now time.Duration) (algorithms.TokenState, error) {
 	st := l.bucket.Read(key, now)
 	l.calls.Add(1)
-	v, err := c.HMGet(ctx, rkey, "c", "t").Result()
-	if err != nil {
-		return st, err
-	}
-	return st, parseBucket(v, &st)
+	return st, l.codec.parse(l.codec.read(ctx, c, rkey), &st)
 }
 
 func (l *Live) multi(ctx context.Context, rkey, key string, now time.Duration) (bool, error) {
@@ -111,11 +99,13 @@ func (l *Live) multi(ctx context.Context, rkey, key string, now time.Duration) (
 		return false, err
 	}
 	d, next := l.bucket.Decide(st, key, now, 1)
-	l.calls.Add(2)
-	if err := l.store.client.HSet(ctx, rkey, "c", next.Credits, "t", next.Last).Err(); err != nil {
-		return false, err
+	for _, c := range l.codec.write(ctx, l.store.client, rkey, next) {
+		l.calls.Add(1)
+		if err := c.Err(); err != nil {
+			return false, err
+		}
 	}
-	return d.Allowed, l.store.client.PExpire(ctx, rkey, l.ttl).Err()
+	return d.Allowed, nil
 }
 
 func (l *Live) watch(ctx context.Context, rkey, key string, now time.Duration) (bool, error) {
@@ -131,8 +121,7 @@ func (l *Live) watch(ctx context.Context, rkey, key string, now time.Duration) (
 			allowed = d.Allowed
 			l.calls.Add(4) // MULTI, HSET, PEXPIRE, EXEC
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.HSet(ctx, rkey, "c", next.Credits, "t", next.Last)
-				p.PExpire(ctx, rkey, l.ttl)
+				l.codec.write(ctx, p, rkey, next)
 				return nil
 			})
 			return err

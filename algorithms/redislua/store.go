@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,7 +41,9 @@ type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
-func init() { redis.SetLogger(quiet{}) }
+// quietOnce silences go-redis's global logger, once, when ratelab first connects:
+// a library-wide setting changed by the program that uses it, not by an import.
+var quietOnce sync.Once
 
 // poolSize is the most connections a store opens (per node). A watch step holds a
 // connection of its own from WATCH to EXEC, so as many are needed as deciders are
@@ -88,6 +91,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 // first used, and reconnects after a failure, so lanes start unavailable and
 // recover when a server appears (the UI uses it).
 func Connect(rawURL string) (*Store, error) {
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		return nil, ErrURL

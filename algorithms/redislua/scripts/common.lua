@@ -2,16 +2,6 @@
 -- integers below 2^53; ratelab's policies are validated to keep every value here
 -- below that, so these steps are the same integer arithmetic as the Go limiters.
 
--- now_us: the caller's clock (µs from the run's origin), or with 'server' the
--- Redis TIME in µs since origin (seconds).
-local function now_us(clock, origin)
-  if clock == 'server' then
-    local t = redis.call('TIME')
-    return (tonumber(t[1]) - tonumber(origin)) * 1000000 + tonumber(t[2])
-  end
-  return tonumber(clock)
-end
-
 -- wait: µs until deficit credits are refilled (or drained) at per_micro a µs,
 -- rounded up; 0 when nothing is missing.
 local function wait(deficit, per_micro)

@@ -1,11 +1,11 @@
 -- Fixed window (algorithms.FixedWindow). KEYS[1]: a hash, w = window index,
 -- n = units accepted in it, a = its allowance (limit plus rollover).
--- ARGV: 1 clock, 2 origin, 3 cost, 4 limit, 5 period_us, 6 rollover, 7 offset_us
--- (the key's window start), 8 ttl ms, 9 mode ('allow' or 'level').
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 rollover, 6 offset_us
+-- (the key's window start), 7 ttl ms, 8 mode ('allow' or 'level').
 -- Returns {allowed, allowance − count, retry_us (−1: never), reset_us, 0, allowance}.
-local now = now_us(ARGV[1], ARGV[2])
-local cost, limit, period = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local rollover, offset = tonumber(ARGV[6]), tonumber(ARGV[7])
+local now = tonumber(ARGV[1])
+local cost, limit, period = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local rollover, offset = tonumber(ARGV[5]), tonumber(ARGV[6])
 local w = floordiv(now - offset, period)
 local s = redis.call('HMGET', KEYS[1], 'w', 'n', 'a')
 local sw, sn, sa = num(s[1], w), num(s[2], 0), num(s[3], limit + rollover)
@@ -19,7 +19,7 @@ if w > sw then -- roll, carrying unused units; idle windows carry their whole al
   end
   sw, sn, sa = w, 0, limit + carry
 end
-if ARGV[9] == 'level' then
+if ARGV[8] == 'level' then
   if s[1] then return {0, sn, 0, 0, 0, sa} end
   return {0, 0, 0, 0, 0, sa}
 end
@@ -37,5 +37,5 @@ else
   retry = finish + windows * period - now
 end
 redis.call('HSET', KEYS[1], 'w', int(sw), 'n', int(sn), 'a', int(sa))
-redis.call('PEXPIRE', KEYS[1], ARGV[8])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
 return {allowed, sa - sn, retry, finish - now, 0, sa}

@@ -1,13 +1,13 @@
 -- GCRA (algorithms.GCRA). KEYS[1]: a string, the theoretical arrival time in
 -- scaled time (µs × per_micro).
--- ARGV: 1 clock, 2 origin, 3 cost, 4 unit, 5 per_micro, 6 capacity, 7 ttl ms,
--- 8 mode ('allow' or 'level').
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 ttl ms,
+-- 7 mode ('allow' or 'level').
 -- Returns {allowed, remaining credits, retry_us (−1: never), reset_us, 0}.
-local now = now_us(ARGV[1], ARGV[2])
-local cost, unit, per_micro, capacity = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now = tonumber(ARGV[1])
+local cost, unit, per_micro, capacity = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local now_s = now * per_micro
 local stored = num(redis.call('GET', KEYS[1]), now_s)
-if ARGV[8] == 'level' then return {0, capacity - math.max(0, stored - now_s), 0, 0, 0} end
+if ARGV[7] == 'level' then return {0, capacity - math.max(0, stored - now_s), 0, 0, 0} end
 
 local tat = math.max(stored, now_s)
 local new_tat = tat + cost * unit
@@ -15,7 +15,7 @@ local allow_at = new_tat - capacity
 local allowed, retry = 0, 0
 if now_s >= allow_at then
   allowed, tat = 1, new_tat
-  redis.call('SET', KEYS[1], int(new_tat), 'PX', ARGV[7])
+  redis.call('SET', KEYS[1], int(new_tat), 'PX', ARGV[6])
 elseif cost * unit > capacity then
   retry = -1
 else

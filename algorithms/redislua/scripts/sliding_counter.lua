@@ -1,9 +1,9 @@
 -- Sliding window counter (algorithms.SlidingCounter). KEYS[1]: a hash, w = the
 -- current window's index, p = units in the previous window, c = in the current.
--- ARGV: 1 clock, 2 origin, 3 cost, 4 limit, 5 period_us, 6 ttl ms, 7 mode.
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 ttl ms, 6 mode.
 -- Returns {allowed, the estimate × period, retry_us (−1: never), reset_us, 0}.
-local now = now_us(ARGV[1], ARGV[2])
-local cost, limit, p = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local now = tonumber(ARGV[1])
+local cost, limit, p = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local w = floordiv(now, p)
 local s = redis.call('HMGET', KEYS[1], 'w', 'p', 'c')
 local sw, sp, sc = num(s[1], w), num(s[2], 0), num(s[3], 0)
@@ -15,7 +15,7 @@ if w >= sw then
 end -- an earlier window (time went back): the start of the stored one
 
 local weighted = sp * (p - elapsed) + sc * p
-if ARGV[7] == 'level' then return {0, weighted, 0, 0, 0} end
+if ARGV[6] == 'level' then return {0, weighted, 0, 0, 0} end
 
 local allowed, retry = 0, 0
 if weighted + cost * p <= limit * p then
@@ -33,7 +33,7 @@ else
   else retry = p - elapsed + fade(sc, limit - cost) end
 end
 redis.call('HSET', KEYS[1], 'w', int(sw), 'p', int(sp), 'c', int(sc))
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 local reset = 0
 if sc > 0 then reset = 2 * p - elapsed elseif sp > 0 then reset = p - elapsed end
 return {allowed, weighted, retry, reset, 0}

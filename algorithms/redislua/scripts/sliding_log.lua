@@ -1,10 +1,10 @@
 -- Sliding log (algorithms.SlidingLog). KEYS[1]: a sorted set of accepted requests,
 -- member "seq:cost" (seq zero-padded, so ties keep their order), score = time in µs;
 -- KEYS[2]: a hash, sum = units in the log, seq = the last sequence number.
--- ARGV: 1 clock, 2 origin, 3 cost, 4 limit, 5 period_us, 6 ttl ms, 7 mode.
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 ttl ms, 6 mode.
 -- Returns {allowed, limit − sum, retry_us (−1: never), reset_us, 0}.
-local now = now_us(ARGV[1], ARGV[2])
-local cost, limit, period = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local now = tonumber(ARGV[1])
+local cost, limit, period = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local function cost_of(member) return tonumber(string.match(member, ':(%d+)$')) end
 
 local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
@@ -12,7 +12,7 @@ if newest[2] then now = math.max(now, tonumber(newest[2])) end -- time never goe
 local sum = num(redis.call('HGET', KEYS[2], 'sum'), 0)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', int(now - period))
 for _, m in ipairs(expired) do sum = sum - cost_of(m) end
-if ARGV[7] == 'level' then return {0, sum, 0, 0, 0} end
+if ARGV[6] == 'level' then return {0, sum, 0, 0, 0} end
 if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', int(now - period)) end
 
 local allowed, retry = 0, 0
@@ -35,7 +35,7 @@ local reset = 0
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] then
   reset = tonumber(last[2]) + period - now
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return {allowed, limit - sum, retry, reset, 0}

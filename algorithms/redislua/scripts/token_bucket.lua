@@ -1,12 +1,12 @@
 -- Token bucket (algorithms.TokenBucket). KEYS[1]: a hash, c = balance in credits,
 -- t = last refill in µs.
--- ARGV: 1 clock, 2 origin, 3 cost, 4 unit, 5 per_micro, 6 capacity, 7 floor
--- (−reservations), 8 fill_us, 9 monotonic (1: store max(now, t)), 10 ttl ms,
--- 11 mode ('allow' or 'level').
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 floor
+-- (−reservations), 7 fill_us, 8 monotonic (1: store max(now, t)), 9 ttl ms,
+-- 10 mode ('allow' or 'level').
 -- Returns {allowed, balance, retry_us (−1: never), reset_us, delay_us}.
-local now = now_us(ARGV[1], ARGV[2])
-local cost, unit, per_micro = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local capacity, floor_, fill_us = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local now = tonumber(ARGV[1])
+local cost, unit, per_micro = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local capacity, floor_, fill_us = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local s = redis.call('HMGET', KEYS[1], 'c', 't')
 local balance, last = num(s[1], capacity), num(s[2], now)
 
@@ -15,10 +15,10 @@ if elapsed > 0 and balance < capacity then
   if elapsed >= fill_us then balance = capacity
   else balance = math.min(capacity, balance + elapsed * per_micro) end
 end
-if ARGV[11] == 'level' then return {0, balance, 0, 0, 0} end
+if ARGV[10] == 'level' then return {0, balance, 0, 0, 0} end
 
 local stored = now
-if ARGV[9] == '1' and last > now then stored = last end
+if ARGV[8] == '1' and last > now then stored = last end
 local need = cost * unit
 local allowed, retry, delay = 0, 0, 0
 if balance - need >= floor_ then
@@ -30,5 +30,5 @@ else
   retry = wait(need + floor_ - balance, per_micro)
 end
 redis.call('HSET', KEYS[1], 'c', int(balance), 't', int(stored))
-redis.call('PEXPIRE', KEYS[1], ARGV[10])
+redis.call('PEXPIRE', KEYS[1], ARGV[9])
 return {allowed, balance, retry, wait(capacity - balance, per_micro), delay}

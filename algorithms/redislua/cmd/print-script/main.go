@@ -8,11 +8,17 @@ import (
 	"fmt"
 	"os"
 
+	"ratelab/algorithms"
 	"ratelab/algorithms/redislua"
 )
 
 func main() {
-	names := []string{"token_bucket", "gcra", "fixed_window", "sliding_log", "sliding_counter", "leaky_bucket"}
+	var names []string
+	for _, a := range algorithms.All() {
+		if a.RedisScript != "" {
+			names = append(names, a.RedisScript)
+		}
+	}
 	if len(os.Args) != 2 {
 		fmt.Fprintf(os.Stderr, "usage: print-script NAME (one of %v)\n", names)
 		os.Exit(2)

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func ceiling(b *testing.B, srv *redistest.Server) float64 {
 		b.Fatal(err)
 	}
 	out, err := exec.Command("redis-benchmark", "-p", strconv.Itoa(srv.Port), "-n", "300000", "-c", "50", "-P", "16", "-r", "10000", "--csv",
-		"EVALSHA", sha, "1", "{ceiling}:k:__rand_int__", "1000", "0", "1", "10", "1", "1000000", "0", "1000001", "1", "3600000", "allow").Output()
+		"EVALSHA", sha, "1", "{ceiling}:k:__rand_int__", "1000", "1", "10", "1", "1000000", "0", "1000001", "1", "3600000", "allow").Output()
 	if err != nil {
 		b.Fatalf("redis-benchmark: %v", err)
 	}
@@ -63,7 +63,7 @@ func BenchmarkRedisReplay(b *testing.B) {
 	var decisions int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := newRun(cfg, srv.URL(), true)
+		r, err := Start(cfg, Options{RedisURL: srv.URL(), MustReach: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,7 +1,7 @@
 // Package bench is ratelab's live benchmark: real goroutines deciding on a real
 // Redis, on the wall clock (the one place besides main that reads it), to answer
 // what people ask before they choose how to keep rate-limit state in Redis. Each
-// strategy (lua, multi, watch) decides for one hot key and for a key per goroutine
+// strategy (atomic, multi, watch) decides for one hot key and for a key per goroutine
 // at several concurrencies; then 64 goroutines hammer one bucket of burst 10 at
 // 10/s for 3 s, where no more than 40 may pass, and the over-grant is counted.
 package bench
@@ -24,7 +24,7 @@ import (
 
 // Options bound the benchmark in time and in count.
 type Options struct {
-	Strategies  []string
+	Strategies  []algorithms.Strategy
 	Concurrency []int
 	// Duration is how long each throughput cell runs; MaxDecisions stops it
 	// earlier once that many decisions are made.
@@ -141,7 +141,7 @@ func hammer(ctx context.Context, l *redislua.Live, n int, d time.Duration, most 
 	return made.Load(), passed.Load(), time.Since(start)
 }
 
-func throughput(ctx context.Context, s *redislua.Store, strategy, shape string, n int, o Options) (Cell, error) {
+func throughput(ctx context.Context, s *redislua.Store, strategy algorithms.Strategy, shape string, n int, o Options) (Cell, error) {
 	l, err := redislua.NewLive(s, fmt.Sprintf("bench-%s-%s-%d", strategy, shape, n), strategy, throughputPolicy)
 	if err != nil {
 		return Cell{}, err
@@ -151,18 +151,18 @@ func throughput(ctx context.Context, s *redislua.Store, strategy, shape string, 
 		key = func(i int) string { return "user-" + strconv.Itoa(i) }
 	}
 	decisions, _, elapsed := hammer(ctx, l, n, o.Duration, o.MaxDecisions, key)
-	return Cell{Strategy: strategy, Shape: shape, Concurrency: n, Decisions: decisions, Elapsed: elapsed,
+	return Cell{Strategy: strategy.String(), Shape: shape, Concurrency: n, Decisions: decisions, Elapsed: elapsed,
 		Calls: l.Calls(), Errors: l.Errors(), GaveUp: l.GaveUp()}, nil
 }
 
-func overGrant(ctx context.Context, s *redislua.Store, strategy string, d time.Duration) (OverGrant, error) {
-	l, err := redislua.NewLive(s, "overgrant-"+strategy, strategy, overGrantPolicy)
+func overGrant(ctx context.Context, s *redislua.Store, strategy algorithms.Strategy, d time.Duration) (OverGrant, error) {
+	l, err := redislua.NewLive(s, "overgrant-"+strategy.String(), strategy, overGrantPolicy)
 	if err != nil {
 		return OverGrant{}, err
 	}
 	decisions, allowed, _ := hammer(ctx, l, 64, d, 1<<62, func(int) string { return "one-key" })
 	most := overGrantPolicy.Burst + overGrantPolicy.Limit*int64(d/overGrantPolicy.Period)
-	return OverGrant{Strategy: strategy, Allowed: allowed, Most: most, Decisions: decisions, GaveUp: l.GaveUp(), Errors: l.Errors()}, nil
+	return OverGrant{Strategy: strategy.String(), Allowed: allowed, Most: most, Decisions: decisions, GaveUp: l.GaveUp(), Errors: l.Errors()}, nil
 }
 
 // WriteTable prints both results as tables.

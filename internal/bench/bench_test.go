@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/algorithms/redislua"
 	"ratelab/internal/redistest"
 )
@@ -29,8 +30,8 @@ func store(t testing.TB) *redislua.Store {
 func BenchmarkLiveStrategies(b *testing.B) {
 	s := store(b)
 	for _, shape := range Shapes {
-		for _, strategy := range redislua.Strategies {
-			b.Run(shape+"/"+strategy, func(b *testing.B) {
+		for _, strategy := range []algorithms.Strategy{algorithms.Atomic, algorithms.Multi, algorithms.Watch} {
+			b.Run(shape+"/"+strategy.String(), func(b *testing.B) {
 				l, err := redislua.NewLive(s, fmt.Sprintf("b-%s-%s-%d", shape, strategy, b.N), strategy, throughputPolicy)
 				if err != nil {
 					b.Fatal(err)
@@ -62,16 +63,16 @@ func BenchmarkLiveStrategies(b *testing.B) {
 func TestOverGrant(t *testing.T) {
 	s := store(t)
 	results := map[string]OverGrant{}
-	for _, strategy := range redislua.Strategies {
+	for _, strategy := range []algorithms.Strategy{algorithms.Atomic, algorithms.Multi, algorithms.Watch} {
 		g, err := overGrant(context.Background(), s, strategy, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		results[strategy] = g
+		results[strategy.String()] = g
 	}
-	lua, multi, watch := results["lua"], results["multi"], results["watch"]
+	lua, multi, watch := results["atomic"], results["multi"], results["watch"]
 	if lua.Most != 20 || lua.Allowed > 20 || lua.Allowed < 18 || lua.Percent() != 0 {
-		t.Errorf("lua allowed %d of at most %d (over-grant %.1f%%); want at most 20 and no over-grant", lua.Allowed, lua.Most, lua.Percent())
+		t.Errorf("atomic (Lua) allowed %d of at most %d (over-grant %.1f%%); want at most 20 and no over-grant", lua.Allowed, lua.Most, lua.Percent())
 	}
 	if multi.Allowed <= 20 {
 		t.Errorf("read-compute-write allowed %d of at most 20; 64 racing goroutines should over-grant", multi.Allowed)

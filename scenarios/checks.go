@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"ratelab/algorithms"
+	"ratelab/sim"
+)
+
+// capacity checks that every request can be accepted by every lane at all, and
+// that each lane's arithmetic stays exact over the run.
+func (c *compiler) capacity(Overrides) error {
+	horizon := c.cfg.Horizon()
+	for li, lane := range c.cfg.Lanes {
+		for ci, cl := range c.cfg.Clients {
+			tier := c.cfg.Keys[cl.Keys[0]].Tier
+			p := c.cfg.Tiers[tier].Policy
+			if tier == 0 && lane.Policy.Limit > 0 {
+				p = lane.Policy
+			}
+			room := algorithms.Capacity(lane.Algorithm, p, lane.Options)
+			if largest := cl.LargestCost(); largest > room {
+				what := "burst"
+				if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeFixedWindow || info.Shape == algorithms.ShapeSlidingWindow {
+					what = "limit per window"
+				}
+				return c.fail([]any{"client", ci, "cost"}, "client %q: a request may cost %d, more than lane %q's %s of %d, so it could never be accepted; lower the cost or raise the %s", cl.Name, largest, lane.Name, what, room, what)
+			}
+			if err := p.Validate(cl.LargestCost()); err != nil {
+				return c.fail([]any{"lane", li}, "lane %q: %v", lane.Name, err)
+			}
+			if err := p.CheckHorizon(horizon); err != nil {
+				return c.fail([]any{"duration"}, "lane %q: %v", lane.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// load estimates the logical requests the scenario will generate and refuses one
+// that is too large to replay.
+func (c *compiler) load(Overrides) error {
+	var total float64
+	for i, cl := range c.cfg.Clients {
+		span := (cl.Stop - cl.Start).Seconds()
+		var n float64
+		switch p := cl.Pattern.(type) {
+		case sim.Constant:
+			n = p.Rate * span
+		case sim.Poisson:
+			n = p.Rate * span * 1.1
+		case sim.Ramp:
+			n = (p.From + p.To) / 2 * span
+		case sim.Bursts:
+			for _, b := range p.Bursts {
+				n += float64(b.Count)
+			}
+		case sim.ClosedLoop:
+			n = float64(p.Concurrency) * span / (p.Think + cl.Latency).Seconds()
+		case sim.Trace:
+			n = float64(p.Rows)
+		}
+		n *= float64(cl.Deliveries)
+		if n > MaxOffered {
+			return c.fail([]any{"client", i}, "client %q: offers about %.3g requests over %s; ratelab replays at most %d per scenario (every lane replays them all); lower the rate or shorten the run", cl.Name, n, cl.Stop-cl.Start, MaxOffered)
+		}
+		total += n
+	}
+	if total > MaxOffered {
+		return c.fail(nil, "the clients offer about %.3g requests in all; ratelab replays at most %d per scenario; lower the rates or shorten the run", total, MaxOffered)
+	}
+	return nil
+}

@@ -1,0 +1,391 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/sim"
+)
+
+// key interns the key name in tier and returns its index.
+func (c *compiler) key(name string, tier int) int {
+	k := sim.Key{Name: name, Tier: tier}
+	if i, ok := c.keyOf[k]; ok {
+		return i
+	}
+	c.cfg.Keys = append(c.cfg.Keys, k)
+	c.keyOf[k] = len(c.cfg.Keys) - 1
+	return len(c.cfg.Keys) - 1
+}
+
+func (c *compiler) clients(Overrides) error {
+	if len(c.s.Clients) == 0 {
+		return c.fail(nil, "has no [[scenario.client]]; add at least one source of traffic")
+	}
+	for i := range c.s.Clients {
+		if err := c.client(i, &c.s.Clients[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *compiler) client(i int, spec *ClientSpec) error {
+	at := func(key string) []any { return []any{"client", i, key} }
+	bad := func(key, format string, args ...any) error {
+		return c.fail(at(key), "client %q: %s", spec.Name, fmt.Sprintf(format, args...))
+	}
+	if spec.Name == "" || slices.ContainsFunc(c.cfg.Clients, func(x sim.Client) bool { return x.Name == spec.Name }) {
+		return c.fail(at("name"), "client %d: name must be set and unique (got %q)", i+1, spec.Name)
+	}
+	cl := sim.Client{Name: spec.Name, Start: spec.Start.Duration, Stop: c.cfg.Duration, Deliveries: 1, Latency: spec.Latency.Duration}
+	if spec.Stop != nil {
+		cl.Stop = spec.Stop.Duration
+	}
+	switch {
+	case cl.Start < 0 || cl.Start >= c.cfg.Duration:
+		return bad("start", "start must be from 0 to before the duration %s (got %s)", c.cfg.Duration, cl.Start)
+	case cl.Stop <= cl.Start || cl.Stop > c.cfg.Duration:
+		return bad("stop", "stop must be after start (%s) and at most the duration %s (got %s)", cl.Start, c.cfg.Duration, cl.Stop)
+	case cl.Latency < 0:
+		return bad("latency", "latency must be >= 0 (got %s)", cl.Latency)
+	}
+	if spec.Deliveries != 0 {
+		if spec.Deliveries < 1 || spec.Deliveries > 100 {
+			return bad("deliveries", "deliveries must be from 1 to 100 (got %d)", spec.Deliveries)
+		}
+		cl.Deliveries = spec.Deliveries
+	}
+
+	cl.Node = 0
+	if spec.Node != "" {
+		cl.Node = slices.IndexFunc(c.cfg.Nodes, func(n sim.Node) bool { return n.Name == spec.Node })
+		if cl.Node < 0 {
+			return bad("node", "node %q is not defined; add a [[scenario.node]] named %q or use one of: %s", spec.Node, spec.Node, nodeNames(c.cfg.Nodes))
+		}
+	}
+	tier := 0
+	if spec.Tier != "" {
+		tier = slices.IndexFunc(c.cfg.Tiers, func(t sim.Tier) bool { return t.Name == spec.Tier })
+		if tier < 0 {
+			return bad("tier", "tier %q is not defined; add a [[scenario.tier]] named %q", spec.Tier, spec.Tier)
+		}
+	}
+
+	if err := c.pattern(i, spec, &cl, tier, bad); err != nil {
+		return err
+	}
+	if _, isTrace := cl.Pattern.(sim.Trace); !isTrace {
+		if err := c.keys(spec, &cl, tier, bad); err != nil {
+			return err
+		}
+		if err := c.cost(i, spec, &cl); err != nil {
+			return err
+		}
+	} else {
+		if spec.Key != "" || spec.Keys != 0 || spec.Cost != 0 || spec.CostDistribution != nil {
+			return bad("key", "a trace client takes its keys and costs from the file; remove key, keys, cost and cost_distribution")
+		}
+	}
+	r, err := c.retry(i, spec)
+	if err != nil {
+		return err
+	}
+	cl.Retry = r
+	c.cfg.Clients = append(c.cfg.Clients, cl)
+	return nil
+}
+
+func nodeNames(nodes []sim.Node) string {
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// pattern fills the client's traffic pattern.
+func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, bad func(string, string, ...any) error) error {
+	per := spec.Per.Duration
+	if per == 0 {
+		per = time.Second
+	}
+	if per < 0 {
+		return bad("per", "per must be > 0 (got %s)", spec.Per)
+	}
+	if err := c.patternKeys(spec, bad); err != nil {
+		return err
+	}
+	perSecond := func(r float64) float64 { return r / per.Seconds() }
+	rateOK := func(r float64) bool { return r > 0 && !math.IsInf(r, 0) && !math.IsNaN(r) }
+	switch spec.Pattern {
+	case "constant", "poisson":
+		if !rateOK(spec.Rate) {
+			return bad("rate", "rate must be > 0 (got %g); it is requests per %s", spec.Rate, per)
+		}
+		if spec.Pattern == "constant" {
+			cl.Pattern = sim.Constant{Rate: perSecond(spec.Rate)}
+		} else {
+			cl.Pattern = sim.Poisson{Rate: perSecond(spec.Rate)}
+		}
+	case "ramp":
+		if spec.Rate < 0 || spec.RateTo < 0 || (spec.Rate == 0 && spec.RateTo == 0) || math.IsInf(spec.Rate+spec.RateTo, 0) {
+			return bad("rate", "a ramp needs rate (at start) and rate_to (at stop) >= 0, not both 0 (got %g and %g)", spec.Rate, spec.RateTo)
+		}
+		cl.Pattern = sim.Ramp{From: perSecond(spec.Rate), To: perSecond(spec.RateTo)}
+	case "bursts":
+		if len(spec.Bursts) == 0 {
+			return bad("bursts", "bursts is empty; add bursts = [{ at = \"1s\", count = 100 }]")
+		}
+		var bursts []sim.Burst
+		end := time.Duration(-1)
+		for j, b := range spec.Bursts {
+			switch {
+			case b.Count < 1:
+				return bad("bursts", "burst %d: count must be >= 1 (got %d)", j+1, b.Count)
+			case b.At.Duration < 0 || b.Spread.Duration < 0:
+				return bad("bursts", "burst %d: at and spread must be >= 0 (got %s and %s)", j+1, b.At, b.Spread)
+			case b.At.Duration < end:
+				return bad("bursts", "burst %d at %s starts before burst %d ends; list bursts in time order, not overlapping", j+1, b.At, j)
+			}
+			end = b.At.Duration + b.Spread.Duration
+			bursts = append(bursts, sim.Burst{At: b.At.Duration, Count: b.Count, Spread: b.Spread.Duration})
+		}
+		cl.Pattern = sim.Bursts{Bursts: bursts}
+	case "closed-loop":
+		switch {
+		case spec.Concurrency < 1 || spec.Concurrency > MaxWorkers:
+			return bad("concurrency", "concurrency must be from 1 to %d workers (got %d)", MaxWorkers, spec.Concurrency)
+		case spec.Think.Duration < 0:
+			return bad("think", "think must be >= 0 (got %s)", spec.Think)
+		case spec.Think.Duration+spec.Latency.Duration <= 0:
+			return bad("think", "a closed loop needs think or latency > 0, or each worker would send endless requests at one instant")
+		}
+		if spec.Spread.Duration < 0 {
+			return bad("spread", "spread must be >= 0 (got %s)", spec.Spread)
+		}
+		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration}
+	case "trace":
+		return c.trace(spec, cl, tier, bad)
+	case "":
+		return bad("pattern", "pattern is missing; use one of constant, poisson, bursts, ramp, closed-loop, trace")
+	default:
+		return bad("pattern", "unknown pattern %q; use one of constant, poisson, bursts, ramp, closed-loop, trace", spec.Pattern)
+	}
+	return nil
+}
+
+// patternKeys rejects keys that the client's pattern does not use, so a setting
+// that would be ignored is an error instead.
+func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
+	uses := map[string][]string{
+		"constant": {"rate", "per"}, "poisson": {"rate", "per"}, "ramp": {"rate", "rate_to", "per"},
+		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": {"file"},
+	}[spec.Pattern]
+	set := map[string]bool{
+		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
+		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread.Duration != 0, "file": spec.File != "",
+	}
+	if uses == nil {
+		return nil // an unknown pattern is reported next
+	}
+	for _, key := range []string{"rate", "rate_to", "per", "bursts", "concurrency", "think", "spread", "file"} {
+		if set[key] && !slices.Contains(uses, key) {
+			return bad(key, "%s does not apply to pattern %q (it uses %s); remove it", key, spec.Pattern, strings.Join(uses, ", "))
+		}
+	}
+	return nil
+}
+
+// trace reads the whole trace once: every row is checked (so a bad row is an error
+// before the run starts, with its line), keys are interned, rows counted.
+func (c *compiler) trace(spec *ClientSpec, cl *sim.Client, tier int, bad func(string, string, ...any) error) error {
+	if spec.File == "" {
+		return bad("file", "a trace client needs file = \"path/to/trace.csv\" (relative to %s)", c.src.Name)
+	}
+	open := func() (sim.TraceReader, error) {
+		rc, err := c.src.Open(spec.File)
+		if err != nil {
+			return nil, err
+		}
+		return sim.NewTraceReader(spec.File, rc)
+	}
+	tr, err := open()
+	if err != nil {
+		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
+	}
+	defer tr.Close()
+	t := sim.Trace{Open: open, KeyIndex: map[string]int{}}
+	for {
+		row, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return bad("file", "%v", err)
+		}
+		t.Rows++
+		if _, ok := t.KeyIndex[row.Key]; !ok {
+			if len(c.cfg.Keys) >= MaxKeys {
+				return bad("file", "%s has more than %d distinct keys", spec.File, MaxKeys)
+			}
+			t.KeyIndex[row.Key] = len(cl.Keys)
+			cl.Keys = append(cl.Keys, c.key(row.Key, tier))
+		}
+		t.MaxCost = max(t.MaxCost, row.Cost)
+		if t.Rows > MaxOffered {
+			return bad("file", "%s has more than %d rows; ratelab replays at most that many requests", spec.File, MaxOffered)
+		}
+	}
+	if t.Rows == 0 {
+		return bad("file", "%s has a header but no rows", spec.File)
+	}
+	cl.Pattern = t
+	return nil
+}
+
+// keys fills the client's keys.
+func (c *compiler) keys(spec *ClientSpec, cl *sim.Client, tier int, bad func(string, string, ...any) error) error {
+	switch {
+	case spec.Key != "" && spec.Keys != 0:
+		return bad("keys", "set key (one key) or keys (how many), not both")
+	case spec.Keys < 0 || spec.Keys > MaxKeys:
+		return bad("keys", "keys must be from 1 to %d (got %d)", MaxKeys, spec.Keys)
+	case spec.Keys > 0:
+		prefix := spec.KeyPrefix
+		if prefix == "" {
+			prefix = spec.Name
+		}
+		if len(c.cfg.Keys)+spec.Keys > MaxKeys {
+			return bad("keys", "the scenario would use more than %d keys", MaxKeys)
+		}
+		for k := 0; k < spec.Keys; k++ {
+			cl.Keys = append(cl.Keys, c.key(fmt.Sprintf("%s-%d", prefix, k), tier))
+		}
+	default:
+		name := spec.Key
+		if name == "" {
+			name = spec.Name
+		}
+		cl.Keys = []int{c.key(name, tier)}
+	}
+	switch spec.KeyDistribution {
+	case "", "uniform":
+	case "zipf":
+		cl.KeyZipf = spec.ZipfS
+		if cl.KeyZipf == 0 {
+			cl.KeyZipf = 1.1
+		}
+		if !(cl.KeyZipf > 1) || math.IsInf(cl.KeyZipf, 0) {
+			return bad("zipf_s", "zipf_s must be > 1 (got %g)", spec.ZipfS)
+		}
+	default:
+		return bad("key_distribution", "key_distribution must be \"uniform\" or \"zipf\" (got %q)", spec.KeyDistribution)
+	}
+	return nil
+}
+
+// cost fills the client's cost.
+func (c *compiler) cost(i int, spec *ClientSpec, cl *sim.Client) error {
+	bad := func(key, format string, args ...any) error {
+		return c.fail([]any{"client", i, key}, "client %q: %s", spec.Name, fmt.Sprintf(format, args...))
+	}
+	if spec.CostDistribution == nil {
+		cl.Cost = sim.Cost{Fixed: max(spec.Cost, 1)}
+		if spec.Cost < 0 || spec.Cost > sim.MaxTraceCost {
+			return bad("cost", "cost must be from 1 to %d (got %d)", sim.MaxTraceCost, spec.Cost)
+		}
+		return nil
+	}
+	if spec.Cost != 0 {
+		return bad("cost", "set cost (fixed) or cost_distribution, not both")
+	}
+	d := spec.CostDistribution
+	cl.Cost = sim.Cost{Min: d.Min, Max: d.Max, Median: d.Median, Sigma: d.Sigma}
+	if cl.Cost.Min == 0 {
+		cl.Cost.Min = 1
+	}
+	if cl.Cost.Min < 1 || cl.Cost.Max < cl.Cost.Min || cl.Cost.Max > sim.MaxTraceCost {
+		return bad("cost_distribution", "cost_distribution needs 1 <= min <= max <= %d (got min %d, max %d)", sim.MaxTraceCost, d.Min, d.Max)
+	}
+	switch d.Distribution {
+	case "uniform":
+		cl.Cost.Dist = sim.CostUniform
+	case "lognormal":
+		cl.Cost.Dist = sim.CostLogNormal
+		if cl.Cost.Sigma == 0 {
+			cl.Cost.Sigma = 1
+		}
+		if !(d.Median > 0) || cl.Cost.Sigma < 0 || math.IsInf(d.Median, 0) || math.IsInf(cl.Cost.Sigma, 0) {
+			return bad("cost_distribution", "a lognormal cost needs median > 0 and sigma >= 0 (got median %g, sigma %g)", d.Median, d.Sigma)
+		}
+	default:
+		return bad("cost_distribution", "distribution must be \"uniform\" or \"lognormal\" (got %q)", d.Distribution)
+	}
+	return nil
+}
+
+func (c *compiler) retry(i int, spec *ClientSpec) (sim.Retry, error) {
+	r := sim.Retry{MaxAttempts: 1}
+	s := spec.Retry
+	if s == nil {
+		return r, nil
+	}
+	bad := func(key, format string, args ...any) error {
+		return c.fail([]any{"client", i, "retry", key}, "client %q: retry: %s", spec.Name, fmt.Sprintf(format, args...))
+	}
+	policies := map[string]sim.RetryPolicy{"none": sim.RetryNone, "immediate": sim.RetryImmediate, "fixed": sim.RetryFixed, "exponential": sim.RetryExponential, "retry-after": sim.RetryHonour}
+	p, ok := policies[s.Policy]
+	if !ok {
+		return r, bad("policy", "policy must be one of none, immediate, fixed, exponential, retry-after (got %q)", s.Policy)
+	}
+	r.Policy = p
+	r.Delay, r.Cap, r.MaxAttempts = s.Delay.Duration, s.Cap.Duration, s.MaxAttempts
+	if r.Delay == 0 {
+		r.Delay = 100 * time.Millisecond
+	}
+	if r.Cap == 0 {
+		r.Cap = max(10*time.Second, r.Delay)
+	}
+	if r.MaxAttempts == 0 {
+		r.MaxAttempts = 5
+	}
+	if p == sim.RetryNone {
+		r.MaxAttempts = 1
+	}
+	switch {
+	case r.Delay < 0:
+		return r, bad("delay", "delay must be >= 0 (got %s)", s.Delay)
+	case r.Cap < r.Delay:
+		return r, bad("cap", "cap (%s) must be at least delay (%s)", r.Cap, r.Delay)
+	case r.MaxAttempts < 1 || r.MaxAttempts > 1000:
+		return r, bad("max_attempts", "max_attempts must be from 1 to 1000, the first attempt included (got %d)", s.MaxAttempts)
+	}
+	switch s.Jitter {
+	case "", "none":
+	case "full":
+		r.Jitter = sim.JitterFull
+	case "equal":
+		r.Jitter = sim.JitterEqual
+	default:
+		return r, bad("jitter", "jitter must be none, full or equal (got %q)", s.Jitter)
+	}
+	if len(s.On) == 0 {
+		r.OnDeny, r.OnError = true, true
+	}
+	for _, on := range s.On {
+		switch on {
+		case "deny":
+			r.OnDeny = true
+		case "error":
+			r.OnError = true
+		default:
+			return r, bad("on", "on lists what is retried: \"deny\" (a 429) and \"error\" (a backend failure) (got %q)", on)
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,202 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/sim"
+)
+
+func (c *compiler) lanes(o Overrides) error {
+	c.overrides = o
+	specs := c.s.Lanes
+	if len(specs) == 0 {
+		for _, name := range algorithms.Names() {
+			specs = append(specs, LaneSpec{Algorithm: name})
+		}
+	}
+	for i, spec := range specs {
+		lane, err := c.lane(i, spec)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(lane.Name, ",") {
+			return c.fail([]any{"lane", i, "name"}, "lane %q: a lane name cannot hold a comma (--lanes separates names with commas)", lane.Name)
+		}
+		if slices.ContainsFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == lane.Name }) {
+			return c.fail([]any{"lane", i, "name"}, "two lanes are named %q; give each a name = \"…\"", lane.Name)
+		}
+		c.cfg.Lanes = append(c.cfg.Lanes, lane)
+	}
+	if len(o.Lanes) > 0 {
+		var kept []sim.LaneConfig
+		for _, want := range o.Lanes {
+			found := false
+			for _, l := range c.cfg.Lanes {
+				if (l.Name == want || l.Algorithm == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
+					kept, found = append(kept, l), true
+				}
+			}
+			if !found {
+				var names []string
+				for _, l := range c.cfg.Lanes {
+					names = append(names, l.Name)
+				}
+				return &problem{fmt.Sprintf("--lanes: scenario %q has no lane or algorithm %q; its lanes are: %s", c.s.Name, want, strings.Join(names, ", "))}
+			}
+		}
+		slices.SortStableFunc(kept, func(a, b sim.LaneConfig) int {
+			return slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == a.Name }) -
+				slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == b.Name })
+		})
+		c.cfg.Lanes = kept
+	}
+	return nil
+}
+
+func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
+	o := c.overrides
+	at := func(key string) []any { return []any{"lane", i, key} }
+	name := spec.Name
+	if name == "" {
+		name = spec.Algorithm
+	}
+	bad := func(key, format string, args ...any) error {
+		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
+	}
+	info, known := algorithms.Lookup(spec.Algorithm)
+	if !known {
+		if spec.Algorithm == "" {
+			return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, strings.Join(algorithms.Names(), ", "))
+		}
+		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, strings.Join(algorithms.Names(), ", "))
+	}
+	lane := sim.LaneConfig{Name: name, Algorithm: spec.Algorithm, WatchRetries: 20}
+
+	base := c.cfg.Tiers[0].Policy
+	p := base
+	overridden := false
+	if spec.Limit != nil {
+		p.Limit, overridden = *spec.Limit, true
+	}
+	if spec.Period != nil {
+		p.Period, overridden = spec.Period.Duration, true
+	}
+	if spec.Burst != nil {
+		p.Burst, overridden = *spec.Burst, true
+	} else if spec.Limit != nil && c.s.Policy.Burst == 0 && o.Burst == 0 {
+		p.Burst = p.Limit
+	}
+	if spec.RetryAfterJitter != nil {
+		p.RetryJitter, overridden = *spec.RetryAfterJitter, true
+	}
+	if overridden {
+		if err := p.Validate(1); err != nil {
+			return lane, bad("limit", "%v", err)
+		}
+		lane.Policy = p
+	}
+
+	opts := algorithms.Options{Rollover: spec.Rollover, MaxReserved: spec.MaxReserved, MonotonicTimestamp: true}
+	switch spec.WindowStart {
+	case "", "epoch":
+	case "random":
+		opts.RandomStart = true
+	default:
+		return lane, bad("window_start", "window_start must be \"epoch\" or \"random\" (got %q)", spec.WindowStart)
+	}
+	switch spec.Mode {
+	case "", "queue":
+	case "meter":
+		opts.Mode = algorithms.LeakyMeter
+	default:
+		return lane, bad("mode", "mode must be \"queue\" or \"meter\" (got %q)", spec.Mode)
+	}
+	takesMonotonic := slices.Contains(info.Options, "monotonic_timestamp")
+	if spec.MonotonicTimestamp != nil {
+		if !takesMonotonic {
+			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to token-bucket only")
+		}
+		opts.MonotonicTimestamp = *spec.MonotonicTimestamp
+	}
+	if !takesMonotonic {
+		opts.MonotonicTimestamp = false
+	}
+	if err := opts.Check(spec.Algorithm); err != nil {
+		return lane, bad("algorithm", "%v", err)
+	}
+	lane.Options = opts
+
+	if spec.Strategy != "" {
+		st, ok := algorithms.ParseStrategy(spec.Strategy)
+		if !ok || spec.Strategy == "lua" {
+			return lane, bad("strategy", "strategy must be atomic, multi or watch (got %q)", spec.Strategy)
+		}
+		if st != algorithms.Atomic && !info.Splittable {
+			return lane, bad("strategy", "strategy %q applies to %s, whose state is a value a client can read and write back (this lane runs %s)", spec.Strategy, splittable(), spec.Algorithm)
+		}
+		lane.Strategy = st
+		if st != algorithms.Atomic {
+			lane.RoundTrip = time.Millisecond
+		}
+	}
+	backend := spec.Backend
+	if backend == "" && o.Redis && info.RedisScript != "" {
+		backend = "redis"
+	}
+	switch backend {
+	case "", "memory":
+	case "redis":
+		lane.Backend = sim.OnRedis
+		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
+		if info.RedisScript == "" {
+			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
+		}
+	default:
+		return lane, bad("backend", "backend must be \"memory\" or \"redis\" (got %q)", spec.Backend)
+	}
+	if spec.RoundTrip != nil {
+		if spec.RoundTrip.Duration < 0 || spec.RoundTrip.Duration > time.Minute {
+			return lane, bad("round_trip", "round_trip must be from 0 to 1m (got %s)", spec.RoundTrip)
+		}
+		lane.RoundTrip = spec.RoundTrip.Duration
+	}
+	if spec.WatchRetries != nil {
+		if *spec.WatchRetries < 0 || *spec.WatchRetries > 1000 {
+			return lane, bad("watch_retries", "watch_retries must be from 0 to 1000 (got %d)", *spec.WatchRetries)
+		}
+		lane.WatchRetries = *spec.WatchRetries
+	}
+	switch spec.Clock {
+	case "", "client":
+	case "server":
+		lane.Clock = sim.ServerClock
+	default:
+		return lane, bad("clock", "clock must be \"client\" (the caller's clock) or \"server\" (Redis TIME) (got %q)", spec.Clock)
+	}
+	switch spec.OnError {
+	case "", "closed":
+	case "open":
+		lane.OnError = sim.FailOpen
+	default:
+		return lane, bad("on_error", "on_error must be \"closed\" (deny when Redis fails) or \"open\" (allow) (got %q)", spec.OnError)
+	}
+	if lane.Backend == sim.InMemory && (spec.Clock != "" || spec.OnError != "") {
+		return lane, bad("clock", "clock and on_error apply to backend = \"redis\" lanes only")
+	}
+	return lane, nil
+}
+
+// splittable names the algorithms the non-atomic strategies apply to.
+func splittable() string {
+	var names []string
+	for _, a := range algorithms.All() {
+		if a.Splittable {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, " and ")
+}

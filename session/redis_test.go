@@ -1,0 +1,254 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/internal/redistest"
+	"ratelab/scenarios"
+	"ratelab/sim"
+)
+
+// catalogue is the shipped catalogue, read from the repository.
+func catalogue(t testing.TB) *scenarios.Catalogue {
+	t.Helper()
+	c, err := scenarios.LoadFS(os.DirFS(".."), "scenarios.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// scenarioOnRedis compiles a shipped scenario with its lanes on Redis (x-time-rate stays in
+// memory), keeping only the named lanes when given.
+func scenarioOnRedis(t *testing.T, name string, lanes ...string) *sim.Config {
+	t.Helper()
+	cfg, err := catalogue(t).Compile(name, scenarios.Overrides{Redis: true, Lanes: lanes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// inMemory is cfg with every lane in memory and nothing else changed (the same
+// round trips): the twin a Redis run must match.
+func inMemory(cfg *sim.Config) *sim.Config {
+	twin := *cfg
+	twin.Lanes = append([]sim.LaneConfig(nil), cfg.Lanes...)
+	for i := range twin.Lanes {
+		twin.Lanes[i].Backend = sim.InMemory
+	}
+	return &twin
+}
+
+// replay runs cfg to upTo (on the Redis at url for Redis lanes) and returns its
+// request CSV, with the backend column written as memory, and its series CSV.
+func replay(t *testing.T, cfg *sim.Config, url string, upTo time.Duration) (string, string, []sim.Metrics) {
+	t.Helper()
+	r, err := Start(cfg, Options{RedisURL: url, MustReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows, series bytes.Buffer
+	w, _ := sim.NewRequestWriter(&rows, cfg)
+	r.OnRows(w.Write)
+	if err := r.AdvanceTo(upTo); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	sim.WriteSeries(&series, r.Run)
+	return strings.ReplaceAll(rows.String(), ",redis,", ",memory,"), series.String(), r.Metrics()
+}
+
+// horizon bounds how much of each scenario the differential replays on Redis
+// (three times, once a call at a time), so the test stays short under -race: the
+// busy ones are compared over a first part that still holds their lesson (the
+// storms' glitch starts at 10 s, the herds come at 6 s and 7 s; the WATCH lane of
+// the race is a round trip per step).
+var horizon = map[string]time.Duration{
+	"tiers": 2 * time.Second, "non-atomic-race": 200 * time.Millisecond, "thundering-herd": 8 * time.Second,
+	"retry-storm": 12 * time.Second, "retry-storm-backoff": 12 * time.Second,
+}
+
+// TestEveryScenarioOnRedisDecidesAsInMemory: every shipped scenario, its lanes on
+// a real Redis, makes the decisions of the same lanes in memory — rows and series
+// byte for byte — and the lookahead (decisions batched a round trip at a time)
+// makes exactly the decisions of one call each.
+func TestEveryScenarioOnRedisDecidesAsInMemory(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, name := range catalogue(t).Names() {
+		t.Run(name, func(t *testing.T) {
+			cfg := scenarioOnRedis(t, name)
+			upTo := cfg.Duration
+			if h, ok := horizon[name]; ok {
+				upTo = h
+			}
+			rows, series, ms := replay(t, cfg, srv.URL(), upTo)
+			memRows, memSeries, _ := replay(t, inMemory(cfg), "", upTo)
+			if rows != memRows || series != memSeries {
+				t.Fatalf("on Redis, %s differs from memory up to %v:\n%s", name, upTo, firstDifference(rows, memRows))
+			}
+			oneAtATime := *cfg
+			oneAtATime.NoLookahead = true
+			slowRows, _, _ := replay(t, &oneAtATime, srv.URL(), upTo)
+			if slowRows != rows {
+				t.Fatalf("%s: the lookahead changed a decision:\n%s", name, firstDifference(rows, slowRows))
+			}
+			for _, m := range ms {
+				if m.StoreErrors != 0 {
+					t.Errorf("%s: lane %s had %d store errors", name, m.Lane, m.StoreErrors)
+				}
+			}
+			if n := strings.Count(rows, "\n"); n < 10 {
+				t.Errorf("%s: only %d rows compared", name, n)
+			}
+		})
+	}
+	if keys, _ := srv.Client().DBSize(t.Context()).Result(); keys != 0 {
+		t.Errorf("%d keys left on the server after the runs", keys)
+	}
+}
+
+// firstDifference shows the first line where two CSVs differ.
+func firstDifference(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < min(len(la), len(lb)); i++ {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("one has %d lines, the other %d", len(la), len(lb))
+}
+
+// The lessons hold on a real Redis: skewed clocks over-grant with the timestamp fix
+// off and not with it on; 64 read-compute-write deciders over-grant while the Lua
+// script holds at the 40 the policy allows.
+func TestLessonsHoldOnRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	_, _, skew := replay(t, scenarioOnRedis(t, "clock-skew", "token-bucket (fix off)", "token-bucket (fix on)"), srv.URL(), 20*time.Second)
+	if skew[0].OverGrant < 1 || skew[1].OverGrant > 0.005 {
+		t.Errorf("clock skew on Redis: over-grant %.1f%% with the fix off (want over 100%%), %.2f%% with it on (want the clock's lead, under 0.5%%)", 100*skew[0].OverGrant, 100*skew[1].OverGrant)
+	}
+	_, _, race := replay(t, scenarioOnRedis(t, "non-atomic-race", "token-bucket (atomic)", "token-bucket (multi)"), srv.URL(), 3*time.Second)
+	if race[0].Accepted > 40 || race[1].Accepted < 400 {
+		t.Errorf("64 deciders on Redis: Lua accepted %d (at most 40), multi %d (want hundreds)", race[0].Accepted, race[1].Accepted)
+	}
+	_, _, watch := replay(t, scenarioOnRedis(t, "non-atomic-race", "token-bucket (watch)"), srv.URL(), 300*time.Millisecond)
+	if watch[0].Accepted > 13 || watch[0].Conflicts == 0 {
+		t.Errorf("WATCH on Redis over 0.3 s: accepted %d (at most 10 + 3), conflicts %d (want some)", watch[0].Accepted, watch[0].Conflicts)
+	}
+}
+
+// faultScenario is a steady client against two token-bucket lanes on Redis, one
+// failing closed and one open.
+const faultScenario = `[[scenario]]
+name = "faults"
+duration = "6s"
+[scenario.policy]
+limit = 100
+[[scenario.lane]]
+name = "closed"
+algorithm = "token-bucket"
+backend = "redis"
+on_error = "closed"
+[[scenario.lane]]
+name = "open"
+algorithm = "token-bucket"
+backend = "redis"
+on_error = "open"
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 50
+`
+
+func faultConfig(t *testing.T) *sim.Config {
+	t.Helper()
+	c, err := scenarios.Parse(scenarios.Source{Name: "faults.toml"}, []byte(faultScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := c.Compile("faults", scenarios.Overrides{})
+	return cfg
+}
+
+// The server is killed mid-run: decisions follow each lane's on_error and are
+// counted and shown; when a server is back on the port, the lanes recover.
+func TestRedisKilledMidRun(t *testing.T) {
+	srv := redistest.Start(t)
+	r, err := Start(faultConfig(t), Options{RedisURL: srv.URL(), MustReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.AdvanceTo(2 * time.Second)
+	srv.Stop()
+	r.AdvanceTo(4 * time.Second) // 100 decisions a lane with no server
+	down := r.Metrics()
+	if down[0].StoreErrors < 90 || down[1].StoreErrors < 90 || !r.Lanes[0].Unavailable() {
+		t.Fatalf("with Redis down: store errors %d and %d, unavailable %v", down[0].StoreErrors, down[1].StoreErrors, r.Lanes[0].Unavailable())
+	}
+	if down[0].Accepted >= down[1].Accepted {
+		t.Errorf("closed accepted %d, open %d: failing open should accept what failing closed denies", down[0].Accepted, down[1].Accepted)
+	}
+	if v := sim.Verdict(r.Config, down[0]); !strings.Contains(v, "decisions made without Redis (on_error)") {
+		t.Errorf("the verdict does not show the failures: %s", v)
+	}
+	srv.Restart()
+	r.AdvanceTo(6 * time.Second)
+	up := r.Metrics()
+	if up[0].StoreErrors > down[0].StoreErrors+5 || r.Lanes[0].Unavailable() || up[0].Accepted-down[0].Accepted < 90 {
+		t.Errorf("after restart: store errors %d → %d, unavailable %v, accepted %d → %d; want recovered", down[0].StoreErrors, up[0].StoreErrors, r.Lanes[0].Unavailable(), down[0].Accepted, up[0].Accepted)
+	}
+}
+
+// SCRIPT FLUSH mid-run: the scripts are loaded again and no decision fails or
+// changes.
+func TestScriptFlushMidRun(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := scenarioOnRedis(t, "thundering-herd")
+	want, _, _ := replay(t, cfg, srv.URL(), cfg.Duration)
+	r, err := Start(cfg, Options{RedisURL: srv.URL(), MustReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows bytes.Buffer
+	w, _ := sim.NewRequestWriter(&rows, cfg)
+	r.OnRows(w.Write)
+	for at := time.Second; at <= cfg.Duration; at += time.Second {
+		srv.Client().ScriptFlush(t.Context())
+		r.AdvanceTo(at)
+	}
+	w.Flush()
+	for _, m := range r.Metrics() {
+		if m.StoreErrors != 0 {
+			t.Errorf("lane %s: %d failed decisions after SCRIPT FLUSH", m.Lane, m.StoreErrors)
+		}
+	}
+	if got := strings.ReplaceAll(rows.String(), ",redis,", ",memory,"); got != want {
+		t.Errorf("SCRIPT FLUSH changed the run:\n%s", firstDifference(got, want))
+	}
+}
+
+// A three-master Redis Cluster: the lanes spread over the masters by their hash
+// tags, and decide as in memory.
+func TestClusterDecidesAsInMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a cluster takes seconds to form")
+	}
+	cl := redistest.StartCluster(t)
+	for _, name := range []string{"boundary-burst", "thundering-herd", "clock-skew", "llm-cost", "trace-replay"} {
+		cfg := scenarioOnRedis(t, name)
+		rows, series, _ := replay(t, cfg, cl.URL(), cfg.Duration)
+		memRows, memSeries, _ := replay(t, inMemory(cfg), "", cfg.Duration)
+		if rows != memRows || series != memSeries {
+			t.Errorf("%s on the cluster differs from memory:\n%s", name, firstDifference(rows, memRows))
+		}
+	}
+}

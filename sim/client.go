@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// The clients' lifecycle in a lane: a logical request is made (an arrival or a
+// closed-loop worker), tries the limiter (attempt, through the decider), is
+// admitted (at once, or after a queue delay or reservation) and served, or fails;
+// a failure is retried by the client's policy or given up on.
+
+// startClient schedules client i's first work: its closed-loop workers, spread
+// over the client's Spread, or its first arrival.
+func (l *Lane) startClient(i int) error {
+	c := &l.cfg.Clients[i]
+	cr := clientRun{c: c}
+	traffic := newStream(l.cfg.Seed, streamTraffic, i)
+	if loop, ok := c.Pattern.(ClosedLoop); ok {
+		cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
+		for w := 0; w < loop.Concurrency; w++ {
+			l.schedule(c.Start+loop.Spread*time.Duration(w)/time.Duration(loop.Concurrency), evWorker, i)
+		}
+	} else {
+		gen, err := newArrivals(c, traffic)
+		if err != nil {
+			return fmt.Errorf("client %q: %w", c.Name, err)
+		}
+		cr.gen = gen
+		if a, ok := gen.next(); ok {
+			cr.pending = a
+			l.scheduleArrival(a.at, i)
+		}
+	}
+	l.clients = append(l.clients, cr)
+	return nil
+}
+
+// arrive turns a client's pending event into its deliveries and schedules the next.
+func (l *Lane) arrive(ci int) {
+	c := &l.clients[ci]
+	a := c.pending
+	for d := 0; d < c.c.Deliveries; d++ {
+		l.attempt(l.newRequest(ci, a.key, a.cost, false))
+	}
+	if next, ok := c.gen.next(); ok {
+		c.pending = next
+		l.scheduleArrival(next.at, ci)
+	} else if err := c.gen.err(); err != nil {
+		l.err = fmt.Errorf("client %q: %w", c.c.Name, err)
+	}
+}
+
+// newRequest starts a logical request from client ci for its key at position pos.
+func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
+	c := &l.clients[ci]
+	c.made++
+	id := identity{key: int32(c.c.Keys[pos]), pair: l.pairs[ci][pos]}
+	l.rec.m.Offered++
+	l.rec.offered(id)
+	return l.reqs.Put(request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1})
+}
+
+// attempt sends request id to the limiter now, through the lane's decider.
+func (l *Lane) attempt(id int32) {
+	r := l.reqs.At(id)
+	r.attempt++
+	r.tries = 0
+	l.rec.m.Attempts++
+	l.decider.decide(id)
+}
+
+// decided records d for request id, landed now; the application has the answer at
+// answered (a round trip later for a call to the store).
+func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) {
+	r := l.reqs.At(id)
+	l.record(r, d)
+	if !d.Allowed {
+		l.rec.m.Denied++
+		l.tick.Denied++
+		l.failedAt(id, true, d, answered)
+		return
+	}
+	l.rec.m.Accepted++
+	l.tick.Accepted++
+	l.rec.queueDelay.add(d.Delay)
+	goAhead := answered + d.Delay
+	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
+	if goAhead > l.now {
+		l.schedule(goAhead, evAdmit, int(id))
+		return
+	}
+	l.admit(id)
+}
+
+// admit lets an accepted request go ahead: to the backend, or straight to success.
+func (l *Lane) admit(id int32) {
+	if l.backend == nil {
+		l.succeeded(id)
+		return
+	}
+	l.backendArrive(id)
+}
+
+func (l *Lane) succeeded(id int32) {
+	r := l.reqs.At(id)
+	l.rec.m.Succeeded++
+	l.rec.succeeded(identity{r.key, r.pair})
+	l.rec.latency.add(l.now - r.first)
+	l.finish(id, l.now)
+}
+
+// noDecision is the answer carried by a failure that is not the limiter's: a
+// backend error, a WATCH that kept losing.
+var noDecision algorithms.Decision
+
+// failed handles a request that was denied or errored now.
+func (l *Lane) failed(id int32, denied bool, d algorithms.Decision) {
+	l.failedAt(id, denied, d, l.now)
+}
+
+// failedAt: the application answered at `answered`; the client hears a latency
+// later and retries by its policy, or gives up.
+func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered time.Duration) {
+	r := l.reqs.At(id)
+	c := &l.clients[r.client]
+	heard := answered + c.c.Latency
+	var rng *rand.Rand
+	if c.c.Retry.Jitter != JitterNone {
+		rng = jitterStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt))
+	}
+	if wait, ok := c.c.Retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
+		l.schedule(heard+wait, evAttempt, int(id))
+		return
+	}
+	l.rec.m.GaveUp++
+	l.finish(id, answered)
+}
+
+// finish retires request id; a closed-loop worker sends its next request once the
+// client has heard the answer and thought.
+func (l *Lane) finish(id int32, answered time.Duration) {
+	r := l.reqs.At(id)
+	c := l.clients[r.client].c
+	if r.worker {
+		if loop := c.Pattern.(ClosedLoop); answered+c.Latency+loop.Think < c.Stop {
+			l.schedule(answered+c.Latency+loop.Think, evWorker, int(r.client))
+		}
+	}
+	l.reqs.Release(id)
+}

@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Row is one decision, as the request CSV records it.
+type Row struct {
+	At         time.Duration // when the decision landed, true virtual time
+	Lane       int
+	Client     int
+	Key        int
+	Request    int64 // the logical request's number within its client, from 1
+	Attempt    int   // from 1
+	Cost       int64
+	Allowed    bool
+	Remaining  float64
+	RetryAfter time.Duration
+}
+
+// LastDecision is the lane's latest decision and its key, and false before the first.
+func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
+	return l.last, l.cfg.Keys[l.lastKey], l.lastSeen
+}
+
+// record keeps d as the latest decision and hands it to the row sink.
+func (l *Lane) record(r *request, d algorithms.Decision) {
+	l.last, l.lastKey, l.lastSeen = d, r.key, true
+	if l.rows == nil {
+		return
+	}
+	l.rows(Row{
+		At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n,
+		Attempt: int(r.attempt), Cost: r.cost, Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter,
+	})
+}
