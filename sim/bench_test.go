@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -93,4 +96,110 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	b.ReportMetric(float64(ms.TotalAlloc-allocated)/float64(decisions), "B/decision")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/op")
+}
+
+// BenchmarkBurst replays a burst of 1,000,000 and of 10,000,000 requests at one
+// instant through all seven lanes, with and without the request CSV (formatted,
+// to io.Discard), and reports the peak heap, sampled every millisecond while the
+// run goes. With the CSV the lanes stream their rows through bounded batches (see
+// stream.go), so the peak stays within a few MiB of the run without it, however
+// many decisions fall in one tick.
+func BenchmarkBurst(b *testing.B) {
+	for _, count := range []int{1_000_000, 10_000_000} {
+		for _, withCSV := range []bool{false, true} {
+			name := fmt.Sprintf("requests=%d", count)
+			if withCSV {
+				name += "/with-csv"
+			}
+			b.Run(name, func(b *testing.B) {
+				var decisions int64
+				var peak uint64
+				for i := 0; i < b.N; i++ {
+					cfg := burstConfig(count, algorithms.Names()...)
+					runtime.GC()
+					stop := samplePeakHeap()
+					r, err := NewRun(cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if withCSV {
+						w, _ := NewRequestWriter(io.Discard, cfg)
+						r.OnRows(w.Write)
+					}
+					if err := r.AdvanceTo(cfg.Duration); err != nil {
+						b.Fatal(err)
+					}
+					peak = max(peak, stop())
+					decisions += r.Decisions()
+					r.Close()
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+				b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
+			})
+		}
+	}
+}
+
+// samplePeakHeap samples the heap (live objects and those not yet swept) every
+// millisecond until the returned function is called, which returns the most it
+// saw, in bytes.
+func samplePeakHeap() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	done := make(chan struct{})
+	result := make(chan uint64)
+	go func() {
+		var peak uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				result <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-result }
+}
+
+// BenchmarkStop measures how long a run takes to stop once its context is done,
+// 100 ms into a burst of 10,000,000 requests at one instant through all seven
+// lanes (with the CSV), and into a retry storm (10,000 requests a second retried
+// at once, up to 1,000 times): the time from the cancel to AdvanceTo's return,
+// the mean and the most over the runs. The goal is well under 200 ms.
+func BenchmarkStop(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		cfg  func() *Config
+	}{
+		{"burst-10M", func() *Config { return burstConfig(10_000_000, algorithms.Names()...) }},
+		{"retry-storm", func() *Config { return retryStormConfig(algorithms.Names()...) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var total, most time.Duration
+			for i := 0; i < b.N; i++ {
+				cfg := tc.cfg()
+				r, err := NewRun(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				w, _ := NewRequestWriter(io.Discard, cfg)
+				r.OnRows(w.Write)
+				ctx, cancelled := stopAfter(100 * time.Millisecond)
+				r.Bound(ctx, 0)
+				if err := r.AdvanceTo(cfg.Duration); !errors.Is(err, context.Canceled) {
+					b.Fatalf("AdvanceTo = %v, want it stopped", err)
+				}
+				took := time.Since(cancelled())
+				total += took
+				most = max(most, took)
+				r.Close()
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-stop")
+			b.ReportMetric(float64(most.Microseconds())/1000, "max-ms-to-stop")
+		})
+	}
 }

@@ -87,7 +87,7 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	l.rec.m.Accepted++
 	l.tick.Accepted++
 	l.rec.queueDelay.add(d.Delay)
-	goAhead := answered + d.Delay
+	goAhead := later(answered, d.Delay)
 	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
 	if goAhead > l.now {
 		l.schedule(goAhead, evAdmit, int(id))
@@ -127,13 +127,13 @@ func (l *Lane) failed(id int32, denied bool, d algorithms.Decision) {
 func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered time.Duration) {
 	r := l.reqs.At(id)
 	c := &l.clients[r.client]
-	heard := answered + c.c.Latency
+	heard := later(answered, c.c.Latency)
 	var rng *rand.Rand
 	if c.c.Retry.Jitter != JitterNone {
 		rng = jitterStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt))
 	}
 	if wait, ok := c.c.Retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
-		l.schedule(heard+wait, evAttempt, int(id))
+		l.schedule(later(heard, wait), evAttempt, int(id))
 		return
 	}
 	l.rec.m.GaveUp++
@@ -146,7 +146,7 @@ func (l *Lane) finish(id int32, answered time.Duration) {
 	r := l.reqs.At(id)
 	c := l.clients[r.client].c
 	if r.worker {
-		if loop := c.Pattern.(ClosedLoop); answered+c.Latency+loop.Think < c.Stop {
+		if loop := c.Pattern.(ClosedLoop); later(answered, c.Latency+loop.Think) < c.Stop {
 			l.schedule(answered+c.Latency+loop.Think, evWorker, int(r.client))
 		}
 	}

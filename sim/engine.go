@@ -84,6 +84,16 @@ func (e *engine) applying(at time.Duration, base uint64) {
 // done ends applying, back at virtual time now.
 func (e *engine) done(now time.Duration) { e.now, e.pin, e.pinEnd = now, 0, 0 }
 
+// later is d after t, or never when that does not fit a time.Duration: a wait a
+// limiter reports near Forever (a policy of one request a year) must not wrap
+// around into the past.
+func later(t, d time.Duration) time.Duration {
+	if d > never-t {
+		return never
+	}
+	return t + d
+}
+
 // schedule adds an event of kind for ref at `at`.
 func (e *engine) schedule(at time.Duration, kind eventKind, ref int) {
 	e.events.push(event{at: at, seq: e.nextSeq(), kind: kind, ref: int32(ref)})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -38,9 +39,15 @@ type Lane struct {
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
-	// rows, when not nil, receives every decision as it lands.
-	rows func(Row)
-	err  error
+	// stream, when not nil, receives every decision as it lands (see stream.go).
+	stream *rowStream
+	err    error
+
+	// ctx, when done, stops the lane, as does handling more than budget events
+	// (if > 0); see stop.go.
+	ctx    context.Context
+	budget int64
+	events int64
 
 	last     algorithms.Decision // the latest decision, for the UI's headers
 	lastKey  int32
@@ -181,6 +188,7 @@ func (l *Lane) advanceTo(t time.Duration) {
 			}
 			l.now = e.at
 			l.handle(e)
+			l.counted()
 		}
 		if l.nextTick > t {
 			break

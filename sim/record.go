@@ -28,10 +28,10 @@ func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
 // record keeps d as the latest decision and hands it to the row sink.
 func (l *Lane) record(r *request, d algorithms.Decision) {
 	l.last, l.lastKey, l.lastSeen = d, r.key, true
-	if l.rows == nil {
+	if l.stream == nil {
 		return
 	}
-	l.rows(Row{
+	l.stream.add(Row{
 		At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n,
 		Attempt: int(r.attempt), Cost: r.cost, Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter,
 	})

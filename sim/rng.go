@@ -59,7 +59,13 @@ func (c Cost) draw(r *rand.Rand) int64 {
 		return c.Min + r.Int64N(c.Max-c.Min+1)
 	case CostLogNormal:
 		v := math.Round(c.Median * math.Exp(c.Sigma*r.NormFloat64()))
-		return int64(min(max(v, float64(c.Min)), float64(c.Max)))
+		switch {
+		case !(v >= float64(c.Min)): // below, or not a number
+			v = float64(c.Min)
+		case v > float64(c.Max):
+			v = float64(c.Max)
+		}
+		return int64(v)
 	}
 	return c.Fixed
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -15,9 +16,14 @@ type Run struct {
 	Lanes  []*Lane
 	now    time.Duration
 
-	// rows, when set, receives every decision in (time, lane) order.
+	// ctx, when done, stops the lanes (see Bound); cancel releases it.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	// rows, when set, receives every decision in (time, lane) order, through the
+	// lanes' streams (see stream.go).
 	rows    func([]Row) error
-	pending [][]Row // per lane, the rows of the tick being merged
+	streams []*rowStream
 	merged  []Row
 
 	workers *workers // the lanes' goroutines, started on the first advance
@@ -26,25 +32,30 @@ type Run struct {
 // NewRun starts a run of cfg at virtual time zero.
 func NewRun(cfg *Config) (*Run, error) {
 	r := &Run{Config: cfg}
+	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	for i := range cfg.Lanes {
 		l, err := newLane(cfg, i)
 		if err != nil {
 			return nil, err
 		}
+		l.ctx = r.ctx
 		r.Lanes = append(r.Lanes, l)
 	}
 	return r, nil
 }
 
-// OnRows makes the run hand every decision to sink, in batches, ordered by time and
-// then by lane, as the run advances. Call it before the first AdvanceTo. Memory
-// stays flat: a batch is one tick of decisions.
+// OnRows makes the run hand every decision to sink, in batches of at most 4,096
+// rows, ordered by time and then by lane, as the run advances. Call it before the
+// first AdvanceTo. Memory stays bounded however many decisions fall in one tick:
+// the lanes stream their rows and wait for the sink when they get ahead of it.
+// When the sink fails, the run stops and AdvanceTo returns the sink's error.
 func (r *Run) OnRows(sink func([]Row) error) {
 	r.rows = sink
-	r.pending = make([][]Row, len(r.Lanes))
-	pending := r.pending // not r: the lanes' goroutines must not keep the Run alive
+	r.merged = make([]Row, 0, rowBatch)
+	r.streams = make([]*rowStream, len(r.Lanes))
 	for i, l := range r.Lanes {
-		l.rows = func(row Row) { pending[i] = append(pending[i], row) }
+		r.streams[i] = newRowStream()
+		l.stream = r.streams[i]
 	}
 }
 
@@ -54,46 +65,54 @@ func (r *Run) Now() time.Duration { return r.now }
 // Done says the run has reached its end.
 func (r *Run) Done() bool { return r.now >= r.Config.Duration }
 
-// AdvanceTo runs every lane up to virtual time t (at most the end). With a row
-// sink it goes a tick at a time, so each tick's rows are merged across lanes.
+// AdvanceTo runs every lane up to virtual time t (at most the end). A run that
+// stops early (see Bound) returns a *Stopped saying where.
 func (r *Run) AdvanceTo(t time.Duration) error {
 	t = min(t, r.Config.Duration)
-	for r.now < t {
-		step := t
-		if r.rows != nil {
-			step = min(t, (r.now/r.Config.Tick+1)*r.Config.Tick)
-		}
-		r.advanceLanes(step)
-		for _, l := range r.Lanes {
-			if l.err != nil {
-				return fmt.Errorf("lane %q: %w", l.Config.Name, l.err)
-			}
-		}
-		r.now = step
-		if r.rows != nil {
-			if err := r.flushRows(); err != nil {
-				return err
-			}
+	if r.now >= t {
+		return nil
+	}
+	if err := context.Cause(r.ctx); err != nil {
+		return &Stopped{At: r.now, Cause: err}
+	}
+	err := r.advanceLanes(t)
+	if s := r.stopped(); s != nil {
+		return s
+	}
+	if err != nil {
+		return err
+	}
+	for _, l := range r.Lanes {
+		if l.err != nil {
+			return fmt.Errorf("lane %q: %w", l.Config.Name, l.err)
 		}
 	}
+	r.now = t
 	return nil
 }
 
 // advanceLanes runs every lane to t, each on a goroutine of its own: lanes share
 // nothing but the read-only Config (each has its own limiters, clients, backend and
 // Redis keys), so they may run at once, and each stays deterministic. Lanes on
-// Redis spend most of their time waiting on round trips, which then overlap.
-func (r *Run) advanceLanes(t time.Duration) {
-	if len(r.Lanes) == 1 {
+// Redis spend most of their time waiting on round trips, which then overlap. With
+// a row sink, the rows are merged here as the lanes make them.
+func (r *Run) advanceLanes(t time.Duration) error {
+	if len(r.Lanes) == 1 && r.rows == nil {
 		r.Lanes[0].advanceTo(t)
-		return
+		return nil
 	}
 	if r.workers == nil {
 		r.workers = startWorkers(r.Lanes)
 		// a Run nobody closes still stops its goroutines once it is unreachable
 		runtime.AddCleanup(r, func(w *workers) { w.stop() }, r.workers)
 	}
-	r.workers.advance(t)
+	r.workers.start(t)
+	var err error
+	if r.rows != nil {
+		err = r.merge()
+	}
+	r.workers.wait()
+	return err
 }
 
 // Close stops the lanes' goroutines. A closed run may not advance again.
@@ -101,6 +120,7 @@ func (r *Run) Close() {
 	if r.workers != nil {
 		r.workers.stop()
 	}
+	r.cancel(nil)
 }
 
 // workers are one goroutine per lane, each advancing its lane when told to; they
@@ -119,6 +139,9 @@ func startWorkers(lanes []*Lane) *workers {
 		go func() {
 			for t := range ch {
 				l.advanceTo(t)
+				if l.stream != nil {
+					l.stream.end()
+				}
 				w.done.Done()
 			}
 		}()
@@ -126,14 +149,16 @@ func startWorkers(lanes []*Lane) *workers {
 	return w
 }
 
-// advance runs every lane to t and waits for all of them.
-func (w *workers) advance(t time.Duration) {
+// start tells every lane to run to t.
+func (w *workers) start(t time.Duration) {
 	w.done.Add(len(w.work))
 	for _, ch := range w.work {
 		ch <- t
 	}
-	w.done.Wait()
 }
+
+// wait waits until every lane has run to the time it was told.
+func (w *workers) wait() { w.done.Wait() }
 
 func (w *workers) stop() {
 	w.once.Do(func() {
@@ -141,34 +166,6 @@ func (w *workers) stop() {
 			close(ch)
 		}
 	})
-}
-
-// flushRows merges the lanes' rows of the last step by (time, lane) and hands them
-// to the sink. Each lane's rows are already in time order, so this is a k-way merge
-// that takes, at each step, the earliest head (the lowest lane on a tie).
-func (r *Run) flushRows() error {
-	r.merged = r.merged[:0]
-	heads := make([]int, len(r.pending))
-	for {
-		best := -1
-		for i, rows := range r.pending {
-			if heads[i] < len(rows) && (best < 0 || rows[heads[i]].At < r.pending[best][heads[best]].At) {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		r.merged = append(r.merged, r.pending[best][heads[best]])
-		heads[best]++
-	}
-	for i := range r.pending {
-		r.pending[i] = r.pending[i][:0]
-	}
-	if len(r.merged) == 0 {
-		return nil
-	}
-	return r.rows(r.merged)
 }
 
 // Decisions is the number of decisions asked for so far, over all lanes: a measure

@@ -54,9 +54,19 @@ func newArrivals(c *Client, r *rand.Rand) (arrivals, error) {
 	return nil, nil
 }
 
-// micros rounds a time in seconds down to whole microseconds.
+// micros rounds a time in seconds down to whole microseconds; seconds must fit a
+// time.Duration (the generators check with ended first).
 func micros(seconds float64) time.Duration {
 	return time.Duration(math.Floor(seconds*1e6)) * time.Microsecond
+}
+
+// ended says a time secs seconds after the client's start is at least a second
+// past its stop, or not a number: the generator is done, and secs is never turned
+// into a time.Duration, which it might overflow (a rate of 1e-300 puts the second
+// request 1e300 s away). Times within a second of the stop are converted and
+// compared exactly, as whole microseconds, with Stop.
+func (c *Client) ended(secs float64) bool {
+	return !(secs < (c.Stop - c.Start).Seconds()+1)
 }
 
 // constantArrivals: the k-th request at Start + k / rate, computed from k so
@@ -70,7 +80,11 @@ type constantArrivals struct {
 }
 
 func (a *constantArrivals) next() (arrival, bool) {
-	at := a.c.Start + micros(float64(a.k)/a.rate)
+	secs := float64(a.k) / a.rate
+	if a.c.ended(secs) {
+		return arrival{}, false
+	}
+	at := a.c.Start + micros(secs)
 	if at >= a.c.Stop {
 		return arrival{}, false
 	}
@@ -90,6 +104,9 @@ type poissonArrivals struct {
 
 func (a *poissonArrivals) next() (arrival, bool) {
 	a.t += a.r.ExpFloat64() / a.rate
+	if a.c.ended(a.t) {
+		return arrival{}, false
+	}
 	at := a.c.Start + micros(a.t)
 	if at >= a.c.Stop {
 		return arrival{}, false
@@ -111,12 +128,15 @@ type rampArrivals struct {
 func (a *rampArrivals) next() (arrival, bool) {
 	a.k++
 	span := (a.c.Stop - a.c.Start).Seconds()
-	if a.k > (a.from+a.to)/2*span {
+	if !(a.k <= (a.from+a.to)/2*span) { // NaN ends it too
 		return arrival{}, false
 	}
 	accel := (a.to - a.from) / (2 * span)
 	// the root of accel·τ² + from·τ − k = 0 in the form that is stable when accel ≈ 0
 	tau := 2 * a.k / (a.from + math.Sqrt(max(0, a.from*a.from+4*accel*a.k)))
+	if a.c.ended(tau) {
+		return arrival{}, false
+	}
 	at := a.c.Start + micros(tau)
 	if at >= a.c.Stop {
 		return arrival{}, false

@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Streaming the request rows. Each lane runs on a goroutine of its own and hands
+// its rows, in the order it decided them (time order), to the run in batches of at
+// most rowBatch through a channel that holds at most streamDepth batches: a lane
+// that gets ahead of the writer waits for it. The run merges the lanes' heads by
+// (time, lane) and hands the merged rows to the sink in batches of at most
+// rowBatch as it goes. Memory is bounded whatever the number of decisions in one
+// tick: at most (streamDepth + 3) batches per lane and one merged batch are held.
+//
+// The merge is the order the CSV promises (time, then lane; a lane's own rows in
+// the order it decided them), and it is the same however the goroutines are
+// scheduled: the merge takes a row only once every lane has either shown its
+// next row or said it has no more for this advance.
+
+// rowBatch is the most rows in one batch, from a lane or to the sink.
+const rowBatch = 4096
+
+// streamDepth is the most full batches a lane may have waiting for the merge.
+const streamDepth = 2
+
+// rowStream is one lane's side of the stream.
+type rowStream struct {
+	batch []Row      // being filled
+	out   chan []Row // full batches; nil ends an advance
+	free  chan []Row // batches the merge is done with, to reuse
+	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
+}
+
+func newRowStream() *rowStream {
+	return &rowStream{batch: make([]Row, 0, rowBatch), out: make(chan []Row, streamDepth), free: make(chan []Row, streamDepth)}
+}
+
+// add appends a row, sending the batch when it is full.
+func (s *rowStream) add(row Row) {
+	s.batch = append(s.batch, row)
+	if len(s.batch) == rowBatch {
+		s.send()
+	}
+}
+
+// send hands the batch to the merge (waiting while streamDepth batches wait) and
+// starts another.
+func (s *rowStream) send() {
+	s.out <- s.batch
+	s.sent.Add(int64(len(s.batch)))
+	select {
+	case b := <-s.free:
+		s.batch = b[:0]
+	default:
+		s.batch = make([]Row, 0, rowBatch)
+	}
+}
+
+// end sends what is left and says the lane has no more rows for this advance.
+func (s *rowStream) end() {
+	if len(s.batch) > 0 {
+		s.send()
+	}
+	s.out <- nil
+}
+
+// merge takes every lane's rows of the advance under way, merged by (time, lane),
+// and hands them to the sink in batches; it returns once every lane has ended its
+// advance. When the sink fails, or the run is told to stop, the rows that still
+// come are dropped and the error returned (see flush).
+func (r *Run) merge() error {
+	n := len(r.streams)
+	heads := make([][]Row, n) // each lane's batch being merged
+	pos := make([]int, n)     // its next row
+	open := make([]bool, n)
+	for i := range open {
+		open[i] = true
+	}
+	out := r.merged[:0]
+	var failed error
+	for {
+		best := -1
+		for i, s := range r.streams {
+			if !open[i] {
+				continue
+			}
+			if pos[i] == len(heads[i]) {
+				if heads[i] != nil {
+					r.recycle(i, heads[i])
+				}
+				heads[i], pos[i] = <-s.out, 0
+				if heads[i] == nil {
+					open[i] = false
+					continue
+				}
+			}
+			if best < 0 || heads[i][pos[i]].At < heads[best][pos[best]].At {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		if failed != nil { // drop the rest, so that no lane waits on a full stream
+			pos[best] = len(heads[best])
+			continue
+		}
+		out = append(out, heads[best][pos[best]])
+		pos[best]++
+		if len(out) == rowBatch {
+			failed = r.flush(out)
+			out = out[:0]
+		}
+	}
+	if failed == nil && len(out) > 0 {
+		failed = r.flush(out)
+	}
+	r.merged = out[:0]
+	return failed
+}
+
+// flush hands a merged batch to the sink, unless the run was told to stop: then
+// nothing more is written, and the error says where the run stopped. A sink that
+// fails stops the lanes.
+func (r *Run) flush(rows []Row) error {
+	if cause := context.Cause(r.ctx); cause != nil {
+		return &Stopped{At: r.now, Cause: cause}
+	}
+	if err := r.rows(rows); err != nil {
+		r.halt(err)
+		return err
+	}
+	return nil
+}
+
+// recycle gives lane i's emptied batch back for reuse.
+func (r *Run) recycle(i int, b []Row) {
+	select {
+	case r.streams[i].free <- b[:0]:
+	default:
+	}
+}
