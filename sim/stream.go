@@ -26,9 +26,9 @@ const streamDepth = 2
 
 // rowStream is one lane's side of the stream.
 type rowStream struct {
-	batch []Row      // being filled
-	out   chan []Row // full batches; nil ends an advance
-	free  chan []Row // batches the merge is done with, to reuse
+	batch []Row        // being filled
+	out   chan []Row   // full batches; nil ends an advance
+	free  chan []Row   // batches the merge is done with, to reuse
 	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
 }
 

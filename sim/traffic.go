@@ -66,7 +66,7 @@ func micros(seconds float64) time.Duration {
 // request 1e300 s away). Times within a second of the stop are converted and
 // compared exactly, as whole microseconds, with Stop.
 func (c *Client) ended(secs float64) bool {
-	return !(secs < (c.Stop - c.Start).Seconds()+1)
+	return !(secs < (c.Stop-c.Start).Seconds()+1)
 }
 
 // constantArrivals: the k-th request at Start + k / rate, computed from k so
