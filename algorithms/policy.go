@@ -67,8 +67,8 @@ func (p Policy) Validate(maxCost int64) error {
 		return fmt.Errorf("period must be a whole number of microseconds (got %s)", p.Period)
 	case p.Burst < 1:
 		return fmt.Errorf("burst must be >= 1 (got %d)", p.Burst)
-	case p.RetryJitter < 0 || p.RetryJitter > 1:
-		return fmt.Errorf("retry_after_jitter must be between 0 and 1 (got %g)", p.RetryJitter)
+	case !(p.RetryJitter >= 0 && p.RetryJitter <= 1): // NaN too
+		return fmt.Errorf("retry_after_jitter must be a number from 0 to 1 (got %g)", p.RetryJitter)
 	}
 	periodUS := int64(p.Period / Resolution)
 	largest := max(p.Limit, p.Burst) + max(maxCost, 1)

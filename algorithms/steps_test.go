@@ -305,7 +305,7 @@ func TestPolicyValidate(t *testing.T) {
 		{Policy{Limit: 5, Period: -time.Second}, 1, "period must be > 0 (got -1s)"},
 		{Policy{Limit: 5, Period: 1500 * time.Nanosecond}, 1, "period must be a whole number of microseconds (got 1.5µs)"},
 		{Policy{Limit: 5, Period: time.Second, Burst: -1}, 1, "burst must be >= 1 (got -1)"},
-		{Policy{Limit: 5, Period: time.Second, RetryJitter: 2}, 1, "retry_after_jitter must be between 0 and 1 (got 2)"},
+		{Policy{Limit: 5, Period: time.Second, RetryJitter: 2}, 1, "retry_after_jitter must be a number from 0 to 1 (got 2)"},
 		{Policy{Limit: 1 << 40, Period: time.Hour}, 1, "too large for exact arithmetic"},
 		{Policy{Limit: 5000, Period: time.Hour}, 1, ""}, // GitHub's limit fits
 	} {

@@ -17,17 +17,23 @@ import (
 type Source struct {
 	Name string
 	Open func(name string) (io.ReadCloser, error)
+	// Path is where a file named in the catalogue is on disk; nil when the
+	// catalogue is not on disk (the embedded one).
+	Path func(name string) string
 }
 
 // FileSource is the source for a scenario file on disk: paths inside it are
 // relative to the file's folder.
 func FileSource(file string) Source {
 	dir := filepath.Dir(file)
-	return Source{Name: file, Open: func(name string) (io.ReadCloser, error) {
+	path := func(name string) string {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(dir, name)
 		}
-		return os.Open(name)
+		return name
+	}
+	return Source{Name: file, Path: path, Open: func(name string) (io.ReadCloser, error) {
+		return os.Open(path(name))
 	}}
 }
 
@@ -49,6 +55,10 @@ type Catalogue struct {
 // Parse decodes data, read from src, strictly, and compiles every scenario once so
 // that a problem anywhere in the file is reported now, with its place.
 func Parse(src Source, data []byte) (*Catalogue, error) {
+	data, err := utf8Text(src.Name, data)
+	if err != nil {
+		return nil, err
+	}
 	f, err := decode(src.Name, data)
 	if err != nil {
 		return nil, err
@@ -107,6 +117,24 @@ func (c *Catalogue) Index(name string) (int, error) {
 		}
 	}
 	return -1, fmt.Errorf("unknown scenario %q in %s; known: %s (see ratelab list)", name, c.Source.Name, strings.Join(c.Names(), ", "))
+}
+
+// Files are the files on disk that the scenario called name reads: the catalogue
+// itself and its clients' trace files; none for a catalogue not on disk. A
+// command checks its outputs against them, so that it never writes over its own
+// input.
+func (c *Catalogue) Files(name string) ([]string, error) {
+	i, err := c.Index(name)
+	if err != nil || c.Source.Path == nil {
+		return nil, err
+	}
+	files := []string{c.Source.Name}
+	for _, cl := range c.Scenarios[i].Clients {
+		if cl.File != "" {
+			files = append(files, c.Source.Path(cl.File))
+		}
+	}
+	return files, nil
 }
 
 // Compile builds the run configuration of the scenario called name with o applied.

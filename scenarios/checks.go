@@ -59,12 +59,12 @@ func (c *compiler) load(Overrides) error {
 			n = float64(p.Rows)
 		}
 		n *= float64(cl.Deliveries)
-		if n > MaxOffered {
+		if !(n <= MaxOffered) { // NaN too
 			return c.fail([]any{"client", i}, "client %q: offers about %.3g requests over %s; ratelab replays at most %d per scenario (every lane replays them all); lower the rate or shorten the run", cl.Name, n, cl.Stop-cl.Start, MaxOffered)
 		}
 		total += n
 	}
-	if total > MaxOffered {
+	if !(total <= MaxOffered) {
 		return c.fail(nil, "the clients offer about %.3g requests in all; ratelab replays at most %d per scenario; lower the rates or shorten the run", total, MaxOffered)
 	}
 	return nil

@@ -42,6 +42,9 @@ func (c *compiler) client(i int, spec *ClientSpec) error {
 	if spec.Name == "" || slices.ContainsFunc(c.cfg.Clients, func(x sim.Client) bool { return x.Name == spec.Name }) {
 		return c.fail(at("name"), "client %d: name must be set and unique (got %q)", i+1, spec.Name)
 	}
+	if err := plain("client name", spec.Name); err != nil {
+		return c.fail(at("name"), "client %d: %v", i+1, err)
+	}
 	cl := sim.Client{Name: spec.Name, Start: spec.Start.Duration, Stop: c.cfg.Duration, Deliveries: 1, Latency: spec.Latency.Duration}
 	if spec.Stop != nil {
 		cl.Stop = spec.Stop.Duration
@@ -51,8 +54,8 @@ func (c *compiler) client(i int, spec *ClientSpec) error {
 		return bad("start", "start must be from 0 to before the duration %s (got %s)", c.cfg.Duration, cl.Start)
 	case cl.Stop <= cl.Start || cl.Stop > c.cfg.Duration:
 		return bad("stop", "stop must be after start (%s) and at most the duration %s (got %s)", cl.Start, c.cfg.Duration, cl.Stop)
-	case cl.Latency < 0:
-		return bad("latency", "latency must be >= 0 (got %s)", cl.Latency)
+	case cl.Latency < 0 || cl.Latency > MaxDuration:
+		return bad("latency", "latency must be from 0 to %s (got %s)", MaxDuration, cl.Latency)
 	}
 	if spec.Deliveries != 0 {
 		if spec.Deliveries < 1 || spec.Deliveries > 100 {
@@ -120,23 +123,35 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 	if err := c.patternKeys(spec, bad); err != nil {
 		return err
 	}
+	// the engine works with requests per second: check those, not only the fields
 	perSecond := func(r float64) float64 { return r / per.Seconds() }
-	rateOK := func(r float64) bool { return r > 0 && !math.IsInf(r, 0) && !math.IsNaN(r) }
+	finite := func(r float64) bool { return !math.IsInf(r, 0) && !math.IsNaN(r) }
+	tooSmall := func(key string, r float64) error {
+		return bad(key, "%s %g per %s is less than one request in %s, the longest run, so the client would send at most one; raise it, or send one request with pattern = \"bursts\"", key, r, per, MaxDuration)
+	}
 	switch spec.Pattern {
 	case "constant", "poisson":
-		if !rateOK(spec.Rate) {
-			return bad("rate", "rate must be > 0 (got %g); it is requests per %s", spec.Rate, per)
+		r := perSecond(spec.Rate)
+		switch {
+		case !(spec.Rate > 0) || !finite(spec.Rate) || !finite(r):
+			return bad("rate", "rate must be a number > 0 (got %g); it is requests per %s", spec.Rate, per)
+		case r < MinRate:
+			return tooSmall("rate", spec.Rate)
 		}
 		if spec.Pattern == "constant" {
-			cl.Pattern = sim.Constant{Rate: perSecond(spec.Rate)}
+			cl.Pattern = sim.Constant{Rate: r}
 		} else {
-			cl.Pattern = sim.Poisson{Rate: perSecond(spec.Rate)}
+			cl.Pattern = sim.Poisson{Rate: r}
 		}
 	case "ramp":
-		if spec.Rate < 0 || spec.RateTo < 0 || (spec.Rate == 0 && spec.RateTo == 0) || math.IsInf(spec.Rate+spec.RateTo, 0) {
-			return bad("rate", "a ramp needs rate (at start) and rate_to (at stop) >= 0, not both 0 (got %g and %g)", spec.Rate, spec.RateTo)
+		from, to := perSecond(spec.Rate), perSecond(spec.RateTo)
+		switch {
+		case !(spec.Rate >= 0) || !(spec.RateTo >= 0) || !finite(from) || !finite(to) || (spec.Rate == 0 && spec.RateTo == 0):
+			return bad("rate", "a ramp needs rate (at start) and rate_to (at stop), numbers >= 0, not both 0 (got %g and %g); they are requests per %s", spec.Rate, spec.RateTo, per)
+		case max(from, to) < MinRate:
+			return tooSmall("rate", max(spec.Rate, spec.RateTo))
 		}
-		cl.Pattern = sim.Ramp{From: perSecond(spec.Rate), To: perSecond(spec.RateTo)}
+		cl.Pattern = sim.Ramp{From: from, To: to}
 	case "bursts":
 		if len(spec.Bursts) == 0 {
 			return bad("bursts", "bursts is empty; add bursts = [{ at = \"1s\", count = 100 }]")
@@ -147,8 +162,8 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 			switch {
 			case b.Count < 1:
 				return bad("bursts", "burst %d: count must be >= 1 (got %d)", j+1, b.Count)
-			case b.At.Duration < 0 || b.Spread.Duration < 0:
-				return bad("bursts", "burst %d: at and spread must be >= 0 (got %s and %s)", j+1, b.At, b.Spread)
+			case b.At.Duration < 0 || b.Spread.Duration < 0 || b.At.Duration > MaxDuration || b.Spread.Duration > MaxDuration:
+				return bad("bursts", "burst %d: at and spread must be from 0 to %s (got %s and %s)", j+1, MaxDuration, b.At, b.Spread)
 			case b.At.Duration < end:
 				return bad("bursts", "burst %d at %s starts before burst %d ends; list bursts in time order, not overlapping", j+1, b.At, j)
 			}
@@ -160,13 +175,13 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		switch {
 		case spec.Concurrency < 1 || spec.Concurrency > MaxWorkers:
 			return bad("concurrency", "concurrency must be from 1 to %d workers (got %d)", MaxWorkers, spec.Concurrency)
-		case spec.Think.Duration < 0:
-			return bad("think", "think must be >= 0 (got %s)", spec.Think)
+		case spec.Think.Duration < 0 || spec.Think.Duration > MaxDuration:
+			return bad("think", "think must be from 0 to %s (got %s)", MaxDuration, spec.Think)
 		case spec.Think.Duration+spec.Latency.Duration <= 0:
 			return bad("think", "a closed loop needs think or latency > 0, or each worker would send endless requests at one instant")
 		}
-		if spec.Spread.Duration < 0 {
-			return bad("spread", "spread must be >= 0 (got %s)", spec.Spread)
+		if spec.Spread.Duration < 0 || spec.Spread.Duration > MaxDuration {
+			return bad("spread", "spread must be from 0 to %s (got %s)", MaxDuration, spec.Spread)
 		}
 		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration}
 	case "trace":
@@ -320,8 +335,8 @@ func (c *compiler) cost(i int, spec *ClientSpec, cl *sim.Client) error {
 		if cl.Cost.Sigma == 0 {
 			cl.Cost.Sigma = 1
 		}
-		if !(d.Median > 0) || cl.Cost.Sigma < 0 || math.IsInf(d.Median, 0) || math.IsInf(cl.Cost.Sigma, 0) {
-			return bad("cost_distribution", "a lognormal cost needs median > 0 and sigma >= 0 (got median %g, sigma %g)", d.Median, d.Sigma)
+		if !(d.Median > 0) || !(cl.Cost.Sigma >= 0) || math.IsInf(d.Median, 0) || math.IsInf(cl.Cost.Sigma, 0) {
+			return bad("cost_distribution", "a lognormal cost needs median, a number > 0, and sigma, a number >= 0 (got median %g, sigma %g)", d.Median, d.Sigma)
 		}
 	default:
 		return bad("cost_distribution", "distribution must be \"uniform\" or \"lognormal\" (got %q)", d.Distribution)
@@ -358,10 +373,12 @@ func (c *compiler) retry(i int, spec *ClientSpec) (sim.Retry, error) {
 		r.MaxAttempts = 1
 	}
 	switch {
-	case r.Delay < 0:
-		return r, bad("delay", "delay must be >= 0 (got %s)", s.Delay)
+	case r.Delay < 0 || r.Delay > MaxDuration:
+		return r, bad("delay", "delay must be from 0 to %s (got %s)", MaxDuration, s.Delay)
 	case r.Cap < r.Delay:
 		return r, bad("cap", "cap (%s) must be at least delay (%s)", r.Cap, r.Delay)
+	case r.Cap > MaxDuration:
+		return r, bad("cap", "cap must be at most %s (got %s)", MaxDuration, s.Cap)
 	case r.MaxAttempts < 1 || r.MaxAttempts > 1000:
 		return r, bad("max_attempts", "max_attempts must be from 1 to 1000, the first attempt included (got %d)", s.MaxAttempts)
 	}

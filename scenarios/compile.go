@@ -27,6 +27,10 @@ const (
 	MaxTicks = 1_000_000
 	// MaxWorkers is the most closed-loop workers one client may run.
 	MaxWorkers = 100_000
+	// MinRate is the smallest rate, in requests per second, a client may ask for:
+	// one request in MaxDuration. A smaller one sends at most its first request
+	// in any run.
+	MinRate = 1 / (24 * 60 * 60.0)
 )
 
 // Overrides change a scenario at compile time: from the command line (--seed,
@@ -76,7 +80,7 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*sim.Config, error) {
 	c := &compiler{src: src, loc: loc, index: index, s: s, keyOf: map[sim.Key]int{}}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
-	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.lanes, c.capacity, c.load, c.watch}
+	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch}
 	for _, step := range steps {
 		if err := step(o); err != nil {
 			return nil, err
@@ -99,12 +103,18 @@ func (c *compiler) header(o Overrides) error {
 	case s.Duration.Duration%algorithms.Resolution != 0:
 		return c.fail([]any{"duration"}, "duration must be a whole number of microseconds (got %s)", s.Duration)
 	}
+	if err := plain("title", s.Title); err != nil {
+		return c.fail([]any{"title"}, "%v", err)
+	}
+	if err := plainExcept("lesson", s.Lesson, "\n\r\t"); err != nil {
+		return c.fail([]any{"lesson"}, "%v", err)
+	}
 	cfg.Duration = s.Duration.Duration
 	cfg.Tick = s.Tick.Duration
 	if cfg.Tick == 0 {
 		switch {
 		case cfg.Duration <= 20*time.Second:
-			cfg.Tick = 10 * time.Millisecond
+			cfg.Tick = min(10*time.Millisecond, cfg.Duration)
 		case cfg.Duration <= 200*time.Second:
 			cfg.Tick = 100 * time.Millisecond
 		default:
@@ -178,6 +188,9 @@ func (c *compiler) tiers(o Overrides) error {
 		if t.Name == "" || t.Name == "default" || slices.ContainsFunc(c.cfg.Tiers, func(x sim.Tier) bool { return x.Name == t.Name }) {
 			return c.fail(append(path, "name"), "tier %d: name must be set, unique, and not \"default\" (got %q)", i+1, t.Name)
 		}
+		if err := plain("tier name", t.Name); err != nil {
+			return c.fail(append(path, "name"), "tier %d: %v", i+1, err)
+		}
 		tp, err := c.policy(path, t.PolicySpec)
 		if err != nil {
 			return err
@@ -202,6 +215,9 @@ func (c *compiler) nodes(Overrides) error {
 		case n.Offset.Duration < -time.Hour || n.Offset.Duration > time.Hour:
 			return c.fail(append(path, "offset"), "node %q: offset must be within ±1h (got %s)", n.Name, n.Offset)
 		}
+		if err := plain("node name", n.Name); err != nil {
+			return c.fail(append(path, "name"), "node %d: %v", i+1, err)
+		}
 		c.cfg.Nodes = append(c.cfg.Nodes, sim.Node{Name: n.Name, Offset: n.Offset.Duration, DriftPPM: n.DriftPPM})
 	}
 	return nil
@@ -216,15 +232,43 @@ func (c *compiler) backend(Overrides) error {
 	switch {
 	case b.Concurrency < 1 || b.Concurrency > 1_000_000:
 		return c.fail(append(path, "concurrency"), "backend: concurrency must be from 1 to 1000000 (got %d)", b.Concurrency)
-	case b.ServiceTime.Duration <= 0:
-		return c.fail(append(path, "service_time"), "backend: service_time must be > 0 (got %s)", b.ServiceTime)
+	case b.ServiceTime.Duration <= 0 || b.ServiceTime.Duration > MaxDuration:
+		return c.fail(append(path, "service_time"), "backend: service_time must be > 0 and at most %s (got %s)", MaxDuration, b.ServiceTime)
 	case b.Queue < 0 || b.Queue > 10_000_000:
 		return c.fail(append(path, "queue"), "backend: queue must be from 0 to 10000000 (got %d)", b.Queue)
-	case b.Timeout.Duration < 0:
-		return c.fail(append(path, "timeout"), "backend: timeout must be >= 0 (got %s)", b.Timeout)
+	case b.Timeout.Duration < 0 || b.Timeout.Duration > MaxDuration:
+		return c.fail(append(path, "timeout"), "backend: timeout must be from 0 to %s (got %s)", MaxDuration, b.Timeout)
 	}
 	c.cfg.Backend = &sim.Backend{Concurrency: b.Concurrency, ServiceTime: b.ServiceTime.Duration, Queue: b.Queue, Timeout: b.Timeout.Duration}
 	return nil
+}
+
+// keyNames checks every key the clients use, those read from trace files too.
+func (c *compiler) keyNames(Overrides) error {
+	for k, key := range c.cfg.Keys {
+		if err := plain("key", key.Name); err != nil {
+			for i, cl := range c.cfg.Clients {
+				if slices.Contains(cl.Keys, k) {
+					return c.fail([]any{"client", i, keySource(&c.s.Clients[i])}, "client %q: %v", cl.Name, err)
+				}
+			}
+			return c.fail(nil, "%v", err)
+		}
+	}
+	return nil
+}
+
+// keySource is the field a client's keys come from.
+func keySource(spec *ClientSpec) string {
+	switch {
+	case spec.File != "":
+		return "file"
+	case spec.KeyPrefix != "":
+		return "key_prefix"
+	case spec.Key != "":
+		return "key"
+	}
+	return "name"
 }
 
 func (c *compiler) watch(Overrides) error {

@@ -23,6 +23,9 @@ func (c *compiler) lanes(o Overrides) error {
 		if err != nil {
 			return err
 		}
+		if err := plain("lane name", lane.Name); err != nil {
+			return c.fail([]any{"lane", i, "name"}, "lane %d: %v", i+1, err)
+		}
 		if strings.Contains(lane.Name, ",") {
 			return c.fail([]any{"lane", i, "name"}, "lane %q: a lane name cannot hold a comma (--lanes separates names with commas)", lane.Name)
 		}

@@ -122,9 +122,9 @@ func TestBadInput(t *testing.T) {
 		{"misspelled key", replace("limit = 10", "limit = 10\nburts = 5"), `dir/test.toml:7:1: unknown key "burts" in [scenario.policy]; did you mean "burst"?`, nil},
 		{"unknown key", replace("rate = 5", "rate = 5\nflavour = 1"), `dir/test.toml:12:1: unknown key "flavour" in [scenario.client]; known keys: name, node, tier`, nil},
 		{"wrong type", replace("limit = 10", `limit = "ten"`), `dir/test.toml:6:9: scenario.policy.limit: cannot decode TOML string where a whole number belongs`, nil},
-		{"bad duration", replace(`duration = "2s"`, `duration = "2 sec"`), `dir/test.toml:3:12: scenario.duration: "2 sec" is not a duration; write a number with a unit, like "250ms", "1.5s" or "2m"`, nil},
+		{"bad duration", replace(`duration = "2s"`, `duration = "2 sec"`), `dir/test.toml:3:12: scenario.duration: "2 sec" is not a duration; write a number with a unit, in quotes, like "250ms", "1.5s" or "2m"`, nil},
 		{"negative duration", replace(`duration = "2s"`, `duration = "-2s"`), `dir/test.toml:3: scenario "s": duration must be > 0 (got "-2s")`, nil},
-		{"rate <= 0", replace("rate = 5", "rate = -5"), `dir/test.toml:11: scenario "s": client "c": rate must be > 0 (got -5); it is requests per 1s`, nil},
+		{"rate <= 0", replace("rate = 5", "rate = -5"), `dir/test.toml:11: scenario "s": client "c": rate must be a number > 0 (got -5); it is requests per 1s`, nil},
 		{"limit <= 0", replace("limit = 10", "limit = 0"), `dir/test.toml:6: scenario "s": [scenario.policy]: limit must be > 0 (got 0)`, nil},
 		{"cost above burst", replace("rate = 5", "rate = 5\ncost = 20"), `dir/test.toml:12: scenario "s": client "c": a request may cost 20, more than lane "fixed-window"'s limit per window of 10, so it could never be accepted; lower the cost or raise the limit per window`, nil},
 		{"cost above a bucket's burst", replace("limit = 10", "limit = 10\nburst = 4\n[[scenario.lane]]\nalgorithm = \"gcra\"") + "cost = 5\n", `client "c": a request may cost 5, more than lane "gcra"'s burst of 4`, nil},
@@ -148,6 +148,41 @@ func TestBadInput(t *testing.T) {
 		{"too large for exact arithmetic", replace("limit = 10", "limit = 999983\nperiod = \"3h\""), `limit 999983 (or burst 999983) over a period of 3h0m0s is too large for exact arithmetic`, nil},
 		{"too long for exact arithmetic", strings.Replace(replace("limit = 10", "limit = 999983\nperiod = \"1h\""), `"2s"`, `"24h"`, 1), `lane "fixed-window": a run of 24h0m0s at 999983 per 1h0m0s, burst 999983 is too long for exact arithmetic`, nil},
 		{"key the pattern does not use", client(`file = "x.csv"`), `client "c": file does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
+
+		// numbers the engine cannot compute with (issue 8): each was accepted and
+		// looped for ever, or ran with times and costs that wrapped around
+		{"rate nan", replace("rate = 5", "rate = nan"), `dir/test.toml:11: scenario "s": client "c": rate must be a number > 0 (got NaN)`, nil},
+		{"rate inf", replace("rate = 5", "rate = inf"), `client "c": rate must be a number > 0 (got +Inf)`, nil},
+		{"rate per second overflows", replace("rate = 5", "rate = 1e308\nper = \"1ns\""), `client "c": rate must be a number > 0 (got 1e+308)`, nil},
+		{"rate 1e-10", replace("rate = 5", "rate = 1e-10"), `dir/test.toml:11: scenario "s": client "c": rate 1e-10 per 1s is less than one request in 24h0m0s, the longest run, so the client would send at most one; raise it, or send one request with pattern = "bursts"`, nil},
+		{"rate 1e-300", replace("rate = 5", "rate = 1e-300"), `client "c": rate 1e-300 per 1s is less than one request in 24h0m0s`, nil},
+		{"rate denormal", replace("rate = 5", "rate = 5e-324"), `client "c": rate 5e-324 per 1s is less than one request`, nil},
+		{"poisson rate tiny", strings.Replace(replace("rate = 5", "rate = 1e-300"), `"constant"`, `"poisson"`, 1), `client "c": rate 1e-300 per 1s is less than one request`, nil},
+		{"ramp to nan", pattern("ramp", "rate = 10\nrate_to = nan"), `dir/test.toml:11: scenario "s": client "c": a ramp needs rate (at start) and rate_to (at stop), numbers >= 0, not both 0 (got 10 and NaN)`, nil},
+		{"ramp of tiny rates", pattern("ramp", "rate = 1e-300\nrate_to = 1e-300"), `client "c": rate 1e-300 per 1s is less than one request`, nil},
+		{"lognormal sigma nan", client(`cost_distribution = { distribution = "lognormal", median = 2, sigma = nan, max = 5 }`), `dir/test.toml:12: scenario "s": client "c": a lognormal cost needs median, a number > 0, and sigma, a number >= 0 (got median 2, sigma NaN)`, nil},
+		{"jitter nan", replace("limit = 10", "limit = 10\nretry_after_jitter = nan"), `dir/test.toml:7: scenario "s": [scenario.policy]: retry_after_jitter must be a number from 0 to 1 (got NaN)`, nil},
+		{"lane jitter nan", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nretry_after_jitter = nan\n", `lane "gcra": retry_after_jitter must be a number from 0 to 1 (got NaN)`, nil},
+		{"latency of a year", client(`latency = "8760h"`), `client "c": latency must be from 0 to 24h0m0s (got 8760h0m0s)`, nil},
+		{"retry cap of a year", client(`retry = { policy = "exponential", cap = "8760h" }`), `client "c": retry: cap must be at most 24h0m0s (got 8760h0m0s)`, nil},
+		{"service time of a year", minimal + "[scenario.backend]\nconcurrency = 1\nservice_time = \"8760h\"\n", `backend: service_time must be > 0 and at most 24h0m0s (got 8760h0m0s)`, nil},
+		{"burst at a year", pattern("bursts", `bursts = [{ at = "8760h", count = 1 }]`), `client "c": burst 1: at and spread must be from 0 to 24h0m0s (got 8760h0m0s and 0s)`, nil},
+
+		// names that would break the table or reach the terminal raw
+		{"lane name with an escape", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"red\\u001b[31m\"\n", `dir/test.toml:14: scenario "s": lane 1: lane name "red\x1b[31m" holds a control character (U+001B); remove it`, nil},
+		{"lane name with a newline", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"a\\nb\"\n", `lane name "a\nb" holds a control character (U+000A)`, nil},
+		{"client name with a tab", replace(`name = "c"`, `name = "c\tc"`), `dir/test.toml:9: scenario "s": client 1: client name "c\tc" holds a control character (U+0009)`, nil},
+		{"key with an escape", client(`key = "k\u001b[2J"`), `dir/test.toml:12: scenario "s": client "c": key "k\x1b[2J" holds a control character (U+001B)`, nil},
+		{"key prefix with a bell", client("keys = 3\nkey_prefix = \"k\\u0007\""), `client "c": key "k\a-0" holds a control character (U+0007)`, nil},
+		{"trace key with an escape", pattern("trace", `file = "t.csv"`), `client "c": key "a\x1b[31m" holds a control character (U+001B)`, map[string]string{"t.csv": "time_ms,key\n1,a\x1b[31m\n"}},
+		{"node name with a newline", minimal + "[[scenario.node]]\nname = \"n\\r\"\n", `node 1: node name "n\r" holds a control character`, nil},
+		{"tier name with an escape", minimal + "[[scenario.tier]]\nname = \"t\\u001b\"\nlimit = 5\n", `tier 1: tier name "t\x1b" holds a control character`, nil},
+		{"title with an escape", replace(`name = "s"`, "name = \"s\"\ntitle = \"\\u001b]0;pwned\\u0007\""), `dir/test.toml:3: scenario "s": title "\x1b]0;pwned\a" holds a control character (U+001B)`, nil},
+
+		// messages
+		{"duration as a number", replace(`duration = "2s"`, `duration = 5`), `dir/test.toml:3:12: scenario.duration: "5" is not a duration; write a number with a unit, in quotes`, nil},
+		{"spread as a number", pattern("bursts", `bursts = [{ at = "1s", count = 2, spread = 1.5 }]`), `dir/test.toml:11:44: scenario.client.bursts: "1.5" is not a duration`, nil},
+		{"utf-16", "\xff\xfe[\x00[\x00", `dir/test.toml:1:1: the file is UTF-16; save it as UTF-8`, nil},
 	} {
 		_, err := parse(t, tc.doc, tc.files)
 		if err == nil {
@@ -185,8 +220,18 @@ func TestFileSourceOpensBesideTheFile(t *testing.T) {
 	}
 	doc, _ := os.ReadFile(dir + "/s.toml")
 	os.WriteFile(dir+"/s.toml", []byte(strings.Replace(string(doc), "rate = 5\n", "", 1)), 0o644)
-	if _, err := Load(dir + "/s.toml"); err != nil {
+	c, err := Load(dir + "/s.toml")
+	if err != nil {
 		t.Fatalf("Load: %v", err)
+	}
+	// the files it reads, which a command must not write over
+	if files, err := c.Files("s"); err != nil || strings.Join(files, " ") != dir+"/s.toml "+dir+"/sub/t.csv" {
+		t.Errorf("Files = %v, %v; want the scenario file and its trace", files, err)
+	}
+	if embedded, _ := LoadFS(fstest.MapFS{"s.toml": {Data: []byte(minimal)}}, "s.toml"); embedded != nil {
+		if files, _ := embedded.Files("s"); files != nil {
+			t.Errorf("an embedded catalogue reads %v from disk", files)
+		}
 	}
 	if _, err := Load(dir + "/missing.toml"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
@@ -219,4 +264,28 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A byte-order mark, as Excel and Notepad write, is skipped; a scenario shorter
+// than the default tick gets a tick of its whole duration (it was told to shorten
+// a tick it never wrote).
+func TestByteOrderMarkAndShortScenarios(t *testing.T) {
+	c, err := parse(t, "\uFEFF"+minimal, nil)
+	if err != nil {
+		t.Fatalf("a file with a byte-order mark: %v", err)
+	}
+	if c.Names()[0] != "s" {
+		t.Errorf("names %v", c.Names())
+	}
+	if _, err := parse(t, "\uFEFF"+strings.Replace(minimal, "limit = 10", "limt = 10", 1), nil); err == nil || !strings.HasPrefix(err.Error(), "dir/test.toml:6:1: ") {
+		t.Errorf("an error after a byte-order mark is placed at %v; want line 6, column 1", err)
+	}
+	c, err = parse(t, strings.Replace(minimal, `"2s"`, `"5ms"`, 1), nil)
+	if err != nil {
+		t.Fatalf("a 5 ms scenario: %v", err)
+	}
+	cfg, _ := c.Compile("s", Overrides{})
+	if cfg.Tick != 5*time.Millisecond {
+		t.Errorf("a 5 ms scenario has tick %v, want 5ms", cfg.Tick)
+	}
 }
