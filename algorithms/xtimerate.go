@@ -40,7 +40,8 @@ func (x *XTimeRate) Policy() Policy    { return x.policy }
 func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(x.Keys())*xLimiterBytes }
 
 // Allow asks the key's rate.Limiter with AllowN; on a denial, the retry-after is
-// the time until the missing tokens are refilled, ceil((cost − tokens) / rate).
+// the first whole microsecond from now at which AllowN would accept the request
+// (see retryAfter).
 func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 	lim, ok := x.state(key)
 	if !ok {
@@ -54,8 +55,7 @@ func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 	case cost > x.policy.Burst:
 		d.RetryAfter = Forever
 	default:
-		us := int64(math.Ceil((float64(cost) - tokens) / float64(x.limit) * 1e6))
-		d.RetryAfter = jitter(us, JitterFactor(key, x.policy.RetryJitter))
+		d.RetryAfter = jitter(x.retryAfter(lim, t, tokens, cost), JitterFactor(key, x.policy.RetryJitter))
 	}
 	d.Remaining = tokens
 	d.ResetAfter = time.Duration(max(0, math.Ceil((float64(x.policy.Burst)-tokens)/float64(x.limit)*1e6))) * Resolution
@@ -75,4 +75,35 @@ func (x *XTimeRate) Level(key string, now time.Duration) float64 {
 func (x *XTimeRate) Evict(now time.Duration) int {
 	t := xOrigin.Add(fromMicros(toMicros(now)))
 	return x.evict(func(lim *rate.Limiter) bool { return lim.TokensAt(t) >= float64(x.policy.Burst) })
+}
+
+// retryAfter is the wait, in whole microseconds, until AllowN(t + wait, cost)
+// would accept, lim's state left as it is (a denial does not change it). The
+// estimate ceil((cost − tokens) / rate) is off by a microsecond now and then, as
+// float64 tokens round; the library's own rule at the instants around it decides,
+// so the wait is the first microsecond at which the request is accepted.
+func (x *XTimeRate) retryAfter(lim *rate.Limiter, t time.Time, tokens float64, cost int64) int64 {
+	us := max(0, int64(math.Ceil((float64(cost)-tokens)/float64(x.limit)*1e6)))
+	accepts := func(us int64) bool {
+		return xAccepts(lim.TokensAt(t.Add(fromMicros(us))), cost, x.limit)
+	}
+	for steps := 0; steps < 64 && us > 0 && accepts(us-1); steps++ {
+		us--
+	}
+	for steps := 0; steps < 64 && !accepts(us); steps++ {
+		us++
+	}
+	return us
+}
+
+// xAccepts is AllowN's rule in golang.org/x/time/rate (rate.go, reserveN): with
+// tokens in the bucket at the instant, n events are allowed when the wait for
+// the missing tokens, durationFromTokens(n − tokens) truncated to whole
+// nanoseconds, is not positive (n <= burst is checked by the caller).
+func xAccepts(tokens float64, n int64, limit rate.Limit) bool {
+	missing := float64(n) - tokens
+	if missing <= 0 {
+		return true
+	}
+	return time.Duration(missing/float64(limit)*float64(time.Second)) <= 0
 }
