@@ -25,6 +25,11 @@ type Options struct {
 	// its lanes start unavailable (deciding by their on_error) and recover when it
 	// answers, as the UI wants.
 	MustReach bool
+	// Context, when not nil, stops the run when it is done (Ctrl-C, a UI that
+	// closes an export): AdvanceTo returns a *sim.Stopped within a few thousand
+	// events, and every Redis call in flight ends at once. Close still removes
+	// the run's keys.
+	Context context.Context
 }
 
 // ErrUsage marks an error in what was asked for (a lane on Redis and no URL, a URL
@@ -46,11 +51,16 @@ type Session struct {
 
 // Start starts a run of cfg at virtual time zero; cfg itself is not changed.
 func Start(cfg *sim.Config, o Options) (*Session, error) {
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if !onRedis(cfg) {
 		r, err := sim.NewRun(cfg)
 		if err != nil {
 			return nil, err
 		}
+		r.Bound(ctx, 0)
 		return &Session{Run: r}, nil
 	}
 	addr := RedisURL(o.RedisURL)
@@ -60,9 +70,9 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 	var store *redislua.Store
 	var err error
 	if o.MustReach {
-		store, err = redislua.Open(context.Background(), addr)
+		store, err = redislua.Open(ctx, addr)
 	} else {
-		store, err = redislua.Connect(addr)
+		store, err = redislua.Connect(ctx, addr)
 	}
 	if errors.Is(err, redislua.ErrURL) {
 		return nil, usageError{fmt.Errorf("--redis: %w", err)}
@@ -89,11 +99,14 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
+	s.Run.Bound(ctx, 0)
 	return s, nil
 }
 
 // Close stops the run, releases the lanes' connections, removes the run's keys
-// from Redis (only those under its prefix) and disconnects.
+// from Redis (only those under its prefix, within a bounded time, also after the
+// run was interrupted) and disconnects. An error says the keys could not be
+// removed, and that they expire by themselves.
 func (s *Session) Close() error {
 	if s.Run != nil {
 		s.Run.Close()

@@ -112,7 +112,7 @@ func (l *Limiter) Allow(key string, now time.Duration, cost int64) algorithms.De
 // AllowBatch decides reqs in order in one pipeline; Redis runs the scripts one after
 // another, so each sees the state the one before left, as with one call each.
 func (l *Limiter) AllowBatch(reqs []algorithms.Request, out []algorithms.Decision) {
-	ctx := context.Background()
+	ctx := l.store.ctx
 	cmds := make([]*redis.Cmd, len(reqs))
 	send := func(which []int) error {
 		pipe := l.store.client.Pipeline()
@@ -167,7 +167,7 @@ func (l *Limiter) failure() algorithms.Decision {
 // Level is key's level at now, read by the script without changing anything; 0
 // when Redis fails.
 func (l *Limiter) Level(key string, now time.Duration) float64 {
-	ctx := context.Background()
+	ctx := l.store.ctx
 	r, err := l.script.Run(ctx, l.store.client, l.redisKeys(key), l.argv(key, now, 0, "level")...).Int64Slice()
 	if err != nil {
 		l.unavailable.Store(true)
@@ -191,10 +191,10 @@ func (l *Limiter) Evict(now time.Duration) int {
 		return 0
 	}
 	l.measured, l.everMeasured = now, true
-	ctx := context.Background()
+	ctx := l.store.ctx
 	pattern := "{" + l.store.Prefix + ":" + l.cfg.Lane + "}:*"
 	var bytes, count atomic.Int64 // the nodes are measured at once
-	err := l.store.forEachNode(ctx, func(ctx context.Context, node *redis.Client) error {
+	err := forEachNode(ctx, l.store.client, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
 		var batch []string
 		measure := func() error {

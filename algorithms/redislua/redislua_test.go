@@ -268,3 +268,103 @@ func TestOpenErrorsNeverShowThePassword(t *testing.T) {
 		t.Errorf("an unreachable server: %v", err)
 	}
 }
+
+// On a Cluster, a run's keys sit in a slot per lane, so one UNLINK of keys of
+// several lanes is refused (CROSSSLOT); Close removes them one key per command,
+// on every master, and none is left. The old cleanup sent them together and
+// dropped the error: every run with two lanes or more left keys behind.
+func TestCloseRemovesEveryKeyOnACluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a three-node cluster takes a few seconds to form")
+	}
+	c := redistest.StartCluster(t)
+	s, err := Open(context.Background(), c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range ported {
+		red, _ := NewLimiter(s, Config{Lane: fmt.Sprint(i), Algorithm: name, Policy: algorithms.Policy{Limit: 5, Period: time.Second}})
+		for k := 0; k < 20; k++ {
+			red.Allow(fmt.Sprintf("user-%d", k), time.Duration(k)*time.Millisecond, 1)
+		}
+	}
+	if n := len(c.Keys("{" + s.Prefix + ":*")); n < 20*len(ported) {
+		t.Fatalf("the lanes wrote %d keys; want at least %d", n, 20*len(ported))
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if left := c.Keys("{" + s.Prefix + ":*"); len(left) != 0 {
+		t.Errorf("Close left %d keys on the cluster, such as %q", len(left), left[0])
+	}
+}
+
+// When the store's context is done, a call waiting on a Redis that answers
+// nothing (SIGSTOP) ends at once, and so do the calls after; Close then gives up
+// on the keys within its bound and says they expire. Once Redis answers again,
+// an interrupted store's Close removes its keys on a connection of its own.
+func TestInterruptEndsCallsOnAFrozenRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Open(ctx, srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := algorithms.Policy{Limit: 5, Period: time.Second}
+	red, _ := NewLimiter(s, Config{Lane: "l", Algorithm: "gcra", Policy: p})
+	red.Allow("before", 0, 1)
+	srv.Pause()
+	answered := make(chan algorithms.Decision)
+	go func() { answered <- red.Allow("k", time.Millisecond, 1) }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	start := time.Now()
+	select {
+	case d := <-answered:
+		if d.Allowed || red.Failures() != 1 {
+			t.Errorf("the interrupted call decided %+v with %d failures; want a denial by on_error", d, red.Failures())
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("the call ended %v after the interrupt; callTimeout is %v", took, callTimeout)
+		}
+	case <-time.After(2 * callTimeout):
+		t.Fatal("the call did not end after the interrupt")
+	}
+	start = time.Now()
+	if d := red.Allow("k", 2*time.Millisecond, 1); d.Allowed || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("a call after the interrupt: %+v after %v; want a denial at once", d, time.Since(start))
+	}
+	start = time.Now()
+	err = s.Close()
+	if err == nil || !strings.Contains(err.Error(), "could not be removed from Redis at "+srv.Addr()) || !strings.Contains(err.Error(), "expire within 24 hours") {
+		t.Errorf("Close with Redis frozen: %v", err)
+	}
+	if took := time.Since(start); took > cleanupTimeout+time.Second {
+		t.Errorf("Close with Redis frozen took %v; cleanupTimeout is %v", took, cleanupTimeout)
+	}
+	srv.Resume()
+	// what was written before, and the call Redis had read before it froze, are
+	// left, each with its expiry as the safety net
+	left := srv.Keys("{" + s.Prefix + ":*")
+	if len(left) == 0 {
+		t.Error("no key left while Redis was frozen; the test did not freeze it")
+	}
+	for _, k := range left {
+		if ttl, _ := srv.Client().PTTL(context.Background(), k).Result(); ttl <= 0 || ttl > 24*time.Hour {
+			t.Errorf("key %s left with expiry %v; want within 24 hours", k, ttl)
+		}
+	}
+
+	// interrupted while Redis answers: Close removes the keys all the same
+	ctx, cancel = context.WithCancel(context.Background())
+	s, _ = Open(ctx, srv.URL())
+	red, _ = NewLimiter(s, Config{Lane: "l", Algorithm: "sliding-log", Policy: p})
+	red.Allow("k", 0, 1)
+	cancel()
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after an interrupt: %v", err)
+	}
+	if left := srv.Keys("{" + s.Prefix + ":*"); len(left) != 0 {
+		t.Errorf("Close after an interrupt left %v", left)
+	}
+}

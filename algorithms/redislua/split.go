@@ -1,7 +1,6 @@
 package redislua
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -77,7 +76,7 @@ func (s *splitter[S]) nodeConn(node int) redis.Cmdable {
 // ReadState reads key's state into a new slot: on node's connection, or with
 // watch on a connection of the slot's own after WATCH.
 func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch bool) int32 {
-	ctx := context.Background()
+	ctx := s.l.store.ctx
 	slot := s.slots.Put(splitSlot[S]{state: s.algo.Read(key, now)}) // the idle state, if the key has none
 	st := s.slots.At(slot)
 	rkey := s.l.redisKeys(key)[0]
@@ -109,7 +108,7 @@ func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch b
 // with a round trip each. A read fills its Slot; a write stores its slot's state
 // and frees it.
 func (s *splitter[S]) Steps(steps []algorithms.Step) {
-	ctx := context.Background()
+	ctx := s.l.store.ctx
 	pipe := s.l.store.client.Pipeline()
 	reads := make([]redis.Cmder, len(steps))
 	var writes []redis.Cmder
@@ -162,7 +161,7 @@ func (s *splitter[S]) DecideOn(slot int32, key string, now time.Duration, cost i
 func (s *splitter[S]) WriteState(slot int32, node int, key string) {
 	if st := s.slots.At(slot); !st.failed {
 		var err error
-		for _, c := range s.codec.write(context.Background(), s.nodeConn(node), s.l.redisKeys(key)[0], st.state) {
+		for _, c := range s.codec.write(s.l.store.ctx, s.nodeConn(node), s.l.redisKeys(key)[0], st.state) {
 			if err == nil {
 				err = c.Err()
 			}
@@ -179,7 +178,7 @@ func (s *splitter[S]) WriteState(slot int32, node int, key string) {
 // WATCHed the key, and says whether Redis accepted it (false: someone wrote the
 // key after the read). It frees the slot either way.
 func (s *splitter[S]) CommitState(slot int32, key string) bool {
-	ctx := context.Background()
+	ctx := s.l.store.ctx
 	st := s.slots.At(slot)
 	if st.failed || st.conn == nil {
 		s.DropState(slot)
@@ -210,7 +209,7 @@ func (s *splitter[S]) DropState(slot int32) {
 	st := s.slots.At(slot)
 	if st.conn != nil {
 		if st.watching {
-			st.conn.Do(context.Background(), "UNWATCH")
+			st.conn.Do(s.l.store.ctx, "UNWATCH")
 		}
 		st.conn.Close()
 		st.conn = nil

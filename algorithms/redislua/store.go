@@ -55,6 +55,14 @@ const poolSize = 4096
 // on_error) fast when its store is gone.
 const dialTimeout = time.Second
 
+// callTimeout bounds every read and write of a call: a Redis that stops answering
+// fails a call within it, and the decision follows the lane's on_error.
+const callTimeout = 3 * time.Second
+
+// cleanupTimeout bounds removing a run's keys when it ends: a Redis that does not
+// answer is reported, not waited for; the keys' PEXPIRE removes them later.
+const cleanupTimeout = 2 * time.Second
+
 // Store is one run's connection to Redis: the client, the run's key prefix, the
 // scripts.
 type Store struct {
@@ -64,6 +72,14 @@ type Store struct {
 	Prefix string
 	// Addr is where Redis is, for messages: host and port, never the password.
 	Addr string
+
+	// ctx bounds every call; when it is done, conns interrupts them all.
+	ctx       context.Context
+	conns     *liveConns
+	stopWatch func() bool
+	// fresh connects anew, outside ctx and conns: to clean up after an
+	// interruption.
+	fresh func() redis.UniversalClient
 }
 
 // ErrURL is a --redis value that is not a Redis URL. Its message never repeats the
@@ -71,16 +87,18 @@ type Store struct {
 var ErrURL = errors.New(`not a Redis URL: want redis://[user:password@]host:port[/db] or rediss://…, with ?cluster=true for a Redis Cluster (the URL is not shown: it may hold a password)`)
 
 // Open connects to the Redis at rawURL (redis:// or rediss://; ?cluster=true for a
-// Cluster, more nodes as &addr=host:port) and checks that it answers. Errors name
-// the host and port, never the password.
+// Cluster, more nodes as &addr=host:port) and checks that it answers. ctx bounds
+// every call the store makes (see Connect). Errors name the host and port, never
+// the password.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
-	s, err := Connect(rawURL)
+	s, err := Connect(ctx, rawURL)
 	if err != nil {
 		return nil, err
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := s.client.Ping(pingCtx).Err(); err != nil {
+		s.stopWatch()
 		s.client.Close()
 		return nil, fmt.Errorf("cannot reach Redis at %s: %v", s.Addr, err)
 	}
@@ -89,14 +107,17 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 
 // Connect is Open without the check that Redis answers: the client connects when
 // first used, and reconnects after a failure, so lanes start unavailable and
-// recover when a server appears (the UI uses it).
-func Connect(rawURL string) (*Store, error) {
+// recover when a server appears (the UI uses it). Every call the store makes ends
+// when ctx is done, at once, even one waiting on a Redis that does not answer,
+// and every later call fails; a call also fails after callTimeout without an
+// answer. Close still removes the run's keys, on a connection of its own.
+func Connect(ctx context.Context, rawURL string) (*Store, error) {
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		return nil, ErrURL
 	}
-	s := &Store{Addr: u.Host}
+	s := &Store{Addr: u.Host, ctx: ctx, conns: &liveConns{}}
 	q := u.Query()
 	if q.Get("cluster") == "true" {
 		q.Del("cluster")
@@ -107,6 +128,12 @@ func Connect(rawURL string) (*Store, error) {
 		}
 		opt.MaxRetries, opt.DisableIdentity, opt.PoolSize = -1, true, poolSize
 		opt.DialerRetries, opt.DialTimeout = 1, dialTimeout
+		opt.ReadTimeout, opt.WriteTimeout, opt.ContextTimeoutEnabled = callTimeout, callTimeout, true
+		base := redis.NewDialer(&redis.Options{DialTimeout: opt.DialTimeout, TLSConfig: opt.TLSConfig})
+		plain := *opt
+		plain.Dialer = base
+		s.fresh = func() redis.UniversalClient { o := plain; return redis.NewClusterClient(&o) }
+		opt.Dialer = s.conns.dial(base)
 		s.cluster = redis.NewClusterClient(opt)
 		s.client = s.cluster
 	} else {
@@ -116,8 +143,15 @@ func Connect(rawURL string) (*Store, error) {
 		}
 		opt.MaxRetries, opt.DisableIdentity, opt.PoolSize = -1, true, poolSize
 		opt.DialerRetries, opt.DialTimeout = 1, dialTimeout
+		opt.ReadTimeout, opt.WriteTimeout, opt.ContextTimeoutEnabled = callTimeout, callTimeout, true
+		base := redis.NewDialer(opt)
+		plain := *opt
+		plain.Dialer = base
+		s.fresh = func() redis.UniversalClient { o := plain; return redis.NewClient(&o) }
+		opt.Dialer = s.conns.dial(base)
 		s.client = redis.NewClient(opt)
 	}
+	s.stopWatch = context.AfterFunc(ctx, s.conns.interrupt)
 	id := make([]byte, 6)
 	rand.Read(id)
 	s.Prefix = "ratelab:" + hex.EncodeToString(id)
@@ -155,31 +189,50 @@ func (s *Store) conn(ctx context.Context, key string) (*redis.Conn, error) {
 	return node.Conn(), nil
 }
 
-// forEachNode runs fn on every node that holds data: the server, or each master,
-// concurrently.
-func (s *Store) forEachNode(ctx context.Context, fn func(context.Context, *redis.Client) error) error {
-	if s.cluster == nil {
-		return fn(ctx, s.client.(*redis.Client))
+// forEachNode runs fn on every node of client that holds data: the server, or
+// each master, concurrently.
+func forEachNode(ctx context.Context, client redis.UniversalClient, fn func(context.Context, *redis.Client) error) error {
+	if c, ok := client.(*redis.ClusterClient); ok {
+		return c.ForEachMaster(ctx, fn)
 	}
-	return s.cluster.ForEachMaster(ctx, fn)
+	return fn(ctx, client.(*redis.Client))
 }
 
 // Cleanup removes every key under the run's prefix, and only those: SCAN with the
-// prefix as the pattern, UNLINK what it finds. It returns how many it removed.
+// prefix as the pattern on every node that holds data, then UNLINK of each key
+// found, one key per command (pipelined), since on a Cluster one command may
+// not name keys of different slots. It returns how many it removed, and the
+// first error it met on any node: a key it could not remove is reported, never
+// passed over.
 func (s *Store) Cleanup(ctx context.Context) (int, error) {
+	return s.cleanup(ctx, s.client)
+}
+
+func (s *Store) cleanup(ctx context.Context, client redis.UniversalClient) (int, error) {
 	pattern := "{" + s.Prefix + ":*"
 	var removed atomic.Int64 // the nodes are cleaned at once
-	err := s.forEachNode(ctx, func(ctx context.Context, node *redis.Client) error {
+	err := forEachNode(ctx, client, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
 		var batch []string
 		flush := func() error {
 			if len(batch) == 0 {
 				return nil
 			}
-			n, err := node.Unlink(ctx, batch...).Result()
-			removed.Add(n)
+			pipe := node.Pipeline()
+			cmds := make([]*redis.IntCmd, len(batch))
+			for i, k := range batch {
+				cmds[i] = pipe.Unlink(ctx, k)
+			}
+			pipe.Exec(ctx)
 			batch = batch[:0]
-			return err
+			for _, c := range cmds {
+				n, err := c.Result()
+				if err != nil {
+					return fmt.Errorf("%s: UNLINK: %w", node.Options().Addr, err)
+				}
+				removed.Add(n)
+			}
+			return nil
 		}
 		for iter.Next(ctx) {
 			if !strings.HasPrefix(iter.Val(), "{"+s.Prefix+":") {
@@ -193,20 +246,30 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 			}
 		}
 		if err := iter.Err(); err != nil {
-			return err
+			return fmt.Errorf("%s: SCAN: %w", node.Options().Addr, err)
 		}
 		return flush()
 	})
 	return int(removed.Load()), err
 }
 
-// Close removes the run's keys and closes the connection.
+// Close removes the run's keys and closes the connections. After the store's
+// context is done (an interrupted run) the keys are removed on a connection of
+// their own; either way it takes at most cleanupTimeout, and a failure is
+// returned, saying that the keys expire by themselves.
 func (s *Store) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	_, err := s.Cleanup(ctx)
-	if cerr := s.client.Close(); err == nil {
-		err = cerr
+	client := s.client
+	if s.ctx.Err() != nil {
+		client = s.fresh()
+		defer client.Close()
 	}
-	return err
+	_, err := s.cleanup(ctx, client)
+	s.stopWatch()
+	s.client.Close()
+	if err != nil {
+		return fmt.Errorf("the run's keys (%s:*) could not be removed from Redis at %s: %v; they expire within 24 hours (each has a PEXPIRE)", s.Prefix, s.Addr, err)
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,6 +100,34 @@ func (s *Server) Stop() {
 	}
 }
 
+// Pause stops the server's process (SIGSTOP): it accepts connections, as the
+// kernel does for it, and answers nothing, as a server that hangs. Resume lets it
+// go on; a paused server is resumed when the test ends, so it can be stopped.
+func (s *Server) Pause() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("pausing redis-server: %v", err)
+	}
+	s.t.Cleanup(s.Resume)
+}
+
+// Resume lets a paused server go on (SIGCONT).
+func (s *Server) Resume() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(syscall.SIGCONT)
+	}
+}
+
+// Keys are the keys on the server that match pattern (KEYS: for tests only).
+func (s *Server) Keys(pattern string) []string {
+	s.t.Helper()
+	keys, err := s.Client().Keys(context.Background(), pattern).Result()
+	if err != nil {
+		s.t.Fatalf("KEYS on %s: %v", s.Addr(), err)
+	}
+	return keys
+}
+
 // Restart starts the server again on the same port, empty.
 func (s *Server) Restart() {
 	s.t.Helper()
@@ -117,6 +146,15 @@ func (s *Server) Client() *redis.Client {
 // redis-cli --cluster create.
 type Cluster struct {
 	Nodes []*Server
+}
+
+// Keys are the keys matching pattern on every node of the cluster.
+func (c *Cluster) Keys(pattern string) []string {
+	var keys []string
+	for _, n := range c.Nodes {
+		keys = append(keys, n.Keys(pattern)...)
+	}
+	return keys
 }
 
 // URL is the cluster's URL for ratelab: the first node, the others as addr
