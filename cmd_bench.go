@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,10 +26,13 @@ A live benchmark on a real Redis, on the wall clock with real goroutines: the at
 Lua script against the two non-atomic ways (read-compute-write, WATCH/MULTI/EXEC),
 for one hot key and a key per goroutine, at each concurrency; then the over-grant
 test: 64 goroutines on one bucket of burst 10 at 10/s for 3 s, where at most 40 may
-pass. Its keys carry a prefix of their own and are removed at the end. It refuses a
-Redis that is not on this machine unless --allow-remote is given.`
+pass. Its keys carry a prefix of their own and are removed at the end, also when
+SIGINT, SIGTERM or SIGHUP stops it. It refuses a Redis that is not on this machine
+unless --allow-remote is given: every address it would contact is checked before
+it connects (the URL's host, each &addr=, and for a cluster every node the
+cluster reports), and the report names them.`
 
-func runBench(args []string, stdout, stderr io.Writer) error {
+func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench", benchUsage, stderr)
 	redisURL := fs.String("redis", "", "the Redis to benchmark (default REDIS_URL, else redis://127.0.0.1:6379)")
 	duration := fs.Duration("duration", 500*time.Millisecond, "how long each cell runs")
@@ -61,38 +65,70 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case *maxDecisions < 1:
 		return usagef("bench: --max-decisions must be >= 1 (got %d)", *maxDecisions)
 	}
+	if err := notEmpty(fs, "redis", "csv", "strategies", "concurrency"); err != nil {
+		return err
+	}
 	addr := session.RedisURL(*redisURL)
 	if addr == "" {
 		addr = "redis://127.0.0.1:6379"
 	}
+	seeds, cluster, err := redisSeeds(addr)
+	if err != nil {
+		return err
+	}
 	if !*allowRemote {
-		if err := loopbackOnly(addr); err != nil {
+		if err := loopbackOnly(seeds, "a seed address of the --redis URL"); err != nil {
 			return err
 		}
 	}
 	var out *output
 	if *csvPath != "" {
-		var err error
 		if out, err = openOutput("csv", *csvPath, stdout); err != nil {
 			return err
 		}
 		defer out.abort()
 	}
-	store, err := redislua.Open(context.Background(), addr)
+	ctx, stop := interrupts()
+	defer stop()
+	nodes := seeds
+	if cluster {
+		// the cluster's own view of its nodes, asked of a seed: every node the
+		// load will go to, checked before any is contacted
+		if nodes, err = redislua.ClusterNodes(ctx, addr); err != nil {
+			return fmt.Errorf("cannot read the cluster's nodes: %v", err)
+		}
+		if !*allowRemote {
+			if err := loopbackOnly(nodes, "a node of the cluster (CLUSTER SLOTS)"); err != nil {
+				return err
+			}
+		}
+	}
+	store, err := redislua.Open(ctx, addr)
 	if err == redislua.ErrURL {
 		return usageError{fmt.Errorf("--redis: %w", err)}
 	}
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() {
+		if cerr := store.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
 	report := stdout
 	if *csvPath == "-" {
 		report = stderr
 	}
-	fmt.Fprintf(report, "ratelab bench on Redis at %s, %s a cell\n\n", store.Addr, *duration)
+	where := "Redis at " + nodes[0]
+	if cluster {
+		where = "the Redis Cluster at " + strings.Join(nodes, ", ")
+	}
+	fmt.Fprintf(report, "ratelab bench on %s, %s a cell\n\n", where, *duration)
 	o.Progress = func(s string) { fmt.Fprintf(stderr, "  %s…\n", s) }
-	cells, over, err := bench.Run(context.Background(), store, o)
+	cells, over, err := bench.Run(ctx, store, o)
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%v; the benchmark stopped and wrote nothing", cause)
+	}
 	if err != nil {
 		return err
 	}
@@ -109,20 +145,38 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loopbackOnly refuses a Redis URL whose host is not a loopback address: the
-// benchmark sends tens of thousands of commands a second.
-func loopbackOnly(raw string) error {
+// redisSeeds are the addresses a Redis URL makes a client contact first: its
+// host and port, and for a cluster (?cluster=true) every &addr= too.
+func redisSeeds(raw string) (seeds []string, cluster bool, err error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return usageError{fmt.Errorf("--redis: %w", redislua.ErrURL)}
+	if err != nil || u.Host == "" {
+		return nil, false, usageError{fmt.Errorf("--redis: %w", redislua.ErrURL)}
 	}
-	ips, err := net.LookupIP(u.Hostname())
-	if err != nil {
-		return usagef("bench: cannot resolve the Redis host %s: %v", u.Hostname(), err)
+	seeds = []string{u.Host}
+	if u.Query().Get("cluster") == "true" {
+		cluster = true
+		seeds = append(seeds, u.Query()["addr"]...)
 	}
-	for _, ip := range ips {
-		if !ip.IsLoopback() {
-			return usagef("bench: %s is not on this machine (%s); the benchmark sends a heavy load, so give --allow-remote to run it against a remote Redis", u.Hostname(), ip)
+	return seeds, cluster, nil
+}
+
+// loopbackOnly refuses any address whose host is not a loopback address (every
+// address a name resolves to is checked): the benchmark sends tens of thousands
+// of commands a second. what says where the address came from.
+func loopbackOnly(addrs []string, what string) error {
+	for _, addr := range addrs {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			host = addr
+		}
+		ips, err := net.LookupIP(host)
+		if err != nil {
+			return usagef("bench: cannot resolve %s (%s): %v", host, what, err)
+		}
+		for _, ip := range ips {
+			if !ip.IsLoopback() {
+				return usagef("bench: %s (%s) is not on this machine (%s); the benchmark sends a heavy load, so give --allow-remote to run it against a remote Redis", addr, what, ip)
+			}
 		}
 	}
 	return nil

@@ -12,10 +12,13 @@ Usage: ratelab list [--file F]
 
 Lists the scenarios: the embedded catalogue, or the file given.`
 
-func runList(args []string, stdout io.Writer) error {
-	fs := newFlags("list", listUsage, stdout)
+func runList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("list", listUsage, stderr)
 	file := fs.String("file", "", "a scenario file instead of the embedded catalogue")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := notEmpty(fs, "file"); err != nil {
 		return err
 	}
 	c, err := loadCatalogue(*file)

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"ratelab/scenarios"
 	"ratelab/session"
@@ -23,7 +20,10 @@ Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis 
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
-the CSV goes to standard output and the comparison to standard error.`
+the CSV goes to standard output and the comparison to standard error. A path may
+be a file (written whole or not at all, through a symlink too) or a device or FIFO
+(written through). SIGINT, SIGTERM and SIGHUP stop the run: its Redis keys and
+temporary files are removed, and nothing is written.`
 
 // runOptions are the flags of ratelab run (and the shared ones of ratelab tui).
 type runOptions struct {
@@ -32,7 +32,7 @@ type runOptions struct {
 	csv, series, format          string
 }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
+func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", runUsage, stderr)
 	var o runOptions
 	o.scenarioFlags(fs, "the scenario to run (see ratelab list)")
@@ -40,6 +40,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series"); err != nil {
 		return err
 	}
 	switch {
@@ -50,8 +53,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	case o.csv == "-" && o.series == "-":
 		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
 	}
-	cfg, err := compileScenario(o)
+	c, cfg, err := compileScenario(o)
 	if err != nil {
+		return err
+	}
+	if err := o.checkPaths(c); err != nil {
 		return err
 	}
 
@@ -73,40 +79,51 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		defer series.abort()
 	}
 
-	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true})
+	ctx, stop := interrupts()
+	defer stop()
+	stopped := func(at string) error {
+		return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration))
+	}
+	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true, Context: ctx})
+	if ctx.Err() != nil {
+		return stopped("0s")
+	}
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer func() {
+		// the keys are removed also after an interrupt; a failure to remove
+		// them is reported, after what went wrong before
+		if cerr := r.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
 	var rows *sim.RequestWriter
 	if requests != nil {
 		if rows, err = sim.NewRequestWriter(requests.w, cfg); err != nil {
-			return fmt.Errorf("writing %s: %w", o.csv, err)
+			return err
 		}
 		r.OnRows(rows.Write)
 	}
-	// advance a virtual second at a time, so an interrupt stops the run between
-	// steps and the deferred Close still removes its Redis keys
-	interrupted, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	for at := time.Duration(0); at < cfg.Duration; {
-		at = min(at+time.Second, cfg.Duration)
-		if err := r.AdvanceTo(at); err != nil {
-			return err
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		var s *sim.Stopped
+		if errors.As(err, &s) && ctx.Err() != nil {
+			return stopped(sim.FormatDuration(s.At))
 		}
-		if interrupted.Err() != nil {
-			return fmt.Errorf("interrupted at %s of %s; nothing was written", sim.FormatDuration(at), sim.FormatDuration(cfg.Duration))
-		}
+		return err
 	}
 	if rows != nil {
 		if err := rows.Flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", o.csv, err)
+			return err
 		}
 	}
 	if series != nil {
 		if err := sim.WriteSeries(series.w, r.Run); err != nil {
-			return fmt.Errorf("writing %s: %w", o.series, err)
+			return err
 		}
+	}
+	if ctx.Err() != nil { // a signal after the last decision: still nothing written
+		return stopped(sim.FormatDuration(cfg.Duration))
 	}
 	if err := requests.commit(); err != nil {
 		return err
@@ -118,6 +135,30 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return sim.WriteJSON(report, cfg, r.Metrics())
 	}
 	return sim.WriteTable(report, cfg, r.Metrics())
+}
+
+// checkPaths refuses a file given twice: the CSV and the series, or either over
+// the scenario file or a trace it reads.
+func (o *runOptions) checkPaths(c *scenarios.Catalogue) error {
+	var paths []namedPath
+	if o.csv != "" && o.csv != "-" {
+		paths = append(paths, namedPath{"--csv", o.csv, true})
+	}
+	if o.series != "" && o.series != "-" {
+		paths = append(paths, namedPath{"--series", o.series, true})
+	}
+	inputs, err := c.Files(o.scenario)
+	if err != nil {
+		return usageError{err}
+	}
+	for i, in := range inputs {
+		what := "the scenario file (--file)"
+		if i > 0 {
+			what = fmt.Sprintf("the trace %s of scenario %q", in, o.scenario)
+		}
+		paths = append(paths, namedPath{what, in, false})
+	}
+	return distinct(paths)
 }
 
 // scenarioFlags registers the flags run and tui share: which scenario, from which
@@ -137,28 +178,37 @@ func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
 	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 }
 
-// laneNames is --lanes as a list.
-func (o *runOptions) laneNames() []string {
+// laneNames is --lanes as a list; an empty name (--lanes , or a,,b) is a usage
+// error rather than a list that keeps every lane.
+func (o *runOptions) laneNames() ([]string, error) {
+	if o.lanes == "" {
+		return nil, nil
+	}
 	var names []string
 	for _, l := range strings.Split(o.lanes, ",") {
-		if l = strings.TrimSpace(l); l != "" {
-			names = append(names, l)
+		if l = strings.TrimSpace(l); l == "" {
+			return nil, usagef("--lanes %q names an empty lane; list lane names or algorithms separated by commas, like --lanes token-bucket,gcra", o.lanes)
 		}
+		names = append(names, l)
 	}
-	return names
+	return names, nil
 }
 
 // compileScenario loads the catalogue and compiles the chosen scenario with the
 // command line's overrides.
-func compileScenario(o runOptions) (*sim.Config, error) {
+func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
+	lanes, err := o.laneNames()
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := loadCatalogue(o.file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: o.laneNames()}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, usageError{err}
 	}
-	return cfg, nil
+	return c, cfg, nil
 }

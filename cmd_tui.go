@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,20 +28,35 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "export-dir"); err != nil {
+		return err
+	}
+	lanes, err := o.laneNames()
+	if err != nil {
+		return err
+	}
 	c, err := loadCatalogue(o.file)
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir,
+	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: lanes, ExportDir: exportDir,
 		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis}}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}
 	}
 	defer m.Close()
-	_, err = tea.NewProgram(m).Run()
+	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: Close
+	// then stops an export under way, and the run's keys and temporary files
+	// are removed
+	ctx, stop := interrupts()
+	defer stop()
+	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if c := m.Crash(); c != nil {
 		return crashReport(c)
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
 	}
 	if err != nil {
 		return fmt.Errorf("the terminal UI failed: %w", err)

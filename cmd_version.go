@@ -10,8 +10,8 @@ import (
 // version is ratelab's release; builds from a checkout say so after it.
 const version = "0.1.0"
 
-func runVersion(args []string, stdout io.Writer) error {
-	fs := newFlags("version", "Usage: ratelab version\n\nPrints the version.", stdout)
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", "Usage: ratelab version\n\nPrints the version.", stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -36,4 +37,16 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("%s: unexpected argument %q; flags start with --", fs.Name(), fs.Arg(0))
 	}
 	return nil
+}
+
+// notEmpty refuses a flag among names that was given an empty value (--csv ''),
+// which would otherwise be taken as not given at all.
+func notEmpty(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && f.Value.String() == "" && slices.Contains(names, f.Name) {
+			err = usagef("%s: --%s is empty; give a value or leave the flag out", fs.Name(), f.Name)
+		}
+	})
+	return err
 }

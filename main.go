@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"ratelab/session"
@@ -48,8 +49,42 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run runs the command in args and returns the exit code.
+// run runs the command in args and returns the exit code. Output that cannot be
+// written to standard output (a full disk, a closed pipe) is a failure, exit 1,
+// even when the command itself went well.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &checked{w: stdout}
+	code := dispatch(args, out, stderr)
+	if out.err != nil && code == 0 {
+		fmt.Fprintf(stderr, "ratelab: %v\n", out.err)
+		return 1
+	}
+	return code
+}
+
+// checked is a writer that keeps its first error.
+type checked struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checked) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		c.err = fmt.Errorf("writing standard output: %w", err)
+	}
+	return n, c.err
+}
+
+// dispatch runs the command in args and returns the exit code.
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := "tui", args
 	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-') {
 		cmd, rest = args[0], args[1:]
@@ -61,11 +96,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		err = runRun(rest, stdout, stderr)
 	case "list":
-		err = runList(rest, stdout)
+		err = runList(rest, stdout, stderr)
 	case "bench":
 		err = runBench(rest, stdout, stderr)
 	case "version":
-		err = runVersion(rest, stdout)
+		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return 0

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 
 	"ratelab/internal/atomicfile"
 )
 
-// output is a destination for a CSV: standard output ("-"), or a file that appears
-// only once complete (see atomicfile), so a failed run never leaves a half-written
-// file.
+// output is a destination for a CSV: standard output ("-"), or a path written by
+// atomicfile: a file that appears only once complete (through a symlink too), or
+// a device or FIFO written through. A failed run never leaves a half-written
+// file, nor harms what was at the path.
 type output struct {
-	w    io.Writer
+	w    io.Writer // its errors name the destination
 	file *atomicfile.File
 }
 
@@ -18,13 +22,13 @@ type output struct {
 // error, reported before anything runs.
 func openOutput(flagName, path string, stdout io.Writer) (*output, error) {
 	if path == "-" {
-		return &output{w: stdout}, nil
+		return &output{w: named{stdout, "standard output"}}, nil
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, usagef("--%s %v", flagName, err)
 	}
-	return &output{w: f, file: f}, nil
+	return &output{w: named{f, path}, file: f}, nil
 }
 
 // commit puts a file in place; standard output needs nothing.
@@ -40,4 +44,23 @@ func (o *output) abort() {
 	if o != nil && o.file != nil {
 		o.file.Abort()
 	}
+}
+
+// named is a writer whose errors say what was being written: "writing /dev/full:
+// no space left on device".
+type named struct {
+	w    io.Writer
+	name string
+}
+
+func (n named) Write(p []byte) (int, error) {
+	written, err := n.w.Write(p)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		err = fmt.Errorf("writing %s: %w", n.name, err)
+	}
+	return written, err
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -13,10 +15,41 @@ import (
 )
 
 // exporter writes the run so far as the two CSV files of the contract, in the
-// background; one export at a time.
+// background; one export at a time. An export under way when the UI ends is
+// stopped, and its temporary files and Redis keys removed (see stop).
 type exporter struct {
 	dir  string
 	busy bool
+
+	cancel context.CancelFunc // stops the export under way
+	done   chan struct{}      // closed when it has returned, cleaned up
+}
+
+// stopWait is how long Close waits for a stopped export to clean up: its Redis
+// keys take at most 2 s.
+const stopWait = 5 * time.Second
+
+// finished marks the export done (its message arrived).
+func (e *exporter) finished() {
+	e.busy = false
+	if e.cancel != nil {
+		e.cancel()
+		e.cancel = nil
+	}
+}
+
+// stop stops the export under way, if any, and waits (at most stopWait) until it
+// has removed its temporary files and its Redis keys.
+func (e *exporter) stop() {
+	if e.cancel == nil {
+		return
+	}
+	e.cancel()
+	select {
+	case <-e.done:
+	case <-time.After(stopWait):
+	}
+	e.cancel = nil
 }
 
 // exportedMsg reports an export: the paths written, or what went wrong.
@@ -35,6 +68,10 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 		return nil
 	}
 	e.busy = true
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	e.cancel, e.done = cancel, done
+	so.Context = ctx
 	base := fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)
 	if adjusted {
 		p := cfg.Tiers[0].Policy
@@ -42,6 +79,7 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 	}
 	dir := e.dir
 	return guard(func() tea.Msg {
+		defer close(done)
 		requests := filepath.Join(dir, base+"-requests.csv")
 		series := filepath.Join(dir, base+"-series.csv")
 		if err := exportRun(cfg, upTo, so, requests, series); err != nil {
@@ -54,13 +92,18 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 }
 
 // exportRun replays cfg to upTo, writing every decision to requests and the
-// series to seriesPath; nothing is left behind on failure.
-func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) error {
+// series to seriesPath; nothing is left behind on failure, or when so.Context
+// stops it.
+func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) (err error) {
 	r, err := session.Start(cfg, so)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer func() {
+		if cerr := r.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
 	reqFile, err := atomicfile.Create(requests)
 	if err != nil {
 		return err

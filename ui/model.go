@@ -100,8 +100,13 @@ func New(opts Options) (*Model, error) {
 
 func (m *Model) name() string { return m.runner.name() }
 
-// Close releases what the current run holds; the program calls it when it ends.
-func (m *Model) Close() { m.runner.release() }
+// Close stops an export under way and waits until it has cleaned up, and
+// releases what the current run holds (its Redis keys); the program calls it
+// when it ends, however it ends.
+func (m *Model) Close() {
+	m.export.stop()
+	m.runner.release()
+}
 
 // Init asks the terminal for its background colour and starts the frames.
 func (m *Model) Init() tea.Cmd {
@@ -163,7 +168,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case FrameMsg:
 		return m.runner.frame(msg)
 	case exportedMsg:
-		m.export.busy = false
+		m.export.finished()
 		m.status, m.statusBad = msg.text, msg.err
 		return nil
 	case tea.KeyPressMsg:

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -272,4 +273,43 @@ func (s *Store) Close() error {
 		return fmt.Errorf("the run's keys (%s:*) could not be removed from Redis at %s: %v; they expire within 24 hours (each has a PEXPIRE)", s.Prefix, s.Addr, err)
 	}
 	return nil
+}
+
+// ClusterNodes are the addresses of every node of the Redis Cluster at rawURL, as
+// the cluster itself reports them (CLUSTER SLOTS), asked of its seed addresses
+// (the URL's host, then each &addr=) in turn on a connection of its own: no node
+// the cluster names is contacted. The caller checks the seeds first.
+func ClusterNodes(ctx context.Context, rawURL string) ([]string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, ErrURL
+	}
+	q := u.Query()
+	q.Del("cluster")
+	u.RawQuery = q.Encode()
+	opt, err := redis.ParseClusterURL(u.String())
+	if err != nil {
+		return nil, ErrURL
+	}
+	var last error
+	for _, seed := range opt.Addrs {
+		c := redis.NewClient(&redis.Options{Addr: seed, Username: opt.Username, Password: opt.Password, TLSConfig: opt.TLSConfig,
+			DialTimeout: dialTimeout, ReadTimeout: callTimeout, WriteTimeout: callTimeout, MaxRetries: -1, DisableIdentity: true, ContextTimeoutEnabled: true})
+		slots, err := c.ClusterSlots(ctx).Result()
+		c.Close()
+		if err != nil {
+			last = fmt.Errorf("CLUSTER SLOTS at %s: %v", seed, err)
+			continue
+		}
+		var nodes []string
+		for _, s := range slots {
+			for _, n := range s.Nodes {
+				if !slices.Contains(nodes, n.Addr) {
+					nodes = append(nodes, n.Addr)
+				}
+			}
+		}
+		return nodes, nil
+	}
+	return nil, last
 }

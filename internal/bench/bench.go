@@ -81,7 +81,8 @@ var throughputPolicy = algorithms.Policy{Limit: 100_000, Period: time.Second}
 // overGrantPolicy is burst 10 at 10 per second.
 var overGrantPolicy = algorithms.Policy{Limit: 10, Period: time.Second, Burst: 10}
 
-// Run runs every cell and the over-grant test on s.
+// Run runs every cell and the over-grant test on s; when ctx is done it stops at
+// once and returns its cause.
 func Run(ctx context.Context, s *redislua.Store, o Options) ([]Cell, []OverGrant, error) {
 	say := func(f string, a ...any) {
 		if o.Progress != nil {
@@ -97,6 +98,9 @@ func Run(ctx context.Context, s *redislua.Store, o Options) ([]Cell, []OverGrant
 				if err != nil {
 					return nil, nil, err
 				}
+				if ctx.Err() != nil {
+					return nil, nil, context.Cause(ctx)
+				}
 				cells = append(cells, c)
 			}
 		}
@@ -108,13 +112,17 @@ func Run(ctx context.Context, s *redislua.Store, o Options) ([]Cell, []OverGrant
 		if err != nil {
 			return nil, nil, err
 		}
+		if ctx.Err() != nil {
+			return nil, nil, context.Cause(ctx)
+		}
 		over = append(over, g)
 	}
 	return cells, over, nil
 }
 
 // hammer runs n goroutines deciding until the deadline or max decisions, each for
-// key(i), and returns the decisions made, those allowed, and the time taken.
+// key(i), and returns the decisions made, those allowed, and the time taken. The
+// goroutines stop at once when ctx is done.
 func hammer(ctx context.Context, l *redislua.Live, n int, d time.Duration, most int64, key func(int) string) (decisions, allowed int64, elapsed time.Duration) {
 	var made, passed atomic.Int64
 	start := time.Now()
@@ -126,7 +134,7 @@ func hammer(ctx context.Context, l *redislua.Live, n int, d time.Duration, most 
 			k := key(i)
 			for {
 				now := time.Since(start)
-				if now >= d || made.Load() >= most {
+				if now >= d || made.Load() >= most || ctx.Err() != nil {
 					return
 				}
 				ok, _ := l.Allow(ctx, k, now)

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"ratelab/internal/atomicfile"
+)
+
+// cleanupGrace is how long a command has, after a signal, to stop and clean up
+// (remove its Redis keys, which takes at most 2 s, and its temporary files)
+// before the process removes its temporary files and exits by itself.
+const cleanupGrace = 5 * time.Second
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (i interrupted) Error() string {
+	if s, ok := i.sig.(syscall.Signal); ok {
+		return "interrupted by " + signalName(s)
+	}
+	return "interrupted by " + i.sig.String()
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP (the terminal closed)"
+	}
+	return s.String()
+}
+
+// interrupts returns a context that SIGINT, SIGTERM or SIGHUP cancels, with an
+// interrupted as its cause, so that a command stops, removes its Redis keys and
+// temporary files, and returns; stop releases the signals. Should the command
+// not return within cleanupGrace of the signal (it waits where nothing can
+// interrupt it, such as opening a FIFO nobody reads), or should a second signal
+// come, the temporary files are removed here and the process exits with 1.
+func interrupts() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-done:
+			return
+		}
+		cancel(interrupted{sig})
+		select {
+		case <-done:
+			return
+		case <-sigs:
+		case <-time.After(cleanupGrace):
+		}
+		atomicfile.RemoveTemporary()
+		fmt.Fprintf(os.Stderr, "ratelab: %v; stopped without finishing the clean-up (temporary files removed; Redis keys, if any, expire within 24 hours)\n", interrupted{sig})
+		os.Exit(1)
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
