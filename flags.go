@@ -39,7 +39,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// notEmpty refuses a flag among names that was given an empty value (--csv ”),
+// notEmpty refuses a flag among names that was given an empty value (--csv ""),
 // which would otherwise be taken as not given at all.
 func notEmpty(fs *flag.FlagSet, names ...string) error {
 	var err error
