@@ -98,7 +98,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 			return fmt.Errorf("cannot read the cluster's nodes: %v", err)
 		}
 		if !*allowRemote {
-			if err := loopbackOnly(nodes, "a node of the cluster (CLUSTER SLOTS)"); err != nil {
+			if err := loopbackOnly(nodes, "a node the cluster reports in CLUSTER SLOTS"); err != nil {
 				return err
 			}
 		}

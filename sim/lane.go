@@ -190,8 +190,8 @@ func (l *Lane) advanceTo(t time.Duration) {
 			l.handle(e)
 			l.counted()
 		}
-		if l.nextTick > t {
-			break
+		if l.err != nil || l.nextTick > t {
+			break // stopped, or a tick not finished: no sample
 		}
 		l.now = l.nextTick
 		l.sample()

@@ -91,6 +91,12 @@ func TestARunStopsWhenItsContextIsDone(t *testing.T) {
 			if s.At >= tc.cfg.Duration || r.Done() {
 				t.Errorf("stopped at %v of %v, done %v: want a stop before the end", s.At, tc.cfg.Duration, r.Done())
 			}
+			for _, l := range r.Lanes {
+				// a tick the lane did not finish has no sample
+				if l.now < s.At || len(l.Series()) != int(l.now/tc.cfg.Tick) {
+					t.Errorf("lane %s stopped at %v (the run at %v) with %d samples of %v", l.Config.Name, l.now, s.At, len(l.Series()), tc.cfg.Tick)
+				}
+			}
 			if err := r.AdvanceTo(tc.cfg.Duration); !errors.As(err, &s) {
 				t.Errorf("advancing a stopped run again = %v, want *Stopped", err)
 			}

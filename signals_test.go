@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"ratelab/internal/redistest"
+)
+
+// The tests here run the built binary as a child process and send it real
+// signals mid-run, as a person or a supervisor would. How fast a run stops is
+// measured by BenchmarkStop (sim) and BenchmarkInterrupt (here); the bound these
+// tests assert is only far below what the old binary took (7 to 176 s, or never).
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// builtRatelab is the binary, built once for every test that needs it; it is
+// removed when the tests end (TestMain).
+func builtRatelab(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the signal tests run the built binary, which -race does not instrument; the full run has them")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ratelab-signals-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "ratelab")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = errors.New(string(out))
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v", built.err)
+	}
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
+}
+
+// scenarioFile writes a scenario file of one scenario, "s", into dir.
+func scenarioFile(t *testing.T, dir, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, "s.toml")
+	if err := os.WriteFile(path, []byte("[[scenario]]\nname = \"s\"\n"+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A burst of ten million requests at one instant: minutes of work with the CSV.
+const bigBurst = `duration = "2s"
+[scenario.policy]
+limit = 100
+[[scenario.client]]
+name = "burst"
+pattern = "bursts"
+bursts = [{ at = "1s", count = 10000000 }]
+`
+
+// A retry storm: 10,000 requests a second, each retried at once up to 1,000
+// times, against 10 a second, for a minute.
+const retryStorm = `duration = "60s"
+[scenario.policy]
+limit = 10
+[[scenario.client]]
+name = "storm"
+pattern = "constant"
+rate = 10000
+retry = { policy = "immediate", max_attempts = 1000 }
+`
+
+// child is the binary running with args in dir.
+type child struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	dir    string
+	exited chan error
+}
+
+func startChild(t *testing.T, dir string, args ...string) *child {
+	t.Helper()
+	c := &child{cmd: exec.Command(builtRatelab(t), args...), dir: dir, exited: make(chan error, 1)}
+	c.cmd.Dir = dir
+	c.cmd.Stderr = &c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.exited <- c.cmd.Wait() }()
+	t.Cleanup(func() {
+		c.cmd.Process.Kill()
+		<-c.exited
+	})
+	return c
+}
+
+// waitUntil polls ok for up to 20 s, failing the test (with what the child said)
+// if it never holds or the child exits first.
+func (c *child) waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		select {
+		case err := <-c.exited:
+			c.exited <- err
+			t.Fatalf("the child exited (%v) before %s: %s", err, what, c.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: %s", what, c.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// signal sends sig and waits for the child to exit; it returns the exit code and
+// how long the child took.
+func (c *child) signal(t *testing.T, sig syscall.Signal, within time.Duration) (int, time.Duration) {
+	t.Helper()
+	sent := time.Now()
+	if err := c.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+		took := time.Since(sent)
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return c.cmd.ProcessState.ExitCode(), took
+	case <-time.After(within):
+		t.Fatalf("the child did not exit within %v of %v: %s", within, sig, c.stderr.String())
+	}
+	return 0, 0
+}
+
+// temporaries are the temporary files the child's outputs left in its folder.
+func (c *child) temporaries() []string {
+	found, _ := filepath.Glob(filepath.Join(c.dir, ".*.tmp"))
+	return found
+}
+
+// writing says the child has started writing its CSV.
+func (c *child) writing() bool { return len(c.temporaries()) > 0 }
+
+// SIGINT, SIGTERM and SIGHUP stop a run promptly, whatever the load — a burst of
+// ten million at one instant, a storm of immediate retries — and it exits 1
+// saying where it stopped, with no temporary file left and no CSV written. The
+// old run looked once per virtual second: 176 s for the burst, 7–17 s for the
+// storm, and SIGHUP killed it with its temporary files left.
+func TestSignalsStopARun(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		scenario string
+		sig      syscall.Signal
+		says     string
+	}{
+		{"burst/SIGINT", bigBurst, syscall.SIGINT, "interrupted by SIGINT (Ctrl-C) at "},
+		{"burst/SIGTERM", bigBurst, syscall.SIGTERM, "interrupted by SIGTERM at "},
+		{"burst/SIGHUP", bigBurst, syscall.SIGHUP, "interrupted by SIGHUP (the terminal closed) at "},
+		{"retry storm/SIGINT", retryStorm, syscall.SIGINT, "interrupted by SIGINT (Ctrl-C) at "},
+		{"retry storm/SIGHUP", retryStorm, syscall.SIGHUP, "interrupted by SIGHUP (the terminal closed) at "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := scenarioFile(t, dir, tc.scenario)
+			c := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--csv", "rows.csv", "--series", "series.csv")
+			c.waitUntil(t, "the run to start writing", c.writing)
+			time.Sleep(200 * time.Millisecond) // well into the run
+			code, took := c.signal(t, tc.sig, 10*time.Second)
+			t.Logf("%s: exited %d in %v: %s", tc.name, code, took, strings.TrimSpace(c.stderr.String()))
+			if code != 1 || !strings.Contains(c.stderr.String(), tc.says) || !strings.Contains(c.stderr.String(), "of virtual time; nothing was written") {
+				t.Errorf("exit %d: %s; want exit 1 and %q", code, c.stderr.String(), tc.says)
+			}
+			if took > 2*time.Second {
+				t.Errorf("exited %v after %v", took, tc.sig)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("the folder holds %v; want only the scenario file (no CSV, no temporary)", entries)
+			}
+		})
+	}
+}
+
+// A run on Redis stopped by a signal removes its keys before it exits; one on a
+// Redis that answers nothing (SIGSTOP) still exits promptly, and says its keys
+// could not be removed and expire by themselves. The old run ignored SIGINT for
+// over 3 minutes with Redis frozen, and SIGHUP left the keys.
+func TestSignalsOnRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			file := scenarioFile(t, dir, retryStorm)
+			c := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--redis", srv.URL(), "--csv", "rows.csv")
+			c.waitUntil(t, "keys on Redis", func() bool { return len(srv.Keys("{ratelab:*")) > 0 })
+			code, took := c.signal(t, sig, 10*time.Second)
+			t.Logf("exited %d in %v: %s", code, took, strings.TrimSpace(c.stderr.String()))
+			if code != 1 || !strings.Contains(c.stderr.String(), "interrupted by "+signalName(sig)) {
+				t.Errorf("exit %d: %s", code, c.stderr.String())
+			}
+			if took > 3*time.Second {
+				t.Errorf("exited %v after %v", took, sig)
+			}
+			if left := srv.Keys("{ratelab:*"); len(left) != 0 {
+				t.Errorf("%d keys left on Redis, such as %s", len(left), left[0])
+			}
+			if left := c.temporaries(); len(left) != 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+		})
+	}
+	t.Run("frozen", func(t *testing.T) {
+		frozen := redistest.Start(t)
+		dir := t.TempDir()
+		file := scenarioFile(t, dir, retryStorm)
+		c := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--redis", frozen.URL(), "--csv", "rows.csv")
+		c.waitUntil(t, "keys on Redis", func() bool { return len(frozen.Keys("{ratelab:*")) > 0 })
+		frozen.Pause()
+		time.Sleep(300 * time.Millisecond) // the run now waits on Redis
+		code, took := c.signal(t, syscall.SIGINT, 10*time.Second)
+		t.Logf("exited %d in %v: %s", code, took, strings.TrimSpace(c.stderr.String()))
+		if code != 1 || !strings.Contains(c.stderr.String(), "interrupted by SIGINT (Ctrl-C) at ") || !strings.Contains(c.stderr.String(), "expire within 24 hours") {
+			t.Errorf("exit %d: %s; want exit 1, the interrupt and the keys' expiry", code, c.stderr.String())
+		}
+		if took > 4*time.Second {
+			t.Errorf("exited %v after SIGINT; the clean-up gives up after 2 s", took)
+		}
+		if left := c.temporaries(); len(left) != 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+		frozen.Resume()
+	})
+}
+
+// BenchmarkInterrupt measures, on the built binary, the time from SIGINT to the
+// process's exit, in the middle of a burst of ten million requests with the CSV
+// (all seven lanes in memory): the signal's whole path, clean-up included.
+func BenchmarkInterrupt(b *testing.B) {
+	bin := builtRatelab(b)
+	dir := b.TempDir()
+	file := filepath.Join(dir, "s.toml")
+	os.WriteFile(file, []byte("[[scenario]]\nname = \"s\"\n"+bigBurst), 0o644)
+	var total, most time.Duration
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "run", "--file", file, "--scenario", "s", "--csv", filepath.Join(dir, "rows.csv"))
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		took := time.Since(sent)
+		total += took
+		most = max(most, took)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-exit")
+	b.ReportMetric(float64(most.Microseconds())/1000, "max-ms-to-exit")
+}
