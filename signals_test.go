@@ -280,3 +280,50 @@ func BenchmarkInterrupt(b *testing.B) {
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-exit")
 	b.ReportMetric(float64(most.Microseconds())/1000, "max-ms-to-exit")
 }
+
+// Closing the terminal (SIGHUP) while the UI exports, on Redis: the export is
+// stopped and its temporary files removed, and the keys of the export's run and
+// of the run shown are removed before the process exits. The old UI died on
+// SIGHUP at once, leaving both.
+func TestClosingTheTerminalMidExportLeavesNothing(t *testing.T) {
+	_, dir := buildForTmux(t)
+	srv := redistest.Start(t)
+	exports := filepath.Join(dir, "exports")
+	os.Mkdir(exports, 0o755)
+	s := startTmux(t, dir, 160, 48, "", "--scenario retry-storm --redis "+srv.URL()+" --export-dir "+exports)
+	s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, "retry-storm — Retry storm") })
+	s.keys("m")
+	time.Sleep(2 * time.Second) // seconds of the storm, for the export to replay
+	// the UI's process (not the shell around it, whose command line holds the
+	// same words)
+	pid, err := exec.Command("pgrep", "-f", `^\./ratelab .*--export-dir `+exports).Output()
+	if err != nil || strings.Count(string(pid), "\n") != 1 {
+		t.Fatalf("the UI's process: %q, %v", pid, err)
+	}
+	s.keys("e")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if tmp, _ := filepath.Glob(filepath.Join(exports, ".*.tmp")); len(tmp) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the export did not start:\n%s", s.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.tmux("kill-server") // the terminal closes: SIGHUP
+	closed := time.Now()
+	defer func() { t.Logf("the UI exited %v after its terminal closed", time.Since(closed)) }()
+	for exec.Command("kill", "-0", strings.TrimSpace(string(pid))).Run() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the UI did not exit after its terminal closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := srv.Keys("{ratelab:*"); len(left) != 0 {
+		t.Errorf("%d keys left, such as %s", len(left), left[0])
+	}
+	if entries, _ := os.ReadDir(exports); len(entries) != 0 {
+		t.Errorf("the export folder holds %v", entries)
+	}
+}
