@@ -30,6 +30,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
+	explain                      bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -39,6 +40,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
+	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -115,9 +117,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.format == "json" {
-		return sim.WriteJSON(report, cfg, r.Metrics())
+		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	return sim.WriteTable(report, cfg, r.Metrics())
+	return sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain)
 }
 
 // scenarioFlags registers the flags run and tui share: which scenario, from which

@@ -181,6 +181,15 @@ func (r *Run) Decisions() int64 {
 	return n
 }
 
+// Claims judges the lesson's claims on the run so far.
+func (r *Run) Claims() []ClaimResult {
+	scoped := make([][]ScopeCounts, len(r.Lanes))
+	for i, l := range r.Lanes {
+		scoped[i] = l.rec.scopes.counts
+	}
+	return Judge(r.Config, r.Metrics(), scoped)
+}
+
 // Metrics are every lane's figures so far.
 func (r *Run) Metrics() []Metrics {
 	out := make([]Metrics, len(r.Lanes))
