@@ -14,29 +14,31 @@ import (
 )
 
 // Column is one column of the lane comparison, shared by the printed table and the
-// UI's: a title, the cell for a lane's metrics, and what it means.
+// UI's: a title, the cell for a lane's metrics, what it means, and the metric it
+// shows (its JSON name, as claims name it).
 type Column struct {
-	Title string
-	Cell  func(m Metrics) string
-	Help  string
+	Title  string
+	Cell   func(m Metrics) string
+	Help   string
+	Metric string
 }
 
 // Columns are the comparison's columns, in order.
 var Columns = []Column{
-	{"lane", func(m Metrics) string { return m.Lane }, "the limiter under test"},
-	{"offered", func(m Metrics) string { return fmt.Sprint(m.Offered) }, "logical requests the clients generated"},
-	{"attempts", func(m Metrics) string { return fmt.Sprint(m.Attempts) }, "decisions asked for, retries included"},
-	{"accepted", func(m Metrics) string { return fmt.Sprint(m.Accepted) }, "decisions that allowed"},
-	{"denied", func(m Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused"},
-	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed"},
-	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request"},
-	{"peak/limit", func(m Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane)"},
-	{"over-grant", func(m Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, burst (or limit) + rate × T per key, as a share of it"},
-	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median"},
-	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile"},
-	{"queue p99", func(m Metrics) string { return FormatDuration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile"},
-	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio"},
-	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held"},
+	{"lane", func(m Metrics) string { return m.Lane }, "the limiter under test", "lane"},
+	{"offered", func(m Metrics) string { return fmt.Sprint(m.Offered) }, "logical requests the clients generated", "offered"},
+	{"attempts", func(m Metrics) string { return fmt.Sprint(m.Attempts) }, "decisions asked for, retries included", "attempts"},
+	{"accepted", func(m Metrics) string { return fmt.Sprint(m.Accepted) }, "decisions that allowed", "accepted"},
+	{"denied", func(m Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused", "denied"},
+	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed", "errors"},
+	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request", "retry_amplification"},
+	{"peak/limit", func(m Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane)", "peak_window_ratio"},
+	{"over-grant", func(m Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, burst (or limit) + rate × T per key, as a share of it", "over_grant"},
+	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median", "latency_p50_ms"},
+	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile", "latency_p99_ms"},
+	{"queue p99", func(m Metrics) string { return FormatDuration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile", "queue_delay_p99_ms"},
+	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio", "fairness"},
+	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held", "peak_state_bytes"},
 }
 
 // limited is cell, or a dash for the no-limit lane, which has nothing to hold.
