@@ -30,6 +30,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
+	explain                      bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
@@ -39,6 +40,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
+	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -132,9 +134,9 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if o.format == "json" {
-		return sim.WriteJSON(report, cfg, r.Metrics())
+		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	return sim.WriteTable(report, cfg, r.Metrics())
+	return sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain)
 }
 
 // checkPaths refuses a file given twice: the CSV and the series, or either over

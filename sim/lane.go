@@ -28,6 +28,7 @@ type Lane struct {
 	decider  decider
 
 	clients []clientRun
+	inputs  *[]Input  // the run's inputs (see inputs.go)
 	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
 	reqs    slab.Slab[request]
 	backend *backendRun
@@ -36,6 +37,9 @@ type Lane struct {
 	series     []Sample
 	nextTick   time.Duration
 	tick       Sample // the tick being filled
+	tickSeen   bool   // tick.High and tick.Low hold an observation
+	watchShape algorithms.Shape
+	perSecond  perSecond // lane-wide decisions allowed in any second
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
@@ -45,9 +49,9 @@ type Lane struct {
 
 	// ctx, when done, stops the lane, as does handling more than budget events
 	// (if > 0); see stop.go.
-	ctx    context.Context
-	budget int64
-	events int64
+	ctx     context.Context
+	budget  int64
+	handled int64 // events handled so far
 
 	last     algorithms.Decision // the latest decision, for the UI's headers
 	lastKey  int32
@@ -55,22 +59,30 @@ type Lane struct {
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
-// end, and the decisions landed during the tick.
+// end, the highest and lowest it reached during the tick (after each of its
+// decisions, and at the tick's start and end), and the decisions landed during the
+// tick. High and Low keep what the end value hides: a fixed window that fills up
+// just before it resets inside a tick ends the tick near zero, with High at the
+// full window.
 type Sample struct {
-	At       time.Duration // the tick's end
-	Level    float64
-	Accepted int64
-	Denied   int64
+	At        time.Duration // the tick's end
+	Level     float64
+	High, Low float64
+	Accepted  int64
+	Denied    int64
 }
 
 // clientRun is a client's state in one lane.
 type clientRun struct {
-	c       *Client
-	gen     arrivals   // nil for a closed loop
-	pending arrival    // the generator's next event, scheduled as evArrival
-	traffic *rand.Rand // keys and costs of a closed loop
-	keys    keyPicker  // closed loop
-	made    int64      // logical requests so far
+	c          *Client
+	gen        arrivals   // nil for a closed loop
+	pending    arrival    // the generator's next event, scheduled as evArrival
+	pendingSeq uint64     // its sequence number; an arrival with another is stale
+	traffic    *rand.Rand // arrivals, keys and costs
+	draw       func(time.Duration) arrival
+	keys       keyPicker // closed loop
+	made       int64     // logical requests so far
+	retry      Retry     // its retry policy now (inputs change it)
 }
 
 // request is a logical request in flight: between attempts, waiting for a commit,
@@ -89,7 +101,7 @@ type request struct {
 	decision algorithms.Decision
 }
 
-func newLane(cfg *Config, index int) (*Lane, error) {
+func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	lc := cfg.Lanes[index]
 	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients))}
 	build := cfg.NewLimiter
@@ -111,6 +123,13 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 	}
 	l.decider = d
+	info, _ := algorithms.Lookup(lc.Algorithm)
+	l.watchShape = info.Shape
+	if info.Shape == algorithms.ShapeFixedWindow {
+		l.rec.windows = make([]windowStats, len(cfg.Keys))
+	}
+	l.perSecond = newPerSecond(cfg.Tick)
+	l.rec.scopes = newScopeStats(cfg)
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
@@ -134,6 +153,10 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		if err := l.startClient(i); err != nil {
 			return nil, err
 		}
+	}
+	l.inputs = inputs
+	for i := range *inputs {
+		l.scheduleInput(i)
 	}
 	return l, nil
 }
@@ -205,7 +228,11 @@ func (l *Lane) advanceTo(t time.Duration) {
 func (l *Lane) handle(e event) {
 	switch e.kind {
 	case evArrival:
-		l.arrive(int(e.ref))
+		if e.seq == l.clients[e.ref].pendingSeq {
+			l.arrive(int(e.ref))
+		}
+	case evInput:
+		l.applyInput(e.ref)
 	case evWorker:
 		c := &l.clients[e.ref]
 		l.attempt(l.newRequest(int(e.ref), c.keys.pick(c.traffic), c.c.Cost.draw(c.traffic), true))
@@ -227,8 +254,11 @@ func (l *Lane) sample() {
 	k := l.cfg.Keys[l.cfg.WatchKey]
 	l.tick.At = l.now
 	l.tick.Level = l.limiters[k.Tier].Level(k.Name, l.now)
+	l.observe(l.tick.Level)
 	l.series = append(l.series, l.tick)
-	l.tick = Sample{}
+	l.rec.m.PeakAcceptedPerSecond = max(l.rec.m.PeakAcceptedPerSecond, l.perSecond.add(l.tick.Accepted))
+	end := l.tick.Level
+	l.tick = Sample{High: end, Low: end} // the next tick starts where this one ended
 	var bytes int64
 	var keys int
 	for _, lim := range l.limiters {
@@ -244,6 +274,28 @@ func (l *Lane) sample() {
 		l.lastEvict = l.now
 	}
 	l.nextTick += l.cfg.Tick
+}
+
+// observe widens the tick's High and Low to a level of the watched key.
+func (l *Lane) observe(level float64) {
+	if !l.tickSeen {
+		l.tick.High, l.tick.Low, l.tickSeen = level, level, true
+		return
+	}
+	l.tick.High, l.tick.Low = max(l.tick.High, level), min(l.tick.Low, level)
+}
+
+// levelAfter is the watched key's level right after decision d, read from the
+// decision itself (no call to the store): the tokens left for a bucket, the units
+// held (limit − remaining) for the windows and the leaky bucket.
+func levelAfter(shape algorithms.Shape, d algorithms.Decision) float64 {
+	switch shape {
+	case algorithms.ShapeBucket:
+		return d.Remaining
+	case algorithms.ShapeNone:
+		return 0
+	}
+	return float64(d.Limit) - d.Remaining
 }
 
 // earliestStamp is the earliest time any request from now on can be stamped with:

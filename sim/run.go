@@ -27,14 +27,16 @@ type Run struct {
 	merged  []Row
 
 	workers *workers // the lanes' goroutines, started on the first advance
+	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
 }
 
 // NewRun starts a run of cfg at virtual time zero.
 func NewRun(cfg *Config) (*Run, error) {
-	r := &Run{Config: cfg}
+	inputs := append([]Input(nil), cfg.Inputs...)
+	r := &Run{Config: cfg, inputs: &inputs}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	for i := range cfg.Lanes {
-		l, err := newLane(cfg, i)
+		l, err := newLane(cfg, i, r.inputs)
 		if err != nil {
 			return nil, err
 		}
@@ -176,6 +178,19 @@ func (r *Run) Decisions() int64 {
 		n += l.rec.m.Attempts
 	}
 	return n
+}
+
+// Claims judges the lesson's claims on the run so far.
+func (r *Run) Claims() []ClaimResult { return r.ClaimsOn(r.Metrics()) }
+
+// ClaimsOn judges the lesson's claims on ms, the run's metrics just taken (so a
+// caller that has them does not compute them twice).
+func (r *Run) ClaimsOn(ms []Metrics) []ClaimResult {
+	scoped := make([][]ScopeCounts, len(r.Lanes))
+	for i, l := range r.Lanes {
+		scoped[i] = l.rec.scopes.counts
+	}
+	return Judge(r.Config, ms, scoped)
 }
 
 // Metrics are every lane's figures so far.

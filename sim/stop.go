@@ -55,13 +55,13 @@ func (r *Run) halt(cause error) { r.cancel(cause) }
 // counted counts an event the lane handled and, every checkEvery, looks at the
 // stop conditions; a lane told to stop sets its error, which ends its advance.
 func (l *Lane) counted() {
-	l.events++
-	if l.events%checkEvery != 0 {
+	l.handled++
+	if l.handled%checkEvery != 0 {
 		return
 	}
 	if err := context.Cause(l.ctx); err != nil {
 		l.err = &Stopped{Cause: err}
-	} else if l.budget > 0 && l.events > l.budget {
+	} else if l.budget > 0 && l.handled > l.budget {
 		l.err = &Stopped{Cause: ErrBudget}
 	}
 }

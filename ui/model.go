@@ -13,7 +13,7 @@ package ui
 import (
 	"fmt"
 	"os"
-	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -21,6 +21,7 @@ import (
 
 	"ratelab/scenarios"
 	"ratelab/session"
+	"ratelab/sim"
 )
 
 // Options configure the UI.
@@ -53,19 +54,22 @@ type Model struct {
 	runner runner
 	picker picker
 	zoom   bool
+	whole  bool // graphs show the whole run so far, not the last stretch
 	export exporter
 	help   helpView
+	jump   gotoPrompt
+	ctl    controls
+	// lessonPage is the lesson page's state (it scrolls like the help).
+	lessonPage struct {
+		open   bool
+		offset int
+	}
 
 	width, height int
-	focus         int      // the focused lane
-	lesson        []string // the lesson wrapped to the width (set in Update)
-	lessonFor     struct {
-		width int
-		text  string
-	}
-	laidOut   [2]int // the size the picker and the help bar were last given
-	status    string
-	statusBad bool
+	focus         int    // the focused lane
+	laidOut       [2]int // the size the picker and the help bar were last given
+	status        string
+	statusBad     bool
 
 	recentKeys []string // for a crash report
 	crash      *Crash   // the panic the UI stopped on
@@ -93,12 +97,19 @@ func New(opts Options) (*Model, error) {
 	}
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)
+	m.jump = newGotoPrompt()
 	m.runner.open(cfg)
+	m.ctl.reset(cfg)
 	m.relayout()
 	return m, nil
 }
 
 func (m *Model) name() string { return m.runner.name() }
+
+// view is the stretch of virtual time graphs of n columns show now.
+func (m *Model) view(n int) timeView {
+	return viewOf(m.runner.cfg, m.runner.run.Now(), n, m.whole)
+}
 
 // Close stops an export under way and waits until it has cleaned up, and
 // releases what the current run holds (its Redis keys); the program calls it
@@ -121,14 +132,10 @@ func (m *Model) setStyles(isDark bool) {
 }
 
 // relayout recomputes what depends on the size and the scenario: the focus (within
-// the lanes), the lesson wrapped to the width, the picker's and the help bar's size.
+// the lanes), the picker's and the help bar's size.
 func (m *Model) relayout() {
 	if cfg := m.runner.cfg; cfg != nil {
 		m.focus = max(0, min(m.focus, len(cfg.Lanes)-1))
-		if m.lessonFor.width != m.width || m.lessonFor.text != cfg.Lesson {
-			m.lessonFor.width, m.lessonFor.text = m.width, cfg.Lesson
-			m.lesson = strings.Split(wrap(cfg.Lesson, max(m.width, 1)), "\n")
-		}
 	}
 	if m.laidOut != [2]int{m.width, m.height} {
 		m.laidOut = [2]int{m.width, m.height}
@@ -182,8 +189,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case m.picker.open:
 			return m.pick(msg)
+		case m.jump.open:
+			return m.jumpKey(msg)
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
 			m.help.update(msg, m.keys, len(helpLines(m.styles, m.keys, m.help.page, m.width)))
+			return nil
+		case m.lessonPage.open && !key.Matches(msg, m.keys.Quit):
+			m.lessonKey(msg)
 			return nil
 		}
 		return m.key(msg)
@@ -192,6 +204,51 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.pick(msg)
 	}
 	return nil
+}
+
+// jumpKey handles a key while the go-to prompt is open: enter seeks, esc cancels,
+// anything else edits the time typed.
+func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.PickBack):
+		m.jump.hide()
+		return nil
+	case key.Matches(msg, m.keys.PickOpen):
+		m.jump.hide()
+		t, err := parseVirtualTime(m.jump.input.Value())
+		if err != nil {
+			m.status, m.statusBad = "go to: "+err.Error(), true
+			return nil
+		}
+		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+		return m.runner.seek(t)
+	}
+	var cmd tea.Cmd
+	m.jump.input, cmd = m.jump.input.Update(msg)
+	return cmd
+}
+
+// lessonKey handles a key on the lesson page: scroll, or back.
+func (m *Model) lessonKey(msg tea.KeyPressMsg) {
+	p := &m.lessonPage
+	switch k := m.keys; {
+	case key.Matches(msg, k.Lesson, k.Unzoom):
+		p.open = false
+	case key.Matches(msg, k.ScrollDown):
+		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
+	case key.Matches(msg, k.ScrollUp):
+		p.offset = max(p.offset-1, 0)
+	}
+}
+
+// columnSpan is the virtual time one column of the panels' graphs covers now.
+func (m *Model) columnSpan() time.Duration {
+	if m.runner.run == nil {
+		return m.runner.cfg.Tick
+	}
+	n := len(m.runner.run.Lanes)
+	cols := max(1, min(n, m.width/minPanelWidth))
+	return m.view(graphColumns(m.width / cols)).span
 }
 
 // pick passes a message to the open picker and opens the scenario it chose.
@@ -222,8 +279,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.help = helpView{open: true}
 	case key.Matches(msg, k.Pause):
 		return r.pause()
-	case key.Matches(msg, k.Step):
-		r.step()
+	case key.Matches(msg, k.Step) && r.run != nil:
+		return r.seek(r.run.Now() + m.columnSpan())
+	case key.Matches(msg, k.Back) && r.run != nil:
+		return r.seek(r.run.Now() - m.columnSpan())
+	case key.Matches(msg, k.GoTo):
+		m.jump.show()
+	case key.Matches(msg, k.Whole):
+		m.whole = !m.whole
+	case key.Matches(msg, k.Lesson):
+		m.lessonPage.open, m.lessonPage.offset = true, 0
 	case key.Matches(msg, k.Faster):
 		r.faster()
 	case key.Matches(msg, k.Slower):
@@ -254,18 +319,116 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoom = false
 	case key.Matches(msg, k.BurstDown, k.BurstUp, k.RateDown, k.RateUp):
 		return m.adjust(msg)
+	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.run != nil:
+		return m.control(msg)
 	case key.Matches(msg, k.Export):
 		if r.run != nil {
-			return m.export.start(r.cfg, r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
 		}
 	}
 	return nil
 }
 
-// switchTo opens scenario i from its start, with no adjustments.
+// switchTo opens scenario i from its start, with no adjustments and nothing
+// recorded.
 func (m *Model) switchTo(i int) tea.Cmd {
 	m.focus, m.zoom, m.status = 0, false, ""
-	return m.runner.switchTo(i)
+	cmd := m.runner.switchTo(i)
+	m.ctl.reset(m.runner.cfg)
+	return cmd
+}
+
+// control handles a live traffic control's key: it makes an input now (see
+// controls), or saves the session.
+func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
+	k, r, c := m.keys, &m.runner, &m.ctl
+	cfg := r.cfg
+	if cfg == nil {
+		return nil
+	}
+	var in sim.Input
+	switch {
+	case key.Matches(msg, k.Save):
+		return m.save()
+	case key.Matches(msg, k.Client):
+		for n := 1; n <= len(cfg.Clients); n++ {
+			if next := (c.client + n) % len(cfg.Clients); rateOf(cfg.Clients[next]) >= 0 || n == len(cfg.Clients) {
+				c.client = next
+				break
+			}
+		}
+		return nil
+	case key.Matches(msg, k.NextKey):
+		if h := handClient(cfg); h >= 0 {
+			c.key = (c.key + 1) % len(cfg.Clients[h].Keys)
+		}
+		return nil
+	case key.Matches(msg, k.Send, k.Send10):
+		h := handClient(cfg)
+		if h < 0 {
+			m.status, m.statusBad = "this scenario has no hand client to send for; open the sandbox (s, then sandbox)", true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputSend, Client: h, Key: c.key, Count: 1, Cost: cfg.Clients[h].Cost.Fixed}
+		if key.Matches(msg, k.Send10) {
+			in.Count = 10
+		}
+	case key.Matches(msg, k.ClientFaster, k.ClientSlower):
+		now := c.rate(cfg, c.client)
+		if now < 0 {
+			m.status, m.statusBad = fmt.Sprintf("client %s sends by pattern %q, which has no rate to change; c picks another", cfg.Clients[c.client].Name, cfg.Clients[c.client].Pattern), true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputRate, Client: c.client, Rate: nextRate(now, key.Matches(msg, k.ClientFaster))}
+		c.rates[c.client] = in.Rate
+	case key.Matches(msg, k.Retry):
+		next := 0
+		if i, ok := c.retry[c.client]; ok {
+			next = (i + 1) % len(retryChoices)
+		} else {
+			for i, choice := range retryChoices {
+				if choice.retry.Policy == cfg.Clients[c.client].Retry.Policy {
+					next = (i + 1) % len(retryChoices)
+				}
+			}
+		}
+		c.retry[c.client] = next
+		in = sim.Input{Kind: sim.InputRetry, Client: c.client, Retry: retryChoices[next].retry}
+	case key.Matches(msg, k.Fix):
+		c.fix = (c.fix + 1) % 3
+		in = sim.Input{Kind: sim.InputClockFix, Fix: c.fix}
+	case key.Matches(msg, k.Glitch):
+		if cfg.Backend == nil {
+			m.status, m.statusBad = "this scenario has no backend to glitch", true
+			return nil
+		}
+		c.glitch = !c.glitch
+		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
+	}
+	at := r.run.Now()
+	discarded, cmd, err := r.addInput(in)
+	switch {
+	case err != nil:
+		m.status, m.statusBad = err.Error(), true
+	case discarded > 0:
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, sim.FormatDuration(at)), false
+	}
+	return cmd
+}
+
+// save writes the session as a scenario file beside the exports.
+func (m *Model) save() tea.Cmd {
+	r := &m.runner
+	if r.run == nil {
+		return nil
+	}
+	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.run.Inputs(), m.export.dir)
+	if err != nil {
+		m.status, m.statusBad = "save failed: "+err.Error(), true
+		return nil
+	}
+	m.status, m.statusBad = fmt.Sprintf("saved the session: ratelab run --file %s --scenario %s", path, name), false
+	return nil
 }
 
 // adjust applies one of the [ ] { } keys, and says on the status line what the
