@@ -81,6 +81,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	ctx, stop := interrupts()
+	defer stop()
 	var out *output
 	if *csvPath != "" {
 		if out, err = openOutput("csv", *csvPath, stdout); err != nil {
@@ -88,8 +90,6 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer out.abort()
 	}
-	ctx, stop := interrupts()
-	defer stop()
 	nodes := seeds
 	if cluster {
 		// the cluster's own view of its nodes, asked of a seed: every node the

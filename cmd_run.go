@@ -67,6 +67,10 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if o.csv == "-" || o.series == "-" {
 		report = stderr
 	}
+	// signals are caught from here on: an output that blocks (a FIFO nobody
+	// reads yet) is still left by Ctrl-C, its temporary files removed
+	ctx, stop := interrupts()
+	defer stop()
 	var requests, series *output
 	if o.csv != "" {
 		if requests, err = openOutput("csv", o.csv, stdout); err != nil {
@@ -81,8 +85,6 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		defer series.abort()
 	}
 
-	ctx, stop := interrupts()
-	defer stop()
 	stopped := func(at string) error {
 		return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration))
 	}

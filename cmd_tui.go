@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +20,7 @@ Usage: ratelab [tui] [--scenario NAME] [--file F] [--lanes a,b] [--seed N]
 Opens the terminal UI on the embedded scenarios (or the file given): every lane
 graphed live, the comparison, the lesson. Press ? inside for every key.`
 
-func runTUI(args []string, stdout, stderr io.Writer) error {
+func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("tui", tuiUsage, stderr)
 	var o runOptions
 	exportDir := "."
@@ -45,7 +46,11 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	defer m.Close()
+	defer func() {
+		if cerr := m.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
 	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: Close
 	// then stops an export under way, and the run's keys and temporary files
 	// are removed

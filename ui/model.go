@@ -113,10 +113,12 @@ func (m *Model) view(n int) timeView {
 
 // Close stops an export under way and waits until it has cleaned up, and
 // releases what the current run holds (its Redis keys); the program calls it
-// when it ends, however it ends.
-func (m *Model) Close() {
+// when it ends, however it ends. The error says which runs' keys could not be
+// removed from Redis (they expire by themselves).
+func (m *Model) Close() error {
 	m.export.stop()
 	m.runner.release()
+	return m.runner.failed
 }
 
 // Init asks the terminal for its background colour and starts the frames.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,6 +59,7 @@ type runner struct {
 	run          *session.Session
 	released     bool   // the run's store is released; it can be drawn, not advanced
 	problem      string // why there is no run, shown in its place
+	failed       error  // keys of a released run that could not be removed
 
 	speed      int // index into speeds
 	paused     bool
@@ -132,7 +134,7 @@ func (r *runner) cfgWithInputs() *sim.Config {
 // so what it showed can still be drawn.
 func (r *runner) release() {
 	if r.run != nil && !r.released {
-		r.run.Close()
+		r.failed = errors.Join(r.failed, r.run.Close())
 		r.released = true
 	}
 }
