@@ -86,7 +86,13 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	}
 
 	stopped := func(at string) error {
-		return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration))
+		written := "nothing was written"
+		for _, out := range []*output{requests, series} {
+			if out.through() {
+				written = "what went to " + out.name + " stops there"
+			}
+		}
+		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration), written)
 	}
 	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true, Context: ctx})
 	if ctx.Err() != nil {

@@ -15,6 +15,7 @@ import (
 // file, nor harms what was at the path.
 type output struct {
 	w    io.Writer // its errors name the destination
+	name string
 	file *atomicfile.File
 }
 
@@ -22,14 +23,18 @@ type output struct {
 // error, reported before anything runs.
 func openOutput(flagName, path string, stdout io.Writer) (*output, error) {
 	if path == "-" {
-		return &output{w: named{stdout, "standard output"}}, nil
+		return &output{w: named{stdout, "standard output"}, name: "standard output"}, nil
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, usagef("--%s %v", flagName, err)
 	}
-	return &output{w: named{f, path}, file: f}, nil
+	return &output{w: named{f, path}, name: path, file: f}, nil
 }
+
+// through says what is written goes out at once (standard output, a device, a
+// FIFO): a run that stops cannot take it back.
+func (o *output) through() bool { return o != nil && (o.file == nil || o.file.Direct()) }
 
 // commit puts a file in place; standard output needs nothing.
 func (o *output) commit() error {

@@ -9,7 +9,8 @@ import (
 
 // Stopping a run early. A run stops before the time it was asked to reach when its
 // context is done (the user pressed Ctrl-C, the UI closed an export) or when a
-// lane has handled more events than its budget (a fuzz test's bound on work).
+// lane has done more work than its budget (a fuzz test's bound): events handled
+// plus decisions asked for, since one event may ask for many (a delivery of 100).
 // Each lane looks at both every checkEvery events, so it stops within a few
 // thousand events of being told, whatever the load: a burst of millions at one
 // instant, a retry storm, a limiter on a Redis that does not answer (its calls
@@ -19,9 +20,9 @@ import (
 // conditions: a counter, not a clock read per event.
 const checkEvery = 1024
 
-// ErrBudget is the cause of a run stopped because a lane handled more events than
-// the budget given to Bound.
-var ErrBudget = errors.New("the run's budget of events is spent")
+// ErrBudget is the cause of a run stopped because a lane did more work than the
+// budget given to Bound.
+var ErrBudget = errors.New("the run's budget of work is spent")
 
 // Stopped is the error of a run that stopped before the time it was asked to
 // reach. Nothing after At was decided; the run cannot go on.
@@ -38,14 +39,14 @@ func (s *Stopped) Error() string {
 
 func (s *Stopped) Unwrap() error { return s.Cause }
 
-// Bound makes the run stop early when ctx is done, or when one lane has handled
-// more than maxEvents events (0: no limit); AdvanceTo then returns a *Stopped.
-// Call it before the first AdvanceTo.
-func (r *Run) Bound(ctx context.Context, maxEvents int64) {
+// Bound makes the run stop early when ctx is done, or when one lane's work (events
+// handled plus decisions asked for) passes maxWork (0: no limit); AdvanceTo then
+// returns a *Stopped. Call it before the first AdvanceTo.
+func (r *Run) Bound(ctx context.Context, maxWork int64) {
 	r.cancel(nil)
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	for _, l := range r.Lanes {
-		l.ctx, l.budget = r.ctx, maxEvents
+		l.ctx, l.budget = r.ctx, maxWork
 	}
 }
 
@@ -61,7 +62,7 @@ func (l *Lane) counted() {
 	}
 	if err := context.Cause(l.ctx); err != nil {
 		l.err = &Stopped{Cause: err}
-	} else if l.budget > 0 && l.handled > l.budget {
+	} else if l.budget > 0 && l.handled+l.rec.m.Attempts > l.budget {
 		l.err = &Stopped{Cause: ErrBudget}
 	}
 }

@@ -112,6 +112,10 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// Direct says the file is written through (a device, a FIFO): what is written
+// is there at once, and Abort cannot take it back.
+func (f *File) Direct() bool { return f.direct }
+
 // Write writes to the temporary file, or to the device.
 func (f *File) Write(p []byte) (int, error) { return f.tmp.Write(p) }
 
