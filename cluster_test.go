@@ -28,7 +28,7 @@ func TestNoKeysLeftOnACluster(t *testing.T) {
 
 	t.Run("run", func(t *testing.T) {
 		code, out, errOut := ratelab("run", "--scenario", "boundary-burst", "--redis", c.URL())
-		if code != 0 || !strings.Contains(out, "fixed-window let 2.0× the limit through") {
+		if code != 0 || !strings.Contains(out, "fixed-window: policy exceeded: 2.00× the limit") {
 			t.Fatalf("exit %d: %s%s", code, out, errOut)
 		}
 		none(t, "run")
