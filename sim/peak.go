@@ -37,11 +37,13 @@ type peakSpan struct{ first, last time.Duration }
 // does not (reserved work overtaken) is placed in order.
 func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration) {
 	ks := &r.keys[k]
-	for cost > maxCost {
-		r.push(ks, pack(at, maxCost))
-		cost -= maxCost
+	if !r.merge(ks, at, cost) {
+		for cost > maxCost {
+			r.push(ks, pack(at, maxCost))
+			cost -= maxCost
+		}
+		r.push(ks, pack(at, cost))
 	}
-	r.push(ks, pack(at, cost))
 	newest := r.entry(ks, ks.n-1).at()
 	for r.entry(ks, 0).at() <= newest-period {
 		ks.sum -= r.entry(ks, 0).cost()
@@ -52,6 +54,23 @@ func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period tim
 		ks.peak = ks.sum
 		r.peaks[k] = peakSpan{r.entry(ks, 0).at(), newest}
 	}
+}
+
+// merge adds cost to ks's newest entry when it was admitted at the same instant
+// and the sum fits an entry, and says whether it did: the window's sums, and so
+// its peak, are the same, and a burst of millions admitted at one instant (a lane
+// with no limit) takes an entry, not millions.
+func (r *recorder) merge(ks *keyStats, at time.Duration, cost int64) bool {
+	if ks.n == 0 {
+		return false
+	}
+	last := ks.ringOff + (ks.head+ks.n-1)&(ks.ringCap-1)
+	if a := r.arena[last]; a.at() != at || a.cost()+cost > maxCost {
+		return false
+	}
+	r.arena[last] = pack(at, r.arena[last].cost()+cost)
+	ks.sum += cost
+	return true
 }
 
 // entry is the i-th admission of ks's ring from the oldest.
