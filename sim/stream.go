@@ -10,8 +10,9 @@ import (
 // most rowBatch through a channel that holds at most streamDepth batches: a lane
 // that gets ahead of the writer waits for it. The run merges the lanes' heads by
 // (time, lane) and hands the merged rows to the sink in batches of at most
-// rowBatch as it goes. Memory is bounded whatever the number of decisions in one
-// tick: at most (streamDepth + 3) batches per lane and one merged batch are held.
+// rowBatch as it goes, and gives each batch back to its lane once merged. Memory
+// is fixed whatever the number of decisions in one tick: each lane owns
+// streamBatches batches, allocated once, and the merge one more.
 //
 // The merge is the order the CSV promises (time, then lane; a lane's own rows in
 // the order it decided them), and it is the same however the goroutines are
@@ -24,16 +25,24 @@ const rowBatch = 4096
 // streamDepth is the most full batches a lane may have waiting for the merge.
 const streamDepth = 2
 
+// streamBatches is the batches a lane owns: the one it fills, those waiting, the
+// one the merge is reading. A lane with none free waits for the merge.
+const streamBatches = streamDepth + 2
+
 // rowStream is one lane's side of the stream.
 type rowStream struct {
 	batch []Row        // being filled
 	out   chan []Row   // full batches; nil ends an advance
-	free  chan []Row   // batches the merge is done with, to reuse
+	free  chan []Row   // batches the merge is done with, to fill again
 	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
 }
 
 func newRowStream() *rowStream {
-	return &rowStream{batch: make([]Row, 0, rowBatch), out: make(chan []Row, streamDepth), free: make(chan []Row, streamDepth)}
+	s := &rowStream{batch: make([]Row, 0, rowBatch), out: make(chan []Row, streamDepth), free: make(chan []Row, streamBatches)}
+	for range streamBatches - 1 {
+		s.free <- make([]Row, 0, rowBatch)
+	}
+	return s
 }
 
 // add appends a row, sending the batch when it is full.
@@ -45,16 +54,11 @@ func (s *rowStream) add(row Row) {
 }
 
 // send hands the batch to the merge (waiting while streamDepth batches wait) and
-// starts another.
+// starts filling a free one (waiting for the merge to give one back).
 func (s *rowStream) send() {
 	s.out <- s.batch
 	s.sent.Add(int64(len(s.batch)))
-	select {
-	case b := <-s.free:
-		s.batch = b[:0]
-	default:
-		s.batch = make([]Row, 0, rowBatch)
-	}
+	s.batch = <-s.free
 }
 
 // end sends what is left and says the lane has no more rows for this advance.
@@ -134,10 +138,6 @@ func (r *Run) flush(rows []Row) error {
 	return nil
 }
 
-// recycle gives lane i's emptied batch back for reuse.
-func (r *Run) recycle(i int, b []Row) {
-	select {
-	case r.streams[i].free <- b[:0]:
-	default:
-	}
-}
+// recycle gives lane i's merged batch back to it. free holds every batch the
+// lane owns, so this never waits.
+func (r *Run) recycle(i int, b []Row) { r.streams[i].free <- b[:0] }
