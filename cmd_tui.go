@@ -40,8 +40,13 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: the
+	// run shown stops at once, even in a frame waiting on Redis, Close stops an
+	// export under way, and the runs' keys and temporary files are removed
+	ctx, stop := interrupts()
+	defer stop()
 	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: lanes, ExportDir: exportDir,
-		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis}}
+		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis, Context: ctx}}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}
@@ -51,11 +56,6 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: Close
-	// then stops an export under way, and the run's keys and temporary files
-	// are removed
-	ctx, stop := interrupts()
-	defer stop()
 	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if c := m.Crash(); c != nil {
 		return crashReport(c)

@@ -292,8 +292,10 @@ func TestClosingTheTerminalMidExportLeavesNothing(t *testing.T) {
 	os.Mkdir(exports, 0o755)
 	s := startTmux(t, dir, 160, 48, "", "--scenario retry-storm --redis "+srv.URL()+" --export-dir "+exports)
 	s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, "retry-storm — Retry storm") })
-	s.keys("m")
-	time.Sleep(2 * time.Second) // seconds of the storm, for the export to replay
+	// 25×: a frame on Redis then takes seconds, and the terminal closes while
+	// one is under way (the UI's own run must stop too, or nothing is cleaned)
+	s.keys("+", "+", "+", "+")
+	time.Sleep(4 * time.Second)
 	// the UI's process (not the shell around it, whose command line holds the
 	// same words)
 	pid, err := exec.Command("pgrep", "-f", `^\./ratelab .*--export-dir `+exports).Output()

@@ -68,7 +68,11 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 		return nil
 	}
 	e.busy = true
-	ctx, cancel := context.WithCancel(context.Background())
+	parent := so.Context // the program's: a signal stops the export too
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
 	done := make(chan struct{})
 	e.cancel, e.done = cancel, done
 	so.Context = ctx
