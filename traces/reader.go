@@ -53,7 +53,7 @@ type Reader struct {
 	parse  parser
 	opts   Options
 
-	pending rowHeap
+	pending window
 	newest  int64 // µs: the latest time read
 	newLine int   // its line
 	window  int64 // µs
@@ -143,18 +143,18 @@ func (r *Reader) Next() (Row, error) {
 	if r.err != nil {
 		return Row{}, r.err
 	}
-	for !r.eof && (len(r.pending) == 0 || r.pending[0].at >= r.newest-r.window) {
+	for !r.pending.ready(r.newest-r.window, r.eof) {
+		if r.eof {
+			if r.stats.Rows == 0 {
+				r.err = r.empty()
+				return Row{}, r.err
+			}
+			return Row{}, io.EOF
+		}
 		if err := r.read(); err != nil {
 			r.err = err
 			return Row{}, err
 		}
-	}
-	if len(r.pending) == 0 {
-		if r.stats.Rows == 0 {
-			r.err = r.empty()
-			return Row{}, r.err
-		}
-		return Row{}, io.EOF
 	}
 	rec := r.pending.pop()
 	if r.stats.Rows == 0 {
@@ -244,57 +244,6 @@ func spreadHash(seed, line uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
-}
-
-// rowHeap is the reorder window: records ordered by time, then line. push and pop
-// are written out rather than through container/heap to avoid boxing a record
-// per row.
-type rowHeap []record
-
-func (h rowHeap) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].line < h[j].line
-}
-
-func (h *rowHeap) push(rec record) {
-	*h = append(*h, rec)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *rowHeap) pop() record {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s[last] = record{}
-	s = s[:last]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		c := l
-		if r := l + 1; r < len(s) && s.less(r, l) {
-			c = r
-		}
-		if !s.less(c, i) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
-	return top
 }
 
 // lineReader hands out a file's lines without their line ending, and counts them.
