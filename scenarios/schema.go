@@ -14,8 +14,8 @@ type Scenario struct {
 	Title  string `toml:"title"`  // one line
 	Lesson string `toml:"lesson"` // a paragraph: what to look at
 
-	Duration Duration `toml:"duration"` // required: virtual time covered, up to 24h
-	Tick     Duration `toml:"tick"`     // series resolution; default 10ms up to 20s, 100ms up to 200s, else 1s
+	Duration Duration `toml:"duration"` // required (but with a trace: its span): virtual time covered, up to 24h (49 days with a trace)
+	Tick     Duration `toml:"tick"`     // series resolution; default by duration (see defaultTick)
 	Seed     *uint64  `toml:"seed"`     // default 1
 	WatchKey string   `toml:"watch_key"`
 
@@ -95,13 +95,20 @@ type ClientSpec struct {
 	Bursts      []BurstSpec `toml:"bursts"`      // bursts
 	Concurrency int         `toml:"concurrency"` // closed-loop: workers
 	Think       Duration    `toml:"think"`       // closed-loop: pause between a worker's requests
-	Spread      Duration    `toml:"spread"`      // closed-loop: workers start spread evenly over this
-	File        string      `toml:"file"`        // trace: CSV path, relative to this file
+	Spread      Spread      `toml:"spread"`      // closed-loop: workers start spread evenly over this duration; trace: "none" or "uniform"
+	File        string      `toml:"file"`        // trace: the log, relative to this file
+
+	// trace: how to read the file (see package traces)
+	Format        string    `toml:"format"`         // csv, clf (common, combined) or jsonl; default by the file's extension
+	TimeField     string    `toml:"time_field"`     // jsonl, csv: default time (a CSV's time_ms)
+	TimeFormat    string    `toml:"time_format"`    // jsonl, csv: auto, ms, rfc3339, unix, unix_ms
+	CostField     string    `toml:"cost_field"`     // jsonl, csv: default cost
+	ReorderWindow *Duration `toml:"reorder_window"` // how far back a line may go; default 5m
 
 	Start Duration  `toml:"start"` // default 0
 	Stop  *Duration `toml:"stop"`  // default: the scenario's duration
 
-	Key             string  `toml:"key"`              // one key (default: the client's name)
+	Key             string  `toml:"key"`              // one key (default: the client's name); trace: the field(s) naming a client, ip+path
 	Keys            int     `toml:"keys"`             // or this many: <key_prefix>-0 … -(n-1)
 	KeyPrefix       string  `toml:"key_prefix"`       // default: the client's name
 	KeyDistribution string  `toml:"key_distribution"` // "uniform" (default) or "zipf"

@@ -156,6 +156,8 @@ type Report struct {
 	DurationMS float64      `json:"duration_ms"`
 	Policy     string       `json:"policy"`
 	Lanes      []LaneReport `json:"lanes"`
+	// Traces say what each trace client replayed and what it skipped.
+	Traces []TraceReport `json:"traces,omitempty"`
 }
 
 // LaneReport is one lane's metrics in Report: every field of Metrics under its
@@ -209,7 +211,7 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 
 // WriteJSON prints the comparison as an indented Report.
 func WriteJSON(w io.Writer, cfg *Config, ms []Metrics) error {
-	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg)}
+	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg), Traces: TraceReports(cfg)}
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
 	}
