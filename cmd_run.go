@@ -86,6 +86,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		r.OnRows(rows.Write)
 	}
+	var samples *sim.SeriesWriter
+	if series != nil {
+		if samples, err = sim.NewSeriesWriter(series.w, cfg); err != nil {
+			return fmt.Errorf("writing %s: %w", o.series, err)
+		}
+		r.OnSeries(samples.Write)
+	}
 	// advance a virtual second (or a tick, if longer) at a time, so an interrupt
 	// stops the run between steps and the deferred Close still removes its Redis
 	// keys
@@ -105,8 +112,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("writing %s: %w", o.csv, err)
 		}
 	}
-	if series != nil {
-		if err := sim.WriteSeries(series.w, r.Run); err != nil {
+	if samples != nil {
+		if err := samples.Flush(); err != nil {
 			return fmt.Errorf("writing %s: %w", o.series, err)
 		}
 	}

@@ -32,15 +32,17 @@ type Lane struct {
 	backend *backendRun
 
 	rec        recorder
-	series     []Sample
+	series     boundedSeries
 	nextTick   time.Duration
 	tick       Sample // the tick being filled
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
-	// rows, when not nil, receives every decision as it lands.
-	rows func(Row)
-	err  error
+	// rows, when not nil, receives every decision as it lands; samples every
+	// tick's sample as it closes.
+	rows    func(Row)
+	samples func(Sample)
+	err     error
 
 	last     algorithms.Decision // the latest decision, for the UI's headers
 	lastKey  int32
@@ -131,8 +133,9 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 	return l, nil
 }
 
-// Series is the lane's samples so far, one per tick.
-func (l *Lane) Series() []Sample { return l.series }
+// Series is the lane's samples so far, in time order, each covering SeriesStep:
+// one per tick, or coarser in a long run (see MaxSeriesPoints).
+func (l *Lane) Series() []Sample { return l.series.kept }
 
 // Unavailable says the lane's store (Redis) failed at its last call.
 func (l *Lane) Unavailable() bool {
@@ -219,7 +222,10 @@ func (l *Lane) sample() {
 	k := l.cfg.Keys[l.cfg.WatchKey]
 	l.tick.At = l.now
 	l.tick.Level = l.limiters[k.Tier].Level(k.Name, l.now)
-	l.series = append(l.series, l.tick)
+	l.series.add(l.tick)
+	if l.samples != nil {
+		l.samples(l.tick)
+	}
 	l.tick = Sample{}
 	var bytes int64
 	var keys int

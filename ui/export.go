@@ -76,13 +76,18 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	r.OnRows(w.Write)
+	sw, err := sim.NewSeriesWriter(serFile, cfg)
+	if err != nil {
+		return err
+	}
+	r.OnSeries(sw.Write)
 	if err := r.AdvanceTo(upTo); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := sim.WriteSeries(serFile, r.Run); err != nil {
+	if err := sw.Flush(); err != nil {
 		return err
 	}
 	if err := reqFile.Commit(); err != nil {

@@ -44,21 +44,18 @@ func stretch(cfg *sim.Config) time.Duration {
 }
 
 // columns returns the lane's samples of the last stretch in at most n columns: each
-// column joins k consecutive ticks, its level the last tick's, its accepted and
-// denied their sums. Columns start at the run's start until it has run a stretch.
+// column joins k consecutive samples (ticks, or coarser in a long run; see
+// sim.Lane.SeriesStep) as sim.Merge does: its level the last one's, its accepted
+// and denied their sums. Columns start at the run's start until it has run a
+// stretch.
 func columns(l *sim.Lane, cfg *sim.Config, n int) []sim.Sample {
-	k := max(1, int((stretch(cfg)/cfg.Tick+time.Duration(n)-1)/time.Duration(n)))
+	k := max(1, int((stretch(cfg)/l.SeriesStep()+time.Duration(n)-1)/time.Duration(n)))
 	s := l.Series()
 	full := len(s) / k * k // whole columns only, so a column never changes once drawn
 	s = s[max(0, full-n*k):full]
 	out := make([]sim.Sample, 0, len(s)/k)
 	for i := 0; i+k <= len(s); i += k {
-		c := s[i+k-1]
-		for _, t := range s[i : i+k-1] {
-			c.Accepted += t.Accepted
-			c.Denied += t.Denied
-		}
-		out = append(out, c)
+		out = append(out, sim.Merge(s[i:i+k]))
 	}
 	return out
 }
