@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"fmt"
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
