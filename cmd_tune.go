@@ -35,7 +35,9 @@ type traceOptions struct {
 	seed                                                        uint64
 }
 
-func (o *traceOptions) flags(fs *flag.FlagSet) {
+// flags registers the trace flags; --seed and --strict too when own (tui has its
+// own, for scenarios as well).
+func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 	fs.StringVar(&o.file, "trace", "", "the request log to read (.gz too)")
 	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default from the file's extension")
 	fs.StringVar(&o.key, "key", "", "what names a client: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
@@ -44,8 +46,11 @@ func (o *traceOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's field (default cost; 1 when absent)")
 	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time a line may go behind the latest read")
 	fs.StringVar(&o.spread, "spread", "none", "none, or uniform: requests stamped the same second are spread over it (seeded by --seed)")
-	fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
-	fs.Uint64Var(&o.seed, "seed", 1, "seeds the uniform spread")
+	o.seed = 1
+	if own {
+		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
+		fs.Uint64Var(&o.seed, "seed", 1, "seeds the uniform spread")
+	}
 }
 
 // options checks the flags and returns how to read the trace.
@@ -138,7 +143,7 @@ func (o *tuneOptions) grid(t *tune.Trace) (tune.Grid, tune.Goal, error) {
 func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
-	o.trace.flags(fs)
+	o.trace.flags(fs, true)
 	fs.StringVar(&o.algorithms, "algorithms", strings.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per --period (default: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default: 1 to twice the most any key sent in one period)")

@@ -41,7 +41,7 @@ func TestEmbeddedCatalogueCompilesEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"boundary-burst", "bursty-user", "retry-storm", "thundering-herd", "clock-skew", "non-atomic-race", "llm-cost", "rollover", "tiers", "trace-replay"}
+	want := []string{"boundary-burst", "bursty-user", "retry-storm", "thundering-herd", "clock-skew", "non-atomic-race", "llm-cost", "rollover", "tiers", "log-stamped", "log-spread", "trace-replay"}
 	for _, name := range want {
 		cfg, err := c.Compile(name, Overrides{})
 		if err != nil {

@@ -39,7 +39,7 @@ type TraceReport struct {
 	// Unparsed is the lines that could not be read, skipped; Shown the first
 	// few, as "file:line: why".
 	Unparsed int64    `json:"unparsed"`
-	Shown    []string `json:"unparsed_shown"`
+	Shown    []string `json:"unparsed_shown,omitempty"`
 }
 
 // TraceReports are the reports of cfg's trace clients, in client order.

@@ -101,6 +101,18 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 	return best, why + "."
 }
 
+// Closest is the policy that comes closest to the goal (the least denied to the
+// goal's class), for when none meets it; -1 with no results.
+func (r *Report) Closest() int {
+	best := -1
+	for i, res := range r.Results {
+		if best < 0 || r.Goal.measure(res) < r.Goal.measure(r.Results[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
 // tighter says a holds the heavy hitters harder than b, by Recommend's order.
 func tighter(a, b Result) bool {
 	switch {
