@@ -26,7 +26,7 @@ func traceCatalogue(o traceOptions, stderr io.Writer) (*scenarios.Catalogue, str
 	if err != nil {
 		return nil, "", err
 	}
-	topt := tuneOptions{period: time.Second, points: 8, goal: tune.DefaultGoal.String()}
+	topt := tuneOptions{period: time.Second, points: 6, goal: tune.DefaultGoal.String()}
 	g, goal, err := topt.grid(t)
 	if err != nil {
 		return nil, "", err

@@ -39,7 +39,8 @@ var Columns = []Column{
 	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held"},
 }
 
-// FormatDuration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s.
+// FormatDuration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s,
+// 26h0m5s.
 func FormatDuration(d time.Duration) string {
 	switch {
 	case d == 0:
@@ -50,6 +51,8 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dµs", d/time.Microsecond)
 	case d < time.Second:
 		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	case d >= time.Hour:
+		return d.Round(time.Second).String() // a long trace's times: 168h0m0s
 	}
 	return fmt.Sprintf("%.3fs", d.Seconds())
 }

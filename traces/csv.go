@@ -77,7 +77,6 @@ func (p *csvParser) dated() bool { return p.names.timeFormat != TimeOffsetMS }
 func (p *csvParser) next() (record, error) {
 	for {
 		rec, err := p.csv.Read()
-		line, _ := p.csv.FieldPos(0)
 		if err == io.EOF {
 			return record{}, io.EOF
 		}
@@ -88,6 +87,7 @@ func (p *csvParser) next() (record, error) {
 		if err != nil {
 			return record{}, err
 		}
+		line, _ := p.csv.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

@@ -318,3 +318,43 @@ func BenchmarkParseCombined(b *testing.B) {
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
+
+// FuzzReaders: whatever the bytes, every format's reader hands out rows in time
+// order or an error, and never panics.
+func FuzzReaders(f *testing.F) {
+	f.Add([]byte(combined))
+	f.Add([]byte("time_ms,key,cost\n0.5,a,2\n0.2,b,1\n"))
+	f.Add([]byte(`{"time":"2000-10-10T20:55:36Z","key":"a","cost":2}` + "\n" + `{"time":971211336.5,"key":3}`))
+	f.Add([]byte("\xEF\xBB\xBF1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a\\\" b HTTP/1.1\" 200 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{FormatCLF, FormatJSONL, FormatCSV} {
+			for _, spread := range []Spread{SpreadNone, SpreadUniform} {
+				r, err := Open("f", nopCloser{bytes.NewReader(data)}, Options{Format: format, Spread: spread, ReorderWindow: time.Minute, MaxCost: 100})
+				if err != nil {
+					continue
+				}
+				last := time.Duration(-1 << 63)
+				for n := 0; ; n++ {
+					row, err := r.Next()
+					if err != nil {
+						break
+					}
+					if row.At < last {
+						t.Fatalf("%v: row %d at %v after %v", format, n, row.At, last)
+					}
+					if row.Cost < 1 || row.Cost > 100 || row.Key == "" && format != FormatCSV {
+						t.Fatalf("%v: row %+v", format, row)
+					}
+					last = row.At
+				}
+			}
+		}
+	})
+}
+
+func TestByteOrderMarkBeforeALogLine(t *testing.T) {
+	rows, st, err := readAll(t, "a.log", "\xEF\xBB\xBF"+combined, Options{Format: FormatCLF})
+	if err != nil || len(rows) != 3 || st.Unparsed != 0 {
+		t.Errorf("%v, %d rows, %d unparsed", err, len(rows), st.Unparsed)
+	}
+}

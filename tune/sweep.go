@@ -149,8 +149,10 @@ func Sweep(t *Trace, policies []Policy, workers int, progress func(done, total i
 				for i := int(next.Add(1) - 1); i < len(policies); i = int(next.Add(1) - 1) {
 					r, err := newReplay(t, policies[i])
 					if err == nil {
-						for _, q := range t.Requests {
-							r.decide(q)
+						for _, block := range t.Requests {
+							for _, q := range block {
+								r.decide(q)
+							}
 						}
 						results[i] = r.result(c)
 					}

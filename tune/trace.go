@@ -8,7 +8,6 @@ package tune
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"ratelab/traces"
@@ -27,8 +26,9 @@ type Request struct {
 type Trace struct {
 	Name string
 	Keys []string
-	// Requests, unless the trace is streamed (Streamed).
-	Requests []Request
+	// Requests, in blocks of blockSize (so loading never copies them to grow),
+	// unless the trace is streamed (Streamed).
+	Requests [][]Request
 	Streamed bool
 	// Count is the number of requests; Span the time from the origin to past
 	// the last, in whole seconds.
@@ -44,6 +44,9 @@ type Trace struct {
 	keyOf   map[string]uint32
 	maxCost int64
 }
+
+// blockSize is the requests in one block of Trace.Requests: 1 MiB.
+const blockSize = 1 << 16
 
 // MaxCost is the largest cost a compact request holds.
 const MaxCost = 1<<32 - 1
@@ -108,20 +111,21 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 			t.Streamed, t.Requests = true, nil
 		}
 		if !t.Streamed {
-			t.Requests = append(t.Requests, Request{At: at, Key: k, Cost: uint32(row.Cost)})
+			if n := len(t.Requests); n == 0 || len(t.Requests[n-1]) == blockSize {
+				t.Requests = append(t.Requests, make([]Request, 0, blockSize))
+			}
+			last := &t.Requests[len(t.Requests)-1]
+			*last = append(*last, Request{At: at, Key: k, Cost: uint32(row.Cost)})
 		}
 	}
 	t.Stats = r.Stats()
-	if !t.Streamed {
-		t.Requests = slices.Clip(t.Requests)
-	}
 	return t, nil
 }
 
 // FromRequests is a trace of requests already in memory (sorted by time, keys
 // indexing keys), for tests and benchmarks.
 func FromRequests(name string, keys []string, reqs []Request) *Trace {
-	t := &Trace{Name: name, Keys: keys, Requests: reqs, Count: int64(len(reqs)), Volume: make([]int64, len(keys)), Peak: make([]int64, len(keys))}
+	t := &Trace{Name: name, Keys: keys, Requests: [][]Request{reqs}, Count: int64(len(reqs)), Volume: make([]int64, len(keys)), Peak: make([]int64, len(keys))}
 	second, inSecond := make([]int64, len(keys)), make([]int64, len(keys))
 	for i := range second {
 		second[i] = -1
@@ -143,8 +147,10 @@ func FromRequests(name string, keys []string, reqs []Request) *Trace {
 // from the file.
 func (t *Trace) each(fn func(Request)) error {
 	if !t.Streamed {
-		for _, r := range t.Requests {
-			fn(r)
+		for _, block := range t.Requests {
+			for _, r := range block {
+				fn(r)
+			}
 		}
 		return nil
 	}
