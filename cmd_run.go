@@ -30,7 +30,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
-	strict                       bool
+	explain, strict              bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -40,6 +40,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
+	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -124,9 +125,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.format == "json" {
-		return sim.WriteJSON(report, cfg, r.Metrics())
+		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	if err := sim.WriteTable(report, cfg, r.Metrics()); err != nil {
+	if err := sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
 		return err
 	}
 	sim.WriteTraceNotes(report, cfg)

@@ -71,7 +71,7 @@ func TestEveryScenarioIsDeterministic(t *testing.T) {
 		}
 		w.Flush()
 		sim.WriteSeries(h, r)
-		sim.WriteTable(h, cfg, r.Metrics())
+		sim.WriteTable(h, cfg, r.Metrics(), r.Claims(), true)
 		return string(h.Sum(nil))
 	}
 	for _, name := range c.Names() {

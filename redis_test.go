@@ -33,7 +33,7 @@ func TestRunOnRedisWritesCSV(t *testing.T) {
 	if !strings.Contains(string(data), ",gcra,gcra,redis,burst,app,api-key-1,") || !strings.Contains(string(data), ",x-time-rate,x-time-rate,memory,") {
 		t.Errorf("rows do not name their backends:\n%.400s", data)
 	}
-	if !strings.Contains(out, "fixed-window let 2.0× the limit through within 2.0ms") {
+	if !strings.Contains(out, "fixed-window: policy exceeded: 2.00× the limit in one 1s window, within 2.0ms") {
 		t.Errorf("output:\n%s", out)
 	}
 }

@@ -12,44 +12,6 @@ import (
 	"ratelab/internal/tracegen"
 )
 
-// The numbers the log-stamped and log-spread lessons state are what the runs do.
-func TestSpreadLessonNumbers(t *testing.T) {
-	denied := func(scenario string) map[string][2]float64 {
-		code, out, errOut := ratelab("run", "--scenario", scenario, "--format", "json")
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", scenario, code, errOut)
-		}
-		var r struct {
-			Lanes []struct {
-				Lane   string  `json:"lane"`
-				Denied float64 `json:"denied"`
-				Peak   float64 `json:"peak_window_ratio"`
-			} `json:"lanes"`
-		}
-		json.Unmarshal([]byte(out), &r)
-		m := map[string][2]float64{}
-		for _, l := range r.Lanes {
-			m[l.Lane] = [2]float64{l.Denied, l.Peak}
-		}
-		return m
-	}
-	stamped, spread := denied("log-stamped"), denied("log-spread")
-	want := map[string][2]float64{"fixed-window": {219, 1}, "sliding-log": {219, 1}, "sliding-counter": {533, 1}, "token-bucket": {99, 2}}
-	for lane, w := range want {
-		if stamped[lane] != w {
-			t.Errorf("log-stamped: %s denied %v (peak/limit %v); the lesson says %v", lane, stamped[lane][0], stamped[lane][1], w)
-		}
-	}
-	for lane, d := range map[string]float64{"fixed-window": 219, "sliding-log": 290, "sliding-counter": 334, "token-bucket": 91} {
-		if spread[lane][0] != d {
-			t.Errorf("log-spread: %s denied %v; the lesson says %v", lane, spread[lane][0], d)
-		}
-	}
-	if p := spread["fixed-window"][1]; p < 1.795 || p > 1.805 {
-		t.Errorf("log-spread: the fixed window let %.3f× the limit through; the lesson says 1.8×", p)
-	}
-}
-
 // writeLog writes a generated Combined Log of abusers, a crawler and users.
 func writeLog(t *testing.T, dir string, d time.Duration) string {
 	t.Helper()

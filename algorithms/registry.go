@@ -25,6 +25,9 @@ const (
 	// estimated from two windows (sliding counter). Level is the units in the
 	// window; capacity is the limit.
 	ShapeSlidingWindow
+	// ShapeNone: no limit (the baseline lane). It holds nothing; what it shows is
+	// the load on the service behind it.
+	ShapeNone
 )
 
 // Info is what ratelab knows about one algorithm: its name, its shape, what it can
@@ -45,6 +48,9 @@ type Info struct {
 	RedisScript string
 	// Options are the scenario keys of Options that apply to it.
 	Options []string
+	// Baseline marks the no-limit lane, which is not a limiter: a scenario's lanes
+	// default to every algorithm but it.
+	Baseline bool
 
 	build func(Policy, Options) Limiter
 }
@@ -57,6 +63,8 @@ func (i Info) LevelName() string {
 		return "tokens left"
 	case ShapeLeaky:
 		return "units queued"
+	case ShapeNone:
+		return "nothing (no limit)"
 	}
 	return "units in the window"
 }
@@ -77,10 +85,24 @@ var registry = []Info{
 		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
 	{Name: "x-time-rate", Shape: ShapeBucket,
 		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
+	{Name: "none", Shape: ShapeNone, Baseline: true,
+		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
 
 // All lists every algorithm, in the order lanes are shown.
 func All() []Info { return append([]Info(nil), registry...) }
+
+// Limiters lists the names of the algorithms that limit (all but the no-limit
+// baseline), in the order lanes are shown: a scenario's default lanes.
+func Limiters() []string {
+	var names []string
+	for _, a := range registry {
+		if !a.Baseline {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
 
 // Names lists every algorithm's name, in the order lanes are shown.
 func Names() []string {

@@ -63,6 +63,7 @@ type compiler struct {
 	cfg       *sim.Config
 	keyOf     map[sim.Key]int
 	scans     map[int]*traceScan // trace clients read before the duration was known
+	written   algorithms.Policy  // tier 0's policy as the file writes it, before overrides
 }
 
 // problem is a validation error that knows where it was written.
@@ -83,7 +84,7 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*sim.Config, error) {
 	c := &compiler{src: src, loc: loc, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
-	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.lanes, c.capacity, c.load, c.watch}
+	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.lanes, c.capacity, c.load, c.watch, c.claims}
 	for _, step := range steps {
 		if err := step(o); err != nil {
 			return nil, err
@@ -197,6 +198,7 @@ func (c *compiler) tiers(o Overrides) error {
 	if err != nil {
 		return err
 	}
+	c.written = p
 	if o.Limit > 0 || o.Burst > 0 {
 		if o.Limit > 0 {
 			p.Limit = o.Limit

@@ -14,7 +14,7 @@ func (c *compiler) lanes(o Overrides) error {
 	c.overrides = o
 	specs := c.s.Lanes
 	if len(specs) == 0 {
-		for _, name := range algorithms.Names() {
+		for _, name := range c.defaultLanes() {
 			specs = append(specs, LaneSpec{Algorithm: name})
 		}
 	}
@@ -200,3 +200,6 @@ func splittable() string {
 	}
 	return strings.Join(names, " and ")
 }
+
+// defaultLanes are the algorithms of a scenario that lists no lanes: every limiter.
+func (c *compiler) defaultLanes() []string { return algorithms.Limiters() }

@@ -25,6 +25,31 @@ type Scenario struct {
 	Nodes   []NodeSpec   `toml:"node"` // default: one node, "app", with a true clock
 	Clients []ClientSpec `toml:"client"`
 	Backend *BackendSpec `toml:"backend"`
+	Claims  []ClaimSpec  `toml:"claim"` // the lesson's facts, checked on every run
+}
+
+// ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
+// compared with a number or with another lane's, checked on every run and shown
+// with ✓ or ✗. The lesson cites it as [id].
+type ClaimSpec struct {
+	ID    string   `toml:"id"`    // required: letters, digits, dashes; cited as [id]
+	Says  string   `toml:"says"`  // required: the sentence it supports
+	Lane  string   `toml:"lane"`  // the lane (name or algorithm), or
+	Lanes []string `toml:"lanes"` // several lanes, each of which must satisfy it
+
+	Metric string   `toml:"metric"` // required: a metric's JSON name (see ratelab run --explain)
+	Op     string   `toml:"op"`     // required: <, <=, ==, !=, >=, >
+	Value  *float64 `toml:"value"`  // the number compared with, or
+	Than   string   `toml:"than"`   // another lane: compared with times × its metric
+	Times  *float64 `toml:"times"`  // default 1
+
+	// A scope counts only some decisions (metric attempts, accepted, denied,
+	// offered or denied_share): of these clients, of keys with this prefix,
+	// landed within [from, to).
+	Clients   []string  `toml:"clients"`
+	KeyPrefix string    `toml:"key_prefix"`
+	From      *Duration `toml:"from"`
+	To        *Duration `toml:"to"`
 }
 
 // PolicySpec is a limit: Limit units per Period, Burst at once.

@@ -252,3 +252,30 @@ func TestClusterDecidesAsInMemory(t *testing.T) {
 		}
 	}
 }
+
+// Every claim of every shipped lesson holds on Redis too (the lanes a round trip
+// away, as --redis runs them): the whole of each scenario.
+func TestEveryClaimHoldsOnRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the whole of every scenario on Redis takes minutes; the full run has it")
+	}
+	srv := redistest.Start(t)
+	for _, name := range catalogue(t).Names() {
+		t.Run(name, func(t *testing.T) {
+			cfg := scenarioOnRedis(t, name)
+			r, err := Start(cfg, Options{RedisURL: srv.URL(), MustReach: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if err := r.AdvanceTo(cfg.Duration); err != nil {
+				t.Fatal(err)
+			}
+			for _, res := range r.Claims() {
+				if !res.Holds {
+					t.Errorf("on Redis, claim %s does not hold: %s", res.ID, res.Line(cfg))
+				}
+			}
+		})
+	}
+}

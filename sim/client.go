@@ -86,6 +86,9 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	}
 	l.rec.m.Accepted++
 	l.tick.Accepted++
+	if l.rec.windows != nil {
+		l.rec.windowAdmit(r.key, l.stamp(r), r.cost, l.Config, l.cfg)
+	}
 	l.rec.queueDelay.add(d.Delay)
 	goAhead := answered + d.Delay
 	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])

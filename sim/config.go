@@ -33,6 +33,11 @@ type Config struct {
 	// Backend, if not nil, is the service behind the limiter.
 	Backend *Backend
 
+	// Claims are the lesson's checked facts; Scopes the parts of a lane's
+	// decisions they count.
+	Claims []Claim
+	Scopes []Scope
+
 	// NewLimiter builds lane index's limiter for a tier; nil means MemoryLimiter.
 	// The Redis mode sets it.
 	NewLimiter func(index int, lane LaneConfig, tier int, policy algorithms.Policy) (algorithms.Limiter, error)

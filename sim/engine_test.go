@@ -220,7 +220,7 @@ func TestBackendQueueTimeoutAndWastedWork(t *testing.T) {
 	if m.Succeeded != 4 || m.Errors != 6 || m.Wasted != 3 {
 		t.Errorf("succeeded %d, errors %d, wasted %d; want 4, 6 (3 rejected, 3 timed out), 3", m.Succeeded, m.Errors, m.Wasted)
 	}
-	if v := Verdict(cfg, m); !strings.Contains(v, "the backend failed 6 requests (35% busy, 3 served for clients that had left)") {
+	if v := Verdict(cfg, m); !strings.Contains(v, "the backend failed 6 requests (busy 35% of the run, 3 served for clients that had left)") {
 		t.Errorf("the verdict does not show the wasted work: %s", v)
 	}
 	// busy: 2 servers for 300 ms, then 1 for 100 ms, over 1 s of 2 servers

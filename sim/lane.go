@@ -35,6 +35,9 @@ type Lane struct {
 	series     boundedSeries
 	nextTick   time.Duration
 	tick       Sample // the tick being filled
+	tickSeen   bool   // tick.High and tick.Low hold an observation
+	watchShape algorithms.Shape
+	perSecond  perSecond // lane-wide decisions allowed in any second
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
@@ -50,12 +53,17 @@ type Lane struct {
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
-// end, and the decisions landed during the tick.
+// end, the highest and lowest it reached during the tick (after each of its
+// decisions, and at the tick's start and end), and the decisions landed during the
+// tick. High and Low keep what the end value hides: a fixed window that fills up
+// just before it resets inside a tick ends the tick near zero, with High at the
+// full window.
 type Sample struct {
-	At       time.Duration // the tick's end
-	Level    float64
-	Accepted int64
-	Denied   int64
+	At        time.Duration // the tick's end
+	Level     float64
+	High, Low float64
+	Accepted  int64
+	Denied    int64
 }
 
 // clientRun is a client's state in one lane.
@@ -106,6 +114,13 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 	}
 	l.decider = d
+	info, _ := algorithms.Lookup(lc.Algorithm)
+	l.watchShape = info.Shape
+	if info.Shape == algorithms.ShapeFixedWindow {
+		l.rec.windows = make([]windowStats, len(cfg.Keys))
+	}
+	l.perSecond = newPerSecond(cfg.Tick)
+	l.rec.scopes = newScopeStats(cfg)
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
@@ -222,11 +237,14 @@ func (l *Lane) sample() {
 	k := l.cfg.Keys[l.cfg.WatchKey]
 	l.tick.At = l.now
 	l.tick.Level = l.limiters[k.Tier].Level(k.Name, l.now)
+	l.observe(l.tick.Level)
 	l.series.add(l.tick)
 	if l.samples != nil {
 		l.samples(l.tick)
 	}
-	l.tick = Sample{}
+	l.rec.m.PeakAcceptedPerSecond = max(l.rec.m.PeakAcceptedPerSecond, l.perSecond.add(l.tick.Accepted))
+	end := l.tick.Level
+	l.tick = Sample{High: end, Low: end} // the next tick starts where this one ended
 	var bytes int64
 	var keys int
 	for _, lim := range l.limiters {
@@ -242,6 +260,28 @@ func (l *Lane) sample() {
 		l.lastEvict = l.now
 	}
 	l.nextTick += l.cfg.Tick
+}
+
+// observe widens the tick's High and Low to a level of the watched key.
+func (l *Lane) observe(level float64) {
+	if !l.tickSeen {
+		l.tick.High, l.tick.Low, l.tickSeen = level, level, true
+		return
+	}
+	l.tick.High, l.tick.Low = max(l.tick.High, level), min(l.tick.Low, level)
+}
+
+// levelAfter is the watched key's level right after decision d, read from the
+// decision itself (no call to the store): the tokens left for a bucket, the units
+// held (limit − remaining) for the windows and the leaky bucket.
+func levelAfter(shape algorithms.Shape, d algorithms.Decision) float64 {
+	switch shape {
+	case algorithms.ShapeBucket:
+		return d.Remaining
+	case algorithms.ShapeNone:
+		return 0
+	}
+	return float64(d.Limit) - d.Remaining
 }
 
 // earliestStamp is the earliest time any request from now on can be stamped with:

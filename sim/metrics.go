@@ -55,7 +55,9 @@ type Metrics struct {
 	// when accepted work goes ahead, so queued and reserved work counts when it
 	// runs, not when it was promised.
 	OverGrant float64 `json:"over_grant"`
-	// AcceptedUnits (admitted) and MaxUnits are the two sides of OverGrant.
+	// AcceptedUnits (admitted) and MaxUnits are the totals over all keys;
+	// ExcessUnits is what keys got past their own maximum (the numerator of
+	// OverGrant): a key may go over while the totals do not.
 	AcceptedUnits int64   `json:"accepted_units"`
 	MaxUnits      float64 `json:"max_units"`
 
@@ -76,6 +78,17 @@ type Metrics struct {
 	// algorithms.Limiter.StateBytes); PeakKeys the most keys.
 	PeakStateBytes int64 `json:"peak_state_bytes"`
 	PeakKeys       int   `json:"peak_keys"`
+
+	// WindowPeakRatio, for a fixed window, is the most units one key got in one
+	// of the algorithm's own windows over that window's allowance: at most 1 when
+	// it kept its promise (its boundary bursts do not break it). 0 for others.
+	WindowPeakRatio float64 `json:"window_peak_ratio"`
+	// PeakAcceptedPerSecond is the most decisions the lane allowed, over all keys,
+	// in one second (whole ticks): the load it let through.
+	PeakAcceptedPerSecond int64   `json:"peak_accepted_per_second"`
+	ExcessUnits           float64 `json:"excess_units"`
+	// PeakSpan is PeakLast − PeakFirst: how quickly the peak window filled.
+	PeakSpan time.Duration `json:"peak_span_ms"`
 }
 
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:
@@ -103,6 +116,8 @@ type recorder struct {
 	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram
 	queueDelay histogram
+	windows    []windowStats // per key, fixed-window lanes only
+	scopes     scopeStats    // the claims' scopes
 }
 
 // identity is a (client, key) pair: the key's own counters when pair < 0, else
@@ -180,6 +195,16 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	}
 	if m.MaxUnits > 0 {
 		m.OverGrant = excess / m.MaxUnits
+	}
+	m.ExcessUnits = excess
+	m.PeakSpan = m.PeakLast - m.PeakFirst
+	if r.windows != nil {
+		m.WindowPeakRatio, _ = r.windowPeak(cfg, lane)
+	}
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
+		// no limit: nothing to hold against a policy or a contract
+		m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 0, 0, 0, ""
+		m.OverGrant, m.MaxUnits, m.ExcessUnits = 0, 0, 0
 	}
 	return m
 }

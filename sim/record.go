@@ -25,9 +25,17 @@ func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
 	return l.last, l.cfg.Keys[l.lastKey], l.lastSeen
 }
 
-// record keeps d as the latest decision and hands it to the row sink.
+// record keeps d as the latest decision, notes the watched key's level after it,
+// counts it in the claims' scopes, and hands it to the row sink. noDecision (a
+// WATCH that kept losing) says nothing about the level.
 func (l *Lane) record(r *request, d algorithms.Decision) {
 	l.last, l.lastKey, l.lastSeen = d, r.key, true
+	if int(r.key) == l.cfg.WatchKey && d != noDecision {
+		l.observe(levelAfter(l.watchShape, d))
+	}
+	if l.rec.scopes.scopes != nil {
+		l.rec.scopes.count(r, d.Allowed, l.now)
+	}
 	if l.rows == nil {
 		return
 	}

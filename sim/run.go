@@ -220,6 +220,19 @@ func (r *Run) Decisions() int64 {
 	return n
 }
 
+// Claims judges the lesson's claims on the run so far.
+func (r *Run) Claims() []ClaimResult { return r.ClaimsOn(r.Metrics()) }
+
+// ClaimsOn judges the lesson's claims on ms, the run's metrics just taken (so a
+// caller that has them does not compute them twice).
+func (r *Run) ClaimsOn(ms []Metrics) []ClaimResult {
+	scoped := make([][]ScopeCounts, len(r.Lanes))
+	for i, l := range r.Lanes {
+		scoped[i] = l.rec.scopes.counts
+	}
+	return Judge(r.Config, ms, scoped)
+}
+
 // Metrics are every lane's figures so far.
 func (r *Run) Metrics() []Metrics {
 	out := make([]Metrics, len(r.Lanes))

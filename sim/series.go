@@ -10,25 +10,13 @@ import "time"
 const MaxSeriesPoints = 4096
 
 // merge is s followed by next as one sample covering both: the later end and
-// level, the sums of the counts. Every coarsening of a series (the bounded
-// series here, the UI's columns) goes through it.
+// level, the highest high and the lowest low, the sums of the counts.
 func (s Sample) merge(next Sample) Sample {
+	next.High = max(s.High, next.High)
+	next.Low = min(s.Low, next.Low)
 	next.Accepted += s.Accepted
 	next.Denied += s.Denied
 	return next
-}
-
-// Merge joins consecutive samples into one (see merge); none gives the zero Sample.
-func Merge(samples []Sample) Sample {
-	var out Sample
-	for i, s := range samples {
-		if i == 0 {
-			out = s
-			continue
-		}
-		out = out.merge(s)
-	}
-	return out
 }
 
 // boundedSeries is a lane's series in at most MaxSeriesPoints samples, each

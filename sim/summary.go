@@ -14,29 +14,39 @@ import (
 )
 
 // Column is one column of the lane comparison, shared by the printed table and the
-// UI's: a title, the cell for a lane's metrics, and what it means.
+// UI's: a title, the cell for a lane's metrics, what it means, and the metric it
+// shows (its JSON name, as claims name it).
 type Column struct {
-	Title string
-	Cell  func(m Metrics) string
-	Help  string
+	Title  string
+	Cell   func(m Metrics) string
+	Help   string
+	Metric string
 }
 
 // Columns are the comparison's columns, in order.
 var Columns = []Column{
-	{"lane", func(m Metrics) string { return m.Lane }, "the limiter under test"},
-	{"offered", func(m Metrics) string { return fmt.Sprint(m.Offered) }, "logical requests the clients generated"},
-	{"attempts", func(m Metrics) string { return fmt.Sprint(m.Attempts) }, "decisions asked for, retries included"},
-	{"accepted", func(m Metrics) string { return fmt.Sprint(m.Accepted) }, "decisions that allowed"},
-	{"denied", func(m Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused"},
-	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed"},
-	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request"},
-	{"peak/limit", func(m Metrics) string { return fmt.Sprintf("%.2f", m.PeakWindowRatio) }, "most admitted for one key in any window of the period, over the limit"},
-	{"over-grant", func(m Metrics) string { return fmt.Sprintf("%.1f%%", 100*m.OverGrant) }, "admitted beyond capacity + rate × T"},
-	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median"},
-	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile"},
-	{"queue p99", func(m Metrics) string { return FormatDuration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile"},
-	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio"},
-	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held"},
+	{"lane", func(m Metrics) string { return m.Lane }, "the limiter under test", "lane"},
+	{"offered", func(m Metrics) string { return fmt.Sprint(m.Offered) }, "logical requests the clients generated", "offered"},
+	{"attempts", func(m Metrics) string { return fmt.Sprint(m.Attempts) }, "decisions asked for, retries included", "attempts"},
+	{"accepted", func(m Metrics) string { return fmt.Sprint(m.Accepted) }, "decisions that allowed", "accepted"},
+	{"denied", func(m Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused", "denied"},
+	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed", "errors"},
+	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request", "retry_amplification"},
+	{"peak/limit", func(m Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane)", "peak_window_ratio"},
+	{"over-grant", func(m Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, burst (or limit) + rate × T per key, as a share of it", "over_grant"},
+	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median", "latency_p50_ms"},
+	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile", "latency_p99_ms"},
+	{"queue p99", func(m Metrics) string { return FormatDuration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile", "queue_delay_p99_ms"},
+	{"fairness", func(m Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio", "fairness"},
+	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held", "peak_state_bytes"},
+}
+
+// limited is cell, or a dash for the no-limit lane, which has nothing to hold.
+func limited(m Metrics, cell string) string {
+	if a, _ := algorithms.Lookup(m.Algorithm); a.Shape == algorithms.ShapeNone {
+		return "—"
+	}
+	return cell
 }
 
 // FormatDuration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s,
@@ -78,8 +88,9 @@ func Describe(cfg *Config) string {
 }
 
 // WriteTable prints the comparison: the scenario, one row per lane, a verdict per
-// lane. Output depends only on its inputs.
-func WriteTable(w io.Writer, cfg *Config, ms []Metrics) error {
+// lane, then the lesson and each of its claims with ✓ or ✗ on this run, and, with
+// explain, what every column means. Output depends only on its inputs.
+func WriteTable(w io.Writer, cfg *Config, ms []Metrics, claims []ClaimResult, explain bool) error {
 	fmt.Fprintf(w, "%s — %s\n%s\n\n", cfg.Name, cfg.Title, Describe(cfg))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var row []string
@@ -101,53 +112,26 @@ func WriteTable(w io.Writer, cfg *Config, ms []Metrics) error {
 	for _, m := range ms {
 		fmt.Fprintf(w, "  %s\n", Verdict(cfg, m))
 	}
+	if cfg.Lesson != "" {
+		fmt.Fprintf(w, "\n%s\n", cfg.Lesson)
+	}
+	if len(claims) > 0 {
+		fmt.Fprintln(w)
+		for _, c := range claims {
+			fmt.Fprintf(w, "  %s [%s] %s\n", c.Mark(), c.ID, strings.TrimPrefix(c.Line(cfg), c.Mark()+" "))
+		}
+	}
+	if explain {
+		fmt.Fprintf(w, "\nWhat the columns mean:\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range Columns {
+			fmt.Fprintf(tw, "  %s\t%s\n", c.Title, c.Help)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	return nil
-}
-
-// Verdict is one line saying what a lane did, from its metrics, most telling
-// fact first.
-func Verdict(cfg *Config, m Metrics) string {
-	limitOf := func() string {
-		if len(cfg.Keys) > 1 {
-			return fmt.Sprintf(" for key %s", m.PeakKey)
-		}
-		return ""
-	}
-	var facts []string
-	switch {
-	case m.PeakWindowRatio > 1.0001:
-		facts = append(facts, fmt.Sprintf("let %.1f× the limit through within %s at %s%s", m.PeakWindowRatio, FormatDuration(m.PeakLast-m.PeakFirst), FormatDuration(m.PeakFirst), limitOf()))
-	case m.Accepted > 0:
-		facts = append(facts, fmt.Sprintf("held the limit (peak %.2f× of it)", m.PeakWindowRatio))
-	default:
-		facts = append(facts, "accepted nothing")
-	}
-	if m.OverGrant > 0.0005 {
-		facts = append(facts, fmt.Sprintf("admitted %d units where capacity + rate × T allowed %.0f (+%.1f%%)", m.AcceptedUnits, m.MaxUnits, 100*m.OverGrant))
-	}
-	if m.StoreErrors > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
-	}
-	if m.Conflicts > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
-	}
-	if m.RetryAmplification >= 1.5 {
-		facts = append(facts, fmt.Sprintf("retries made %.1f attempts per request", m.RetryAmplification))
-	}
-	if m.Errors > 0 {
-		fact := fmt.Sprintf("the backend failed %d requests (%.0f%% busy", m.Errors, 100*m.BackendUtilization)
-		if m.Wasted > 0 {
-			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
-		}
-		facts = append(facts, fact+")")
-	}
-	if m.QueueDelayP99 > 0 {
-		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", FormatDuration(m.QueueDelayP99)))
-	}
-	if m.GaveUp > 0 {
-		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
-	}
-	return m.Lane + " " + strings.Join(facts, "; ")
 }
 
 // Report is the comparison as JSON, for scripts: durations in milliseconds, ratios
@@ -159,8 +143,23 @@ type Report struct {
 	DurationMS float64      `json:"duration_ms"`
 	Policy     string       `json:"policy"`
 	Lanes      []LaneReport `json:"lanes"`
+	Lesson     string       `json:"lesson,omitempty"`
+	Claims     []ClaimJSON  `json:"claims,omitempty"`
 	// Traces say what each trace client replayed and what it skipped.
 	Traces []TraceReport `json:"traces,omitempty"`
+}
+
+// ClaimJSON is a claim and its result in Report.
+type ClaimJSON struct {
+	ID       string    `json:"id"`
+	Says     string    `json:"says"`
+	Holds    bool      `json:"holds"`
+	Metric   string    `json:"metric"`
+	Op       string    `json:"op"`
+	Lanes    []string  `json:"lanes"`
+	Got      []float64 `json:"got"`
+	Want     []float64 `json:"want"`
+	Adjusted bool      `json:"written_for_another_policy,omitempty"`
 }
 
 // LaneReport is one lane's metrics in Report: every field of Metrics under its
@@ -212,11 +211,19 @@ func writeMember(b *bytes.Buffer, name string, value any) error {
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// WriteJSON prints the comparison as an indented Report.
-func WriteJSON(w io.Writer, cfg *Config, ms []Metrics) error {
-	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg), Traces: TraceReports(cfg)}
+// WriteJSON prints the comparison as an indented Report, with the lesson and its
+// claims judged on the run, and what each trace client replayed.
+func WriteJSON(w io.Writer, cfg *Config, ms []Metrics, claims []ClaimResult) error {
+	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson, Traces: TraceReports(cfg)}
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
+	}
+	for _, c := range claims {
+		j := ClaimJSON{ID: c.ID, Says: c.Says, Holds: c.Holds, Metric: c.Metric, Op: c.Op, Got: c.Got, Want: c.Want, Adjusted: c.Adjusted}
+		for _, l := range c.Lanes {
+			j.Lanes = append(j.Lanes, cfg.Lanes[l].Name)
+		}
+		r.Claims = append(r.Claims, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

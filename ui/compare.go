@@ -12,9 +12,10 @@ import (
 // renderTable draws the comparison: one row per lane, the columns of sim.Columns
 // as wide as their widest cell, the focused lane highlighted. It is a pure function
 // of its arguments, so no order of resizes and updates can leave rows and columns
-// out of step. Columns that do not fit the width whole are left out, from the
-// right; the lane column always stays, cut to the width if it must be.
-func renderTable(st Styles, ms []sim.Metrics, width, focus int) string {
+// out of step. When not every column fits the width whole, the columns whose
+// metric the lesson's claims cite (cited) are kept first, then the others from the
+// left; the lane column always stays, cut to the width if it must be.
+func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
 	cols := len(sim.Columns)
 	widths := make([]int, cols)
 	cells := make([][]string, len(ms))
@@ -29,14 +30,23 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int) string {
 		}
 	}
 	// keep the columns that fit whole (each is padded by one cell each side)
-	keep, used := 1, widths[0]+2
-	for keep < cols && used+widths[keep]+2 <= width {
-		used, keep = used+widths[keep]+2, keep+1
+	kept := make([]bool, cols)
+	kept[0] = true
+	used := widths[0] + 2
+	for _, wantCited := range []bool{true, false} {
+		for i := 1; i < cols; i++ {
+			if !kept[i] && cited[sim.Columns[i].Metric] == wantCited && used+widths[i]+2 <= width {
+				kept[i], used = true, used+widths[i]+2
+			}
+		}
 	}
 	widths[0] = max(1, min(widths[0], width-2))
 	line := func(row []string) string {
 		var b strings.Builder
-		for i := 0; i < keep; i++ {
+		for i := 0; i < cols; i++ {
+			if !kept[i] {
+				continue
+			}
 			cell := truncate(row[i], widths[i])
 			pad := strings.Repeat(" ", max(0, widths[i]-lipgloss.Width(cell)))
 			if i == 0 {
@@ -97,4 +107,16 @@ func (m *Model) renderHeaders() string {
 	}
 	line := "headers of " + l.Config.Name + " for " + k.Name + " (" + verdict + "): " + strings.Join(parts, "  ")
 	return m.styles.Header.Render(truncate(line, m.width))
+}
+
+// citedMetrics are the metrics the configuration's claims name (both sides of a
+// ratio).
+func citedMetrics(cfg *sim.Config) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range cfg.Claims {
+		for _, name := range strings.Split(c.Metric, "/") {
+			out[name] = true
+		}
+	}
+	return out
 }

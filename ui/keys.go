@@ -10,6 +10,7 @@ type KeyMap struct {
 	Focus, FocusBack, Zoom, Unzoom       key.Binding
 	BurstDown, BurstUp, RateDown, RateUp key.Binding
 	Export, Help, Quit                   key.Binding
+	Back, GoTo, Whole, Lesson            key.Binding
 	// on the help screen
 	HelpPage, ScrollUp, ScrollDown key.Binding
 	// in the picker, where letters filter and only ctrl+c quits
@@ -20,7 +21,11 @@ type KeyMap struct {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Pause:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),
-		Step:       key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one tick (paused)")),
+		Step:       key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one graph column forward (pauses)")),
+		Back:       key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "one graph column back (replays from the start)")),
+		GoTo:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to a virtual time")),
+		Whole:      key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "graphs: whole run / last stretch")),
+		Lesson:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "the lesson and its claims")),
 		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
 		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
 		Max:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "max speed")),
@@ -50,13 +55,14 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the help bar: the keys a person needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Pause, k.Faster, k.Slower, k.Pick, k.Focus, k.Zoom, k.Export, k.Help, k.Quit}
+	return []key.Binding{k.Pause, k.Lesson, k.Faster, k.Slower, k.Pick, k.Focus, k.Zoom, k.Back, k.Export, k.Help, k.Quit}
 }
 
 // FullHelp is every key, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Faster, k.Slower, k.Max},
+		{k.Pause, k.Step, k.Back, k.GoTo, k.Whole, k.Faster, k.Slower, k.Max},
+		{k.Lesson},
 		{k.Restart, k.Next, k.Prev, k.Pick},
 		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},

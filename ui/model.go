@@ -13,7 +13,7 @@ package ui
 import (
 	"fmt"
 	"os"
-	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -21,6 +21,7 @@ import (
 
 	"ratelab/scenarios"
 	"ratelab/session"
+	"ratelab/sim"
 )
 
 // Options configure the UI.
@@ -53,19 +54,21 @@ type Model struct {
 	runner runner
 	picker picker
 	zoom   bool
+	whole  bool // graphs show the whole run so far, not the last stretch
 	export exporter
 	help   helpView
+	jump   gotoPrompt
+	// lessonPage is the lesson page's state (it scrolls like the help).
+	lessonPage struct {
+		open   bool
+		offset int
+	}
 
 	width, height int
-	focus         int      // the focused lane
-	lesson        []string // the lesson wrapped to the width (set in Update)
-	lessonFor     struct {
-		width int
-		text  string
-	}
-	laidOut   [2]int // the size the picker and the help bar were last given
-	status    string
-	statusBad bool
+	focus         int    // the focused lane
+	laidOut       [2]int // the size the picker and the help bar were last given
+	status        string
+	statusBad     bool
 
 	recentKeys []string // for a crash report
 	crash      *Crash   // the panic the UI stopped on
@@ -93,12 +96,18 @@ func New(opts Options) (*Model, error) {
 	}
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)
+	m.jump = newGotoPrompt()
 	m.runner.open(cfg)
 	m.relayout()
 	return m, nil
 }
 
 func (m *Model) name() string { return m.runner.name() }
+
+// view is the stretch of virtual time graphs of n columns show now.
+func (m *Model) view(n int) timeView {
+	return viewOf(m.runner.cfg, m.runner.run.Now(), n, m.whole)
+}
 
 // Close releases what the current run holds; the program calls it when it ends.
 func (m *Model) Close() { m.runner.release() }
@@ -116,14 +125,10 @@ func (m *Model) setStyles(isDark bool) {
 }
 
 // relayout recomputes what depends on the size and the scenario: the focus (within
-// the lanes), the lesson wrapped to the width, the picker's and the help bar's size.
+// the lanes), the picker's and the help bar's size.
 func (m *Model) relayout() {
 	if cfg := m.runner.cfg; cfg != nil {
 		m.focus = max(0, min(m.focus, len(cfg.Lanes)-1))
-		if m.lessonFor.width != m.width || m.lessonFor.text != cfg.Lesson {
-			m.lessonFor.width, m.lessonFor.text = m.width, cfg.Lesson
-			m.lesson = strings.Split(wrap(cfg.Lesson, max(m.width, 1)), "\n")
-		}
 	}
 	if m.laidOut != [2]int{m.width, m.height} {
 		m.laidOut = [2]int{m.width, m.height}
@@ -177,8 +182,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case m.picker.open:
 			return m.pick(msg)
+		case m.jump.open:
+			return m.jumpKey(msg)
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
 			m.help.update(msg, m.keys, len(helpLines(m.styles, m.keys, m.help.page, m.width)))
+			return nil
+		case m.lessonPage.open && !key.Matches(msg, m.keys.Quit):
+			m.lessonKey(msg)
 			return nil
 		}
 		return m.key(msg)
@@ -187,6 +197,51 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.pick(msg)
 	}
 	return nil
+}
+
+// jumpKey handles a key while the go-to prompt is open: enter seeks, esc cancels,
+// anything else edits the time typed.
+func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.PickBack):
+		m.jump.hide()
+		return nil
+	case key.Matches(msg, m.keys.PickOpen):
+		m.jump.hide()
+		t, err := parseVirtualTime(m.jump.input.Value())
+		if err != nil {
+			m.status, m.statusBad = "go to: "+err.Error(), true
+			return nil
+		}
+		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+		return m.runner.seek(t)
+	}
+	var cmd tea.Cmd
+	m.jump.input, cmd = m.jump.input.Update(msg)
+	return cmd
+}
+
+// lessonKey handles a key on the lesson page: scroll, or back.
+func (m *Model) lessonKey(msg tea.KeyPressMsg) {
+	p := &m.lessonPage
+	switch k := m.keys; {
+	case key.Matches(msg, k.Lesson, k.Unzoom):
+		p.open = false
+	case key.Matches(msg, k.ScrollDown):
+		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
+	case key.Matches(msg, k.ScrollUp):
+		p.offset = max(p.offset-1, 0)
+	}
+}
+
+// columnSpan is the virtual time one column of the panels' graphs covers now.
+func (m *Model) columnSpan() time.Duration {
+	if m.runner.run == nil {
+		return m.runner.cfg.Tick
+	}
+	n := len(m.runner.run.Lanes)
+	cols := max(1, min(n, m.width/minPanelWidth))
+	return m.view(graphColumns(m.width / cols)).span
 }
 
 // pick passes a message to the open picker and opens the scenario it chose.
@@ -217,8 +272,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.help = helpView{open: true}
 	case key.Matches(msg, k.Pause):
 		return r.pause()
-	case key.Matches(msg, k.Step):
-		r.step()
+	case key.Matches(msg, k.Step) && r.run != nil:
+		return r.seek(r.run.Now() + m.columnSpan())
+	case key.Matches(msg, k.Back) && r.run != nil:
+		return r.seek(r.run.Now() - m.columnSpan())
+	case key.Matches(msg, k.GoTo):
+		m.jump.show()
+	case key.Matches(msg, k.Whole):
+		m.whole = !m.whole
+	case key.Matches(msg, k.Lesson):
+		m.lessonPage.open, m.lessonPage.offset = true, 0
 	case key.Matches(msg, k.Faster):
 		r.faster()
 	case key.Matches(msg, k.Slower):

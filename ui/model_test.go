@@ -144,8 +144,8 @@ func TestFrameBudgetKeepsInputResponsive(t *testing.T) {
 	}
 }
 
-func TestPauseIsIdleAndStepMovesOneTick(t *testing.T) {
-	m := newModel(t, "clock-skew") // tick 50ms
+func TestPauseStepBackAndGoTo(t *testing.T) {
+	m := newModel(t, "clock-skew") // tick 50ms, 20 s
 	m.runner.manual = false
 	gen := m.runner.generation
 	if cmd := press(m, "space"); cmd != nil || !m.runner.paused || m.runner.generation == gen {
@@ -157,17 +157,97 @@ func TestPauseIsIdleAndStepMovesOneTick(t *testing.T) {
 	if cmd := frame(m); cmd != nil || m.runner.run.Now() != 0 {
 		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.runner.run.Now())
 	}
-	press(m, ".")
-	press(m, "right")
-	if m.runner.run.Now() != 100*time.Millisecond {
-		t.Errorf("two steps while paused: %v, want two ticks, 100ms", m.runner.run.Now())
+	span := m.columnSpan()
+	seek := func(keys ...string) {
+		for _, k := range keys {
+			press(m, k)
+		}
+		for i := 0; m.runner.seeking && i < 1000; i++ {
+			frame(m)
+		}
+	}
+	seek(".")
+	seek("right")
+	if now := m.runner.run.Now(); now != 2*span || !m.runner.paused {
+		t.Errorf("two steps while paused: %v (paused %v), want two graph columns, %v", now, m.runner.paused, 2*span)
+	}
+	seek("left")
+	if now := m.runner.run.Now(); now != span {
+		t.Errorf("a step back: %v, want one column, %v (replayed from the start)", now, span)
+	}
+	seek(append([]string{"g"}, strings.Split("12.35s", "")...)...)
+	if !strings.Contains(screen(m), "go to virtual time: 12.35s") {
+		t.Errorf("the prompt does not show what was typed:\n%s", screen(m))
+	}
+	seek("enter")
+	if now := m.runner.run.Now(); now != 12350*time.Millisecond || !m.runner.paused {
+		t.Errorf("go to 12.35s: %v (paused %v)", now, m.runner.paused)
+	}
+	press(m, "g")
+	for _, k := range strings.Split("soon", "") {
+		press(m, k)
+	}
+	press(m, "enter")
+	if !m.statusBad || !strings.Contains(m.status, `"soon" is not a time`) {
+		t.Errorf("a bad time: status %q", m.status)
 	}
 	if cmd := press(m, "space"); cmd == nil || m.runner.paused {
 		t.Error("space again should resume and schedule a frame")
 	}
-	press(m, ".")
-	if m.runner.run.Now() != 100*time.Millisecond {
-		t.Error("a step while running moved the clock")
+	seek(".")
+	if now := m.runner.run.Now(); now != 12350*time.Millisecond+span || !m.runner.paused {
+		t.Errorf("a step while running: %v (paused %v); want one column on, and paused", now, m.runner.paused)
+	}
+}
+
+// The whole-run view starts at 0 and covers the run so far; the sliding view
+// covers the last stretch.
+func TestWholeRunView(t *testing.T) {
+	m := newModel(t, "retry-storm") // 40 s: a stretch of 10 s
+	press(m, "m")
+	for !m.runner.run.Done() {
+		frame(m)
+	}
+	if v := m.view(100); v.from < 29*time.Second {
+		t.Errorf("the sliding view starts at %v, want the last 10 s", v.from)
+	}
+	press(m, "w")
+	if v := m.view(100); v.from != 0 || v.to() < 39*time.Second {
+		t.Errorf("the whole-run view covers %v to %v", v.from, v.to())
+	}
+}
+
+// On screen alone: the fixed window's two full windows 2 ms apart at 1.000 s. In
+// columns of one tick (10 ms), the column ending at 1.000 s and the next both hold
+// a full window of 100, and the time axis marks the boundary between them.
+func TestTwoFullWindowsAtTheBoundary(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	m.runner.seek(1100 * time.Millisecond)
+	for m.runner.seeking {
+		frame(m)
+	}
+	v := timeView{from: 900 * time.Millisecond, span: 10 * time.Millisecond, n: 20}
+	cols := bin(m.runner.run.Lanes[0].Series(), v)
+	var before, after column
+	for _, c := range cols {
+		switch c.end {
+		case time.Second:
+			before = c
+		case 1010 * time.Millisecond:
+			after = c
+		}
+	}
+	if before.high != 100 || before.accepted != 100 || after.high != 100 || after.accepted != 100 {
+		t.Errorf("around 1.000 s: the column before holds %v (accepted %d), the one after %v (accepted %d); want two full windows of 100",
+			before.high, before.accepted, after.high, after.accepted)
+	}
+	axis := timeAxis(v, boundaries(m.runner.cfg, m.runner.cfg.Lanes[0], v))
+	if !strings.Contains(axis, "┴1s") {
+		t.Errorf("the time axis does not mark the boundary at 1 s: %q", axis)
+	}
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "┴1s") || !strings.Contains(s, "units in the window (column max)") {
+		t.Errorf("the zoomed fixed window does not show the boundary:\n%s", s)
 	}
 }
 
@@ -226,12 +306,12 @@ func TestFocusZoomAndHelp(t *testing.T) {
 		t.Errorf("shift+tab three times from 2 gave %d, want 6 (wrapping)", m.focus)
 	}
 	press(m, "enter")
-	if s := screen(m); !m.zoom || !strings.Contains(s, "accepted per tick") || !strings.Contains(s, "x-time-rate  x-time-rate  accepted 100") {
+	if s := screen(m); !m.zoom || !strings.Contains(s, "accepted per column") || !strings.Contains(s, "x-time-rate  x-time-rate  accepted 100") {
 		t.Errorf("enter did not zoom x-time-rate:\n%s", s)
 	}
 	press(m, "esc")
 	press(m, "?")
-	if !strings.Contains(screen(m), "one tick (paused)") {
+	if !strings.Contains(screen(m), "one graph column forward") {
 		t.Error("? did not show every key")
 	}
 	press(m, "esc")

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,9 +13,9 @@ import (
 	"ratelab/sim"
 )
 
-// panelChrome is the rows a panel spends on its border, title and the two bar rows;
-// the graph has the rest.
-const panelChrome = 5
+// panelChrome is the rows a panel spends besides its graph: the border, the title,
+// what the level is, the two bar rows and the time axis.
+const panelChrome = 7
 
 // minPanelHeight and minPanelWidth are the smallest useful panel: a 3-row graph.
 const (
@@ -34,53 +35,41 @@ func yRange(cfg *sim.Config, lane sim.LaneConfig) (lo, hi float64) {
 	return -float64(lane.Options.MaxReserved), float64(algorithms.Capacity(lane.Algorithm, p, lane.Options))
 }
 
-// stretch is how much virtual time a graph shows: the whole run when it is 10 s or
-// less, else a quarter of it (at least 10 s), sliding with the clock.
-func stretch(cfg *sim.Config) time.Duration {
-	if cfg.Duration <= 10*time.Second {
-		return cfg.Duration
-	}
-	return max(10*time.Second, cfg.Duration/4)
-}
-
-// columns returns the lane's samples of the last stretch in at most n columns: each
-// column joins k consecutive samples (ticks, or coarser in a long run; see
-// sim.Lane.SeriesStep) as sim.Merge does: its level the last one's, its accepted
-// and denied their sums. Columns start at the run's start until it has run a
-// stretch.
-func columns(l *sim.Lane, cfg *sim.Config, n int) []sim.Sample {
-	k := max(1, int((stretch(cfg)/l.SeriesStep()+time.Duration(n)-1)/time.Duration(n)))
-	s := l.Series()
-	full := len(s) / k * k // whole columns only, so a column never changes once drawn
-	s = s[max(0, full-n*k):full]
-	out := make([]sim.Sample, 0, len(s)/k)
-	for i := 0; i+k <= len(s); i += k {
-		out = append(out, sim.Merge(s[i:i+k]))
-	}
-	return out
-}
+// graphColumns is how many columns a graph gets in a panel w wide.
+func graphColumns(w int) int { return max(1, w-4-axisWidth-1) }
 
 // renderPanel draws lane i, whose metrics are met, in a box w by h: its name and
-// counters, its level as a line graph over the last ticks, and accepted and denied
-// per tick as bars.
+// counters, what its level is, the level as a line graph, accepted and denied as
+// bars, and the time axis with the lane's window boundaries marked.
 func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	l := m.runner.run.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
+	info, _ := algorithms.Lookup(l.Config.Algorithm)
+	v := m.view(graphColumns(w))
+	cols := bin(l.Series(), v)
 	lines := []string{m.panelTitle(l, met, inner)}
-
-	cols := max(1, inner-axisWidth-1)
-	samples := columns(l, m.runner.cfg, cols)
-	lo, hi := yRange(m.runner.cfg, l.Config)
-	lines = append(lines, m.graph(samples, h-panelChrome, inner, lo, hi)...)
-	acc, den := make([]int64, len(samples)), make([]int64, len(samples))
-	for j, s := range samples {
-		acc[j], den[j] = s.Accepted, s.Denied
+	if info.Shape == algorithms.ShapeNone {
+		lines = append(lines, st.Subtle.Render(truncate(m.loadLabel(), inner)))
+		lines = append(lines, m.loadGraph(cols, v, h-panelChrome, inner)...)
+	} else {
+		lines = append(lines, st.Subtle.Render(truncate(levelLabel(m.runner.cfg, l.Config, info), inner)))
+		lo, hi := yRange(m.runner.cfg, l.Config)
+		levels := make([]float64, len(cols))
+		for j, c := range cols {
+			levels[j] = shown(c, info.Shape)
+		}
+		lines = append(lines, m.graph(levels, h-panelChrome, inner, lo, hi)...)
+	}
+	acc, den := make([]int64, len(cols)), make([]int64, len(cols))
+	for j, c := range cols {
+		acc[j], den[j] = c.accepted, c.denied
 	}
 	peak := max(maxOf(acc), maxOf(den))
 	lines = append(lines,
 		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "acc ▕"))+st.Accept.Render(bars(acc, peak)),
-		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "den ▕"))+st.Deny.Render(bars(den, peak)))
+		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "den ▕"))+st.Deny.Render(bars(den, peak)),
+		st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, l.Config, v)), inner)))
 
 	box := st.Panel
 	if i == m.focus {
@@ -89,10 +78,145 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	return box.Width(w).Height(h).Render(strings.Join(lines, "\n"))
 }
 
+// levelLabel says what a lane's graph shows: the watched key's level and how a
+// column is drawn.
+func levelLabel(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info) string {
+	how := "column max"
+	if info.Shape == algorithms.ShapeBucket {
+		how = "column min"
+	}
+	label := info.LevelName()
+	if len(cfg.Keys) > 1 {
+		label += " for " + cfg.Keys[cfg.WatchKey].Name
+	}
+	label += " (" + how + ")"
+	if info.Shape == algorithms.ShapeFixedWindow || (info.Shape == algorithms.ShapeSlidingWindow && !info.Exact) {
+		label += " · ┴ new window"
+	}
+	return label
+}
+
+// loadLabel says what the no-limit lane's graph shows.
+func (m *Model) loadLabel() string {
+	if b := m.runner.cfg.Backend; b != nil {
+		return fmt.Sprintf("requests/s let through; ─ the backend serves %s/s", compactFloat(b.Capacity()))
+	}
+	return "requests/s let through"
+}
+
+// loadGraph plots the rate a no-limit lane let through (accepted per column, per
+// second) against the backend's capacity, in exactly `lines` lines.
+func (m *Model) loadGraph(cols []column, v timeView, lines, width int) []string {
+	out := make([]string, lines)
+	if len(cols) == 0 {
+		out[0] = m.styles.Subtle.Render(truncate(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""), width))
+		return out
+	}
+	rate := make([]float64, len(cols))
+	for j, c := range cols {
+		rate[j] = float64(c.accepted) / v.span.Seconds()
+	}
+	series := [][]float64{rate}
+	top := max(maxFloat(rate), 1)
+	colors := []asciigraph.AnsiColor{m.styles.Level}
+	if b := m.runner.cfg.Backend; b != nil {
+		capacity := make([]float64, len(cols))
+		for j := range capacity {
+			capacity[j] = b.Capacity()
+		}
+		series = append(series, capacity)
+		colors = append(colors, m.styles.DenyLine)
+		top = max(top, 1.25*b.Capacity())
+	}
+	for j := range series {
+		if len(series[j]) == 1 {
+			series[j] = append(series[j], series[j][0])
+		}
+	}
+	hi := float64(ladderStep(int64(top)-1, +1))
+	rows := roundRows(hi, lines-1)
+	plot := asciigraph.PlotMany(series, asciigraph.Height(rows), asciigraph.LowerBound(0), asciigraph.UpperBound(hi),
+		asciigraph.SeriesColors(colors...),
+		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
+	copy(out[lines-rows-1:], strings.Split(plot, "\n"))
+	return out
+}
+
+func maxFloat(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// timeAxis is the graph's time axis: a rule under the columns with the window
+// boundaries marked ┴ and round times written where they fall (just after a mark
+// when one is there), as many as fit.
+func timeAxis(v timeView, marks []time.Duration) string {
+	axis := []rune(strings.Repeat("─", v.n))
+	marked := make([]bool, v.n)
+	column := func(t time.Duration) int {
+		if t <= v.from {
+			return 0
+		}
+		return int((t - v.from - 1) / v.span)
+	}
+	for _, b := range marks {
+		if j := column(b); j >= 0 && j < v.n {
+			axis[j], marked[j] = '┴', true
+		}
+	}
+	step := niceStep(v.span * 12)
+	free := 0 // the first column a label may use
+	for t := (v.from + step - 1) / step * step; t < v.to(); t += step {
+		j := column(t)
+		if j < v.n && marked[j] {
+			j++
+		}
+		label := []rune(formatAxisTime(t))
+		if j < free || j+len(label) > v.n || slices.Contains(marked[j:j+len(label)], true) {
+			continue
+		}
+		copy(axis[j:], label)
+		free = j + len(label) + 1
+	}
+	return fmt.Sprintf("%*s", axisWidth, "t ┼") + string(axis)
+}
+
+// niceStep is the smallest round interval (1, 2 or 5 times a power of ten, in
+// ms, s or min) at least d.
+func niceStep(d time.Duration) time.Duration {
+	for unit := time.Millisecond; ; unit *= 10 {
+		for _, f := range []time.Duration{1, 2, 5} {
+			if f*unit >= d {
+				return f * unit
+			}
+		}
+		if unit > 1000*time.Hour {
+			return d
+		}
+	}
+}
+
+// formatAxisTime renders an axis time briefly: 0s, 1.5s, 2m30s, 1h.
+func formatAxisTime(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d/time.Millisecond)
+	case d < time.Minute:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", d.Seconds()), "0"), ".") + "s"
+	}
+	return d.Truncate(time.Second).String()
+}
+
 // panelTitle is a panel's first line, inner cells wide: the lane's name and its
-// counters. The counters keep their room and the name gives way, down to six
-// cells; below that the counters drop their labels (a accepted, d denied, e
-// errors), and what still does not fit is cut.
+// counters. The whole name when it fits beside the counters; else a short form
+// that keeps lanes told apart (the algorithm abbreviated, then what differs:
+// "fw·jitter", "tb·fix off"); else the counters drop their labels (a accepted, d
+// denied, e errors); what still does not fit is cut.
 func (m *Model) panelTitle(l *sim.Lane, met sim.Metrics, inner int) string {
 	st := m.styles
 	counters := func(acc, den, err string) string {
@@ -105,28 +229,61 @@ func (m *Model) panelTitle(l *sim.Lane, met sim.Metrics, inner int) string {
 		}
 		return s
 	}
+	name, short := l.Config.Name, shortName(l.Config)
 	c := counters("acc ", "den ", "err ")
-	if inner-lipgloss.Width(c)-1 < 6 {
+	room := inner - lipgloss.Width(c) - 1
+	switch {
+	case lipgloss.Width(name) <= room:
+	case lipgloss.Width(short) <= room:
+		name = short
+	default:
 		c = counters("a", "d", "e")
+		room = inner - lipgloss.Width(c) - 1
+		if lipgloss.Width(name) > room {
+			name = truncate(short, max(6, room))
+		}
 	}
-	title := st.PanelTitle.Render(truncate(l.Config.Name, max(6, inner-lipgloss.Width(c)-1)))
+	title := st.PanelTitle.Render(name)
 	gap := max(1, inner-lipgloss.Width(title)-lipgloss.Width(c))
 	return fit(title+strings.Repeat(" ", gap)+c, inner)
 }
 
-// graph plots the samples' levels in exactly `lines` lines of at most width cells
-// on a fixed y-range, one column per sample, with as many rows as keep the axis
-// labels round; before the first column it says so.
-func (m *Model) graph(samples []sim.Sample, lines, width int, lo, hi float64) []string {
+// abbreviations are the algorithms' short names, for panels too narrow for a
+// lane's whole name.
+var abbreviations = map[string]string{
+	"fixed-window": "fw", "sliding-log": "log", "sliding-counter": "counter", "leaky-bucket": "leaky",
+	"token-bucket": "tb", "gcra": "gcra", "x-time-rate": "xrate", "none": "none",
+}
+
+// shortName is a lane's name in few cells that still tells it apart from the
+// scenario's other lanes: the algorithm abbreviated, then what the name adds to
+// it ("fixed-window (random start)" is "fw·random start"); a name that does not
+// mention its algorithm is kept as it is.
+func shortName(lane sim.LaneConfig) string {
+	abbr, ok := abbreviations[lane.Algorithm]
+	if !ok || !strings.Contains(lane.Name, lane.Algorithm) {
+		return lane.Name
+	}
+	rest := strings.TrimSpace(strings.Replace(lane.Name, lane.Algorithm, "", 1))
+	rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")"))
+	if rest == "" {
+		return abbr
+	}
+	return abbr + "·" + rest
+}
+
+// graph plots levels in exactly `lines` lines of at most width cells on a fixed
+// y-range, one column each, with as many rows as keep the axis labels round;
+// before the first column it says so.
+func (m *Model) graph(levels []float64, lines, width int, lo, hi float64) []string {
 	out := make([]string, lines)
-	if len(samples) == 0 {
+	if len(levels) == 0 {
 		out[0] = m.styles.Subtle.Render(truncate(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""), width))
 		return out
 	}
 	rows := roundRows(hi-lo, lines-1)
-	levels := make([]float64, len(samples))
-	for j, s := range samples {
-		levels[j] = min(max(s.Level, lo), hi)
+	for j := range levels {
+		levels[j] = min(max(levels[j], lo), hi)
 	}
 	if len(levels) == 1 {
 		levels = append(levels, levels[0])
@@ -225,14 +382,16 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	}
 	name := fmt.Sprintf("%-18s", truncate(l.Config.Name, 18))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))
-	cols := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
-	samples := columns(l, m.runner.cfg, cols)
+	n := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
+	info, _ := algorithms.Lookup(l.Config.Algorithm)
+	samples := bin(l.Series(), m.view(n))
 	lo, hi := yRange(m.runner.cfg, l.Config)
 	level, acc, den := make([]int64, len(samples)), make([]int64, len(samples)), make([]int64, len(samples))
-	for j, s := range samples {
-		level[j] = int64(8 * (min(max(s.Level, lo), hi) - lo) / max(hi-lo, 1))
-		acc[j], den[j] = s.Accepted, s.Denied
+	for j, c := range samples {
+		level[j] = int64(8 * (min(max(shown(c, info.Shape), lo), hi) - lo) / max(hi-lo, 1))
+		acc[j], den[j] = c.accepted, c.denied
 	}
+	cols := n
 	peak := max(maxOf(acc), maxOf(den))
 	pad := func(s string) string { return s + strings.Repeat(" ", max(0, cols-len([]rune(s)))) }
 	line := st.PanelTitle.Render(mark+name) + st.Counters.Render(counters) +

@@ -61,6 +61,10 @@ type runner struct {
 	speed      int // index into speeds
 	paused     bool
 	generation int
+
+	// seeking: frames replay the run towards target (paused when there)
+	seeking bool
+	target  time.Duration
 }
 
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
@@ -124,10 +128,10 @@ func (r *runner) close() {
 // live says there is a run that can advance.
 func (r *runner) live() bool { return r.run != nil && !r.released }
 
-// nextFrame schedules the next frame of the current generation, unless paused,
-// finished or driven by the caller.
+// nextFrame schedules the next frame of the current generation, unless paused (and
+// not seeking), finished or driven by the caller.
 func (r *runner) nextFrame() tea.Cmd {
-	if r.paused || !r.live() || r.run.Done() || r.manual {
+	if (r.paused && !r.seeking) || !r.live() || (r.run.Done() && !r.seeking) || r.manual {
 		return nil
 	}
 	gen := r.generation
@@ -138,7 +142,18 @@ func (r *runner) nextFrame() tea.Cmd {
 // next; a stale frame (an older generation) or one arriving while paused does
 // nothing.
 func (r *runner) frame(f FrameMsg) tea.Cmd {
-	if f.Generation != r.generation || r.paused || !r.live() {
+	if f.Generation != r.generation || !r.live() {
+		return nil
+	}
+	if r.seeking {
+		r.advance(r.target)
+		if r.live() && r.run.Now() >= r.target {
+			r.seeking = false
+			return nil
+		}
+		return r.nextFrame()
+	}
+	if r.paused {
 		return nil
 	}
 	target := r.cfg.Duration
@@ -149,11 +164,24 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 	return r.nextFrame()
 }
 
-// step advances one tick while paused.
-func (r *runner) step() {
-	if r.paused && r.live() {
-		r.advance(r.run.Now() + r.cfg.Tick)
+// seek moves the run to virtual time t (within the run) and pauses there. Going
+// back replays the run from its start — it is deterministic, so the replay makes
+// the same decisions and no history is kept — and going forward advances it; both
+// in frames within the frame budget, so a long seek keeps the keyboard live.
+func (r *runner) seek(t time.Duration) tea.Cmd {
+	if r.cfg == nil {
+		return nil
 	}
+	t = max(0, min(t, r.cfg.Duration))
+	if r.run == nil || t < r.run.Now() {
+		r.restart()
+	}
+	r.paused, r.seeking, r.target = true, true, t
+	r.generation++
+	if r.manual {
+		return nil
+	}
+	return r.nextFrame()
 }
 
 // advance runs the engine towards target a tick at a time, stopping early when the

@@ -51,6 +51,8 @@ func (m *Model) render() string {
 		return m.renderHeader() + "\n" + m.picker.view()
 	case m.help.open:
 		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, m.width, m.height-2)
+	case m.lessonPage.open && m.runner.cfg != nil:
+		return m.renderHeader() + "\n" + m.renderLesson(m.width, m.height-2)
 	case m.runner.run == nil:
 		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.runner.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
 	}
@@ -98,7 +100,7 @@ func (m *Model) render() string {
 // alone), and as much of the lesson as fits.
 func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	var extras []string
-	if table := renderTable(m.styles, ms, m.width, m.focus); room >= lipgloss.Height(table) {
+	if table := renderTable(m.styles, ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
 	verdicts := m.renderVerdicts(ms)
@@ -107,12 +109,25 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	} else if room >= 1 {
 		extras, room = append(extras, verdicts[m.focus]), room-1
 	}
-	if lesson := m.lesson; room >= 3 {
-		shown := append([]string(nil), lesson[:min(len(lesson), room-1, 8)]...)
+	results := m.runner.run.ClaimsOn(ms)
+	if room >= 1 && len(results) > 0 {
+		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
+	}
+	if room >= 2 {
+		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, results, func(h bool) string {
+			if h {
+				return "✓"
+			}
+			return "✗"
+		}), max(m.width, 1)), "\n")
+		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
 		}
-		extras = append(extras, m.styles.Lesson.Render(strings.Join(shown, "\n")))
+		for i := range shown {
+			shown[i] = colourMarks(m.styles, m.styles.Lesson.Render(shown[i]))
+		}
+		extras = append(extras, strings.Join(shown, "\n"))
 	}
 	return extras
 }
@@ -166,8 +181,12 @@ func (m *Model) backend() string {
 // renderStatus is the status line: the last export, an error, or a hint.
 func (m *Model) renderStatus() string {
 	switch {
+	case m.jump.open:
+		return fit(m.jump.input.View(), m.width)
 	case m.runner.problem != "":
 		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
+	case m.runner.seeking:
+		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", sim.FormatDuration(m.runner.target)), m.width))
 	case m.export.busy:
 		return m.styles.Subtle.Render("exporting…")
 	case m.status == "":

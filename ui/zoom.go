@@ -5,33 +5,41 @@ import (
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
+
+	"ratelab/algorithms"
 )
 
 // renderZoom draws the focused lane across the whole width in rows lines: its
-// level, accepted and denied per tick as three series with a legend.
+// level, accepted and denied per column as three series with a legend, and the
+// time axis with the lane's window boundaries.
 func (m *Model) renderZoom(rows int) string {
 	l := m.runner.run.Lanes[m.focus]
+	cfg := m.runner.cfg
 	met := l.Metrics()
+	info, _ := algorithms.Lookup(l.Config.Algorithm)
 	title := m.styles.PanelTitle.Render(l.Config.Name) + m.styles.Counters.Render(fmt.Sprintf("  %s  accepted %d  denied %d  errors %d  peak %.2f× the limit",
 		l.Config.Algorithm, met.Accepted, met.Denied, met.Errors, met.PeakWindowRatio))
 	title = fit(title, m.width)
-	samples := columns(l, m.runner.cfg, max(2, m.width-axisWidth-2))
-	if len(samples) < 2 {
+	v := m.view(max(2, m.width-axisWidth-2))
+	cols := bin(l.Series(), v)
+	if len(cols) < 2 {
 		return title + "\n" + m.styles.Subtle.Render("waiting for the first ticks") + strings.Repeat("\n", max(0, rows-2))
 	}
-	level, acc, den := make([]float64, len(samples)), make([]float64, len(samples)), make([]float64, len(samples))
-	lo, hi := yRange(m.runner.cfg, l.Config)
-	for i, s := range samples {
-		level[i], acc[i], den[i] = s.Level, float64(s.Accepted), float64(s.Denied)
+	level, acc, den := make([]float64, len(cols)), make([]float64, len(cols)), make([]float64, len(cols))
+	lo, hi := yRange(cfg, l.Config)
+	for i, c := range cols {
+		level[i], acc[i], den[i] = shown(c, info.Shape), float64(c.accepted), float64(c.denied)
 		hi = max(hi, acc[i], den[i])
 	}
 	hi = float64(ladderStep(int64(hi)-1, +1)) // a round top, so the labels are round
 	plot := asciigraph.PlotMany([][]float64{level, acc, den},
-		asciigraph.Height(roundRows(hi-lo, max(3, rows-4))), asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
+		asciigraph.Height(roundRows(hi-lo, max(3, rows-5))), asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
 		asciigraph.SeriesColors(m.styles.Level, m.styles.AcceptLine, m.styles.DenyLine),
-		asciigraph.SeriesLegends("level (tokens, window count, queue)", "accepted per tick", "denied per tick"),
+		asciigraph.SeriesLegends(levelLabel(cfg, l.Config, info), "accepted per column", "denied per column"),
 		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
 	lines := strings.Split(plot, "\n")
+	legend := lines[len(lines)-1]
+	lines = append(lines[:len(lines)-1], timeAxis(v, boundaries(cfg, l.Config, v)), legend)
 	for i := range lines {
 		lines[i] = fit(lines[i], m.width)
 	}

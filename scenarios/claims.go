@@ -1,0 +1,186 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"ratelab/sim"
+)
+
+var claimID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// citation finds the claims a lesson cites: [id].
+var citation = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*)\]`)
+
+// Citations lists the claim ids a lesson cites, in order.
+func Citations(lesson string) []string {
+	var ids []string
+	for _, m := range citation.FindAllStringSubmatch(lesson, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// claims compiles the scenario's claims. A claim about a lane that --lanes left
+// out is dropped (it cannot be judged); every other problem is an error naming the
+// claim and the fix. Every [id] the lesson cites must be a claim.
+func (c *compiler) claims(Overrides) error {
+	seen := map[string]bool{}
+	for i, spec := range c.s.Claims {
+		at := func(key string) []any { return []any{"claim", i, key} }
+		bad := func(key, format string, args ...any) error {
+			return c.fail(at(key), "claim %q: %s", spec.ID, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case !claimID.MatchString(spec.ID):
+			return c.fail(at("id"), "claim %d: id must be lowercase letters, digits and dashes (got %q); the lesson cites it as [id]", i+1, spec.ID)
+		case seen[spec.ID]:
+			return bad("id", "two claims have this id; give each its own")
+		case strings.TrimSpace(spec.Says) == "":
+			return bad("says", "says is missing: the sentence of the lesson this claim supports")
+		case !sim.ValidOp(spec.Op):
+			return bad("op", "op must be one of %s (got %q)", strings.Join(sim.Ops, " "), spec.Op)
+		case (spec.Value == nil) == (spec.Than == ""):
+			return bad("value", "give value = a number, or than = another lane (with times, default 1), not both or neither")
+		case spec.Lane != "" && len(spec.Lanes) > 0, spec.Lane == "" && len(spec.Lanes) == 0:
+			return bad("lane", "give lane = \"…\" or lanes = [\"…\", …]")
+		}
+		seen[spec.ID] = true
+		names := spec.Lanes
+		if spec.Lane != "" {
+			names = []string{spec.Lane}
+		}
+		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op, Than: -1, Times: 1, Scope: -1, Policy: c.written}
+		for _, name := range names {
+			lane, ok := c.laneIndex(name)
+			if !ok {
+				if c.declared(name) {
+					continue // left out by --lanes
+				}
+				return bad("lane", "no lane or algorithm %q; the lanes are: %s", name, c.laneNames())
+			}
+			claim.Lanes = append(claim.Lanes, lane)
+		}
+		if spec.Value != nil {
+			if math.IsNaN(*spec.Value) || math.IsInf(*spec.Value, 0) {
+				return bad("value", "value must be a finite number (got %g)", *spec.Value)
+			}
+			claim.Value = *spec.Value
+		} else {
+			than, ok := c.laneIndex(spec.Than)
+			if !ok {
+				if c.declared(spec.Than) {
+					continue // left out by --lanes
+				}
+				return bad("than", "no lane or algorithm %q; the lanes are: %s", spec.Than, c.laneNames())
+			}
+			claim.Than = than
+			if spec.Times != nil {
+				if math.IsNaN(*spec.Times) || math.IsInf(*spec.Times, 0) {
+					return bad("times", "times must be a finite number (got %g)", *spec.Times)
+				}
+				claim.Times = *spec.Times
+			}
+		}
+		scoped := spec.Clients != nil || spec.KeyPrefix != "" || spec.From != nil || spec.To != nil
+		if scoped {
+			if !sim.ValidScopedMetric(spec.Metric) {
+				return bad("metric", "a claim scoped by clients, key_prefix, from or to counts decisions: metric must be one of %s (got %q)", strings.Join(sim.ScopedMetrics, ", "), spec.Metric)
+			}
+			scope, err := c.scope(spec, bad)
+			if err != nil {
+				return err
+			}
+			claim.Scope = c.addScope(scope)
+		} else if !sim.ValidMetric(spec.Metric) {
+			return bad("metric", "unknown metric %q; use one of %s, or the ratio of two (a/b)", spec.Metric, strings.Join(sim.MetricNames(), ", "))
+		}
+		if len(claim.Lanes) == 0 {
+			continue // every lane it names was left out by --lanes
+		}
+		c.cfg.Claims = append(c.cfg.Claims, claim)
+	}
+	for _, id := range Citations(c.s.Lesson) {
+		if !seen[id] {
+			return c.fail([]any{"lesson"}, "the lesson cites [%s], which is not a claim; add a [[scenario.claim]] with id = %q, or remove the citation", id, id)
+		}
+	}
+	return nil
+}
+
+// scope builds a claim's scope.
+func (c *compiler) scope(spec ClaimSpec, bad func(string, string, ...any) error) (sim.Scope, error) {
+	var s sim.Scope
+	if spec.Clients != nil {
+		s.Clients = []int{}
+		for _, name := range spec.Clients {
+			i := slices.IndexFunc(c.cfg.Clients, func(cl sim.Client) bool { return cl.Name == name })
+			if i < 0 {
+				return s, bad("clients", "no client %q in this scenario", name)
+			}
+			s.Clients = append(s.Clients, i)
+		}
+	}
+	s.KeyPrefix = spec.KeyPrefix
+	if spec.From != nil {
+		s.From = spec.From.Duration
+	}
+	if spec.To != nil {
+		s.To = spec.To.Duration
+	}
+	if s.From < 0 || s.To < 0 || (s.To > 0 && s.To <= s.From) {
+		return s, bad("from", "from and to must be >= 0 with to after from (got %s and %s)", s.From, s.To)
+	}
+	return s, nil
+}
+
+// addScope returns the index of s in the configuration's scopes, adding it.
+func (c *compiler) addScope(s sim.Scope) int {
+	for i, have := range c.cfg.Scopes {
+		if slices.Equal(have.Clients, s.Clients) && (have.Clients == nil) == (s.Clients == nil) && have.KeyPrefix == s.KeyPrefix && have.From == s.From && have.To == s.To {
+			return i
+		}
+	}
+	c.cfg.Scopes = append(c.cfg.Scopes, s)
+	return len(c.cfg.Scopes) - 1
+}
+
+// laneIndex finds a compiled lane by name, or by algorithm when one lane runs it.
+func (c *compiler) laneIndex(name string) (int, bool) {
+	if i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == name }); i >= 0 {
+		return i, true
+	}
+	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Algorithm == name })
+	return i, i >= 0
+}
+
+// declared says the scenario declares a lane called name (or running it), whether
+// or not --lanes kept it.
+func (c *compiler) declared(name string) bool {
+	specs := c.s.Lanes
+	if len(specs) == 0 {
+		for _, a := range c.defaultLanes() {
+			if a == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range specs {
+		if l.Name == name || l.Algorithm == name || (l.Name == "" && l.Algorithm == name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) laneNames() string {
+	var names []string
+	for _, l := range c.cfg.Lanes {
+		names = append(names, l.Name)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,300 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// A lesson's factual claims are data: each names lanes, a metric, a comparison and
+// a number or another lane, and the sentence of the lesson it supports. The run
+// being shown says whether each holds, so a teacher sees at once which sentences
+// the numbers back — after the policy was adjusted, too.
+
+// Claim is one checked fact of a lesson.
+type Claim struct {
+	ID   string // what the lesson cites: [id]
+	Says string // the sentence it supports
+	// Lanes are the lanes it is about, by index; it holds when it holds for each.
+	Lanes  []int
+	Metric string // a Metrics JSON name, or a scoped count (see ScopedMetrics)
+	Op     string // <, <=, ==, !=, >=, >
+	// Value is the number compared with, unless Than >= 0: then Times × the same
+	// metric of lane Than.
+	Value float64
+	Than  int
+	Times float64
+	// Scope, if >= 0, is the index in Config.Scopes of the decisions counted.
+	Scope int
+	// Policy is the default tier's policy the claim was written for; when the run's
+	// differs (the UI's [ ] { } keys), the claim says so beside its result.
+	Policy algorithms.Policy
+}
+
+// Scope is a part of a lane's decisions: those of some clients, of keys with a
+// prefix, landed within [From, To).
+type Scope struct {
+	Clients   []int // nil: every client
+	KeyPrefix string
+	From, To  time.Duration // To 0: to the end
+}
+
+// ScopedMetrics are the counts a claim with a scope can name: decisions
+// (attempts), those accepted and denied, the logical requests first tried
+// (offered), and denied / attempts (denied_share); or the ratio of two, "a/b".
+var ScopedMetrics = []string{"attempts", "accepted", "denied", "offered", "denied_share"}
+
+// ValidScopedMetric says whether a claim with a scope can name metric: one of
+// ScopedMetrics, or the ratio of two, "a/b".
+func ValidScopedMetric(name string) bool {
+	if a, b, ok := strings.Cut(name, "/"); ok {
+		return slices.Contains(ScopedMetrics, a) && slices.Contains(ScopedMetrics, b)
+	}
+	return slices.Contains(ScopedMetrics, name)
+}
+
+// ValidMetric says whether a claim without a scope can name metric: one of
+// MetricNames, or the ratio of two, "a/b".
+func ValidMetric(name string) bool {
+	names := MetricNames()
+	if a, b, ok := strings.Cut(name, "/"); ok {
+		return slices.Contains(names, a) && slices.Contains(names, b)
+	}
+	return slices.Contains(names, name)
+}
+
+// MetricNames lists the metrics a claim without a scope can name: every number in
+// Metrics, by its JSON name (durations in milliseconds).
+func MetricNames() []string {
+	var names []string
+	t := reflect.TypeOf(Metrics{})
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := f.Tag.Get("json")
+		if name == "" || name == "-" || f.Type.Kind() == reflect.String {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// metricValue is m's metric called name, durations in milliseconds; a name
+// "a/b" is the ratio of two metrics (0 when b is 0).
+func metricValue(m Metrics, name string) (float64, bool) {
+	if num, den, ok := strings.Cut(name, "/"); ok {
+		a, okA := metricValue(m, num)
+		b, okB := metricValue(m, den)
+		if !okA || !okB {
+			return 0, false
+		}
+		if b == 0 {
+			return 0, true
+		}
+		return a / b, true
+	}
+	v := reflect.ValueOf(m)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("json") != name {
+			continue
+		}
+		switch x := v.Field(i).Interface().(type) {
+		case time.Duration:
+			return millis(x), true
+		case int64:
+			return float64(x), true
+		case int:
+			return float64(x), true
+		case float64:
+			return x, true
+		}
+	}
+	return 0, false
+}
+
+// ScopeCounts are a lane's decisions within one scope.
+type ScopeCounts struct {
+	Attempts, Accepted, Denied, Offered int64
+}
+
+func (c ScopeCounts) value(name string) float64 {
+	if num, den, ok := strings.Cut(name, "/"); ok {
+		if b := c.value(den); b != 0 {
+			return c.value(num) / b
+		}
+		return 0
+	}
+	switch name {
+	case "attempts":
+		return float64(c.Attempts)
+	case "accepted":
+		return float64(c.Accepted)
+	case "denied":
+		return float64(c.Denied)
+	case "offered":
+		return float64(c.Offered)
+	case "denied_share":
+		if c.Attempts == 0 {
+			return 0
+		}
+		return float64(c.Denied) / float64(c.Attempts)
+	}
+	return math.NaN()
+}
+
+// scopeStats counts a lane's decisions in each of the configuration's scopes.
+type scopeStats struct {
+	scopes  []Scope
+	clients [][]bool // per scope, per client: counted (nil: every client)
+	keys    [][]bool // per scope, per key
+	counts  []ScopeCounts
+}
+
+func newScopeStats(cfg *Config) scopeStats {
+	if len(cfg.Scopes) == 0 {
+		return scopeStats{}
+	}
+	s := scopeStats{scopes: cfg.Scopes, counts: make([]ScopeCounts, len(cfg.Scopes))}
+	for _, sc := range cfg.Scopes {
+		var clients []bool
+		if sc.Clients != nil {
+			clients = make([]bool, len(cfg.Clients))
+			for _, c := range sc.Clients {
+				clients[c] = true
+			}
+		}
+		keys := make([]bool, len(cfg.Keys))
+		for i, k := range cfg.Keys {
+			keys[i] = strings.HasPrefix(k.Name, sc.KeyPrefix)
+		}
+		s.clients, s.keys = append(s.clients, clients), append(s.keys, keys)
+	}
+	return s
+}
+
+// count counts a decision on request r landed at now.
+func (s *scopeStats) count(r *request, allowed bool, now time.Duration) {
+	for i, sc := range s.scopes {
+		if now < sc.From || (sc.To > 0 && now >= sc.To) || !s.keys[i][r.key] || (s.clients[i] != nil && !s.clients[i][r.client]) {
+			continue
+		}
+		c := &s.counts[i]
+		c.Attempts++
+		if r.attempt == 1 {
+			c.Offered++
+		}
+		if allowed {
+			c.Accepted++
+		} else {
+			c.Denied++
+		}
+	}
+}
+
+// ClaimResult is a claim judged on a run.
+type ClaimResult struct {
+	Claim
+	Holds bool
+	// Got is each lane's value, Want what it was compared with, in Claim.Lanes
+	// order.
+	Got, Want []float64
+	// Adjusted says the run's policy is not the one the claim was written for.
+	Adjusted bool
+}
+
+// Judge evaluates every claim of cfg on lanes' metrics and scope counts.
+func Judge(cfg *Config, ms []Metrics, scoped [][]ScopeCounts) []ClaimResult {
+	out := make([]ClaimResult, 0, len(cfg.Claims))
+	for _, c := range cfg.Claims {
+		value := func(lane int) float64 {
+			if c.Scope >= 0 {
+				return scoped[lane][c.Scope].value(c.Metric)
+			}
+			v, _ := metricValue(ms[lane], c.Metric)
+			return v
+		}
+		r := ClaimResult{Claim: c, Holds: true, Adjusted: cfg.Tiers[0].Policy != c.Policy}
+		for _, lane := range c.Lanes {
+			got, want := value(lane), c.Value
+			if c.Than >= 0 {
+				want = c.Times * value(c.Than)
+			}
+			r.Got, r.Want = append(r.Got, got), append(r.Want, want)
+			r.Holds = r.Holds && compare(got, c.Op, want)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// compare says whether got op want holds.
+func compare(got float64, op string, want float64) bool {
+	switch op {
+	case "<":
+		return got < want
+	case "<=":
+		return got <= want
+	case "==":
+		return got == want
+	case "!=":
+		return got != want
+	case ">=":
+		return got >= want
+	case ">":
+		return got > want
+	}
+	return false
+}
+
+// Ops are the comparisons a claim may make.
+var Ops = []string{"<", "<=", "==", "!=", ">=", ">"}
+
+// ValidOp says whether op is one of Ops.
+func ValidOp(op string) bool { return slices.Contains(Ops, op) }
+
+// Mark is ✓ or ✗.
+func (r ClaimResult) Mark() string {
+	if r.Holds {
+		return "✓"
+	}
+	return "✗"
+}
+
+// Evidence is the numbers behind the result, e.g. "fixed-window 2.00 >= 2".
+func (r ClaimResult) Evidence(cfg *Config) string {
+	var parts []string
+	for i, lane := range r.Lanes {
+		want := formatNumber(r.Want[i])
+		if r.Than >= 0 {
+			want = fmt.Sprintf("%s (%s × %s's)", want, formatNumber(r.Times), cfg.Lanes[r.Than].Name)
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", cfg.Lanes[lane].Name, formatNumber(r.Got[i]), r.Op+" "+want))
+	}
+	return r.Metric + ": " + strings.Join(parts, "; ")
+}
+
+// Line is the claim on one line: the mark, the sentence, the evidence, and the
+// policy it was written for when the run's differs.
+func (r ClaimResult) Line(cfg *Config) string {
+	s := fmt.Sprintf("%s %s (%s)", r.Mark(), r.Says, r.Evidence(cfg))
+	if r.Adjusted {
+		s += fmt.Sprintf(" — written for %s", r.Policy)
+	}
+	return s
+}
+
+// formatNumber renders a number with as many decimals as it needs, up to four.
+func formatNumber(v float64) string {
+	s := fmt.Sprintf("%.4f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Verdict is one line saying what a lane did, judged against two yardsticks and
+// saying which is which:
+//
+//   - the policy as a user reads it: at most limit per period in any sliding
+//     window (PeakWindowRatio);
+//   - the algorithm's own contract: a bucket admits at most burst + rate × T in
+//     any span T (OverGrant), a fixed window at most its allowance in each of its
+//     own windows (WindowPeakRatio) — so up to twice the limit across a boundary
+//     —, the sliding log the limit in any window, exactly; the sliding counter is
+//     an estimate.
+//
+// Going past the policy while keeping the contract is the algorithm doing what it
+// is designed to (a bucket spending its burst, a fixed window at a boundary); a
+// contract broken (skewed clocks stored as is, non-atomic writes) is over-grant,
+// and quantified. A lane with no limit is judged on the load it let through.
+// Ratios are shown to two decimals, never rounded into agreement.
+func Verdict(cfg *Config, m Metrics) string {
+	lane, _ := laneNamed(cfg, m.Lane)
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	var facts []string
+	switch {
+	case info.Shape == algorithms.ShapeNone:
+		fact := fmt.Sprintf("no limiter: up to %d requests let through in one second", m.PeakAcceptedPerSecond)
+		if cfg.Backend != nil {
+			fact += fmt.Sprintf(", against a backend that serves %s a second", formatNumber(cfg.Backend.Capacity()))
+		}
+		facts = append(facts, fact)
+	case m.Accepted == 0:
+		facts = append(facts, "accepted nothing")
+	default:
+		facts = append(facts, policyYardstick(cfg, lane, m), contractYardstick(cfg, lane, info, m))
+	}
+	facts = append(facts, consequences(cfg, m)...)
+	return m.Lane + ": " + strings.Join(facts, "; ")
+}
+
+// laneNamed is the lane called name.
+func laneNamed(cfg *Config, name string) (LaneConfig, bool) {
+	for _, l := range cfg.Lanes {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return LaneConfig{}, false
+}
+
+// policyYardstick: the most admitted in any sliding window of the period, against
+// the limit.
+func policyYardstick(cfg *Config, lane LaneConfig, m Metrics) string {
+	period := lane.TierPolicy(cfg, 0).Period
+	if m.PeakWindowRatio <= 1 {
+		return fmt.Sprintf("policy held: at most %s× the limit in any %s", ratio(m.PeakWindowRatio), period)
+	}
+	where := fmt.Sprintf("within %s from %s", formatSpan(m.PeakLast-m.PeakFirst), FormatDuration(m.PeakFirst))
+	if m.PeakLast == m.PeakFirst {
+		where = "at one instant, " + FormatDuration(m.PeakFirst)
+	}
+	if len(cfg.Keys) > 1 {
+		where += " for key " + m.PeakKey
+	}
+	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", ratio(m.PeakWindowRatio), period, where)
+}
+
+// contractYardstick: what the algorithm promises, kept or broken.
+func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Metrics) string {
+	p := lane.TierPolicy(cfg, 0).WithDefaults()
+	switch info.Shape {
+	case algorithms.ShapeFixedWindow:
+		if m.WindowPeakRatio > 1 {
+			return fmt.Sprintf("contract broken: %s× its allowance in one of its own windows", ratio(m.WindowPeakRatio))
+		}
+		if m.PeakWindowRatio > 1 {
+			return "contract kept: at most its allowance in each of its own windows, the excess is two windows meeting at a boundary"
+		}
+		return "contract kept: at most its allowance in each of its own windows"
+	case algorithms.ShapeSlidingWindow:
+		switch {
+		case info.Exact && m.PeakWindowRatio > 1:
+			return fmt.Sprintf("contract broken: an exact window let %s× through", ratio(m.PeakWindowRatio))
+		case info.Exact:
+			return "contract kept: exact in every window"
+		case m.PeakWindowRatio > 1:
+			return "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"
+		}
+		return "an estimate by design, within the limit here"
+	}
+	if m.OverGrant > 0 {
+		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", formatNumber(roundTo(m.ExcessUnits, 1)), formatNumber(roundTo(100*m.OverGrant, 0.1)))
+	}
+	if m.PeakWindowRatio > 1 {
+		return fmt.Sprintf("contract kept: its burst of %d on top of the rate, as designed", p.Burst)
+	}
+	return "contract kept: at most burst + rate × T"
+}
+
+// consequences are what followed from the decisions: Redis failures, lost races,
+// retries, the backend, queueing, requests never served.
+func consequences(cfg *Config, m Metrics) []string {
+	var facts []string
+	if m.StoreErrors > 0 {
+		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
+	}
+	if m.Conflicts > 0 {
+		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
+	}
+	if m.RetryAmplification >= 1.5 {
+		facts = append(facts, fmt.Sprintf("retries made %s attempts per request", ratio(m.RetryAmplification)))
+	}
+	if cfg.Backend != nil && (m.Errors > 0 || m.Wasted > 0) {
+		fact := fmt.Sprintf("the backend failed %d requests (busy %s%% of the run", m.Errors, formatNumber(roundTo(100*m.BackendUtilization, 1)))
+		if m.Wasted > 0 {
+			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
+		}
+		facts = append(facts, fact+")")
+	}
+	if m.QueueDelayP99 > 0 {
+		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", FormatDuration(m.QueueDelayP99)))
+	}
+	if m.GaveUp > 0 {
+		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
+	}
+	return facts
+}
+
+// ratio renders a ratio with two decimals, so 1.04 is never shown as 1.0.
+func ratio(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// roundTo rounds x to a multiple of step.
+func roundTo(x, step float64) float64 {
+	if step <= 0 {
+		return x
+	}
+	n := x / step
+	if n < 0 {
+		return -roundTo(-x, step)
+	}
+	return float64(int64(n+0.5)) * step
+}
+
+// formatSpan renders a span for a verdict: "2.0ms", "1.250s", never "0".
+func formatSpan(d time.Duration) string {
+	if d <= 0 {
+		return "an instant"
+	}
+	return FormatDuration(d)
+}

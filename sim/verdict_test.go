@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Every branch of Verdict, each with the words it must and must not say.
+func TestVerdictBranches(t *testing.T) {
+	p := algorithms.Policy{Limit: 100, Period: time.Second, Burst: 50}
+	cfg := func(algorithm string, keys int, backend bool) *Config {
+		c := &Config{Tiers: []Tier{{Name: "default", Policy: p}}, Lanes: []LaneConfig{{Name: "L", Algorithm: algorithm}}}
+		for i := 0; i < keys; i++ {
+			c.Keys = append(c.Keys, Key{Name: "k"})
+		}
+		if backend {
+			c.Backend = &Backend{Concurrency: 20, ServiceTime: 50 * time.Millisecond}
+		}
+		return c
+	}
+	base := Metrics{Lane: "L", Offered: 10, Attempts: 10, Accepted: 10}
+	with := func(f func(*Metrics)) Metrics { m := base; f(&m); return m }
+	for _, tc := range []struct {
+		name      string
+		cfg       *Config
+		m         Metrics
+		want, not []string
+	}{
+		{"no limit with a backend", cfg("none", 1, true), with(func(m *Metrics) { m.PeakAcceptedPerSecond = 700 }),
+			[]string{"L: no limiter: up to 700 requests let through in one second, against a backend that serves 400 a second"}, []string{"policy", "contract"}},
+		{"no limit alone", cfg("none", 1, false), with(func(m *Metrics) { m.PeakAcceptedPerSecond = 7 }),
+			[]string{"no limiter: up to 7 requests let through in one second"}, []string{"backend"}},
+		{"nothing accepted", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.Accepted = 0 }),
+			[]string{"L: accepted nothing"}, []string{"policy", "contract"}},
+		{"fixed window at a boundary", cfg("fixed-window", 1, false), with(func(m *Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.WindowPeakRatio = 2, 999*time.Millisecond, 1001*time.Millisecond, 1
+		}), []string{"policy exceeded: 2.00× the limit in one 1s window, within 2.0ms from 999.0ms", "contract kept: at most its allowance in each of its own windows, the excess is two windows meeting at a boundary"}, []string{"broken", "for key"}},
+		{"fixed window within", cfg("fixed-window", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 0.5, 0.5 }),
+			[]string{"policy held: at most 0.50× the limit in any 1s", "contract kept: at most its allowance in each of its own windows"}, []string{"boundary"}},
+		{"fixed window broken", cfg("fixed-window", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 1.5, 1.25 }),
+			[]string{"contract broken: 1.25× its allowance in one of its own windows"}, []string{"kept"}},
+		{"sliding log exact", cfg("sliding-log", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 1 }),
+			[]string{"policy held: at most 1.00× the limit", "contract kept: exact in every window"}, nil},
+		{"sliding log broken, many keys, at one instant", cfg("sliding-log", 3, false), with(func(m *Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 1.16, 5*time.Second, 5*time.Second, "k2"
+		}), []string{"1.16× the limit in one 1s window, at one instant, 5.000s for key k2", "contract broken: an exact window let 1.16× through"}, []string{"within 0"}},
+		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 1.04 }),
+			[]string{"1.04× the limit", "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"}, []string{"1.0×"}},
+		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 0.9 }),
+			[]string{"an estimate by design, within the limit here"}, nil},
+		{"bucket over-grant", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.OverGrant, m.ExcessUnits = 2.8, 1.2918, 1355 }),
+			[]string{"contract broken (over-grant): 1355 units past burst + rate × T, 129.2% of what it allows"}, []string{"kept"}},
+		{"bucket burst as designed", cfg("gcra", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 5 }),
+			[]string{"policy exceeded: 5.00×", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant"}},
+		{"bucket within", cfg("leaky-bucket", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 0.3 }),
+			[]string{"contract kept: at most burst + rate × T"}, []string{"+x", "%", "broken"}},
+		{"consequences", cfg("token-bucket", 1, true), with(func(m *Metrics) {
+			m.StoreErrors, m.Conflicts, m.RetryAmplification, m.Errors, m.Wasted, m.BackendUtilization, m.QueueDelayP99, m.GaveUp =
+				3, 4, 2.5, 9, 2, 0.655, 12*time.Millisecond, 5
+		}), []string{"3 decisions made without Redis (on_error)", "4 decisions gave up after losing WATCH races", "retries made 2.50 attempts per request",
+			"the backend failed 9 requests (busy 66% of the run, 2 served for clients that had left)", "queued work up to 12.0ms (p99)", "5 of 10 requests never succeeded"}, nil},
+		{"backend failures without waste", cfg("token-bucket", 1, true), with(func(m *Metrics) { m.Errors, m.BackendUtilization = 9, 0.5 }),
+			[]string{"the backend failed 9 requests (busy 50% of the run)"}, []string{"clients that had left"}},
+		{"few retries", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.RetryAmplification = 1.4 }),
+			nil, []string{"retries"}},
+	} {
+		v := Verdict(tc.cfg, tc.m)
+		for _, w := range tc.want {
+			if !strings.Contains(v, w) {
+				t.Errorf("%s: %q\n  lacks %q", tc.name, v, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(v, n) {
+				t.Errorf("%s: %q\n  says %q", tc.name, v, n)
+			}
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+)
+
+// gotoPrompt asks for a virtual time to jump to (g): "1.001s", "1001ms", "2m", or a
+// number of seconds.
+type gotoPrompt struct {
+	open  bool
+	input textinput.Model
+}
+
+func newGotoPrompt() gotoPrompt {
+	in := textinput.New()
+	in.Prompt = "go to virtual time: "
+	in.Placeholder = "1.001s"
+	in.CharLimit = 24
+	return gotoPrompt{input: in}
+}
+
+// show opens the prompt, empty.
+func (g *gotoPrompt) show() {
+	g.open = true
+	g.input.SetValue("")
+	g.input.Focus()
+}
+
+// hide closes the prompt.
+func (g *gotoPrompt) hide() {
+	g.open = false
+	g.input.Blur()
+}
+
+// parseVirtualTime reads a time typed at the prompt: a Go duration, or a number of
+// seconds.
+func parseVirtualTime(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v < 0 || v > 1e9 {
+			return 0, fmt.Errorf("%q is out of range; give a time within the run", s)
+		}
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a time; write it like 1.001s, 1001ms or 2m", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"sort"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/sim"
+)
+
+// A graph shows a stretch of virtual time split into columns of equal span. Column
+// boundaries sit at whole multiples of the span from the run's start, so a column
+// never changes once drawn, and only whole columns are shown. By default the
+// stretch slides with the clock (the last quarter of the run, at least 10 s, or
+// the whole run when it is 10 s or less); in whole-run view it covers everything
+// from the start to now.
+
+// timeView is the stretch a graph shows: n columns of span, from from.
+type timeView struct {
+	from, span time.Duration
+	n          int
+}
+
+// to is the view's end.
+func (v timeView) to() time.Duration { return v.from + time.Duration(v.n)*v.span }
+
+// stretch is how much virtual time a sliding graph shows.
+func stretch(cfg *sim.Config) time.Duration {
+	if cfg.Duration <= 10*time.Second {
+		return cfg.Duration
+	}
+	return max(10*time.Second, cfg.Duration/4)
+}
+
+// viewOf is the view of n columns at virtual time now: the stretch ending at the
+// last whole column, or with whole, everything so far.
+func viewOf(cfg *sim.Config, now time.Duration, n int, whole bool) timeView {
+	n = max(n, 1)
+	covered := stretch(cfg)
+	if whole {
+		covered = max(now, cfg.Tick)
+	}
+	ticks := (covered/cfg.Tick + time.Duration(n) - 1) / time.Duration(n)
+	span := max(1, ticks) * cfg.Tick
+	end := now / span * span
+	from := max(0, end-time.Duration(n)*span)
+	return timeView{from: from, span: span, n: int(min(time.Duration(n), (end-from)/span))}
+}
+
+// column is one column of a graph: its samples joined.
+type column struct {
+	end              time.Duration
+	level, high, low float64 // the last sample's level; the highest and lowest reached
+	accepted, denied int64
+}
+
+// bin joins the samples of series that fall in each of v's columns: a sample
+// belongs to the column its end falls in. Columns with no sample are left out.
+func bin(series []sim.Sample, v timeView) []column {
+	out := make([]column, 0, v.n)
+	i := sort.Search(len(series), func(i int) bool { return series[i].At > v.from })
+	for j := 0; j < v.n; j++ {
+		end := v.from + time.Duration(j+1)*v.span
+		c := column{end: end}
+		seen := false
+		for ; i < len(series) && series[i].At <= end; i++ {
+			s := series[i]
+			if !seen {
+				c.high, c.low, seen = s.High, s.Low, true
+			}
+			c.level, c.high, c.low = s.Level, max(c.high, s.High), min(c.low, s.Low)
+			c.accepted += s.Accepted
+			c.denied += s.Denied
+		}
+		if seen {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shown is the level a column draws for a lane of this shape: what the column hid
+// inside it that matters most — the fullest a window or queue got, the emptiest a
+// bucket got.
+func shown(c column, shape algorithms.Shape) float64 {
+	if shape == algorithms.ShapeBucket {
+		return c.low
+	}
+	return c.high
+}
+
+// boundaries lists the times in v where a lane's windows turn over, for the time
+// axis: multiples of the period (offset per key with random starts), when the
+// period spans at least two columns (denser marks would fill the axis).
+func boundaries(cfg *sim.Config, lane sim.LaneConfig, v timeView) []time.Duration {
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	if info.Shape != algorithms.ShapeFixedWindow && !(info.Shape == algorithms.ShapeSlidingWindow && !info.Exact) {
+		return nil
+	}
+	k := cfg.Keys[cfg.WatchKey]
+	period := lane.TierPolicy(cfg, k.Tier).Period
+	if period < 2*v.span {
+		return nil
+	}
+	var offset time.Duration
+	if lane.Options.RandomStart {
+		offset = time.Duration(algorithms.WindowOffset(k.Name, period)) * algorithms.Resolution
+	}
+	var out []time.Duration
+	for b := (v.from-offset)/period*period + offset; b <= v.to(); b += period {
+		if b > v.from {
+			out = append(out, b)
+		}
+	}
+	return out
+}
