@@ -106,7 +106,11 @@ func (m *Model) name() string { return m.runner.name() }
 
 // view is the stretch of virtual time graphs of n columns show now.
 func (m *Model) view(n int) timeView {
-	return viewOf(m.runner.cfg, m.runner.run.Now(), n, m.whole)
+	step := m.runner.cfg.Tick
+	if lanes := m.runner.run.Lanes; len(lanes) > 0 {
+		step = lanes[0].SeriesStep() // every lane's series has the same resolution
+	}
+	return viewOf(m.runner.cfg, step, m.runner.run.Now(), n, m.whole)
 }
 
 // Close releases what the current run holds; the program calls it when it ends.
