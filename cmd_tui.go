@@ -50,7 +50,7 @@ func runTUI(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir,
-		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis}}
+		Redis: o.redis != "", Strict: o.strict, Session: session.Options{RedisURL: o.redis}}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}

@@ -59,7 +59,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[scenario]]\nname = \"trace\"\ntitle = %s\nlesson = %s\nseed = %d\nwatch_key = %s\n\n",
 		tomlString(fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file))),
-		tomlString(rep.Why+" The first lane is that policy; the others are its neighbours in the grid (ratelab tune --trace "+o.file+" shows it all)."),
+		tomlString(rep.Why+" The first lane (marked *) is that policy; the others are its neighbours in the grid (ratelab tune --trace "+o.file+" shows it all)."),
 		o.seed, tomlString(t.Keys[rep.Classes.Heaviest]))
 	fmt.Fprintf(&b, "[scenario.policy]\nlimit = %d\nperiod = %s\nburst = %d\n\n", first.Limit, tomlString(first.Period.String()), first.Burst)
 	for i, l := range lanes {
@@ -69,7 +69,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 			name += fmt.Sprintf(" burst %d", r.Burst)
 		}
 		if i == 0 {
-			name = "* " + name
+			name += " *"
 		}
 		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(r.Algorithm), r.Limit, tomlString(r.Period.String()), r.Burst)
 	}

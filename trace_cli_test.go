@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +98,22 @@ func TestTuneBadInput(t *testing.T) {
 			t.Errorf("tune %v left %s behind", tc.args, out)
 		}
 	}
+}
+
+// ratelab tui --trace in a real terminal: the sweep, then the recommended policy
+// and its neighbours as lanes, the lesson saying why, the heaviest key watched.
+func TestTUIOnATraceInARealTerminal(t *testing.T) {
+	_, dir := buildForTmux(t)
+	writeLog(t, dir, 5*time.Minute)
+	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
+	sc := s.waitFor("the trace's scenario", func(sc string) bool {
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/1s burst \d+ \* +\d+`).MatchString(sc)
+	})
+	for _, want := range []string{"is the tightest policy that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
+		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {
+			t.Errorf("the screen lacks %q:\n%s", want, sc)
+		}
+	}
+	s.keys("q")
+	s.waitFor("a clean exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited 0") })
 }

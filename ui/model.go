@@ -37,6 +37,8 @@ type Options struct {
 	// Redis moves the lanes onto Redis (see scenarios.Overrides); Session says
 	// which Redis (--redis).
 	Redis   bool
+	// Strict makes a trace line that cannot be read an error (--strict).
+	Strict bool
 	Session session.Options
 	// ManualFrames: the caller sends FrameMsg itself (the tests drive time this
 	// way); otherwise a frame comes every Frame.
@@ -81,7 +83,7 @@ func New(opts Options) (*Model, error) {
 		opts.ExportDir = "."
 	}
 	m := &Model{opts: opts, keys: DefaultKeyMap(), bar: help.New(), isDark: true, export: exporter{dir: opts.ExportDir}}
-	m.runner = runner{catalogue: opts.Catalogue, seed: opts.Seed, lanes: opts.Lanes, redis: opts.Redis,
+	m.runner = runner{catalogue: opts.Catalogue, seed: opts.Seed, lanes: opts.Lanes, redis: opts.Redis, strict: opts.Strict,
 		session: opts.Session, manual: opts.ManualFrames, speed: speedOne}
 	if opts.Scenario != "" {
 		i, err := opts.Catalogue.Index(opts.Scenario)
