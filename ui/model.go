@@ -36,9 +36,9 @@ type Options struct {
 	ExportDir string
 	// Redis moves the lanes onto Redis (see scenarios.Overrides); Session says
 	// which Redis (--redis).
-	Redis   bool
+	Redis bool
 	// Strict makes a trace line that cannot be read an error (--strict).
-	Strict bool
+	Strict  bool
 	Session session.Options
 	// ManualFrames: the caller sends FrameMsg itself (the tests drive time this
 	// way); otherwise a frame comes every Frame.
