@@ -175,7 +175,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	policies := g.Policies(maxCostOf(t))
+	policies := g.Policies(t.MaxRequestCost())
 	if len(policies) == 0 {
 		return usagef("tune: no policy in the grid can accept the trace's largest request; raise --burst (and --rate for the windows)")
 	}
@@ -221,6 +221,3 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	return rep.WriteTable(report, 72)
 }
-
-// maxCostOf is the trace's largest request.
-func maxCostOf(t *tune.Trace) int64 { return t.MaxRequestCost() }

@@ -104,7 +104,7 @@ func (c *compiler) seed() uint64 {
 	return 1
 }
 
-// open opens spec's file with o, the rows' times made relative to origin.
+// openTrace opens spec's file with o, the rows' times made relative to origin.
 func (c *compiler) openTrace(spec *ClientSpec, o traces.Options, origin time.Duration) (*traceRows, error) {
 	rc, err := c.src.Open(spec.File)
 	if err != nil {

@@ -70,6 +70,3 @@ func (h *histogram) Add(d time.Duration) { h.add(d) }
 
 // Quantile is the q-quantile (0 < q <= 1) of what was added; 0 when nothing was.
 func (h *histogram) Quantile(q float64) time.Duration { return h.quantile(q) }
-
-// Count is how many durations were added.
-func (h *histogram) Count() int64 { return h.n }

@@ -52,9 +52,9 @@ func (r *Run) OnRows(sink func([]Row) error) {
 }
 
 // OnSeries makes the run hand every lane's sample of every tick to sink as the run
-// advances, ordered by tick and then by lane: the series CSV at full resolution,
-// whatever the length of the run (the lanes keep a bounded series, see
-// MaxSeriesPoints). Call it before the first AdvanceTo.
+// advances (at the end of each AdvanceTo), ordered by tick and then by lane: the
+// series CSV at full resolution, whatever the length of the run (the lanes keep a
+// bounded series, see MaxSeriesPoints). Call it before the first AdvanceTo.
 func (r *Run) OnSeries(sink func(lane int, s Sample) error) {
 	r.series = sink
 	r.samples = make([][]Sample, len(r.Lanes))
@@ -70,14 +70,15 @@ func (r *Run) Now() time.Duration { return r.now }
 // Done says the run has reached its end.
 func (r *Run) Done() bool { return r.now >= r.Config.Duration }
 
-// AdvanceTo runs every lane up to virtual time t (at most the end). With a row or
-// series sink it goes a tick at a time, so each tick's rows and samples are merged
-// across lanes.
+// AdvanceTo runs every lane up to virtual time t (at most the end). With a row
+// sink it goes a tick at a time, so each tick's rows are merged across lanes; the
+// samples of the ticks passed go to the series sink at the end (a caller that
+// wants them in bounded memory advances a bounded stretch at a time).
 func (r *Run) AdvanceTo(t time.Duration) error {
 	t = min(t, r.Config.Duration)
 	for r.now < t {
 		step := t
-		if r.rows != nil || r.series != nil {
+		if r.rows != nil {
 			step = min(t, (r.now/r.Config.Tick+1)*r.Config.Tick)
 		}
 		r.advanceLanes(step)

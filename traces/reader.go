@@ -133,9 +133,6 @@ func (r *Reader) Close() error { return r.closer.Close() }
 // Stats are what has been read so far; complete once Next has returned io.EOF.
 func (r *Reader) Stats() Stats { return r.stats }
 
-// Name is the name the reader was opened with.
-func (r *Reader) Name() string { return r.name }
-
 // Next returns the next request in time order, or io.EOF after the last. A file
 // with no request at all is an error at its end, saying what was wrong with its
 // lines.

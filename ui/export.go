@@ -81,8 +81,12 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	r.OnSeries(sw.Write)
-	if err := r.AdvanceTo(upTo); err != nil {
-		return err
+	// a bounded stretch at a time, so the samples waiting for the sink stay few
+	for at := time.Duration(0); at < upTo; {
+		at = min(at+4096*cfg.Tick, upTo)
+		if err := r.AdvanceTo(at); err != nil {
+			return err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
