@@ -45,7 +45,7 @@ func TestATraceSetsTheDurationAndMayBeLong(t *testing.T) {
 	}
 	var notes strings.Builder
 	sim.WriteTraceNotes(&notes, cfg)
-	if want := "  trace t.log (clf): 4 requests replayed; 1 lines could not be read and were skipped (--strict makes that an error):\n    t.log:3: no [time] after the host, ident and user fields\n"; notes.String() != want {
+	if want := "  trace t.log (clf): 4 requests replayed; 1 line could not be read and was skipped (--strict makes that an error):\n    t.log:3: no [time] after the host, ident and user fields\n"; notes.String() != want {
 		t.Errorf("notes:\n%s\nwant:\n%s", notes.String(), want)
 	}
 	// the rows replay from the origin, in time order
@@ -81,7 +81,7 @@ func TestTraceRowsAfterTheEndAreCounted(t *testing.T) {
 	}
 	var notes strings.Builder
 	sim.WriteTraceNotes(&notes, cfg)
-	if !strings.Contains(notes.String(), "3 requests replayed; 1 rows at or after the end (49h0m0s) not replayed") {
+	if !strings.Contains(notes.String(), "3 requests replayed; 1 row at or after the end (49h0m0s) not replayed") {
 		t.Errorf("notes: %s", notes.String())
 	}
 	if _, err := parse(t, traceScenario(`duration = "50d"`, ""), map[string]string{"t.log": threeDays}); err == nil {

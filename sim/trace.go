@@ -60,10 +60,14 @@ func WriteTraceNotes(w io.Writer, cfg *Config) {
 	for _, t := range TraceReports(cfg) {
 		fmt.Fprintf(w, "  trace %s (%s): %d requests replayed", t.File, t.Format, t.Rows)
 		if t.PastEnd > 0 {
-			fmt.Fprintf(w, "; %d rows at or after the end (%s) not replayed", t.PastEnd, time.Duration(t.CutoffMS*float64(time.Millisecond)))
+			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
 		}
 		if t.Unparsed > 0 {
-			fmt.Fprintf(w, "; %d lines could not be read and were skipped (--strict makes that an error):", t.Unparsed)
+			verb := "were"
+			if t.Unparsed == 1 {
+				verb = "was"
+			}
+			fmt.Fprintf(w, "; %s could not be read and %s skipped (--strict makes that an error):", plural(t.Unparsed, "line", "lines"), verb)
 			for _, s := range t.Shown {
 				fmt.Fprintf(w, "\n    %s", s)
 			}
@@ -73,4 +77,12 @@ func WriteTraceNotes(w io.Writer, cfg *Config) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// plural is "1 line" or "3 lines".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
