@@ -147,6 +147,8 @@ type Options struct {
 	Strict bool
 	// MaxCost is the largest cost a row may have; 0 is no limit.
 	MaxCost int64
+	// AllowEmpty accepts a file without a request (else an error at its end).
+	AllowEmpty bool
 }
 
 // keyParts splits Key into its parts, with the default for the format.

@@ -142,7 +142,7 @@ func (r *Reader) Next() (Row, error) {
 	}
 	for !r.pending.ready(r.newest-r.window, r.eof) {
 		if r.eof {
-			if r.stats.Rows == 0 {
+			if r.stats.Rows == 0 && !r.opts.AllowEmpty {
 				r.err = r.empty()
 				return Row{}, r.err
 			}

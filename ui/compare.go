@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -101,11 +102,14 @@ func (m *Model) renderHeaders() string {
 	for _, h := range algorithms.Headers(tier.Name, l.Config.TierPolicy(m.runner.cfg, k.Tier), d) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
-	verdict := "200"
+	outcome := "200 allowed"
 	if !d.Allowed {
-		verdict = "429"
+		outcome = "429 denied, retry after " + sim.FormatDuration(d.RetryAfter)
 	}
-	line := "headers of " + l.Config.Name + " for " + k.Name + " (" + verdict + "): " + strings.Join(parts, "  ")
+	if d.Delay > 0 {
+		outcome += ", queued " + sim.FormatDuration(d.Delay)
+	}
+	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", l.Config.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
 	return m.styles.Header.Render(truncate(line, m.width))
 }
 

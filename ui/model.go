@@ -60,6 +60,7 @@ type Model struct {
 	export exporter
 	help   helpView
 	jump   gotoPrompt
+	ctl    controls
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool
@@ -100,6 +101,7 @@ func New(opts Options) (*Model, error) {
 	m.picker = newPicker(opts.Catalogue, m.isDark)
 	m.jump = newGotoPrompt()
 	m.runner.open(cfg)
+	m.ctl.reset(cfg)
 	m.relayout()
 	return m, nil
 }
@@ -318,18 +320,116 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoom = false
 	case key.Matches(msg, k.BurstDown, k.BurstUp, k.RateDown, k.RateUp):
 		return m.adjust(msg)
+	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.run != nil:
+		return m.control(msg)
 	case key.Matches(msg, k.Export):
 		if r.run != nil {
-			return m.export.start(r.cfg, r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
 		}
 	}
 	return nil
 }
 
-// switchTo opens scenario i from its start, with no adjustments.
+// switchTo opens scenario i from its start, with no adjustments and nothing
+// recorded.
 func (m *Model) switchTo(i int) tea.Cmd {
 	m.focus, m.zoom, m.status = 0, false, ""
-	return m.runner.switchTo(i)
+	cmd := m.runner.switchTo(i)
+	m.ctl.reset(m.runner.cfg)
+	return cmd
+}
+
+// control handles a live traffic control's key: it makes an input now (see
+// controls), or saves the session.
+func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
+	k, r, c := m.keys, &m.runner, &m.ctl
+	cfg := r.cfg
+	if cfg == nil {
+		return nil
+	}
+	var in sim.Input
+	switch {
+	case key.Matches(msg, k.Save):
+		return m.save()
+	case key.Matches(msg, k.Client):
+		for n := 1; n <= len(cfg.Clients); n++ {
+			if next := (c.client + n) % len(cfg.Clients); rateOf(cfg.Clients[next]) >= 0 || n == len(cfg.Clients) {
+				c.client = next
+				break
+			}
+		}
+		return nil
+	case key.Matches(msg, k.NextKey):
+		if h := handClient(cfg); h >= 0 {
+			c.key = (c.key + 1) % len(cfg.Clients[h].Keys)
+		}
+		return nil
+	case key.Matches(msg, k.Send, k.Send10):
+		h := handClient(cfg)
+		if h < 0 {
+			m.status, m.statusBad = "this scenario has no hand client to send for; open the sandbox (s, then sandbox)", true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputSend, Client: h, Key: c.key, Count: 1, Cost: cfg.Clients[h].Cost.Fixed}
+		if key.Matches(msg, k.Send10) {
+			in.Count = 10
+		}
+	case key.Matches(msg, k.ClientFaster, k.ClientSlower):
+		now := c.rate(cfg, c.client)
+		if now < 0 {
+			m.status, m.statusBad = fmt.Sprintf("client %s sends by pattern %q, which has no rate to change; c picks another", cfg.Clients[c.client].Name, cfg.Clients[c.client].Pattern), true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputRate, Client: c.client, Rate: nextRate(now, key.Matches(msg, k.ClientFaster))}
+		c.rates[c.client] = in.Rate
+	case key.Matches(msg, k.Retry):
+		next := 0
+		if i, ok := c.retry[c.client]; ok {
+			next = (i + 1) % len(retryChoices)
+		} else {
+			for i, choice := range retryChoices {
+				if choice.retry.Policy == cfg.Clients[c.client].Retry.Policy {
+					next = (i + 1) % len(retryChoices)
+				}
+			}
+		}
+		c.retry[c.client] = next
+		in = sim.Input{Kind: sim.InputRetry, Client: c.client, Retry: retryChoices[next].retry}
+	case key.Matches(msg, k.Fix):
+		c.fix = (c.fix + 1) % 3
+		in = sim.Input{Kind: sim.InputClockFix, Fix: c.fix}
+	case key.Matches(msg, k.Glitch):
+		if cfg.Backend == nil {
+			m.status, m.statusBad = "this scenario has no backend to glitch", true
+			return nil
+		}
+		c.glitch = !c.glitch
+		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
+	}
+	at := r.run.Now()
+	discarded, cmd, err := r.addInput(in)
+	switch {
+	case err != nil:
+		m.status, m.statusBad = err.Error(), true
+	case discarded > 0:
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, sim.FormatDuration(at)), false
+	}
+	return cmd
+}
+
+// save writes the session as a scenario file beside the exports.
+func (m *Model) save() tea.Cmd {
+	r := &m.runner
+	if r.run == nil {
+		return nil
+	}
+	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.run.Inputs(), m.export.dir)
+	if err != nil {
+		m.status, m.statusBad = "save failed: "+err.Error(), true
+		return nil
+	}
+	m.status, m.statusBad = fmt.Sprintf("saved the session: ratelab run --file %s --scenario %s", path, name), false
+	return nil
 }
 
 // adjust applies one of the [ ] { } keys, and says on the status line what the
