@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"ratelab/sim"
@@ -38,8 +39,8 @@ func TestSavedSessionsReplayExactly(t *testing.T) {
 	}
 	seed := uint64(42)
 	for _, name := range c.Names() {
-		if testing.Short() && name == "tiers" {
-			continue
+		if testing.Short() && !slices.Contains([]string{"boundary-burst", "sandbox", "clock-skew", "trace-replay"}, name) {
+			continue // -short (the race detector's pass): the kinds of scenario, not all of them
 		}
 		for _, o := range []Overrides{{}, {Seed: &seed, Limit: 8, Burst: 15}} {
 			cfg, err := c.Compile(name, o)
