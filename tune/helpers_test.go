@@ -2,6 +2,8 @@ package tune
 
 import (
 	"runtime"
+	"syscall"
+	"time"
 
 	"ratelab/sim"
 )
@@ -19,4 +21,11 @@ func newSimRun(cfg *sim.Config) ([]sim.Metrics, error) {
 		return nil, err
 	}
 	return r.Metrics(), nil
+}
+
+// cpuTime is the CPU time (user and system) the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
