@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,9 @@ var horizon = map[string]time.Duration{
 func TestEveryScenarioOnRedisDecidesAsInMemory(t *testing.T) {
 	srv := redistest.Start(t)
 	for _, name := range catalogue(t).Names() {
+		if testing.Short() && !slices.Contains([]string{"boundary-burst", "sandbox", "non-atomic-race", "thundering-herd", "clock-skew"}, name) {
+			continue // -short (the race detector's pass): the kinds of lane, not every scenario
+		}
 		t.Run(name, func(t *testing.T) {
 			cfg := withHandInputs(scenarioOnRedis(t, name))
 			upTo := cfg.Duration

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"ratelab/sim"
 )
 
@@ -149,4 +152,97 @@ func retryName(r sim.Retry) string {
 		return "honour Retry-After"
 	}
 	return "none"
+}
+
+// control handles a live traffic control's key: it makes an input now (see
+// controls), or saves the session.
+func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
+	k, r, c := m.keys, &m.runner, &m.ctl
+	cfg := r.cfg
+	if cfg == nil {
+		return nil
+	}
+	var in sim.Input
+	switch {
+	case key.Matches(msg, k.Save):
+		return m.save()
+	case key.Matches(msg, k.Client):
+		for n := 1; n <= len(cfg.Clients); n++ {
+			if next := (c.client + n) % len(cfg.Clients); rateOf(cfg.Clients[next]) >= 0 || n == len(cfg.Clients) {
+				c.client = next
+				break
+			}
+		}
+		return nil
+	case key.Matches(msg, k.NextKey):
+		if h := handClient(cfg); h >= 0 {
+			c.key = (c.key + 1) % len(cfg.Clients[h].Keys)
+		}
+		return nil
+	case key.Matches(msg, k.Send, k.Send10):
+		h := handClient(cfg)
+		if h < 0 {
+			m.status, m.statusBad = "this scenario has no hand client to send for; open the sandbox (s, then sandbox)", true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputSend, Client: h, Key: c.key, Count: 1, Cost: cfg.Clients[h].Cost.Fixed}
+		if key.Matches(msg, k.Send10) {
+			in.Count = 10
+		}
+	case key.Matches(msg, k.ClientFaster, k.ClientSlower):
+		now := c.rate(cfg, c.client)
+		if now < 0 {
+			m.status, m.statusBad = fmt.Sprintf("client %s sends by pattern %q, which has no rate to change; c picks another", cfg.Clients[c.client].Name, cfg.Clients[c.client].Pattern), true
+			return nil
+		}
+		in = sim.Input{Kind: sim.InputRate, Client: c.client, Rate: nextRate(now, key.Matches(msg, k.ClientFaster))}
+		c.rates[c.client] = in.Rate
+	case key.Matches(msg, k.Retry):
+		next := 0
+		if i, ok := c.retry[c.client]; ok {
+			next = (i + 1) % len(retryChoices)
+		} else {
+			for i, choice := range retryChoices {
+				if choice.retry.Policy == cfg.Clients[c.client].Retry.Policy {
+					next = (i + 1) % len(retryChoices)
+				}
+			}
+		}
+		c.retry[c.client] = next
+		in = sim.Input{Kind: sim.InputRetry, Client: c.client, Retry: retryChoices[next].retry}
+	case key.Matches(msg, k.Fix):
+		c.fix = (c.fix + 1) % 3
+		in = sim.Input{Kind: sim.InputClockFix, Fix: c.fix}
+	case key.Matches(msg, k.Glitch):
+		if cfg.Backend == nil {
+			m.status, m.statusBad = "this scenario has no backend to glitch", true
+			return nil
+		}
+		c.glitch = !c.glitch
+		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
+	}
+	at := r.run.Now()
+	discarded, cmd, err := r.addInput(in)
+	switch {
+	case err != nil:
+		m.status, m.statusBad = err.Error(), true
+	case discarded > 0:
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, sim.FormatDuration(at)), false
+	}
+	return cmd
+}
+
+// save writes the session as a scenario file beside the exports.
+func (m *Model) save() tea.Cmd {
+	r := &m.runner
+	if r.run == nil {
+		return nil
+	}
+	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.run.Inputs(), m.export.dir)
+	if err != nil {
+		m.status, m.statusBad = "save failed: "+err.Error(), true
+		return nil
+	}
+	m.status, m.statusBad = fmt.Sprintf("saved the session: ratelab run --file %s --scenario %s", path, name), false
+	return nil
 }
