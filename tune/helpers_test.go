@@ -1,14 +1,11 @@
 package tune
 
 import (
-	"runtime"
 	"syscall"
 	"time"
 
 	"ratelab/sim"
 )
-
-func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 
 // newSimRun runs cfg to its end in the simulator and returns its lanes' metrics.
 func newSimRun(cfg *sim.Config) ([]sim.Metrics, error) {
