@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"ratelab/scenarios"
 	"ratelab/session"
@@ -16,7 +17,7 @@ import (
 
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
-                   [--csv PATH|-] [--series PATH|-] [--format table|json]
+                   [--csv PATH|-] [--series PATH|-] [--format table|json] [--strict]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
@@ -30,7 +31,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
-	explain                      bool
+	explain, strict              bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
@@ -115,20 +116,33 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		r.OnRows(rows.Write)
 	}
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
-		var s *sim.Stopped
-		if errors.As(err, &s) && ctx.Err() != nil {
-			return stopped(sim.FormatDuration(s.At))
+	var samples *sim.SeriesWriter
+	if series != nil {
+		if samples, err = sim.NewSeriesWriter(series.w, cfg); err != nil {
+			return err
 		}
-		return err
+		r.OnSeries(samples.Write)
+	}
+	// a virtual second (or a tick, if longer) at a time, so that the series is
+	// written as it goes, in bounded memory; a signal stops the run within a
+	// step, at once (see sim.Run.Bound)
+	for at := time.Duration(0); at < cfg.Duration; {
+		at = min(at+max(time.Second, cfg.Tick), cfg.Duration)
+		if err := r.AdvanceTo(at); err != nil {
+			var s *sim.Stopped
+			if errors.As(err, &s) && ctx.Err() != nil {
+				return stopped(sim.FormatDuration(s.At))
+			}
+			return err
+		}
 	}
 	if rows != nil {
 		if err := rows.Flush(); err != nil {
 			return err
 		}
 	}
-	if series != nil {
-		if err := sim.WriteSeries(series.w, r.Run); err != nil {
+	if samples != nil {
+		if err := samples.Flush(); err != nil {
 			return err
 		}
 	}
@@ -144,7 +158,11 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if o.format == "json" {
 		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	return sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain)
+	if err := sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
+		return err
+	}
+	sim.WriteTraceNotes(report, cfg)
+	return nil
 }
 
 // checkPaths refuses a file given twice: the CSV and the series, or either over
@@ -185,6 +203,7 @@ func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
 		o.seed = &v
 		return nil
 	})
+	fs.BoolVar(&o.strict, "strict", false, "make a trace line that cannot be read an error (by default such lines are counted, shown and skipped)")
 	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 }
 
@@ -215,7 +234,7 @@ func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, nil, usageError{err}
