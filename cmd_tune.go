@@ -157,11 +157,24 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "trace", "csv", "json"); err != nil {
+		return err
+	}
 	switch {
 	case o.csv == "-" && o.json == "-":
 		return usagef("tune: --csv - and --json - would both write to standard output; send one to a file")
 	case o.workers < 0 || o.memoryMB < 1:
 		return usagef("tune: --workers must be >= 0 and --memory >= 1")
+	}
+	// neither output over the other, nor over the trace read
+	paths := []namedPath{{"the trace (--trace)", o.trace.file, false}}
+	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}} {
+		if out.path != "" && out.path != "-" {
+			paths = append(paths, out)
+		}
+	}
+	if err := distinct(paths); err != nil {
+		return err
 	}
 	to, err := o.trace.options("tune")
 	if err != nil {

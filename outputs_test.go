@@ -122,6 +122,23 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	if code, _, errOut := ratelab("tui", "--export-dir", ""); code != 2 || !strings.Contains(errOut, "--export-dir is empty") {
 		t.Errorf("tui --export-dir '': exit %d: %s", code, errOut)
 	}
+	// tune reads a trace and writes a grid twice over
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--csv", trace}, "--csv " + trace + " is the trace (--trace), which this run reads"},
+		{[]string{"--csv", dir + "/g.csv", "--json", dir + "/./g.csv"}, "--csv and --json are the same file"},
+		{[]string{"--json", ""}, "tune: --json is empty"},
+	} {
+		args := append([]string{"tune", "--trace", trace}, tc.args...)
+		if code, _, errOut := ratelab(args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("ratelab tune %s: exit %d: %s\nwant exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+	if after, _ := os.ReadFile(trace); string(after) != "time_ms,key\n0,a\n5,b\n" {
+		t.Errorf("the trace changed: %q", after)
+	}
 }
 
 // failing is a standard output that cannot be written (a full disk).
