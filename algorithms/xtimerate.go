@@ -47,8 +47,29 @@ func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 		lim = x.add(key, rate.NewLimiter(x.limit, int(x.policy.Burst)))
 	}
 	t := xOrigin.Add(fromMicros(toMicros(now)))
-	d := Decision{Limit: x.policy.Burst, Allowed: lim.AllowN(t, int(cost))}
-	tokens := lim.TokensAt(t)
+	allowed := lim.AllowN(t, int(cost))
+	return x.decision(key, allowed, lim.TokensAt(t), cost)
+}
+
+// Check is what Allow would decide, worked out as rate.Limiter.AllowN does
+// (tokens − cost, and a wait that rounds to less than a nanosecond is none),
+// without asking it, so nothing changes.
+func (x *XTimeRate) Check(key string, now time.Duration, cost int64) Decision {
+	tokens := float64(x.policy.Burst)
+	if lim, ok := x.state(key); ok {
+		tokens = lim.TokensAt(xOrigin.Add(fromMicros(toMicros(now))))
+	}
+	left := tokens - float64(cost)
+	allowed := cost <= x.policy.Burst && (left >= 0 || time.Duration(-left/float64(x.limit)*float64(time.Second)) <= 0)
+	if allowed {
+		tokens = left
+	}
+	return x.decision(key, allowed, tokens, cost)
+}
+
+// decision composes a decision from the tokens left after it.
+func (x *XTimeRate) decision(key string, allowed bool, tokens float64, cost int64) Decision {
+	d := Decision{Limit: x.policy.Burst, Allowed: allowed}
 	switch {
 	case d.Allowed:
 	case cost > x.policy.Burst:
