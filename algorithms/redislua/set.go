@@ -55,7 +55,7 @@ func (l *Limiter) do(calls []algorithms.Call, out []algorithms.Decision) {
 func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 	ctx := context.Background()
 	cmds := make([]*redis.Cmd, len(calls)) // nil: not sent
-	var heads []int // the calls that are sent: all but a group's followers
+	var heads []int                        // the calls that are sent: all but a group's followers
 	for i := 0; i < len(calls); i += groupLen(calls[i]) {
 		heads = append(heads, i)
 	}

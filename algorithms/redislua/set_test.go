@@ -62,7 +62,9 @@ func TestSetDecidesAsInMemory(t *testing.T) {
 			for len(calls) < 1+r.IntN(12) {
 				at += time.Duration(r.ExpFloat64() * float64(20*time.Millisecond)).Truncate(time.Microsecond)
 				key := fmt.Sprintf("k%d", r.IntN(3))
-				cost := func(part int) int64 { return 1 + r.Int64N(min(2, policies[part].Limit, policies[part].WithDefaults().Burst)) }
+				cost := func(part int) int64 {
+					return 1 + r.Int64N(min(2, policies[part].Limit, policies[part].WithDefaults().Burst))
+				}
 				switch r.IntN(3) {
 				case 0, 1:
 					part := r.IntN(n)
