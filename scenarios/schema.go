@@ -90,6 +90,27 @@ type LaneSpec struct {
 	Backend string `toml:"backend"`  // "memory" (default) or "redis"
 	Clock   string `toml:"clock"`    // redis: "client" (default) or "server"
 	OnError string `toml:"on_error"` // redis: "closed" (default: deny) or "open" (allow)
+
+	Shards    *int   `toml:"shards"`     // split the limit into this many shards of 1/shards each; default 1
+	ShardPick string `toml:"shard_pick"` // "random" (default) or "two-choices"
+
+	Limits  []LimitSpec         `toml:"limits"`  // hold each request to several limits (a multi-limit lane)
+	Combine string              `toml:"combine"` // "in-order" (default), "check-then-consume", "all-or-nothing"
+	Order   map[string][]string `toml:"order"`   // per client: the limits' order, by name (in-order)
+
+	Headers string `toml:"headers"` // "draft" (default), "legacy", "x-ratelimit"
+}
+
+// LimitSpec is one of the limits a multi-limit lane holds each request to: its
+// own algorithm, policy and key, and what a request costs it.
+type LimitSpec struct {
+	Name      string    `toml:"name"`      // its policy's name in headers; default limit-1, limit-2…
+	Algorithm string    `toml:"algorithm"` // default: the lane's
+	Limit     *int64    `toml:"limit"`     // the policy; default the lane's
+	Period    *Duration `toml:"period"`
+	Burst     *int64    `toml:"burst"`
+	Key       string    `toml:"key"`  // key template: {key} is the request's key; default "{key}"
+	Cost      any       `toml:"cost"` // units a request takes: a number, or "cost" (the request's; default)
 }
 
 // NodeSpec is an application node and its clock.

@@ -72,14 +72,21 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 	}
 	s := &Session{store: store}
 	withRedis := *cfg
-	withRedis.NewLimiter = func(i int, lane sim.LaneConfig, tier int, p algorithms.Policy) (algorithms.Limiter, error) {
+	withRedis.NewLimiter = func(i int, lane sim.LaneConfig, part sim.Part) (algorithms.Limiter, error) {
 		if lane.Backend != sim.OnRedis {
-			return sim.MemoryLimiter(i, lane, tier, p)
+			return sim.MemoryLimiter(i, lane, part)
 		}
-		l, err := redislua.NewLimiter(store, redislua.Config{
-			Lane: fmt.Sprintf("%d.%d", i, tier), Algorithm: lane.Algorithm, Policy: p, Options: lane.Options,
-			FailOpen: lane.OnError == sim.FailOpen,
-		})
+		c := redislua.Config{
+			Lane: fmt.Sprintf("%d.%d", i, part.Tier), Algorithm: part.Algorithm, Policy: part.Policy, Options: part.Options,
+			FailOpen: lane.OnError == sim.FailOpen, Template: part.Template,
+		}
+		if part.Shard >= 0 { // the shard in the hash tag: shards spread over a cluster's slots
+			c.Lane += fmt.Sprintf(".s%d", part.Shard)
+		}
+		if part.Limit >= 0 {
+			c.Part = fmt.Sprintf("l%d", part.Limit)
+		}
+		l, err := redislua.NewLimiter(store, c)
 		if err == nil {
 			s.limiters = append(s.limiters, l)
 		}

@@ -18,6 +18,19 @@ type Row struct {
 	Allowed    bool
 	Remaining  float64
 	RetryAfter time.Duration
+	// For the headers (RequestWriter with headers, the UI): the decision's reset
+	// and limit, the shard that made it (-1 when the lane is not sharded), and a
+	// multi-limit lane's decision per limit (as listed; a zero Limit: not asked).
+	ResetAfter time.Duration
+	Limit      int64
+	Shard      int32
+	Limits     []algorithms.Decision
+}
+
+// rowDetail is what a composite lane's decider adds to a row.
+type rowDetail struct {
+	shard  int32
+	limits []algorithms.Decision
 }
 
 // LastDecision is the lane's latest decision and its key, and false before the first.
@@ -30,7 +43,9 @@ func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
 // WATCH that kept losing) says nothing about the level.
 func (l *Lane) record(r *request, d algorithms.Decision) {
 	l.last, l.lastKey, l.lastSeen = d, r.key, true
-	if int(r.key) == l.cfg.WatchKey && d != noDecision {
+	l.lastRow = Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
+		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: l.detail.shard, Limits: l.detail.limits}
+	if int(r.key) == l.cfg.WatchKey && d != noDecision && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {
@@ -39,8 +54,5 @@ func (l *Lane) record(r *request, d algorithms.Decision) {
 	if l.rows == nil {
 		return
 	}
-	l.rows(Row{
-		At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n,
-		Attempt: int(r.attempt), Cost: r.cost, Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter,
-	})
+	l.rows(l.lastRow)
 }
