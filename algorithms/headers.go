@@ -49,6 +49,16 @@ func ParseHeaderFamily(name string) (HeaderFamily, bool) {
 	return 0, false
 }
 
+// Names are the fields family f sends, in order, Retry-After last.
+func (f HeaderFamily) Names() []string {
+	names := [][]string{
+		HeadersDraft:  {"RateLimit-Policy", "RateLimit"},
+		HeadersLegacy: {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+		HeadersX:      {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+	}[f]
+	return append(append([]string(nil), names...), "Retry-After")
+}
+
 // HeaderOrigin is the wall-clock instant the run's virtual origin stands for in
 // headers that carry absolute times (X-RateLimit-Reset): 2026-01-01T00:00:00Z,
 // the instant the x-time-rate lane maps the origin to.

@@ -38,6 +38,10 @@ func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
 	return l.last, l.cfg.Keys[l.lastKey], l.lastSeen
 }
 
+// LastRow is the lane's latest decision as a row (with what its headers need), and
+// false before the first.
+func (l *Lane) LastRow() (Row, bool) { return l.lastRow, l.lastSeen }
+
 // record keeps d as the latest decision, notes the watched key's level after it,
 // counts it in the claims' scopes, and hands it to the row sink. noDecision (a
 // WATCH that kept losing) says nothing about the level.

@@ -5,7 +5,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"ratelab/algorithms"
 	"ratelab/sim"
 )
 
@@ -89,23 +88,22 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 }
 
 // renderHeaders is the HTTP response headers the focused lane's latest decision
-// would send.
+// would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
 	l := m.runner.run.Lanes[m.focus]
-	d, k, ok := l.LastDecision()
+	row, ok := l.LastRow()
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
-	tier := m.runner.cfg.Tiers[k.Tier]
 	var parts []string
-	for _, h := range algorithms.Headers(tier.Name, l.Config.TierPolicy(m.runner.cfg, k.Tier), d) {
+	for _, h := range sim.ResponseHeaders(m.runner.cfg, row) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
 	verdict := "200"
-	if !d.Allowed {
+	if !row.Allowed {
 		verdict = "429"
 	}
-	line := "headers of " + l.Config.Name + " for " + k.Name + " (" + verdict + "): " + strings.Join(parts, "  ")
+	line := "headers of " + l.Config.Name + " for " + m.runner.cfg.Keys[row.Key].Name + " (" + verdict + "): " + strings.Join(parts, "  ")
 	return m.styles.Header.Render(truncate(line, m.width))
 }
 
