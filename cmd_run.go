@@ -164,7 +164,7 @@ func compileScenario(o runOptions) (*sim.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: o.laneNames()}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: o.laneNames()}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, usageError{err}

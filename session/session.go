@@ -57,6 +57,16 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 	if addr == "" {
 		return nil, usageError{fmt.Errorf("scenario %q has lanes on Redis: give --redis redis://127.0.0.1:6379 (or set REDIS_URL)", cfg.Name)}
 	}
+	if IsCluster(addr) {
+		for _, l := range cfg.Lanes {
+			if l.Backend != sim.OnRedis {
+				continue
+			}
+			if err := l.ClusterProblem(); err != nil {
+				return nil, usageError{fmt.Errorf("scenario %q: lane %q cannot run on a Redis Cluster: %w", cfg.Name, l.Name, err)}
+			}
+		}
+	}
 	var store *redislua.Store
 	var err error
 	if o.MustReach {
@@ -130,6 +140,12 @@ func RedisURL(given string) string {
 		return given
 	}
 	return os.Getenv("REDIS_URL")
+}
+
+// IsCluster says a Redis URL names a Redis Cluster (?cluster=true).
+func IsCluster(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Query().Get("cluster") == "true"
 }
 
 // RedisHost is the host and port of a Redis URL, for display: never the password.
