@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -153,7 +154,8 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 	lane.Algorithm, lane.Options = lane.Limits[0].Algorithm, lane.Limits[0].Options
 	if spec.Order != nil {
 		lane.Orders = make([][]int, len(c.cfg.Clients))
-		for client, order := range spec.Order {
+		for _, client := range slices.Sorted(maps.Keys(spec.Order)) { // in order, so the first problem is always the same
+			order := spec.Order[client]
 			ci := slices.IndexFunc(c.cfg.Clients, func(cl sim.Client) bool { return cl.Name == client })
 			if ci < 0 {
 				return bad("order", "order names client %q, which this scenario does not have", client)
