@@ -28,36 +28,11 @@ func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
 	return r
 }
 
-// Every claim of every shipped lesson holds on its run, every claim is cited by its
-// lesson, and the lesson states no number a claim does not back up... as far as a
-// test can tell: every lesson cites claims.
-func TestEveryClaimHolds(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range c.Names() {
-		t.Run(name, func(t *testing.T) {
-			r := runScenario(t, c, name)
-			cited := scenarios.Citations(r.Config.Lesson)
-			if len(r.Config.Claims) == 0 || len(cited) == 0 {
-				t.Errorf("the lesson has %d claims and cites %d: every lesson states checked facts", len(r.Config.Claims), len(cited))
-			}
-			for _, res := range r.Claims() {
-				if !res.Holds {
-					t.Errorf("claim %s does not hold: %s", res.ID, res.Line(r.Config))
-				}
-				if !slices.Contains(cited, res.ID) {
-					t.Errorf("claim %s is not cited in the lesson", res.ID)
-				}
-			}
-		})
-	}
-}
-
-// The verdicts of every shipped scenario, pinned as text (rewrite with -update
+// Every shipped scenario, run once to its end in memory: every claim of its lesson
+// holds, every claim is cited by the lesson (and every lesson cites claims), and
+// its verdicts read as pinned in testdata/verdicts.golden (rewrite with -update
 // after reading them against the tables).
-func TestVerdictsGolden(t *testing.T) {
+func TestLessonsClaimsAndVerdicts(t *testing.T) {
 	c, err := loadCatalogue("")
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +40,21 @@ func TestVerdictsGolden(t *testing.T) {
 	var b strings.Builder
 	for _, name := range c.Names() {
 		r := runScenario(t, c, name)
+		cited := scenarios.Citations(r.Config.Lesson)
+		if len(r.Config.Claims) == 0 || len(cited) == 0 {
+			t.Errorf("%s: the lesson has %d claims and cites %d: every lesson states checked facts", name, len(r.Config.Claims), len(cited))
+		}
+		ms := r.Metrics()
+		for _, res := range r.ClaimsOn(ms) {
+			if !res.Holds {
+				t.Errorf("%s: claim %s does not hold: %s", name, res.ID, res.Line(r.Config))
+			}
+			if !slices.Contains(cited, res.ID) {
+				t.Errorf("%s: claim %s is not cited in the lesson", name, res.ID)
+			}
+		}
 		b.WriteString("== " + name + "\n")
-		for _, m := range r.Metrics() {
+		for _, m := range ms {
 			b.WriteString(sim.Verdict(r.Config, m) + "\n")
 		}
 	}

@@ -226,3 +226,50 @@ func TestUICrashRestoresTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxInARealTerminal: a student at 80×24 sends 100 requests by hand at
+// 0.999 s and one at 1.000 s, and reads each lane's answer on screen; then saves
+// the session, exports it, and the saved file replays headless to the same bytes.
+func TestSandboxInARealTerminal(t *testing.T) {
+	_, dir := buildForTmux(t)
+	s := startTmux(t, dir, 80, 24, "", "--scenario sandbox --export-dir "+dir)
+	s.waitFor("the sandbox", func(sc string) bool { return strings.Contains(sc, "sandbox — ") })
+	s.keys("Space", "g")
+	s.tmux("send-keys", "-t", "ui", "-l", "0.999s")
+	s.keys("Enter")
+	s.waitFor("0.999 s", func(sc string) bool { return strings.Contains(sc, "t 999.0ms") })
+	s.tmux("send-keys", "-t", "ui", "-l", strings.Repeat("x", 100))
+	s.waitFor("the 100th answer", func(sc string) bool { return strings.Contains(sc, "fixed-window for user-0: 200 allowed, remaining 0") })
+	s.keys("g")
+	s.tmux("send-keys", "-t", "ui", "-l", "1s")
+	s.keys("Enter")
+	s.waitFor("1.000 s", func(sc string) bool { return strings.Contains(sc, "t 1.000s") })
+	s.keys("x")
+	s.waitFor("the fixed window's new window", func(sc string) bool {
+		return strings.Contains(sc, "fixed-window for user-0: 200 allowed, remaining 99")
+	})
+	s.keys("Tab")
+	s.waitFor("the sliding log's refusal", func(sc string) bool { return strings.Contains(sc, "sliding-log for user-0: 429 denied") })
+	s.keys("S")
+	sc := s.waitFor("the save", func(sc string) bool { return strings.Contains(sc, "saved the session") })
+	s.keys("e")
+	s.waitFor("the export", func(sc string) bool { return strings.Contains(sc, "exported ") })
+	s.keys("q")
+	s.waitFor("ratelab to exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited 0") })
+
+	exported, err := os.ReadFile(filepath.Join(dir, "sandbox-seed1-requests.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "replayed.csv")
+	cmd := exec.Command(filepath.Join(dir, "ratelab"), "run", "--file", filepath.Join(dir, "sandbox-session.toml"), "--scenario", "sandbox-session", "--csv", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("replaying the saved session: %v\n%s\n(the screen said:\n%s)", err, b, sc)
+	}
+	replayed, _ := os.ReadFile(out)
+	// the export covers the run up to the time it was made: the replay's rows up
+	// to there must be the same bytes
+	if !strings.HasPrefix(string(replayed), string(exported)) || strings.Count(string(exported), "\n") != 1+7*101 {
+		t.Errorf("the replay (%d lines) does not start with the export (%d lines)", strings.Count(string(replayed), "\n"), strings.Count(string(exported), "\n"))
+	}
+}

@@ -57,6 +57,9 @@ func (t *TokenBucket) Algorithm() string { return "token-bucket" }
 func (t *TokenBucket) Policy() Policy    { return t.policy }
 func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(t.Keys())*tokenStateBytes }
 
+// SetMonotonic switches the max(now, ts) fix on or off from now on (a live control).
+func (t *TokenBucket) SetMonotonic(on bool) { t.monotonic = on }
+
 // Allow decides atomically: read, decide and write in one step.
 func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision {
 	s, ok := t.state(key)

@@ -86,6 +86,11 @@ func (c *compiler) client(i int, spec *ClientSpec) error {
 		if err := c.cost(i, spec, &cl); err != nil {
 			return err
 		}
+		if _, hand := cl.Pattern.(sim.Hand); hand && spec.File != "" {
+			if err := c.handFile(len(c.cfg.Clients), spec, &cl, bad); err != nil {
+				return err
+			}
+		}
 	} else {
 		if spec.Key != "" || spec.Keys != 0 || spec.Cost != 0 || spec.CostDistribution != nil {
 			return bad("key", "a trace client takes its keys and costs from the file; remove key, keys, cost and cost_distribution")
@@ -171,10 +176,12 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration}
 	case "trace":
 		return c.trace(spec, cl, tier, bad)
+	case "hand":
+		cl.Pattern = sim.Hand{} // its file, if any, is read once its keys are known
 	case "":
-		return bad("pattern", "pattern is missing; use one of constant, poisson, bursts, ramp, closed-loop, trace")
+		return bad("pattern", "pattern is missing; use one of constant, poisson, bursts, ramp, closed-loop, trace, hand")
 	default:
-		return bad("pattern", "unknown pattern %q; use one of constant, poisson, bursts, ramp, closed-loop, trace", spec.Pattern)
+		return bad("pattern", "unknown pattern %q; use one of constant, poisson, bursts, ramp, closed-loop, trace, hand", spec.Pattern)
 	}
 	return nil
 }
@@ -184,7 +191,7 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
 	uses := map[string][]string{
 		"constant": {"rate", "per"}, "poisson": {"rate", "per"}, "ramp": {"rate", "rate_to", "per"},
-		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": {"file"},
+		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": {"file"}, "hand": {"file"},
 	}[spec.Pattern]
 	set := map[string]bool{
 		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
@@ -330,14 +337,17 @@ func (c *compiler) cost(i int, spec *ClientSpec, cl *sim.Client) error {
 }
 
 func (c *compiler) retry(i int, spec *ClientSpec) (sim.Retry, error) {
-	r := sim.Retry{MaxAttempts: 1}
-	s := spec.Retry
-	if s == nil {
-		return r, nil
+	if spec.Retry == nil {
+		return sim.Retry{MaxAttempts: 1}, nil
 	}
-	bad := func(key, format string, args ...any) error {
+	return c.retryPolicy(spec.Retry, func(key, format string, args ...any) error {
 		return c.fail([]any{"client", i, "retry", key}, "client %q: retry: %s", spec.Name, fmt.Sprintf(format, args...))
-	}
+	})
+}
+
+// retryPolicy checks a retry spec and returns it with defaults.
+func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args ...any) error) (sim.Retry, error) {
+	r := sim.Retry{MaxAttempts: 1}
 	policies := map[string]sim.RetryPolicy{"none": sim.RetryNone, "immediate": sim.RetryImmediate, "fixed": sim.RetryFixed, "exponential": sim.RetryExponential, "retry-after": sim.RetryHonour}
 	p, ok := policies[s.Policy]
 	if !ok {

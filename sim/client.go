@@ -17,7 +17,7 @@ import (
 // over the client's Spread, or its first arrival.
 func (l *Lane) startClient(i int) error {
 	c := &l.cfg.Clients[i]
-	cr := clientRun{c: c}
+	cr := clientRun{c: c, retry: c.Retry}
 	traffic := newStream(l.cfg.Seed, streamTraffic, i)
 	if loop, ok := c.Pattern.(ClosedLoop); ok {
 		cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
@@ -25,14 +25,14 @@ func (l *Lane) startClient(i int) error {
 			l.schedule(c.Start+loop.Spread*time.Duration(w)/time.Duration(loop.Concurrency), evWorker, i)
 		}
 	} else {
-		gen, err := newArrivals(c, traffic)
+		gen, draw, err := newArrivals(c, traffic)
 		if err != nil {
 			return fmt.Errorf("client %q: %w", c.Name, err)
 		}
-		cr.gen = gen
+		cr.gen, cr.draw, cr.traffic = gen, draw, traffic
 		if a, ok := gen.next(); ok {
 			cr.pending = a
-			l.scheduleArrival(a.at, i)
+			cr.pendingSeq = l.scheduleArrival(a.at, i)
 		}
 	}
 	l.clients = append(l.clients, cr)
@@ -48,7 +48,7 @@ func (l *Lane) arrive(ci int) {
 	}
 	if next, ok := c.gen.next(); ok {
 		c.pending = next
-		l.scheduleArrival(next.at, ci)
+		c.pendingSeq = l.scheduleArrival(next.at, ci)
 	} else if err := c.gen.err(); err != nil {
 		l.err = fmt.Errorf("client %q: %w", c.c.Name, err)
 	}
@@ -132,10 +132,10 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	c := &l.clients[r.client]
 	heard := answered + c.c.Latency
 	var rng *rand.Rand
-	if c.c.Retry.Jitter != JitterNone {
+	if c.retry.Jitter != JitterNone {
 		rng = jitterStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt))
 	}
-	if wait, ok := c.c.Retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
+	if wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
 		l.schedule(heard+wait, evAttempt, int(id))
 		return
 	}

@@ -33,6 +33,10 @@ type Config struct {
 	// Backend, if not nil, is the service behind the limiter.
 	Backend *Backend
 
+	// Inputs are what a person did to the run, in time order (see Input): a
+	// recorded session replayed.
+	Inputs []Input
+
 	// Claims are the lesson's checked facts; Scopes the parts of a lane's
 	// decisions they count.
 	Claims []Claim
@@ -152,6 +156,11 @@ type Trace struct {
 	MaxCost  int64
 }
 
+// Hand sends nothing by itself: its requests are inputs (Config.Inputs, Run.AddInput)
+// that a person sent, at the rate they set, or that a recorded session replays.
+type Hand struct{}
+
+func (Hand) patternName() string       { return "hand" }
 func (Constant) patternName() string   { return "constant" }
 func (Poisson) patternName() string    { return "poisson" }
 func (Bursts) patternName() string     { return "bursts" }

@@ -43,7 +43,7 @@ const maxSideArrivals = 8
 const seqStride = 64
 
 func newEngine(clients int) engine {
-	e := engine{sideArrivals: clients <= maxSideArrivals}
+	e := engine{seq: inputSeqs, sideArrivals: clients <= maxSideArrivals}
 	if e.sideArrivals {
 		e.arrivals = make([]event, clients)
 		for i := range e.arrivals {
@@ -89,13 +89,16 @@ func (e *engine) schedule(at time.Duration, kind eventKind, ref int) {
 	e.events.push(event{at: at, seq: e.nextSeq(), kind: kind, ref: int32(ref)})
 }
 
-// scheduleArrival schedules client ci's next arrival at `at`.
-func (e *engine) scheduleArrival(at time.Duration, ci int) {
+// scheduleArrival schedules client ci's next arrival at `at`, and returns its
+// sequence number (an arrival whose number is not its client's latest is stale).
+func (e *engine) scheduleArrival(at time.Duration, ci int) uint64 {
+	ev := event{at: at, seq: e.nextSeq(), kind: evArrival, ref: int32(ci)}
 	if !e.sideArrivals {
-		e.schedule(at, evArrival, ci)
-		return
+		e.events.push(ev)
+	} else {
+		e.arrivals[ci] = ev
 	}
-	e.arrivals[ci] = event{at: at, seq: e.nextSeq(), kind: evArrival, ref: int32(ci)}
+	return ev.seq
 }
 
 // take removes and returns the earliest event before limit, from the heap or the

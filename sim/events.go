@@ -16,6 +16,7 @@ const (
 	evBackendDone                     // the backend finishes a job; ref: job
 	evBackendTimeout                  // a job's client stops waiting; ref: job
 	evWorker                          // a closed-loop worker sends its next request; ref: client
+	evInput                           // an input (see inputs.go) is applied; ref: input
 )
 
 // event is one thing scheduled on the virtual clock. Events run in (at, seq) order:

@@ -28,6 +28,7 @@ type Lane struct {
 	decider  decider
 
 	clients []clientRun
+	inputs  *[]Input  // the run's inputs (see inputs.go)
 	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
 	reqs    slab.Slab[request]
 	backend *backendRun
@@ -72,12 +73,15 @@ type Sample struct {
 
 // clientRun is a client's state in one lane.
 type clientRun struct {
-	c       *Client
-	gen     arrivals   // nil for a closed loop
-	pending arrival    // the generator's next event, scheduled as evArrival
-	traffic *rand.Rand // keys and costs of a closed loop
-	keys    keyPicker  // closed loop
-	made    int64      // logical requests so far
+	c          *Client
+	gen        arrivals   // nil for a closed loop
+	pending    arrival    // the generator's next event, scheduled as evArrival
+	pendingSeq uint64     // its sequence number; an arrival with another is stale
+	traffic    *rand.Rand // arrivals, keys and costs
+	draw       func(time.Duration) arrival
+	keys       keyPicker // closed loop
+	made       int64     // logical requests so far
+	retry      Retry     // its retry policy now (inputs change it)
 }
 
 // request is a logical request in flight: between attempts, waiting for a commit,
@@ -97,7 +101,7 @@ type request struct {
 	spent    bool // a limit spent units for it on an attempt that was refused
 }
 
-func newLane(cfg *Config, index int) (*Lane, error) {
+func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	lc := cfg.Lanes[index]
 	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), detail: rowDetail{shard: -1}}
 	build := cfg.NewLimiter
@@ -147,6 +151,10 @@ func newLane(cfg *Config, index int) (*Lane, error) {
 		if err := l.startClient(i); err != nil {
 			return nil, err
 		}
+	}
+	l.inputs = inputs
+	for i := range *inputs {
+		l.scheduleInput(i)
 	}
 	return l, nil
 }
@@ -217,7 +225,11 @@ func (l *Lane) advanceTo(t time.Duration) {
 func (l *Lane) handle(e event) {
 	switch e.kind {
 	case evArrival:
-		l.arrive(int(e.ref))
+		if e.seq == l.clients[e.ref].pendingSeq {
+			l.arrive(int(e.ref))
+		}
+	case evInput:
+		l.applyInput(e.ref)
 	case evWorker:
 		c := &l.clients[e.ref]
 		l.attempt(l.newRequest(int(e.ref), c.keys.pick(c.traffic), c.c.Cost.draw(c.traffic), true))

@@ -21,13 +21,15 @@ type Run struct {
 	merged  []Row
 
 	workers *workers // the lanes' goroutines, started on the first advance
+	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
 }
 
 // NewRun starts a run of cfg at virtual time zero.
 func NewRun(cfg *Config) (*Run, error) {
-	r := &Run{Config: cfg}
+	inputs := append([]Input(nil), cfg.Inputs...)
+	r := &Run{Config: cfg, inputs: &inputs}
 	for i := range cfg.Lanes {
-		l, err := newLane(cfg, i)
+		l, err := newLane(cfg, i, r.inputs)
 		if err != nil {
 			return nil, err
 		}

@@ -29,29 +29,33 @@ type generated struct{}
 
 func (generated) err() error { return nil }
 
-// newArrivals returns c's generator, drawing from r; nil for a closed loop, whose
-// requests are driven by their answers instead. A trace that cannot be opened is an
-// error (the loader has opened it once already, so this is I/O at run time).
-func newArrivals(c *Client, r *rand.Rand) (arrivals, error) {
+// newArrivals returns c's generator, drawing from r, and how it draws an
+// arrival's key and cost at a time (nil for a trace, whose rows carry them); nil
+// for a closed loop, whose requests are driven by their answers instead. A trace
+// that cannot be opened is an error (the loader has opened it once already, so
+// this is I/O at run time).
+func newArrivals(c *Client, r *rand.Rand) (arrivals, func(time.Duration) arrival, error) {
 	keys := newKeyPicker(r, c.Keys, c.KeyZipf)
 	draw := func(at time.Duration) arrival { return arrival{at, keys.pick(r), c.Cost.draw(r)} }
 	switch p := c.Pattern.(type) {
 	case Constant:
-		return &constantArrivals{c: c, rate: p.Rate, draw: draw}, nil
+		return &constantArrivals{c: c, rate: p.Rate, draw: draw}, draw, nil
 	case Poisson:
-		return &poissonArrivals{c: c, rate: p.Rate, r: r, draw: draw}, nil
+		return &poissonArrivals{c: c, rate: p.Rate, r: r, draw: draw}, draw, nil
 	case Ramp:
-		return &rampArrivals{c: c, from: p.From, to: p.To, draw: draw}, nil
+		return &rampArrivals{c: c, from: p.From, to: p.To, draw: draw}, draw, nil
 	case Bursts:
-		return &burstArrivals{c: c, bursts: p.Bursts, draw: draw}, nil
+		return &burstArrivals{c: c, bursts: p.Bursts, draw: draw}, draw, nil
+	case Hand:
+		return noArrivals{}, draw, nil
 	case Trace:
 		tr, err := p.Open()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return &traceArrivals{c: c, t: p, r: tr}, nil
+		return &traceArrivals{c: c, t: p, r: tr}, nil, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // micros rounds a time in seconds down to whole microseconds.

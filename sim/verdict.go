@@ -41,6 +41,8 @@ func Verdict(cfg *Config, m Metrics) string {
 			fact += fmt.Sprintf(", against a backend that serves %s a second", formatNumber(cfg.Backend.Capacity()))
 		}
 		facts = append(facts, fact)
+	case m.Offered == 0:
+		facts = append(facts, "nothing sent yet")
 	case lane.MultiLimit():
 		facts = append(facts, limitsFact(lane, m))
 	case m.Accepted == 0:

@@ -33,6 +33,8 @@ func TestVerdictBranches(t *testing.T) {
 			[]string{"L: no limiter: up to 700 requests let through in one second, against a backend that serves 400 a second"}, []string{"policy", "contract"}},
 		{"no limit alone", cfg("none", 1, false), with(func(m *Metrics) { m.PeakAcceptedPerSecond = 7 }),
 			[]string{"no limiter: up to 7 requests let through in one second"}, []string{"backend"}},
+		{"nothing sent", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.Offered, m.Attempts, m.Accepted = 0, 0, 0 }),
+			[]string{"L: nothing sent yet"}, []string{"accepted", "policy"}},
 		{"nothing accepted", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.Accepted = 0 }),
 			[]string{"L: accepted nothing"}, []string{"policy", "contract"}},
 		{"fixed window at a boundary", cfg("fixed-window", 1, false), with(func(m *Metrics) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -91,7 +92,8 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 // would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
 	l := m.runner.run.Lanes[m.focus]
-	row, ok := l.LastRow()
+	d, k, ok := l.LastDecision()
+	row, _ := l.LastRow()
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
@@ -99,11 +101,14 @@ func (m *Model) renderHeaders() string {
 	for _, h := range sim.ResponseHeaders(m.runner.cfg, row) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
-	verdict := "200"
-	if !row.Allowed {
-		verdict = "429"
+	outcome := "200 allowed"
+	if !d.Allowed {
+		outcome = "429 denied, retry after " + sim.FormatDuration(d.RetryAfter)
 	}
-	line := "headers of " + l.Config.Name + " for " + m.runner.cfg.Keys[row.Key].Name + " (" + verdict + "): " + strings.Join(parts, "  ")
+	if d.Delay > 0 {
+		outcome += ", queued " + sim.FormatDuration(d.Delay)
+	}
+	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", l.Config.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
 	return m.styles.Header.Render(truncate(line, m.width))
 }
 

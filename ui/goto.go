@@ -6,7 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/sim"
 )
 
 // gotoPrompt asks for a virtual time to jump to (g): "1.001s", "1001ms", "2m", or a
@@ -52,4 +56,26 @@ func parseVirtualTime(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a time; write it like 1.001s, 1001ms or 2m", s)
 	}
 	return d, nil
+}
+
+// jumpKey handles a key while the go-to prompt is open: enter seeks, esc cancels,
+// anything else edits the time typed.
+func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.PickBack):
+		m.jump.hide()
+		return nil
+	case key.Matches(msg, m.keys.PickOpen):
+		m.jump.hide()
+		t, err := parseVirtualTime(m.jump.input.Value())
+		if err != nil {
+			m.status, m.statusBad = "go to: "+err.Error(), true
+			return nil
+		}
+		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+		return m.runner.seek(t)
+	}
+	var cmd tea.Cmd
+	m.jump.input, cmd = m.jump.input.Update(msg)
+	return cmd
 }

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"ratelab/sim"
 )
 
@@ -104,4 +107,17 @@ func (m *Model) renderLesson(width, height int) string {
 	}
 	title := "Lesson: " + m.runner.cfg.Name
 	return fit(m.styles.Title.Render(title), width) + "\n" + strings.Join(shown, "\n") + "\n" + fit(m.styles.Subtle.Render(hint), width)
+}
+
+// lessonKey handles a key on the lesson page: scroll, or back.
+func (m *Model) lessonKey(msg tea.KeyPressMsg) {
+	p := &m.lessonPage
+	switch k := m.keys; {
+	case key.Matches(msg, k.Lesson, k.Unzoom):
+		p.open = false
+	case key.Matches(msg, k.ScrollDown):
+		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
+	case key.Matches(msg, k.ScrollUp):
+		p.offset = max(p.offset-1, 0)
+	}
 }

@@ -21,7 +21,6 @@ import (
 
 	"ratelab/scenarios"
 	"ratelab/session"
-	"ratelab/sim"
 )
 
 // Options configure the UI.
@@ -58,6 +57,7 @@ type Model struct {
 	export exporter
 	help   helpView
 	jump   gotoPrompt
+	ctl    controls
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool
@@ -98,6 +98,7 @@ func New(opts Options) (*Model, error) {
 	m.picker = newPicker(opts.Catalogue, m.isDark)
 	m.jump = newGotoPrompt()
 	m.runner.open(cfg)
+	m.ctl.reset(cfg)
 	m.relayout()
 	return m, nil
 }
@@ -199,41 +200,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// jumpKey handles a key while the go-to prompt is open: enter seeks, esc cancels,
-// anything else edits the time typed.
-func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, m.keys.PickBack):
-		m.jump.hide()
-		return nil
-	case key.Matches(msg, m.keys.PickOpen):
-		m.jump.hide()
-		t, err := parseVirtualTime(m.jump.input.Value())
-		if err != nil {
-			m.status, m.statusBad = "go to: "+err.Error(), true
-			return nil
-		}
-		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
-		return m.runner.seek(t)
-	}
-	var cmd tea.Cmd
-	m.jump.input, cmd = m.jump.input.Update(msg)
-	return cmd
-}
-
-// lessonKey handles a key on the lesson page: scroll, or back.
-func (m *Model) lessonKey(msg tea.KeyPressMsg) {
-	p := &m.lessonPage
-	switch k := m.keys; {
-	case key.Matches(msg, k.Lesson, k.Unzoom):
-		p.open = false
-	case key.Matches(msg, k.ScrollDown):
-		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
-	case key.Matches(msg, k.ScrollUp):
-		p.offset = max(p.offset-1, 0)
-	}
-}
-
 // columnSpan is the virtual time one column of the panels' graphs covers now.
 func (m *Model) columnSpan() time.Duration {
 	if m.runner.run == nil {
@@ -312,18 +278,23 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoom = false
 	case key.Matches(msg, k.BurstDown, k.BurstUp, k.RateDown, k.RateUp):
 		return m.adjust(msg)
+	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.run != nil:
+		return m.control(msg)
 	case key.Matches(msg, k.Export):
 		if r.run != nil {
-			return m.export.start(r.cfg, r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
 		}
 	}
 	return nil
 }
 
-// switchTo opens scenario i from its start, with no adjustments.
+// switchTo opens scenario i from its start, with no adjustments and nothing
+// recorded.
 func (m *Model) switchTo(i int) tea.Cmd {
 	m.focus, m.zoom, m.status = 0, false, ""
-	return m.runner.switchTo(i)
+	cmd := m.runner.switchTo(i)
+	m.ctl.reset(m.runner.cfg)
+	return cmd
 }
 
 // adjust applies one of the [ ] { } keys, and says on the status line what the

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -65,6 +66,12 @@ type runner struct {
 	// seeking: frames replay the run towards target (paused when there)
 	seeking bool
 	target  time.Duration
+
+	// recorded are the inputs made live on this scenario (see sim.Input), in the
+	// order made: every restart and replay includes them, after the
+	// configuration's own. pending is one to make when a seek ends.
+	recorded []sim.Input
+	pending  *sim.Input
 }
 
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
@@ -102,12 +109,23 @@ func (r *runner) restart() {
 	r.close()
 	r.problem = ""
 	r.generation++
-	s, err := session.Start(r.cfg, r.session)
+	s, err := session.Start(r.cfgWithInputs(), r.session)
 	if err != nil {
 		r.problem = err.Error()
 		return
 	}
 	r.run, r.released = s, false
+}
+
+// cfgWithInputs is the configuration with the inputs recorded live after its own,
+// as every run of it includes them.
+func (r *runner) cfgWithInputs() *sim.Config {
+	if len(r.recorded) == 0 {
+		return r.cfg
+	}
+	with := *r.cfg
+	with.Inputs = append(append([]sim.Input(nil), r.cfg.Inputs...), r.recorded...)
+	return &with
 }
 
 // release releases what the run holds (Redis connections and keys) but keeps it,
@@ -149,6 +167,10 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 		r.advance(r.target)
 		if r.live() && r.run.Now() >= r.target {
 			r.seeking = false
+			if in := r.pending; in != nil {
+				r.pending = nil
+				r.addInput(*in)
+			}
 			return nil
 		}
 		return r.nextFrame()
@@ -212,9 +234,44 @@ func (r *runner) faster() { r.speed = min(r.speed+1, len(speeds)) }
 func (r *runner) slower() { r.speed = max(r.speed-1, 0) }
 func (r *runner) max()    { r.speed = len(speeds) }
 
+// addInput makes in at the current virtual time in every lane, and records it. An
+// input made after going back in time discards the recorded inputs after it: the
+// run is replayed without them to now (a seek), and in is made when it gets there;
+// the returned count says how many were discarded.
+func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) {
+	if !r.live() {
+		return 0, nil, fmt.Errorf("no run to send to")
+	}
+	if r.seeking {
+		return 0, nil, fmt.Errorf("replaying to %s; wait for it", sim.FormatDuration(r.target))
+	}
+	in.At = r.run.Now()
+	kept := len(r.recorded)
+	for kept > 0 && r.recorded[kept-1].At > in.At {
+		kept--
+	}
+	if discarded = len(r.recorded) - kept; discarded > 0 {
+		r.recorded = r.recorded[:kept]
+		r.restart()
+		r.pending = &in
+		return discarded, r.seek(in.At), nil
+	}
+	if err := r.run.AddInput(in); err != nil {
+		return 0, nil, err
+	}
+	r.recorded = append(r.recorded, in)
+	if r.paused {
+		// paused, the input is made at once: the run moves on by the smallest step
+		// (a microsecond), applying what was made at its instant
+		r.advance(in.At + algorithms.Resolution)
+	}
+	return 0, nil, nil
+}
+
 // switchTo opens scenario i from its start, with no adjustments.
 func (r *runner) switchTo(i int) tea.Cmd {
 	r.index, r.limit, r.burst = i, 0, 0
+	r.recorded, r.pending = nil, nil
 	r.load()
 	return r.nextFrame()
 }

@@ -21,7 +21,8 @@ import (
 // it does not (they must do nothing).
 var sweepKeys = []string{
 	"space", ".", "right", "+", "-", "m", "r", "n", "p", "s", "/", "tab", "shift+tab",
-	"enter", "esc", "up", "down", "[", "]", "{", "}", "e", "?", "q", "h", "x", "z", "1",
+	"enter", "esc", "up", "down", "left", "[", "]", "{", "}", "e", "?", "q", "h", "z", "1",
+	"g", "w", "l", "x", "X", "k", "c", ">", "<", "R", "F", "G", "S",
 }
 
 // driver runs a model and remembers what was done to it, for the failure message.

@@ -62,14 +62,14 @@ func (m *Model) render() string {
 	helpBar := fit(m.bar.ShortHelpView(m.keys.ShortHelp()), m.width)
 	if m.zoom {
 		rest := m.height - lipgloss.Height(header) - 3
-		return strings.Join([]string{header, m.renderZoom(rest), m.renderHeaders(), status, helpBar}, "\n")
+		return strings.Join([]string{header, m.renderZoom(rest - 1), m.renderHeaders(), m.renderControls(), status, helpBar}, "\n")
 	}
 
 	ms := m.runner.run.Metrics()
 	n := len(m.runner.run.Lanes)
 	cols := max(1, min(n, m.width/minPanelWidth))
 	rows := (n + cols - 1) / cols
-	avail := m.height - lipgloss.Height(header) - 3 // headers, status, help
+	avail := m.height - lipgloss.Height(header) - 4 // headers, controls, status, help
 	var grid []string
 	if avail-rows*minPanelHeight >= 0 {
 		extras := m.fitExtras(ms, avail-rows*minPanelHeight)
@@ -91,7 +91,7 @@ func (m *Model) render() string {
 		grid = append(grid, m.fitExtras(ms, avail-n)...)
 	}
 	parts := append([]string{header}, grid...)
-	parts = append(parts, m.renderHeaders(), status, helpBar)
+	parts = append(parts, m.renderHeaders(), m.renderControls(), status, helpBar)
 	return strings.Join(parts, "\n")
 }
 
@@ -176,6 +176,11 @@ func (m *Model) backend() string {
 		}
 	}
 	return "memory"
+}
+
+// renderControls is the line of the live traffic controls.
+func (m *Model) renderControls() string {
+	return m.styles.Subtle.Render(truncate(m.ctl.line(m.runner.cfg, len(m.runner.recorded)), m.width))
 }
 
 // renderStatus is the status line: the last export, an error, or a hint.

@@ -266,6 +266,18 @@ func (l *Limiter) Evict(now time.Duration) int {
 	return 0
 }
 
+// SetMonotonic switches a token bucket's max(now, ts) fix from the next call on
+// (a live control), for its script and for the non-atomic steps alike.
+func (l *Limiter) SetMonotonic(on bool) {
+	l.port.setMonotonic(on)
+	l.cfg.Options.MonotonicTimestamp = on
+	if l.split != nil {
+		if s, ok := l.split.(interface{ setMonotonic(bool) }); ok {
+			s.setMonotonic(on)
+		}
+	}
+}
+
 // Close releases the connections the non-atomic steps hold.
 func (l *Limiter) Close() {
 	if l.split != nil {

@@ -18,9 +18,12 @@ type port struct {
 	args      []any // the policy's arguments
 	// offset, when >= 0, is the index in args of the fixed window's start offset,
 	// which is per key (random window starts).
-	offset   int
-	decision func(p *port, key string, r []int64) algorithms.Decision
-	levelOf  func(p *port, r []int64) float64
+	offset int
+	// monotonic, when >= 0, is the index in args of the token bucket's
+	// max(now, ts) switch.
+	monotonic int
+	decision  func(p *port, key string, r []int64) algorithms.Decision
+	levelOf   func(p *port, r []int64) float64
 }
 
 // portOf returns the port of algorithm enforcing p with o. The algorithm must have
@@ -37,10 +40,11 @@ func portOf(algorithm string, p algorithms.Policy, o algorithms.Options) port {
 	}
 	units := func(pt *port, r []int64) float64 { return pt.credits.Units(r[1]) }
 	plain := func(_ *port, r []int64) float64 { return float64(r[1]) }
-	pt := port{algorithm: algorithm, policy: p, credits: c, offset: -1}
+	pt := port{algorithm: algorithm, policy: p, credits: c, offset: -1, monotonic: -1}
 	switch algorithm {
 	case "token-bucket":
 		pt.args = []any{c.Unit, c.PerMicro, c.Capacity, c.Floor, c.FillUS, bit(o.MonotonicTimestamp), ttl}
+		pt.monotonic = 5
 		pt.decision, pt.levelOf = decodeBucket(p.Burst, units), units
 	case "gcra":
 		pt.args = []any{c.Unit, c.PerMicro, c.Capacity, ttl}
@@ -63,6 +67,16 @@ func portOf(algorithm string, p algorithms.Policy, o algorithms.Options) port {
 		pt.levelOf = func(pt *port, r []int64) float64 { return float64(r[1]) / float64(pt.credits.PeriodUS) }
 	}
 	return pt
+}
+
+// setMonotonic switches the token bucket's max(now, ts) fix in later calls.
+func (p *port) setMonotonic(on bool) {
+	if p.monotonic >= 0 {
+		p.args[p.monotonic] = 0
+		if on {
+			p.args[p.monotonic] = 1
+		}
+	}
 }
 
 // argv is the arguments of a call for key at now, of cost, in mode.

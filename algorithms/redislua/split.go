@@ -218,6 +218,13 @@ func (s *splitter[S]) DropState(slot int32) {
 	s.slots.Release(slot)
 }
 
+// setMonotonic switches the token bucket's max(now, ts) fix of the steps' decisions.
+func (s *splitter[S]) setMonotonic(on bool) {
+	if tb, ok := any(s.algo).(*algorithms.TokenBucket); ok {
+		tb.SetMonotonic(on)
+	}
+}
+
 // close releases the nodes' connections.
 func (s *splitter[S]) close() {
 	for _, c := range s.nodes {

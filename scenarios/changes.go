@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"ratelab/sim"
+)
+
+// handFile reads a hand client's file of the requests sent by hand (the trace CSV
+// format, time_ms,key[,cost], each row one request) into inputs: consecutive rows
+// at one instant for one key and cost become one send.
+func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad func(string, string, ...any) error) error {
+	rc, err := c.src.Open(spec.File)
+	if err != nil {
+		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
+	}
+	tr, err := sim.NewTraceReader(spec.File, rc)
+	if err != nil {
+		return bad("file", "%v", err)
+	}
+	defer tr.Close()
+	for {
+		row, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return bad("file", "%v", err)
+		}
+		pos := slices.IndexFunc(cl.Keys, func(k int) bool { return c.cfg.Keys[k].Name == row.Key })
+		switch {
+		case pos < 0:
+			return bad("file", "%s: key %q is not one of the client's keys; give it keys (or key) that include it", spec.File, row.Key)
+		case row.At >= c.cfg.Duration:
+			return bad("file", "%s: a request at %s is at or after the end of the run (%s); lengthen the duration", spec.File, row.At, c.cfg.Duration)
+		}
+		if n := len(c.cfg.Inputs); n > 0 {
+			last := &c.cfg.Inputs[n-1]
+			if last.Kind == sim.InputSend && last.Client == client && last.At == row.At && last.Key == pos && last.Cost == row.Cost {
+				last.Count++
+				continue
+			}
+		}
+		if len(c.cfg.Inputs) >= MaxInputs {
+			return bad("file", "%s holds more than %d sends", spec.File, MaxInputs)
+		}
+		c.cfg.Inputs = append(c.cfg.Inputs, sim.Input{At: row.At, Kind: sim.InputSend, Client: client, Key: pos, Count: 1, Cost: row.Cost})
+	}
+}
+
+// MaxInputs is the most inputs (sends and changes) a scenario may hold.
+const MaxInputs = 1_000_000
+
+// changes compiles [[scenario.change]] into inputs, and puts every input in time
+// order: at one instant, the sends (in file order), then the changes (in file
+// order), as the engine applies them.
+func (c *compiler) changes(Overrides) error {
+	for i, ch := range c.s.Changes {
+		at := func(key string) []any { return []any{"change", i, key} }
+		bad := func(key, format string, args ...any) error {
+			return c.fail(at(key), "change %d (at %s): %s", i+1, ch.At, fmt.Sprintf(format, args...))
+		}
+		t := ch.At.Duration
+		if t < 0 || t >= c.cfg.Duration {
+			return bad("at", "at must be from 0 to before the end of the run, %s (got %s)", c.cfg.Duration, t)
+		}
+		made := 0
+		add := func(in sim.Input) {
+			in.At = t
+			c.cfg.Inputs = append(c.cfg.Inputs, in)
+			made++
+		}
+		client := -1
+		if ch.Client != "" {
+			client = slices.IndexFunc(c.cfg.Clients, func(cl sim.Client) bool { return cl.Name == ch.Client })
+			if client < 0 {
+				return bad("client", "no client %q in this scenario", ch.Client)
+			}
+		}
+		if (ch.Rate != nil || ch.Retry != nil) && client < 0 {
+			return bad("client", "a change of rate or retry needs client = \"…\"")
+		}
+		if ch.Rate != nil {
+			per := ch.Per.Duration
+			if per == 0 {
+				per = time.Second
+			}
+			rate := *ch.Rate / per.Seconds()
+			if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 || (rate > 0 && rate < 1e-6) || per < 0 {
+				return bad("rate", "rate must be 0 (stop) or a number of requests per %s of at least one a million seconds (got %g)", per, *ch.Rate)
+			}
+			switch c.cfg.Clients[client].Pattern.(type) {
+			case sim.Constant, sim.Poisson, sim.Ramp, sim.Hand:
+			default:
+				return bad("rate", "client %q sends by pattern %q, which has no rate to change", ch.Client, c.cfg.Clients[client].Pattern)
+			}
+			add(sim.Input{Kind: sim.InputRate, Client: client, Rate: rate})
+		}
+		if ch.Retry != nil {
+			r, err := c.retryPolicy(ch.Retry, func(key, format string, args ...any) error {
+				return c.fail([]any{"change", i, "retry", key}, "change %d (at %s): retry: %s", i+1, ch.At, fmt.Sprintf(format, args...))
+			})
+			if err != nil {
+				return err
+			}
+			add(sim.Input{Kind: sim.InputRetry, Client: client, Retry: r})
+		}
+		switch ch.ClockFix {
+		case "":
+		case "on":
+			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixOn})
+		case "off":
+			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixOff})
+		case "as-configured":
+			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixAsConfigured})
+		default:
+			return bad("clock_fix", "clock_fix must be \"on\", \"off\" or \"as-configured\" (got %q)", ch.ClockFix)
+		}
+		if ch.Glitch != nil {
+			if c.cfg.Backend == nil {
+				return bad("glitch", "a glitch slows the backend, and this scenario has none; add a [scenario.backend]")
+			}
+			add(sim.Input{Kind: sim.InputGlitch, Glitch: *ch.Glitch})
+		}
+		if made == 0 {
+			return bad("at", "the change changes nothing; set rate, retry, clock_fix or glitch")
+		}
+	}
+	if len(c.cfg.Inputs) > MaxInputs {
+		return c.fail(nil, "the scenario holds more than %d inputs", MaxInputs)
+	}
+	slices.SortStableFunc(c.cfg.Inputs, func(a, b sim.Input) int {
+		switch {
+		case a.At != b.At:
+			return cmpDuration(a.At, b.At)
+		case (a.Kind == sim.InputSend) != (b.Kind == sim.InputSend):
+			if a.Kind == sim.InputSend {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+func cmpDuration(a, b time.Duration) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,70 @@
+package scenarios
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"ratelab/sim"
+)
+
+// csvOf runs cfg to its end and returns its request and series CSV.
+func csvOf(t *testing.T, cfg *sim.Config) string {
+	t.Helper()
+	r, err := sim.NewRun(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	w, _ := sim.NewRequestWriter(&b, cfg)
+	r.OnRows(w.Write)
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	sim.WriteSeries(&b, r)
+	return b.String()
+}
+
+// A session saved with nothing done replays every shipped scenario exactly, with
+// the command line's and the UI's overrides written into it; one with inputs
+// replays them.
+func TestSavedSessionsReplayExactly(t *testing.T) {
+	c, err := LoadFS(os.DirFS(".."), "scenarios.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(42)
+	for _, name := range c.Names() {
+		if testing.Short() && !slices.Contains([]string{"boundary-burst", "sandbox", "clock-skew", "trace-replay"}, name) {
+			continue // -short (the race detector's pass): the kinds of scenario, not all of them
+		}
+		for _, o := range []Overrides{{}, {Seed: &seed, Limit: 8, Burst: 15}} {
+			cfg, err := c.Compile(name, o)
+			if err != nil {
+				continue // an adjustment the scenario cannot take (costs above the burst)
+			}
+			dir := t.TempDir()
+			path, session, err := c.WriteSession(name, o, nil, dir)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			saved, err := Load(path)
+			if err != nil {
+				data, _ := os.ReadFile(path)
+				t.Fatalf("%s: the saved session does not load: %v\n%s", name, err, data)
+			}
+			again, err := saved.Compile(session, Overrides{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if a, b := csvOf(t, cfg), csvOf(t, again); a != b {
+				t.Errorf("%s (overrides %+v): the saved session replays differently", name, o)
+			}
+		}
+	}
+	_ = filepath.Join
+}
