@@ -15,7 +15,9 @@ func limitsLane(combine algorithms.Combine, bx, by int64) LaneConfig {
 	l := lane(combine.String(), "token-bucket")
 	l.RoundTrip = time.Millisecond
 	l.Combine = combine
-	hour := func(burst int64) algorithms.Policy { return algorithms.Policy{Limit: 1, Period: time.Hour, Burst: burst} }
+	hour := func(burst int64) algorithms.Policy {
+		return algorithms.Policy{Limit: 1, Period: time.Hour, Burst: burst}
+	}
 	l.Limits = []LimitConfig{
 		{Name: "x", Algorithm: "token-bucket", Options: algorithms.Options{MonotonicTimestamp: true}, Policy: hour(bx)},
 		{Name: "y", Algorithm: "token-bucket", Options: algorithms.Options{MonotonicTimestamp: true}, Policy: hour(by)},
