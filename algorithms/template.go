@@ -90,3 +90,10 @@ func (l *templated) Check(key string, now time.Duration, cost int64) Decision {
 func (l *templated) Level(key string, now time.Duration) float64 {
 	return l.Limiter.Level(l.t.Render(key), now)
 }
+
+// SetMonotonic passes the timestamp fix's switch to the limiter, if it has one.
+func (l *templated) SetMonotonic(on bool) {
+	if s, ok := l.Limiter.(interface{ SetMonotonic(bool) }); ok {
+		s.SetMonotonic(on)
+	}
+}
