@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,44 @@ func TestSetDecidesAsInMemory(t *testing.T) {
 			if f := l.(*Limiter).Failures(); f != 0 {
 				t.Fatalf("seed %d part %d: %d failed calls", seed, i, f)
 			}
+		}
+	}
+}
+
+// A check writes nothing, in any algorithm: a key only checked does not exist, and
+// a key's state is the same after checks as before.
+func TestCheckWritesNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	s := open(t, srv.URL())
+	ctx := t.Context()
+	for _, name := range ported {
+		l, err := NewLimiter(s, Config{Lane: "check-" + name, Algorithm: name, Policy: algorithms.Policy{Limit: 3, Period: time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Check("fresh", 0, 1)
+		for _, k := range l.redisKeys("fresh") {
+			if n, _ := srv.Client().Exists(ctx, k).Result(); n != 0 {
+				t.Errorf("%s: a check created %s", name, k)
+			}
+		}
+		l.Allow("used", 0, 1)
+		l.Allow("used", 500*time.Millisecond, 3) // refused: the window or bucket holds less
+		dump := func() string {
+			var b strings.Builder
+			for _, k := range l.redisKeys("used") {
+				v, _ := srv.Client().Dump(ctx, k).Result()
+				b.WriteString(v)
+			}
+			return b.String()
+		}
+		before := dump()
+		for _, at := range []time.Duration{time.Second, 2 * time.Second, 10 * time.Second} {
+			l.Check("used", at, 1)
+			l.Check("used", at, 3)
+		}
+		if dump() != before {
+			t.Errorf("%s: checks changed the stored state", name)
 		}
 	}
 }
