@@ -76,51 +76,6 @@ func newComposite(l *Lane, lookahead bool) *compositeDecider {
 	return &compositeDecider{l: l, lookahead: lookahead && remote}
 }
 
-// buildParts builds the lane's limiters for tier t (see LaneConfig.Parts); a
-// composite lane's become a Set.
-func (l *Lane) buildParts(index, t int, build func(int, LaneConfig, Part) (algorithms.Limiter, error)) error {
-	parts := l.Config.Parts(l.cfg, t)
-	lims := make([]algorithms.Limiter, len(parts))
-	for i, part := range parts {
-		lim, err := build(index, l.Config, part)
-		if err != nil {
-			return err
-		}
-		lims[i] = lim
-		l.evictEvery = max(l.evictEvery, part.Policy.Period)
-	}
-	l.limiters = append(l.limiters, lims...)
-	if l.Config.Composite() {
-		set, err := algorithms.NewSet(lims)
-		if err != nil {
-			return err
-		}
-		l.sets = append(l.sets, set)
-		if l.Config.Sharded() && t == 0 {
-			l.rec.shardUnits = make([]int64, l.Config.Shards)
-		}
-	}
-	return nil
-}
-
-// level is key k's level at now, for the graphs: its limiter's; the sum of a
-// sharded lane's shards (the tokens, or units in the window, of them all); a
-// multi-limit lane's first limit's.
-func (l *Lane) level(k Key) float64 {
-	if !l.Config.Composite() {
-		return l.limiters[k.Tier].Level(k.Name, l.now)
-	}
-	parts := l.sets[k.Tier].Parts()
-	if l.Config.MultiLimit() {
-		return parts[0].Level(k.Name, l.now)
-	}
-	var sum float64
-	for _, p := range parts {
-		sum += p.Level(k.Name, l.now)
-	}
-	return sum
-}
-
 // shardDraw is request n of client c's random draw for its attempt: which
 // shards it looks at (algorithms.PickShards). A pure function of the seed and the
 // request, the same in every lane and however decisions are batched.

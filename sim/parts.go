@@ -89,3 +89,48 @@ func (l LaneConfig) ClusterProblem() error {
 	}
 	return fmt.Errorf(`combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit %q (key %q) has a key per request key, each in a slot of its own, and limit %q (key %q) is one key for all, in another: give every limit a key that names {key} (so each request key's limits share a slot), or use combine = "check-then-consume" or "in-order", which need no shared slot`, perKey.Name, perKey.Template, shared.Name, shared.Template)
 }
+
+// buildParts builds the lane's limiters for tier t (see LaneConfig.Parts); a
+// composite lane's become a Set.
+func (l *Lane) buildParts(index, t int, build func(int, LaneConfig, Part) (algorithms.Limiter, error)) error {
+	parts := l.Config.Parts(l.cfg, t)
+	lims := make([]algorithms.Limiter, len(parts))
+	for i, part := range parts {
+		lim, err := build(index, l.Config, part)
+		if err != nil {
+			return err
+		}
+		lims[i] = lim
+		l.evictEvery = max(l.evictEvery, part.Policy.Period)
+	}
+	l.limiters = append(l.limiters, lims...)
+	if l.Config.Composite() {
+		set, err := algorithms.NewSet(lims)
+		if err != nil {
+			return err
+		}
+		l.sets = append(l.sets, set)
+		if l.Config.Sharded() && t == 0 {
+			l.rec.shardUnits = make([]int64, l.Config.Shards)
+		}
+	}
+	return nil
+}
+
+// level is key k's level at now, for the graphs: its limiter's; the sum of a
+// sharded lane's shards (the tokens, or units in the window, of them all); a
+// multi-limit lane's first limit's.
+func (l *Lane) level(k Key) float64 {
+	if !l.Config.Composite() {
+		return l.limiters[k.Tier].Level(k.Name, l.now)
+	}
+	parts := l.sets[k.Tier].Parts()
+	if l.Config.MultiLimit() {
+		return parts[0].Level(k.Name, l.now)
+	}
+	var sum float64
+	for _, p := range parts {
+		sum += p.Level(k.Name, l.now)
+	}
+	return sum
+}
