@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/internal/redistest"
@@ -133,5 +134,33 @@ func TestCompositeLanesOnAClusterDecideAsInMemory(t *testing.T) {
 	}
 	if _, err := Start(compositeScenario(t, false), Options{RedisURL: cl.URL(), MustReach: true}); err == nil || !strings.Contains(err.Error(), `lane "limits all-or-nothing" cannot run on a Redis Cluster`) {
 		t.Errorf("all or nothing over two slots on a cluster: %v", err)
+	}
+}
+
+// Redis dies under composite lanes and comes back: their calls fail closed and are
+// counted, nothing breaks, and they decide again once a server is back.
+func TestCompositeLanesWhenRedisDies(t *testing.T) {
+	srv := redistest.Start(t)
+	cfg := compositeScenario(t, false)
+	r, err := Start(cfg, Options{RedisURL: srv.URL(), MustReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.AdvanceTo(time.Second)
+	before := r.Metrics()
+	srv.Stop()
+	r.AdvanceTo(2 * time.Second)
+	down := r.Metrics()
+	srv.Restart()
+	r.AdvanceTo(4 * time.Second)
+	up := r.Metrics()
+	for i := range up {
+		if down[i].StoreErrors == 0 || down[i].Accepted != before[i].Accepted {
+			t.Errorf("lane %s with Redis down: %d store errors, accepted %d → %d; want errors and nothing accepted (on_error closed)", up[i].Lane, down[i].StoreErrors, before[i].Accepted, down[i].Accepted)
+		}
+		if up[i].Accepted <= down[i].Accepted || r.Lanes[i].Unavailable() {
+			t.Errorf("lane %s after the restart: accepted %d → %d, unavailable %v; want it deciding again", up[i].Lane, down[i].Accepted, up[i].Accepted, r.Lanes[i].Unavailable())
+		}
 	}
 }

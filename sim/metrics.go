@@ -33,7 +33,8 @@ type Metrics struct {
 	// Conflicts is the WATCH commits that lost to another writer and gave up.
 	Conflicts int64 `json:"conflicts"`
 	// StoreErrors is the decisions made by the lane's on_error because its store
-	// (Redis) failed.
+	// (Redis) failed; for a lane that calls several limiters per decision (shards,
+	// several limits), the calls that failed.
 	StoreErrors int64 `json:"store_errors"`
 	// StoreCalls is the round trips to the limiter's store.
 	StoreCalls int64 `json:"store_calls"`
