@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ratelab/internal/redistest"
 )
 
 // Bad shards and limits on the command line: exit 2, one message naming the place
@@ -77,4 +79,36 @@ func TestRunHeadersColumns(t *testing.T) {
 	if denied == 0 {
 		t.Error("no denial to check")
 	}
+}
+
+// bench --shards on a real server: a row per cell, one key first, the CSV
+// complete, the keys removed.
+func TestBenchShards(t *testing.T) {
+	srv := redistest.Start(t)
+	path := filepath.Join(t.TempDir(), "shards.csv")
+	code, out, errOut := ratelab("bench", "--redis", srv.URL(), "--shards", "1,4", "--concurrency", "4", "--duration", "50ms", "--csv", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"1 node(s) holding data: " + srv.Addr(), "one key", "random", "two-choices", "100%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	records, err := csv.NewReader(strings.NewReader(mustRead(t, path))).ReadAll()
+	if err != nil || len(records) != 4 || strings.Join(records[0], ",") != "shards,pick,goroutines,decisions,decisions_per_second,calls_per_decision,errors,busiest_share,masters" {
+		t.Errorf("CSV: %v %q", err, records)
+	}
+	if keys, _ := srv.Client().DBSize(t.Context()).Result(); keys != 0 {
+		t.Errorf("%d keys left behind", keys)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
