@@ -56,8 +56,10 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 	ctx := context.Background()
 	cmds := make([]*redis.Cmd, len(calls)) // nil: not sent
 	var heads []int                        // the calls that are sent: all but a group's followers
+	needAll := false                       // a group is sent: the all-or-nothing script is needed
 	for i := 0; i < len(calls); i += groupLen(calls[i]) {
 		heads = append(heads, i)
+		needAll = needAll || calls[i].Mode == algorithms.ModeAll
 	}
 	send := func(which []int) {
 		pipe := s.store.client.Pipeline()
@@ -80,7 +82,7 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 	// Every script the batch may use is loaded first, so no call of it fails with
 	// NOSCRIPT while a later one runs: that would reorder calls on shared keys
 	// (a limit's own script and the all-or-nothing one touch the same keys).
-	scriptsOK := s.preload(ctx)
+	scriptsOK := s.preload(ctx, needAll)
 	if scriptsOK {
 		send(heads)
 	}
@@ -95,7 +97,7 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 	}
 	if len(again) > 0 && scriptsOK {
 		s.forget()
-		if s.preload(ctx) {
+		if s.preload(ctx, needAll) {
 			send(again)
 		}
 	}
@@ -135,8 +137,9 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 var errNotSent = errors.New("not sent: the script could not be loaded")
 
 // preload loads every script of the set not known to be loaded (SCRIPT LOAD, one
-// round trip each, once), and says whether all are.
-func (s *Set) preload(ctx context.Context) bool {
+// round trip each, once) — the all-or-nothing one only when needAll — and says
+// whether all are.
+func (s *Set) preload(ctx context.Context, needAll bool) bool {
 	for _, p := range s.parts {
 		if !p.scriptLoaded {
 			p.scriptLoaded = p.script.Load(ctx, s.store.client).Err() == nil
@@ -145,10 +148,10 @@ func (s *Set) preload(ctx context.Context) bool {
 			}
 		}
 	}
-	if s.all != nil && !s.allLoaded {
+	if needAll && !s.allLoaded {
 		s.allLoaded = s.all.Load(ctx, s.store.client).Err() == nil
 	}
-	return s.all == nil || s.allLoaded
+	return !needAll || s.allLoaded
 }
 
 // forget marks every script of the set as to be loaded again.
