@@ -295,7 +295,7 @@ type LaneConfig struct {
 
 	// Shards, when > 1, splits the lane's policy into that many limits of about
 	// 1/Shards each (algorithms.ShardPolicies), each with its own state; ShardPick
-	// chooses the one a request goes to (see shards.go).
+	// chooses the one a request goes to (see composite.go).
 	Shards    int
 	ShardPick algorithms.ShardPick
 	// Limits, when not empty, holds every request to each of them (the lane's
@@ -313,8 +313,8 @@ type LimitConfig struct {
 	Name      string // its policy's name in headers
 	Algorithm string
 	Options   algorithms.Options
-	// Policy, if its Limit is > 0, is the limit's for every tier; else the lane's
-	// policy for the key's tier.
+	// Policy is the limit's, for every key whatever its tier (the scenario
+	// compiler gives it the lane's policy where the file gives none).
 	Policy   algorithms.Policy
 	Template algorithms.KeyTemplate
 	// Cost is the units a request takes from this limit; 0: the request's cost.
