@@ -19,7 +19,7 @@ import (
 
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
-                   [--csv PATH|-] [--headers] [--series PATH|-] [--format table|json]
+                   [--csv PATH|-] [--headers] [--series PATH|-] [--format table|json] [--strict]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
@@ -30,7 +30,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
-	explain, headers             bool
+	explain, headers, strict     bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -94,12 +94,20 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		r.OnRows(rows.Write)
 	}
-	// advance a virtual second at a time, so an interrupt stops the run between
-	// steps and the deferred Close still removes its Redis keys
+	var samples *sim.SeriesWriter
+	if series != nil {
+		if samples, err = sim.NewSeriesWriter(series.w, cfg); err != nil {
+			return fmt.Errorf("writing %s: %w", o.series, err)
+		}
+		r.OnSeries(samples.Write)
+	}
+	// advance a virtual second (or a tick, if longer) at a time, so an interrupt
+	// stops the run between steps and the deferred Close still removes its Redis
+	// keys
 	interrupted, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for at := time.Duration(0); at < cfg.Duration; {
-		at = min(at+time.Second, cfg.Duration)
+		at = min(at+max(time.Second, cfg.Tick), cfg.Duration)
 		if err := r.AdvanceTo(at); err != nil {
 			return err
 		}
@@ -112,8 +120,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("writing %s: %w", o.csv, err)
 		}
 	}
-	if series != nil {
-		if err := sim.WriteSeries(series.w, r.Run); err != nil {
+	if samples != nil {
+		if err := samples.Flush(); err != nil {
 			return fmt.Errorf("writing %s: %w", o.series, err)
 		}
 	}
@@ -126,7 +134,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if o.format == "json" {
 		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	return sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain)
+	if err := sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
+		return err
+	}
+	sim.WriteTraceNotes(report, cfg)
+	return nil
 }
 
 // scenarioFlags registers the flags run and tui share: which scenario, from which
@@ -143,6 +155,7 @@ func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
 		o.seed = &v
 		return nil
 	})
+	fs.BoolVar(&o.strict, "strict", false, "make a trace line that cannot be read an error (by default such lines are counted, shown and skipped)")
 	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 }
 
@@ -164,7 +177,7 @@ func compileScenario(o runOptions) (*sim.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: o.laneNames()}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: o.laneNames(), Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, usageError{err}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/ui"
 )
@@ -14,25 +15,42 @@ import (
 const tuiUsage = `
 Usage: ratelab [tui] [--scenario NAME] [--file F] [--lanes a,b] [--seed N]
                      [--redis URL] [--export-dir DIR]
+       ratelab tui --trace FILE [--format …] [--key …] [trace flags as for tune]
 
 Opens the terminal UI on the embedded scenarios (or the file given): every lane
-graphed live, the comparison, the lesson. Press ? inside for every key.`
+graphed live, the comparison, the lesson. Press ? inside for every key. With
+--trace it first sweeps the log as ratelab tune does, then replays it through the
+recommended policy and its neighbours in the grid, a lane each.`
 
 func runTUI(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tui", tuiUsage, stderr)
 	var o runOptions
+	var tr traceOptions
 	exportDir := "."
 	o.scenarioFlags(fs, "the scenario to open on (see ratelab list); the first if empty")
 	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files")
+	tr.flags(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := loadCatalogue(o.file)
-	if err != nil {
+	var c *scenarios.Catalogue
+	var err error
+	if tr.file != "" {
+		if o.file != "" || o.scenario != "" {
+			return usagef("tui: --trace opens its own scenario; drop --file and --scenario")
+		}
+		if o.seed != nil {
+			tr.seed = *o.seed
+		}
+		tr.strict = o.strict
+		if c, o.scenario, err = traceCatalogue(tr, stderr); err != nil {
+			return err
+		}
+	} else if c, err = loadCatalogue(o.file); err != nil {
 		return err
 	}
 	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: o.laneNames(), ExportDir: exportDir,
-		Redis: o.redis != "", Session: session.Options{RedisURL: o.redis}}
+		Redis: o.redis != "", Strict: o.strict, Session: session.Options{RedisURL: o.redis}}
 	m, err := ui.New(opts)
 	if err != nil {
 		return usageError{err}

@@ -5,6 +5,7 @@
 //	ratelab run             one scenario headless: the comparison table, CSV
 //	ratelab list            the scenarios
 //	ratelab bench           a live Redis benchmark of the atomic and non-atomic ways
+//	ratelab tune            the limit that fits a request log: a grid of policies replayed
 //	ratelab version
 //
 // Exit codes: 0 success, 1 a failure at run time (I/O, Redis), 2 a usage or
@@ -39,6 +40,7 @@ Usage:
   ratelab run [flags]     run one scenario headless and print the comparison
   ratelab list [flags]    list the scenarios
   ratelab bench [flags]   benchmark the Redis strategies on a live Redis
+  ratelab tune [flags]    find the limit that fits a request log (an access log)
   ratelab version         print the version
 
 Run "ratelab COMMAND --help" for a command's flags.
@@ -64,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runList(rest, stdout)
 	case "bench":
 		err = runBench(rest, stdout, stderr)
+	case "tune":
+		err = runTune(rest, stdout, stderr)
 	case "version":
 		err = runVersion(rest, stdout)
 	case "help", "-h", "--help":

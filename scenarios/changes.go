@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/sim"
+	"ratelab/traces"
 )
 
 // handFile reads a hand client's file of the requests sent by hand (the trace CSV
@@ -18,7 +19,9 @@ func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad fu
 	if err != nil {
 		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
 	}
-	tr, err := sim.NewTraceReader(spec.File, rc)
+	// a file the UI wrote: sorted, every line readable, possibly no row at all
+	tr, err := traces.Open(spec.File, rc, traces.Options{Format: traces.FormatCSV, TimeFormat: traces.TimeOffsetMS,
+		ReorderWindow: time.Microsecond, Strict: true, AllowEmpty: true, MaxCost: sim.MaxTraceCost})
 	if err != nil {
 		return bad("file", "%v", err)
 	}

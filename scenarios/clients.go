@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -92,8 +91,8 @@ func (c *compiler) client(i int, spec *ClientSpec) error {
 			}
 		}
 	} else {
-		if spec.Key != "" || spec.Keys != 0 || spec.Cost != 0 || spec.CostDistribution != nil {
-			return bad("key", "a trace client takes its keys and costs from the file; remove key, keys, cost and cost_distribution")
+		if spec.Keys != 0 || spec.KeyPrefix != "" || spec.Cost != 0 || spec.CostDistribution != nil {
+			return bad("keys", "a trace client takes its keys and costs from the file; remove keys, key_prefix, cost and cost_distribution (key names the file's field(s) that identify a client)")
 		}
 	}
 	r, err := c.retry(i, spec)
@@ -170,12 +169,12 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		case spec.Think.Duration+spec.Latency.Duration <= 0:
 			return bad("think", "a closed loop needs think or latency > 0, or each worker would send endless requests at one instant")
 		}
-		if spec.Spread.Duration < 0 {
-			return bad("spread", "spread must be >= 0 (got %s)", spec.Spread)
+		if spec.Spread.Duration.Duration < 0 || spec.Spread.Mode != "" {
+			return bad("spread", "spread must be a duration >= 0 for a closed loop (got %s)", spec.Spread)
 		}
-		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration}
+		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration.Duration}
 	case "trace":
-		return c.trace(spec, cl, tier, bad)
+		return c.trace(i, spec, cl, tier, bad)
 	case "hand":
 		cl.Pattern = sim.Hand{} // its file, if any, is read once its keys are known
 	case "":
@@ -189,69 +188,25 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 // patternKeys rejects keys that the client's pattern does not use, so a setting
 // that would be ignored is an error instead.
 func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
+	traceKeys := []string{"file", "format", "time_field", "time_format", "cost_field", "reorder_window", "spread"}
 	uses := map[string][]string{
 		"constant": {"rate", "per"}, "poisson": {"rate", "per"}, "ramp": {"rate", "rate_to", "per"},
-		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": {"file"}, "hand": {"file"},
+		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": traceKeys, "hand": {"file"},
 	}[spec.Pattern]
 	set := map[string]bool{
 		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
-		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread.Duration != 0, "file": spec.File != "",
+		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread != Spread{}, "file": spec.File != "",
+		"format": spec.Format != "", "time_field": spec.TimeField != "", "time_format": spec.TimeFormat != "", "cost_field": spec.CostField != "",
+		"reorder_window": spec.ReorderWindow != nil,
 	}
 	if uses == nil {
 		return nil // an unknown pattern is reported next
 	}
-	for _, key := range []string{"rate", "rate_to", "per", "bursts", "concurrency", "think", "spread", "file"} {
+	for _, key := range append([]string{"rate", "rate_to", "per", "bursts", "concurrency", "think"}, traceKeys...) {
 		if set[key] && !slices.Contains(uses, key) {
 			return bad(key, "%s does not apply to pattern %q (it uses %s); remove it", key, spec.Pattern, strings.Join(uses, ", "))
 		}
 	}
-	return nil
-}
-
-// trace reads the whole trace once: every row is checked (so a bad row is an error
-// before the run starts, with its line), keys are interned, rows counted.
-func (c *compiler) trace(spec *ClientSpec, cl *sim.Client, tier int, bad func(string, string, ...any) error) error {
-	if spec.File == "" {
-		return bad("file", "a trace client needs file = \"path/to/trace.csv\" (relative to %s)", c.src.Name)
-	}
-	open := func() (sim.TraceReader, error) {
-		rc, err := c.src.Open(spec.File)
-		if err != nil {
-			return nil, err
-		}
-		return sim.NewTraceReader(spec.File, rc)
-	}
-	tr, err := open()
-	if err != nil {
-		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
-	}
-	defer tr.Close()
-	t := sim.Trace{Open: open, KeyIndex: map[string]int{}}
-	for {
-		row, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return bad("file", "%v", err)
-		}
-		t.Rows++
-		if _, ok := t.KeyIndex[row.Key]; !ok {
-			if len(c.cfg.Keys) >= MaxKeys {
-				return bad("file", "%s has more than %d distinct keys", spec.File, MaxKeys)
-			}
-			t.KeyIndex[row.Key] = len(cl.Keys)
-			cl.Keys = append(cl.Keys, c.key(row.Key, tier))
-		}
-		t.MaxCost = max(t.MaxCost, row.Cost)
-		if t.Rows > MaxOffered {
-			return bad("file", "%s has more than %d rows; ratelab replays at most that many requests", spec.File, MaxOffered)
-		}
-	}
-	if t.Rows == 0 {
-		return bad("file", "%s has a header but no rows", spec.File)
-	}
-	cl.Pattern = t
 	return nil
 }
 

@@ -23,6 +23,9 @@ const (
 	MaxKeys = 1_000_000
 	// MaxDuration is the longest virtual time a scenario may cover.
 	MaxDuration = 24 * time.Hour
+	// MaxTraceDuration is the longest a scenario with a trace may cover: seven
+	// weeks, within the recorder's 2^42 µs of admission times (sim/peak.go).
+	MaxTraceDuration = 49 * 24 * time.Hour
 	// MaxTicks is the most series samples a lane may hold (duration / tick).
 	MaxTicks = 1_000_000
 	// MaxWorkers is the most closed-loop workers one client may run.
@@ -46,6 +49,9 @@ type Overrides struct {
 	// Cluster says that Redis is a Redis Cluster: a lane whose one script would
 	// touch keys in different slots is an error (see sim.LaneConfig.ClusterProblem).
 	Cluster bool
+	// Strict makes a trace line that cannot be read an error (--strict)
+	// instead of a counted skip.
+	Strict bool
 }
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -59,7 +65,8 @@ type compiler struct {
 	s         *Scenario
 	cfg       *sim.Config
 	keyOf     map[sim.Key]int
-	written   algorithms.Policy // tier 0's policy as the file writes it, before overrides
+	scans     map[int]*traceScan // trace clients read before the duration was known
+	written   algorithms.Policy  // tier 0's policy as the file writes it, before overrides
 }
 
 // problem is a validation error that knows where it was written.
@@ -78,7 +85,7 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 }
 
 func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*sim.Config, error) {
-	c := &compiler{src: src, loc: loc, index: index, s: s, keyOf: map[sim.Key]int{}}
+	c := &compiler{src: src, loc: loc, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
 	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims}
 	for _, step := range steps {
@@ -91,29 +98,40 @@ func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*si
 
 func (c *compiler) header(o Overrides) error {
 	s, cfg := c.s, c.cfg
-	switch {
-	case s.Name == "":
+	if s.Name == "" {
 		return &problem{fmt.Sprintf("%s:%d: a [[scenario]] has no name; add name = \"…\" (lowercase letters, digits and dashes)", c.src.Name, c.loc.line(c.index))}
-	case !namePattern.MatchString(s.Name):
+	}
+	if !namePattern.MatchString(s.Name) {
 		return c.fail([]any{"name"}, "name must be lowercase letters, digits and dashes (got %q)", s.Name)
-	case s.Duration.Duration <= 0:
-		return c.fail([]any{"duration"}, "duration must be > 0 (got %q); write how much virtual time to cover, like duration = \"10s\"", s.Duration.String())
-	case s.Duration.Duration > MaxDuration:
-		return c.fail([]any{"duration"}, "duration must be at most %s (got %s)", MaxDuration, s.Duration)
-	case s.Duration.Duration%algorithms.Resolution != 0:
-		return c.fail([]any{"duration"}, "duration must be a whole number of microseconds (got %s)", s.Duration)
+	}
+	longest, traced := MaxDuration, c.hasTrace()
+	if traced {
+		longest = MaxTraceDuration
 	}
 	cfg.Duration = s.Duration.Duration
+	if cfg.Duration == 0 && traced {
+		span, err := c.traceSpan()
+		if err != nil {
+			return err
+		}
+		cfg.Duration = span
+		if cfg.Duration > longest {
+			return c.fail([]any{"duration"}, "the trace covers %s, more than the %s ratelab replays; set duration to replay its start, or cut the file", span, longest)
+		}
+	}
+	switch {
+	case cfg.Duration <= 0:
+		return c.fail([]any{"duration"}, "duration must be > 0 (got %q); write how much virtual time to cover, like duration = \"10s\"", s.Duration.String())
+	case cfg.Duration > longest && traced:
+		return c.fail([]any{"duration"}, "duration must be at most %s with a trace (got %s)", longest, s.Duration)
+	case cfg.Duration > longest:
+		return c.fail([]any{"duration"}, "duration must be at most %s (got %s); only a scenario with a trace may be longer", longest, s.Duration)
+	case cfg.Duration%algorithms.Resolution != 0:
+		return c.fail([]any{"duration"}, "duration must be a whole number of microseconds (got %s)", s.Duration)
+	}
 	cfg.Tick = s.Tick.Duration
 	if cfg.Tick == 0 {
-		switch {
-		case cfg.Duration <= 20*time.Second:
-			cfg.Tick = 10 * time.Millisecond
-		case cfg.Duration <= 200*time.Second:
-			cfg.Tick = 100 * time.Millisecond
-		default:
-			cfg.Tick = time.Second
-		}
+		cfg.Tick = defaultTick(cfg.Duration)
 	}
 	switch {
 	case cfg.Tick <= 0 || cfg.Tick%algorithms.Resolution != 0:
@@ -130,6 +148,24 @@ func (c *compiler) header(o Overrides) error {
 		cfg.Seed = *o.Seed
 	}
 	return nil
+}
+
+// defaultTick is the series' resolution for a run of duration d: 10ms up to 20s,
+// 100ms up to 200s, 1s up to 6h, 10s up to 60h, else 1m — at most 21,600 ticks,
+// so the series CSV stays readable and the UI's graphs have a few thousand
+// points at most to coarsen.
+func defaultTick(d time.Duration) time.Duration {
+	switch {
+	case d <= 20*time.Second:
+		return 10 * time.Millisecond
+	case d <= 200*time.Second:
+		return 100 * time.Millisecond
+	case d <= 6*time.Hour:
+		return time.Second
+	case d <= 60*time.Hour:
+		return 10 * time.Second
+	}
+	return time.Minute
 }
 
 // policy checks a policy spec and returns it with defaults.

@@ -57,6 +57,8 @@ func humanType(msg string) string {
 	return goType.ReplaceAllStringFunc(msg, func(m string) string {
 		t := goType.FindStringSubmatch(m)[1]
 		switch {
+		case strings.HasSuffix(t, "Spread"):
+			return `where a duration string like "2s" (closed-loop) or "uniform" (trace) belongs`
 		case strings.HasSuffix(t, "Duration"):
 			return `where a duration string like "250ms" belongs`
 		case strings.Contains(t, "int"):

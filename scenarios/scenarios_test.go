@@ -41,7 +41,7 @@ func TestEmbeddedCatalogueCompilesEveryScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"boundary-burst", "bursty-user", "retry-storm", "thundering-herd", "clock-skew", "non-atomic-race", "llm-cost", "rollover", "tiers", "trace-replay"}
+	want := []string{"boundary-burst", "bursty-user", "retry-storm", "thundering-herd", "clock-skew", "non-atomic-race", "llm-cost", "rollover", "tiers", "log-stamped", "log-spread", "trace-replay"}
 	for _, name := range want {
 		cfg, err := c.Compile(name, Overrides{})
 		if err != nil {
@@ -142,10 +142,17 @@ func TestBadInput(t *testing.T) {
 		{"overlapping bursts", pattern("bursts", `bursts = [{ at = "1s", count = 5, spread = "1s" }, { at = "1500ms", count = 5 }]`), `client "c": burst 2 at 1.5s starts before burst 1 ends`, nil},
 		{"bad retry policy", client(`retry = { policy = "sometimes" }`), `client "c": retry: policy must be one of none, immediate, fixed, exponential, retry-after (got "sometimes")`, nil},
 		{"missing trace", pattern("trace", `file = "nope.csv"`), `client "c": open dir/nope.csv: file does not exist (the path is relative to dir/test.toml)`, nil},
-		{"bad trace row", pattern("trace", `file = "t.csv"`), `client "c": t.csv:3: time_ms "soon" is not a number of milliseconds`, map[string]string{"t.csv": "time_ms,key\n1,a\nsoon,b\n"}},
+		{"empty trace", pattern("trace", `file = "t.csv"`), `client "c": t.csv: the trace has no requests; give a file with at least one`, map[string]string{"t.csv": "time_ms,key\n"}},
+		{"trace format unknown", pattern("trace", `file = "t.dat"`), `client "c": cannot tell the format of t.dat from its name; set format = "clf", "jsonl" or "csv"`, map[string]string{"t.dat": "x"}},
+		{"trace key field missing", pattern("trace", "file = \"t.csv\"\nkey = \"user\""), `client "c": t.csv:1: the header (time_ms,key) has no column "user" for the key; set key to one of its columns`, map[string]string{"t.csv": "time_ms,key\n1,a\n"}},
+		{"trace time layout", pattern("trace", "file = \"t.log\""), `client "c": t.log: none of its 1 lines could be read as clf; the first: t.log:1: time "2000-10-10 13:55:36] \"GET / …" is not [day/month/year:hour:minute:second zone]`, map[string]string{"t.log": "1.2.3.4 - - [2000-10-10 13:55:36] \"GET / HTTP/1.1\" 200 1\n"}},
+		{"trace spread as a duration", pattern("trace", "file = \"t.csv\"\nspread = \"1s\""), `client "c": a trace's spread is "none" or "uniform", not a duration (got 1s)`, map[string]string{"t.csv": "time_ms,key\n1,a\n"}},
+		{"closed loop spread as a word", pattern("closed-loop", "concurrency = 2\nthink = \"1s\"\nspread = \"uniform\""), `client "c": spread must be a duration >= 0 for a closed loop (got uniform)`, nil},
+		{"trace option on another pattern", client(`reorder_window = "1m"`), `client "c": reorder_window does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
 		{"unknown watch key", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_key = \"q\""), `scenario "s": watch_key "q" is not a key any client uses`, nil},
 		{"period not exact", replace("limit = 10", "limit = 10\nperiod = \"1.0000005s\""), `period must be a whole number of microseconds`, nil},
 		{"too large for exact arithmetic", replace("limit = 10", "limit = 999983\nperiod = \"3h\""), `limit 999983 (or burst 999983) over a period of 3h0m0s is too large for exact arithmetic`, nil},
+		{"longer than a day without a trace", replace(`duration = "2s"`, `duration = "25h"`), `duration must be at most 24h0m0s (got 25h0m0s); only a scenario with a trace may be longer`, nil},
 		{"too long for exact arithmetic", strings.Replace(replace("limit = 10", "limit = 999983\nperiod = \"1h\""), `"2s"`, `"24h"`, 1), `lane "fixed-window": a run of 24h0m0s at 999983 per 1h0m0s, burst 999983 is too long for exact arithmetic`, nil},
 		{"key the pattern does not use", client(`file = "x.csv"`), `client "c": file does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
 	} {

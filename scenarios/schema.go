@@ -14,8 +14,8 @@ type Scenario struct {
 	Title  string `toml:"title,omitempty"`  // one line
 	Lesson string `toml:"lesson,omitempty"` // a paragraph: what to look at
 
-	Duration Duration `toml:"duration,omitempty"` // required: virtual time covered, up to 24h
-	Tick     Duration `toml:"tick,omitempty"`     // series resolution; default 10ms up to 20s, 100ms up to 200s, else 1s
+	Duration Duration `toml:"duration,omitempty"` // required (but with a trace: its span): virtual time covered, up to 24h (49 days with a trace)
+	Tick     Duration `toml:"tick,omitempty"`     // series resolution; default by duration (see defaultTick)
 	Seed     *uint64  `toml:"seed,omitempty"`     // default 1
 	WatchKey string   `toml:"watch_key,omitempty"`
 
@@ -157,13 +157,20 @@ type ClientSpec struct {
 	Bursts      []BurstSpec `toml:"bursts,omitempty"`      // bursts
 	Concurrency int         `toml:"concurrency,omitempty"` // closed-loop: workers
 	Think       Duration    `toml:"think,omitempty"`       // closed-loop: pause between a worker's requests
-	Spread      Duration    `toml:"spread,omitempty"`      // closed-loop: workers start spread evenly over this
-	File        string      `toml:"file,omitempty"`        // trace: CSV path, relative to this file; hand: the requests sent, same format
+	Spread      Spread      `toml:"spread,omitempty"`      // closed-loop: workers start spread evenly over this duration; trace: "none" or "uniform"
+	File        string      `toml:"file,omitempty"`        // trace: the log, relative to this file; hand: the requests sent, as time_ms,key[,cost]
+
+	// trace: how to read the file (see package traces)
+	Format        string    `toml:"format,omitempty"`         // csv, clf (common, combined) or jsonl; default by the file's extension
+	TimeField     string    `toml:"time_field,omitempty"`     // jsonl, csv: default time (a CSV's time_ms)
+	TimeFormat    string    `toml:"time_format,omitempty"`    // jsonl, csv: auto, ms, rfc3339, unix, unix_ms
+	CostField     string    `toml:"cost_field,omitempty"`     // jsonl, csv: default cost
+	ReorderWindow *Duration `toml:"reorder_window,omitempty"` // how far back a line may go; default 5m
 
 	Start Duration  `toml:"start,omitempty"` // default 0
 	Stop  *Duration `toml:"stop,omitempty"`  // default: the scenario's duration
 
-	Key             string  `toml:"key,omitempty"`              // one key (default: the client's name)
+	Key             string  `toml:"key,omitempty"`              // one key (default: the client's name); trace: the field(s) naming a client, ip+path
 	Keys            int     `toml:"keys,omitempty"`             // or this many: <key_prefix>-0 … -(n-1)
 	KeyPrefix       string  `toml:"key_prefix,omitempty"`       // default: the client's name
 	KeyDistribution string  `toml:"key_distribution,omitempty"` // "uniform" (default) or "zipf"

@@ -51,7 +51,11 @@ func (c *Catalogue) WriteSession(name string, o Overrides, inputs []sim.Input, d
 			if err != nil {
 				return "", "", fmt.Errorf("copying the trace of client %q: %w", cl.Name, err)
 			}
-			copied := fmt.Sprintf("%s-%s%s", session, safeName(cl.Name), filepath.Ext(cl.File))
+			ext := filepath.Ext(cl.File)
+			if strings.EqualFold(ext, ".gz") { // keep what the format is told by: access.log.gz
+				ext = filepath.Ext(strings.TrimSuffix(cl.File, ext)) + ext
+			}
+			copied := fmt.Sprintf("%s-%s%s", session, safeName(cl.Name), ext)
 			files[copied], cl.File = data, copied
 		}
 	}

@@ -145,15 +145,17 @@ type ClosedLoop struct {
 	Spread      time.Duration
 }
 
-// Trace replays a CSV file of time_ms,key[,cost] rows, header first, in time order;
-// Open opens it afresh for each lane. KeyIndex maps each key in the file to its
-// position in the client's Keys (the loader reads the whole file once to build it
-// and to check every row).
+// Trace replays a request log (an access log, JSON Lines, CSV: see package
+// traces) in time order; Open opens it afresh for each lane. KeyIndex maps each
+// key in the file to its position in the client's Keys (the loader reads the
+// whole file once to build it and to check every row); Report is what that read
+// found.
 type Trace struct {
 	Open     func() (TraceReader, error)
 	KeyIndex map[string]int
 	Rows     int
 	MaxCost  int64
+	Report   TraceReport
 }
 
 // Hand sends nothing by itself: its requests are inputs (Config.Inputs, Run.AddInput)

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"container/heap"
-	"time"
-)
+import "time"
 
 // eventKind says what happens at an event.
 type eventKind uint8
@@ -28,42 +25,56 @@ type event struct {
 	ref  int32
 }
 
-// eventHeap is a container/heap of events, earliest first. push and pop go through
-// heap.Fix rather than heap.Push and heap.Pop, which would box every event in an
-// interface (an allocation per event on the hot path).
+// eventHeap is a binary min-heap of events, earliest first, written out for the
+// event type rather than through container/heap, whose interface calls (Less, Swap)
+// cannot be inlined and which would box every event pushed: the heap is on the
+// hot path of every delayed admission and retry. (time, seq) is a strict order
+// (seq is unique), so any heap pops the events in the same order.
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// before says event a runs before b.
+func before(a, b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].seq < h[j].seq
-}
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
+	return a.seq < b.seq
 }
 
 // push schedules e.
 func (h *eventHeap) push(e event) {
 	*h = append(*h, e)
-	heap.Fix(h, len(*h)-1)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !before(&s[i], &s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
 }
 
 // pop removes and returns the earliest event; the heap must not be empty.
 func (h *eventHeap) pop() event {
-	old := *h
-	e := old[0]
-	last := len(old) - 1
-	old[0] = old[last]
-	*h = old[:last]
-	if last > 0 {
-		heap.Fix(h, 0)
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(s) {
+			break
+		}
+		if r := c + 1; r < len(s) && before(&s[r], &s[c]) {
+			c = r
+		}
+		if !before(&s[c], &s[i]) {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
 	}
-	return e
+	*h = s
+	return top
 }

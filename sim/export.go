@@ -110,42 +110,69 @@ func (rw *RequestWriter) key(i int) []byte {
 	return rw.keys[i]
 }
 
-// WriteSeries writes every lane's samples as the series CSV, ordered by time and
-// then lane: time_ms is the tick's end, level the watched key's level then, and
-// accepted and denied the decisions landed in the tick.
-func WriteSeries(w io.Writer, run *Run) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString(SeriesColumns + "\n")
-	names := make([]string, len(run.Lanes))
-	for i, l := range run.Lanes {
-		names[i] = csvField(l.Config.Name)
+// SeriesWriter writes the series CSV: one row per tick per lane, time_ms the
+// tick's end, level the watched key's level then, accepted and denied the
+// decisions landed in the tick. Rows come from Run.OnSeries, ordered by time and
+// then lane.
+type SeriesWriter struct {
+	w     *bufio.Writer
+	names []string
+	b     []byte
+}
+
+// NewSeriesWriter writes the header to w and returns the writer for cfg's lanes.
+func NewSeriesWriter(w io.Writer, cfg *Config) (*SeriesWriter, error) {
+	sw := &SeriesWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	for _, l := range cfg.Lanes {
+		sw.names = append(sw.names, csvField(l.Name))
 	}
-	var b []byte
+	_, err := sw.w.WriteString(SeriesColumns + "\n")
+	return sw, err
+}
+
+// Write appends lane's sample s.
+func (sw *SeriesWriter) Write(lane int, s Sample) error {
+	b := appendMillis(sw.b[:0], s.At)
+	b = append(b, ',')
+	b = append(b, sw.names[lane]...)
+	b = append(b, ',')
+	b = appendDecimal(b, s.Level)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Accepted, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Denied, 10)
+	b = append(b, '\n')
+	sw.b = b
+	_, err := sw.w.Write(b)
+	return err
+}
+
+// Flush writes out what is buffered.
+func (sw *SeriesWriter) Flush() error { return sw.w.Flush() }
+
+// WriteSeries writes the series the run's lanes kept as the series CSV, ordered
+// by time and then lane: every tick of a run of up to MaxSeriesPoints ticks; a
+// longer run's kept series is coarser, so write its CSV as it runs (OnSeries).
+func WriteSeries(w io.Writer, run *Run) error {
+	sw, err := NewSeriesWriter(w, run.Config)
+	if err != nil {
+		return err
+	}
 	for t := 0; ; t++ {
 		wrote := false
 		for i, l := range run.Lanes {
-			if t >= len(l.series) {
-				continue
+			if s := l.Series(); t < len(s) {
+				if err := sw.Write(i, s[t]); err != nil {
+					return err
+				}
+				wrote = true
 			}
-			s := l.series[t]
-			b = appendMillis(b[:0], s.At)
-			b = append(b, ',')
-			b = append(b, names[i]...)
-			b = append(b, ',')
-			b = appendDecimal(b, s.Level)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, s.Accepted, 10)
-			b = append(b, ',')
-			b = strconv.AppendInt(b, s.Denied, 10)
-			b = append(b, '\n')
-			bw.Write(b)
-			wrote = true
 		}
 		if !wrote {
 			break
 		}
 	}
-	return bw.Flush()
+	return sw.Flush()
 }
 
 // appendMillis appends d in milliseconds with exactly three decimals.

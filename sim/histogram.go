@@ -59,3 +59,14 @@ func (h *histogram) quantile(q float64) time.Duration {
 	}
 	return 0
 }
+
+// Histogram is the histogram the metrics use, for other packages' figures
+// (ratelab tune's Retry-After spread): durations in log-linear buckets, a
+// quantile within 1% of the true value, fixed memory.
+type Histogram = histogram
+
+// Add counts d.
+func (h *histogram) Add(d time.Duration) { h.add(d) }
+
+// Quantile is the q-quantile (0 < q <= 1) of what was added; 0 when nothing was.
+func (h *histogram) Quantile(q float64) time.Duration { return h.quantile(q) }

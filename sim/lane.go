@@ -34,7 +34,7 @@ type Lane struct {
 	backend *backendRun
 
 	rec        recorder
-	series     []Sample
+	series     boundedSeries
 	nextTick   time.Duration
 	tick       Sample // the tick being filled
 	tickSeen   bool   // tick.High and tick.Low hold an observation
@@ -43,9 +43,11 @@ type Lane struct {
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
-	// rows, when not nil, receives every decision as it lands.
-	rows func(Row)
-	err  error
+	// rows, when not nil, receives every decision as it lands; samples every
+	// tick's sample as it closes.
+	rows    func(Row)
+	samples func(Sample)
+	err     error
 
 	last     algorithms.Decision // the latest decision, for the UI's headers
 	lastKey  int32
@@ -159,8 +161,9 @@ func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	return l, nil
 }
 
-// Series is the lane's samples so far, one per tick.
-func (l *Lane) Series() []Sample { return l.series }
+// Series is the lane's samples so far, in time order, each covering SeriesStep:
+// one per tick, or coarser in a long run (see MaxSeriesPoints).
+func (l *Lane) Series() []Sample { return l.series.kept }
 
 // Unavailable says the lane's store (Redis) failed at its last call.
 func (l *Lane) Unavailable() bool {
@@ -252,7 +255,10 @@ func (l *Lane) sample() {
 	l.tick.At = l.now
 	l.tick.Level = l.level(k)
 	l.observe(l.tick.Level)
-	l.series = append(l.series, l.tick)
+	l.series.add(l.tick)
+	if l.samples != nil {
+		l.samples(l.tick)
+	}
 	l.rec.m.PeakAcceptedPerSecond = max(l.rec.m.PeakAcceptedPerSecond, l.perSecond.add(l.tick.Accepted))
 	end := l.tick.Level
 	l.tick = Sample{High: end, Low: end} // the next tick starts where this one ended

@@ -19,6 +19,9 @@ type Run struct {
 	rows    func([]Row) error
 	pending [][]Row // per lane, the rows of the tick being merged
 	merged  []Row
+	// series, when set, receives every tick's sample of every lane, by tick then lane.
+	series  func(lane int, s Sample) error
+	samples [][]Sample // per lane, the samples of the step being written
 
 	workers *workers // the lanes' goroutines, started on the first advance
 	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
@@ -50,6 +53,19 @@ func (r *Run) OnRows(sink func([]Row) error) {
 	}
 }
 
+// OnSeries makes the run hand every lane's sample of every tick to sink as the run
+// advances (at the end of each AdvanceTo), ordered by tick and then by lane: the
+// series CSV at full resolution, whatever the length of the run (the lanes keep a
+// bounded series, see MaxSeriesPoints). Call it before the first AdvanceTo.
+func (r *Run) OnSeries(sink func(lane int, s Sample) error) {
+	r.series = sink
+	r.samples = make([][]Sample, len(r.Lanes))
+	samples := r.samples // not r: the lanes' goroutines must not keep the Run alive
+	for i, l := range r.Lanes {
+		l.samples = func(s Sample) { samples[i] = append(samples[i], s) }
+	}
+}
+
 // Now is the virtual time the run has reached.
 func (r *Run) Now() time.Duration { return r.now }
 
@@ -57,7 +73,9 @@ func (r *Run) Now() time.Duration { return r.now }
 func (r *Run) Done() bool { return r.now >= r.Config.Duration }
 
 // AdvanceTo runs every lane up to virtual time t (at most the end). With a row
-// sink it goes a tick at a time, so each tick's rows are merged across lanes.
+// sink it goes a tick at a time, so each tick's rows are merged across lanes; the
+// samples of the ticks passed go to the series sink at the end (a caller that
+// wants them in bounded memory advances a bounded stretch at a time).
 func (r *Run) AdvanceTo(t time.Duration) error {
 	t = min(t, r.Config.Duration)
 	for r.now < t {
@@ -76,6 +94,9 @@ func (r *Run) AdvanceTo(t time.Duration) error {
 			if err := r.flushRows(); err != nil {
 				return err
 			}
+		}
+		if err := r.flushSamples(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -171,6 +192,25 @@ func (r *Run) flushRows() error {
 		return nil
 	}
 	return r.rows(r.merged)
+}
+
+// flushSamples hands the samples of the last step to the series sink, by tick and
+// then lane (every lane closed the same ticks).
+func (r *Run) flushSamples() error {
+	if r.series == nil {
+		return nil
+	}
+	for j := range r.samples[0] {
+		for i := range r.samples {
+			if err := r.series(i, r.samples[i][j]); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range r.samples {
+		r.samples[i] = r.samples[i][:0]
+	}
+	return nil
 }
 
 // Decisions is the number of decisions asked for so far, over all lanes: a measure

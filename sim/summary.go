@@ -50,7 +50,8 @@ func limited(m Metrics, cell string) string {
 	return cell
 }
 
-// FormatDuration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s.
+// FormatDuration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s,
+// 26h0m5s.
 func FormatDuration(d time.Duration) string {
 	switch {
 	case d == 0:
@@ -61,6 +62,8 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dµs", d/time.Microsecond)
 	case d < time.Second:
 		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	case d >= time.Hour:
+		return d.Round(time.Second).String() // a long trace's times: 168h0m0s
 	}
 	return fmt.Sprintf("%.3fs", d.Seconds())
 }
@@ -143,6 +146,8 @@ type Report struct {
 	Lanes      []LaneReport `json:"lanes"`
 	Lesson     string       `json:"lesson,omitempty"`
 	Claims     []ClaimJSON  `json:"claims,omitempty"`
+	// Traces say what each trace client replayed and what it skipped.
+	Traces []TraceReport `json:"traces,omitempty"`
 }
 
 // ClaimJSON is a claim and its result in Report.
@@ -208,9 +213,9 @@ func writeMember(b *bytes.Buffer, name string, value any) error {
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // WriteJSON prints the comparison as an indented Report, with the lesson and its
-// claims judged on the run.
+// claims judged on the run, and what each trace client replayed.
 func WriteJSON(w io.Writer, cfg *Config, ms []Metrics, claims []ClaimResult) error {
-	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson}
+	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson, Traces: TraceReports(cfg)}
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
 	}

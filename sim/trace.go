@@ -1,13 +1,8 @@
 package sim
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -18,8 +13,8 @@ type TraceRow struct {
 	Cost int64
 }
 
-// TraceReader reads a trace file row by row, so replay holds one row at a time
-// whatever the file's size.
+// TraceReader reads a trace file row by row, in time order, so replay holds one
+// row at a time (the traces package: one reorder window) whatever the file's size.
 type TraceReader interface {
 	// Next returns the next row, or io.EOF after the last. An error names the
 	// file and line.
@@ -30,92 +25,64 @@ type TraceReader interface {
 // MaxTraceCost is the largest cost a trace row may carry.
 const MaxTraceCost = 1 << 30
 
-// NewTraceReader reads the trace CSV in r, named name in errors: a header row
-// time_ms,key[,cost], then one row per request with time_ms (milliseconds from the
-// start, decimals allowed, never decreasing), key (not empty) and an optional cost
-// (a whole number >= 1, default 1).
-func NewTraceReader(name string, r io.ReadCloser) (TraceReader, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	t := &traceReader{name: name, csv: cr, closer: r}
-	header, err := cr.Read()
-	if err == io.EOF {
-		r.Close()
-		return nil, fmt.Errorf("%s: the file is empty; want a header row time_ms,key[,cost]", name)
-	}
-	if err != nil {
-		r.Close()
-		return nil, t.wrap(err)
-	}
-	names := strings.Join(header, ",")
-	if names != "time_ms,key" && names != "time_ms,key,cost" {
-		r.Close()
-		return nil, fmt.Errorf("%s:1: header is %q; want time_ms,key or time_ms,key,cost", name, names)
-	}
-	t.hasCost = len(header) == 3
-	return t, nil
+// TraceReport is what reading a trace client's file found, shown with the run's
+// results so nothing in the file is left out silently.
+type TraceReport struct {
+	File   string `json:"file"`
+	Format string `json:"format"`
+	// Rows is the requests replayed.
+	Rows int64 `json:"rows"`
+	// PastEnd is the rows at or after the client's stop, CutoffMS milliseconds
+	// into the run, not replayed.
+	PastEnd  int64   `json:"past_end"`
+	CutoffMS float64 `json:"cutoff_ms"`
+	// Unparsed is the lines that could not be read, skipped; Shown the first
+	// few, as "file:line: why".
+	Unparsed int64    `json:"unparsed"`
+	Shown    []string `json:"unparsed_shown,omitempty"`
 }
 
-type traceReader struct {
-	name    string
-	csv     *csv.Reader
-	closer  io.Closer
-	hasCost bool
-	last    time.Duration
-}
-
-func (t *traceReader) Close() error { return t.closer.Close() }
-
-func (t *traceReader) Next() (TraceRow, error) {
-	rec, err := t.csv.Read()
-	if err != nil {
-		if err == io.EOF {
-			return TraceRow{}, io.EOF
+// TraceReports are the reports of cfg's trace clients, in client order.
+func TraceReports(cfg *Config) []TraceReport {
+	var out []TraceReport
+	for _, c := range cfg.Clients {
+		if t, ok := c.Pattern.(Trace); ok {
+			out = append(out, t.Report)
 		}
-		return TraceRow{}, t.wrap(err)
 	}
-	line, _ := t.csv.FieldPos(0)
-	bad := func(format string, args ...any) (TraceRow, error) {
-		return TraceRow{}, fmt.Errorf("%s:%d: %s", t.name, line, fmt.Sprintf(format, args...))
-	}
-	want := 2
-	if t.hasCost {
-		want = 3
-	}
-	if len(rec) != want {
-		return bad("%d fields; want %d (%s)", len(rec), want, map[bool]string{false: "time_ms,key", true: "time_ms,key,cost"}[t.hasCost])
-	}
-	ms, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64)
-	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) {
-		return bad("time_ms %q is not a number of milliseconds", rec[0])
-	}
-	if ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
-		return bad("time_ms %s is out of range; want milliseconds from the start of the trace, >= 0", rec[0])
-	}
-	row := TraceRow{At: time.Duration(math.Round(ms*1000)) * time.Microsecond, Key: strings.TrimSpace(rec[1]), Cost: 1}
-	if row.At < t.last {
-		return bad("time_ms %s is before the previous row's %.3f; sort the file by time", rec[0], float64(t.last)/float64(time.Millisecond))
-	}
-	if row.Key == "" {
-		return bad("key is empty")
-	}
-	if t.hasCost {
-		c, err := strconv.ParseInt(strings.TrimSpace(rec[2]), 10, 64)
-		if err != nil || c < 1 || c > MaxTraceCost {
-			return bad("cost %q must be a whole number from 1 to %d", rec[2], MaxTraceCost)
-		}
-		row.Cost = c
-	}
-	t.last = row.At
-	return row, nil
+	return out
 }
 
-// wrap turns a csv.ParseError into "file:line: problem".
-func (t *traceReader) wrap(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: %v", t.name, pe.Line, pe.Err)
+// WriteTraceNotes prints a line per trace client saying what was replayed and
+// what was not (rows past the end, lines that could not be read, the first of
+// them); nothing when there is no trace.
+func WriteTraceNotes(w io.Writer, cfg *Config) {
+	for _, t := range TraceReports(cfg) {
+		fmt.Fprintf(w, "  trace %s (%s): %d requests replayed", t.File, t.Format, t.Rows)
+		if t.PastEnd > 0 {
+			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
+		}
+		if t.Unparsed > 0 {
+			verb := "were"
+			if t.Unparsed == 1 {
+				verb = "was"
+			}
+			fmt.Fprintf(w, "; %s could not be read and %s skipped (--strict makes that an error):", plural(t.Unparsed, "line", "lines"), verb)
+			for _, s := range t.Shown {
+				fmt.Fprintf(w, "\n    %s", s)
+			}
+			if int64(len(t.Shown)) < t.Unparsed {
+				fmt.Fprintf(w, "\n    … and %d more", t.Unparsed-int64(len(t.Shown)))
+			}
+		}
+		fmt.Fprintln(w)
 	}
-	return fmt.Errorf("%s: %w", t.name, err)
+}
+
+// plural is "1 line" or "3 lines".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

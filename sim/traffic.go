@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -178,5 +179,11 @@ func (a *traceArrivals) next() (arrival, bool) {
 		a.r.Close()
 		return arrival{}, false
 	}
-	return arrival{at, a.t.KeyIndex[row.Key], row.Cost}, true
+	k, ok := a.t.KeyIndex[row.Key]
+	if !ok {
+		a.failure = fmt.Errorf("key %q was not in the trace when it was read; the file changed since (run again)", row.Key)
+		a.r.Close()
+		return arrival{}, false
+	}
+	return arrival{at, k, row.Cost}, true
 }

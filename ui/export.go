@@ -76,13 +76,22 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	r.OnRows(w.Write)
-	if err := r.AdvanceTo(upTo); err != nil {
+	sw, err := sim.NewSeriesWriter(serFile, cfg)
+	if err != nil {
 		return err
+	}
+	r.OnSeries(sw.Write)
+	// a bounded stretch at a time, so the samples waiting for the sink stay few
+	for at := time.Duration(0); at < upTo; {
+		at = min(at+4096*cfg.Tick, upTo)
+		if err := r.AdvanceTo(at); err != nil {
+			return err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := sim.WriteSeries(serFile, r.Run); err != nil {
+	if err := sw.Flush(); err != nil {
 		return err
 	}
 	if err := reqFile.Commit(); err != nil {

@@ -35,7 +35,9 @@ type Options struct {
 	ExportDir string
 	// Redis moves the lanes onto Redis (see scenarios.Overrides); Session says
 	// which Redis (--redis).
-	Redis   bool
+	Redis bool
+	// Strict makes a trace line that cannot be read an error (--strict).
+	Strict  bool
 	Session session.Options
 	// ManualFrames: the caller sends FrameMsg itself (the tests drive time this
 	// way); otherwise a frame comes every Frame.
@@ -81,7 +83,7 @@ func New(opts Options) (*Model, error) {
 		opts.ExportDir = "."
 	}
 	m := &Model{opts: opts, keys: DefaultKeyMap(), bar: help.New(), isDark: true, export: exporter{dir: opts.ExportDir}}
-	m.runner = runner{catalogue: opts.Catalogue, seed: opts.Seed, lanes: opts.Lanes, redis: opts.Redis,
+	m.runner = runner{catalogue: opts.Catalogue, seed: opts.Seed, lanes: opts.Lanes, redis: opts.Redis, strict: opts.Strict,
 		session: opts.Session, manual: opts.ManualFrames, speed: speedOne}
 	if opts.Scenario != "" {
 		i, err := opts.Catalogue.Index(opts.Scenario)
@@ -107,7 +109,11 @@ func (m *Model) name() string { return m.runner.name() }
 
 // view is the stretch of virtual time graphs of n columns show now.
 func (m *Model) view(n int) timeView {
-	return viewOf(m.runner.cfg, m.runner.run.Now(), n, m.whole)
+	step := m.runner.cfg.Tick
+	if lanes := m.runner.run.Lanes; len(lanes) > 0 {
+		step = lanes[0].SeriesStep() // every lane's series has the same resolution
+	}
+	return viewOf(m.runner.cfg, step, m.runner.run.Now(), n, m.whole)
 }
 
 // Close releases what the current run holds; the program calls it when it ends.

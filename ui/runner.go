@@ -49,6 +49,7 @@ type runner struct {
 	seed      *uint64
 	lanes     []string
 	redis     bool
+	strict    bool
 	session   session.Options
 	manual    bool // the caller sends the frames (tests)
 
@@ -77,7 +78,7 @@ type runner struct {
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
 
 func (r *runner) overrides() scenarios.Overrides {
-	return scenarios.Overrides{Seed: r.seed, Lanes: r.lanes, Limit: r.limit, Burst: r.burst, Redis: r.redis}
+	return scenarios.Overrides{Seed: r.seed, Lanes: r.lanes, Limit: r.limit, Burst: r.burst, Redis: r.redis, Strict: r.strict}
 }
 
 // compile compiles the current scenario with the adjustments.

@@ -33,15 +33,18 @@ func stretch(cfg *sim.Config) time.Duration {
 }
 
 // viewOf is the view of n columns at virtual time now: the stretch ending at the
-// last whole column, or with whole, everything so far.
-func viewOf(cfg *sim.Config, now time.Duration, n int, whole bool) timeView {
+// last whole column, or with whole, everything so far. step is the series'
+// resolution (the tick, or coarser once a long run's series was merged; see
+// sim.Lane.SeriesStep): a column spans a whole number of steps, so no sample
+// straddles two columns.
+func viewOf(cfg *sim.Config, step, now time.Duration, n int, whole bool) timeView {
 	n = max(n, 1)
 	covered := stretch(cfg)
 	if whole {
-		covered = max(now, cfg.Tick)
+		covered = max(now, step)
 	}
-	ticks := (covered/cfg.Tick + time.Duration(n) - 1) / time.Duration(n)
-	span := max(1, ticks) * cfg.Tick
+	steps := (covered/step + time.Duration(n) - 1) / time.Duration(n)
+	span := max(1, steps) * step
 	end := now / span * span
 	from := max(0, end-time.Duration(n)*span)
 	return timeView{from: from, span: span, n: int(min(time.Duration(n), (end-from)/span))}

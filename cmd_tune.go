@@ -1,0 +1,223 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"ratelab/traces"
+	"ratelab/tune"
+)
+
+const tuneUsage = `
+Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
+                    [--algorithms a,b] [--rate MIN..MAX] [--burst MIN..MAX] [--period 1s]
+                    [--points N] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+
+Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too)
+through a grid of algorithm × rate × burst, on every core, and reports for each
+policy the share of requests denied overall, to the median key and to the
+99th-percentile key by volume, to the ordinary keys (all but the heaviest 1%), and
+how much of the heavy hitters' traffic it admits; then draws the frontier and
+recommends the tightest policy that meets the goal. Nobody retries: a log is what
+was offered. Rates are per --period; ranges are log-spaced in --points steps and
+default to what the trace's keys sent.`
+
+// traceOptions are the flags that say how to read a trace, shared by tune and
+// tui --trace.
+type traceOptions struct {
+	file, format, key, timeField, timeFormat, costField, spread string
+	reorder                                                     time.Duration
+	strict                                                      bool
+	seed                                                        uint64
+}
+
+// flags registers the trace flags; --seed and --strict too when own (tui has its
+// own, for scenarios as well).
+func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
+	fs.StringVar(&o.file, "trace", "", "the request log to read (.gz too)")
+	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default from the file's extension")
+	fs.StringVar(&o.key, "key", "", "what names a client: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
+	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's field (default time, or a CSV's time_ms)")
+	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: auto, ms (from the start), rfc3339, unix or unix_ms")
+	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's field (default cost; 1 when absent)")
+	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time a line may go behind the latest read")
+	fs.StringVar(&o.spread, "spread", "none", "none, or uniform: requests stamped the same second are spread over it (seeded by --seed)")
+	o.seed = 1
+	if own {
+		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
+		fs.Uint64Var(&o.seed, "seed", 1, "seeds the uniform spread")
+	}
+}
+
+// options checks the flags and returns how to read the trace.
+func (o *traceOptions) options(cmd string) (traces.Options, error) {
+	if o.file == "" {
+		return traces.Options{}, usagef("%s: --trace FILE is required", cmd)
+	}
+	to := traces.Options{Key: o.key, TimeField: o.timeField, CostField: o.costField, ReorderWindow: o.reorder, Strict: o.strict, Seed: o.seed, MaxCost: tune.MaxCost}
+	var err error
+	if o.format != "" {
+		to.Format, err = traces.ParseFormat(o.format)
+	} else {
+		to.Format, err = traces.FormatOf(o.file)
+	}
+	if err != nil {
+		return to, usagef("--format: %v", err)
+	}
+	if to.TimeFormat, err = traces.ParseTimeFormat(o.timeFormat); err != nil {
+		return to, usagef("--time-format: %v", err)
+	}
+	if to.Spread, err = traces.ParseSpread(o.spread); err != nil {
+		return to, usagef("--spread: %v", err)
+	}
+	if o.reorder <= 0 {
+		return to, usagef("--reorder-window must be > 0 (got %s)", o.reorder)
+	}
+	return to, nil
+}
+
+// load reads the trace into memory (streaming it when it needs more than budget
+// bytes); any problem with the file is a usage error, reported before anything
+// is written.
+func (o *traceOptions) load(to traces.Options, budget int64) (*tune.Trace, error) {
+	t, err := tune.Load(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, budget)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return t, nil
+}
+
+// tuneOptions are the flags of ratelab tune.
+type tuneOptions struct {
+	trace                     traceOptions
+	algorithms, rate, burst   string
+	goal, csv, json           string
+	period                    time.Duration
+	points, workers, memoryMB int
+}
+
+// grid checks the grid flags against the trace and returns the grid and the goal.
+func (o *tuneOptions) grid(t *tune.Trace) (tune.Grid, tune.Goal, error) {
+	g := tune.Grid{Period: o.period, Algorithms: tune.DefaultAlgorithms}
+	if o.algorithms != "" {
+		g.Algorithms = nil
+		for _, a := range strings.Split(o.algorithms, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				g.Algorithms = append(g.Algorithms, a)
+			}
+		}
+	}
+	if err := tune.CheckAlgorithms(g.Algorithms); err != nil {
+		return g, tune.Goal{}, usagef("--algorithms: %v", err)
+	}
+	switch {
+	case o.period <= 0 || o.period%time.Microsecond != 0:
+		return g, tune.Goal{}, usagef("--period must be a positive whole number of microseconds (got %s)", o.period)
+	case o.points < 1 || o.points > 64:
+		return g, tune.Goal{}, usagef("--points must be from 1 to 64 (got %d)", o.points)
+	}
+	rate, burst := t.DefaultRanges(o.period)
+	var err error
+	if o.rate != "" {
+		if rate, err = tune.ParseRange(o.rate); err != nil {
+			return g, tune.Goal{}, usagef("--rate: %v", err)
+		}
+	}
+	if o.burst != "" {
+		if burst, err = tune.ParseRange(o.burst); err != nil {
+			return g, tune.Goal{}, usagef("--burst: %v", err)
+		}
+	}
+	g.Rates, g.Bursts = rate.Steps(o.points), burst.Steps(o.points)
+	goal, err := tune.ParseGoal(o.goal)
+	if err != nil {
+		return g, goal, usagef("--goal: %v", err)
+	}
+	return g, goal, nil
+}
+
+func runTune(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tune", tuneUsage, stderr)
+	var o tuneOptions
+	o.trace.flags(fs, true)
+	fs.StringVar(&o.algorithms, "algorithms", strings.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per --period (default: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default: 1 to twice the most any key sent in one period)")
+	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per")
+	fs.IntVar(&o.points, "points", 8, "how many rates and bursts, log-spaced across their ranges")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: CLASS<PERCENT, CLASS one of ordinary, median, p99, all")
+	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
+	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
+	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once (default: GOMAXPROCS, every core)")
+	fs.IntVar(&o.memoryMB, "memory", 1024, "MiB the trace may take in memory (16 bytes a request); a larger trace is read again by each worker")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case o.csv == "-" && o.json == "-":
+		return usagef("tune: --csv - and --json - would both write to standard output; send one to a file")
+	case o.workers < 0 || o.memoryMB < 1:
+		return usagef("tune: --workers must be >= 0 and --memory >= 1")
+	}
+	to, err := o.trace.options("tune")
+	if err != nil {
+		return err
+	}
+	t, err := o.trace.load(to, int64(o.memoryMB)<<20)
+	if err != nil {
+		return err
+	}
+	g, goal, err := o.grid(t)
+	if err != nil {
+		return err
+	}
+	policies := g.Policies(t.MaxRequestCost())
+	if len(policies) == 0 {
+		return usagef("tune: no policy in the grid can accept the trace's largest request; raise --burst (and --rate for the windows)")
+	}
+	report := stdout
+	if o.csv == "-" || o.json == "-" {
+		report = stderr
+	}
+	var csvOut, jsonOut *output
+	if o.csv != "" {
+		if csvOut, err = openOutput("csv", o.csv, stdout); err != nil {
+			return err
+		}
+		defer csvOut.abort()
+	}
+	if o.json != "" {
+		if jsonOut, err = openOutput("json", o.json, stdout); err != nil {
+			return err
+		}
+		defer jsonOut.abort()
+	}
+	bar := newProgressBar(stderr, "policies")
+	results, err := tune.Sweep(t, policies, o.workers, bar.update)
+	bar.done()
+	if err != nil {
+		return usageError{err}
+	}
+	rep := tune.NewReport(t, results, goal)
+	if csvOut != nil {
+		if err := rep.WriteCSV(csvOut.w); err != nil {
+			return fmt.Errorf("writing %s: %w", o.csv, err)
+		}
+		if err := csvOut.commit(); err != nil {
+			return err
+		}
+	}
+	if jsonOut != nil {
+		if err := rep.WriteJSON(jsonOut.w); err != nil {
+			return fmt.Errorf("writing %s: %w", o.json, err)
+		}
+		if err := jsonOut.commit(); err != nil {
+			return err
+		}
+	}
+	return rep.WriteTable(report, 72)
+}

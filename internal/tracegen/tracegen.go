@@ -1,0 +1,154 @@
+// Package tracegen writes synthetic access logs in the Combined Log Format for
+// tests and benchmarks: ordinary users who load a page and its assets now and
+// then, a few abusive clients who send steadily at a high rate, and crawlers that
+// walk the site at a moderate one. Lines are written when each request completes
+// (as Apache and nginx do), stamped with when it arrived, so the file is out of
+// order within the longest request's duration. The same Spec writes the same
+// bytes.
+package tracegen
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Spec is what to generate.
+type Spec struct {
+	Start    time.Time     // the first second of the log
+	Duration time.Duration // how much time it covers
+	Seed     uint64
+
+	// Users load pages at UserPages per second each on average (exponential
+	// gaps), each page being one document and up to eight assets within the
+	// following second.
+	Users     int
+	UserPages float64
+	// Abusers send AbuserRate requests per second each, Poisson, all the time.
+	Abusers    int
+	AbuserRate float64
+	// Crawlers fetch CrawlerRate pages per second each, evenly.
+	Crawlers    int
+	CrawlerRate float64
+	// Slowest is the longest a request takes: lines are written up to this long
+	// after the time they carry.
+	Slowest time.Duration
+}
+
+// Clients are the addresses of each kind of client in a generated log.
+type Clients struct {
+	Users, Abusers, Crawlers []string
+}
+
+// Addresses returns the addresses Spec s gives its clients.
+func (s Spec) Addresses() Clients {
+	var c Clients
+	for i := range s.Users {
+		c.Users = append(c.Users, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+	}
+	for i := range s.Abusers {
+		c.Abusers = append(c.Abusers, fmt.Sprintf("203.0.113.%d", i+1))
+	}
+	for i := range s.Crawlers {
+		c.Crawlers = append(c.Crawlers, fmt.Sprintf("66.249.66.%d", i+1))
+	}
+	return c
+}
+
+// request is one generated request: when it arrived and completed (µs from the
+// start), who sent it, and which path.
+type request struct {
+	at, done int64
+	client   int32
+	path     int32
+}
+
+var paths = []string{"/", "/index.html", "/products", "/products/42", "/cart", "/search?q=rate+limit", "/api/v1/items", "/login", "/about", "/blog/2026/rate-limits"}
+var assets = []string{"/static/app.js", "/static/app.css", "/static/logo.png", "/static/font.woff2", "/favicon.ico", "/static/hero.jpg", "/static/vendor.js", "/static/icons.svg"}
+
+// Write writes the log for s to w and returns how many lines it wrote.
+func Write(w io.Writer, s Spec) (int, error) {
+	reqs := generate(s)
+	addr := s.Addresses()
+	names := append(append(append([]string(nil), addr.Users...), addr.Abusers...), addr.Crawlers...)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var line []byte
+	start := s.Start.Unix()
+	lastSec, stamp := int64(-1), ""
+	for _, r := range reqs {
+		sec := start + r.at/1e6
+		if sec != lastSec {
+			lastSec, stamp = sec, time.Unix(sec, 0).In(s.Start.Location()).Format("02/Jan/2006:15:04:05 -0700")
+		}
+		c := int(r.client)
+		agent := "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
+		user := "-"
+		switch {
+		case c >= s.Users+s.Abusers:
+			agent = "ExampleBot/2.1 (+https://example.com/bot)"
+		case c >= s.Users:
+			agent = "python-requests/2.32"
+		case c%7 == 0:
+			user = fmt.Sprintf("user%d", c)
+		}
+		var path string
+		if r.path < 0 {
+			path = fmt.Sprintf("/products/%d", -r.path)
+		} else if int(r.path) < len(paths) {
+			path = paths[r.path]
+		} else {
+			path = assets[int(r.path)-len(paths)]
+		}
+		line = fmt.Appendf(line[:0], "%s - %s [%s] \"GET %s HTTP/1.1\" 200 %d \"-\" \"%s\"\n", names[c], user, stamp, path, 512+int(r.path&7)*1024, agent)
+		if _, err := bw.Write(line); err != nil {
+			return 0, err
+		}
+	}
+	return len(reqs), bw.Flush()
+}
+
+// generate makes every request of s, sorted by completion (the order lines are
+// written in).
+func generate(s Spec) []request {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x7261746c6162))
+	end := int64(s.Duration / time.Microsecond)
+	slowest := max(int64(s.Slowest/time.Microsecond), 1)
+	var reqs []request
+	add := func(at int64, client, path int) {
+		if at < end {
+			reqs = append(reqs, request{at: at, done: at + rng.Int64N(slowest), client: int32(client), path: int32(path)})
+		}
+	}
+	for u := range s.Users {
+		if s.UserPages <= 0 {
+			break
+		}
+		for t := int64(rng.ExpFloat64() / s.UserPages * 1e6); t < end; t += int64(rng.ExpFloat64() / s.UserPages * 1e6) {
+			add(t, u, rng.IntN(len(paths)))
+			for a := range rng.IntN(len(assets) + 1) {
+				add(t+rng.Int64N(1e6), u, len(paths)+a)
+			}
+		}
+	}
+	for a := range s.Abusers {
+		for t := int64(rng.ExpFloat64() / s.AbuserRate * 1e6); t < end; t += int64(rng.ExpFloat64() / s.AbuserRate * 1e6) {
+			add(t, s.Users+a, rng.IntN(len(paths)))
+		}
+	}
+	for c := range s.Crawlers {
+		gap := int64(1e6 / s.CrawlerRate)
+		for t, n := rng.Int64N(gap), 1; t < end; t, n = t+gap, n+1 {
+			add(t, s.Users+s.Abusers+c, -n)
+		}
+	}
+	slices.SortStableFunc(reqs, func(a, b request) int {
+		if a.done != b.done {
+			return int(min(max(a.done-b.done, -1), 1))
+		}
+		return int(min(max(a.at-b.at, -1), 1))
+	})
+	return reqs
+}

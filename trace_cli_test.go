@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/internal/tracegen"
+)
+
+// writeLog writes a generated Combined Log of abusers, a crawler and users.
+func writeLog(t *testing.T, dir string, d time.Duration) string {
+	t.Helper()
+	var buf bytes.Buffer
+	tracegen.Write(&buf, tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Duration: d, Seed: 5, Users: 300, UserPages: 1.0 / 40,
+		Abusers: 2, AbuserRate: 15, Crawlers: 1, CrawlerRate: 4, Slowest: 2 * time.Second})
+	path := filepath.Join(dir, "access.log")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	return path
+}
+
+func TestTuneCommand(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir, 10*time.Minute)
+	csvPath, jsonPath := filepath.Join(dir, "grid.csv"), filepath.Join(dir, "grid.json")
+	args := []string{"tune", "--trace", log, "--points", "4", "--csv", csvPath, "--json", jsonPath}
+	code, out, errOut := ratelab(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("standard error is not a terminal, yet tune wrote to it: %q", errOut)
+	}
+	for _, want := range []string{"access.log: ", "requests from 303 keys over 10m0s", "heavy hitters: the 3 heaviest keys", "is the tightest policy that meets ordinary<0.10%", "log scale"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	grid, _ := os.ReadFile(csvPath)
+	lines := strings.Split(strings.TrimSpace(string(grid)), "\n")
+	if !strings.HasPrefix(lines[0], "algorithm,limit,period_ms,burst,requests,denied") || len(lines) != 1+4+4+4+16 {
+		t.Errorf("grid CSV: %d lines, header %q", len(lines), lines[0])
+	}
+	if strings.Count(string(grid), ",true\n") != 1 {
+		t.Error("the grid CSV does not mark exactly one policy recommended")
+	}
+	var j struct {
+		Policies    []json.RawMessage `json:"policies"`
+		Recommended int               `json:"recommended"`
+	}
+	data, _ := os.ReadFile(jsonPath)
+	if err := json.Unmarshal(data, &j); err != nil || len(j.Policies) != 28 || j.Recommended < 0 {
+		t.Errorf("grid JSON: %v, %d policies, recommended %d", err, len(j.Policies), j.Recommended)
+	}
+	// the same inputs give the same bytes, whatever the number of workers
+	_, again, _ := ratelab(append(args[:5:5], "--workers", "1")...)
+	if again != out {
+		t.Error("tune with one worker printed something else than with every core")
+	}
+}
+
+// Bad input: one message naming the place and the fix, exit 2, no file written.
+func TestTuneBadInput(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir, time.Minute)
+	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "iso.log"), []byte("1.2.3.4 - - [2026-03-02T00:00:00Z] \"GET / HTTP/1.1\" 200 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"time":"2026-03-02T00:00:00Z","ip":"1.2.3.4"}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out.csv")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trace", filepath.Join(dir, "nope.log")}, "no such file or directory"},
+		{[]string{"--trace", log, "--format", "apache"}, `--format: unknown format "apache"; use csv, clf (Common or Combined Log Format) or jsonl`},
+		{[]string{"--trace", filepath.Join(dir, "x.bin")}, `--format: cannot tell the format of`},
+		{[]string{"--trace", filepath.Join(dir, "empty.log")}, "empty.log: the trace has no requests"},
+		{[]string{"--trace", filepath.Join(dir, "iso.log")}, "iso.log: none of its 1 lines could be read as clf; the first: " + filepath.Join(dir, "iso.log") + ":1: time"},
+		{[]string{"--trace", filepath.Join(dir, "a.jsonl")}, `no field "key" for the key (fields: ip, time); set key`},
+		{[]string{"--trace", log, "--key", "referer"}, `a Common/Combined Log has no field "referer"; use ip, user, ident, method or path`},
+		{[]string{"--trace", log, "--rate", "50..5"}, `--rate: "50..5" is inverted (MAX below MIN); write it as 5..50`},
+		{[]string{"--trace", log, "--burst", "0..5"}, `--burst: "0..5" starts below 1`},
+		{[]string{"--trace", log, "--goal", "vip<1%"}, `--goal: "vip<1%": the class is ordinary, median, p99 or all`},
+		{[]string{"--trace", log, "--algorithms", "token-bucket,leaky"}, `--algorithms: unknown algorithm "leaky"`},
+		{[]string{"--trace", log, "--strict", "--reorder-window", "1s"}, "behind the latest time read before it"},
+		{[]string{}, "tune: --trace FILE is required"},
+	} {
+		code, _, errOut := ratelab(append(append([]string{"tune"}, tc.args...), "--csv", out)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("tune %v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("tune %v left %s behind", tc.args, out)
+		}
+	}
+}
+
+// ratelab tui --trace in a real terminal: the sweep, then the recommended policy
+// and its neighbours as lanes, the lesson saying why, the heaviest key watched.
+func TestTUIOnATraceInARealTerminal(t *testing.T) {
+	_, dir := buildForTmux(t)
+	writeLog(t, dir, 5*time.Minute)
+	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
+	sc := s.waitFor("the trace's scenario", func(sc string) bool {
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/1s burst \d+ \* +\d+`).MatchString(sc)
+	})
+	for _, want := range []string{"is the tightest policy that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
+		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {
+			t.Errorf("the screen lacks %q:\n%s", want, sc)
+		}
+	}
+	s.keys("q")
+	s.waitFor("a clean exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited 0") })
+}

@@ -1,0 +1,175 @@
+// Package traces reads request logs — the Common and Combined Log Formats of
+// Apache and nginx, JSON Lines, CSV with a header — into requests in time order:
+// when, whose key, what cost. A log is written as requests complete, so its lines
+// are not sorted; a reader puts them back in order within a bounded reorder
+// window, spreads one-second timestamps over their second when asked, and counts
+// (and shows the first few of) the lines it could not read instead of dropping
+// them silently. Files ending in .gz are decompressed on the fly, and a UTF-8
+// byte-order mark at the start of a file is skipped.
+//
+// A reader holds the rows of one reorder window and the interned keys, never the
+// whole file: replay streams it, whatever its length.
+package traces
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// Format is the layout of a trace file's lines.
+type Format int
+
+const (
+	// FormatCSV is comma-separated values with a header row naming the columns;
+	// ratelab's own time_ms,key[,cost] is one such file.
+	FormatCSV Format = iota
+	// FormatCLF is the Common Log Format (`%h %l %u %t "%r" %>s %b`) and the
+	// Combined one, which appends `"%{Referer}i" "%{User-agent}i"` (Apache's
+	// mod_log_config; nginx's predefined "combined" writes the same). Time is
+	// `[10/Oct/2000:13:55:36 -0700]`, to the second.
+	FormatCLF
+	// FormatJSONL is one JSON object per line with named fields.
+	FormatJSONL
+)
+
+// formatNames are the names a scenario file or --format may use.
+var formatNames = map[string]Format{"csv": FormatCSV, "clf": FormatCLF, "common": FormatCLF, "combined": FormatCLF, "jsonl": FormatJSONL, "ndjson": FormatJSONL}
+
+// String is the format's name.
+func (f Format) String() string { return [...]string{"csv", "clf", "jsonl"}[f] }
+
+// ParseFormat reads a format's name: csv, clf (also common, combined) or jsonl
+// (also ndjson).
+func ParseFormat(name string) (Format, error) {
+	if f, ok := formatNames[name]; ok {
+		return f, nil
+	}
+	return 0, fmt.Errorf("unknown format %q; use csv, clf (Common or Combined Log Format) or jsonl", name)
+}
+
+// FormatOf guesses a file's format from its name, a .gz suffix aside: .log and
+// .txt are Common/Combined Log Format, .jsonl, .ndjson and .json JSON Lines, .csv
+// CSV.
+func FormatOf(name string) (Format, error) {
+	ext := strings.ToLower(path.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
+	switch ext {
+	case ".log", ".txt":
+		return FormatCLF, nil
+	case ".jsonl", ".ndjson", ".json":
+		return FormatJSONL, nil
+	case ".csv":
+		return FormatCSV, nil
+	}
+	return 0, fmt.Errorf("cannot tell the format of %s from its name; set format = \"clf\", \"jsonl\" or \"csv\"", name)
+}
+
+// TimeFormat is how a JSON Lines or CSV time field is written.
+type TimeFormat int
+
+const (
+	// TimeAuto: a column called time_ms holds milliseconds from the trace's
+	// start (TimeOffsetMS); otherwise a string is RFC 3339, and a number is
+	// Unix milliseconds when it is 1e11 or more (after March 1973), else Unix
+	// seconds.
+	TimeAuto TimeFormat = iota
+	TimeOffsetMS
+	TimeRFC3339
+	TimeUnix
+	TimeUnixMS
+)
+
+var timeFormatNames = map[string]TimeFormat{"auto": TimeAuto, "": TimeAuto, "ms": TimeOffsetMS, "rfc3339": TimeRFC3339, "unix": TimeUnix, "unix_ms": TimeUnixMS}
+
+// ParseTimeFormat reads a time format's name: auto, ms (milliseconds from the
+// trace's start), rfc3339, unix (seconds) or unix_ms.
+func ParseTimeFormat(name string) (TimeFormat, error) {
+	if f, ok := timeFormatNames[name]; ok {
+		return f, nil
+	}
+	return 0, fmt.Errorf("unknown time_format %q; use auto, ms (milliseconds from the start), rfc3339, unix (seconds) or unix_ms", name)
+}
+
+// Spread is what becomes of requests whose timestamps share an instant.
+type Spread int
+
+const (
+	// SpreadNone keeps each request at its timestamp: a log stamped to the
+	// second puts all of a second's requests at its first microsecond.
+	SpreadNone Spread = iota
+	// SpreadUniform moves each request to a point within its timestamp's
+	// resolution (the second, for a Common Log), drawn uniformly by a hash of
+	// the trace's seed and the line's number: the same file and seed give the
+	// same times, every run.
+	SpreadUniform
+)
+
+// ParseSpread reads "none" or "uniform".
+func ParseSpread(name string) (Spread, error) {
+	switch name {
+	case "", "none":
+		return SpreadNone, nil
+	case "uniform":
+		return SpreadUniform, nil
+	}
+	return 0, fmt.Errorf("spread must be \"none\" or \"uniform\" (got %q)", name)
+}
+
+// DefaultReorderWindow is how far back in time a line may go, behind the latest
+// time already read, and still be put in order: longer than any request should
+// take.
+const DefaultReorderWindow = 5 * time.Minute
+
+// MaxUnparsedShown is how many unreadable lines a reader keeps to show.
+const MaxUnparsedShown = 5
+
+// Options say how to read a trace.
+type Options struct {
+	Format Format
+	// Key names what identifies a client: for a Common/Combined Log, ip (also
+	// host), user, ident, method or path (without the query string); for JSON
+	// Lines and CSV, field names. Several joined by "+" (ip+path) make one key
+	// of their values joined by a space. Empty: ip for a log, key otherwise.
+	Key string
+	// TimeField and CostField name the JSON Lines or CSV fields of the time and
+	// the cost; empty: time (or a CSV's time_ms column) and cost. A row without
+	// a cost costs 1; a CSV must have the cost column it names.
+	TimeField, CostField string
+	TimeFormat           TimeFormat
+	// ReorderWindow bounds how far a line's time may be behind the latest time
+	// read; 0 is DefaultReorderWindow.
+	ReorderWindow time.Duration
+	Spread        Spread
+	// Seed seeds SpreadUniform.
+	Seed uint64
+	// Strict makes any unreadable line an error instead of a counted skip.
+	Strict bool
+	// MaxCost is the largest cost a row may have; 0 is no limit.
+	MaxCost int64
+	// AllowEmpty accepts a file without a request (else an error at its end).
+	AllowEmpty bool
+}
+
+// keyParts splits Key into its parts, with the default for the format.
+func (o Options) keyParts() []string {
+	k := o.Key
+	if k == "" {
+		k = "key"
+		if o.Format == FormatCLF {
+			k = "ip"
+		}
+	}
+	parts := strings.Split(k, "+")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+func (o Options) window() time.Duration {
+	if o.ReorderWindow <= 0 {
+		return DefaultReorderWindow
+	}
+	return o.ReorderWindow
+}

@@ -1,0 +1,274 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Row is one request of a trace.
+type Row struct {
+	// At is when the request came, in whole microseconds: from the Unix epoch for
+	// dated formats (a log's [10/Oct/2000:13:55:36 -0700], RFC 3339, Unix
+	// seconds), from the trace's start for milliseconds-from-the-start (a CSV's
+	// time_ms). Stats.Dated says which.
+	At   time.Duration
+	Key  string
+	Cost int64
+	// Line is the row's line in the file (its first line, for a CSV record
+	// spanning several).
+	Line int
+}
+
+// Problem is a line that could not be read, and why.
+type Problem struct {
+	Line int
+	Why  string
+}
+
+// Stats describe what a reader has read so far.
+type Stats struct {
+	Rows     int64 // requests read and handed out
+	Unparsed int64 // lines that could not be read, skipped
+	// Shown are the first MaxUnparsedShown of the unreadable lines.
+	Shown []Problem
+	// First and Last are the earliest and the latest time handed out.
+	First, Last time.Duration
+	// Dated says the times are from the Unix epoch (else from the trace's start).
+	Dated bool
+}
+
+// Reader reads a trace's requests in time order: lines within the reorder window
+// of the latest time read are put back in order (by time, then line), one that is
+// further behind is an error naming its line, its time, the window and the fix.
+// It holds one window of rows and the distinct keys, so replay streams any length
+// of file.
+type Reader struct {
+	name   string
+	closer io.Closer
+	parse  parser
+	opts   Options
+
+	pending window
+	newest  int64 // µs: the latest time read
+	newLine int   // its line
+	window  int64 // µs
+	eof     bool
+	stats   Stats
+	keys    map[string]string
+	err     error
+}
+
+// parser reads a file's records one at a time. next returns the next record, or a
+// *lineProblem for a record it could not read (the reader counts and skips it),
+// io.EOF at the end, or another error that stops the read.
+type parser interface {
+	next() (record, error)
+	dated() bool
+}
+
+// record is one request as read, before reordering: at and res in µs (res the
+// timestamp's resolution, which a uniform spread fills).
+type record struct {
+	at, res int64
+	key     string
+	cost    int64
+	line    int
+}
+
+// lineProblem is a record that could not be read.
+type lineProblem struct {
+	line int
+	why  string
+}
+
+func (p *lineProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line, p.why) }
+
+// Open reads the trace in rc (named name in messages; closed by Close) with o:
+// gzip-compressed data (by its magic number) is decompressed, a UTF-8 byte-order
+// mark skipped. A header that does not fit o (a CSV without the named columns) is
+// an error now.
+func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
+	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}}
+	br := bufio.NewReaderSize(rc, 256<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		br = bufio.NewReaderSize(gz, 256<<10)
+	}
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
+		br.Discard(3)
+	}
+	var err error
+	switch o.Format {
+	case FormatCLF:
+		r.parse, err = newCLF(r, br, o)
+	case FormatJSONL:
+		r.parse, err = newJSONL(r, br, o)
+	default:
+		r.parse, err = newCSV(r, br, o)
+	}
+	if err != nil {
+		rc.Close()
+		var lp *lineProblem
+		if errors.As(err, &lp) {
+			return nil, fmt.Errorf("%s:%d: %s", name, lp.line, lp.why)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r.stats.Dated = r.parse.dated()
+	return r, nil
+}
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.closer.Close() }
+
+// Stats are what has been read so far; complete once Next has returned io.EOF.
+func (r *Reader) Stats() Stats { return r.stats }
+
+// Next returns the next request in time order, or io.EOF after the last. A file
+// with no request at all is an error at its end, saying what was wrong with its
+// lines.
+func (r *Reader) Next() (Row, error) {
+	if r.err != nil {
+		return Row{}, r.err
+	}
+	for !r.pending.ready(r.newest-r.window, r.eof) {
+		if r.eof {
+			if r.stats.Rows == 0 && !r.opts.AllowEmpty {
+				r.err = r.empty()
+				return Row{}, r.err
+			}
+			return Row{}, io.EOF
+		}
+		if err := r.read(); err != nil {
+			r.err = err
+			return Row{}, err
+		}
+	}
+	rec := r.pending.pop()
+	if r.stats.Rows == 0 {
+		r.stats.First = time.Duration(rec.at) * time.Microsecond
+	}
+	r.stats.Rows++
+	r.stats.Last = time.Duration(rec.at) * time.Microsecond
+	return Row{At: time.Duration(rec.at) * time.Microsecond, Key: rec.key, Cost: rec.cost, Line: rec.line}, nil
+}
+
+// read reads one more record into the window.
+func (r *Reader) read() error {
+	rec, err := r.parse.next()
+	var bad *lineProblem
+	switch {
+	case err == io.EOF:
+		r.eof = true
+		return nil
+	case errors.As(err, &bad):
+		return r.skip(bad)
+	case err != nil:
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	if r.opts.MaxCost > 0 && rec.cost > r.opts.MaxCost {
+		return r.skip(&lineProblem{rec.line, fmt.Sprintf("cost %d is more than %d", rec.cost, r.opts.MaxCost)})
+	}
+	if r.opts.Spread == SpreadUniform && rec.res > 1 {
+		rec.at += int64(spreadHash(r.opts.Seed, uint64(rec.line)) % uint64(rec.res))
+	}
+	if rec.at < r.newest-r.window {
+		return fmt.Errorf("%s:%d: time %s is %s behind the latest time read before it (%s, line %d), more than the reorder window of %s; raise reorder_window (--reorder-window) to at least that, or sort the file by time",
+			r.name, rec.line, r.show(rec.at), time.Duration(r.newest-rec.at)*time.Microsecond, r.show(r.newest), r.newLine, r.opts.window())
+	}
+	if rec.at > r.newest {
+		r.newest, r.newLine = rec.at, rec.line
+	}
+	r.pending.push(rec)
+	return nil
+}
+
+// skip counts a line that could not be read (and keeps the first few to show), or
+// stops the read with it under Strict.
+func (r *Reader) skip(p *lineProblem) error {
+	if r.opts.Strict {
+		return fmt.Errorf("%s:%d: %s (with --strict every line must be readable)", r.name, p.line, p.why)
+	}
+	r.stats.Unparsed++
+	if len(r.stats.Shown) < MaxUnparsedShown {
+		r.stats.Shown = append(r.stats.Shown, Problem{Line: p.line, Why: p.why})
+	}
+	return nil
+}
+
+// empty is the error for a file that gave no request.
+func (r *Reader) empty() error {
+	if r.stats.Unparsed == 0 {
+		return fmt.Errorf("%s: the trace has no requests; give a file with at least one", r.name)
+	}
+	p := r.stats.Shown[0]
+	return fmt.Errorf("%s: none of its %d lines could be read as %s; the first: %s:%d: %s (check format, key and the field names)", r.name, r.stats.Unparsed, r.opts.Format, r.name, p.Line, p.Why)
+}
+
+// show renders a time in µs for a message: a date for dated formats, else
+// milliseconds from the start.
+func (r *Reader) show(us int64) string {
+	if r.stats.Dated {
+		return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.999999Z")
+	}
+	return fmt.Sprintf("%.3fms", float64(us)/1000)
+}
+
+// intern returns the key's one string, so the rows of a key share it and reading
+// a known key allocates nothing.
+func (r *Reader) intern(b []byte) string {
+	if s, ok := r.keys[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	r.keys[s] = s
+	return s
+}
+
+// spreadHash is SplitMix64's finaliser over the seed and the line: a uniform,
+// deterministic draw per row.
+func spreadHash(seed, line uint64) uint64 {
+	x := seed*0x9e3779b97f4a7c15 + line + 0x632be59bd9b4e019
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// lineReader hands out a file's lines without their line ending, and counts them.
+type lineReader struct {
+	br   *bufio.Reader
+	line int
+	long []byte
+}
+
+// next returns the next line (valid until the following call), or io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	b, err := l.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		l.long = append(l.long[:0], b...)
+		for err == bufio.ErrBufferFull {
+			b, err = l.br.ReadSlice('\n')
+			l.long = append(l.long, b...)
+		}
+		b = l.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if len(b) == 0 && err == io.EOF {
+		return nil, io.EOF
+	}
+	l.line++
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	b = bytes.TrimSuffix(b, []byte{'\r'})
+	return b, nil
+}

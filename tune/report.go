@@ -1,0 +1,234 @@
+package tune
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/guptarohit/asciigraph"
+
+	"ratelab/sim"
+)
+
+// Report is a sweep's outcome: the trace, the grid's results, the goal and the
+// recommendation (Best, -1 when none meets the goal).
+type Report struct {
+	Trace   *Trace
+	Classes Classes
+	Results []Result
+	Goal    Goal
+	Best    int
+	Why     string
+}
+
+// NewReport classifies the trace's keys and picks the recommendation.
+func NewReport(t *Trace, results []Result, g Goal) *Report {
+	best, why := Recommend(results, g)
+	return &Report{Trace: t, Classes: t.Classify(), Results: results, Goal: g, Best: best, Why: why}
+}
+
+// Summary is a paragraph on the trace: its size, span, keys, the key classes,
+// and what was skipped in reading it.
+func (r *Report) Summary() string {
+	t, c := r.Trace, r.Classes
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, len(t.Keys), t.Span)
+	if t.Stats.Unparsed > 0 {
+		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+	}
+	if len(t.Keys) > 0 {
+		fmt.Fprintf(&b, ".\nMedian key: %d requests (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: the %d heaviest keys (1%%), up to %s with %d (peak %d).",
+			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Heaviest], t.Peak[c.Heaviest])
+	}
+	return b.String()
+}
+
+// columns of the table and the CSV, in order
+var tableHeader = []string{"", "algorithm", "rate", "burst", "denied", "median key", "p99 key", "ordinary", "heavy admitted", "heaviest /s", "state", "retry p50", "retry p99"}
+
+// WriteTable prints the summary, one row per policy (* marks the recommendation),
+// the frontier chart and the recommendation.
+func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
+	fmt.Fprintln(w, r.Summary())
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
+	for i, res := range r.Results {
+		mark := ""
+		if i == r.Best {
+			mark = "*"
+		}
+		burst := "-"
+		if hasBurst(res.Algorithm) {
+			burst = strconv.FormatInt(res.Burst, 10)
+		}
+		row := []string{mark, res.Algorithm, fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
+			percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
+			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), sim.FormatBytes(res.PeakStateBytes),
+			sim.FormatDuration(res.RetryAfterP50), sim.FormatDuration(res.RetryAfterP99)}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, r.Frontier(chartWidth))
+	fmt.Fprintln(w)
+	_, err := fmt.Fprintln(w, r.Why)
+	return err
+}
+
+// shortPeriod is 1s, 1m0s… without the zero tails: 1s, 1m, 1h.
+func shortPeriod(d time.Duration) string {
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	s = strings.TrimSuffix(s, "0m")
+	if s == "" {
+		return d.String()
+	}
+	return s
+}
+
+// Frontier draws the trade-off the grid offers: for each share of ordinary keys'
+// requests denied (x, on a log scale from 0.01% to the most any policy denied
+// them), the smallest share of the heavy hitters' requests any policy admitted at
+// that cost or less (y): the lower the line, the harder abusers are held for the
+// same collateral. Policies that deny ordinary keys nothing count everywhere.
+func (r *Report) Frontier(width int) string {
+	width = max(20, width)
+	if len(r.Results) == 0 {
+		return ""
+	}
+	var xmax float64
+	for _, res := range r.Results {
+		xmax = max(xmax, res.OrdinaryDenied)
+	}
+	if xmax <= 0.0001 {
+		return fmt.Sprintf("(no policy in the grid denied ordinary keys more than 0.01%%; the heavy hitters' admitted share goes down to %s)", percent(minHeavy(r.Results, xmax)))
+	}
+	lo, hi := math.Log10(0.01), math.Log10(100*xmax) // in percent
+	ys := make([]float64, width)
+	for i := range ys {
+		x := math.Pow(10, lo+(hi-lo)*float64(i)/float64(width-1))
+		ys[i] = 100 * minHeavy(r.Results, x/100)
+	}
+	return asciigraph.Plot(ys, asciigraph.Height(10), asciigraph.Width(width), asciigraph.LowerBound(0), asciigraph.UpperBound(100),
+		asciigraph.XAxisRange(lo, hi), asciigraph.XAxisTickCount(5),
+		asciigraph.XAxisValueFormatter(func(v float64) string { return percent(math.Pow(10, v) / 100) }),
+		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%3.0f%%", v) }),
+		asciigraph.Caption(fmt.Sprintf("heavy hitters' requests admitted by the best policy (y) against ordinary keys' requests denied (x, log scale); goal %s", r.Goal)))
+}
+
+// minHeavy is the smallest HeavyAdmitted among the results denying ordinary keys
+// at most x.
+func minHeavy(results []Result, x float64) float64 {
+	m := 1.0
+	for _, res := range results {
+		if res.OrdinaryDenied <= x {
+			m = min(m, res.HeavyAdmitted)
+		}
+	}
+	return m
+}
+
+// CSVColumns is the grid CSV's header.
+const CSVColumns = "algorithm,limit,period_ms,burst,requests,denied,denied_share,median_key_denied,p99_key_denied,ordinary_denied,heavy_admitted,heaviest_offered_per_s,heaviest_admitted_per_s,peak_state_bytes,retry_after_p50_ms,retry_after_p99_ms,never,meets_goal,recommended"
+
+// WriteCSV writes one row per policy, in grid order.
+func (r *Report) WriteCSV(w io.Writer) error {
+	var b []byte
+	b = append(b, CSVColumns+"\n"...)
+	f := func(v float64) { b = strconv.AppendFloat(b, v, 'g', 6, 64); b = append(b, ',') }
+	for i, res := range r.Results {
+		b = append(b, res.Algorithm...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, res.Limit, 10)
+		b = append(b, ',')
+		f(float64(res.Period) / float64(time.Millisecond))
+		b = strconv.AppendInt(b, res.Burst, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, res.Requests, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, res.Denied, 10)
+		b = append(b, ',')
+		for _, v := range []float64{res.DeniedShare, res.MedianKeyDenied, res.P99KeyDenied, res.OrdinaryDenied, res.HeavyAdmitted, res.HeaviestOffered, res.HeaviestAdmitted} {
+			f(v)
+		}
+		b = strconv.AppendInt(b, res.PeakStateBytes, 10)
+		b = append(b, ',')
+		f(float64(res.RetryAfterP50) / float64(time.Millisecond))
+		f(float64(res.RetryAfterP99) / float64(time.Millisecond))
+		b = strconv.AppendInt(b, res.Never, 10)
+		b = append(b, ',')
+		b = strconv.AppendBool(b, r.Goal.Meets(res))
+		b = append(b, ',')
+		b = strconv.AppendBool(b, i == r.Best)
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// jsonResult is a Result in JSON: durations in milliseconds.
+type jsonResult struct {
+	Algorithm        string  `json:"algorithm"`
+	Limit            int64   `json:"limit"`
+	PeriodMS         float64 `json:"period_ms"`
+	Burst            int64   `json:"burst"`
+	Requests         int64   `json:"requests"`
+	Denied           int64   `json:"denied"`
+	DeniedShare      float64 `json:"denied_share"`
+	MedianKeyDenied  float64 `json:"median_key_denied"`
+	P99KeyDenied     float64 `json:"p99_key_denied"`
+	OrdinaryDenied   float64 `json:"ordinary_denied"`
+	HeavyAdmitted    float64 `json:"heavy_admitted"`
+	HeaviestOffered  float64 `json:"heaviest_offered_per_s"`
+	HeaviestAdmitted float64 `json:"heaviest_admitted_per_s"`
+	PeakStateBytes   int64   `json:"peak_state_bytes"`
+	RetryAfterP50MS  float64 `json:"retry_after_p50_ms"`
+	RetryAfterP99MS  float64 `json:"retry_after_p99_ms"`
+	Never            int64   `json:"never"`
+	MeetsGoal        bool    `json:"meets_goal"`
+}
+
+// WriteJSON writes the report as one JSON object: the trace, the goal, every
+// policy's result in grid order, and the recommendation (its index, or -1).
+func (r *Report) WriteJSON(w io.Writer) error {
+	t, c := r.Trace, r.Classes
+	out := struct {
+		Trace struct {
+			File      string  `json:"file"`
+			Requests  int64   `json:"requests"`
+			Keys      int     `json:"keys"`
+			SpanMS    float64 `json:"span_ms"`
+			Unparsed  int64   `json:"unparsed"`
+			Heavy     int     `json:"heavy_keys"`
+			Heaviest  string  `json:"heaviest_key"`
+			MedianVol int64   `json:"median_key_requests"`
+			P99Vol    int64   `json:"p99_key_requests"`
+		} `json:"trace"`
+		Goal        string       `json:"goal"`
+		Policies    []jsonResult `json:"policies"`
+		Recommended int          `json:"recommended"`
+		Why         string       `json:"why"`
+	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why}
+	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, len(t.Keys), float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
+	if len(t.Keys) > 0 {
+		out.Trace.Heavy, out.Trace.Heaviest, out.Trace.MedianVol, out.Trace.P99Vol = c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Median], t.Volume[c.P99]
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	out.Policies = []jsonResult{}
+	for _, res := range r.Results {
+		out.Policies = append(out.Policies, jsonResult{res.Algorithm, res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
+			res.MedianKeyDenied, res.P99KeyDenied, res.OrdinaryDenied, res.HeavyAdmitted, res.HeaviestOffered, res.HeaviestAdmitted,
+			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
