@@ -20,6 +20,7 @@ import (
 const benchUsage = `
 Usage: ratelab bench [--redis URL] [--duration D] [--max-decisions N]
                      [--strategies lua,multi,watch] [--concurrency 1,16,64,256]
+                     [--shards 1,4,16 [--shard-picks random,two-choices]]
                      [--csv PATH|-] [--allow-remote]
 
 A live benchmark on a real Redis, on the wall clock with real goroutines: the atomic
@@ -30,7 +31,14 @@ pass. Its keys carry a prefix of their own and are removed at the end, also when
 SIGINT, SIGTERM or SIGHUP stops it. It refuses a Redis that is not on this machine
 unless --allow-remote is given: every address it would contact is checked before
 it connects (the URL's host, each &addr=, and for a cluster every node the
-cluster reports), and the report names them.`
+cluster reports), and the report names them.
+
+With --shards it measures one hot global limit instead: on one key, or split into
+shards (the shard in the hash tag) picked at random or by two choices, at each
+concurrency; decisions per second, script calls per decision, and each node's
+share of the script calls (INFO commandstats). Give a Redis Cluster URL
+(?cluster=true&addr=…) to see the shards spread over its masters, and one server
+as the control.`
 
 func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench", benchUsage, stderr)
@@ -41,6 +49,8 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	concurrency := fs.String("concurrency", "1,16,64,256", "the numbers of goroutines")
 	csvPath := fs.String("csv", "", "also write the results as CSV to PATH (- for standard output)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a Redis that is not on a loopback address")
+	shardsFlag := fs.String("shards", "", "measure one hot limit split into these numbers of shards instead (1 is one key), e.g. 1,4,16")
+	picksFlag := fs.String("shard-picks", strings.Join(algorithms.ShardPicks, ","), "with --shards: how a request's shard is chosen")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +68,24 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 			return usagef("bench: --concurrency: %q is not a number of goroutines from 1 to 4096", c)
 		}
 		o.Concurrency = append(o.Concurrency, n)
+	}
+	var so bench.ShardOptions
+	if *shardsFlag != "" {
+		for _, v := range strings.Split(*shardsFlag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 || n > 1024 {
+				return usagef("bench: --shards: %q is not a number of shards from 1 to 1024", v)
+			}
+			so.Shards = append(so.Shards, n)
+		}
+		for _, v := range strings.Split(*picksFlag, ",") {
+			pick, ok := algorithms.ParseShardPick(strings.TrimSpace(v))
+			if !ok {
+				return usagef("bench: --shard-picks: unknown pick %q; use %s", v, strings.Join(algorithms.ShardPicks, ", "))
+			}
+			so.Picks = append(so.Picks, pick)
+		}
+		so.Concurrency, so.Duration, so.MaxDecisions = o.Concurrency, *duration, *maxDecisions
 	}
 	switch {
 	case *duration <= 0 || *duration > time.Minute:
@@ -125,6 +153,27 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	fmt.Fprintf(report, "ratelab bench on %s, %s a cell\n\n", where, *duration)
 	o.Progress = func(s string) { fmt.Fprintf(stderr, "  %s…\n", s) }
+	if so.Shards != nil {
+		so.Progress = o.Progress
+		cells, err := bench.RunShards(ctx, store, so)
+		if cause := context.Cause(ctx); cause != nil {
+			return fmt.Errorf("%v; the benchmark stopped and wrote nothing", cause)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(report)
+		if err := bench.WriteShardTable(report, cells); err != nil {
+			return err
+		}
+		if out != nil {
+			if err := bench.WriteShardCSV(out.w, cells); err != nil {
+				return err
+			}
+			return out.commit()
+		}
+		return nil
+	}
 	cells, over, err := bench.Run(ctx, store, o)
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v; the benchmark stopped and wrote nothing", cause)

@@ -17,7 +17,7 @@ import (
 
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
-                   [--csv PATH|-] [--series PATH|-] [--format table|json] [--strict]
+                   [--csv PATH|-] [--headers] [--series PATH|-] [--format table|json] [--strict]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
@@ -31,7 +31,7 @@ type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
 	csv, series, format          string
-	explain, strict              bool
+	explain, headers, strict     bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
@@ -42,6 +42,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
 	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
+	fs.BoolVar(&o.headers, "headers", false, "add to --csv the rate-limit headers each response sends, in each lane's family (columns after the others)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +56,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("run: --format must be table or json (got %q)", o.format)
 	case o.csv == "-" && o.series == "-":
 		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
+	case o.headers && o.csv == "":
+		return usagef("run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too")
 	}
 	c, cfg, err := compileScenario(o)
 	if err != nil {
@@ -111,8 +114,12 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	}()
 	var rows *sim.RequestWriter
 	if requests != nil {
-		if rows, err = sim.NewRequestWriter(requests.w, cfg); err != nil {
-			return err
+		newWriter := sim.NewRequestWriter
+		if o.headers {
+			newWriter = sim.NewRequestWriterWithHeaders
+		}
+		if rows, err = newWriter(requests.w, cfg); err != nil {
+			return fmt.Errorf("writing %s: %w", o.csv, err)
 		}
 		r.OnRows(rows.Write)
 	}
@@ -234,7 +241,7 @@ func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: lanes, Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, nil, usageError{err}

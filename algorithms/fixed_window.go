@@ -68,6 +68,22 @@ func (f *FixedWindow) Allow(key string, now time.Duration, cost int64) Decision 
 		idle := f.idle(key, toMicros(now))
 		s = f.add(key, &idle)
 	}
+	return f.decide(s, key, now, cost)
+}
+
+// Check is what Allow would decide, on a copy of the state: nothing changes.
+func (f *FixedWindow) Check(key string, now time.Duration, cost int64) Decision {
+	var s FixedWindowState
+	if stored, ok := f.state(key); ok {
+		s = *stored
+	} else {
+		s = f.idle(key, toMicros(now))
+	}
+	return f.decide(&s, key, now, cost)
+}
+
+// decide decides on *s and updates it in place.
+func (f *FixedWindow) decide(s *FixedWindowState, key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
 	*s = f.roll(*s, n)
 	d := Decision{Limit: s.Allowance}

@@ -103,3 +103,9 @@ func (g *GCRA) Evict(now time.Duration) int {
 
 // scaled converts now to GCRA's scaled time: microseconds × perMicro.
 func (g *GCRA) scaled(now time.Duration) int64 { return toMicros(now) * g.c.perMicro }
+
+// Check is what Allow would decide, and changes nothing.
+func (g *GCRA) Check(key string, now time.Duration, cost int64) Decision {
+	d, _ := g.Decide(g.Read(key, now), key, now, cost)
+	return d
+}

@@ -3,37 +3,153 @@ package algorithms
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
 // Header is one HTTP response header, name and value.
 type Header struct{ Name, Value string }
 
-// Headers renders d as the headers a server enforcing p under the policy name would
-// send, in the order a person reads them:
-//
-//   - RateLimit-Policy: "name";q=<limit>;w=<period in seconds>, as in
-//     draft-ietf-httpapi-ratelimit-headers (draft 11). w is whole seconds; a period
-//     that is not is rounded up, and the quota with it, to the same rate.
-//   - RateLimit: "name";r=<remaining, whole units, at least 0>;t=<seconds until
-//     reset, rounded up>.
-//   - Retry-After: <seconds, rounded up> (RFC 9110), on a denial only, and not when
-//     the request could never be accepted.
-func Headers(name string, p Policy, d Decision) []Header {
-	p = p.WithDefaults()
-	window := int64(math.Ceil(p.Period.Seconds()))
-	quota := p.Limit
-	if time.Duration(window)*time.Second != p.Period {
-		quota = int64(math.Ceil(float64(p.Limit) * float64(window) / p.Period.Seconds()))
+// HeaderFamily is the set of response fields a server uses to tell a client about
+// its rate limits. Each family reports the same decision; they differ in names,
+// in units, and in how many policies one response can carry.
+type HeaderFamily int
+
+const (
+	// HeadersDraft: RateLimit-Policy and RateLimit, as in
+	// draft-ietf-httpapi-ratelimit-headers (draft 11). Both are structured-field
+	// lists with a member per policy, so a response carries every limit it was
+	// held to: RateLimit-Policy: "name";q=<quota>;w=<window in seconds>, and
+	// RateLimit: "name";r=<remaining>;t=<seconds until reset>.
+	HeadersDraft HeaderFamily = iota
+	// HeadersLegacy: RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset
+	// (delta seconds), as in the drafts up to 06: one limit per response, the one
+	// closest to being reached.
+	HeadersLegacy
+	// HeadersX: the X-RateLimit-* family many APIs still send, as GitHub does:
+	// X-RateLimit-Limit, -Remaining, -Reset (the reset as epoch seconds), -Used
+	// (limit − remaining) and -Resource (the policy's name); one limit per
+	// response, the one closest to being reached.
+	HeadersX
+)
+
+// HeaderFamilies are the families' names in scenario files.
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit"}
+
+// String is the family's name.
+func (f HeaderFamily) String() string { return HeaderFamilies[f] }
+
+// ParseHeaderFamily reads a family's name.
+func ParseHeaderFamily(name string) (HeaderFamily, bool) {
+	for i, n := range HeaderFamilies {
+		if n == name {
+			return HeaderFamily(i), true
+		}
 	}
-	h := []Header{
-		{"RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", name, quota, window)},
-		{"RateLimit", fmt.Sprintf("%q;r=%d;t=%d", name, int64(max(0, math.Floor(d.Remaining))), ceilSeconds(d.ResetAfter))},
+	return 0, false
+}
+
+// Names are the fields family f sends, in order, Retry-After last.
+func (f HeaderFamily) Names() []string {
+	names := [][]string{
+		HeadersDraft:  {"RateLimit-Policy", "RateLimit"},
+		HeadersLegacy: {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+		HeadersX:      {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+	}[f]
+	return append(append([]string(nil), names...), "Retry-After")
+}
+
+// HeaderOrigin is the wall-clock instant the run's virtual origin stands for in
+// headers that carry absolute times (X-RateLimit-Reset): 2026-01-01T00:00:00Z,
+// the instant the x-time-rate lane maps the origin to.
+var HeaderOrigin = xOrigin
+
+// Quota is one policy a response reports on: its name (the tier, or the limit's),
+// the policy, and the decision it made for the request.
+type Quota struct {
+	Name     string
+	Policy   Policy
+	Decision Decision
+}
+
+// Headers renders d as the headers a server enforcing p under the policy name would
+// send, in the draft family (see HeaderFamily.Render).
+func Headers(name string, p Policy, d Decision) []Header {
+	return HeadersDraft.Render(0, d, []Quota{{Name: name, Policy: p, Decision: d}})
+}
+
+// Render is the headers of a response in family f: d is the response's decision
+// (allowed or not, and its retry-after), quotas every policy the request was held
+// to (at least one), now when it was decided (for absolute times). In every family:
+//
+//   - a policy's window is its period in whole seconds; a period that is not is
+//     rounded up, and the quota with it, to the same rate;
+//   - remaining is whole units, at least 0; reset is seconds, rounded up;
+//   - Retry-After: <seconds, rounded up> (RFC 9110) comes last, on a denial only,
+//     and not when the request could never be accepted.
+func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []Header {
+	var h []Header
+	switch f {
+	case HeadersDraft:
+		var policies, states []string
+		for _, q := range quotas {
+			quota, window := quotaOf(q.Policy)
+			policies = append(policies, fmt.Sprintf("%q;q=%d;w=%d", q.Name, quota, window))
+			states = append(states, fmt.Sprintf("%q;r=%d;t=%d", q.Name, remainingOf(q.Decision), ceilSeconds(q.Decision.ResetAfter)))
+		}
+		h = []Header{{"RateLimit-Policy", strings.Join(policies, ", ")}, {"RateLimit", strings.Join(states, ", ")}}
+	case HeadersLegacy:
+		q := closest(quotas)
+		quota, _ := quotaOf(q.Policy)
+		h = []Header{
+			{"RateLimit-Limit", fmt.Sprint(quota)},
+			{"RateLimit-Remaining", fmt.Sprint(remainingOf(q.Decision))},
+			{"RateLimit-Reset", fmt.Sprint(ceilSeconds(q.Decision.ResetAfter))},
+		}
+	case HeadersX:
+		q := closest(quotas)
+		quota, _ := quotaOf(q.Policy)
+		left := remainingOf(q.Decision)
+		reset := HeaderOrigin.Add(now).Add(time.Duration(ceilSeconds(q.Decision.ResetAfter)) * time.Second)
+		h = []Header{
+			{"X-RateLimit-Limit", fmt.Sprint(quota)},
+			{"X-RateLimit-Remaining", fmt.Sprint(left)},
+			{"X-RateLimit-Reset", fmt.Sprint(ceilDiv(reset.UnixNano(), int64(time.Second)))},
+			{"X-RateLimit-Used", fmt.Sprint(max(0, quota-left))},
+			{"X-RateLimit-Resource", q.Name},
+		}
 	}
 	if !d.Allowed && d.RetryAfter != Forever {
 		h = append(h, Header{"Retry-After", fmt.Sprint(ceilSeconds(d.RetryAfter))})
 	}
 	return h
+}
+
+// quotaOf is p as a quota over a window of whole seconds.
+func quotaOf(p Policy) (quota, window int64) {
+	p = p.WithDefaults()
+	window = int64(math.Ceil(p.Period.Seconds()))
+	quota = p.Limit
+	if time.Duration(window)*time.Second != p.Period {
+		quota = int64(math.Ceil(float64(p.Limit) * float64(window) / p.Period.Seconds()))
+	}
+	return quota, window
+}
+
+// remainingOf is a decision's remaining in whole units, at least 0.
+func remainingOf(d Decision) int64 { return int64(max(0, math.Floor(d.Remaining))) }
+
+// closest is the quota closest to being reached: the least remaining as a share of
+// its quota (the first on a tie).
+func closest(quotas []Quota) Quota {
+	best, share := 0, math.Inf(1)
+	for i, q := range quotas {
+		quota, _ := quotaOf(q.Policy)
+		if s := float64(remainingOf(q.Decision)) / float64(quota); s < share {
+			best, share = i, s
+		}
+	}
+	return quotas[best]
 }
 
 // ceilSeconds is d in whole seconds, rounded up.

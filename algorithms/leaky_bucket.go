@@ -57,11 +57,25 @@ func (b *LeakyBucket) StateBytes() int64 { return b.keyBytes + int64(b.Keys())*l
 
 // Allow decides atomically.
 func (b *LeakyBucket) Allow(key string, now time.Duration, cost int64) Decision {
-	n := toMicros(now)
 	s, ok := b.state(key)
 	if !ok {
-		s = b.add(key, &LeakyState{Last: n})
+		s = b.add(key, &LeakyState{Last: toMicros(now)})
 	}
+	return b.decide(s, key, now, cost)
+}
+
+// Check is what Allow would decide, on a copy of the state: nothing changes.
+func (b *LeakyBucket) Check(key string, now time.Duration, cost int64) Decision {
+	s := LeakyState{Last: toMicros(now)}
+	if stored, ok := b.state(key); ok {
+		s = *stored
+	}
+	return b.decide(&s, key, now, cost)
+}
+
+// decide decides on *s and updates it in place.
+func (b *LeakyBucket) decide(s *LeakyState, key string, now time.Duration, cost int64) Decision {
+	n := toMicros(now)
 	level := b.c.drain(s.Level, n-s.Last)
 	s.Level, s.Last = level, max(n, s.Last)
 	need := cost * b.c.unit

@@ -22,3 +22,8 @@ func (u *Unlimited) Evict(time.Duration) int             { return 0 }
 func (u *Unlimited) Allow(string, time.Duration, int64) Decision {
 	return Decision{Allowed: true, Remaining: float64(u.policy.Burst), Limit: u.policy.Burst}
 }
+
+// Check is what Allow would decide: allowed.
+func (u *Unlimited) Check(key string, now time.Duration, cost int64) Decision {
+	return u.Allow(key, now, cost)
+}

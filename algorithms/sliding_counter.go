@@ -51,6 +51,20 @@ func (c *SlidingCounter) Allow(key string, now time.Duration, cost int64) Decisi
 	if !ok {
 		s = c.add(key, &SlidingCounterState{Window: floorDiv(toMicros(now), c.periodUS)})
 	}
+	return c.decide(s, key, now, cost)
+}
+
+// Check is what Allow would decide, on a copy of the state: nothing changes.
+func (c *SlidingCounter) Check(key string, now time.Duration, cost int64) Decision {
+	s := SlidingCounterState{Window: floorDiv(toMicros(now), c.periodUS)}
+	if stored, ok := c.state(key); ok {
+		s = *stored
+	}
+	return c.decide(&s, key, now, cost)
+}
+
+// decide decides on *s and updates it in place.
+func (c *SlidingCounter) decide(s *SlidingCounterState, key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
 	var elapsed int64
 	*s, elapsed = c.roll(*s, n)

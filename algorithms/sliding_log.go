@@ -50,8 +50,8 @@ func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
 	}
 	n := l.clamp(s, toMicros(now))
 	l.expire(s, n)
-	d := Decision{Limit: l.policy.Limit}
-	if s.sum+cost <= l.policy.Limit {
+	d := l.judge(s.log[s.head:], s.sum, key, n, cost)
+	if d.Allowed {
 		if s.head > 0 && s.head >= len(s.log)/2 {
 			s.log = append(s.log[:0], s.log[s.head:]...)
 			s.head = 0
@@ -59,12 +59,42 @@ func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
 		s.log = append(s.log, logEntry{at: n, cost: cost})
 		s.sum += cost
 		l.entries++
+	}
+	return d
+}
+
+// Check is what Allow would decide, read from the log without expiring or
+// adding anything.
+func (l *SlidingLog) Check(key string, now time.Duration, cost int64) Decision {
+	s, ok := l.state(key)
+	if !ok {
+		return l.judge(nil, 0, key, toMicros(now), cost)
+	}
+	n := l.clamp(s, toMicros(now))
+	live, sum := s.log[s.head:], s.sum
+	for len(live) > 0 && live[0].at <= n-l.periodUS {
+		sum -= live[0].cost
+		live = live[1:]
+	}
+	return l.judge(live, sum, key, n, cost)
+}
+
+// judge is the decision at n on a log whose live entries (those in the window) are
+// live, oldest first, costing sum in all. An accepted request's entry, at n,
+// becomes the newest.
+func (l *SlidingLog) judge(live []logEntry, sum int64, key string, n, cost int64) Decision {
+	d := Decision{Limit: l.policy.Limit}
+	if sum+cost <= l.policy.Limit {
 		d.Allowed = true
-	} else if cost > l.policy.Limit {
+		d.Remaining = float64(l.policy.Limit - sum - cost)
+		d.ResetAfter = fromMicros(l.periodUS)
+		return d
+	}
+	if cost > l.policy.Limit {
 		d.RetryAfter = Forever
 	} else {
-		excess := s.sum + cost - l.policy.Limit
-		for _, e := range s.log[s.head:] {
+		excess := sum + cost - l.policy.Limit
+		for _, e := range live {
 			excess -= e.cost
 			if excess <= 0 {
 				d.RetryAfter = jitter(e.at+l.periodUS-n, JitterFactor(key, l.policy.RetryJitter))
@@ -72,8 +102,8 @@ func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
 			}
 		}
 	}
-	d.Remaining = float64(l.policy.Limit - s.sum)
-	if live := s.log[s.head:]; len(live) > 0 {
+	d.Remaining = float64(l.policy.Limit - sum)
+	if len(live) > 0 {
 		d.ResetAfter = fromMicros(live[len(live)-1].at + l.periodUS - n)
 	}
 	return d

@@ -134,3 +134,9 @@ func (t *TokenBucket) Evict(now time.Duration) int {
 	n := toMicros(now)
 	return t.evict(func(s *TokenState) bool { return s.Last <= n && t.c.refill(s.Credits, n-s.Last) == t.c.capacity })
 }
+
+// Check is what Allow would decide, and changes nothing.
+func (t *TokenBucket) Check(key string, now time.Duration, cost int64) Decision {
+	d, _ := t.Decide(t.Read(key, now), key, now, cost)
+	return d
+}

@@ -48,8 +48,33 @@ func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 		lim = x.add(key, rate.NewLimiter(x.limit, int(x.policy.Burst)))
 	}
 	t := xOrigin.Add(fromMicros(toMicros(now)))
-	d := Decision{Limit: x.policy.Burst, Allowed: lim.AllowN(t, int(cost))}
-	tokens := lim.TokensAt(t)
+	allowed := lim.AllowN(t, int(cost))
+	return x.decision(key, allowed, lim, t, lim.TokensAt(t), cost)
+}
+
+// Check is what Allow would decide, worked out as rate.Limiter.AllowN does
+// (tokens − cost, and a wait that rounds to less than a nanosecond is none),
+// without asking it, so nothing changes.
+func (x *XTimeRate) Check(key string, now time.Duration, cost int64) Decision {
+	t := xOrigin.Add(fromMicros(toMicros(now)))
+	tokens := float64(x.policy.Burst)
+	lim, ok := x.state(key)
+	if ok {
+		tokens = lim.TokensAt(t)
+	} else {
+		lim = rate.NewLimiter(x.limit, int(x.policy.Burst)) // a full bucket, not kept
+	}
+	allowed := cost <= x.policy.Burst && xAccepts(tokens, cost, x.limit)
+	if allowed {
+		tokens -= float64(cost)
+	}
+	return x.decision(key, allowed, lim, t, tokens, cost)
+}
+
+// decision composes a decision from the tokens left after it; a denial's
+// retry-after asks lim (as it is at t) when it would accept.
+func (x *XTimeRate) decision(key string, allowed bool, lim *rate.Limiter, t time.Time, tokens float64, cost int64) Decision {
+	d := Decision{Limit: x.policy.Burst, Allowed: allowed}
 	switch {
 	case d.Allowed:
 	case cost > x.policy.Burst:

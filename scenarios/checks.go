@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+
 	"ratelab/algorithms"
 	"ratelab/sim"
 )
@@ -12,23 +14,33 @@ func (c *compiler) capacity(Overrides) error {
 	for li, lane := range c.cfg.Lanes {
 		for ci, cl := range c.cfg.Clients {
 			tier := c.cfg.Keys[cl.Keys[0]].Tier
-			p := c.cfg.Tiers[tier].Policy
-			if tier == 0 && lane.Policy.Limit > 0 {
-				p = lane.Policy
-			}
-			room := algorithms.Capacity(lane.Algorithm, p, lane.Options)
-			if largest := cl.LargestCost(); largest > room {
-				what := "burst"
-				if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeFixedWindow || info.Shape == algorithms.ShapeSlidingWindow {
-					what = "limit per window"
+			for _, part := range lane.Parts(c.cfg, tier) {
+				p, largest := part.Policy, cl.LargestCost()
+				if part.Limit >= 0 && lane.Limits[part.Limit].Cost > 0 {
+					largest = lane.Limits[part.Limit].Cost
 				}
-				return c.fail([]any{"client", ci, "cost"}, "client %q: a request may cost %d, more than lane %q's %s of %d, so it could never be accepted; lower the cost or raise the %s", cl.Name, largest, lane.Name, what, room, what)
-			}
-			if err := p.Validate(cl.LargestCost()); err != nil {
-				return c.fail([]any{"lane", li}, "lane %q: %v", lane.Name, err)
-			}
-			if err := p.CheckHorizon(horizon); err != nil {
-				return c.fail([]any{"duration"}, "lane %q: %v", lane.Name, err)
+				room := algorithms.Capacity(part.Algorithm, p, part.Options)
+				if largest > room {
+					what := "burst"
+					if info, _ := algorithms.Lookup(part.Algorithm); info.Shape == algorithms.ShapeFixedWindow || info.Shape == algorithms.ShapeSlidingWindow {
+						what = "limit per window"
+					}
+					whose, fix := fmt.Sprintf("lane %q's", lane.Name), ""
+					switch {
+					case part.Shard >= 0:
+						whose = fmt.Sprintf("lane %q's shard %d's (its %s split %d ways)", lane.Name, part.Shard, what, lane.Shards)
+						fix = ", or use fewer shards"
+					case part.Limit >= 0:
+						whose = fmt.Sprintf("lane %q's limit %q's", lane.Name, lane.Limits[part.Limit].Name)
+					}
+					return c.fail([]any{"client", ci, "cost"}, "client %q: a request may cost %d, more than %s %s of %d, so it could never be accepted; lower the cost or raise the %s%s", cl.Name, largest, whose, what, room, what, fix)
+				}
+				if err := p.Validate(largest); err != nil {
+					return c.fail([]any{"lane", li}, "lane %q: %v", lane.Name, err)
+				}
+				if err := p.CheckHorizon(horizon); err != nil {
+					return c.fail([]any{"duration"}, "lane %q: %v", lane.Name, err)
+				}
 			}
 		}
 	}

@@ -50,6 +50,9 @@ type Overrides struct {
 	// Redis moves every lane whose file does not name a backend onto Redis
 	// (--redis), but x-time-rate, the in-memory reference.
 	Redis bool
+	// Cluster says that Redis is a Redis Cluster: a lane whose one script would
+	// touch keys in different slots is an error (see sim.LaneConfig.ClusterProblem).
+	Cluster bool
 	// Strict makes a trace line that cannot be read an error (--strict)
 	// instead of a counted skip.
 	Strict bool

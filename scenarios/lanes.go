@@ -63,9 +63,15 @@ func (c *compiler) lanes(o Overrides) error {
 func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	o := c.overrides
 	at := func(key string) []any { return []any{"lane", i, key} }
+	if spec.Algorithm == "" && len(spec.Limits) > 0 {
+		spec.Algorithm = spec.Limits[0].Algorithm // a multi-limit lane is shown as its first limit
+	}
 	name := spec.Name
 	if name == "" {
 		name = spec.Algorithm
+		if len(spec.Limits) > 0 {
+			name = strings.Join(limitNames(spec.Limits), "+")
+		}
 	}
 	bad := func(key, format string, args ...any) error {
 		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
@@ -78,6 +84,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, strings.Join(algorithms.Names(), ", "))
 	}
 	lane := sim.LaneConfig{Name: name, Algorithm: spec.Algorithm, WatchRetries: 20}
+	ported := info.RedisScript != "" && allPorted(spec.Limits)
 
 	base := c.cfg.Tiers[0].Policy
 	p := base
@@ -147,7 +154,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 	}
 	backend := spec.Backend
-	if backend == "" && o.Redis && info.RedisScript != "" {
+	if backend == "" && o.Redis && ported {
 		backend = "redis"
 	}
 	switch backend {
@@ -157,6 +164,9 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
 		if info.RedisScript == "" {
 			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
+		}
+		if !ported {
+			return lane, bad("backend", "a limit runs %s, which has no Redis port; give every limit an algorithm with one, or keep the lane in memory", unported(spec.Limits))
 		}
 	default:
 		return lane, bad("backend", "backend must be \"memory\" or \"redis\" (got %q)", spec.Backend)
@@ -189,6 +199,9 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	}
 	if lane.Backend == sim.InMemory && (spec.Clock != "" || spec.OnError != "") {
 		return lane, bad("clock", "clock and on_error apply to backend = \"redis\" lanes only")
+	}
+	if err := c.composite(i, spec, &lane, bad); err != nil {
+		return lane, err
 	}
 	return lane, nil
 }

@@ -106,6 +106,27 @@ type LaneSpec struct {
 	Backend string `toml:"backend,omitempty"`  // "memory" (default) or "redis"
 	Clock   string `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
 	OnError string `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
+
+	Shards    *int   `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
+	ShardPick string `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
+
+	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
+	Combine string              `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
+	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
+
+	Headers string `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+}
+
+// LimitSpec is one of the limits a multi-limit lane holds each request to: its
+// own algorithm, policy and key, and what a request costs it.
+type LimitSpec struct {
+	Name      string    `toml:"name,omitempty"`      // its policy's name in headers; default limit-1, limit-2…
+	Algorithm string    `toml:"algorithm,omitempty"` // default: the lane's
+	Limit     *int64    `toml:"limit,omitempty"`     // the policy; default the lane's
+	Period    *Duration `toml:"period,omitempty"`
+	Burst     *int64    `toml:"burst,omitempty"`
+	Key       string    `toml:"key,omitempty"`  // key template: {key} is the request's key; default "{key}"
+	Cost      any       `toml:"cost,omitempty"` // units a request takes: a number, or "cost" (the request's; default)
 }
 
 // NodeSpec is an application node and its clock.

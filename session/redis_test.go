@@ -50,6 +50,13 @@ func inMemory(cfg *sim.Config) *sim.Config {
 // request CSV, with the backend column written as memory, and its series CSV.
 func replay(t *testing.T, cfg *sim.Config, url string, upTo time.Duration) (string, string, []sim.Metrics) {
 	t.Helper()
+	rows, series, ms, _ := replayJudged(t, cfg, url, upTo)
+	return rows, series, ms
+}
+
+// replayJudged is replay, with the lesson's claims judged on the run.
+func replayJudged(t *testing.T, cfg *sim.Config, url string, upTo time.Duration) (string, string, []sim.Metrics, []sim.ClaimResult) {
+	t.Helper()
 	r, err := Start(cfg, Options{RedisURL: url, MustReach: true})
 	if err != nil {
 		t.Fatal(err)
@@ -63,18 +70,20 @@ func replay(t *testing.T, cfg *sim.Config, url string, upTo time.Duration) (stri
 	}
 	w.Flush()
 	sim.WriteSeries(&series, r.Run)
-	return strings.ReplaceAll(rows.String(), ",redis,", ",memory,"), series.String(), r.Metrics()
+	return strings.ReplaceAll(rows.String(), ",redis,", ",memory,"), series.String(), r.Metrics(), r.Claims()
 }
 
 // horizon bounds how much of each scenario the differential replays on Redis
 // (three times, once a call at a time), so the test stays short under -race: the
 // busy ones are compared over a first part that still holds their lesson (the
 // storms' glitch starts at 10 s, the herds come at 6 s and 7 s; the WATCH lane of
-// the race is a round trip per step).
+// the race is a round trip per step; a sharded lane checks every shard each round
+// trip).
 var horizon = map[string]time.Duration{
 	"sandbox": 3 * time.Second,
 	"tiers":   2 * time.Second, "non-atomic-race": 200 * time.Millisecond, "thundering-herd": 8 * time.Second,
 	"retry-storm": 12 * time.Second, "retry-storm-backoff": 12 * time.Second,
+	"hot-key-shards": 5 * time.Second,
 }
 
 // TestEveryScenarioOnRedisDecidesAsInMemory: every shipped scenario, its lanes on
@@ -84,7 +93,7 @@ var horizon = map[string]time.Duration{
 func TestEveryScenarioOnRedisDecidesAsInMemory(t *testing.T) {
 	srv := redistest.Start(t)
 	for _, name := range catalogue(t).Names() {
-		if testing.Short() && !slices.Contains([]string{"boundary-burst", "sandbox", "non-atomic-race", "thundering-herd", "clock-skew"}, name) {
+		if testing.Short() && !slices.Contains([]string{"boundary-burst", "sandbox", "non-atomic-race", "thundering-herd", "clock-skew", "hot-key-shards", "multi-limit"}, name) {
 			continue // -short (the race detector's pass): the kinds of lane, not every scenario
 		}
 		t.Run(name, func(t *testing.T) {
@@ -259,19 +268,55 @@ func TestScriptFlushMidRun(t *testing.T) {
 }
 
 // A three-master Redis Cluster: the lanes spread over the masters by their hash
-// tags, and decide as in memory.
+// tags, and decide as in memory; the claims of the lessons about shards and
+// several limits hold there, and a sharded lane's keys spread over the masters.
 func TestClusterDecidesAsInMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a cluster takes seconds to form")
 	}
 	cl := redistest.StartCluster(t)
-	for _, name := range []string{"boundary-burst", "thundering-herd", "clock-skew", "llm-cost", "trace-replay"} {
+	for _, name := range []string{"boundary-burst", "thundering-herd", "clock-skew", "llm-cost", "trace-replay", "hot-key-shards", "multi-limit"} {
 		cfg := scenarioOnRedis(t, name)
-		rows, series, _ := replay(t, cfg, cl.URL(), cfg.Duration)
+		rows, series, _, claims := replayJudged(t, cfg, cl.URL(), cfg.Duration)
 		memRows, memSeries, _ := replay(t, inMemory(cfg), "", cfg.Duration)
 		if rows != memRows || series != memSeries {
 			t.Errorf("%s on the cluster differs from memory:\n%s", name, firstDifference(rows, memRows))
 		}
+		if name == "hot-key-shards" || name == "multi-limit" {
+			for _, res := range claims {
+				if !res.Holds {
+					t.Errorf("on the cluster, claim %s does not hold: %s", res.ID, res.Line(cfg))
+				}
+			}
+		}
+	}
+	shardsSpread(t, cl)
+}
+
+// shardsSpread: a lane of 8 shards on the cluster keeps its keys on more than one
+// master (the shard is in the hash tag), where one key lives on one.
+func shardsSpread(t *testing.T, cl *redistest.Cluster) {
+	cfg := scenarioOnRedis(t, "hot-key-shards", "8 shards (random)")
+	r, err := Start(cfg, Options{RedisURL: cl.URL(), MustReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AdvanceTo(2 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	holding := 0
+	for _, n := range cl.Nodes {
+		keys, err := n.Client().Keys(t.Context(), "{"+r.store.Prefix+":*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) > 0 {
+			holding++
+		}
+	}
+	if holding < 2 {
+		t.Errorf("the 8 shards' keys are on %d master(s) of 3", holding)
 	}
 }
 

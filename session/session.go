@@ -67,6 +67,16 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 	if addr == "" {
 		return nil, usageError{fmt.Errorf("scenario %q has lanes on Redis: give --redis redis://127.0.0.1:6379 (or set REDIS_URL)", cfg.Name)}
 	}
+	if IsCluster(addr) {
+		for _, l := range cfg.Lanes {
+			if l.Backend != sim.OnRedis {
+				continue
+			}
+			if err := l.ClusterProblem(); err != nil {
+				return nil, usageError{fmt.Errorf("scenario %q: lane %q cannot run on a Redis Cluster: %w", cfg.Name, l.Name, err)}
+			}
+		}
+	}
 	var store *redislua.Store
 	var err error
 	if o.MustReach {
@@ -82,14 +92,21 @@ func Start(cfg *sim.Config, o Options) (*Session, error) {
 	}
 	s := &Session{store: store}
 	withRedis := *cfg
-	withRedis.NewLimiter = func(i int, lane sim.LaneConfig, tier int, p algorithms.Policy) (algorithms.Limiter, error) {
+	withRedis.NewLimiter = func(i int, lane sim.LaneConfig, part sim.Part) (algorithms.Limiter, error) {
 		if lane.Backend != sim.OnRedis {
-			return sim.MemoryLimiter(i, lane, tier, p)
+			return sim.MemoryLimiter(i, lane, part)
 		}
-		l, err := redislua.NewLimiter(store, redislua.Config{
-			Lane: fmt.Sprintf("%d.%d", i, tier), Algorithm: lane.Algorithm, Policy: p, Options: lane.Options,
-			FailOpen: lane.OnError == sim.FailOpen,
-		})
+		c := redislua.Config{
+			Lane: fmt.Sprintf("%d.%d", i, part.Tier), Algorithm: part.Algorithm, Policy: part.Policy, Options: part.Options,
+			FailOpen: lane.OnError == sim.FailOpen, Template: part.Template,
+		}
+		if part.Shard >= 0 { // the shard in the hash tag: shards spread over a cluster's slots
+			c.Lane += fmt.Sprintf(".s%d", part.Shard)
+		}
+		if part.Limit >= 0 {
+			c.Part = fmt.Sprintf("l%d", part.Limit)
+		}
+		l, err := redislua.NewLimiter(store, c)
 		if err == nil {
 			s.limiters = append(s.limiters, l)
 		}
@@ -136,6 +153,12 @@ func RedisURL(given string) string {
 		return given
 	}
 	return os.Getenv("REDIS_URL")
+}
+
+// IsCluster says a Redis URL names a Redis Cluster (?cluster=true).
+func IsCluster(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Query().Get("cluster") == "true"
 }
 
 // RedisHost is the host and port of a Redis URL, for display: never the password.

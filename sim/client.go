@@ -140,6 +140,9 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 		return
 	}
 	l.rec.m.GaveUp++
+	if r.spent {
+		l.rec.m.Starved++
+	}
 	l.finish(id, answered)
 }
 

@@ -42,17 +42,22 @@ type Config struct {
 	Claims []Claim
 	Scopes []Scope
 
-	// NewLimiter builds lane index's limiter for a tier; nil means MemoryLimiter.
-	// The Redis mode sets it.
-	NewLimiter func(index int, lane LaneConfig, tier int, policy algorithms.Policy) (algorithms.Limiter, error)
+	// NewLimiter builds one of lane index's limiters (see Part); nil means
+	// MemoryLimiter. The Redis mode sets it.
+	NewLimiter func(index int, lane LaneConfig, part Part) (algorithms.Limiter, error)
 	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
 	// one at a time: slower, and, as the tests check, the same run.
 	NoLookahead bool
 }
 
-// MemoryLimiter builds a lane's in-memory limiter (algorithms.New).
-func MemoryLimiter(_ int, lane LaneConfig, _ int, p algorithms.Policy) (algorithms.Limiter, error) {
-	return algorithms.New(lane.Algorithm, p, lane.Options)
+// MemoryLimiter builds one of a lane's limiters in memory (algorithms.New), its
+// keys named by the part's template.
+func MemoryLimiter(_ int, _ LaneConfig, part Part) (algorithms.Limiter, error) {
+	lim, err := algorithms.New(part.Algorithm, part.Policy, part.Options)
+	if err != nil {
+		return nil, err
+	}
+	return algorithms.WithTemplate(lim, part.Template), nil
 }
 
 // Tier is a named limit policy, such as "free" or "enterprise".
@@ -289,10 +294,41 @@ type LaneConfig struct {
 	// Clock stamps the requests; OnError decides when the store fails (Redis).
 	Clock   Clock
 	OnError OnError
+
+	// Shards, when > 1, splits the lane's policy into that many limits of about
+	// 1/Shards each (algorithms.ShardPolicies), each with its own state; ShardPick
+	// chooses the one a request goes to (see composite.go).
+	Shards    int
+	ShardPick algorithms.ShardPick
+	// Limits, when not empty, holds every request to each of them (the lane's
+	// Algorithm, Options and Policy are those of the first), combined by Combine;
+	// Orders, per client, is the order in-order takes them in (nil: as listed).
+	Limits  []LimitConfig
+	Combine algorithms.Combine
+	Orders  [][]int
+	// Headers is the family of the rate-limit headers the lane's responses send.
+	Headers algorithms.HeaderFamily
 }
 
-// TierPolicy is tier t's policy as this lane enforces it.
+// LimitConfig is one of the limits a multi-limit lane holds each request to.
+type LimitConfig struct {
+	Name      string // its policy's name in headers
+	Algorithm string
+	Options   algorithms.Options
+	// Policy is the limit's, for every key whatever its tier (the scenario
+	// compiler gives it the lane's policy where the file gives none).
+	Policy   algorithms.Policy
+	Template algorithms.KeyTemplate
+	// Cost is the units a request takes from this limit; 0: the request's cost.
+	Cost int64
+}
+
+// TierPolicy is tier t's policy as this lane enforces it (a multi-limit lane's
+// first limit's, whatever the tier).
 func (l LaneConfig) TierPolicy(cfg *Config, t int) algorithms.Policy {
+	if len(l.Limits) > 0 { // its limits apply to every tier; it is shown as its first
+		return l.Limits[0].Policy
+	}
 	if t == 0 && l.Policy.Limit > 0 {
 		return l.Policy
 	}

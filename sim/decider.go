@@ -7,7 +7,8 @@ import (
 	"ratelab/algorithms"
 )
 
-// decider stands between a request and the lane's limiter. There are three:
+// decider stands between a request and the lane's limiter. There are three, and a
+// fourth for lanes that call several limiters per decision (composite.go):
 //
 //   - atomic: the limiter decides at once (in memory, or one call to the store);
 //   - batched: an atomic decision deferred to a batch that goes to the store in
@@ -35,6 +36,9 @@ type decider interface {
 func newDecider(l *Lane) (decider, error) {
 	lc := l.Config
 	lookahead := lc.RoundTrip > 0 && !l.cfg.NoLookahead
+	if lc.Composite() {
+		return newComposite(l, lookahead), nil
+	}
 	if lc.Strategy == algorithms.Atomic {
 		if lookahead {
 			if b, ok := batchLimiters(l.limiters); ok {

@@ -30,11 +30,19 @@ type RequestWriter struct {
 	lanes   [][]byte // "lane,algorithm,backend"
 	clients [][]byte // "client,node"
 	keys    [][]byte
+	// headerCols, with headers, are the columns of the response headers
+	// (headers.go), appended after the others.
+	headerCols  []string
+	headerCells []string
 }
 
 // NewRequestWriter writes the header to w and returns the writer for cfg's rows.
 func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
-	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg}
+	return newRequestWriter(w, cfg, nil)
+}
+
+func newRequestWriter(w io.Writer, cfg *Config, headerCols []string) (*RequestWriter, error) {
+	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg, headerCols: headerCols}
 	for _, l := range cfg.Lanes {
 		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(l.Algorithm)+","+csvField(l.Backend.String())))
 	}
@@ -42,7 +50,11 @@ func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
 	}
 	rw.keys = make([][]byte, len(cfg.Keys))
-	_, err := rw.w.WriteString(RequestColumns + "\n")
+	header := RequestColumns
+	for _, c := range headerCols {
+		header += "," + csvField(c)
+	}
+	_, err := rw.w.WriteString(header + "\n")
 	return rw, err
 }
 
@@ -75,6 +87,9 @@ func (rw *RequestWriter) Write(rows []Row) error {
 			b = append(b, "inf"...)
 		} else {
 			b = appendMillis(b, row.RetryAfter)
+		}
+		if rw.headerCols != nil {
+			b = rw.appendHeaders(b, row)
 		}
 		b = append(b, '\n')
 		rw.buf = b

@@ -23,7 +23,8 @@ type Lane struct {
 
 	engine
 	cfg      *Config
-	limiters []algorithms.Limiter // one per tier
+	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
+	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
 
@@ -58,6 +59,11 @@ type Lane struct {
 	last     algorithms.Decision // the latest decision, for the UI's headers
 	lastKey  int32
 	lastSeen bool
+	lastRow  Row
+
+	// detail is what a composite lane's decider says about the decision being
+	// recorded: the shard that made it, or each limit's decision.
+	detail rowDetail
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -99,13 +105,14 @@ type request struct {
 	n        int64
 	cost     int64
 	first    time.Duration // its first attempt
-	slot     int32         // its pending state in the splitter
+	slot     int32         // its pending state in the splitter, or its plan (composite.go)
 	decision algorithms.Decision
+	spent    bool // a limit spent units for it on an attempt that was refused
 }
 
 func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	lc := cfg.Lanes[index]
-	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients))}
+	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), detail: rowDetail{shard: -1}}
 	build := cfg.NewLimiter
 	if build == nil {
 		build = MemoryLimiter
@@ -113,11 +120,9 @@ func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
-		lim, err := build(index, lc, t, p)
-		if err != nil {
+		if err := l.buildParts(index, t, build); err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
-		l.limiters = append(l.limiters, lim)
 		l.periods = append(l.periods, p.Period)
 	}
 	d, err := newDecider(l)
@@ -256,7 +261,7 @@ func (l *Lane) handle(e event) {
 func (l *Lane) sample() {
 	k := l.cfg.Keys[l.cfg.WatchKey]
 	l.tick.At = l.now
-	l.tick.Level = l.limiters[k.Tier].Level(k.Name, l.now)
+	l.tick.Level = l.level(k)
 	l.observe(l.tick.Level)
 	l.series.add(l.tick)
 	if l.samples != nil {

@@ -33,7 +33,8 @@ type Metrics struct {
 	// Conflicts is the WATCH commits that lost to another writer and gave up.
 	Conflicts int64 `json:"conflicts"`
 	// StoreErrors is the decisions made by the lane's on_error because its store
-	// (Redis) failed.
+	// (Redis) failed; for a lane that calls several limiters per decision (shards,
+	// several limits), the calls that failed.
 	StoreErrors int64 `json:"store_errors"`
 	// StoreCalls is the round trips to the limiter's store.
 	StoreCalls int64 `json:"store_calls"`
@@ -89,6 +90,27 @@ type Metrics struct {
 	ExcessUnits           float64 `json:"excess_units"`
 	// PeakSpan is PeakLast − PeakFirst: how quickly the peak window filled.
 	PeakSpan time.Duration `json:"peak_span_ms"`
+
+	// FalseDenials, for a sharded lane, is the decisions refused while the shards
+	// together had room for the request: the sum of every shard's room (tokens
+	// left, units unused in the window) at that moment was at least its cost. One
+	// limit of the whole capacity would have allowed them.
+	FalseDenials int64 `json:"false_denials"`
+	// ShardImbalance, for a sharded lane, is the most units one shard admitted
+	// over the mean of all shards' (1: even; 0 before any admission).
+	ShardImbalance float64 `json:"shard_imbalance"`
+	// GrantedUnits, for a multi-limit lane, is the units its limits granted, each
+	// limit's counted (a request of 1 request and 400 tokens granted by both is
+	// 401); WastedUnits those granted to requests that another limit refused —
+	// capacity spent for nothing (in-order, or check-then-consume's race).
+	GrantedUnits int64 `json:"granted_units"`
+	WastedUnits  int64 `json:"wasted_units"`
+	// Starved is the logical requests never served (the client gave up) that had
+	// units spent for them by a limit on some attempt.
+	Starved int64 `json:"starved"`
+	// severalLimits marks a multi-limit lane, which has no one policy to hold its
+	// admissions against (peak/limit and over-grant are not measured).
+	severalLimits bool
 }
 
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:
@@ -118,6 +140,7 @@ type recorder struct {
 	queueDelay histogram
 	windows    []windowStats // per key, fixed-window lanes only
 	scopes     scopeStats    // the claims' scopes
+	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
 }
 
 // identity is a (client, key) pair: the key's own counters when pair < 0, else
@@ -201,10 +224,24 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	if r.windows != nil {
 		m.WindowPeakRatio, _ = r.windowPeak(cfg, lane)
 	}
-	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
-		// no limit: nothing to hold against a policy or a contract
+	m.ShardImbalance = imbalance(r.shardUnits)
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || lane.MultiLimit() {
+		// no limit, or several: no one policy or contract to hold admissions against
+		m.severalLimits = lane.MultiLimit()
 		m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 0, 0, 0, ""
 		m.OverGrant, m.MaxUnits, m.ExcessUnits = 0, 0, 0
 	}
 	return m
+}
+
+// imbalance is the largest of units over their mean; 0 when all are 0.
+func imbalance(units []int64) float64 {
+	var sum, most int64
+	for _, u := range units {
+		sum, most = sum+u, max(most, u)
+	}
+	if sum == 0 {
+		return 0
+	}
+	return float64(most) * float64(len(units)) / float64(sum)
 }

@@ -32,7 +32,7 @@ var Columns = []Column{
 	{"denied", func(m Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused", "denied"},
 	{"errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed", "errors"},
 	{"retry×", func(m Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request", "retry_amplification"},
-	{"peak/limit", func(m Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane)", "peak_window_ratio"},
+	{"peak/limit", func(m Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane and a lane of several limits)", "peak_window_ratio"},
 	{"over-grant", func(m Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, burst (or limit) + rate × T per key, as a share of it", "over_grant"},
 	{"p50", func(m Metrics) string { return FormatDuration(m.LatencyP50) }, "success latency, median", "latency_p50_ms"},
 	{"p99", func(m Metrics) string { return FormatDuration(m.LatencyP99) }, "success latency, 99th percentile", "latency_p99_ms"},
@@ -41,9 +41,10 @@ var Columns = []Column{
 	{"state", func(m Metrics) string { return FormatBytes(m.PeakStateBytes) }, "most limiter state held", "peak_state_bytes"},
 }
 
-// limited is cell, or a dash for the no-limit lane, which has nothing to hold.
+// limited is cell, or a dash for the no-limit lane, which has nothing to hold,
+// and a multi-limit lane, which has no one policy to hold.
 func limited(m Metrics, cell string) string {
-	if a, _ := algorithms.Lookup(m.Algorithm); a.Shape == algorithms.ShapeNone {
+	if a, _ := algorithms.Lookup(m.Algorithm); a.Shape == algorithms.ShapeNone || m.severalLimits {
 		return "—"
 	}
 	return cell

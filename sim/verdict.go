@@ -19,6 +19,12 @@ import (
 //     —, the sliding log the limit in any window, exactly; the sliding counter is
 //     an estimate.
 //
+// A sharded lane is judged as one limit (its shards add up to the policy), and
+// says what the shards cost: false denials, and how evenly they admitted. A lane
+// holding requests to several limits (each of them an atomic limiter) is judged on
+// how it combines them: the units its limits granted to calls refused anyway, and
+// the calls that gave up having paid.
+//
 // Going past the policy while keeping the contract is the algorithm doing what it
 // is designed to (a bucket spending its burst, a fixed window at a boundary); a
 // contract broken (skewed clocks stored as is, non-atomic writes) is over-grant,
@@ -37,10 +43,15 @@ func Verdict(cfg *Config, m Metrics) string {
 		facts = append(facts, fact)
 	case m.Offered == 0:
 		facts = append(facts, "nothing sent yet")
+	case lane.MultiLimit():
+		facts = append(facts, limitsFact(lane, m))
 	case m.Accepted == 0:
 		facts = append(facts, "accepted nothing")
 	default:
 		facts = append(facts, policyYardstick(cfg, lane, m), contractYardstick(cfg, lane, info, m))
+	}
+	if lane.Sharded() {
+		facts = append(facts, shardsFact(lane, m))
 	}
 	facts = append(facts, consequences(cfg, m)...)
 	return m.Lane + ": " + strings.Join(facts, "; ")
@@ -103,6 +114,38 @@ func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Met
 		return fmt.Sprintf("contract kept: its burst of %d on top of the rate, as designed", p.Burst)
 	}
 	return "contract kept: at most burst + rate × T"
+}
+
+// shardsFact: what splitting the limit cost.
+func shardsFact(lane LaneConfig, m Metrics) string {
+	fact := fmt.Sprintf("%d shards, %s: ", lane.Shards, strings.ReplaceAll(lane.ShardPick.String(), "-", " "))
+	if m.FalseDenials == 0 {
+		fact += "no false denials"
+	} else {
+		fact += fmt.Sprintf("%d false denials (%s%% of decisions) while the shards together had room", m.FalseDenials, formatNumber(roundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
+	}
+	if m.ShardImbalance > 0 {
+		fact += fmt.Sprintf("; the busiest shard admitted %s× the mean", ratio(m.ShardImbalance))
+	}
+	return fact
+}
+
+// limitsFact: how a multi-limit lane combined its limits.
+func limitsFact(lane LaneConfig, m Metrics) string {
+	names := make([]string, len(lane.Limits))
+	for i, l := range lane.Limits {
+		names[i] = l.Name
+	}
+	fact := fmt.Sprintf("%d limits (%s), %s: ", len(names), strings.Join(names, ", "), strings.ReplaceAll(lane.Combine.String(), "-", " "))
+	if m.WastedUnits == 0 {
+		fact += "nothing they granted was wasted"
+	} else {
+		fact += fmt.Sprintf("%d of the %d units they granted were wasted on calls refused anyway (%s%%)", m.WastedUnits, m.GrantedUnits, formatNumber(roundTo(100*float64(m.WastedUnits)/float64(m.GrantedUnits), 0.1)))
+	}
+	if m.Starved > 0 {
+		fact += fmt.Sprintf("; %d requests gave up having paid", m.Starved)
+	}
+	return fact
 }
 
 // consequences are what followed from the decisions: Redis failures, lost races,

@@ -68,6 +68,17 @@ func TestVerdictBranches(t *testing.T) {
 			[]string{"the backend failed 9 requests (busy 50% of the run)"}, []string{"clients that had left"}},
 		{"few retries", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.RetryAmplification = 1.4 }),
 			nil, []string{"retries"}},
+		{"shards, false denials", sharded(cfg("token-bucket", 1, false), algorithms.PickRandom), with(func(m *Metrics) {
+			m.Attempts, m.FalseDenials, m.ShardImbalance, m.PeakWindowRatio = 1000, 71, 1.047, 0.99
+		}), []string{"policy held", "contract kept", "8 shards, random: 71 false denials (7.1% of decisions) while the shards together had room; the busiest shard admitted 1.05× the mean"}, nil},
+		{"shards, none false", sharded(cfg("gcra", 1, false), algorithms.PickTwoChoices), with(func(m *Metrics) { m.ShardImbalance = 1.017 }),
+			[]string{"8 shards, two choices: no false denials; the busiest shard admitted 1.02× the mean"}, []string{"false denials ("}},
+		{"limits, wasted and starved", limits(cfg("token-bucket", 1, false), algorithms.InOrder), with(func(m *Metrics) {
+			m.GrantedUnits, m.WastedUnits, m.Starved, m.PeakWindowRatio = 32024, 11221, 90, 3
+		}), []string{"L: 2 limits (requests, tokens), in order: 11221 of the 32024 units they granted were wasted on calls refused anyway (35%); 90 requests gave up having paid"},
+			[]string{"policy", "contract"}},
+		{"limits, nothing wasted", limits(cfg("token-bucket", 1, false), algorithms.AllOrNothing), with(func(m *Metrics) { m.GrantedUnits = 500 }),
+			[]string{"2 limits (requests, tokens), all or nothing: nothing they granted was wasted"}, []string{"gave up having paid", "policy"}},
 	} {
 		v := Verdict(tc.cfg, tc.m)
 		for _, w := range tc.want {
@@ -81,4 +92,17 @@ func TestVerdictBranches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sharded makes cfg's lane 8 shards picked by pick.
+func sharded(c *Config, pick algorithms.ShardPick) *Config {
+	c.Lanes[0].Shards, c.Lanes[0].ShardPick = 8, pick
+	return c
+}
+
+// limits makes cfg's lane hold requests to two limits, combined by combine.
+func limits(c *Config, combine algorithms.Combine) *Config {
+	c.Lanes[0].Limits = []LimitConfig{{Name: "requests", Algorithm: "token-bucket"}, {Name: "tokens", Algorithm: "token-bucket"}}
+	c.Lanes[0].Combine = combine
+	return c
 }

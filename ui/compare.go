@@ -6,7 +6,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"ratelab/algorithms"
 	"ratelab/sim"
 )
 
@@ -90,16 +89,16 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 }
 
 // renderHeaders is the HTTP response headers the focused lane's latest decision
-// would send.
+// would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
 	l := m.runner.run.Lanes[m.focus]
 	d, k, ok := l.LastDecision()
+	row, _ := l.LastRow()
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
-	tier := m.runner.cfg.Tiers[k.Tier]
 	var parts []string
-	for _, h := range algorithms.Headers(tier.Name, l.Config.TierPolicy(m.runner.cfg, k.Tier), d) {
+	for _, h := range sim.ResponseHeaders(m.runner.cfg, row) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
 	outcome := "200 allowed"

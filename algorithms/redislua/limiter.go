@@ -22,6 +22,15 @@ type Config struct {
 	Options   algorithms.Options
 	// FailOpen allows requests when Redis fails; otherwise they are denied.
 	FailOpen bool
+	// Part, when not empty, makes this limiter one of the limits of a lane that
+	// holds each request to several (Part names it, "l0", "l1"…), its keys named by
+	// Template from the request's key. Its Redis keys are
+	// {<prefix>:<lane>|<request key>}:<part>:<name> when the template names {key},
+	// so one key's limits share a slot (an all-or-nothing script can touch them all)
+	// and keys spread over a cluster's slots; {<prefix>:<lane>}:<part>:<name> when
+	// it names no field (one key that every request shares).
+	Part     string
+	Template algorithms.KeyTemplate
 }
 
 // Limiter is one algorithm of one lane on Redis. It implements algorithms.Limiter,
@@ -38,6 +47,8 @@ type Limiter struct {
 
 	split stepper // the non-atomic strategies' steps, made on first use
 
+	scriptLoaded bool // script is known to be loaded (for a Set's calls)
+
 	failures     atomic.Int64
 	unavailable  atomic.Bool
 	stateBytes   int64
@@ -49,6 +60,8 @@ type Limiter struct {
 var (
 	_ algorithms.BatchLimiter = (*Limiter)(nil)
 	_ algorithms.StepBatcher  = (*Limiter)(nil)
+	_ algorithms.Checker      = (*Limiter)(nil)
+	_ algorithms.SetJoiner    = (*Limiter)(nil)
 )
 
 // measureEvery is how much virtual time passes between two measures of a lane's
@@ -89,6 +102,13 @@ func (l *Limiter) redisKeys(key string) []string {
 		return k
 	}
 	base := l.store.Key(l.cfg.Lane, key)
+	if l.cfg.Part != "" {
+		lane := l.cfg.Lane
+		if l.cfg.Template.PerKey() {
+			lane += "|" + key
+		}
+		base = l.store.Key(lane, l.cfg.Part+":"+l.cfg.Template.Render(key))
+	}
 	k := []string{base}
 	if l.cfg.Algorithm == "sliding-log" {
 		k = []string{base + ":log", base + ":meta"}
@@ -97,9 +117,15 @@ func (l *Limiter) redisKeys(key string) []string {
 	return k
 }
 
-// argv is a call's arguments: now, cost, the policy's, the mode.
+// argv is a call's arguments: now, cost, the policy's, the mode. The port sees the
+// key's name (rendered by the template), as the limiter in memory does.
 func (l *Limiter) argv(key string, now time.Duration, cost int64, mode string) []any {
-	return l.port.argv(key, now, cost, mode)
+	return l.port.argv(l.cfg.Template.Render(key), now, cost, mode)
+}
+
+// decision decodes a reply to a call for key.
+func (l *Limiter) decision(key string, r []int64) algorithms.Decision {
+	return l.port.decision(&l.port, l.cfg.Template.Render(key), r)
 }
 
 // Allow decides one request: one round trip.
@@ -149,7 +175,7 @@ func (l *Limiter) AllowBatch(reqs []algorithms.Request, out []algorithms.Decisio
 			failed = true
 			continue
 		}
-		out[i] = l.port.decision(&l.port, reqs[i].Key, r)
+		out[i] = l.decision(reqs[i].Key, r)
 	}
 	l.unavailable.Store(failed)
 }
@@ -162,6 +188,15 @@ func (l *Limiter) failure() algorithms.Decision {
 		return algorithms.Decision{Allowed: true, Limit: l.cfg.Policy.Burst}
 	}
 	return algorithms.Decision{Limit: l.cfg.Policy.Burst, RetryAfter: l.cfg.Policy.Period / time.Duration(l.cfg.Policy.Limit)}
+}
+
+// Check is what Allow would decide, asked of the script in its 'check' mode, which
+// writes nothing: one round trip. When Redis fails it is the lane's on_error
+// decision, counted.
+func (l *Limiter) Check(key string, now time.Duration, cost int64) algorithms.Decision {
+	out := make([]algorithms.Decision, 1)
+	l.do([]algorithms.Call{{Mode: algorithms.ModeCheck, Req: algorithms.Request{Key: key, Now: now, Cost: cost}}}, out)
+	return out[0]
 }
 
 // Level is key's level at now, read by the script without changing anything; 0
@@ -193,6 +228,9 @@ func (l *Limiter) Evict(now time.Duration) int {
 	l.measured, l.everMeasured = now, true
 	ctx := l.store.ctx
 	pattern := "{" + l.store.Prefix + ":" + l.cfg.Lane + "}:*"
+	if l.cfg.Part != "" {
+		pattern = "{" + l.store.Prefix + ":" + l.cfg.Lane + "[|}]*:" + l.cfg.Part + ":*"
+	}
 	var bytes, count atomic.Int64 // the nodes are measured at once
 	err := forEachNode(ctx, l.store.client, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()

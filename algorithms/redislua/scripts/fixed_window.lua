@@ -1,7 +1,8 @@
 -- Fixed window (algorithms.FixedWindow). KEYS[1]: a hash, w = window index,
 -- n = units accepted in it, a = its allowance (limit plus rollover).
 -- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 rollover, 6 offset_us
--- (the key's window start), 7 ttl ms, 8 mode ('allow' or 'level').
+-- (the key's window start), 7 ttl ms, 8 mode ('allow'; 'check': the same answer, nothing
+-- written; 'level').
 -- Returns {allowed, allowance − count, retry_us (−1: never), reset_us, 0, allowance}.
 local now = tonumber(ARGV[1])
 local cost, limit, period = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -36,6 +37,8 @@ else
   if cost - limit - carry > 0 then windows = ceildiv(cost - limit - carry, limit) end
   retry = finish + windows * period - now
 end
-redis.call('HSET', KEYS[1], 'w', int(sw), 'n', int(sn), 'a', int(sa))
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
+if ARGV[8] ~= 'check' then
+  redis.call('HSET', KEYS[1], 'w', int(sw), 'n', int(sn), 'a', int(sa))
+  redis.call('PEXPIRE', KEYS[1], ARGV[7])
+end
 return {allowed, sa - sn, retry, finish - now, 0, sa}

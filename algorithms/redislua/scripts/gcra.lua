@@ -1,7 +1,7 @@
 -- GCRA (algorithms.GCRA). KEYS[1]: a string, the theoretical arrival time in
 -- scaled time (µs × per_micro).
 -- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 ttl ms,
--- 7 mode ('allow' or 'level').
+-- 7 mode ('allow'; 'check': the same answer, nothing written; 'level').
 -- Returns {allowed, remaining credits, retry_us (−1: never), reset_us, 0}.
 local now = tonumber(ARGV[1])
 local cost, unit, per_micro, capacity = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -15,7 +15,7 @@ local allow_at = new_tat - capacity
 local allowed, retry = 0, 0
 if now_s >= allow_at then
   allowed, tat = 1, new_tat
-  redis.call('SET', KEYS[1], int(new_tat), 'PX', ARGV[6])
+  if ARGV[7] ~= 'check' then redis.call('SET', KEYS[1], int(new_tat), 'PX', ARGV[6]) end
 elseif cost * unit > capacity then
   retry = -1
 else

@@ -1,7 +1,8 @@
 -- Leaky bucket (algorithms.LeakyBucket). KEYS[1]: a hash, l = level in credits,
 -- t = last drain in µs.
 -- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 fill_us,
--- 7 queue (1: delay accepted requests), 8 ttl ms, 9 mode.
+-- 7 queue (1: delay accepted requests), 8 ttl ms, 9 mode ('allow'; 'check': the same answer,
+-- nothing written; 'level').
 -- Returns {allowed, capacity − level, retry_us (−1: never), reset_us, delay_us}.
 local now = tonumber(ARGV[1])
 local cost, unit, per_micro = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -27,6 +28,8 @@ elseif need > capacity then
 else
   retry = wait(level + need - capacity, per_micro)
 end
-redis.call('HSET', KEYS[1], 'l', int(level), 't', int(math.max(now, last)))
-redis.call('PEXPIRE', KEYS[1], ARGV[8])
+if ARGV[9] ~= 'check' then
+  redis.call('HSET', KEYS[1], 'l', int(level), 't', int(math.max(now, last)))
+  redis.call('PEXPIRE', KEYS[1], ARGV[8])
+end
 return {allowed, capacity - level, retry, wait(level, per_micro), delay}

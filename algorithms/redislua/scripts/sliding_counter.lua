@@ -1,6 +1,7 @@
 -- Sliding window counter (algorithms.SlidingCounter). KEYS[1]: a hash, w = the
 -- current window's index, p = units in the previous window, c = in the current.
--- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 ttl ms, 6 mode.
+-- ARGV: 1 now (µs from the run's origin), 2 cost, 3 limit, 4 period_us, 5 ttl ms, 6 mode
+-- ('allow'; 'check': the same answer, nothing written; 'level').
 -- Returns {allowed, the estimate × period, retry_us (−1: never), reset_us, 0}.
 local now = tonumber(ARGV[1])
 local cost, limit, p = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -32,8 +33,10 @@ else
   if room >= 0 then retry = fade(sp, room) - elapsed -- denied: fade > elapsed
   else retry = p - elapsed + fade(sc, limit - cost) end
 end
-redis.call('HSET', KEYS[1], 'w', int(sw), 'p', int(sp), 'c', int(sc))
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+if ARGV[6] ~= 'check' then
+  redis.call('HSET', KEYS[1], 'w', int(sw), 'p', int(sp), 'c', int(sc))
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+end
 local reset = 0
 if sc > 0 then reset = 2 * p - elapsed elseif sp > 0 then reset = p - elapsed end
 return {allowed, weighted, retry, reset, 0}

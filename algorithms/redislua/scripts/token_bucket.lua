@@ -2,7 +2,7 @@
 -- t = last refill in µs.
 -- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 floor
 -- (−reservations), 7 fill_us, 8 monotonic (1: store max(now, t)), 9 ttl ms,
--- 10 mode ('allow' or 'level').
+-- 10 mode ('allow'; 'check': the same answer, nothing written; 'level').
 -- Returns {allowed, balance, retry_us (−1: never), reset_us, delay_us}.
 local now = tonumber(ARGV[1])
 local cost, unit, per_micro = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -29,6 +29,8 @@ elseif need + floor_ > capacity then
 else
   retry = wait(need + floor_ - balance, per_micro)
 end
-redis.call('HSET', KEYS[1], 'c', int(balance), 't', int(stored))
-redis.call('PEXPIRE', KEYS[1], ARGV[9])
+if ARGV[10] ~= 'check' then
+  redis.call('HSET', KEYS[1], 'c', int(balance), 't', int(stored))
+  redis.call('PEXPIRE', KEYS[1], ARGV[9])
+end
 return {allowed, balance, retry, wait(capacity - balance, per_micro), delay}

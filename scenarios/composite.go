@@ -1,0 +1,217 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"ratelab/algorithms"
+	"ratelab/sim"
+)
+
+// composite compiles what a lane says beyond one limiter: shards of its limit,
+// several limits per request and how they combine, and its headers' family.
+func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	family, ok := algorithms.ParseHeaderFamily(spec.Headers)
+	switch {
+	case spec.Headers == "":
+	case !ok:
+		return bad("headers", "headers must be one of %s (got %q)", quoted(algorithms.HeaderFamilies), spec.Headers)
+	}
+	lane.Headers = family
+	if err := c.shards(spec, lane, bad); err != nil {
+		return err
+	}
+	return c.limits(i, spec, lane, bad)
+}
+
+// shards compiles shards and shard_pick.
+func (c *compiler) shards(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	if spec.Shards == nil {
+		if spec.ShardPick != "" {
+			return bad("shard_pick", "shard_pick applies to a sharded lane; add shards = N (2 or more)")
+		}
+		return nil
+	}
+	n := *spec.Shards
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	switch {
+	case n < 1:
+		return bad("shards", "shards must be >= 1 (got %d); it is how many limits of 1/shards each the lane's limit is split into", n)
+	case len(spec.Limits) > 0:
+		return bad("shards", "shards splits one limit; this lane holds each request to several ([[scenario.lane.limits]]): remove shards, or give the hot limit a lane of its own")
+	case info.Shape == algorithms.ShapeNone:
+		return bad("shards", "the no-limit lane has nothing to shard; remove shards")
+	case lane.Strategy != algorithms.Atomic && n > 1:
+		return bad("shards", "shards apply to atomic lanes (strategy %q reads and writes one key); remove shards or the strategy", lane.Strategy)
+	}
+	for t := range c.cfg.Tiers {
+		p := lane.TierPolicy(c.cfg, t).WithDefaults()
+		what, most := "burst", p.Burst
+		if p.Limit < most {
+			what, most = "limit", p.Limit
+		}
+		if int64(n) > most {
+			return bad("shards", "shards = %d is more than the %s (%d) of tier %q: a shard would get less than one unit; use at most %d shards, or raise the %s", n, what, most, c.cfg.Tiers[t].Name, most, what)
+		}
+	}
+	pick, ok := algorithms.ParseShardPick(spec.ShardPick)
+	switch {
+	case spec.ShardPick == "":
+	case !ok:
+		return bad("shard_pick", "shard_pick must be one of %s (got %q)", quoted(algorithms.ShardPicks), spec.ShardPick)
+	case n < 2 && pick == algorithms.PickTwoChoices:
+		return bad("shard_pick", "two choices need two shards or more (shards = %d)", n)
+	}
+	lane.Shards, lane.ShardPick = n, pick
+	return nil
+}
+
+// limits compiles a multi-limit lane's limits, combine and order.
+func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	if len(spec.Limits) == 0 {
+		switch {
+		case spec.Combine != "":
+			return bad("combine", "combine applies to a lane that holds each request to several limits; add [[scenario.lane.limits]] tables, two or more")
+		case spec.Order != nil:
+			return bad("order", "order applies to a lane that holds each request to several limits; add [[scenario.lane.limits]] tables, two or more")
+		}
+		return nil
+	}
+	if lane.Strategy != algorithms.Atomic {
+		return bad("strategy", "strategy %q reads and writes one key; a lane with several limits decides with combine instead", lane.Strategy)
+	}
+	combine, ok := algorithms.ParseCombine(spec.Combine)
+	if spec.Combine != "" && !ok {
+		return bad("combine", "combine must be one of %s (got %q)", quoted(algorithms.Combines), spec.Combine)
+	}
+	lane.Combine = combine
+	base := lane.TierPolicy(c.cfg, 0)
+	names := limitNames(spec.Limits)
+	for j, ls := range spec.Limits {
+		at := func(key string) []any { return []any{"lane", i, "limits", j, key} }
+		badLimit := func(key, format string, args ...any) error {
+			return c.fail(at(key), "lane %q: limit %q: %s", lane.Name, names[j], fmt.Sprintf(format, args...))
+		}
+		if slices.Index(names, names[j]) != j {
+			return badLimit("name", "two limits are named %q; give each its own name", names[j])
+		}
+		algorithm, opts := ls.Algorithm, algorithms.Options{MonotonicTimestamp: true}
+		if algorithm == "" { // the lane's, with the lane's options
+			algorithm, opts = lane.Algorithm, lane.Options
+		}
+		info, known := algorithms.Lookup(algorithm)
+		switch {
+		case !known:
+			return badLimit("algorithm", "unknown algorithm %q; use one of %s", algorithm, strings.Join(algorithms.Limiters(), ", "))
+		case info.Shape == algorithms.ShapeNone:
+			return badLimit("algorithm", "the no-limit lane is not a limit; use one of %s", strings.Join(algorithms.Limiters(), ", "))
+		}
+		if !slices.Contains(info.Options, "monotonic_timestamp") {
+			opts.MonotonicTimestamp = false
+		}
+		p := base
+		if ls.Limit != nil {
+			p.Limit = *ls.Limit
+			p.Burst = 0 // the limit's own, unless it gives a burst
+		}
+		if ls.Period != nil {
+			p.Period = ls.Period.Duration
+		}
+		if ls.Burst != nil {
+			p.Burst = *ls.Burst
+		}
+		p = p.WithDefaults()
+		if err := p.Validate(1); err != nil {
+			return badLimit("limit", "%v", err)
+		}
+		text := ls.Key
+		if text == "" {
+			text = "{key}"
+		}
+		tmpl, err := algorithms.ParseKeyTemplate(text)
+		if err != nil {
+			return badLimit("key", "%v", err)
+		}
+		var cost int64
+		switch v := ls.Cost.(type) {
+		case nil:
+		case int64:
+			if v < 1 {
+				return badLimit("cost", "cost must be a number of units >= 1, or \"cost\" for the request's own (got %d)", v)
+			}
+			cost = v
+		case string:
+			if v != "cost" {
+				return badLimit("cost", "cost must be a number of units, or \"cost\" for the request's own (got %q)", v)
+			}
+		default:
+			return badLimit("cost", "cost must be a whole number of units, or \"cost\" for the request's own (got %v)", v)
+		}
+		lane.Limits = append(lane.Limits, sim.LimitConfig{Name: names[j], Algorithm: algorithm, Options: opts, Policy: p, Template: tmpl, Cost: cost})
+	}
+	lane.Algorithm, lane.Options = lane.Limits[0].Algorithm, lane.Limits[0].Options
+	if spec.Order != nil {
+		lane.Orders = make([][]int, len(c.cfg.Clients))
+		for _, client := range slices.Sorted(maps.Keys(spec.Order)) { // in order, so the first problem is always the same
+			order := spec.Order[client]
+			ci := slices.IndexFunc(c.cfg.Clients, func(cl sim.Client) bool { return cl.Name == client })
+			if ci < 0 {
+				return bad("order", "order names client %q, which this scenario does not have", client)
+			}
+			var idx []int
+			for _, n := range order {
+				k := slices.Index(names, n)
+				if k < 0 || slices.Contains(idx, k) {
+					break
+				}
+				idx = append(idx, k)
+			}
+			if len(idx) != len(names) || len(order) != len(names) {
+				return bad("order", "order for client %q must name every limit once (%s), got %s", client, quoted(names), quoted(order))
+			}
+			lane.Orders[ci] = idx
+		}
+	}
+	if c.overrides.Cluster && lane.Backend == sim.OnRedis {
+		if err := lane.ClusterProblem(); err != nil {
+			return bad("combine", "%v", err)
+		}
+	}
+	return nil
+}
+
+// limitNames are the limits' names, the missing ones as limit-1, limit-2…
+func limitNames(limits []LimitSpec) []string {
+	names := make([]string, len(limits))
+	for i, l := range limits {
+		names[i] = l.Name
+		if names[i] == "" {
+			names[i] = fmt.Sprintf("limit-%d", i+1)
+		}
+	}
+	return names
+}
+
+// allPorted says every limit's algorithm (those that name one) has a Redis port.
+func allPorted(limits []LimitSpec) bool { return unported(limits) == "" }
+
+// unported is the first algorithm the limits name that has no Redis port.
+func unported(limits []LimitSpec) string {
+	for _, l := range limits {
+		if info, ok := algorithms.Lookup(l.Algorithm); ok && info.RedisScript == "" {
+			return l.Algorithm
+		}
+	}
+	return ""
+}
+
+// quoted lists names quoted, comma-separated.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,364 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/internal/slab"
+)
+
+// Composite lanes call several limiters for one decision: a sharded lane (one hot
+// limit split into shards, see algorithms.ShardPolicies) and a multi-limit lane
+// (every request held to several limits, see algorithms.Combine). The lane's
+// limiters for a tier are an algorithms.Set, called in stages: each stage is one
+// round trip to the store (one pipeline on Redis), and the next stage starts when
+// its answer is back, a round trip later on the virtual clock — so another
+// request can come between two stages of one decision, which is what makes the
+// two-step strategies race. With no round trip the stages follow at once and
+// nothing comes between them.
+//
+//   - shards, random: one stage, the request's shard decides.
+//   - shards, two choices: check two shards; if neither has room, refuse with the
+//     earlier of their retry times; else, a round trip later, the one that had more
+//     room decides (and may refuse, if others took the room meanwhile).
+//   - limits in order: one stage per limit, in the client's order, stopping at the
+//     first refusal; what the earlier ones granted stays spent.
+//   - check then consume: check every limit; if all have room, a round trip later
+//     consume every one; one may refuse by then, and the others' units are spent.
+//   - all or nothing: one stage, every limit at once, atomically.
+//
+// Measured on the way (the stages of a sharded lane also check every other shard,
+// in the same round trip, so the lane knows their room at that moment): false
+// denials (refused while the shards together had room), each shard's admitted
+// units (imbalance), the units limits granted and those wasted on requests refused
+// anyway, and requests starved (never served, though they spent).
+type compositeDecider struct {
+	l         *Lane
+	plans     slab.Slab[plan]
+	lookahead bool
+
+	pending []stage // stages deferred to the next batch (lookahead)
+	until   time.Duration
+	calls   []algorithms.Call // the pending stages' calls, or the stage made at once
+	out     []algorithms.Decision
+	// settle's buffers, kept between batches
+	tierCalls []algorithms.Call
+	tierOut   []algorithms.Decision
+	where     []int
+}
+
+// plan is a request's decision in progress.
+type plan struct {
+	step          int8
+	first, second int // sharded: the shards drawn
+	chosen        int // sharded: the shard deciding
+	// multi-limit: each limit's decision so far, in the listed order (a zero
+	// Limit: not asked), and the units they granted this attempt
+	decisions []algorithms.Decision
+	granted   int64
+}
+
+// stage is a plan's stage deferred to a batch: its calls are calls[from:to].
+type stage struct {
+	id       int32
+	seq      uint64
+	at       time.Duration
+	tier     int
+	from, to int
+}
+
+func newComposite(l *Lane, lookahead bool) *compositeDecider {
+	remote := false
+	for _, s := range l.sets {
+		_, remote = s.Parts()[0].(algorithms.BatchLimiter)
+	}
+	return &compositeDecider{l: l, lookahead: lookahead && remote}
+}
+
+// shardDraw is request n of client c's random draw for its attempt: which
+// shards it looks at (algorithms.PickShards). A pure function of the seed and the
+// request, the same in every lane and however decisions are batched.
+func shardDraw(seed uint64, client int32, n int64, attempt int32) uint64 {
+	return splitmix(splitmix(seed^0x5ca1ab1e) ^ splitmix(uint64(client)<<40^uint64(n)) ^ uint64(attempt)<<52)
+}
+
+func (d *compositeDecider) decide(id int32) {
+	l := d.l
+	r := l.reqs.At(id)
+	p := plan{}
+	if lc := l.Config; lc.Sharded() {
+		p.first, p.second = algorithms.PickShards(shardDraw(l.cfg.Seed, r.client, r.n, r.attempt), lc.Shards)
+		p.chosen = p.first
+	} else {
+		p.decisions = make([]algorithms.Decision, len(lc.Limits))
+	}
+	r.slot = d.plans.Put(p)
+	d.issue(id)
+}
+
+// commit starts a plan's next stage, a round trip after the last one.
+func (d *compositeDecider) commit(id int32) { d.issue(id) }
+
+func (d *compositeDecider) due() time.Duration {
+	if len(d.pending) == 0 {
+		return never
+	}
+	return d.until
+}
+
+// issue makes request id's current stage: now, or deferred to the batch.
+func (d *compositeDecider) issue(id int32) {
+	l := d.l
+	l.rec.m.StoreCalls++
+	r := l.reqs.At(id)
+	tier := l.cfg.Keys[r.key].Tier
+	if d.lookahead {
+		if len(d.pending) == 0 {
+			d.until = l.now + l.Config.RoundTrip
+		}
+		from := len(d.calls)
+		d.calls = d.appendCalls(d.calls, id)
+		d.pending = append(d.pending, stage{id: id, seq: l.reserve(), at: l.now, tier: tier, from: from, to: len(d.calls)})
+		return
+	}
+	calls := d.appendCalls(nil, id)
+	out := make([]algorithms.Decision, len(calls))
+	l.sets[tier].Do(calls, out)
+	d.advance(id, out)
+}
+
+// settle decides the deferred stages, a batch per tier, and applies the answers
+// in the order the stages were made, each at the time it was made.
+func (d *compositeDecider) settle() {
+	if len(d.pending) == 0 {
+		return
+	}
+	l := d.l
+	d.out = slices.Grow(d.out[:0], len(d.calls))[:len(d.calls)]
+	for tier, set := range l.sets {
+		calls, where := d.tierCalls[:0], d.where[:0]
+		for _, st := range d.pending {
+			if st.tier != tier {
+				continue
+			}
+			for i := st.from; i < st.to; i++ {
+				calls, where = append(calls, d.calls[i]), append(where, i)
+			}
+		}
+		if len(calls) == 0 {
+			continue
+		}
+		out := slices.Grow(d.tierOut[:0], len(calls))[:len(calls)]
+		set.Do(calls, out)
+		for j, i := range where {
+			d.out[i] = out[j]
+		}
+		d.tierCalls, d.tierOut, d.where = calls, out, where
+	}
+	now := l.now
+	for _, st := range d.pending {
+		l.applying(st.at, st.seq)
+		d.advance(st.id, d.out[st.from:st.to])
+	}
+	l.done(now)
+	d.pending, d.calls = d.pending[:0], d.calls[:0]
+}
+
+// appendCalls appends the calls of request id's current stage.
+func (d *compositeDecider) appendCalls(calls []algorithms.Call, id int32) []algorithms.Call {
+	l := d.l
+	lc := l.Config
+	r := l.reqs.At(id)
+	p := d.plans.At(r.slot)
+	req := algorithms.Request{Key: l.cfg.Keys[r.key].Name, Now: l.stamp(r), Cost: r.cost}
+	call := func(mode algorithms.Mode, part int) algorithms.Call {
+		return algorithms.Call{Mode: mode, Part: part, Req: req}
+	}
+	if lc.Sharded() {
+		// the deciding call first, then a check of every other shard: their room
+		// at this moment, for false denials
+		lead := []int{p.chosen}
+		mode := algorithms.ModeAllow
+		if lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
+			lead, mode = []int{p.first, p.second}, algorithms.ModeCheck
+		}
+		for _, s := range lead {
+			calls = append(calls, call(mode, s))
+		}
+		for s := 0; s < lc.Shards; s++ {
+			if !slices.Contains(lead, s) {
+				calls = append(calls, call(algorithms.ModeCheck, s))
+			}
+		}
+		return calls
+	}
+	order := lc.order(int(r.client))
+	limitCall := func(mode algorithms.Mode, limit int) algorithms.Call {
+		c := call(mode, limit)
+		if cost := lc.Limits[limit].Cost; cost > 0 {
+			c.Req.Cost = cost
+		}
+		return c
+	}
+	switch lc.Combine {
+	case algorithms.InOrder:
+		calls = append(calls, limitCall(algorithms.ModeAllow, order[p.step]))
+	case algorithms.CheckThenConsume:
+		mode := algorithms.ModeCheck
+		if p.step == 1 {
+			mode = algorithms.ModeAllow
+		}
+		for _, limit := range order {
+			calls = append(calls, limitCall(mode, limit))
+		}
+	case algorithms.AllOrNothing:
+		for i, limit := range order {
+			c := limitCall(algorithms.ModeAll, limit)
+			if i == 0 {
+				c.Group = len(order)
+			}
+			calls = append(calls, c)
+		}
+	}
+	return calls
+}
+
+// advance takes a stage's answers (out, in the order appendCalls made the calls):
+// the next stage, a round trip later (at once with no round trip), or the
+// decision, which lands now and is heard a round trip later.
+func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
+	l := d.l
+	lc := l.Config
+	r := l.reqs.At(id)
+	p := d.plans.At(r.slot)
+	if lc.Sharded() {
+		if lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
+			a, b := out[0], out[1]
+			if !a.Allowed && !b.Allowed { // neither has room: the earlier retry
+				dec, shard := a, p.first
+				if b.RetryAfter < a.RetryAfter {
+					dec, shard = b, p.second
+				}
+				d.shardDecided(id, shard, dec, out)
+				return
+			}
+			if !a.Allowed || (b.Allowed && b.Remaining > a.Remaining) {
+				p.chosen = p.second
+			}
+			p.step = 1
+			d.next(id)
+			return
+		}
+		d.shardDecided(id, p.chosen, out[0], out)
+		return
+	}
+	order := lc.order(int(r.client))
+	cost := func(limit int) int64 {
+		if c := lc.Limits[limit].Cost; c > 0 {
+			return c
+		}
+		return r.cost
+	}
+	// what this stage's limits granted: each allow that allowed (in order, or
+	// check-then-consume's consuming stage); an all-or-nothing group all or none;
+	// a check, nothing
+	all := true
+	var granted int64
+	for i, dec := range out {
+		limit := order[i]
+		if lc.Combine == algorithms.InOrder {
+			limit = order[p.step]
+		}
+		p.decisions[limit] = dec
+		all = all && dec.Allowed
+		if dec.Allowed {
+			granted += cost(limit)
+		}
+	}
+	switch {
+	case lc.Combine == algorithms.AllOrNothing && all,
+		lc.Combine == algorithms.InOrder,
+		lc.Combine == algorithms.CheckThenConsume && p.step == 1:
+		p.granted += granted
+	}
+	switch {
+	case !all:
+		d.limitsDecided(id, false)
+	case lc.Combine == algorithms.InOrder && int(p.step) < len(order)-1,
+		lc.Combine == algorithms.CheckThenConsume && p.step == 0:
+		p.step++
+		d.next(id)
+	default:
+		d.limitsDecided(id, true)
+	}
+}
+
+// next schedules a plan's next stage a round trip from now, or makes it now.
+func (d *compositeDecider) next(id int32) {
+	if rt := d.l.Config.RoundTrip; rt > 0 {
+		d.l.schedule(d.l.now+rt, evCommit, int(id))
+		return
+	}
+	d.issue(id)
+}
+
+// shardDecided lands a sharded decision made by shard, its stage's answers in out
+// (every shard's, one each): counts the shard's admitted units, and a denial
+// while the shards together had room for the request as a false denial.
+func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Decision, out []algorithms.Decision) {
+	l := d.l
+	r := l.reqs.At(id)
+	if dec.Allowed {
+		l.rec.shardUnits[shard] += r.cost
+	} else {
+		var room float64
+		for _, o := range out {
+			room += algorithms.Room(o, r.cost)
+		}
+		if room >= float64(r.cost) {
+			l.rec.m.FalseDenials++
+		}
+	}
+	d.land(id, dec, rowDetail{shard: int32(shard)})
+}
+
+// limitsDecided lands a multi-limit decision: allowed when every limit allowed.
+// Its retry-after is the latest of the refusing limits'; its delay the longest;
+// remaining, limit and reset are the first listed limit's that was asked.
+func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
+	l := d.l
+	r := l.reqs.At(id)
+	p := d.plans.At(r.slot)
+	dec := algorithms.Decision{Allowed: allowed}
+	shown := false
+	for _, ld := range p.decisions {
+		if ld.Limit == 0 {
+			continue // not asked
+		}
+		if !shown {
+			dec.Remaining, dec.Limit, dec.ResetAfter, shown = ld.Remaining, ld.Limit, ld.ResetAfter, true
+		}
+		if allowed {
+			dec.Delay = max(dec.Delay, ld.Delay)
+		} else if !ld.Allowed {
+			dec.RetryAfter = max(dec.RetryAfter, ld.RetryAfter)
+		}
+	}
+	l.rec.m.GrantedUnits += p.granted
+	if !allowed && p.granted > 0 {
+		l.rec.m.WastedUnits += p.granted
+		r.spent = true
+	}
+	d.land(id, dec, rowDetail{shard: -1, limits: p.decisions})
+}
+
+// land records the decision, now, and frees the plan.
+func (d *compositeDecider) land(id int32, dec algorithms.Decision, detail rowDetail) {
+	l := d.l
+	d.plans.Release(l.reqs.At(id).slot)
+	l.reqs.At(id).slot = -1
+	l.detail = detail
+	l.decided(id, dec, l.now+l.Config.RoundTrip)
+	l.detail = rowDetail{shard: -1}
+}

@@ -1,0 +1,79 @@
+package sim
+
+import (
+	"io"
+	"slices"
+
+	"ratelab/algorithms"
+)
+
+// The HTTP rate-limit headers a lane's responses send, in the lane's family
+// (algorithms.HeaderFamily): in the UI for the focused lane's latest decision,
+// and as columns of the request CSV when asked for (ratelab run --headers).
+
+// ResponseHeaders are the headers of the response to the decision in row, as the
+// row's lane sends them. Each policy the request was held to is a quota: the
+// key's tier for a plain lane (its name the tier's); the shard that decided for a
+// sharded lane (its policy the shard's share: that is what decided); every limit
+// that was asked for a multi-limit lane, under its own name.
+func ResponseHeaders(cfg *Config, row Row) []algorithms.Header {
+	lane := cfg.Lanes[row.Lane]
+	tier := cfg.Keys[row.Key].Tier
+	d := algorithms.Decision{Allowed: row.Allowed, Remaining: row.Remaining, Limit: row.Limit, RetryAfter: row.RetryAfter, ResetAfter: row.ResetAfter}
+	var quotas []algorithms.Quota
+	switch {
+	case lane.MultiLimit():
+		for i, ld := range row.Limits {
+			if ld.Limit != 0 {
+				quotas = append(quotas, algorithms.Quota{Name: lane.Limits[i].Name, Policy: lane.Limits[i].Policy, Decision: ld})
+			}
+		}
+	case lane.Sharded() && row.Shard >= 0:
+		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: algorithms.ShardPolicies(lane.TierPolicy(cfg, tier), lane.Shards)[row.Shard], Decision: d}}
+	}
+	if len(quotas) == 0 { // a plain lane, or no limit was asked (a WATCH that kept losing)
+		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: lane.TierPolicy(cfg, tier), Decision: d}}
+	}
+	return lane.Headers.Render(row.At, d, quotas)
+}
+
+// HeaderColumns are the columns the headers add to the request CSV: the fields of
+// every family cfg's lanes send, in the order of algorithms.HeaderFamilies, each
+// once, then Retry-After. A row fills its own lane's family's columns and leaves
+// the others empty.
+func HeaderColumns(cfg *Config) []string {
+	var names []string
+	for f := range algorithms.HeaderFamilies {
+		family := algorithms.HeaderFamily(f)
+		if slices.ContainsFunc(cfg.Lanes, func(l LaneConfig) bool { return l.Headers == family }) {
+			fields := family.Names()
+			names = append(names, fields[:len(fields)-1]...)
+		}
+	}
+	return append(names, "Retry-After")
+}
+
+// NewRequestWriterWithHeaders is NewRequestWriter with the response headers of
+// every decision appended as columns after the others (HeaderColumns).
+func NewRequestWriterWithHeaders(w io.Writer, cfg *Config) (*RequestWriter, error) {
+	return newRequestWriter(w, cfg, HeaderColumns(cfg))
+}
+
+// appendHeaders appends a row's header cells, one per column, each after a comma.
+func (rw *RequestWriter) appendHeaders(b []byte, row *Row) []byte {
+	cells := rw.headerCells[:0]
+	for range rw.headerCols {
+		cells = append(cells, "")
+	}
+	for _, h := range ResponseHeaders(rw.cfg, *row) {
+		if i := slices.Index(rw.headerCols, h.Name); i >= 0 {
+			cells[i] = h.Value
+		}
+	}
+	for _, c := range cells {
+		b = append(b, ',')
+		b = append(b, csvField(c)...)
+	}
+	rw.headerCells = cells
+	return b
+}

@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+
+	"ratelab/algorithms"
+)
+
+// Part is one of a lane's limiters for one tier: the whole lane, one of its
+// shards, or one of its limits. Each holds state of its own, under keys of its
+// own (on Redis, the shard is in the keys' hash tag so shards spread over a
+// cluster's slots).
+type Part struct {
+	Tier  int
+	Shard int // its index among the lane's shards; -1 when not a shard
+	Limit int // its index among the lane's limits; -1 when not one of several
+	// Algorithm, Policy and Options are what this limiter enforces; Template
+	// names its keys from the request's.
+	Algorithm string
+	Policy    algorithms.Policy
+	Options   algorithms.Options
+	Template  algorithms.KeyTemplate
+}
+
+// Sharded says the lane splits its limit into shards.
+func (l LaneConfig) Sharded() bool { return l.Shards > 1 }
+
+// MultiLimit says the lane holds each request to several limits.
+func (l LaneConfig) MultiLimit() bool { return len(l.Limits) > 0 }
+
+// Composite says a decision of the lane calls more than one limiter: it is
+// sharded or holds several limits.
+func (l LaneConfig) Composite() bool { return l.Sharded() || l.MultiLimit() }
+
+// Parts are the lane's limiters for tier t, in the order a decision names them:
+// the lane itself, its shards (shard i's policy is algorithms.ShardPolicies's
+// i-th), or its limits as listed.
+func (l LaneConfig) Parts(cfg *Config, t int) []Part {
+	p := l.TierPolicy(cfg, t)
+	switch {
+	case l.Sharded():
+		parts := make([]Part, l.Shards)
+		for i, sp := range algorithms.ShardPolicies(p, l.Shards) {
+			parts[i] = Part{Tier: t, Shard: i, Limit: -1, Algorithm: l.Algorithm, Policy: sp, Options: algorithms.ShardOptions(l.Options, l.Shards, i)}
+		}
+		return parts
+	case l.MultiLimit():
+		parts := make([]Part, len(l.Limits))
+		for i, lim := range l.Limits {
+			parts[i] = Part{Tier: t, Shard: -1, Limit: i, Algorithm: lim.Algorithm, Policy: lim.Policy.WithDefaults(), Options: lim.Options, Template: lim.Template}
+		}
+		return parts
+	}
+	return []Part{{Tier: t, Shard: -1, Limit: -1, Algorithm: l.Algorithm, Policy: p, Options: l.Options}}
+}
+
+// order is the limits' order for client c: Orders[c], or as listed.
+func (l LaneConfig) order(c int) []int {
+	if c < len(l.Orders) && l.Orders[c] != nil {
+		return l.Orders[c]
+	}
+	out := make([]int, len(l.Limits))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// ClusterProblem says why the lane cannot run on a Redis Cluster, or nil. An
+// all-or-nothing lane decides in one script over every limit's keys, and a
+// cluster runs a script only on keys of one slot: a limit whose key names {key}
+// has a slot per request key (shared by that key's other such limits), one that
+// names no field a slot of the lane's, so the two kinds cannot meet in one script.
+func (l LaneConfig) ClusterProblem() error {
+	if !l.MultiLimit() || l.Combine != algorithms.AllOrNothing {
+		return nil
+	}
+	var perKey, shared *LimitConfig
+	for i := range l.Limits {
+		if l.Limits[i].Template.PerKey() {
+			perKey = cmp.Or(perKey, &l.Limits[i])
+		} else {
+			shared = cmp.Or(shared, &l.Limits[i])
+		}
+	}
+	if perKey == nil || shared == nil {
+		return nil
+	}
+	return fmt.Errorf(`combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit %q (key %q) has a key per request key, each in a slot of its own, and limit %q (key %q) is one key for all, in another: give every limit a key that names {key} (so each request key's limits share a slot), or use combine = "check-then-consume" or "in-order", which need no shared slot`, perKey.Name, perKey.Template, shared.Name, shared.Template)
+}
+
+// buildParts builds the lane's limiters for tier t (see LaneConfig.Parts); a
+// composite lane's become a Set.
+func (l *Lane) buildParts(index, t int, build func(int, LaneConfig, Part) (algorithms.Limiter, error)) error {
+	parts := l.Config.Parts(l.cfg, t)
+	lims := make([]algorithms.Limiter, len(parts))
+	for i, part := range parts {
+		lim, err := build(index, l.Config, part)
+		if err != nil {
+			return err
+		}
+		lims[i] = lim
+		l.evictEvery = max(l.evictEvery, part.Policy.Period)
+	}
+	l.limiters = append(l.limiters, lims...)
+	if l.Config.Composite() {
+		set, err := algorithms.NewSet(lims)
+		if err != nil {
+			return err
+		}
+		l.sets = append(l.sets, set)
+		if l.Config.Sharded() && t == 0 {
+			l.rec.shardUnits = make([]int64, l.Config.Shards)
+		}
+	}
+	return nil
+}
+
+// level is key k's level at now, for the graphs: its limiter's; the sum of a
+// sharded lane's shards (the tokens, or units in the window, of them all); a
+// multi-limit lane's first limit's.
+func (l *Lane) level(k Key) float64 {
+	if !l.Config.Composite() {
+		return l.limiters[k.Tier].Level(k.Name, l.now)
+	}
+	parts := l.sets[k.Tier].Parts()
+	if l.Config.MultiLimit() {
+		return parts[0].Level(k.Name, l.now)
+	}
+	var sum float64
+	for _, p := range parts {
+		sum += p.Level(k.Name, l.now)
+	}
+	return sum
+}
