@@ -63,8 +63,9 @@ func From(r *sim.Run) *Data {
 // Zoom is the decisions of every lane in a short stretch, counted in bins much
 // finer than the tick: the peak window of the lane that admitted the most for one
 // key in one period (sim.Metrics' PeakFirst to PeakLast), widened on each side by
-// five times its span (at least a tick). A boundary burst's 100 + 100 in 2 ms
-// shows here as it happened.
+// five times its span (at least a tick). There is a zoom only when that peak went
+// over the limit in a burst: more than the limit within a quarter of the period.
+// A boundary burst's 100 + 100 in 2 ms shows here as it happened.
 type Zoom struct {
 	From, To time.Duration
 	Bin      time.Duration
@@ -77,13 +78,15 @@ type Zoom struct {
 // that many microseconds).
 const zoomBins = 200
 
-// ZoomOn picks the zoom of d: nil when no limiting lane admitted anything. Fill it
+// ZoomOn picks the zoom of d: nil when no limiting lane went over its limit in a
+// burst. Fill it
 // with Rows, from a replay of the run up to Zoom.To.
 func ZoomOn(d *Data) *Zoom {
 	best := -1
 	for i, l := range d.Lanes {
 		m := l.Metrics
-		if l.Info.Shape == algorithms.ShapeNone || m.PeakWindowRatio <= 0 {
+		period := l.Config.TierPolicy(d.Config, d.Config.Keys[d.Config.WatchKey].Tier).Period
+		if l.Info.Shape == algorithms.ShapeNone || m.PeakWindowRatio <= 1 || 4*(m.PeakLast-m.PeakFirst) > period {
 			continue
 		}
 		if best < 0 || m.PeakWindowRatio > d.Lanes[best].Metrics.PeakWindowRatio {

@@ -80,10 +80,13 @@ func TestFiguresRender(t *testing.T) {
 	for _, f := range figs {
 		names[f.Name] = true
 	}
-	for _, want := range []string{"comparison-zoom", "comparison-accepted", "lane1-no-limit-decisions", "lane1-no-limit-backend", "lane2-fixed-window-level", "lane2-fixed-window-decisions"} {
+	for _, want := range []string{"comparison-accepted", "lane1-no-limit-decisions", "lane1-no-limit-backend", "lane2-fixed-window-level", "lane2-fixed-window-decisions"} {
 		if !names[want] {
 			t.Errorf("no figure %s among %v", want, names)
 		}
+	}
+	if d.Zoom != nil || names["comparison-zoom"] {
+		t.Errorf("a zoom on retry-storm, whose peaks are no bursts: %+v", d.Zoom)
 	}
 	if names["lane1-no-limit-level"] || len(notes) != 1 || !strings.Contains(notes[0], `"no limit" has no level`) {
 		t.Errorf("the no-limit lane: level figure %v, notes %q", names["lane1-no-limit-level"], notes)

@@ -59,6 +59,12 @@ func Create(path string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot be written: %w; choose a folder you can write to", path, unwrapPath(err))
 	}
+	// MkdirTemp makes it private; the folder written is as readable as any other
+	// (the umask still applies to the files in it)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("%s cannot be written: %w", path, unwrapPath(err))
+	}
 	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("%s cannot be written: %w", path, unwrapPath(err))
