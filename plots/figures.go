@@ -89,6 +89,7 @@ func newPlot(d *Data, title, yLabel string) *plot.Plot {
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Y.Tick.Marker = countTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }

@@ -2,6 +2,8 @@ package plots
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -170,6 +172,29 @@ func (msTicks) Ticks(min, max float64) []plot.Tick {
 	for _, t := range (plot.DefaultTicks{}).Ticks(min*1000, max*1000) {
 		t.Value /= 1000
 		out = append(out, t)
+	}
+	return out
+}
+
+// countTicks labels an axis of counts or rates: 4 to 10 labelled ticks at a round
+// step (1, 2 or 5 times a power of ten), written without needless decimals.
+type countTicks struct{}
+
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	if hi <= lo {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', -1, 64)}}
+	}
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(m*step) <= 10 {
+			step *= m
+			break
+		}
+	}
+	decimals := max(0, int(-math.Floor(math.Log10(step))))
+	var out []plot.Tick
+	for k := math.Ceil(lo / step); k*step <= hi; k++ {
+		out = append(out, plot.Tick{Value: k * step, Label: strconv.FormatFloat(k*step, 'f', decimals, 64)})
 	}
 	return out
 }

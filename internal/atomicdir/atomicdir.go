@@ -80,8 +80,10 @@ func Create(path string) (*Dir, error) {
 func Check(path string) error {
 	clean := filepath.Clean(path)
 	parent := filepath.Dir(clean)
-	if info, err := os.Stat(parent); err != nil || !info.IsDir() {
+	if info, err := os.Stat(parent); err != nil {
 		return fmt.Errorf("%s cannot be written: the folder %s it goes in does not exist; create it first", path, parent)
+	} else if !info.IsDir() {
+		return fmt.Errorf("%s cannot be written: %s is a file, not a folder; give a path in a folder", path, parent)
 	}
 	info, err := os.Lstat(clean)
 	switch {
@@ -109,8 +111,12 @@ func Check(path string) error {
 func (d *Dir) Path() string { return d.tmp }
 
 // Commit puts the folder in place of the destination (see the package comment),
-// checking again that what is there may be replaced.
+// checking again that what is there may be replaced. A nil Dir (no folder asked
+// for) commits nothing.
 func (d *Dir) Commit() error {
+	if d == nil {
+		return nil
+	}
 	live.Lock()
 	defer live.Unlock()
 	if d.done {
