@@ -80,6 +80,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 	}
 
 	out := filepath.Join(base, "report")
+	var first []byte
 	for i := range 2 { // the second time over the first, which ratelab wrote
 		code, stdout, errOut := ratelab("report", "--scenario", "boundary-burst", "--lanes", "fixed-window,token-bucket", "--out", out)
 		if code != 0 {
@@ -88,8 +89,15 @@ func TestPlotAndReportFolders(t *testing.T) {
 		if !strings.Contains(stdout, "index.html") {
 			t.Errorf("report %d said %q", i, stdout)
 		}
+		page, err := os.ReadFile(filepath.Join(out, "index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if i == 0 {
+			first = page
 			os.WriteFile(filepath.Join(out, "stale.txt"), nil, 0o644)
+		} else if !bytes.Equal(page, first) {
+			t.Error("the same report twice gave two different pages")
 		}
 	}
 	for _, name := range []string{"index.html", "requests.csv", "series.csv", ".ratelab", "figures/comparison-zoom.svg", "figures/comparison-zoom.png"} {
