@@ -39,3 +39,23 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 		t.Errorf("at the run's end every claim is judged and holds:\n%s", s)
 	}
 }
+
+// The go-to prompt's "going to" status gives way to where the run is once there.
+func TestGoToSaysWhereItArrived(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "g")
+	for _, r := range "1.5s" {
+		press(m, string(r))
+	}
+	press(m, "enter")
+	if m.status != "going to 1.500s (replayed from the start when it is earlier)" {
+		t.Fatalf("after enter the status does not say where it goes: %q", m.status)
+	}
+	for m.runner.seeking {
+		frame(m)
+	}
+	frame(m)
+	if s := screen(m); strings.Contains(s, "going to") || !strings.Contains(s, "at 1.500s, paused") {
+		t.Errorf("once there the status still says going to, or not where it is:\n%s", s)
+	}
+}
