@@ -59,3 +59,22 @@ func TestGoToSaysWhereItArrived(t *testing.T) {
 		t.Errorf("once there the status still says going to, or not where it is:\n%s", s)
 	}
 }
+
+// ← pressed twice before the first step back has replayed goes two columns back,
+// not back from the replay's clock at 0.
+func TestBackTwiceDuringTheReplay(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	m.runner.seek(2500 * time.Millisecond)
+	for m.runner.seeking {
+		frame(m)
+	}
+	span := m.columnSpan()
+	press(m, "left")
+	press(m, "left") // the replay of the first has not run a frame yet
+	for m.runner.seeking {
+		frame(m)
+	}
+	if got, want := m.runner.run.Now(), 2500*time.Millisecond-2*span; got != want {
+		t.Errorf("two steps back from 2.5 s (columns of %v) reached %v, want %v", span, got, want)
+	}
+}
