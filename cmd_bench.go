@@ -111,6 +111,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := interrupts()
 	defer stop()
+	startWork() // every call to Redis answers to ctx
 	var out *output
 	if *csvPath != "" {
 		if out, err = openOutput("csv", *csvPath, stdout); err != nil {

@@ -48,6 +48,8 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	if out == "" {
 		out = o.scenario + "-report"
 	}
+	ctx, stop := interrupts() // see runRun
+	defer stop()
 	_, cfg, err := compileScenario(o)
 	if err != nil {
 		return err
@@ -60,8 +62,6 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("report: --out %v", err)
 	}
 	defer dir.Abort()
-	ctx, stop := interrupts()
-	defer stop()
 	so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
 
 	requests, err := os.Create(filepath.Join(dir.Path(), "requests.csv"))
@@ -74,6 +74,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer series.Close()
+	startWork()
 	r, err := session.Start(cfg, so)
 	if ctx.Err() != nil {
 		return fmt.Errorf("%v before the run started; nothing was written", context.Cause(ctx))
@@ -110,6 +111,9 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	figs, notes, err := drawPlots(r.Run, so, filepath.Join(dir.Path(), "figures"))
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%v while drawing the charts; nothing was written", cause)
+	}
 	if err != nil {
 		return err
 	}
@@ -192,6 +196,9 @@ func drawPlots(r *sim.Run, so session.Options, dir string) ([]plots.Figure, []st
 	if err := plots.FillZoom(d, so); err != nil {
 		return nil, nil, err
 	}
+	if so.Context != nil && so.Context.Err() != nil {
+		return nil, nil, context.Cause(so.Context)
+	}
 	figs, notes, err := plots.Figures(d)
 	if err != nil {
 		return nil, nil, err
@@ -199,5 +206,5 @@ func drawPlots(r *sim.Run, so session.Options, dir string) ([]plots.Figure, []st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	return figs, notes, plots.WriteFiles(dir, figs)
+	return figs, notes, plots.WriteFiles(so.Context, dir, figs)
 }

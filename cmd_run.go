@@ -65,6 +65,12 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	case o.headers && o.csv == "":
 		return usagef("run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too")
 	}
+	// signals are caught from here on: while the scenario (and its trace) is
+	// read and the outputs open (a FIFO nobody reads yet), one ends the process
+	// at once, its temporary files removed; once the run starts, it stops the
+	// run, which cleans up and says where it stopped
+	ctx, stop := interrupts()
+	defer stop()
 	c, cfg, err := compileScenario(o)
 	if err != nil {
 		return err
@@ -77,10 +83,6 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if o.csv == "-" || o.series == "-" {
 		report = stderr
 	}
-	// signals are caught from here on: an output that blocks (a FIFO nobody
-	// reads yet) is still left by Ctrl-C, its temporary files removed
-	ctx, stop := interrupts()
-	defer stop()
 	var requests, series *output
 	var charts *atomicdir.Dir
 	if o.plot != "" {
@@ -111,6 +113,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration), written)
 	}
+	startWork()
 	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true, Context: ctx})
 	if ctx.Err() != nil {
 		return stopped("0s")
@@ -132,7 +135,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			newWriter = sim.NewRequestWriterWithHeaders
 		}
 		if rows, err = newWriter(requests.w, cfg); err != nil {
-			return fmt.Errorf("writing %s: %w", o.csv, err)
+			return err // it says what was being written (see named)
 		}
 		r.OnRows(rows.Write)
 	}

@@ -42,6 +42,12 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: while
+	// the scenarios (or a trace) are read, at once; once the UI runs, the run
+	// shown stops at once, even in a frame waiting on Redis, Close stops an
+	// export under way, and the runs' keys and temporary files are removed
+	ctx, stop := interrupts()
+	defer stop()
 	var c *scenarios.Catalogue
 	if tr.file != "" {
 		if o.file != "" || o.scenario != "" {
@@ -51,17 +57,13 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 			tr.seed = *o.seed
 		}
 		tr.strict = o.strict
-		if c, o.scenario, err = traceCatalogue(tr, stderr); err != nil {
+		if c, o.scenario, err = traceCatalogue(ctx, tr, stderr); err != nil {
 			return err
 		}
 	} else if c, err = loadCatalogue(o.file); err != nil {
 		return err
 	}
-	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: the
-	// run shown stops at once, even in a frame waiting on Redis, Close stops an
-	// export under way, and the runs' keys and temporary files are removed
-	ctx, stop := interrupts()
-	defer stop()
+	startWork()
 	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: lanes, ExportDir: exportDir,
 		Redis: o.redis != "", Strict: o.strict, Session: session.Options{RedisURL: o.redis, Context: ctx}}
 	m, err := ui.New(opts)

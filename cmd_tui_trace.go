@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,7 @@ import (
 // goal) and returns a catalogue of one scenario that replays it through the
 // recommended policy (or, when none meets the goal, the closest) and its
 // neighbours in the grid, one lane each.
-func traceCatalogue(o traceOptions, stderr io.Writer) (*scenarios.Catalogue, string, error) {
+func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*scenarios.Catalogue, string, error) {
 	to, err := o.options("tui")
 	if err != nil {
 		return nil, "", err
@@ -32,7 +33,7 @@ func traceCatalogue(o traceOptions, stderr io.Writer) (*scenarios.Catalogue, str
 		return nil, "", err
 	}
 	bar := newProgressBar(stderr, "policies")
-	results, err := tune.Sweep(t, g.Policies(t.MaxRequestCost()), 0, bar.update)
+	results, err := tune.Sweep(ctx, t, g.Policies(t.MaxRequestCost()), 0, bar.update)
 	bar.done()
 	if err != nil {
 		return nil, "", usageError{err}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -180,6 +181,10 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// a signal while the trace is read ends the process at once; during the
+	// sweep it stops the workers, and nothing is written (see interrupts)
+	ctx, stop := interrupts()
+	defer stop()
 	t, err := o.trace.load(to, int64(o.memoryMB)<<20)
 	if err != nil {
 		return err
@@ -210,15 +215,19 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		defer jsonOut.abort()
 	}
 	bar := newProgressBar(stderr, "policies")
-	results, err := tune.Sweep(t, policies, o.workers, bar.update)
+	startWork()
+	results, err := tune.Sweep(ctx, t, policies, o.workers, bar.update)
 	bar.done()
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%v; nothing was written", cause)
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	rep := tune.NewReport(t, results, goal)
 	if csvOut != nil {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
-			return fmt.Errorf("writing %s: %w", o.csv, err)
+			return err // it says what was being written (see named)
 		}
 		if err := csvOut.commit(); err != nil {
 			return err
@@ -226,7 +235,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	if jsonOut != nil {
 		if err := rep.WriteJSON(jsonOut.w); err != nil {
-			return fmt.Errorf("writing %s: %w", o.json, err)
+			return err
 		}
 		if err := jsonOut.commit(); err != nil {
 			return err

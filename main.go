@@ -20,6 +20,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"ratelab/session"
 )
@@ -50,6 +52,10 @@ Run "ratelab COMMAND --help" for a command's flags.
 `
 
 func main() {
+	// a closed pipe on standard output (ratelab run --csv - | head) is a write
+	// error, handled as any other (exit 1, temporary files removed), not the
+	// SIGPIPE that would kill the process where it stands
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -23,6 +23,9 @@ type output struct {
 // error, reported before anything runs.
 func openOutput(flagName, path string, stdout io.Writer) (*output, error) {
 	if path == "-" {
+		if c, ok := stdout.(*checked); ok {
+			return &output{w: c, name: "standard output"}, nil // its errors say so already
+		}
 		return &output{w: named{stdout, "standard output"}, name: "standard output"}, nil
 	}
 	f, err := atomicfile.Create(path)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,6 +17,16 @@ import (
 // (remove its Redis keys, which takes at most 2 s, and its temporary files)
 // before the process removes its temporary files and exits by itself.
 const cleanupGrace = 5 * time.Second
+
+// working is set once a command's work, which answers to its context, begins
+// (see startWork). Before that a command is reading its input (a scenario, a
+// trace, perhaps a FIFO nobody writes), where nothing answers to a context and
+// nothing needs cleaning up: a signal then ends the process at once.
+var working atomic.Bool
+
+// startWork says the command now answers to its context: a signal from here on
+// cancels it and waits for it to clean up (within cleanupGrace).
+func startWork() { working.Store(true) }
 
 // interrupted is the cause of a context cancelled by a signal.
 type interrupted struct{ sig os.Signal }
@@ -41,7 +52,9 @@ func signalName(s syscall.Signal) string {
 
 // interrupts returns a context that SIGINT, SIGTERM or SIGHUP cancels, with an
 // interrupted as its cause, so that a command stops, removes its Redis keys and
-// temporary files, and returns; stop releases the signals. Should the command
+// temporary files, and returns; stop releases the signals. Call it first thing,
+// so that no signal finds the default action (an exit with nothing said); a
+// signal before startWork exits at once, saying so. Should the command
 // not return within cleanupGrace of the signal (it waits where nothing can
 // interrupt it, such as opening a FIFO nobody reads), or should a second signal
 // come, the temporary files are removed here and the process exits with 1.
@@ -56,6 +69,12 @@ func interrupts() (context.Context, func()) {
 		case sig = <-sigs:
 		case <-done:
 			return
+		}
+		if !working.Load() {
+			atomicfile.RemoveTemporary()
+			atomicdir.RemoveTemporary()
+			fmt.Fprintf(os.Stderr, "ratelab: %v while reading the input; nothing was written\n", interrupted{sig})
+			os.Exit(1)
 		}
 		cancel(interrupted{sig})
 		select {

@@ -329,3 +329,31 @@ func TestClosingTheTerminalMidExportLeavesNothing(t *testing.T) {
 		t.Errorf("the export folder holds %v", entries)
 	}
 }
+
+// A signal while the input is still being read — here a trace that is a FIFO no
+// one writes, where the read waits for ever — ends the process at once, saying
+// so: exit 1, nothing written. It used to find the default action (exit 130,
+// nothing said), or wait for ever when SIGINT was ignored by the shell.
+func TestSignalWhileReadingTheInput(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := syscall.Mkfifo(filepath.Join(dir, "fifo.csv"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			file := scenarioFile(t, dir, "duration = \"10s\"\n[scenario.policy]\nlimit = 10\n[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = \"fifo.csv\"\nformat = \"csv\"\n")
+			c := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--csv", "rows.csv")
+			time.Sleep(500 * time.Millisecond) // the child now waits on the FIFO
+			code, took := c.signal(t, sig, 10*time.Second)
+			if code != 1 || !strings.Contains(c.stderr.String(), "while reading the input; nothing was written") {
+				t.Errorf("exit %d after %v: %s; want exit 1, saying it stopped while reading the input", code, sig, c.stderr.String())
+			}
+			if took > 2*time.Second {
+				t.Errorf("exited %v after %v", took, sig)
+			}
+			if len(c.temporaries()) > 0 {
+				t.Errorf("temporary files left: %v", c.temporaries())
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,9 +45,13 @@ func (f Figure) InlineSVG() (string, error) {
 	return head + s[end:], nil
 }
 
-// WriteFiles writes every figure into dir as NAME.svg and NAME.png.
-func WriteFiles(dir string, figs []Figure) error {
+// WriteFiles writes every figure into dir as NAME.svg and NAME.png; it stops
+// before the next figure once ctx (if not nil) is done, returning its cause.
+func WriteFiles(ctx context.Context, dir string, figs []Figure) error {
 	for _, f := range figs {
+		if ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		for _, format := range []string{"svg", "png"} {
 			b, err := f.Render(format)
 			if err != nil {

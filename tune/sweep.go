@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -127,12 +128,14 @@ func (r *replay) result(c Classes) Result {
 // Sweep replays the trace through every policy on `workers` goroutines
 // (GOMAXPROCS when 0) and returns the results in the policies' order, whatever
 // the number of workers. progress, if not nil, is called on the calling
-// goroutine after each policy finishes.
+// goroutine after each policy finishes. When ctx is done the workers stop within
+// a block of requests (a streamed trace's reading skips the rest) and Sweep
+// returns ctx's cause.
 //
 // In memory each worker takes the next policy and replays the requests through
 // it; a streamed trace is read once per worker instead, each worker feeding every
 // request to its share of the policies.
-func Sweep(t *Trace, policies []Policy, workers int, progress func(done, total int)) ([]Result, error) {
+func Sweep(ctx context.Context, t *Trace, policies []Policy, workers int, progress func(done, total int)) ([]Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -150,6 +153,9 @@ func Sweep(t *Trace, policies []Policy, workers int, progress func(done, total i
 					r, err := newReplay(t, policies[i])
 					if err == nil {
 						for _, block := range t.Requests {
+							if ctx.Err() != nil {
+								break
+							}
 							for _, q := range block {
 								r.decide(q)
 							}
@@ -174,7 +180,15 @@ func Sweep(t *Trace, policies []Policy, workers int, progress func(done, total i
 					}
 					rs = append(rs, r)
 				}
+				seen := 0
+				stopped := false
 				err := t.each(func(q Request) {
+					if seen++; seen%4096 == 0 {
+						stopped = ctx.Err() != nil
+					}
+					if stopped {
+						return
+					}
 					for _, r := range rs {
 						r.decide(q)
 					}
@@ -193,6 +207,9 @@ func Sweep(t *Trace, policies []Policy, workers int, progress func(done, total i
 		if progress != nil {
 			progress(n, len(policies))
 		}
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	for _, err := range errs {
 		if err != nil {

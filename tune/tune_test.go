@@ -2,6 +2,8 @@ package tune
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -47,7 +49,7 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	if testing.Short() { // -race -short: a bucket and a window, half the grid
 		grid.Algorithms = []string{"sliding-log", "token-bucket"}
 	}
-	results, err := Sweep(tr, grid.Policies(tr.maxCost), 0, nil)
+	results, err := Sweep(context.Background(), tr, grid.Policies(tr.maxCost), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,17 +104,17 @@ func TestSweepIsDeterministic(t *testing.T) {
 	tr, data := loadLog(t, s)
 	grid := Grid{Algorithms: []string{"token-bucket", "sliding-log", "leaky-bucket"}, Rates: []int64{2, 5, 10}, Bursts: []int64{5, 20}, Period: time.Second}
 	ps := grid.Policies(1)
-	one, err := Sweep(tr, ps, 1, nil)
+	one, err := Sweep(context.Background(), tr, ps, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := 0
-	three, _ := Sweep(tr, ps, 3, func(done, total int) { calls++ })
+	three, _ := Sweep(context.Background(), tr, ps, 3, func(done, total int) { calls++ })
 	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
 	if err != nil || !streamed.Streamed {
 		t.Fatalf("a 1000-byte budget did not stream: %v", err)
 	}
-	fromFile, err := Sweep(streamed, ps, 2, nil)
+	fromFile, err := Sweep(context.Background(), streamed, ps, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ file = "access.log"
 		if !hasBurst(alg) {
 			burst = 4
 		}
-		res, err := Sweep(tr, []Policy{{Algorithm: alg, Limit: 4, Period: time.Second, Burst: burst}}, 1, nil)
+		res, err := Sweep(context.Background(), tr, []Policy{{Algorithm: alg, Limit: 4, Period: time.Second, Burst: burst}}, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +253,7 @@ func BenchmarkTune(b *testing.B) {
 	var decisions int64
 	cpu0 := cpuTime()
 	for b.Loop() {
-		res, err := Sweep(tr, ps, 0, nil)
+		res, err := Sweep(context.Background(), tr, ps, 0, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -260,4 +262,25 @@ func BenchmarkTune(b *testing.B) {
 	}
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
 	b.ReportMetric(float64(decisions)/(cpuTime()-cpu0).Seconds(), "decisions/cpu-s")
+}
+
+// A sweep whose context is done stops and returns the context's cause, in memory
+// and on a streamed trace (ratelab tune on Ctrl-C).
+func TestSweepStopsWhenTold(t *testing.T) {
+	s := abuseSpec
+	s.Duration, s.Users = 10*time.Minute, 300
+	tr, data := loadLog(t, s)
+	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
+	if err != nil || !streamed.Streamed {
+		t.Fatalf("a 1000-byte budget did not stream: %v", err)
+	}
+	ps := Grid{Algorithms: []string{"token-bucket", "fixed-window"}, Rates: []int64{2, 5}, Bursts: []int64{5, 20}, Period: time.Second}.Policies(1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("stopped by the test")
+	cancel(cause)
+	for name, trace := range map[string]*Trace{"in memory": tr, "streamed": streamed} {
+		if _, err := Sweep(ctx, trace, ps, 2, nil); !errors.Is(err, cause) {
+			t.Errorf("%s: a sweep told to stop returned %v, want its cause", name, err)
+		}
+	}
 }

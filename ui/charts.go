@@ -61,7 +61,7 @@ func writeCharts(cfg *sim.Config, upTo time.Duration, so session.Options, path s
 	if err != nil {
 		return 0, err
 	}
-	if err := plots.WriteFiles(dir.Path(), figs); err != nil {
+	if err := plots.WriteFiles(so.Context, dir.Path(), figs); err != nil {
 		return 0, err
 	}
 	if so.Context != nil && so.Context.Err() != nil {
