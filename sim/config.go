@@ -26,6 +26,9 @@ type Config struct {
 	Keys []Key
 	// WatchKey is the key whose level the series and the graphs follow.
 	WatchKey int
+	// WatchKeys are more keys whose levels the series CSV follows, one column
+	// each (see SeriesWriter); none by default.
+	WatchKeys []int
 
 	Nodes   []Node
 	Clients []Client

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"sync/atomic"
+	"time"
 )
 
 // Streaming the request rows. Each lane runs on a goroutine of its own and hands
@@ -18,6 +19,13 @@ import (
 // the order it decided them), and it is the same however the goroutines are
 // scheduled: the merge takes a row only once every lane has either shown its
 // next row or said it has no more for this advance.
+//
+// A lane holds its rows until their fate is known (fate.go), so at the end of an
+// advance it may still owe rows decided before rows another lane has sent; it
+// says from when (hold). The merge writes only rows before every such time and
+// carries the rest to the next advance, where they come before what the lanes
+// send then. The rows carried are those decided since the oldest attempt still
+// in flight, over all lanes.
 
 // rowBatch is the most rows in one batch, from a lane or to the sink.
 const rowBatch = 4096
@@ -35,6 +43,9 @@ type rowStream struct {
 	out   chan []Row   // full batches; nil ends an advance
 	free  chan []Row   // batches the merge is done with, to fill again
 	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
+	// hold, set before the lane ends an advance, is the time of the first row it
+	// still holds (never: none); its later rows are at or after it.
+	hold time.Duration
 }
 
 func newRowStream() *rowStream {
@@ -78,11 +89,20 @@ func (r *Run) merge() error {
 	heads := make([][]Row, n) // each lane's batch being merged
 	pos := make([]int, n)     // its next row
 	open := make([]bool, n)
+	carried := make([]bool, n) // heads[i] is r.carry[i], not a batch of the lane's
 	for i := range open {
 		open[i] = true
+		if len(r.carry[i]) > 0 {
+			heads[i], carried[i] = r.carry[i], true
+		}
+	}
+	kept := r.kept // rows to carry to the next advance
+	for i := range kept {
+		kept[i] = kept[i][:0]
 	}
 	out := r.merged[:0]
 	var failed error
+	blocked := false // a lane still holds a row that comes before the next one
 	for {
 		best := -1
 		for i, s := range r.streams {
@@ -90,9 +110,10 @@ func (r *Run) merge() error {
 				continue
 			}
 			if pos[i] == len(heads[i]) {
-				if heads[i] != nil {
+				if heads[i] != nil && !carried[i] {
 					r.recycle(i, heads[i])
 				}
+				carried[i] = false
 				heads[i], pos[i] = <-s.out, 0
 				if heads[i] == nil {
 					open[i] = false
@@ -106,12 +127,19 @@ func (r *Run) merge() error {
 		if best < 0 {
 			break
 		}
+		row := heads[best][pos[best]]
+		pos[best]++
 		if failed != nil { // drop the rest, so that no lane waits on a full stream
-			pos[best] = len(heads[best])
 			continue
 		}
-		out = append(out, heads[best][pos[best]])
-		pos[best]++
+		if !blocked {
+			blocked = r.owesBefore(row.At, best, open)
+		}
+		if blocked {
+			kept[best] = append(kept[best], row)
+			continue
+		}
+		out = append(out, row)
 		if len(out) == rowBatch {
 			failed = r.flush(out)
 			out = out[:0]
@@ -121,7 +149,20 @@ func (r *Run) merge() error {
 		failed = r.flush(out)
 	}
 	r.merged = out[:0]
+	r.carry, r.kept = kept, r.carry
 	return failed
+}
+
+// owesBefore says a lane that has ended its advance still holds a row that
+// comes before lane's row at `at`, by (time, lane). Only ended lanes can: an
+// open one's rows to come are at or after the row it shows.
+func (r *Run) owesBefore(at time.Duration, lane int, open []bool) bool {
+	for i, s := range r.streams {
+		if !open[i] && (s.hold < at || s.hold == at && i < lane) {
+			return true
+		}
+	}
+	return false
 }
 
 // flush hands a merged batch to the sink, unless the run was told to stop: then
