@@ -24,9 +24,9 @@ type backendRun struct {
 // interest in it when the client times out: abandoned jobs are still served.
 type job struct {
 	req       int32
-	abandoned bool // the client timed out; serving it is wasted work
-	done      bool // served
-	expired   bool // its timeout has fired, or it has none
+	abandoned bool  // the client timed out; serving it is wasted work
+	done      bool  // served
+	expired   bool  // its timeout has fired, or it has none
 	row       int64 // a timed-out attempt's row, held until the job is served
 }
 
