@@ -34,17 +34,18 @@ type Lane struct {
 	reqs    slab.Slab[request]
 	backend *backendRun
 
-	rec      recorder
-	series   boundedSeries
-	nextTick time.Duration
-	tick     Sample // the tick being filled
-	tickSeen bool   // tick.High and tick.Low hold an observation
+	rec        recorder
+	series     boundedSeries
+	nextTick   time.Duration
+	tick       Sample // the tick being filled
+	tickSeen   bool   // tick.High and tick.Low hold an observation
+	watchShape algorithms.Shape
+	perSecond  perSecond // lane-wide decisions allowed in any second
+	evictEvery time.Duration
+	lastEvict  time.Duration
+
 	// failuresSeen is the store's failures at the last tick's end.
 	failuresSeen int64
-	watchShape   algorithms.Shape
-	perSecond    perSecond // lane-wide decisions allowed in any second
-	evictEvery   time.Duration
-	lastEvict    time.Duration
 
 	// stream, when not nil, receives every decision as it lands (see stream.go);
 	// samples every tick's sample as it closes.
