@@ -347,3 +347,14 @@ func (c *Config) Horizon() time.Duration {
 	}
 	return h
 }
+
+// KeyIndex is the index in cfg.Keys of the key called name, and false when no
+// client uses such a key.
+func KeyIndex(cfg *Config, name string) (int, bool) {
+	for i, k := range cfg.Keys {
+		if k.Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
