@@ -60,6 +60,7 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	c.made++
 	id := identity{key: int32(c.c.Keys[pos]), pair: l.pairs[ci][pos]}
 	l.rec.m.Offered++
+	l.tick.Offered++
 	l.rec.offered(id)
 	return l.reqs.Put(request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1})
 }
@@ -70,6 +71,7 @@ func (l *Lane) attempt(id int32) {
 	r.attempt++
 	r.tries = 0
 	l.rec.m.Attempts++
+	l.tick.Attempts++
 	l.decider.decide(id)
 }
 

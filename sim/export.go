@@ -27,7 +27,7 @@ const SeriesContractColumns = "time_ms,lane,level,accepted,denied"
 // SeriesColumns is the series CSV's header when no extra keys are watched: one
 // row per tick per lane. Each key of Config.WatchKeys adds a column
 // "level:KEY" after these.
-const SeriesColumns = SeriesContractColumns + ",backend_errors,backend_queue,store_errors"
+const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,backend_queue,store_errors"
 
 // RequestWriter writes decisions as the request CSV: time_ms with three decimals
 // (the time the decision landed, true virtual time), the lane and its algorithm and
@@ -154,7 +154,8 @@ func (rw *RequestWriter) key(i int) []byte {
 
 // SeriesWriter writes the series CSV: one row per tick per lane, time_ms the
 // tick's end, level the watched key's level then, accepted and denied the
-// decisions landed in the tick, backend_errors the accepted requests the backend
+// decisions landed in the tick, offered the logical requests made in the tick,
+// attempts the decisions asked for in it, backend_errors the accepted requests the backend
 // failed in the tick, backend_queue the requests in its queue at the tick's end,
 // store_errors the store's failures in the tick, then a column "level:KEY" per
 // key of Config.WatchKeys, its level at the tick's end (empty when the sample
@@ -192,6 +193,10 @@ func (sw *SeriesWriter) Write(lane int, s Sample) error {
 	b = strconv.AppendInt(b, s.Accepted, 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, s.Denied, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Offered, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Attempts, 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, s.BackendErrors, 10)
 	b = append(b, ',')

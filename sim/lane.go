@@ -82,6 +82,11 @@ type Sample struct {
 	High, Low float64
 	Accepted  int64
 	Denied    int64
+	// Offered is the logical requests made during the tick, Attempts the
+	// decisions asked for (retries included; a decision may land in a later
+	// tick, or after the run's end).
+	Offered  int64
+	Attempts int64
 	// BackendErrors is the accepted requests the backend failed during the tick
 	// (queue full, or the client's timeout); BackendQueue the requests waiting in
 	// its queue at the tick's end (both 0 without a backend). StoreErrors is the

@@ -17,6 +17,8 @@ func (s Sample) merge(next Sample) Sample {
 	next.Low = min(s.Low, next.Low)
 	next.Accepted += s.Accepted
 	next.Denied += s.Denied
+	next.Offered += s.Offered
+	next.Attempts += s.Attempts
 	next.BackendErrors += s.BackendErrors
 	next.StoreErrors += s.StoreErrors
 	return next
