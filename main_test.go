@@ -103,7 +103,7 @@ func TestRunWritesCSV(t *testing.T) {
 		t.Errorf("first row %q", lines[1])
 	}
 	s, _ := os.ReadFile(series)
-	if !strings.HasPrefix(string(s), sim.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0\n") {
+	if !strings.HasPrefix(string(s), sim.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0,0,0\n") {
 		t.Errorf("series.csv starts %q", string(s)[:100])
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {

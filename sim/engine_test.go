@@ -135,7 +135,7 @@ func TestBoundaryBurstThroughTheEngine(t *testing.T) {
 	}
 	// the tick ending 1.000 s holds the 999 ms decisions, and the window has just
 	// turned (level 0); the tick ending 1.010 s holds 1.001 s's, 100 in the window
-	if !strings.Contains(series, "\n1000.000,fixed-window,0,100,40,0,0,0\n") || !strings.Contains(series, "\n1010.000,fixed-window,100,100,80,0,0,0\n") {
+	if !strings.Contains(series, "\n1000.000,fixed-window,0,100,40,140,140,0,0,0\n") || !strings.Contains(series, "\n1010.000,fixed-window,100,100,80,180,180,0,0,0\n") {
 		t.Errorf("series lacks the ticks ending 1.000 s (level 0, 100 accepted, 40 denied) and 1.010 s (100, 100, 80)")
 	}
 }
