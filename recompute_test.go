@@ -14,7 +14,7 @@ import (
 )
 
 // notInCSVHeading is the README's heading over the same list.
-const notInCSVHeading = "#### What the CSVs cannot recompute"
+const notInCSVHeading = "### What the CSVs cannot recompute"
 
 // notInCSV are the metrics the two CSVs cannot carry, and why (the README lists
 // the same). Every other metric of the JSON, and so every column of the table

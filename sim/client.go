@@ -94,8 +94,16 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	l.rec.queueDelay.add(d.Delay)
 	goAhead := later(answered, d.Delay)
 	l.rowAccepted(r, goAhead, d.Delay)
-	if d.OnError {
+	switch {
+	case d.OnError:
 		l.settleRow(r, OutcomeStoreError, answered, false)
+	case l.backend != nil: // the backend says later
+	case goAhead > l.now && goAhead >= l.cfg.Duration:
+		l.settleRow(r, OutcomeInFlight, goAhead, false) // queued or reserved past the end
+	default:
+		// without a backend, going ahead is success: known now, so the row
+		// need not wait (and hold every row decided after it) until then
+		l.settleRow(r, OutcomeServed, goAhead, false)
 	}
 	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
 	if goAhead > l.now {

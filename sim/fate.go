@@ -10,8 +10,13 @@ import "time"
 // known, and hands them to its stream (stream.go) in that order: a row leaves
 // once it and every row before it are settled. The rows held are those decided
 // since the oldest attempt still in flight, so memory follows what is in flight,
-// not the length of the run. When the run reaches its end (or FinishRows is
-// called) the rows still waiting leave with the outcome in_flight.
+// not the length of the run. Without a backend every fate is known when the
+// decision lands (an accepted request is served when it goes ahead, after any
+// queue delay or reservation; or it is still waiting at the run's end), so no
+// row waits; with one, a row waits for the backend's answer or the client's
+// timeout, and the rows decided meanwhile wait behind it. When the run reaches
+// its end (or FinishRows is called) the rows still waiting leave with the
+// outcome in_flight.
 
 // Outcome is what became of one attempt.
 type Outcome uint8
@@ -124,6 +129,9 @@ func (l *Lane) settleRow(r *request, o Outcome, answered time.Duration, keep boo
 		return 0
 	}
 	row.Outcome, row.Latency = o, answered-r.first
+	if o == OutcomeInFlight {
+		row.Latency = -1
+	}
 	if !keep {
 		l.releaseRow(n)
 		return 0
