@@ -144,3 +144,18 @@ func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
 		}
 	}
 }
+
+// The README's CSV section names every column the writers add and every
+// outcome, each in backticks.
+func TestReadmeDocumentsEveryCSVColumn(t *testing.T) {
+	section := readmeSection(t, "## CSV")
+	names := strings.Split(sim.RequestColumns+","+sim.SeriesColumns, ",")
+	for o := sim.Outcome(0); o.String() != "unknown"; o++ {
+		names = append(names, o.String())
+	}
+	for _, name := range names {
+		if !strings.Contains(section, "`"+name+"`") {
+			t.Errorf("the README's CSV section does not explain %s", name)
+		}
+	}
+}
