@@ -265,8 +265,9 @@ func appendExactMillis(b []byte, d time.Duration) []byte {
 	}
 	b = strconv.AppendInt(b, ns/1e6, 10)
 	b = append(b, '.')
-	frac := strconv.AppendInt(nil, ns%1e6+1e6, 10) // 1 and six digits
-	return append(b, frac[1:]...)
+	start := len(b)
+	b = strconv.AppendInt(b, ns%1e6+1e6, 10) // 1 and six digits
+	return append(b[:start], b[start+1:]...)
 }
 
 // appendDecimal appends v with up to six decimals, trailing zeros trimmed.

@@ -160,3 +160,14 @@ func TestHeldRowsKeepTheOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestExactMillis(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0.000000", time.Nanosecond: "0.000001", 1500*time.Millisecond + 3: "1500.000003",
+		-286752 * time.Microsecond: "-286.752000", 999999: "0.999999",
+	} {
+		if got := string(appendExactMillis(nil, d)); got != want {
+			t.Errorf("%d ns: %s, want %s", int64(d), got, want)
+		}
+	}
+}
