@@ -111,8 +111,16 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 
 // One lane holds its rows for the backend while another's leave at once: the
 // CSV is still ordered by (time, lane), and the same however the run is
-// advanced.
+// advanced, with the rows carried between advances in memory or spooled to disk.
 func TestHeldRowsKeepTheOrder(t *testing.T) {
+	for _, memory := range []int{1 << 14, 3} {
+		spoolMemory = memory
+		testHeldRowsKeepTheOrder(t)
+	}
+	spoolMemory = 1 << 14
+}
+
+func testHeldRowsKeepTheOrder(t *testing.T) {
 	build := func() *Config {
 		cfg := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second,
 			[]LaneConfig{lane("no limit", "none"), lane("fixed-window", "fixed-window"), lane("token-bucket", "token-bucket")},
@@ -139,7 +147,14 @@ func TestHeldRowsKeepTheOrder(t *testing.T) {
 	}
 	w.Flush()
 	if b.String() != whole {
-		t.Errorf("advanced 7 ms at a time, the CSV differs from the run advanced at once")
+		t.Errorf("advanced 7 ms at a time (spooling past %d rows), the CSV differs from the run advanced at once", spoolMemory)
+	}
+	spooled := false
+	for i := range r.carry {
+		spooled = spooled || r.carry[i].file != nil
+	}
+	if spooled != (spoolMemory < 10) {
+		t.Errorf("with %d rows in memory, a carry went to disk: %v", spoolMemory, spooled)
 	}
 	lanes := map[string]int{"no limit": 0, "fixed-window": 1, "token-bucket": 2}
 	var lastAt float64

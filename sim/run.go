@@ -26,8 +26,8 @@ type Run struct {
 	streams []*rowStream
 	merged  []Row
 	// carry, per lane, is the rows merged but not yet written because a lane
-	// still held an earlier one (see merge); kept the buffers for the next.
-	carry, kept [][]Row
+	// still held an earlier one (see merge).
+	carry []spool
 	// series, when set, receives every tick's sample of every lane, by tick then lane.
 	series  func(lane int, s Sample) error
 	samples [][]Sample // per lane, the samples of the step being written
@@ -66,7 +66,7 @@ func (r *Run) OnRows(sink func([]Row) error) {
 	r.rows = sink
 	r.merged = make([]Row, 0, rowBatch)
 	r.streams = make([]*rowStream, len(r.Lanes))
-	r.carry, r.kept = make([][]Row, len(r.Lanes)), make([][]Row, len(r.Lanes))
+	r.carry = make([]spool, len(r.Lanes))
 	for i, l := range r.Lanes {
 		r.streams[i] = newRowStream()
 		l.stream = r.streams[i]
@@ -169,6 +169,9 @@ func (r *Run) FinishRows() error {
 func (r *Run) Close() {
 	if r.workers != nil {
 		r.workers.stop()
+	}
+	for i := range r.carry {
+		r.carry[i].close()
 	}
 	r.cancel(nil)
 }

@@ -23,9 +23,10 @@ import (
 // A lane holds its rows until their fate is known (fate.go), so at the end of an
 // advance it may still owe rows decided before rows another lane has sent; it
 // says from when (hold). The merge writes only rows before every such time and
-// carries the rest to the next advance, where they come before what the lanes
-// send then. The rows carried are those decided since the oldest attempt still
-// in flight, over all lanes.
+// carries the rest to the next advance in a spool per lane (spool.go: in memory,
+// then a temporary file), where they come before what the lanes send then. The
+// rows carried are those decided since the oldest attempt still in flight, over
+// all lanes.
 
 // rowBatch is the most rows in one batch, from a lane or to the sink.
 const rowBatch = 4096
@@ -89,54 +90,72 @@ func (r *Run) merge() error {
 	heads := make([][]Row, n) // each lane's batch being merged
 	pos := make([]int, n)     // its next row
 	open := make([]bool, n)
-	carried := make([]bool, n) // heads[i] is r.carry[i], not a batch of the lane's
 	for i := range open {
 		open[i] = true
-		if len(r.carry[i]) > 0 {
-			heads[i], carried[i] = r.carry[i], true
-		}
-	}
-	kept := r.kept // rows to carry to the next advance
-	for i := range kept {
-		kept[i] = kept[i][:0]
 	}
 	out := r.merged[:0]
 	var failed error
 	blocked := false // a lane still holds a row that comes before the next one
 	for {
-		best := -1
+		best, fromCarry := -1, false
+		var bestAt time.Duration
 		for i, s := range r.streams {
+			// a lane's rows carried from the last advance come first
+			if c, err := r.carry[i].peek(); err != nil {
+				if failed == nil {
+					failed = err
+				}
+			} else if c != nil && !blocked {
+				if best < 0 || c.At < bestAt {
+					best, bestAt, fromCarry = i, c.At, true
+				}
+				continue
+			}
 			if !open[i] {
 				continue
 			}
 			if pos[i] == len(heads[i]) {
-				if heads[i] != nil && !carried[i] {
+				if heads[i] != nil {
 					r.recycle(i, heads[i])
 				}
-				carried[i] = false
 				heads[i], pos[i] = <-s.out, 0
 				if heads[i] == nil {
 					open[i] = false
 					continue
 				}
 			}
-			if best < 0 || heads[i][pos[i]].At < heads[best][pos[best]].At {
-				best = i
+			if best < 0 || heads[i][pos[i]].At < bestAt {
+				best, bestAt, fromCarry = i, heads[i][pos[i]].At, false
 			}
 		}
 		if best < 0 {
 			break
 		}
-		row := heads[best][pos[best]]
-		pos[best]++
+		var row Row
+		if fromCarry {
+			c, _ := r.carry[best].peek()
+			row = *c
+		} else {
+			row = heads[best][pos[best]]
+		}
+		if failed == nil && !blocked {
+			blocked = r.owesBefore(row.At, best, open)
+		}
+		if blocked && fromCarry {
+			continue // it stays first in its carry (and carries are not looked at again)
+		}
+		if fromCarry {
+			r.carry[best].pop()
+		} else {
+			pos[best]++
+		}
 		if failed != nil { // drop the rest, so that no lane waits on a full stream
 			continue
 		}
-		if !blocked {
-			blocked = r.owesBefore(row.At, best, open)
-		}
 		if blocked {
-			kept[best] = append(kept[best], row)
+			// this row and every one still to come wait for the next advance,
+			// in each lane's carry, after what it already holds
+			failed = r.carry[best].push(row)
 			continue
 		}
 		out = append(out, row)
@@ -149,7 +168,6 @@ func (r *Run) merge() error {
 		failed = r.flush(out)
 	}
 	r.merged = out[:0]
-	r.carry, r.kept = kept, r.carry
 	return failed
 }
 
