@@ -370,6 +370,11 @@ func TestEveryClaimHoldsOnRedis(t *testing.T) {
 			if err := r.AdvanceTo(upTo); err != nil {
 				t.Fatal(err)
 			}
+			for i, l := range r.Lanes {
+				if m := l.Metrics(); m.StoreErrors > 0 {
+					t.Errorf("on Redis, lane %s made %d decisions without Redis (store errors): the run is not the one in memory", cfg.Lanes[i].Name, m.StoreErrors)
+				}
+			}
 			for _, res := range r.Claims() {
 				if !res.Holds {
 					t.Errorf("on Redis, claim %s does not hold: %s", res.ID, res.Line(cfg))

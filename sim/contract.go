@@ -57,6 +57,26 @@ func (r *recorder) windowPeak(cfg *Config, lane LaneConfig) (ratio float64, key 
 	return ratio, key
 }
 
+// windowExcess measures a fixed window against its own promise: per key that
+// admitted anything, its allowance (limit + rollover) against the most it admitted
+// in one of its windows. most is the allowances' sum, excess the units past them
+// (in each key's fullest window), overGrant excess / most.
+func (r *recorder) windowExcess(cfg *Config, lane LaneConfig) (most, excess, overGrant float64) {
+	for i, ws := range r.windows {
+		if !ws.seen {
+			continue
+		}
+		p := lane.TierPolicy(cfg, cfg.Keys[i].Tier)
+		allowance := float64(p.Limit + lane.Options.Rollover)
+		most += allowance
+		excess += max(0, float64(ws.peak)-allowance)
+	}
+	if most > 0 {
+		overGrant = excess / most
+	}
+	return most, excess, overGrant
+}
+
 // perSecond sums a lane's accepted decisions over the last second of ticks (as
 // many whole ticks as make a second, at least one), to find the busiest second.
 type perSecond struct {

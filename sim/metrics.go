@@ -222,6 +222,9 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	m.ExcessUnits = excess
 	if r.windows != nil {
 		m.WindowPeakRatio, _ = r.windowPeak(cfg, lane)
+		// a fixed window's promise is its allowance in each of its own windows, not
+		// burst + rate × T: two full windows meeting at a boundary break no promise
+		m.MaxUnits, m.ExcessUnits, m.OverGrant = r.windowExcess(cfg, lane)
 	}
 	m.ShardImbalance = imbalance(r.shardUnits)
 	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || lane.MultiLimit() {

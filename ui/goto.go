@@ -73,9 +73,23 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+		m.seekStatus = m.status
 		return m.runner.seek(t)
 	}
 	var cmd tea.Cmd
 	m.jump.input, cmd = m.jump.input.Update(msg)
 	return cmd
+}
+
+// seekArrived replaces the "going to" status once the seek it announced is over.
+func (m *Model) seekArrived() {
+	if m.seekStatus != "" && !m.runner.seeking {
+		if m.status == m.seekStatus && m.runner.live() {
+			m.status = fmt.Sprintf("at %s, paused: . a column forward, ← back, space to go on", sim.FormatDuration(m.runner.run.Now()))
+			if !m.runner.paused {
+				m.status = fmt.Sprintf("at %s", sim.FormatDuration(m.runner.run.Now()))
+			}
+		}
+		m.seekStatus = ""
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -19,32 +20,61 @@ import (
 // citation matches a claim cited in a lesson: [id].
 var citation = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*)\]`)
 
-// markCitations replaces each [id] in text with [id ✓] or [id ✗] for the run's
-// claims; marks is called with ✓ or ✗ to style it.
-func markCitations(text string, results []sim.ClaimResult, mark func(holds bool) string) string {
-	holds := map[string]bool{}
+// markCitations replaces each [id] in text with [id ✓], [id ✗] or [id …] for
+// the run's claims (see claimMark); marks styles the mark.
+func markCitations(text string, cfg *sim.Config, now time.Duration, results []sim.ClaimResult, mark func(string) string) string {
+	byID := map[string]sim.ClaimResult{}
 	for _, r := range results {
-		holds[r.ID] = r.Holds
+		byID[r.ID] = r
 	}
 	return citation.ReplaceAllStringFunc(text, func(m string) string {
 		id := m[1 : len(m)-1]
-		h, ok := holds[id]
+		r, ok := byID[id]
 		if !ok {
 			return m // a claim dropped with its lanes (--lanes)
 		}
-		return "[" + id + " " + mark(h) + "]"
+		return "[" + id + " " + mark(claimMark(cfg, now, r)) + "]"
 	})
 }
 
+// notBegun says the stretch of virtual time a claim is about starts after now,
+// so the run shown has nothing to judge it on yet (a claim "from 20 s on" at
+// 13 s): it is marked … rather than a ✓ that nothing supports.
+func notBegun(cfg *sim.Config, now time.Duration, r sim.ClaimResult) bool {
+	return r.Scope >= 0 && r.Scope < len(cfg.Scopes) && cfg.Scopes[r.Scope].From > now
+}
+
+// claimMark is ✓ or ✗ for the run so far, or … when its stretch has not begun.
+func claimMark(cfg *sim.Config, now time.Duration, r sim.ClaimResult) string {
+	if notBegun(cfg, now, r) {
+		return "…"
+	}
+	return r.Mark()
+}
+
 // claimsSummary is one line: how many claims hold, and where to read them.
-func claimsSummary(results []sim.ClaimResult, adjusted bool) string {
-	held := 0
+// Before the run's end the counts are of the run so far: a claim about the whole
+// run (tens of thousands of errors) may not hold yet, and one about a later
+// stretch has nothing to be judged on.
+func claimsSummary(cfg *sim.Config, now time.Duration, results []sim.ClaimResult, adjusted bool) string {
+	held, waiting := 0, 0
 	for _, r := range results {
-		if r.Holds {
+		switch {
+		case notBegun(cfg, now, r):
+			waiting++
+		case r.Holds:
 			held++
 		}
 	}
-	s := fmt.Sprintf("claims: %d of %d hold on this run", held, len(results))
+	var s string
+	if now < cfg.Duration {
+		s = fmt.Sprintf("claims so far, at %s of %s: %d of %d hold", sim.FormatDuration(now), sim.FormatDuration(cfg.Duration), held, len(results))
+		if waiting > 0 {
+			s += fmt.Sprintf(", %d not begun (…)", waiting)
+		}
+	} else {
+		s = fmt.Sprintf("claims: %d of %d hold on this run", held, len(results))
+	}
 	if adjusted {
 		s += " (written for the scenario's own policy)"
 	}
@@ -63,21 +93,27 @@ func (m *Model) lessonLines(width int) []string {
 	if m.runner.run != nil {
 		results = m.runner.run.Claims()
 	}
-	plainMark := func(h bool) string {
-		if h {
-			return "✓"
-		}
-		return "✗"
+	now := cfg.Duration // no run: nothing is judged so far
+	if m.runner.run != nil {
+		now = m.runner.run.Now()
 	}
 	var out []string
-	for _, line := range strings.Split(wrap(markCitations(cfg.Lesson, results, plainMark), width), "\n") {
+	if now < cfg.Duration {
+		out = append(out, m.styles.Subtle.Render(wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun.",
+			sim.FormatDuration(now), sim.FormatDuration(cfg.Duration)), width)), "")
+	}
+	for _, line := range strings.Split(wrap(markCitations(cfg.Lesson, cfg, now, results, func(s string) string { return s }), width), "\n") {
 		out = append(out, colourMarks(st, line))
 	}
 	if len(results) > 0 {
 		out = append(out, "")
 	}
 	for _, r := range results {
-		text := wrap(r.Line(cfg), width-2)
+		line := r.Line(cfg)
+		if notBegun(cfg, now, r) {
+			line = "… " + strings.TrimPrefix(line, r.Mark()+" ") + " — its stretch has not begun"
+		}
+		text := wrap(line, width-2)
 		for i, line := range strings.Split(text, "\n") {
 			prefix := "  "
 			if i == 0 {

@@ -71,6 +71,7 @@ type Model struct {
 	laidOut       [2]int // the size the picker and the help bar were last given
 	status        string
 	statusBad     bool
+	seekStatus    string // the "going to" status of a seek under way, replaced when it ends
 
 	recentKeys []string // for a crash report
 	crash      *Crash   // the panic the UI stopped on
@@ -180,7 +181,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.picker.restyle(m.isDark)
 		return nil
 	case FrameMsg:
-		return m.runner.frame(msg)
+		cmd := m.runner.frame(msg)
+		m.seekArrived()
+		return cmd
 	case exportedMsg:
 		m.export.finished()
 		m.status, m.statusBad = msg.text, msg.err

@@ -140,14 +140,11 @@ func (l *Limiter) Allow(key string, now time.Duration, cost int64) algorithms.De
 func (l *Limiter) AllowBatch(reqs []algorithms.Request, out []algorithms.Decision) {
 	ctx := l.store.ctx
 	cmds := make([]*redis.Cmd, len(reqs))
-	send := func(which []int) error {
-		pipe := l.store.client.Pipeline()
-		for _, i := range which {
-			r := reqs[i]
-			cmds[i] = l.script.EvalSha(ctx, pipe, l.redisKeys(r.Key), l.argv(r.Key, r.Now, r.Cost, "allow")...)
-		}
-		_, err := pipe.Exec(ctx)
-		return err
+	send := func(which []int) {
+		pipelined(ctx, l.store.client, len(which), func(pipe redis.Pipeliner, j int) {
+			r := reqs[which[j]]
+			cmds[which[j]] = l.script.EvalSha(ctx, pipe, l.redisKeys(r.Key), l.argv(r.Key, r.Now, r.Cost, "allow")...)
+		})
 	}
 	all := make([]int, len(reqs))
 	for i := range all {

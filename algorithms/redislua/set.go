@@ -53,7 +53,7 @@ func (l *Limiter) do(calls []algorithms.Call, out []algorithms.Decision) {
 // Do makes calls in order, in one round trip (see algorithms.Set). A call Redis
 // failed decides by its limiter's on_error, and is counted as that limiter's.
 func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
-	ctx := context.Background()
+	ctx := s.store.ctx
 	cmds := make([]*redis.Cmd, len(calls)) // nil: not sent
 	var heads []int                        // the calls that are sent: all but a group's followers
 	needAll := false                       // a group is sent: the all-or-nothing script is needed
@@ -62,13 +62,13 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 		needAll = needAll || calls[i].Mode == algorithms.ModeAll
 	}
 	send := func(which []int) {
-		pipe := s.store.client.Pipeline()
-		for _, i := range which {
+		pipelined(ctx, s.store.client, len(which), func(pipe redis.Pipeliner, j int) {
+			i := which[j]
 			c := calls[i]
 			if c.Mode == algorithms.ModeAll {
 				keys, args := s.groupArgs(calls[i : i+groupLen(c)])
 				cmds[i] = s.all.EvalSha(ctx, pipe, keys, args...)
-				continue
+				return
 			}
 			l := s.parts[c.Part]
 			mode := "allow"
@@ -76,8 +76,7 @@ func (s *Set) Do(calls []algorithms.Call, out []algorithms.Decision) {
 				mode = "check"
 			}
 			cmds[i] = l.script.EvalSha(ctx, pipe, l.redisKeys(c.Req.Key), l.argv(c.Req.Key, c.Req.Now, c.Req.Cost, mode)...)
-		}
-		pipe.Exec(ctx)
+		})
 	}
 	// Every script the batch may use is loaded first, so no call of it fails with
 	// NOSCRIPT while a later one runs: that would reorder calls on shared keys

@@ -109,22 +109,20 @@ func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch b
 // and frees it.
 func (s *splitter[S]) Steps(steps []algorithms.Step) {
 	ctx := s.l.store.ctx
-	pipe := s.l.store.client.Pipeline()
 	reads := make([]redis.Cmder, len(steps))
 	var writes []redis.Cmder
-	for i := range steps {
+	pipelined(ctx, s.l.store.client, len(steps), func(pipe redis.Pipeliner, i int) {
 		st := &steps[i]
 		rkey := s.l.redisKeys(st.Key)[0]
 		if st.Write {
 			if slot := s.slots.At(st.Slot); !slot.failed {
 				writes = append(writes, s.codec.write(ctx, pipe, rkey, slot.state)...)
 			}
-			continue
+			return
 		}
 		st.Slot = s.slots.Put(splitSlot[S]{state: s.algo.Read(st.Key, st.Now)})
 		reads[i] = s.codec.read(ctx, pipe, rkey)
-	}
-	pipe.Exec(ctx)
+	})
 	failed := false
 	for i, st := range steps {
 		if st.Write {

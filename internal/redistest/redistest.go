@@ -27,7 +27,9 @@ type Server struct {
 	dir  string
 	args []string
 	cmd  *exec.Cmd
-	t    testing.TB
+	// exited is closed when cmd has exited (a goroutine waits for it).
+	exited <-chan struct{}
+	t      testing.TB
 }
 
 // Addr is host:port.
@@ -61,31 +63,69 @@ func freePort(t testing.TB) int {
 }
 
 // Start starts a redis-server for t, stopped when t ends; extra are more
-// redis-server arguments.
+// redis-server arguments. A free port may be taken by another process between
+// the kernel's answer and redis-server's bind (tests run in parallel, and a
+// cluster node also binds its port + 10000): the server that answers must be
+// ours, else Start tries another port.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	Need(t)
-	s := &Server{Port: freePort(t), dir: t.TempDir(), t: t}
-	s.args = append([]string{"--port", fmt.Sprint(s.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir}, extra...)
-	s.start()
+	s := &Server{dir: t.TempDir(), t: t}
 	t.Cleanup(s.Stop)
-	return s
+	for attempt := 1; ; attempt++ {
+		s.Port = freePort(t)
+		s.args = append([]string{"--port", fmt.Sprint(s.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", s.dir}, extra...)
+		err := s.tryStart()
+		if err == nil {
+			return s
+		}
+		if attempt == 5 {
+			t.Fatal(err)
+		}
+		t.Logf("%v; trying another port", err)
+	}
 }
 
 func (s *Server) start() {
 	s.t.Helper()
+	if err := s.tryStart(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// tryStart starts redis-server with s.args and waits until it answers; it fails
+// when the server exits first (its port taken) or another process answers there.
+func (s *Server) tryStart() error {
 	s.cmd = exec.Command("redis-server", s.args...)
 	var out bytes.Buffer
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
 	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("redis-server: %v", err)
+		return fmt.Errorf("redis-server: %v", err)
 	}
+	exited := make(chan struct{})
+	cmd := s.cmd
+	go func() { cmd.Wait(); close(exited) }()
+	s.exited = exited
 	deadline := time.Now().Add(10 * time.Second)
 	c := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1, DisableIdentity: true})
 	defer c.Close()
-	for c.Ping(context.Background()).Err() != nil {
+	for {
+		select {
+		case <-exited:
+			s.cmd = nil
+			return fmt.Errorf("redis-server on %s exited at start:\n%s", s.Addr(), out.String())
+		default:
+		}
+		if info, err := c.Info(context.Background(), "server").Result(); err == nil {
+			if !strings.Contains(info, fmt.Sprintf("process_id:%d\r", cmd.Process.Pid)) {
+				s.Stop()
+				return fmt.Errorf("another process answers on %s", s.Addr())
+			}
+			return nil
+		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("redis-server on %s did not answer in 10 s:\n%s", s.Addr(), out.String())
+			s.Stop()
+			return fmt.Errorf("redis-server on %s did not answer in 10 s:\n%s", s.Addr(), out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -95,7 +135,7 @@ func (s *Server) start() {
 func (s *Server) Stop() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		s.cmd.Process.Kill()
-		s.cmd.Wait()
+		<-s.exited
 		s.cmd = nil
 	}
 }
