@@ -239,21 +239,32 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 	if maxUnits > 0 {
 		overGrant = excess / maxUnits
 	}
+	var windowRatio float64
+	if info, _ := algorithms.Lookup(lc.Algorithm); info.Shape == algorithms.ShapeFixedWindow {
+		// a fixed window is held to its allowance in each of its own windows
+		maxUnits, excess, overGrant = 0, 0, 0
+		for i, ws := range l.windows {
+			if !ws.seen {
+				continue
+			}
+			p := lc.TierPolicy(cfg, cfg.Keys[i].Tier)
+			allowance := float64(p.Limit + lc.Options.Rollover)
+			if x := float64(ws.peak) / allowance; x > windowRatio {
+				windowRatio = x
+			}
+			maxUnits += allowance
+			excess += max(0, float64(ws.peak)-allowance)
+		}
+		if maxUnits > 0 {
+			overGrant = excess / maxUnits
+		}
+	}
 	if info, _ := algorithms.Lookup(lc.Algorithm); info.Shape == algorithms.ShapeNone || lc.MultiLimit() {
 		ratio, first, last, overGrant, maxUnits, excess = 0, 0, 0, 0, 0, 0
 	}
 	m["peak_window_ratio"], m["peak_first_ms"], m["peak_last_ms"], m["peak_span_ms"] = ratio, ms(first), ms(last), ms(last-first)
 	m["over_grant"], m["accepted_units"], m["max_units"], m["excess_units"] = overGrant, acceptedUnits, maxUnits, excess
 
-	var windowRatio float64
-	if info, _ := algorithms.Lookup(lc.Algorithm); info.Shape == algorithms.ShapeFixedWindow {
-		for i, ws := range l.windows {
-			p := lc.TierPolicy(cfg, cfg.Keys[i].Tier)
-			if x := float64(ws.peak) / float64(p.Limit+lc.Options.Rollover); x > windowRatio {
-				windowRatio = x
-			}
-		}
-	}
 	m["window_peak_ratio"] = windowRatio
 	m["fairness"] = l.fairness(cfg)
 	return m
