@@ -113,11 +113,11 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 // CSV is still ordered by (time, lane), and the same however the run is
 // advanced, with the rows carried between advances in memory or spooled to disk.
 func TestHeldRowsKeepTheOrder(t *testing.T) {
+	defer func(m int) { spoolMemory = m }(spoolMemory)
 	for _, memory := range []int{1 << 14, 3} {
 		spoolMemory = memory
 		testHeldRowsKeepTheOrder(t)
 	}
-	spoolMemory = 1 << 14
 }
 
 func testHeldRowsKeepTheOrder(t *testing.T) {

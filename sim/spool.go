@@ -32,7 +32,7 @@ type spool struct {
 
 // spoolMemory is the most rows a spool keeps in memory (about 200 bytes each)
 // before it writes more to its file; up to twice as many while it reads back.
-var spoolMemory = 1 << 14
+var spoolMemory = 1 << 12
 
 // spoolDir is where spools make their files; "" is the system's temporary folder.
 var spoolDir = ""
