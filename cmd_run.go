@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/internal/atomicdir"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -18,20 +19,23 @@ import (
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
                    [--csv PATH|-] [--headers] [--series PATH|-] [--watch-keys k1,k2]
-                   [--format table|json] [--strict]
+                   [--plot DIR] [--format table|json] [--strict]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
 the CSV goes to standard output and the comparison to standard error. A path may
 be a file (written whole or not at all, through a symlink too) or a device or FIFO
 (written through). SIGINT, SIGTERM and SIGHUP stop the run: its Redis keys and
-temporary files are removed, and nothing is written.`
+temporary files are removed, and nothing is written. --plot DIR writes the run's
+charts (SVG and PNG) into DIR, which appears whole or not at all; an existing DIR
+is replaced only when it is empty or ratelab wrote it (it holds a .ratelab file).
+On a terminal, a progress bar on standard error shows how far the run is.`
 
 // runOptions are the flags of ratelab run (and the shared ones of ratelab tui).
 type runOptions struct {
 	scenario, file, lanes, redis string
 	seed                         *uint64
-	csv, series, format          string
+	csv, series, format, plot    string
 	explain, headers, strict     bool
 	watchKeys                    string
 }
@@ -42,6 +46,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	o.scenarioFlags(fs, "the scenario to run (see ratelab list)")
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
+	fs.StringVar(&o.plot, "plot", "", "write the run's charts as SVG and PNG into the folder DIR")
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
 	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	fs.BoolVar(&o.headers, "headers", false, "add to --csv the rate-limit headers each response sends, in each lane's family (columns after the others)")
@@ -49,7 +54,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "watch-keys"); err != nil {
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "watch-keys", "plot"); err != nil {
 		return err
 	}
 	switch {
@@ -84,6 +89,13 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	ctx, stop := interrupts()
 	defer stop()
 	var requests, series *output
+	var charts *atomicdir.Dir
+	if o.plot != "" {
+		if charts, err = atomicdir.Create(o.plot); err != nil {
+			return usagef("run: --plot %v", err)
+		}
+		defer charts.Abort()
+	}
 	if o.csv != "" {
 		if requests, err = openOutput("csv", o.csv, stdout); err != nil {
 			return err
@@ -141,8 +153,12 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	// a virtual second (or a tick, if longer) at a time, so that the series is
 	// written as it goes, in bounded memory; a signal stops the run within a
 	// step, at once (see sim.Run.Bound)
-	for at := time.Duration(0); at < cfg.Duration; {
-		at = min(at+max(time.Second, cfg.Tick), cfg.Duration)
+	step := max(time.Second, cfg.Tick)
+	bar := newProgressBar(stderr, "virtual seconds")
+	defer bar.done()
+	for at, done := time.Duration(0), 0; at < cfg.Duration; done++ {
+		bar.update(done, int((cfg.Duration+step-1)/step))
+		at = min(at+step, cfg.Duration)
 		if err := r.AdvanceTo(at); err != nil {
 			var s *sim.Stopped
 			if errors.As(err, &s) && ctx.Err() != nil {
@@ -161,8 +177,25 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	bar.done()
+	var notes []string
+	if charts != nil {
+		so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
+		if _, notes, err = drawPlots(r.Run, so, charts.Path()); err != nil {
+			if ctx.Err() != nil {
+				return stopped(sim.FormatDuration(cfg.Duration))
+			}
+			return fmt.Errorf("drawing the charts for --plot %s: %w", o.plot, err)
+		}
+	}
 	if ctx.Err() != nil { // a signal after the last decision: still nothing written
 		return stopped(sim.FormatDuration(cfg.Duration))
+	}
+	if err := charts.Commit(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "ratelab: --plot %s: %s\n", o.plot, n)
 	}
 	if err := requests.commit(); err != nil {
 		return err

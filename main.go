@@ -6,6 +6,7 @@
 //	ratelab list            the scenarios
 //	ratelab bench           a live Redis benchmark of the atomic and non-atomic ways
 //	ratelab tune            the limit that fits a request log: a grid of policies replayed
+//	ratelab report          one scenario as a page to share: index.html, charts, CSV
 //	ratelab version
 //
 // Exit codes: 0 success, 1 a failure at run time (I/O, Redis), 2 a usage or
@@ -42,6 +43,7 @@ Usage:
   ratelab list [flags]    list the scenarios
   ratelab bench [flags]   benchmark the Redis strategies on a live Redis
   ratelab tune [flags]    find the limit that fits a request log (an access log)
+  ratelab report [flags]  write one scenario as a page to share (HTML, charts, CSV)
   ratelab version         print the version
 
 Run "ratelab COMMAND --help" for a command's flags.
@@ -103,6 +105,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		err = runBench(rest, stdout, stderr)
 	case "tune":
 		err = runTune(rest, stdout, stderr)
+	case "report":
+		err = runReport(rest, stdout, stderr)
 	case "version":
 		err = runVersion(rest, stdout, stderr)
 	case "help", "-h", "--help":

@@ -49,9 +49,10 @@ func (p *progressBar) update(done, total int) {
 	fmt.Fprintf(p.w, "\r%s %d/%d %s, %s left ", p.bar.ViewAs(float64(done)/float64(total)), done, total, p.what, left)
 }
 
-// done clears the bar.
+// done clears the bar; again, it does nothing.
 func (p *progressBar) done() {
 	if p.on && !p.drawn.IsZero() {
 		fmt.Fprint(p.w, "\r\x1b[2K")
+		p.drawn = time.Time{}
 	}
 }

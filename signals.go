@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"ratelab/internal/atomicdir"
 	"ratelab/internal/atomicfile"
 )
 
@@ -64,6 +65,7 @@ func interrupts() (context.Context, func()) {
 		case <-time.After(cleanupGrace):
 		}
 		atomicfile.RemoveTemporary()
+		atomicdir.RemoveTemporary()
 		fmt.Fprintf(os.Stderr, "ratelab: %v; stopped without finishing the clean-up (temporary files removed; Redis keys, if any, expire within 24 hours)\n", interrupted{sig})
 		os.Exit(1)
 	}()

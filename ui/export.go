@@ -76,11 +76,7 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 	done := make(chan struct{})
 	e.cancel, e.done = cancel, done
 	so.Context = ctx
-	base := fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)
-	if adjusted {
-		p := cfg.Tiers[0].Policy
-		base += fmt.Sprintf("-limit%d-burst%d", p.Limit, p.Burst)
-	}
+	base := exportBase(cfg, adjusted)
 	dir := e.dir
 	return guard(func() tea.Msg {
 		defer close(done)
@@ -93,6 +89,17 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 	}, func(p any) tea.Msg {
 		return exportedMsg{text: fmt.Sprintf("export failed on a bug (%v); please report it", p), err: true}
 	})
+}
+
+// exportBase names an export's files: the scenario and seed, and the policy when
+// adjusted.
+func exportBase(cfg *sim.Config, adjusted bool) string {
+	base := fmt.Sprintf("%s-seed%d", cfg.Name, cfg.Seed)
+	if adjusted {
+		p := cfg.Tiers[0].Policy
+		base += fmt.Sprintf("-limit%d-burst%d", p.Limit, p.Burst)
+	}
+	return base
 }
 
 // exportRun replays cfg to upTo, writing every decision to requests and the

@@ -9,7 +9,7 @@ type KeyMap struct {
 	Restart, Next, Prev, Pick            key.Binding
 	Focus, FocusBack, Zoom, Unzoom       key.Binding
 	BurstDown, BurstUp, RateDown, RateUp key.Binding
-	Export, Help, Quit                   key.Binding
+	Export, Plot, Help, Quit             key.Binding
 	Back, GoTo, Whole, Lesson            key.Binding
 	// live traffic controls (controls.go)
 	Send, Send10, NextKey, Client          key.Binding
@@ -56,6 +56,7 @@ func DefaultKeyMap() KeyMap {
 		RateDown:     key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "rate down")),
 		RateUp:       key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "rate up")),
 		Export:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Plot:         key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "charts of the run so far (SVG, PNG)")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		HelpPage:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),
@@ -81,7 +82,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Restart, k.Next, k.Prev, k.Pick},
 		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
-		{k.Export, k.Help, k.Quit},
+		{k.Export, k.Plot, k.Help, k.Quit},
 		{k.HelpPage, k.ScrollUp, k.ScrollDown},
 		{k.PickOpen, k.PickBack, k.ForceQuit},
 	}

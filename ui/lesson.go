@@ -99,8 +99,12 @@ func (m *Model) lessonLines(width int) []string {
 	}
 	var out []string
 	if now < cfg.Duration {
-		out = append(out, m.styles.Subtle.Render(wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun.",
-			sim.FormatDuration(now), sim.FormatDuration(cfg.Duration)), width)), "")
+		note := wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun.",
+			sim.FormatDuration(now), sim.FormatDuration(cfg.Duration)), width)
+		for _, line := range strings.Split(note, "\n") {
+			out = append(out, m.styles.Subtle.Render(line))
+		}
+		out = append(out, "")
 	}
 	for _, line := range strings.Split(wrap(markCitations(cfg.Lesson, cfg, now, results, func(s string) string { return s }), width), "\n") {
 		out = append(out, colourMarks(st, line))

@@ -300,6 +300,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if r.run != nil {
 			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
 		}
+	case key.Matches(msg, k.Plot):
+		if r.run != nil {
+			return m.export.startCharts(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+		}
 	}
 	return nil
 }
