@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A request row's fate: what became of the attempt after its decision. The
 // decision is known when it lands, but whether an accepted request was served,
@@ -59,10 +62,17 @@ func (o Outcome) String() string {
 
 // heldRows are a lane's rows waiting to leave: a queue in decision order, each
 // row numbered (from 1) so the request or backend job that settles it finds it.
+// The newest rows are in memory; past spoolMemory of them they go, oldest
+// first, to a spool (spool.go), and those whose fate is still to come stay in
+// memory too (late), where they are settled: memory follows the rows in flight,
+// the rest waits on disk.
 type heldRows struct {
-	rows  []heldRow
-	head  int   // the first row not yet handed on
-	first int64 // the number of rows[0]
+	rows  []heldRow // the newest rows
+	head  int       // rows' first not yet handed on (0 while older holds rows)
+	first int64     // the number of rows[0]
+	older spool     // the rows before rows[head], handed on first
+	late  map[int64]*heldRow
+	gone  int64 // the number of the next row to hand on
 }
 
 type heldRow struct {
@@ -71,9 +81,9 @@ type heldRow struct {
 }
 
 // add queues row and returns its number.
-func (h *heldRows) add(row Row) int64 {
+func (h *heldRows) add(row Row) (int64, error) {
 	if h.first == 0 {
-		h.first = 1
+		h.first, h.gone = 1, 1
 	}
 	if h.head > 64 && h.head >= len(h.rows)/2 {
 		n := copy(h.rows, h.rows[h.head:])
@@ -83,31 +93,99 @@ func (h *heldRows) add(row Row) int64 {
 		h.head = 0
 	}
 	h.rows = append(h.rows, heldRow{row: row})
-	return h.first + int64(len(h.rows)) - 1
+	n := h.first + int64(len(h.rows)) - 1
+	if len(h.rows)-h.head <= spoolMemory {
+		return n, nil
+	}
+	// the rows in memory move to the spool; those still waiting for their fate
+	// stay here as well, and are taken from here when their turn comes
+	for i := h.head; i < len(h.rows); i++ {
+		hr := h.rows[i]
+		if !hr.settled {
+			if h.late == nil {
+				h.late = map[int64]*heldRow{}
+			}
+			h.late[h.first+int64(i)] = &heldRow{row: hr.row}
+		}
+		if err := h.older.push(hr.row); err != nil {
+			return n, err
+		}
+	}
+	h.first += int64(len(h.rows))
+	clear(h.rows)
+	h.rows, h.head = h.rows[:0], 0
+	return n, nil
 }
 
-// at is row number n, or nil when it has left already (FinishRows let it go
-// before its fate was known).
-func (h *heldRows) at(n int64) *Row {
-	if n < h.first+int64(h.head) {
+// at is row number n while it may still change, or nil when it has left
+// already (FinishRows let it go before its fate was known) or was settled
+// before it went to the spool.
+func (h *heldRows) at(n int64) *heldRow {
+	switch {
+	case n < h.gone:
 		return nil
+	case n < h.first+int64(h.head):
+		return h.late[n]
 	}
-	return &h.rows[n-h.first].row
+	return &h.rows[n-h.first]
 }
 
 // from is the time of the first row still held, or never.
 func (h *heldRows) from() time.Duration {
+	if h.older.len() > 0 {
+		row, err := h.older.peek()
+		if err != nil {
+			return 0 // hold everything back: the lane fails when it reads it again
+		}
+		return row.At
+	}
 	if h.head == len(h.rows) {
 		return never
 	}
 	return h.rows[h.head].row.At
 }
 
+// next hands on the first row if it is settled (or all is true), and says
+// whether it did.
+func (l *Lane) next(all bool) bool {
+	h := &l.held
+	if h.older.len() > 0 {
+		row, err := h.older.peek()
+		if err != nil {
+			l.err = fmt.Errorf("reading back the rows waiting for their fate: %w", err)
+			return false
+		}
+		if late := h.late[h.gone]; late != nil {
+			if !late.settled && !all {
+				return false
+			}
+			row = &late.row
+			delete(h.late, h.gone)
+		}
+		l.stream.add(*row)
+		h.older.pop()
+		h.gone++
+		return true
+	}
+	if h.head == len(h.rows) || !h.rows[h.head].settled && !all {
+		return false
+	}
+	l.stream.add(h.rows[h.head].row)
+	h.rows[h.head] = heldRow{}
+	h.head++
+	h.gone++
+	return true
+}
+
 // heldRow queues the row just recorded for request r, to be settled later.
 func (l *Lane) holdRow(r *request, row Row) {
 	row.DecidedAt = l.stamp(r)
 	row.Latency = -1
-	r.row = l.held.add(row)
+	n, err := l.held.add(row)
+	if err != nil && l.err == nil {
+		l.err = fmt.Errorf("keeping the rows waiting for their fate: %w", err)
+	}
+	r.row = n
 }
 
 // rowAccepted notes when the accepted request r goes ahead and its queue delay.
@@ -142,25 +220,19 @@ func (l *Lane) settleRow(r *request, o Outcome, answered time.Duration, keep boo
 // releaseRow lets row n leave, with every settled row after it up to the next
 // one still waiting.
 func (l *Lane) releaseRow(n int64) {
-	h := &l.held
-	if h.at(n) == nil {
+	held := l.held.at(n)
+	if held == nil {
 		return
 	}
-	h.rows[n-h.first].settled = true
-	for h.head < len(h.rows) && h.rows[h.head].settled {
-		l.stream.add(h.rows[h.head].row)
-		h.rows[h.head] = heldRow{}
-		h.head++
+	held.settled = true
+	for l.next(false) {
 	}
 }
 
 // finishRows lets every row still held leave as it is: in_flight unless its
 // outcome is known (a timed-out attempt the backend has not served).
 func (l *Lane) finishRows() {
-	h := &l.held
-	for ; h.head < len(h.rows); h.head++ {
-		l.stream.add(h.rows[h.head].row)
-		h.rows[h.head] = heldRow{}
+	for l.next(true) {
 	}
 }
 
@@ -170,5 +242,8 @@ func (l *Lane) rowOf(n int64) *Row {
 	if n == 0 {
 		return nil
 	}
-	return l.held.at(n)
+	if held := l.held.at(n); held != nil {
+		return &held.row
+	}
+	return nil
 }

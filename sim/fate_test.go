@@ -114,13 +114,6 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 // advanced, with the rows carried between advances in memory or spooled to disk.
 func TestHeldRowsKeepTheOrder(t *testing.T) {
 	defer func(m int) { spoolMemory = m }(spoolMemory)
-	for _, memory := range []int{1 << 14, 3} {
-		spoolMemory = memory
-		testHeldRowsKeepTheOrder(t)
-	}
-}
-
-func testHeldRowsKeepTheOrder(t *testing.T) {
 	build := func() *Config {
 		cfg := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second,
 			[]LaneConfig{lane("no limit", "none"), lane("fixed-window", "fixed-window"), lane("token-bucket", "token-bucket")},
@@ -129,7 +122,16 @@ func testHeldRowsKeepTheOrder(t *testing.T) {
 		return cfg
 	}
 	_, whole, _ := runToEnd(t, build())
+	for _, memory := range []int{1 << 14, 3} {
+		spoolMemory = memory
+		testHeldRowsKeepTheOrder(t, build, whole)
+	}
+}
 
+func testHeldRowsKeepTheOrder(t *testing.T, build func() *Config, whole string) {
+	if _, once, _ := runToEnd(t, build()); once != whole {
+		t.Errorf("advanced at once with %d rows in memory, the CSV differs", spoolMemory)
+	}
 	cfg := build()
 	r, err := NewRun(cfg)
 	if err != nil {
@@ -149,12 +151,13 @@ func testHeldRowsKeepTheOrder(t *testing.T) {
 	if b.String() != whole {
 		t.Errorf("advanced 7 ms at a time (spooling past %d rows), the CSV differs from the run advanced at once", spoolMemory)
 	}
-	spooled := false
+	carried, held := false, false
 	for i := range r.carry {
-		spooled = spooled || r.carry[i].file != nil
+		carried = carried || r.carry[i].file != nil
+		held = held || r.Lanes[i].held.older.file != nil
 	}
-	if spooled != (spoolMemory < 10) {
-		t.Errorf("with %d rows in memory, a carry went to disk: %v", spoolMemory, spooled)
+	if carried != (spoolMemory < 10) || held != (spoolMemory < 10) {
+		t.Errorf("with %d rows in memory, rows carried went to disk: %v, rows held: %v", spoolMemory, carried, held)
 	}
 	lanes := map[string]int{"no limit": 0, "fixed-window": 1, "token-bucket": 2}
 	var lastAt float64

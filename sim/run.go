@@ -173,6 +173,9 @@ func (r *Run) Close() {
 	for i := range r.carry {
 		r.carry[i].close()
 	}
+	for _, l := range r.Lanes {
+		l.held.older.close()
+	}
 	r.cancel(nil)
 }
 
