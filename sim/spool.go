@@ -13,10 +13,11 @@ import (
 // spool is a first-in first-out queue of rows that keeps at most spoolMemory of
 // them in memory and the rest in a temporary file, removed from its folder as
 // soon as it is made (so nothing is left behind, whatever happens to the
-// process). The merge (stream.go) carries in one spool per lane the rows it may
-// not write yet because another lane still owes an earlier row: with a backend
-// and a queue delay, every lane's rows of a whole queue delay. Rows come out in
-// the order they went in.
+// process). A lane keeps in one the rows waiting behind one whose fate is not
+// yet known (fate.go), and the merge (stream.go) carries in one per lane the
+// rows it may not write yet because another lane still owes an earlier row:
+// with a backend and a queue delay, every lane's rows of a whole queue delay.
+// Rows come out in the order they went in.
 type spool struct {
 	mem  []Row // the rows in memory: the queue's head when onDisk is 0, else its tail
 	head int   // mem's first row not yet taken
