@@ -15,9 +15,13 @@ import (
 // row's lane sends them. Each policy the request was held to is a quota: the
 // key's tier for a plain lane (its name the tier's); the shard that decided for a
 // sharded lane (its policy the shard's share: that is what decided); every limit
-// that was asked for a multi-limit lane, under its own name.
+// that was asked for a multi-limit lane, under its own name. A lane with no
+// limit (algorithm none) sends none.
 func ResponseHeaders(cfg *Config, row Row) []algorithms.Header {
 	lane := cfg.Lanes[row.Lane]
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
+		return nil // no limiter, no rate-limit fields
+	}
 	tier := cfg.Keys[row.Key].Tier
 	d := algorithms.Decision{Allowed: row.Allowed, Remaining: row.Remaining, Limit: row.Limit, RetryAfter: row.RetryAfter, ResetAfter: row.ResetAfter}
 	var quotas []algorithms.Quota

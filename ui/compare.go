@@ -109,6 +109,9 @@ func (m *Model) renderHeaders() string {
 		outcome += ", queued " + sim.FormatDuration(d.Delay)
 	}
 	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", l.Config.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
+	if len(parts) == 0 {
+		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", l.Config.Name, k.Name, outcome)
+	}
 	return m.styles.Header.Render(truncate(line, m.width))
 }
 

@@ -72,13 +72,19 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.status, m.statusBad = "go to: "+err.Error(), true
 			return nil
 		}
-		m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
-		m.seekStatus = m.status
-		return m.runner.seek(t)
+		return m.seekTo(t)
 	}
 	var cmd tea.Cmd
 	m.jump.input, cmd = m.jump.input.Update(msg)
 	return cmd
+}
+
+// seekTo seeks to t (within the run), saying so until it is there.
+func (m *Model) seekTo(t time.Duration) tea.Cmd {
+	t = max(0, min(t, m.runner.cfg.Duration))
+	m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+	m.seekStatus = m.status
+	return m.runner.seek(t)
 }
 
 // seekArrived replaces the "going to" status once the seek it announced is over.

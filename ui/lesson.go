@@ -78,7 +78,7 @@ func claimsSummary(cfg *sim.Config, now time.Duration, results []sim.ClaimResult
 	if adjusted {
 		s += " (written for the scenario's own policy)"
 	}
-	return s + " · l: the lesson and its claims"
+	return s + " · l: the lesson, its claims and the verdicts in full"
 }
 
 // lessonLines is the lesson page's content at width: the lesson with its
@@ -124,6 +124,15 @@ func (m *Model) lessonLines(width int) []string {
 				prefix = ""
 			}
 			out = append(out, colourMarks(st, prefix+line))
+		}
+	}
+	if m.runner.run != nil {
+		// the verdicts in full: the main screen has a line for each, cut to its width
+		out = append(out, "", st.Title.Render("Verdicts"))
+		for _, met := range m.runner.run.Metrics() {
+			for _, line := range strings.Split(wrap(sim.Verdict(cfg, met), width-2), "\n") {
+				out = append(out, "  "+line)
+			}
 		}
 	}
 	return out

@@ -110,11 +110,15 @@ func (m *Model) name() string { return m.runner.name() }
 
 // view is the stretch of virtual time graphs of n columns show now.
 func (m *Model) view(n int) timeView {
-	step := m.runner.cfg.Tick
+	return viewOf(m.runner.cfg, m.seriesStep(), m.runner.run.Now(), n, m.whole)
+}
+
+// seriesStep is the resolution of the run's series (every lane's is the same).
+func (m *Model) seriesStep() time.Duration {
 	if lanes := m.runner.run.Lanes; len(lanes) > 0 {
-		step = lanes[0].SeriesStep() // every lane's series has the same resolution
+		return lanes[0].SeriesStep()
 	}
-	return viewOf(m.runner.cfg, step, m.runner.run.Now(), n, m.whole)
+	return m.runner.cfg.Tick
 }
 
 // Close stops an export under way and waits until it has cleaned up, and
@@ -221,9 +225,13 @@ func (m *Model) columnSpan() time.Duration {
 	if m.runner.run == nil {
 		return m.runner.cfg.Tick
 	}
-	n := len(m.runner.run.Lanes)
-	cols := max(1, min(n, m.width/minPanelWidth))
-	return m.view(graphColumns(m.width / cols)).span
+	cols := m.panelColumns(m.height - 2 - 4) // the header is two lines (renderHeader)
+	v := m.view(graphColumns(m.width / cols))
+	if m.runner.seeking && m.whole {
+		// a whole-run view's span grows with the time shown: the one at the seek's end
+		v = viewOf(m.runner.cfg, m.seriesStep(), m.runner.position(), graphColumns(m.width/cols), true)
+	}
+	return v.span
 }
 
 // pick passes a message to the open picker and opens the scenario it chose.
@@ -255,9 +263,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Pause):
 		return r.pause()
 	case key.Matches(msg, k.Step) && r.run != nil:
-		return r.seek(r.run.Now() + m.columnSpan())
+		return m.seekTo(r.position() + m.columnSpan())
 	case key.Matches(msg, k.Back) && r.run != nil:
-		return r.seek(r.run.Now() - m.columnSpan())
+		return m.seekTo(r.position() - m.columnSpan())
 	case key.Matches(msg, k.GoTo):
 		m.jump.show()
 	case key.Matches(msg, k.Whole):

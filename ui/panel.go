@@ -21,6 +21,9 @@ const panelChrome = 7
 const (
 	minPanelHeight = panelChrome + 3
 	minPanelWidth  = 36
+	// narrowPanelWidth is the narrowest a panel gets, to make room for the table
+	// (see panelColumns).
+	narrowPanelWidth = 30
 )
 
 // axisWidth is the width of the graph's y-axis labels ("  100 ┤").

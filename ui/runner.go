@@ -209,6 +209,16 @@ func (r *runner) seek(t time.Duration) tea.Cmd {
 	return r.nextFrame()
 }
 
+// position is where the run is going: a seek's target while it replays (the
+// engine restarts from 0 to go back), else the engine's time. Keys that step
+// from here, so ← ← goes two columns back even when pressed during the replay.
+func (r *runner) position() time.Duration {
+	if r.seeking {
+		return r.target
+	}
+	return r.run.Now()
+}
+
 // advance runs the engine towards target a tick at a time, stopping early when the
 // frame's budget of decisions is spent: the virtual clock then falls behind, the
 // keyboard does not. A run that fails stops, with the reason shown.

@@ -44,10 +44,27 @@ func viewOf(cfg *sim.Config, step, now time.Duration, n int, whole bool) timeVie
 		covered = max(now, step)
 	}
 	steps := (covered/step + time.Duration(n) - 1) / time.Duration(n)
-	span := max(1, steps) * step
+	span := roundSpan(max(1, steps)*step, step)
 	end := now / span * span
 	from := max(0, end-time.Duration(n)*span)
 	return timeView{from: from, span: span, n: int(min(time.Duration(n), (end-from)/span))}
+}
+
+// roundSpan is the shortest span of at least span that is 1, 2 or 5 × 10^k
+// microseconds and a whole number of steps, so column edges fall on round times:
+// every whole second (a window boundary of a 1 s period sits between two
+// columns, never inside one) and the axis labels' round values. When no such
+// span is a multiple of step within a factor of ten (a coarsened series' odd
+// step), span itself.
+func roundSpan(span, step time.Duration) time.Duration {
+	for unit := time.Microsecond; unit <= 10*span; unit *= 10 {
+		for _, m := range []time.Duration{1, 2, 5} {
+			if c := m * unit; c >= span && c%step == 0 {
+				return c
+			}
+		}
+	}
+	return span
 }
 
 // column is one column of a graph: its samples joined.

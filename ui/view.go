@@ -67,9 +67,9 @@ func (m *Model) render() string {
 
 	ms := m.runner.run.Metrics()
 	n := len(m.runner.run.Lanes)
-	cols := max(1, min(n, m.width/minPanelWidth))
-	rows := (n + cols - 1) / cols
 	avail := m.height - lipgloss.Height(header) - 4 // headers, controls, status, help
+	cols := m.panelColumns(avail)
+	rows := (n + cols - 1) / cols
 	var grid []string
 	if avail-rows*minPanelHeight >= 0 {
 		extras := m.fitExtras(ms, avail-rows*minPanelHeight)
@@ -93,6 +93,24 @@ func (m *Model) render() string {
 	parts := append([]string{header}, grid...)
 	parts = append(parts, m.renderHeaders(), m.renderControls(), status, helpBar)
 	return strings.Join(parts, "\n")
+}
+
+// panelColumns is how many panels go side by side. As many as fit at
+// minPanelWidth; more, down to narrowPanelWidth, when that is what lets the
+// comparison table (which the lessons cite) fit under the panels with the
+// focused lane's verdict and the claims line: at 120×40, seven lanes in three
+// columns left no room for the table, in four they do. avail is the lines for
+// panels and what goes under them.
+func (m *Model) panelColumns(avail int) int {
+	n := len(m.runner.run.Lanes)
+	wide := max(1, min(n, m.width/minPanelWidth))
+	under := n + 2 + 2 // the table (a row per lane, header, rule), a verdict, the claims line
+	for cols := wide; cols <= n && m.width/cols >= narrowPanelWidth; cols++ {
+		if rows := (n + cols - 1) / cols; rows*minPanelHeight+under <= avail {
+			return cols
+		}
+	}
+	return wide
 }
 
 // fitExtras returns what fits in room lines besides the lanes, in order of

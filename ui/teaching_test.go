@@ -1,5 +1,8 @@
 package ui
 
+// What a teacher relies on: claims marked for the run so far, seeking that lands
+// where it says, and columns that keep a window boundary between them.
+
 import (
 	"strings"
 	"testing"
@@ -57,5 +60,39 @@ func TestGoToSaysWhereItArrived(t *testing.T) {
 	frame(m)
 	if s := screen(m); strings.Contains(s, "going to") || !strings.Contains(s, "at 1.500s, paused") {
 		t.Errorf("once there the status still says going to, or not where it is:\n%s", s)
+	}
+}
+
+// ← pressed twice before the first step back has replayed goes two columns back,
+// not back from the replay's clock at 0.
+func TestBackTwiceDuringTheReplay(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	m.runner.seek(2500 * time.Millisecond)
+	for m.runner.seeking {
+		frame(m)
+	}
+	span := m.columnSpan()
+	press(m, "left")
+	press(m, "left") // the replay of the first has not run a frame yet
+	for m.runner.seeking {
+		frame(m)
+	}
+	if got, want := m.runner.run.Now(), 2500*time.Millisecond-2*span; got != want {
+		t.Errorf("two steps back from 2.5 s (columns of %v) reached %v, want %v", span, got, want)
+	}
+}
+
+// Whatever the graph's width, a column edge falls on every whole second, so a
+// 1 s window's boundary is never inside a column (boundary-burst's two windows
+// would merge into one column of 200).
+func TestColumnEdgesOnWholeSeconds(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	for n := 4; n <= 260; n++ {
+		for _, whole := range []bool{false, true} {
+			v := viewOf(m.runner.cfg, m.runner.cfg.Tick, 2500*time.Millisecond, n, whole)
+			if v.span <= time.Second && time.Second%v.span != 0 || v.span > time.Second && v.span%time.Second != 0 || v.from%v.span != 0 {
+				t.Errorf("%d columns (whole %v): span %v from %v, not aligned to whole seconds", n, whole, v.span, v.from)
+			}
+		}
 	}
 }
