@@ -19,7 +19,7 @@ import (
 
 const benchUsage = `
 Usage: ratelab bench [--redis URL] [--duration D] [--max-decisions N]
-                     [--strategies lua,multi,watch] [--concurrency 1,16,64,256]
+                     [--strategies atomic,multi,watch] [--concurrency 1,16,64,256]
                      [--shards 1,4,16 [--shard-picks random,two-choices]]
                      [--csv PATH|-] [--allow-remote]
 

@@ -116,8 +116,8 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	page := report.Page{
 		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Figures: figs, Notes: notes,
 		Files: []report.File{
-			{Name: "requests.csv", What: "every decision, one row each (the columns are described in ratelab's README, under ratelab run --csv)"},
-			{Name: "series.csv", What: "each lane's series, one row per tick (ratelab run --series)"},
+			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: the section CSV of ratelab's README)"},
+			{Name: "series.csv", What: "each lane's series, one row per tick, as ratelab run --series writes it (the same section)"},
 			{Name: "figures/", What: "every chart above as SVG and PNG, for slides and documents"},
 		},
 		Command: reportCommand(o),

@@ -28,6 +28,13 @@ func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
 	return r
 }
 
+// handsOn are the shipped scenarios whose traffic is only what the user sends:
+// their run as shipped has nothing to state a fact about, and a claim on it would
+// turn ✗ as soon as the user does what the lesson says.
+var handsOn = map[string]string{
+	"sandbox": "its lesson's one fact (only the fixed window accepts the 101st at 1.000 s) is checked by ui.TestSandboxStepTable, driven by keys",
+}
+
 // Every shipped scenario, run once to its end in memory: every claim of its lesson
 // holds, every claim is cited by the lesson (and every lesson cites claims), and
 // its verdicts read as pinned in testdata/verdicts.golden (rewrite with -update
@@ -41,7 +48,11 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 	for _, name := range c.Names() {
 		r := runScenario(t, c, name)
 		cited := scenarios.Citations(r.Config.Lesson)
-		if len(r.Config.Claims) == 0 || len(cited) == 0 {
+		if reason, ok := handsOn[name]; ok {
+			if len(r.Config.Claims) != 0 || len(cited) != 0 {
+				t.Errorf("%s: claims on a run whose traffic is the user's: %s", name, reason)
+			}
+		} else if len(r.Config.Claims) == 0 || len(cited) == 0 {
 			t.Errorf("%s: the lesson has %d claims and cites %d: every lesson states checked facts", name, len(r.Config.Claims), len(cited))
 		}
 		ms := r.Metrics()

@@ -32,6 +32,16 @@ func NewReport(t *Trace, results []Result, g Goal) *Report {
 	return &Report{Trace: t, Classes: t.Classify(), Results: results, Goal: g, Best: best, Why: why}
 }
 
+// heavyHitters names the heavy hitters: the top 1% of n keys by volume, at least
+// one.
+func heavyHitters(count, n int) string {
+	keys := "keys"
+	if count == 1 {
+		keys = "key"
+	}
+	return fmt.Sprintf("the %d heaviest %s of %d (the top 1%%, at least one key)", count, keys, n)
+}
+
 // Summary is a paragraph on the trace: its size, span, keys, the key classes,
 // and what was skipped in reading it.
 func (r *Report) Summary() string {
@@ -42,8 +52,8 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
 	if len(t.Keys) > 0 {
-		fmt.Fprintf(&b, ".\nMedian key: %d requests (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: the %d heaviest keys (1%%), up to %s with %d (peak %d).",
-			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Heaviest], t.Peak[c.Heaviest])
+		fmt.Fprintf(&b, ".\nMedian key: %d requests (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: %s, up to %s with %d (peak %d).",
+			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), t.Keys[c.Heaviest], t.Volume[c.Heaviest], t.Peak[c.Heaviest])
 	}
 	return b.String()
 }

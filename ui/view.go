@@ -176,8 +176,9 @@ func (m *Model) renderHeader() string {
 	if r.limit > 0 || r.burst > 0 {
 		policy = st.Warn.Render(policy + " (adjusted)")
 	}
-	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   backend %s   policy %s   seed %d",
-		sim.FormatDuration(r.run.Now()), sim.FormatDuration(r.cfg.Duration), speedName(r.speed), state, m.backend(), policy, r.cfg.Seed)
+	// the policy before the backend: at 80 columns it is what [ ] { } change
+	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   policy %s   seed %d   backend %s",
+		sim.FormatDuration(r.run.Now()), sim.FormatDuration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
 	return line1 + "\n" + truncate(line2, m.width)
 }
 
