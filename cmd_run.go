@@ -18,8 +18,8 @@ import (
 
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
-                   [--csv PATH|-] [--headers] [--series PATH|-] [--plot DIR]
-                   [--format table|json] [--strict]
+                   [--csv PATH|-] [--headers] [--series PATH|-] [--watch-keys k1,k2]
+                   [--plot DIR] [--format table|json] [--strict]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
@@ -37,6 +37,7 @@ type runOptions struct {
 	seed                         *uint64
 	csv, series, format, plot    string
 	explain, headers, strict     bool
+	watchKeys                    string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
@@ -49,10 +50,11 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
 	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	fs.BoolVar(&o.headers, "headers", false, "add to --csv the rate-limit headers each response sends, in each lane's family (columns after the others)")
+	fs.StringVar(&o.watchKeys, "watch-keys", "", "add to --series a column level:KEY per key listed, comma-separated (replaces the scenario's watch_keys)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "plot"); err != nil {
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "watch-keys", "plot"); err != nil {
 		return err
 	}
 	switch {
@@ -64,6 +66,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
 	case o.headers && o.csv == "":
 		return usagef("run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too")
+	case o.watchKeys != "" && o.series == "":
+		return usagef("run: --watch-keys adds level columns to the series CSV; give --series PATH (or -) too")
 	}
 	// signals are caught from here on: while the scenario (and its trace) is
 	// read and the outputs open (a FIFO nobody reads yet), one ends the process
@@ -73,6 +77,9 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	defer stop()
 	c, cfg, err := compileScenario(o)
 	if err != nil {
+		return err
+	}
+	if err := watchKeys(cfg, o.watchKeys); err != nil {
 		return err
 	}
 	if err := o.checkPaths(c); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"ratelab/internal/redistest"
+	"ratelab/sim"
 )
 
 // Bad shards and limits on the command line: exit 2, one message naming the place
@@ -50,8 +51,9 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 	}
 }
 
-// run --headers: the thirteen columns of the contract, then the response headers
-// of each lane's family; every row as wide as the header.
+// run --headers: the thirteen columns of the contract and the six of the
+// attempt's fate, then the response headers of each lane's family; every row as
+// wide as the header.
 func TestRunHeadersColumns(t *testing.T) {
 	code, out, errOut := ratelab("run", "--scenario", "multi-limit", "--csv", "-", "--headers", "--lanes", "all-or-nothing")
 	if code != 0 {
@@ -61,17 +63,17 @@ func TestRunHeadersColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0][13:], ","); got != "RateLimit-Policy,RateLimit,Retry-After" {
+	if got := strings.Join(records[0][13:], ","); got != sim.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
 		t.Errorf("header columns: %s", got)
 	}
 	denied := 0
 	for _, r := range records[1:] {
-		if r[13] != `"requests";q=10;w=1, "tokens";q=1000;w=1` {
-			t.Fatalf("RateLimit-Policy: %q", r[13])
+		if len(r) != len(records[0]) || r[19] != `"requests";q=10;w=1, "tokens";q=1000;w=1` {
+			t.Fatalf("RateLimit-Policy: %q", r[19])
 		}
 		if r[10] == "false" {
 			denied++
-			if r[15] == "" {
+			if r[21] == "" {
 				t.Errorf("a denial without Retry-After: %v", r)
 			}
 		}

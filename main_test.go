@@ -99,11 +99,11 @@ func TestRunWritesCSV(t *testing.T) {
 	if lines[0] != sim.RequestColumns || len(lines) != 1+16 {
 		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 16 decisions", lines[0], len(lines)-1)
 	}
-	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000" {
+	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false" {
 		t.Errorf("first row %q", lines[1])
 	}
 	s, _ := os.ReadFile(series)
-	if !strings.HasPrefix(string(s), sim.SeriesColumns+"\n50.000,fixed-window,0,0,0\n50.000,token-bucket,5,0,0\n") {
+	if !strings.HasPrefix(string(s), sim.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0,0,0\n") {
 		t.Errorf("series.csv starts %q", string(s)[:100])
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
@@ -138,6 +138,9 @@ func TestBadInputExitCodes(t *testing.T) {
 		{[]string{"run", "--scenario", "boundary-burst", "--seed", "-1"}, 2, `invalid value "-1" for flag -seed: want a whole number >= 0`},
 		{[]string{"run", "--scenario", "boundary-burst", "--csv", "-", "--series", "-"}, 2, "would both write to standard output"},
 		{[]string{"run", "--scenario", "boundary-burst", "stray"}, 2, `run: unexpected argument "stray"`},
+		{[]string{"run", "--scenario", "boundary-burst", "--watch-keys", "api-key-1"}, 2, "run: --watch-keys adds level columns to the series CSV; give --series PATH (or -) too"},
+		{[]string{"run", "--scenario", "boundary-burst", "--series", "-", "--watch-keys", "nope"}, 2, `run: --watch-keys: "nope" is not a key any client of scenario "boundary-burst" uses; its keys include api-key-1`},
+		{[]string{"run", "--scenario", "boundary-burst", "--series", "-", "--watch-keys", "api-key-1,api-key-1"}, 2, `run: --watch-keys names "api-key-1" twice; list each key once`},
 		{[]string{"run", "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"run", "--help"}, 0, "Usage: ratelab run --scenario NAME"},

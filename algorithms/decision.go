@@ -37,6 +37,10 @@ type Decision struct {
 	// a leaky-bucket queue, or the time until a token-bucket reservation's tokens
 	// exist. Zero for everything else.
 	Delay time.Duration
+	// OnError says the decision is the lane's on_error (open or closed) because
+	// the store failed to answer: the limiter did not decide it. Always false
+	// in memory.
+	OnError bool
 }
 
 // Limiter is one algorithm holding per-key state.

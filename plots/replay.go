@@ -31,6 +31,11 @@ func FillZoom(d *Data, so session.Options) (err error) {
 	if err := advance(s.Run, end); err != nil {
 		return err
 	}
+	// a row waits for its attempt's fate (with a backend): the rows decided
+	// before end but not yet known come now
+	if err := s.FinishRows(); err != nil {
+		return err
+	}
 	d.Zoom = z
 	return nil
 }

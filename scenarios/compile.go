@@ -313,15 +313,23 @@ func keySource(spec *ClientSpec) string {
 }
 
 func (c *compiler) watch(Overrides) error {
+	for i, name := range c.s.WatchKeys {
+		k, ok := sim.KeyIndex(c.cfg, name)
+		switch {
+		case !ok:
+			return c.fail([]any{"watch_keys"}, "watch_keys[%d] %q is not a key any client uses", i, name)
+		case slices.Contains(c.cfg.WatchKeys, k):
+			return c.fail([]any{"watch_keys"}, "watch_keys names %q twice; list each key once", name)
+		}
+		c.cfg.WatchKeys = append(c.cfg.WatchKeys, k)
+	}
 	if c.s.WatchKey == "" {
 		c.cfg.WatchKey = c.cfg.Clients[0].Keys[0]
 		return nil
 	}
-	for i, k := range c.cfg.Keys {
-		if k.Name == c.s.WatchKey {
-			c.cfg.WatchKey = i
-			return nil
-		}
+	if k, ok := sim.KeyIndex(c.cfg, c.s.WatchKey); ok {
+		c.cfg.WatchKey = k
+		return nil
 	}
 	return c.fail([]any{"watch_key"}, "watch_key %q is not a key any client uses", c.s.WatchKey)
 }

@@ -150,6 +150,7 @@ func TestBadInput(t *testing.T) {
 		{"closed loop spread as a word", pattern("closed-loop", "concurrency = 2\nthink = \"1s\"\nspread = \"uniform\""), `client "c": spread must be a duration from 0 to 24h0m0s for a closed loop (got uniform)`, nil},
 		{"trace option on another pattern", client(`reorder_window = "1m"`), `client "c": reorder_window does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
 		{"unknown watch key", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_key = \"q\""), `scenario "s": watch_key "q" is not a key any client uses`, nil},
+		{"unknown key in watch_keys", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_keys = [\"q\"]"), `test.toml:4: scenario "s": watch_keys[0] "q" is not a key any client uses`, nil},
 		{"period not exact", replace("limit = 10", "limit = 10\nperiod = \"1.0000005s\""), `period must be a whole number of microseconds`, nil},
 		{"too large for exact arithmetic", replace("limit = 10", "limit = 999983\nperiod = \"3h\""), `limit 999983 (or burst 999983) over a period of 3h0m0s is too large for exact arithmetic`, nil},
 		{"longer than a day without a trace", replace(`duration = "2s"`, `duration = "25h"`), `duration must be at most 24h0m0s (got 25h0m0s); only a scenario with a trace may be longer`, nil},

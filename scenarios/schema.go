@@ -18,6 +18,9 @@ type Scenario struct {
 	Tick     Duration `toml:"tick,omitempty"`     // series resolution; default by duration (see defaultTick)
 	Seed     *uint64  `toml:"seed,omitempty"`     // default 1
 	WatchKey string   `toml:"watch_key,omitempty"`
+	// WatchKeys are more keys whose levels the series CSV follows, a column
+	// "level:KEY" each (ratelab run --watch-keys replaces the list).
+	WatchKeys []string `toml:"watch_keys,omitempty"`
 
 	Policy  *PolicySpec  `toml:"policy,omitempty"` // required: the limit every lane enforces
 	Tiers   []TierSpec   `toml:"tier,omitempty"`

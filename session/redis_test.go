@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,6 +218,11 @@ func TestRedisKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	var rows, series strings.Builder
+	rw, _ := sim.NewRequestWriter(&rows, r.Config)
+	r.OnRows(rw.Write)
+	sw, _ := sim.NewSeriesWriter(&series, r.Config)
+	r.OnSeries(sw.Write)
 	r.AdvanceTo(2 * time.Second)
 	srv.Stop()
 	r.AdvanceTo(4 * time.Second) // 100 decisions a lane with no server
@@ -235,6 +241,28 @@ func TestRedisKilledMidRun(t *testing.T) {
 	up := r.Metrics()
 	if up[0].StoreErrors > down[0].StoreErrors+5 || r.Lanes[0].Unavailable() || up[0].Accepted-down[0].Accepted < 90 {
 		t.Errorf("after restart: store errors %d → %d, unavailable %v, accepted %d → %d; want recovered", down[0].StoreErrors, up[0].StoreErrors, r.Lanes[0].Unavailable(), down[0].Accepted, up[0].Accepted)
+	}
+	// the CSVs show them: a row store_error per decision of on_error (allowed
+	// as the lane's on_error says), the series' store_errors add up
+	rw.Flush()
+	sw.Flush()
+	inRows := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(rows.String()), "\n")[1:] {
+		if cells := strings.Split(line, ","); cells[16] == "store_error" {
+			inRows[cells[1]+" allowed="+cells[10]]++
+		}
+	}
+	inSeries := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(series.String()), "\n")[1:] {
+		cells := strings.Split(line, ",")
+		n, _ := strconv.ParseInt(cells[9], 10, 64)
+		inSeries[cells[1]] += n
+	}
+	if inRows["closed allowed=false"] != up[0].StoreErrors || inRows["open allowed=true"] != up[1].StoreErrors || len(inRows) != 2 {
+		t.Errorf("store_error rows %v; want %d closed and denied, %d open and allowed", inRows, up[0].StoreErrors, up[1].StoreErrors)
+	}
+	if inSeries["closed"] != up[0].StoreErrors || inSeries["open"] != up[1].StoreErrors {
+		t.Errorf("the series' store_errors add up to %v; want %d and %d", inSeries, up[0].StoreErrors, up[1].StoreErrors)
 	}
 }
 

@@ -24,9 +24,10 @@ type backendRun struct {
 // interest in it when the client times out: abandoned jobs are still served.
 type job struct {
 	req       int32
-	abandoned bool // the client timed out; serving it is wasted work
-	done      bool // served
-	expired   bool // its timeout has fired, or it has none
+	abandoned bool  // the client timed out; serving it is wasted work
+	done      bool  // served
+	expired   bool  // its timeout has fired, or it has none
+	row       int64 // a timed-out attempt's row, held until the job is served
 }
 
 // setBusy changes the number of busy servers at now, integrating the time before.
@@ -59,7 +60,8 @@ func (l *Lane) backendArrive(id int32) {
 	b := l.backend
 	if b.busy >= b.b.Concurrency && b.queued() >= b.b.Queue {
 		b.errors++
-		l.failed(id, false, noDecision)
+		l.tick.BackendErrors++
+		l.failedAs(id, OutcomeFailed)
 		return
 	}
 	j := b.jobs.Put(job{req: id, expired: b.b.Timeout == 0})
@@ -97,6 +99,10 @@ func (l *Lane) backendDone(j int32) {
 	jb.done = true
 	if jb.abandoned {
 		b.wasted++
+		if row := l.rowOf(jb.row); row != nil {
+			row.Wasted = true
+			l.releaseRow(jb.row)
+		}
 	} else {
 		l.succeeded(jb.req)
 	}
@@ -117,7 +123,8 @@ func (l *Lane) backendTimeout(j int32) {
 	if !jb.done {
 		jb.abandoned = true
 		b.errors++
-		l.failed(jb.req, false, noDecision)
+		l.tick.BackendErrors++
+		jb.row = l.failedAs(jb.req, OutcomeTimedOut)
 	}
 	b.release(j)
 }

@@ -60,6 +60,7 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	c.made++
 	id := identity{key: int32(c.c.Keys[pos]), pair: l.pairs[ci][pos]}
 	l.rec.m.Offered++
+	l.tick.Offered++
 	l.rec.offered(id)
 	return l.reqs.Put(request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1})
 }
@@ -70,6 +71,7 @@ func (l *Lane) attempt(id int32) {
 	r.attempt++
 	r.tries = 0
 	l.rec.m.Attempts++
+	l.tick.Attempts++
 	l.decider.decide(id)
 }
 
@@ -81,7 +83,7 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	if !d.Allowed {
 		l.rec.m.Denied++
 		l.tick.Denied++
-		l.failedAt(id, true, d, answered)
+		l.failedAt(id, true, d, answered, OutcomeDenied)
 		return
 	}
 	l.rec.m.Accepted++
@@ -91,6 +93,18 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	}
 	l.rec.queueDelay.add(d.Delay)
 	goAhead := later(answered, d.Delay)
+	l.rowAccepted(r, goAhead, d.Delay)
+	switch {
+	case d.OnError:
+		l.settleRow(r, OutcomeStoreError, answered, false)
+	case l.backend != nil: // the backend says later
+	case goAhead > l.now && goAhead >= l.cfg.Duration:
+		l.settleRow(r, OutcomeInFlight, goAhead, false) // queued or reserved past the end
+	default:
+		// without a backend, going ahead is success: known now, so the row
+		// need not wait (and hold every row decided after it) until then
+		l.settleRow(r, OutcomeServed, goAhead, false)
+	}
 	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
 	if goAhead > l.now {
 		l.schedule(goAhead, evAdmit, int(id))
@@ -113,6 +127,7 @@ func (l *Lane) succeeded(id int32) {
 	l.rec.m.Succeeded++
 	l.rec.succeeded(identity{r.key, r.pair})
 	l.rec.latency.add(l.now - r.first)
+	l.settleRow(r, OutcomeServed, l.now, false)
 	l.finish(id, l.now)
 }
 
@@ -120,15 +135,23 @@ func (l *Lane) succeeded(id int32) {
 // backend error, a WATCH that kept losing.
 var noDecision algorithms.Decision
 
-// failed handles a request that was denied or errored now.
-func (l *Lane) failed(id int32, denied bool, d algorithms.Decision) {
-	l.failedAt(id, denied, d, l.now)
+// failedAs handles an attempt that failed now without a decision of the
+// limiter's (a backend error, a WATCH that kept losing), its row's outcome o
+// unless the client gives up; it returns the row's number when the row is
+// held for the backend's last word (a timed-out attempt), else 0.
+func (l *Lane) failedAs(id int32, o Outcome) int64 {
+	return l.failedAt(id, false, noDecision, l.now, o)
 }
 
 // failedAt: the application answered at `answered`; the client hears a latency
-// later and retries by its policy, or gives up.
-func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered time.Duration) {
+// later and retries by its policy (the attempt's row then says o), or gives up
+// (gave_up, or store_error for a decision of on_error).
+func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered time.Duration, o Outcome) int64 {
 	r := l.reqs.At(id)
+	timedOut := o == OutcomeTimedOut // the backend may yet serve it: wasted
+	if d.OnError {
+		o = OutcomeStoreError
+	}
 	c := &l.clients[r.client]
 	heard := later(answered, c.c.Latency)
 	var rng *rand.Rand
@@ -137,13 +160,18 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	}
 	if wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
 		l.schedule(later(heard, wait), evAttempt, int(id))
-		return
+		return l.settleRow(r, o, answered, timedOut)
 	}
 	l.rec.m.GaveUp++
 	if r.spent {
 		l.rec.m.Starved++
 	}
+	if o != OutcomeStoreError {
+		o = OutcomeGaveUp
+	}
+	row := l.settleRow(r, o, answered, timedOut)
 	l.finish(id, answered)
+	return row
 }
 
 // finish retires request id; a closed-loop worker sends its next request once the

@@ -339,6 +339,7 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 		if !shown {
 			dec.Remaining, dec.Limit, dec.ResetAfter, shown = ld.Remaining, ld.Limit, ld.ResetAfter, true
 		}
+		dec.OnError = dec.OnError || ld.OnError
 		if allowed {
 			dec.Delay = max(dec.Delay, ld.Delay)
 		} else if !ld.Allowed {

@@ -26,6 +26,9 @@ type Config struct {
 	Keys []Key
 	// WatchKey is the key whose level the series and the graphs follow.
 	WatchKey int
+	// WatchKeys are more keys whose levels the series CSV follows, one column
+	// each (see SeriesWriter); none by default.
+	WatchKeys []int
 
 	Nodes   []Node
 	Clients []Client
@@ -343,4 +346,15 @@ func (c *Config) Horizon() time.Duration {
 		h = max(h, n.Clock(c.Duration), -n.Clock(0))
 	}
 	return h
+}
+
+// KeyIndex is the index in cfg.Keys of the key called name, and false when no
+// client uses such a key.
+func KeyIndex(cfg *Config, name string) (int, bool) {
+	for i, k := range cfg.Keys {
+		if k.Name == name {
+			return i, true
+		}
+	}
+	return 0, false
 }

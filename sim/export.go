@@ -10,18 +10,37 @@ import (
 	"ratelab/algorithms"
 )
 
-// RequestColumns is the request CSV's header: one row per decision.
-const RequestColumns = "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms"
+// RequestContractColumns are the request CSV's first 13 columns, whose every
+// byte stays as it was: new columns are only appended.
+const RequestContractColumns = "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms"
 
-// SeriesColumns is the series CSV's header: one row per tick per lane.
-const SeriesColumns = "time_ms,lane,level,accepted,denied"
+// RequestFateColumns follow them: what became of the attempt (see Row, fate.go).
+const RequestFateColumns = "decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted"
+
+// RequestColumns is the request CSV's header (without --headers' columns): one
+// row per decision.
+const RequestColumns = RequestContractColumns + "," + RequestFateColumns
+
+// SeriesContractColumns are the series CSV's first 5 columns.
+const SeriesContractColumns = "time_ms,lane,level,accepted,denied"
+
+// SeriesColumns is the series CSV's header when no extra keys are watched: one
+// row per tick per lane. Each key of Config.WatchKeys adds a column
+// "level:KEY" after these.
+const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,backend_queue,store_errors"
 
 // RequestWriter writes decisions as the request CSV: time_ms with three decimals
 // (the time the decision landed, true virtual time), the lane and its algorithm and
 // backend, the client, its node and the key, request_id (client-n: the client's n-th
 // logical request, the same request in every lane), attempt (from 1), cost, allowed
 // (true/false), remaining (up to six decimals), and retry_after_ms (0 when allowed,
-// inf when the request could never be accepted).
+// inf when the request could never be accepted); then the attempt's fate:
+// decided_at_ms (the deciding node's clock when the decision landed),
+// admitted_at_ms and queue_delay_ms (empty when denied), outcome (see Outcome),
+// latency_ms (from the logical request's first attempt to this attempt's answer;
+// empty while in flight) and wasted (true/false). These times have six decimals,
+// exact to the nanosecond, so every figure of the comparison can be recomputed
+// from them.
 type RequestWriter struct {
 	w   *bufio.Writer
 	cfg *Config
@@ -88,6 +107,7 @@ func (rw *RequestWriter) Write(rows []Row) error {
 		} else {
 			b = appendMillis(b, row.RetryAfter)
 		}
+		b = appendFate(b, row)
 		if rw.headerCols != nil {
 			b = rw.appendHeaders(b, row)
 		}
@@ -98,6 +118,28 @@ func (rw *RequestWriter) Write(rows []Row) error {
 		}
 	}
 	return nil
+}
+
+// appendFate appends the fate columns of row (RequestFateColumns).
+func appendFate(b []byte, row *Row) []byte {
+	b = append(b, ',')
+	b = appendExactMillis(b, row.DecidedAt)
+	b = append(b, ',')
+	if row.Allowed {
+		b = appendExactMillis(b, row.AdmittedAt)
+	}
+	b = append(b, ',')
+	if row.Allowed {
+		b = appendExactMillis(b, row.QueueDelay)
+	}
+	b = append(b, ',')
+	b = append(b, row.Outcome.String()...)
+	b = append(b, ',')
+	if row.Latency >= 0 {
+		b = appendExactMillis(b, row.Latency)
+	}
+	b = append(b, ',')
+	return strconv.AppendBool(b, row.Wasted)
 }
 
 // Flush writes out what is buffered.
@@ -112,21 +154,31 @@ func (rw *RequestWriter) key(i int) []byte {
 
 // SeriesWriter writes the series CSV: one row per tick per lane, time_ms the
 // tick's end, level the watched key's level then, accepted and denied the
-// decisions landed in the tick. Rows come from Run.OnSeries, ordered by time and
-// then lane.
+// decisions landed in the tick, offered the logical requests made in the tick,
+// attempts the decisions asked for in it, backend_errors the accepted requests the backend
+// failed in the tick, backend_queue the requests in its queue at the tick's end,
+// store_errors the store's failures in the tick, then a column "level:KEY" per
+// key of Config.WatchKeys, its level at the tick's end (empty when the sample
+// has none: WriteSeries, from the series a lane keeps). Rows come from
+// Run.OnSeries, ordered by time and then lane.
 type SeriesWriter struct {
-	w     *bufio.Writer
-	names []string
-	b     []byte
+	w      *bufio.Writer
+	names  []string
+	levels int
+	b      []byte
 }
 
 // NewSeriesWriter writes the header to w and returns the writer for cfg's lanes.
 func NewSeriesWriter(w io.Writer, cfg *Config) (*SeriesWriter, error) {
-	sw := &SeriesWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	sw := &SeriesWriter{w: bufio.NewWriterSize(w, 64<<10), levels: len(cfg.WatchKeys)}
 	for _, l := range cfg.Lanes {
 		sw.names = append(sw.names, csvField(l.Name))
 	}
-	_, err := sw.w.WriteString(SeriesColumns + "\n")
+	header := SeriesColumns
+	for _, k := range cfg.WatchKeys {
+		header += "," + csvField("level:"+cfg.Keys[k].Name)
+	}
+	_, err := sw.w.WriteString(header + "\n")
 	return sw, err
 }
 
@@ -141,6 +193,22 @@ func (sw *SeriesWriter) Write(lane int, s Sample) error {
 	b = strconv.AppendInt(b, s.Accepted, 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, s.Denied, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Offered, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.Attempts, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.BackendErrors, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(s.BackendQueue), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, s.StoreErrors, 10)
+	for i := range sw.levels {
+		b = append(b, ',')
+		if i < len(s.Levels) {
+			b = appendDecimal(b, s.Levels[i])
+		}
+	}
 	b = append(b, '\n')
 	sw.b = b
 	_, err := sw.w.Write(b)
@@ -185,6 +253,21 @@ func appendMillis(b []byte, d time.Duration) []byte {
 	b = strconv.AppendInt(b, us/1000, 10)
 	frac := us % 1000
 	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+}
+
+// appendExactMillis appends d in milliseconds with exactly six decimals: to the
+// nanosecond.
+func appendExactMillis(b []byte, d time.Duration) []byte {
+	ns := int64(d)
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns // no time here is near the most negative Duration
+	}
+	b = strconv.AppendInt(b, ns/1e6, 10)
+	b = append(b, '.')
+	start := len(b)
+	b = strconv.AppendInt(b, ns%1e6+1e6, 10) // 1 and six digits
+	return append(b[:start], b[start+1:]...)
 }
 
 // appendDecimal appends v with up to six decimals, trailing zeros trimmed.

@@ -44,9 +44,13 @@ type Lane struct {
 	evictEvery time.Duration
 	lastEvict  time.Duration
 
+	// failuresSeen is the store's failures at the last tick's end.
+	failuresSeen int64
+
 	// stream, when not nil, receives every decision as it lands (see stream.go);
 	// samples every tick's sample as it closes.
 	stream  *rowStream
+	held    heldRows // rows waiting for their fate (see fate.go)
 	samples func(Sample)
 	err     error
 
@@ -78,6 +82,21 @@ type Sample struct {
 	High, Low float64
 	Accepted  int64
 	Denied    int64
+	// Offered is the logical requests made during the tick, Attempts the
+	// decisions asked for (retries included; a decision may land in a later
+	// tick, or after the run's end).
+	Offered  int64
+	Attempts int64
+	// BackendErrors is the accepted requests the backend failed during the tick
+	// (queue full, or the client's timeout); BackendQueue the requests waiting in
+	// its queue at the tick's end (both 0 without a backend). StoreErrors is the
+	// store's failures during the tick (see Metrics.StoreErrors).
+	BackendErrors int64
+	BackendQueue  int
+	StoreErrors   int64
+	// Levels, for the series sink only (Run.OnSeries), is the level of each of
+	// Config.WatchKeys at the tick's end, in that order.
+	Levels []float64
 }
 
 // clientRun is a client's state in one lane.
@@ -107,7 +126,8 @@ type request struct {
 	first    time.Duration // its first attempt
 	slot     int32         // its pending state in the splitter, or its plan (composite.go)
 	decision algorithms.Decision
-	spent    bool // a limit spent units for it on an attempt that was refused
+	spent    bool  // a limit spent units for it on an attempt that was refused
+	row      int64 // its current attempt's row while held (see fate.go); 0: none
 }
 
 func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
@@ -190,12 +210,19 @@ func (l *Lane) Metrics() Metrics {
 		m.Wasted = l.backend.wasted
 		m.BackendUtilization = l.backend.utilization(l.now)
 	}
+	m.StoreErrors = l.storeFailures()
+	return m
+}
+
+// storeFailures is the store's failures so far, over the lane's limiters.
+func (l *Lane) storeFailures() int64 {
+	var n int64
 	for _, lim := range l.limiters {
 		if f, ok := lim.(interface{ Failures() int64 }); ok {
-			m.StoreErrors += f.Failures()
+			n += f.Failures()
 		}
 	}
-	return m
+	return n
 }
 
 // advanceTo runs every event before t (at most the run's end), sampling the series
@@ -263,9 +290,22 @@ func (l *Lane) sample() {
 	l.tick.At = l.now
 	l.tick.Level = l.level(k)
 	l.observe(l.tick.Level)
+	if l.backend != nil {
+		l.tick.BackendQueue = l.backend.queued()
+	}
+	failures := l.storeFailures()
+	l.tick.StoreErrors = failures - l.failuresSeen
+	l.failuresSeen = failures
 	l.series.add(l.tick)
 	if l.samples != nil {
-		l.samples(l.tick)
+		s := l.tick
+		if len(l.cfg.WatchKeys) > 0 {
+			s.Levels = make([]float64, len(l.cfg.WatchKeys))
+			for i, key := range l.cfg.WatchKeys {
+				s.Levels[i] = l.level(l.cfg.Keys[key])
+			}
+		}
+		l.samples(s)
 	}
 	l.rec.m.PeakAcceptedPerSecond = max(l.rec.m.PeakAcceptedPerSecond, l.perSecond.add(l.tick.Accepted))
 	end := l.tick.Level

@@ -220,7 +220,6 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 		m.OverGrant = excess / m.MaxUnits
 	}
 	m.ExcessUnits = excess
-	m.PeakSpan = m.PeakLast - m.PeakFirst
 	if r.windows != nil {
 		m.WindowPeakRatio, _ = r.windowPeak(cfg, lane)
 		// a fixed window's promise is its allowance in each of its own windows, not
@@ -234,6 +233,7 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 		m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 0, 0, 0, ""
 		m.OverGrant, m.MaxUnits, m.ExcessUnits = 0, 0, 0
 	}
+	m.PeakSpan = m.PeakLast - m.PeakFirst // 0 where there is no peak window to measure
 	return m
 }
 

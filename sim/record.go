@@ -25,6 +25,19 @@ type Row struct {
 	Limit      int64
 	Shard      int32
 	Limits     []algorithms.Decision
+	// The attempt's fate (see fate.go), filled in for a row sink only: the time
+	// on the deciding node's clock when the decision landed (At under the
+	// server's clock), when an accepted request went ahead and the queue delay or
+	// reservation it waited (0 when denied), what became of it, the time from
+	// the logical request's first attempt until this attempt's answer reached
+	// the application (-1 while in flight), and whether the backend served it
+	// after its client had stopped waiting.
+	DecidedAt  time.Duration
+	AdmittedAt time.Duration
+	QueueDelay time.Duration
+	Outcome    Outcome
+	Latency    time.Duration
+	Wasted     bool
 }
 
 // rowDetail is what a composite lane's decider adds to a row.
@@ -58,5 +71,5 @@ func (l *Lane) record(r *request, d algorithms.Decision) {
 	if l.stream == nil {
 		return
 	}
-	l.stream.add(l.lastRow)
+	l.holdRow(r, l.lastRow)
 }

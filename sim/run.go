@@ -25,6 +25,9 @@ type Run struct {
 	rows    func([]Row) error
 	streams []*rowStream
 	merged  []Row
+	// carry, per lane, is the rows merged but not yet written because a lane
+	// still held an earlier one (see merge).
+	carry []spool
 	// series, when set, receives every tick's sample of every lane, by tick then lane.
 	series  func(lane int, s Sample) error
 	samples [][]Sample // per lane, the samples of the step being written
@@ -54,10 +57,16 @@ func NewRun(cfg *Config) (*Run, error) {
 // first AdvanceTo. Memory stays bounded however many decisions fall in one tick:
 // the lanes stream their rows and wait for the sink when they get ahead of it.
 // When the sink fails, the run stops and AdvanceTo returns the sink's error.
+//
+// A row goes to the sink once its attempt's fate is known (Row.Outcome, see
+// fate.go), so rows come somewhat after their decisions; when the run reaches
+// its end every row has gone, those still in flight with OutcomeInFlight. A
+// caller that stops short of the end calls FinishRows for the rest.
 func (r *Run) OnRows(sink func([]Row) error) {
 	r.rows = sink
 	r.merged = make([]Row, 0, rowBatch)
 	r.streams = make([]*rowStream, len(r.Lanes))
+	r.carry = make([]spool, len(r.Lanes))
 	for i, l := range r.Lanes {
 		r.streams[i] = newRowStream()
 		l.stream = r.streams[i]
@@ -139,10 +148,33 @@ func (r *Run) advanceLanes(t time.Duration) error {
 	return err
 }
 
+// FinishRows hands the sink every row still waiting for its attempt's fate, as
+// it is now (OutcomeInFlight, or a timed-out attempt not yet known to be
+// wasted): for a caller that writes the run so far and stops short of its end.
+// The run may advance again; rows already handed are not handed again.
+func (r *Run) FinishRows() error {
+	if r.rows == nil || r.workers == nil {
+		return nil
+	}
+	if err := context.Cause(r.ctx); err != nil {
+		return &Stopped{At: r.now, Cause: err}
+	}
+	r.workers.start(-1)
+	err := r.merge()
+	r.workers.wait()
+	return err
+}
+
 // Close stops the lanes' goroutines. A closed run may not advance again.
 func (r *Run) Close() {
 	if r.workers != nil {
 		r.workers.stop()
+	}
+	for i := range r.carry {
+		r.carry[i].close()
+	}
+	for _, l := range r.Lanes {
+		l.held.older.close()
 	}
 	r.cancel(nil)
 }
@@ -162,8 +194,14 @@ func startWorkers(lanes []*Lane) *workers {
 		w.work[i] = ch
 		go func() {
 			for t := range ch {
-				l.advanceTo(t)
+				if t >= 0 {
+					l.advanceTo(t)
+				}
 				if l.stream != nil {
+					if t < 0 || l.now >= l.cfg.Duration && l.err == nil {
+						l.finishRows()
+					}
+					l.stream.hold = l.held.from()
 					l.stream.end()
 				}
 				w.done.Done()

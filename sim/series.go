@@ -9,13 +9,18 @@ import "time"
 // as the run goes (Run.OnSeries), at full resolution.
 const MaxSeriesPoints = 4096
 
-// merge is s followed by next as one sample covering both: the later end and
-// level, the highest high and the lowest low, the sums of the counts.
+// merge is s followed by next as one sample covering both: the later end,
+// level and backend queue, the highest high and the lowest low, the sums of the
+// counts.
 func (s Sample) merge(next Sample) Sample {
 	next.High = max(s.High, next.High)
 	next.Low = min(s.Low, next.Low)
 	next.Accepted += s.Accepted
 	next.Denied += s.Denied
+	next.Offered += s.Offered
+	next.Attempts += s.Attempts
+	next.BackendErrors += s.BackendErrors
+	next.StoreErrors += s.StoreErrors
 	return next
 }
 

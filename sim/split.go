@@ -98,7 +98,7 @@ func (s *splitDecider) commit(id int32) {
 		l.record(r, noDecision)
 		l.rec.m.Denied++
 		l.tick.Denied++
-		l.failed(id, false, noDecision)
+		l.failedAs(id, OutcomeDenied)
 		return
 	}
 	l.decided(id, r.decision, l.now)

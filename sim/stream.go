@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"sync/atomic"
+	"time"
 )
 
 // Streaming the request rows. Each lane runs on a goroutine of its own and hands
@@ -18,6 +19,14 @@ import (
 // the order it decided them), and it is the same however the goroutines are
 // scheduled: the merge takes a row only once every lane has either shown its
 // next row or said it has no more for this advance.
+//
+// A lane holds its rows until their fate is known (fate.go), so at the end of an
+// advance it may still owe rows decided before rows another lane has sent; it
+// says from when (hold). The merge writes only rows before every such time and
+// carries the rest to the next advance in a spool per lane (spool.go: in memory,
+// then a temporary file), where they come before what the lanes send then. The
+// rows carried are those decided since the oldest attempt still in flight, over
+// all lanes.
 
 // rowBatch is the most rows in one batch, from a lane or to the sink.
 const rowBatch = 4096
@@ -35,6 +44,9 @@ type rowStream struct {
 	out   chan []Row   // full batches; nil ends an advance
 	free  chan []Row   // batches the merge is done with, to fill again
 	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
+	// hold, set before the lane ends an advance, is the time of the first row it
+	// still holds (never: none); its later rows are at or after it.
+	hold time.Duration
 }
 
 func newRowStream() *rowStream {
@@ -83,9 +95,22 @@ func (r *Run) merge() error {
 	}
 	out := r.merged[:0]
 	var failed error
+	blocked := false // a lane still holds a row that comes before the next one
 	for {
-		best := -1
+		best, fromCarry := -1, false
+		var bestAt time.Duration
 		for i, s := range r.streams {
+			// a lane's rows carried from the last advance come first
+			if c, err := r.carry[i].peek(); err != nil {
+				if failed == nil {
+					failed = err
+				}
+			} else if c != nil && !blocked {
+				if best < 0 || c.At < bestAt {
+					best, bestAt, fromCarry = i, c.At, true
+				}
+				continue
+			}
 			if !open[i] {
 				continue
 			}
@@ -99,19 +124,41 @@ func (r *Run) merge() error {
 					continue
 				}
 			}
-			if best < 0 || heads[i][pos[i]].At < heads[best][pos[best]].At {
-				best = i
+			if best < 0 || heads[i][pos[i]].At < bestAt {
+				best, bestAt, fromCarry = i, heads[i][pos[i]].At, false
 			}
 		}
 		if best < 0 {
 			break
 		}
+		var row Row
+		if fromCarry {
+			c, _ := r.carry[best].peek()
+			row = *c
+		} else {
+			row = heads[best][pos[best]]
+		}
+		if failed == nil && !blocked {
+			blocked = r.owesBefore(row.At, best, open)
+		}
+		if blocked && fromCarry {
+			continue // it stays first in its carry (and carries are not looked at again)
+		}
+		if fromCarry {
+			r.carry[best].pop()
+		} else {
+			pos[best]++
+		}
 		if failed != nil { // drop the rest, so that no lane waits on a full stream
-			pos[best] = len(heads[best])
 			continue
 		}
-		out = append(out, heads[best][pos[best]])
-		pos[best]++
+		if blocked {
+			// this row and every one still to come wait for the next advance,
+			// in each lane's carry, after what it already holds
+			failed = r.carry[best].push(row)
+			continue
+		}
+		out = append(out, row)
 		if len(out) == rowBatch {
 			failed = r.flush(out)
 			out = out[:0]
@@ -122,6 +169,18 @@ func (r *Run) merge() error {
 	}
 	r.merged = out[:0]
 	return failed
+}
+
+// owesBefore says a lane that has ended its advance still holds a row that
+// comes before lane's row at `at`, by (time, lane). Only ended lanes can: an
+// open one's rows to come are at or after the row it shows.
+func (r *Run) owesBefore(at time.Duration, lane int, open []bool) bool {
+	for i, s := range r.streams {
+		if !open[i] && (s.hold < at || s.hold == at && i < lane) {
+			return true
+		}
+	}
+	return false
 }
 
 // flush hands a merged batch to the sink, unless the run was told to stop: then

@@ -142,6 +142,10 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 			return err
 		}
 	}
+	// the rows of attempts still in flight at upTo, as they stand
+	if err := r.FinishRows(); err != nil {
+		return err
+	}
 	if err := w.Flush(); err != nil {
 		return err
 	}

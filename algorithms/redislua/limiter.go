@@ -182,9 +182,9 @@ func (l *Limiter) AllowBatch(reqs []algorithms.Request, out []algorithms.Decisio
 func (l *Limiter) failure() algorithms.Decision {
 	l.failures.Add(1)
 	if l.cfg.FailOpen {
-		return algorithms.Decision{Allowed: true, Limit: l.cfg.Policy.Burst}
+		return algorithms.Decision{Allowed: true, Limit: l.cfg.Policy.Burst, OnError: true}
 	}
-	return algorithms.Decision{Limit: l.cfg.Policy.Burst, RetryAfter: l.cfg.Policy.Period / time.Duration(l.cfg.Policy.Limit)}
+	return algorithms.Decision{Limit: l.cfg.Policy.Burst, RetryAfter: l.cfg.Policy.Period / time.Duration(l.cfg.Policy.Limit), OnError: true}
 }
 
 // Check is what Allow would decide, asked of the script in its 'check' mode, which
