@@ -85,7 +85,7 @@ func MetricNames() []string {
 }
 
 // metricValue is m's metric called name, durations in milliseconds; a name
-// "a/b" is the ratio of two metrics (0 when b is 0).
+// "a/b" is the ratio of two metrics (NaN when b is 0: undefined, see Judge).
 func metricValue(m Metrics, name string) (float64, bool) {
 	if num, den, ok := strings.Cut(name, "/"); ok {
 		a, okA := metricValue(m, num)
@@ -94,7 +94,7 @@ func metricValue(m Metrics, name string) (float64, bool) {
 			return 0, false
 		}
 		if b == 0 {
-			return 0, true
+			return math.NaN(), true
 		}
 		return a / b, true
 	}
@@ -128,7 +128,7 @@ func (c ScopeCounts) value(name string) float64 {
 		if b := c.value(den); b != 0 {
 			return c.value(num) / b
 		}
-		return 0
+		return math.NaN() // undefined, see Judge
 	}
 	switch name {
 	case "attempts":
@@ -206,6 +206,9 @@ type ClaimResult struct {
 	Got, Want []float64
 	// Adjusted says the run's policy is not the one the claim was written for.
 	Adjusted bool
+	// Undefined marks, in Claim.Lanes order, a ratio over 0 (nothing counted yet,
+	// or nothing at all): the claim does not hold, and Got and Want are 0 there.
+	Undefined []bool
 }
 
 // Judge evaluates every claim of cfg on lanes' metrics and scope counts.
@@ -225,8 +228,12 @@ func Judge(cfg *Config, ms []Metrics, scoped [][]ScopeCounts) []ClaimResult {
 			if c.Than >= 0 {
 				want = c.Times * value(c.Than)
 			}
-			r.Got, r.Want = append(r.Got, got), append(r.Want, want)
-			r.Holds = r.Holds && compare(got, c.Op, want)
+			undefined := math.IsNaN(got) || math.IsNaN(want)
+			if undefined {
+				got, want = 0, 0
+			}
+			r.Got, r.Want, r.Undefined = append(r.Got, got), append(r.Want, want), append(r.Undefined, undefined)
+			r.Holds = r.Holds && !undefined && compare(got, c.Op, want)
 		}
 		out = append(out, r)
 	}
@@ -270,6 +277,10 @@ func (r ClaimResult) Mark() string {
 func (r ClaimResult) Evidence(cfg *Config) string {
 	var parts []string
 	for i, lane := range r.Lanes {
+		if i < len(r.Undefined) && r.Undefined[i] {
+			parts = append(parts, cfg.Lanes[lane].Name+" undefined (a ratio over 0)")
+			continue
+		}
 		want := formatNumber(r.Want[i])
 		if r.Than >= 0 {
 			want = fmt.Sprintf("%s (%s × %s's)", want, formatNumber(r.Times), cfg.Lanes[r.Than].Name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -161,6 +162,8 @@ type ClaimJSON struct {
 	Got      []float64 `json:"got"`
 	Want     []float64 `json:"want"`
 	Adjusted bool      `json:"written_for_another_policy,omitempty"`
+	// Undefined, only when a lane's value is a ratio over 0 (see ClaimResult).
+	Undefined []bool `json:"undefined,omitempty"`
 }
 
 // LaneReport is one lane's metrics in Report: every field of Metrics under its
@@ -223,6 +226,9 @@ func WriteJSON(w io.Writer, cfg *Config, ms []Metrics, claims []ClaimResult) err
 		j := ClaimJSON{ID: c.ID, Says: c.Says, Holds: c.Holds, Metric: c.Metric, Op: c.Op, Got: c.Got, Want: c.Want, Adjusted: c.Adjusted}
 		for _, l := range c.Lanes {
 			j.Lanes = append(j.Lanes, cfg.Lanes[l].Name)
+		}
+		if slices.Contains(c.Undefined, true) {
+			j.Undefined = c.Undefined
 		}
 		r.Claims = append(r.Claims, j)
 	}
