@@ -27,7 +27,7 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 		t.Errorf("at 13 s the claims line does not say the counts are of the run so far:\n%s", s)
 	}
 	press(m, "l")
-	page := strings.Join(m.lessonLines(m.width), "\n")
+	page := strings.Join(strings.Fields(strings.Join(m.lessonLines(m.width), " ")), " ") // unwrapped
 	if !strings.Contains(page, "… from 20 s on every limit refuses nothing") || !strings.Contains(page, "its stretch has not begun") {
 		t.Errorf("the lesson page does not say the claim's stretch has not begun:\n%s", page)
 	}
