@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"ratelab/internal/printable"
 	"syscall"
 
 	"ratelab/session"
@@ -130,7 +131,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "ratelab: %v\n", err)
+	// an error may quote the input (a log's header, a line): printed as escapes,
+	// never acted on by the terminal
+	fmt.Fprintf(stderr, "ratelab: %s\n", printable.String(err.Error()))
 	var u usageError
 	if errors.As(err, &u) || errors.Is(err, session.ErrUsage) {
 		return 2

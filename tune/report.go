@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"ratelab/internal/printable"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -53,7 +54,7 @@ func (r *Report) Summary() string {
 	}
 	if len(t.Keys) > 0 {
 		fmt.Fprintf(&b, ".\nMedian key: %d requests (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: %s, up to %s with %d (peak %d).",
-			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), t.Keys[c.Heaviest], t.Volume[c.Heaviest], t.Peak[c.Heaviest])
+			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], t.Peak[c.Heaviest])
 	}
 	return b.String()
 }
