@@ -30,7 +30,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	var tr traceOptions
 	exportDir := "."
 	o.scenarioFlags(fs, "the scenario to open on (see ratelab list); the first if empty")
-	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files")
+	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files and P the charts")
 	tr.flags(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -41,6 +41,10 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	lanes, err := o.laneNames()
 	if err != nil {
 		return err
+	}
+	// e and P write into it later: a folder that is not there is said now
+	if info, err := os.Stat(exportDir); err != nil || !info.IsDir() {
+		return usagef("tui: --export-dir %s is not a folder; create it, or give an existing folder", exportDir)
 	}
 	// SIGHUP (the terminal closed) and SIGTERM end the program as q does: while
 	// the scenarios (or a trace) are read, at once; once the UI runs, the run

@@ -122,6 +122,12 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	if code, _, errOut := ratelab("tui", "--export-dir", ""); code != 2 || !strings.Contains(errOut, "--export-dir is empty") {
 		t.Errorf("tui --export-dir '': exit %d: %s", code, errOut)
 	}
+	for _, bad := range []string{filepath.Join(dir, "no-such-folder"), filepath.Join(dir, "a-file")} {
+		os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o644)
+		if code, _, errOut := ratelab("tui", "--export-dir", bad); code != 2 || !strings.Contains(errOut, "is not a folder; create it") {
+			t.Errorf("tui --export-dir %s: exit %d: %s; want exit 2 before the UI opens", bad, code, errOut)
+		}
+	}
 	// tune reads a trace and writes a grid twice over
 	for _, tc := range []struct {
 		args []string
