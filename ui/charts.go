@@ -23,7 +23,7 @@ func (e *exporter) startCharts(cfg *sim.Config, upTo time.Duration, adjusted boo
 	if e.busy {
 		return nil
 	}
-	e.busy = true
+	e.busy, e.doing = true, "drawing the charts"
 	parent := so.Context
 	if parent == nil {
 		parent = context.Background()

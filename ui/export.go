@@ -18,8 +18,9 @@ import (
 // background; one export at a time. An export under way when the UI ends is
 // stopped, and its temporary files and Redis keys removed (see stop).
 type exporter struct {
-	dir  string
-	busy bool
+	dir   string
+	busy  bool
+	doing string // what is under way while busy, for the status line
 
 	cancel context.CancelFunc // stops the export under way
 	done   chan struct{}      // closed when it has returned, cleaned up
@@ -67,7 +68,7 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 	if e.busy {
 		return nil
 	}
-	e.busy = true
+	e.busy, e.doing = true, "exporting the CSVs"
 	parent := so.Context // the program's: a signal stops the export too
 	if parent == nil {
 		parent = context.Background()

@@ -22,9 +22,10 @@ type gotoPrompt struct {
 
 func newGotoPrompt() gotoPrompt {
 	in := textinput.New()
-	in.Prompt = "go to virtual time: "
+	in.Prompt = "go to virtual time (like 1.001s, 1500ms, 2m; enter goes, esc cancels): "
 	in.Placeholder = "1.001s"
 	in.CharLimit = 24
+	in.SetWidth(24)
 	return gotoPrompt{input: in}
 }
 

@@ -270,6 +270,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.jump.show()
 	case key.Matches(msg, k.Whole):
 		m.whole = !m.whole
+		m.status, m.statusBad = "graphs show the last stretch of the run (w for the whole run)", false
+		if m.whole {
+			m.status = "graphs show the whole run so far (w for the last stretch)"
+		}
 	case key.Matches(msg, k.Lesson):
 		m.lessonPage.open, m.lessonPage.offset = true, 0
 	case key.Matches(msg, k.Faster):
@@ -304,6 +308,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.adjust(msg)
 	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.run != nil:
 		return m.control(msg)
+	case key.Matches(msg, k.Export, k.Plot) && r.run != nil && m.export.busy:
+		m.status, m.statusBad = "one at a time: "+m.export.doing+" under way; press again when it is done", true
 	case key.Matches(msg, k.Export):
 		if r.run != nil {
 			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)

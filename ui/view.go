@@ -207,7 +207,7 @@ func (m *Model) renderStatus() string {
 	case m.runner.seeking:
 		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", sim.FormatDuration(m.runner.target)), m.width))
 	case m.export.busy:
-		return m.styles.Subtle.Render("exporting…")
+		return m.styles.Subtle.Render(m.export.doing + "…")
 	case m.status == "":
 		return m.styles.Subtle.Render(truncate("focus "+m.runner.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
 	case m.statusBad:
