@@ -176,7 +176,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 		t.Errorf("a step back: %v, want one column, %v (replayed from the start)", now, span)
 	}
 	seek(append([]string{"g"}, strings.Split("12.35s", "")...)...)
-	if !strings.Contains(screen(m), "go to virtual time: 12.35s") {
+	if !strings.Contains(screen(m), "esc cancels): 12.35s") {
 		t.Errorf("the prompt does not show what was typed:\n%s", screen(m))
 	}
 	seek("enter")
@@ -360,7 +360,7 @@ func TestExportWritesTheRunSoFar(t *testing.T) {
 		frame(m)
 	}
 	cmd := press(m, "e")
-	if cmd == nil || !strings.Contains(screen(m), "exporting…") {
+	if cmd == nil || !strings.Contains(screen(m), "exporting the CSVs…") {
 		t.Fatal("e did not start an export")
 	}
 	m.Update(cmd())
