@@ -62,7 +62,7 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 		for j, c := range cols {
 			levels[j] = shown(c, info.Shape)
 		}
-		lines = append(lines, m.graph(levels, h-panelChrome, inner, lo, hi)...)
+		lines = append(lines, m.graph(levels, h-panelChrome, inner, lo, hi, v)...)
 	}
 	acc, den := make([]int64, len(cols)), make([]int64, len(cols))
 	for j, c := range cols {
@@ -112,7 +112,7 @@ func (m *Model) loadLabel() string {
 func (m *Model) loadGraph(cols []column, v timeView, lines, width int) []string {
 	out := make([]string, lines)
 	if len(cols) == 0 {
-		out[0] = m.styles.Subtle.Render(truncate(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""), width))
+		out[0] = m.styles.Subtle.Render(truncate(" "+firstColumn(v), width))
 		return out
 	}
 	rate := make([]float64, len(cols))
@@ -275,13 +275,19 @@ func shortName(lane sim.LaneConfig) string {
 	return abbr + "·" + rest
 }
 
+// firstColumn says, before a graph's first column is whole, when it will be
+// (columns are drawn whole, each spanning v's span), and how to see it sooner.
+func firstColumn(v timeView) string {
+	return fmt.Sprintf("graph from %s · w: whole run", sim.FormatDuration(v.from+v.span))
+}
+
 // graph plots levels in exactly `lines` lines of at most width cells on a fixed
 // y-range, one column each, with as many rows as keep the axis labels round;
 // before the first column it says so.
-func (m *Model) graph(levels []float64, lines, width int, lo, hi float64) []string {
+func (m *Model) graph(levels []float64, lines, width int, lo, hi float64, v timeView) []string {
 	out := make([]string, lines)
 	if len(levels) == 0 {
-		out[0] = m.styles.Subtle.Render(truncate(fmt.Sprintf("%*s waiting for the first tick", axisWidth, ""), width))
+		out[0] = m.styles.Subtle.Render(truncate(" "+firstColumn(v), width))
 		return out
 	}
 	rows := roundRows(hi-lo, lines-1)
