@@ -58,11 +58,9 @@ func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
 func (x *XTimeRate) Check(key string, now time.Duration, cost int64) Decision {
 	t := xOrigin.Add(fromMicros(toMicros(now)))
 	tokens := float64(x.policy.Burst)
-	lim, ok := x.state(key)
+	lim, ok := x.state(key) // none: a full bucket, which refuses only a cost over the burst (Forever)
 	if ok {
 		tokens = lim.TokensAt(t)
-	} else {
-		lim = rate.NewLimiter(x.limit, int(x.policy.Burst)) // a full bucket, not kept
 	}
 	allowed := cost <= x.policy.Burst && xAccepts(tokens, cost, x.limit)
 	if allowed {
@@ -72,7 +70,8 @@ func (x *XTimeRate) Check(key string, now time.Duration, cost int64) Decision {
 }
 
 // decision composes a decision from the tokens left after it; a denial's
-// retry-after asks lim (as it is at t) when it would accept.
+// retry-after asks lim (as it is at t) when it would accept. lim is nil only for
+// a key with no state, whose full bucket refuses nothing within the burst.
 func (x *XTimeRate) decision(key string, allowed bool, lim *rate.Limiter, t time.Time, tokens float64, cost int64) Decision {
 	d := Decision{Limit: x.policy.Burst, Allowed: allowed}
 	switch {

@@ -84,20 +84,32 @@ func MetricNames() []string {
 	return names
 }
 
-// metricValue is m's metric called name, durations in milliseconds; a name
-// "a/b" is the ratio of two metrics (NaN when b is 0: undefined, see Judge).
+// metricValue is m's metric called name, durations in milliseconds, or the ratio
+// of two (see evaluate).
 func metricValue(m Metrics, name string) (float64, bool) {
-	if num, den, ok := strings.Cut(name, "/"); ok {
-		a, okA := metricValue(m, num)
-		b, okB := metricValue(m, den)
-		if !okA || !okB {
-			return 0, false
-		}
-		if b == 0 {
-			return math.NaN(), true
-		}
-		return a / b, true
+	return evaluate(name, m.field)
+}
+
+// evaluate is the value of name as value gives it; a name "a/b" is the ratio of
+// two values, NaN when b is 0 (undefined, see Judge).
+func evaluate(name string, value func(string) (float64, bool)) (float64, bool) {
+	num, den, isRatio := strings.Cut(name, "/")
+	if !isRatio {
+		return value(name)
 	}
+	a, okA := value(num)
+	b, okB := value(den)
+	switch {
+	case !okA || !okB:
+		return 0, false
+	case b == 0:
+		return math.NaN(), true
+	}
+	return a / b, true
+}
+
+// field is m's metric whose JSON name is name, durations in milliseconds.
+func (m Metrics) field(name string) (float64, bool) {
 	v := reflect.ValueOf(m)
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
@@ -123,29 +135,33 @@ type ScopeCounts struct {
 	Attempts, Accepted, Denied, Offered int64
 }
 
+// value is the scoped metric called name, or the ratio of two (see evaluate).
 func (c ScopeCounts) value(name string) float64 {
-	if num, den, ok := strings.Cut(name, "/"); ok {
-		if b := c.value(den); b != 0 {
-			return c.value(num) / b
-		}
-		return math.NaN() // undefined, see Judge
+	v, ok := evaluate(name, c.count)
+	if !ok {
+		return math.NaN()
 	}
+	return v
+}
+
+// count is one scoped metric (ScopedMetrics).
+func (c ScopeCounts) count(name string) (float64, bool) {
 	switch name {
 	case "attempts":
-		return float64(c.Attempts)
+		return float64(c.Attempts), true
 	case "accepted":
-		return float64(c.Accepted)
+		return float64(c.Accepted), true
 	case "denied":
-		return float64(c.Denied)
+		return float64(c.Denied), true
 	case "offered":
-		return float64(c.Offered)
+		return float64(c.Offered), true
 	case "denied_share":
 		if c.Attempts == 0 {
-			return 0
+			return 0, true
 		}
-		return float64(c.Denied) / float64(c.Attempts)
+		return float64(c.Denied) / float64(c.Attempts), true
 	}
-	return math.NaN()
+	return 0, false
 }
 
 // scopeStats counts a lane's decisions in each of the configuration's scopes.

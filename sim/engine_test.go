@@ -43,18 +43,27 @@ func lane(name, algorithm string) LaneConfig {
 }
 
 // runToEnd runs cfg and returns its metrics, its request CSV and its series CSV.
-func runToEnd(t *testing.T, cfg *Config) ([]Metrics, string, string) {
+// runWithRows starts a run of cfg whose request rows go, as CSV, to the buffer
+// (flush the writer to see them); it is closed when the test ends.
+func runWithRows(t *testing.T, cfg *Config) (*Run, *RequestWriter, *bytes.Buffer) {
 	t.Helper()
 	r, err := NewRun(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(r.Close)
 	var rows bytes.Buffer
 	w, err := NewRequestWriter(&rows, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.OnRows(w.Write)
+	return r, w, &rows
+}
+
+func runToEnd(t *testing.T, cfg *Config) ([]Metrics, string, string) {
+	t.Helper()
+	r, w, rows := runWithRows(t, cfg)
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,14 +81,7 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 	}
 
 	cfg := backendBurst(time.Second, Retry{MaxAttempts: 1})
-	r, err := NewRun(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	w, _ := NewRequestWriter(&b, cfg)
-	r.OnRows(w.Write)
+	r, w, b := runWithRows(t, cfg)
 	if err := r.AdvanceTo(150 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +125,7 @@ func testHeldRowsKeepTheOrder(t *testing.T, build func() *Config, whole string) 
 		t.Errorf("advanced at once with %d rows in memory, the CSV differs", spoolMemory)
 	}
 	cfg := build()
-	r, err := NewRun(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var b bytes.Buffer
-	w, _ := NewRequestWriter(&b, cfg)
-	r.OnRows(w.Write)
+	r, w, b := runWithRows(t, cfg)
 	for at := time.Duration(0); at < cfg.Duration; {
 		at += 7 * time.Millisecond
 		if err := r.AdvanceTo(at); err != nil {

@@ -225,7 +225,7 @@ func (m *Model) columnSpan() time.Duration {
 	if m.runner.run == nil {
 		return m.runner.cfg.Tick
 	}
-	cols := m.panelColumns(m.height - 2 - 4) // the header is two lines (renderHeader)
+	cols := m.panelColumns()
 	v := m.view(graphColumns(m.width / cols))
 	if m.runner.seeking && m.whole {
 		// a whole-run view's span grows with the time shown: the one at the seek's end

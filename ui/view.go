@@ -67,8 +67,8 @@ func (m *Model) render() string {
 
 	ms := m.runner.run.Metrics()
 	n := len(m.runner.run.Lanes)
-	avail := m.height - lipgloss.Height(header) - 4 // headers, controls, status, help
-	cols := m.panelColumns(avail)
+	avail := m.lanesRoom()
+	cols := m.panelColumns()
 	rows := (n + cols - 1) / cols
 	var grid []string
 	if avail-rows*minPanelHeight >= 0 {
@@ -99,9 +99,9 @@ func (m *Model) render() string {
 // minPanelWidth; more, down to narrowPanelWidth, when that is what lets the
 // comparison table (which the lessons cite) fit under the panels with the
 // focused lane's verdict and the claims line: at 120×40, seven lanes in three
-// columns left no room for the table, in four they do. avail is the lines for
-// panels and what goes under them.
-func (m *Model) panelColumns(avail int) int {
+// columns left no room for the table, in four they do.
+func (m *Model) panelColumns() int {
+	avail := m.lanesRoom()
 	n := len(m.runner.run.Lanes)
 	wide := max(1, min(n, m.width/minPanelWidth))
 	under := n + 2 + 2 // the table (a row per lane, header, rule), a verdict, the claims line
@@ -112,6 +112,11 @@ func (m *Model) panelColumns(avail int) int {
 	}
 	return wide
 }
+
+// lanesRoom is the lines for the lanes and what goes under them: the screen
+// less the header (two lines, see renderHeader) and the four lines at the
+// bottom (headers, controls, status, help).
+func (m *Model) lanesRoom() int { return m.height - 2 - 4 }
 
 // fitExtras returns what fits in room lines besides the lanes, in order of
 // importance: the comparison table, a verdict per lane (or the focused lane's
