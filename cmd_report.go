@@ -12,6 +12,8 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/plots"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/report"
 	"ratelab/session"
 	"ratelab/sim"
@@ -87,12 +89,12 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	rows, err := sim.NewRequestWriter(named{requests, out + "/requests.csv"}, cfg)
+	rows, err := present.NewRequestWriter(named{requests, out + "/requests.csv"}, cfg)
 	if err != nil {
 		return err
 	}
 	r.OnRows(rows.Write)
-	samples, err := sim.NewSeriesWriter(named{series, out + "/series.csv"}, cfg)
+	samples, err := present.NewSeriesWriter(named{series, out + "/series.csv"}, cfg)
 	if err != nil {
 		return err
 	}
@@ -181,7 +183,7 @@ func advanceShowing(ctx context.Context, r *sim.Run, stderr io.Writer) error {
 		if err := r.AdvanceTo(at); err != nil {
 			var s *sim.Stopped
 			if errors.As(err, &s) && ctx.Err() != nil {
-				return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), sim.FormatDuration(s.At), sim.FormatDuration(cfg.Duration))
+				return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), format.Duration(s.At), format.Duration(cfg.Duration))
 			}
 			return err
 		}

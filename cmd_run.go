@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -118,7 +120,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 				written = "what went to " + out.name + " stops there"
 			}
 		}
-		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration), written)
+		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, format.Duration(cfg.Duration), written)
 	}
 	startWork()
 	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true, Context: ctx})
@@ -135,20 +137,20 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	var rows *sim.RequestWriter
+	var rows *present.RequestWriter
 	if requests != nil {
-		newWriter := sim.NewRequestWriter
+		newWriter := present.NewRequestWriter
 		if o.headers {
-			newWriter = sim.NewRequestWriterWithHeaders
+			newWriter = present.NewRequestWriterWithHeaders
 		}
 		if rows, err = newWriter(requests.w, cfg); err != nil {
 			return err // it says what was being written (see named)
 		}
 		r.OnRows(rows.Write)
 	}
-	var samples *sim.SeriesWriter
+	var samples *present.SeriesWriter
 	if series != nil {
-		if samples, err = sim.NewSeriesWriter(series.w, cfg); err != nil {
+		if samples, err = present.NewSeriesWriter(series.w, cfg); err != nil {
 			return err
 		}
 		r.OnSeries(samples.Write)
@@ -165,7 +167,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		if err := r.AdvanceTo(at); err != nil {
 			var s *sim.Stopped
 			if errors.As(err, &s) && ctx.Err() != nil {
-				return stopped(sim.FormatDuration(s.At))
+				return stopped(format.Duration(s.At))
 			}
 			return err
 		}
@@ -186,13 +188,13 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
 		if _, notes, err = drawPlots(r.Run, so, charts.Path()); err != nil {
 			if ctx.Err() != nil {
-				return stopped(sim.FormatDuration(cfg.Duration))
+				return stopped(format.Duration(cfg.Duration))
 			}
 			return fmt.Errorf("drawing the charts for --plot %s: %w", o.plot, err)
 		}
 	}
 	if ctx.Err() != nil { // a signal after the last decision: still nothing written
-		return stopped(sim.FormatDuration(cfg.Duration))
+		return stopped(format.Duration(cfg.Duration))
 	}
 	if err := charts.Commit(); err != nil {
 		return err
@@ -207,12 +209,12 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if o.format == "json" {
-		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
+		return present.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	if err := sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
+	if err := present.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
 		return err
 	}
-	sim.WriteTraceNotes(report, cfg)
+	present.WriteTraceNotes(report, cfg)
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"ratelab/internal/redistest"
-	"ratelab/sim"
+	"ratelab/present"
 )
 
 // Bad shards and limits on the command line: exit 2, one message naming the place
@@ -63,7 +63,7 @@ func TestRunHeadersColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0][13:], ","); got != sim.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
+	if got := strings.Join(records[0][13:], ","); got != present.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
 		t.Errorf("header columns: %s", got)
 	}
 	denied := 0

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ratelab/plots"
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -53,16 +54,16 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(b.String())
-	want := []string{cfg.Title, sim.Describe(cfg), `<a href="requests.csv">requests.csv</a>`, "ratelab report --scenario boundary-burst",
+	want := []string{cfg.Title, present.Describe(cfg), `<a href="requests.csv">requests.csv</a>`, "ratelab report --scenario boundary-burst",
 		`<li class="fails" id="claim-` + claims[0].ID + `"><span class="mark">✗</span>`, `@media print`}
 	for _, cl := range claims[1:] {
-		want = append(want, `<li class="holds" id="claim-`+cl.ID+`"><span class="mark">✓</span>`+cl.Says, cl.Evidence(cfg))
+		want = append(want, `<li class="holds" id="claim-`+cl.ID+`"><span class="mark">✓</span>`+cl.Says, present.Evidence(cfg, cl))
 	}
-	for _, col := range sim.Columns {
+	for _, col := range present.Columns {
 		want = append(want, "<dt>"+col.Title+"</dt><dd>"+col.Help+"</dd>")
 	}
 	for _, m := range ms {
-		want = append(want, sim.Verdict(cfg, m), `<th scope="row">`+m.Lane+`</th>`)
+		want = append(want, present.Verdict(cfg, m), `<th scope="row">`+m.Lane+`</th>`)
 	}
 	for _, f := range figs {
 		want = append(want, `<figure id="fig-`+f.Name+`">`)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"ratelab/present"
 	"ratelab/sim"
 )
 
@@ -19,13 +20,13 @@ func csvOf(t *testing.T, cfg *sim.Config) string {
 	}
 	defer r.Close()
 	var b bytes.Buffer
-	w, _ := sim.NewRequestWriter(&b, cfg)
+	w, _ := present.NewRequestWriter(&b, cfg)
 	r.OnRows(w.Write)
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}
 	w.Flush()
-	sim.WriteSeries(&b, r)
+	present.WriteSeries(&b, r)
 	return b.String()
 }
 

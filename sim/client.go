@@ -91,7 +91,7 @@ func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) 
 	if l.rec.windows != nil {
 		l.rec.windowAdmit(r.key, l.stamp(r), r.cost, l.Config, l.cfg)
 	}
-	l.rec.queueDelay.add(d.Delay)
+	l.rec.queueDelay.Add(d.Delay)
 	goAhead := later(answered, d.Delay)
 	l.rowAccepted(r, goAhead, d.Delay)
 	switch {
@@ -126,7 +126,7 @@ func (l *Lane) succeeded(id int32) {
 	r := l.reqs.At(id)
 	l.rec.m.Succeeded++
 	l.rec.succeeded(identity{r.key, r.pair})
-	l.rec.latency.add(l.now - r.first)
+	l.rec.latency.Add(l.now - r.first)
 	l.settleRow(r, OutcomeServed, l.now, false)
 	l.finish(id, l.now)
 }

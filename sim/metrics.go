@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/histogram"
 )
 
 // Metrics is a lane's comparison figures. They are defined here once and shown by
@@ -113,6 +114,15 @@ type Metrics struct {
 	severalLimits bool
 }
 
+// HeldToOnePolicy says the lane holds its requests to one policy, the yardstick
+// of peak/limit and over-grant: false for the no-limit lane (nothing to hold)
+// and for a lane of several limits (no one policy), whose figures are 0 and shown
+// as a dash.
+func (m Metrics) HeldToOnePolicy() bool {
+	info, _ := algorithms.Lookup(m.Algorithm)
+	return info.Shape != algorithms.ShapeNone && !m.severalLimits
+}
+
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:
 // the counters of the key's own (client, key) identity (the first client using the
 // key; others' are in recorder.extra), its admissions for over-grant, and its peak
@@ -136,8 +146,8 @@ type recorder struct {
 	peaks      []peakSpan        // per key, where its peak window was
 	arena      []packedAdmission // the keys' peak-window rings
 	extra      []pairStats       // identities of keys shared with an earlier client
-	latency    histogram
-	queueDelay histogram
+	latency    histogram.Histogram
+	queueDelay histogram.Histogram
 	windows    []windowStats // per key, fixed-window lanes only
 	scopes     scopeStats    // the claims' scopes
 	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
@@ -180,9 +190,9 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	if m.Offered > 0 {
 		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)
 	}
-	m.LatencyP50 = r.latency.quantile(0.50)
-	m.LatencyP99 = r.latency.quantile(0.99)
-	m.QueueDelayP99 = r.queueDelay.quantile(0.99)
+	m.LatencyP50 = r.latency.Quantile(0.50)
+	m.LatencyP99 = r.latency.Quantile(0.99)
+	m.QueueDelayP99 = r.queueDelay.Quantile(0.99)
 
 	var sum, sumSq, n, excess float64
 	share := func(offered, succeeded int64) {

@@ -10,6 +10,7 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/plots"
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -39,7 +40,7 @@ func (e *exporter) startCharts(cfg *sim.Config, upTo time.Duration, adjusted boo
 		if err != nil {
 			return exportedMsg{text: "charts failed: " + err.Error(), err: true}
 		}
-		return exportedMsg{text: fmt.Sprintf("wrote %d charts of %s of the run to %s (SVG and PNG)", n, sim.FormatDuration(upTo), path)}
+		return exportedMsg{text: fmt.Sprintf("wrote %d charts of %s of the run to %s (SVG and PNG)", n, format.Duration(upTo), path)}
 	}, func(p any) tea.Msg {
 		return exportedMsg{text: fmt.Sprintf("charts failed on a bug (%v); please report it", p), err: true}
 	})

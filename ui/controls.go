@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -227,7 +228,7 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 	case err != nil:
 		m.status, m.statusBad = err.Error(), true
 	case discarded > 0:
-		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, sim.FormatDuration(at)), false
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, format.Duration(at)), false
 	}
 	return cmd
 }

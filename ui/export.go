@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/internal/atomicfile"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -86,7 +88,7 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 		if err := exportRun(cfg, upTo, so, requests, series); err != nil {
 			return exportedMsg{text: "export failed: " + err.Error(), err: true}
 		}
-		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", sim.FormatDuration(upTo), requests, series)}
+		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", format.Duration(upTo), requests, series)}
 	}, func(p any) tea.Msg {
 		return exportedMsg{text: fmt.Sprintf("export failed on a bug (%v); please report it", p), err: true}
 	})
@@ -126,12 +128,12 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	defer serFile.Abort()
-	w, err := sim.NewRequestWriter(reqFile, cfg)
+	w, err := present.NewRequestWriter(reqFile, cfg)
 	if err != nil {
 		return err
 	}
 	r.OnRows(w.Write)
-	sw, err := sim.NewSeriesWriter(serFile, cfg)
+	sw, err := present.NewSeriesWriter(serFile, cfg)
 	if err != nil {
 		return err
 	}

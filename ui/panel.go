@@ -10,6 +10,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -278,7 +279,7 @@ func shortName(lane sim.LaneConfig) string {
 // firstColumn says, before a graph's first column is whole, when it will be
 // (columns are drawn whole, each spanning v's span), and how to see it sooner.
 func firstColumn(v timeView) string {
-	return fmt.Sprintf("graph from %s · w: whole run", sim.FormatDuration(v.from+v.span))
+	return fmt.Sprintf("graph from %s · w: whole run", format.Duration(v.from+v.span))
 }
 
 // graph plots levels in exactly `lines` lines of at most width cells on a fixed

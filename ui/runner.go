@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -256,7 +257,7 @@ func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) 
 		return 0, nil, fmt.Errorf("no run to send to")
 	}
 	if r.seeking {
-		return 0, nil, fmt.Errorf("replaying to %s; wait for it", sim.FormatDuration(r.target))
+		return 0, nil, fmt.Errorf("replaying to %s; wait for it", format.Duration(r.target))
 	}
 	in.At = r.run.Now()
 	kept := len(r.recorded)

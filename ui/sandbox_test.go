@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -158,7 +159,7 @@ func rowsUpTo(t *testing.T, cfg *sim.Config, upTo time.Duration) string {
 	}
 	defer r.Close()
 	var b strings.Builder
-	w, _ := sim.NewRequestWriter(&b, cfg)
+	w, _ := present.NewRequestWriter(&b, cfg)
 	r.OnRows(w.Write)
 	if err := r.AdvanceTo(upTo); err != nil {
 		t.Fatal(err)

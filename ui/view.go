@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -183,7 +184,7 @@ func (m *Model) renderHeader() string {
 	}
 	// the policy before the backend: at 80 columns it is what [ ] { } change
 	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   policy %s   seed %d   backend %s",
-		sim.FormatDuration(r.run.Now()), sim.FormatDuration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
+		format.Duration(r.run.Now()), format.Duration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
 	return line1 + "\n" + truncate(line2, m.width)
 }
 
@@ -210,7 +211,7 @@ func (m *Model) renderStatus() string {
 	case m.runner.problem != "":
 		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
 	case m.runner.seeking:
-		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", sim.FormatDuration(m.runner.target)), m.width))
+		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", format.Duration(m.runner.target)), m.width))
 	case m.export.busy:
 		return m.styles.Subtle.Render(m.export.doing + "…")
 	case m.status == "":

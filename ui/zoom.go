@@ -2,12 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"ratelab/sim"
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 )
 
 // renderZoom draws the focused lane across the whole width in rows lines: its
@@ -24,7 +24,7 @@ func (m *Model) renderZoom(rows int) string {
 	v := m.view(max(2, m.width-axisWidth-2))
 	cols := bin(l.Series(), v)
 	if len(cols) < 2 {
-		return title + "\n" + m.styles.Subtle.Render(truncate(fmt.Sprintf("a column every %s; the graph is drawn once two are whole, at %s (w: the whole run)", sim.FormatDuration(v.span), sim.FormatDuration(v.from+2*v.span)), m.width)) + strings.Repeat("\n", max(0, rows-2))
+		return title + "\n" + m.styles.Subtle.Render(truncate(fmt.Sprintf("a column every %s; the graph is drawn once two are whole, at %s (w: the whole run)", format.Duration(v.span), format.Duration(v.from+2*v.span)), m.width)) + strings.Repeat("\n", max(0, rows-2))
 	}
 	level, acc, den := make([]float64, len(cols)), make([]float64, len(cols)), make([]float64, len(cols))
 	lo, hi := yRange(cfg, l.Config)
