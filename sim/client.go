@@ -75,19 +75,11 @@ func (l *Lane) attempt(id int32) {
 	l.decider.decide(id)
 }
 
-// decided records d for request id, landed now; the application has the answer at
-// answered (a round trip later for a call to the store).
-func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) {
+// accepted carries request id on once d accepted it, landed now: it goes ahead
+// at once, or after its queue delay or reservation, the application having the
+// answer at `answered`.
+func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration) {
 	r := l.reqs.At(id)
-	l.record(r, d)
-	if !d.Allowed {
-		l.rec.m.Denied++
-		l.tick.Denied++
-		l.failedAt(id, true, d, answered, OutcomeDenied)
-		return
-	}
-	l.rec.m.Accepted++
-	l.tick.Accepted++
 	if l.rec.windows != nil {
 		l.rec.windowAdmit(r.key, l.stamp(r), r.cost, l.Config, l.cfg)
 	}

@@ -60,14 +60,8 @@ type Lane struct {
 	budget  int64
 	handled int64 // events handled so far
 
-	last     algorithms.Decision // the latest decision, for the UI's headers
-	lastKey  int32
-	lastSeen bool
-	lastRow  Row
-
-	// detail is what a composite lane's decider says about the decision being
-	// recorded: the shard that made it, or each limit's decision.
-	detail rowDetail
+	// last is the latest decision (see LastDecision).
+	last latest
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -132,7 +126,7 @@ type request struct {
 
 func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	lc := cfg.Lanes[index]
-	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), detail: rowDetail{shard: -1}}
+	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients))}
 	build := cfg.NewLimiter
 	if build == nil {
 		build = MemoryLimiter

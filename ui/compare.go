@@ -94,13 +94,13 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 // would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
 	l := m.runner.run.Lanes[m.focus]
-	d, k, ok := l.LastDecision()
-	row, _ := l.LastRow()
+	last, ok := l.LastDecision()
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
+	d, k := last.Decision, last.Key
 	var parts []string
-	for _, h := range present.ResponseHeaders(m.runner.cfg, row) {
+	for _, h := range present.ResponseHeaders(m.runner.cfg, last.Row) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
 	outcome := "200 allowed"

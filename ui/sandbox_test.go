@@ -30,9 +30,8 @@ func goTo(m *Model, t string) {
 func lastAllowed(m *Model) map[string]bool {
 	out := map[string]bool{}
 	for _, l := range m.runner.run.Lanes {
-		d, _, ok := l.LastDecision()
-		if ok {
-			out[l.Config.Name] = d.Allowed
+		if last, ok := l.LastDecision(); ok {
+			out[l.Config.Name] = last.Decision.Allowed
 		}
 	}
 	return out
