@@ -8,9 +8,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/plots"
 	"ratelab/present"
 	"ratelab/present/format"
 	"ratelab/scenarios"
@@ -137,6 +137,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
+	var sinks session.Sinks
 	var rows *present.RequestWriter
 	if requests != nil {
 		newWriter := present.NewRequestWriter
@@ -146,31 +147,29 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		if rows, err = newWriter(requests.w, cfg); err != nil {
 			return err // it says what was being written (see named)
 		}
-		r.OnRows(rows.Write)
+		sinks.Rows = append(sinks.Rows, rows.Write)
 	}
 	var samples *present.SeriesWriter
 	if series != nil {
 		if samples, err = present.NewSeriesWriter(series.w, cfg); err != nil {
 			return err
 		}
-		r.OnSeries(samples.Write)
+		sinks.Series = append(sinks.Series, samples.Write)
 	}
-	// a virtual second (or a tick, if longer) at a time, so that the series is
-	// written as it goes, in bounded memory; a signal stops the run within a
-	// step, at once (see sim.Run.Bound)
-	step := max(time.Second, cfg.Tick)
+	var decisions *plots.Recorder // what the charts' zoom counts, kept as the run goes
+	if charts != nil {
+		decisions = plots.NewRecorder()
+		defer decisions.Close()
+		sinks.Rows = append(sinks.Rows, decisions.Rows)
+	}
 	bar := newProgressBar(stderr, "virtual seconds")
 	defer bar.done()
-	for at, done := time.Duration(0), 0; at < cfg.Duration; done++ {
-		bar.update(done, int((cfg.Duration+step-1)/step))
-		at = min(at+step, cfg.Duration)
-		if err := r.AdvanceTo(at); err != nil {
-			var s *sim.Stopped
-			if errors.As(err, &s) && ctx.Err() != nil {
-				return stopped(format.Duration(s.At))
-			}
-			return err
+	if err := drive(ctx, r.Run, sinks, bar); err != nil {
+		var s *sim.Stopped
+		if errors.As(err, &s) && ctx.Err() != nil {
+			return stopped(format.Duration(s.At))
 		}
+		return err
 	}
 	if rows != nil {
 		if err := rows.Flush(); err != nil {
@@ -185,8 +184,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	bar.done()
 	var notes []string
 	if charts != nil {
-		so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
-		if _, notes, err = drawPlots(r.Run, so, charts.Path()); err != nil {
+		if _, notes, err = drawPlots(ctx, r.Run, decisions, charts.Path()); err != nil {
 			if ctx.Err() != nil {
 				return stopped(format.Duration(cfg.Duration))
 			}
@@ -287,7 +285,7 @@ func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: lanes, Strict: o.strict}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, nil, usageError{err}

@@ -18,7 +18,7 @@ func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestEveryScenarioIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := sim.NewRun(cfg)
+		r, err := sim.NewRun(cfg, sim.Memory)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"ratelab/plots"
 	"ratelab/present"
 	"ratelab/scenarios"
-	"ratelab/session"
 	"ratelab/sim"
 )
 
@@ -25,20 +24,23 @@ func TestPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := plots.Replay(cfg, cfg.Duration, session.Options{})
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	decisions := plots.NewRecorder()
+	defer decisions.Close()
+	r.OnRows(decisions.Rows)
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	d, err := plots.From(r, decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	figs, notes, err := plots.Figures(d)
 	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.NewRun(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}
 	ms := r.Metrics()

@@ -14,7 +14,7 @@ import (
 // csvOf runs cfg to its end and returns its request and series CSV.
 func csvOf(t *testing.T, cfg *sim.Config) string {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -336,7 +336,7 @@ func shardsSpread(t *testing.T, cl *redistest.Cluster) {
 	}
 	holding := 0
 	for _, n := range cl.Nodes {
-		keys, err := n.Client().Keys(t.Context(), "{"+r.store.Prefix+":*").Result()
+		keys, err := n.Client().Keys(t.Context(), "{"+r.redis.store.Prefix+":*").Result()
 		if err != nil {
 			t.Fatal(err)
 		}

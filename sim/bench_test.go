@@ -74,7 +74,7 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cfg := replayConfig(offered, keyCount)
-		r, err := sim.NewRun(cfg)
+		r, err := sim.NewRun(cfg, sim.Memory)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func BenchmarkBurst(b *testing.B) {
 					cfg := sim.BurstConfig(count, algorithms.Names()...)
 					runtime.GC()
 					stop := samplePeakHeap()
-					r, err := sim.NewRun(cfg)
+					r, err := sim.NewRun(cfg, sim.Memory)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -198,7 +198,7 @@ func BenchmarkStop(b *testing.B) {
 			var total, most time.Duration
 			for i := 0; i < b.N; i++ {
 				cfg := tc.cfg()
-				r, err := sim.NewRun(cfg)
+				r, err := sim.NewRun(cfg, sim.Memory)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -17,7 +17,7 @@ import (
 // (flush the writer to see them); it is closed when the test ends.
 func runWithRows(t *testing.T, cfg *sim.Config) (*sim.Run, *present.RequestWriter, *bytes.Buffer) {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestAdvanceInStepsMatchesOneStep(t *testing.T) {
 		[]sim.LaneConfig{sim.NewLane("gcra", "gcra")},
 		sim.Client{Name: "p", Pattern: sim.Poisson{Rate: 30}, Retry: sim.Retry{Policy: sim.RetryHonour, MaxAttempts: 3, OnDeny: true}})
 	whole, _, series := runToEnd(t, cfg)
-	r, _ := sim.NewRun(cfg)
+	r, _ := sim.NewRun(cfg, sim.Memory)
 	for at := time.Duration(0); at <= cfg.Duration; at += 7 * time.Millisecond {
 		r.AdvanceTo(at)
 	}

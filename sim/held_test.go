@@ -32,7 +32,7 @@ func testHeldRowsKeepTheOrder(t *testing.T, build func() *Config, whole []Row) {
 		t.Errorf("advanced at once with %d rows in memory, the rows differ", spoolMemory)
 	}
 	cfg := build()
-	r, err := NewRun(cfg)
+	r, err := NewRun(cfg, Memory)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func lane(name, algorithm string) LaneConfig {
 // in the order the row sink had them.
 func runRows(t *testing.T, cfg *Config) ([]Metrics, []Row) {
 	t.Helper()
-	r, err := NewRun(cfg)
+	r, err := NewRun(cfg, Memory)
 	if err != nil {
 		t.Fatal(err)
 	}

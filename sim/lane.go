@@ -24,6 +24,7 @@ type Lane struct {
 	engine
 	cfg      *Config
 	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
+	health   []Health             // what the store says of the limiters' calls (none in memory)
 	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
@@ -124,17 +125,13 @@ type request struct {
 	row      int64 // its current attempt's row while held (see fate.go); 0: none
 }
 
-func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
+func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, error) {
 	lc := cfg.Lanes[index]
 	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients))}
-	build := cfg.NewLimiter
-	if build == nil {
-		build = MemoryLimiter
-	}
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
-		if err := l.buildParts(index, t, build); err != nil {
+		if err := l.buildParts(index, t, store); err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
@@ -188,8 +185,8 @@ func (l *Lane) Series() []Sample { return l.series.kept }
 
 // Unavailable says the lane's store (Redis) failed at its last call.
 func (l *Lane) Unavailable() bool {
-	for _, lim := range l.limiters {
-		if u, ok := lim.(interface{ Unavailable() bool }); ok && u.Unavailable() {
+	for _, h := range l.health {
+		if h.Unavailable() {
 			return true
 		}
 	}
@@ -211,10 +208,8 @@ func (l *Lane) Metrics() Metrics {
 // storeFailures is the store's failures so far, over the lane's limiters.
 func (l *Lane) storeFailures() int64 {
 	var n int64
-	for _, lim := range l.limiters {
-		if f, ok := lim.(interface{ Failures() int64 }); ok {
-			n += f.Failures()
-		}
+	for _, h := range l.health {
+		n += h.Failures()
 	}
 	return n
 }

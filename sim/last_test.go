@@ -23,7 +23,7 @@ func TestLastDecisionIsTheLastRow(t *testing.T) {
 	}
 	cfg := newConfig(algorithms.Policy{Limit: 20, Period: time.Second, Burst: 10}, 3*time.Second,
 		[]LaneConfig{lane("plain", "gcra"), sharded, limits}, Client{Name: "p", Pattern: Poisson{Rate: 60}})
-	r, err := NewRun(cfg)
+	r, err := NewRun(cfg, Memory)
 	if err != nil {
 		t.Fatal(err)
 	}

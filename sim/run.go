@@ -36,13 +36,14 @@ type Run struct {
 	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
 }
 
-// NewRun starts a run of cfg at virtual time zero.
-func NewRun(cfg *Config) (*Run, error) {
+// NewRun starts a run of cfg at virtual time zero, its lanes' state kept in
+// store (Memory, or a Redis: see package session).
+func NewRun(cfg *Config, store StateStore) (*Run, error) {
 	inputs := append([]Input(nil), cfg.Inputs...)
 	r := &Run{Config: cfg, inputs: &inputs}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	for i := range cfg.Lanes {
-		l, err := newLane(cfg, i, r.inputs)
+		l, err := newLane(cfg, i, r.inputs, store)
 		if err != nil {
 			return nil, err
 		}

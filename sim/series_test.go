@@ -20,7 +20,7 @@ func TestSeriesIsBoundedAndStreamedWhole(t *testing.T) {
 	cfg := sim.NewConfig(algorithms.Policy{Limit: 5, Period: time.Second}, time.Duration(ticks)*10*time.Millisecond,
 		[]sim.LaneConfig{sim.NewLane("token-bucket", "token-bucket"), sim.NewLane("fixed-window", "fixed-window")},
 		sim.Client{Name: "c", Pattern: sim.Poisson{Rate: 20}})
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSeriesIsBoundedAndStreamedWhole(t *testing.T) {
 	short := sim.NewConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second, []sim.LaneConfig{sim.NewLane("gcra", "gcra"), sim.NewLane("sliding-log", "sliding-log")},
 		sim.Client{Name: "c", Pattern: sim.Poisson{Rate: 20}})
 	_, _, kept := runToEnd(t, short)
-	r, _ = sim.NewRun(short)
+	r, _ = sim.NewRun(short, sim.Memory)
 	csv.Reset()
 	sw, _ = present.NewSeriesWriter(&csv, short)
 	r.OnSeries(sw.Write)

@@ -105,9 +105,9 @@ func exportBase(cfg *sim.Config, adjusted bool) string {
 	return base
 }
 
-// exportRun replays cfg to upTo, writing every decision to requests and the
-// series to seriesPath; nothing is left behind on failure, or when so.Context
-// stops it.
+// exportRun replays cfg to upTo (session.Drive), writing every decision to
+// requests and the series to seriesPath; nothing is left behind on failure, or
+// when so.Context stops it.
 func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) (err error) {
 	r, err := session.Start(cfg, so)
 	if err != nil {
@@ -132,21 +132,13 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 	if err != nil {
 		return err
 	}
-	r.OnRows(w.Write)
 	sw, err := present.NewSeriesWriter(serFile, cfg)
 	if err != nil {
 		return err
 	}
-	r.OnSeries(sw.Write)
-	// a bounded stretch at a time, so the samples waiting for the sink stay few
-	for at := time.Duration(0); at < upTo; {
-		at = min(at+4096*cfg.Tick, upTo)
-		if err := r.AdvanceTo(at); err != nil {
-			return err
-		}
-	}
-	// the rows of attempts still in flight at upTo, as they stand
-	if err := r.FinishRows(); err != nil {
+	// the rows of attempts still in flight at upTo go as they stand
+	sinks := session.Sinks{Rows: []func([]sim.Row) error{w.Write}, Series: []func(int, sim.Sample) error{sw.Write}}
+	if err := session.Drive(contextOf(so), r.Run, session.Through(cfg, upTo), sinks); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -159,4 +151,12 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	return serFile.Commit()
+}
+
+// contextOf is so's context, or the background for none.
+func contextOf(so session.Options) context.Context {
+	if so.Context != nil {
+		return so.Context
+	}
+	return context.Background()
 }

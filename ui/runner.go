@@ -227,14 +227,9 @@ func (r *runner) advance(target time.Duration) {
 	if !r.live() {
 		return
 	}
-	start := r.run.Decisions()
-	for r.run.Now() < target && !r.run.Done() && r.run.Decisions()-start < FrameBudget {
-		step := min(target, r.run.Now()+r.cfg.Tick)
-		if err := r.run.AdvanceTo(step); err != nil {
-			r.problem = err.Error()
-			r.close()
-			return
-		}
+	if err := session.Drive(contextOf(r.session), r.run.Run, session.Target{To: target, Step: r.cfg.Tick, Budget: FrameBudget}, session.Sinks{}); err != nil {
+		r.problem = err.Error()
+		r.close()
 	}
 }
 

@@ -152,7 +152,7 @@ func exportNow(t *testing.T, m *Model) string {
 // rowsUpTo runs cfg to upTo headless and returns its request CSV.
 func rowsUpTo(t *testing.T, cfg *sim.Config, upTo time.Duration) string {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
