@@ -81,7 +81,7 @@ func (l *Lane) attempt(id int32) {
 func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration) {
 	r := l.reqs.At(id)
 	if l.rec.windows != nil {
-		l.rec.windowAdmit(r.key, l.stamp(r), r.cost, l.Config, l.cfg)
+		l.rec.windowAdmit(r.key, l.stamp(r), r.cost)
 	}
 	l.rec.queueDelay.Add(d.Delay)
 	goAhead := later(answered, d.Delay)

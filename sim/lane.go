@@ -127,7 +127,7 @@ type request struct {
 
 func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, error) {
 	lc := cfg.Lanes[index]
-	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients))}
+	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), rec: newRecorder(cfg, lc)}
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
@@ -151,8 +151,6 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
-	l.rec.keys = make([]keyStats, len(cfg.Keys))
-	l.rec.peaks = make([]peakSpan, len(cfg.Keys))
 	owned := make([]bool, len(cfg.Keys))
 	for i := range cfg.Clients {
 		slots := make([]int32, len(cfg.Clients[i].Keys))
@@ -166,7 +164,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 		}
 		l.pairs = append(l.pairs, slots)
 	}
-	l.rec.m = Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend.String()}
+	l.rec.m = openingMetrics(lc)
 	for i := range cfg.Clients {
 		if err := l.startClient(i); err != nil {
 			return nil, err
@@ -193,9 +191,23 @@ func (l *Lane) Unavailable() bool {
 	return false
 }
 
-// Metrics are the lane's figures so far.
-func (l *Lane) Metrics() Metrics {
-	m := l.rec.finish(l.cfg, l.Config)
+// Metrics are the lane's figures so far, every sum over keys added up in key
+// order: the same bytes every time, at the cost of a walk over the keys.
+func (l *Lane) Metrics() Metrics { return l.complete(l.rec.finish()) }
+
+// LiveMetrics are the lane's figures so far in O(1), from sums kept as they
+// changed (see running.go): Metrics but for the last bits of fairness,
+// max_units and over-grant — for a view redrawn every frame. Without the sums
+// kept (Run.KeepLive), it is Metrics.
+func (l *Lane) LiveMetrics() Metrics {
+	if l.rec.live == nil {
+		return l.Metrics()
+	}
+	return l.complete(l.rec.liveMetrics())
+}
+
+// complete adds to m what the backend and the store know.
+func (l *Lane) complete(m Metrics) Metrics {
 	if l.backend != nil {
 		m.Errors = l.backend.errors
 		m.Wasted = l.backend.wasted

@@ -9,18 +9,17 @@ import (
 )
 
 func TestFairness(t *testing.T) {
-	var r recorder
 	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, time.Second, []LaneConfig{lane("l", "gcra")})
 	cfg.Keys = []Key{{Name: "a"}, {Name: "b"}}
+	r := newRecorder(cfg, cfg.Lanes[0])
 	r.keys = []keyStats{{offered: 10, succeeded: 10}, {offered: 0}}
-	r.peaks = make([]peakSpan, 2)
 	r.extra = []pairStats{{offered: 10, succeeded: 0}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 0.5 {
+	if f := r.finish().Fairness; f != 0.5 {
 		t.Errorf("one identity served fully and one not at all: fairness %g, want 0.5", f)
 	}
 	r.keys = []keyStats{{offered: 4, succeeded: 2}, {}}
 	r.extra = []pairStats{{offered: 8, succeeded: 4}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 1 {
+	if f := r.finish().Fairness; f != 1 {
 		t.Errorf("equal success ratios: fairness %g, want 1", f)
 	}
 }
@@ -34,7 +33,9 @@ func TestKeyStatsFitOneCacheLine(t *testing.T) {
 // The peak window is exact: out-of-order admissions are placed in order, costs
 // larger than an entry holds are split, and the ring grows without losing any.
 func TestPeakWindow(t *testing.T) {
-	r := recorder{keys: make([]keyStats, 1), peaks: make([]peakSpan, 1)}
+	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, time.Second, []LaneConfig{lane("l", "gcra")})
+	cfg.Keys = []Key{{Name: "k"}}
+	r := newRecorder(cfg, cfg.Lanes[0])
 	for i, a := range []struct {
 		at   time.Duration
 		cost int64

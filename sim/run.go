@@ -32,8 +32,9 @@ type Run struct {
 	series  func(lane int, s Sample) error
 	samples [][]Sample // per lane, the samples of the step being written
 
-	workers *workers // the lanes' goroutines, started on the first advance
-	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
+	workers *workers  // the lanes' goroutines, started on the first advance
+	inputs  *[]Input  // the configuration's inputs, then those added (see AddInput)
+	final   []Metrics // once done, the metrics a Snapshot shows (taken once)
 }
 
 // NewRun starts a run of cfg at virtual time zero, its lanes' state kept in
