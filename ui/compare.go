@@ -77,10 +77,10 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 
 // renderVerdicts is one line per lane saying what it did, the focused lane's
 // highlighted.
-func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
-	out := make([]string, len(ms))
-	for i, met := range ms {
-		line := truncate(present.Verdict(m.runner.cfg, met), m.width-2)
+func (m *Model) renderVerdicts(verdicts []string) []string {
+	out := make([]string, len(verdicts))
+	for i, verdict := range verdicts {
+		line := truncate(verdict, m.width-2)
 		if i == m.focus {
 			out[i] = m.styles.TableSelected.Render("▸ " + line)
 		} else {
@@ -93,8 +93,8 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 // renderHeaders is the HTTP response headers the focused lane's latest decision
 // would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
-	l := m.runner.run.Lanes[m.focus]
-	last, ok := l.LastDecision()
+	lane, l := m.runner.cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
+	last, ok := l.Last, l.HasLast
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
@@ -110,9 +110,9 @@ func (m *Model) renderHeaders() string {
 	if d.Delay > 0 {
 		outcome += ", queued " + format.Duration(d.Delay)
 	}
-	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", l.Config.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
+	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", lane.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
 	if len(parts) == 0 {
-		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", l.Config.Name, k.Name, outcome)
+		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", lane.Name, k.Name, outcome)
 	}
 	return m.styles.Header.Render(truncate(line, m.width))
 }

@@ -222,7 +222,7 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 		c.glitch = !c.glitch
 		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
 	}
-	at := r.run.Now()
+	at := r.now()
 	discarded, cmd, err := r.addInput(in)
 	switch {
 	case err != nil:
@@ -236,10 +236,10 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 // save writes the session as a scenario file beside the exports.
 func (m *Model) save() tea.Cmd {
 	r := &m.runner
-	if r.run == nil {
+	if r.snap == nil {
 		return nil
 	}
-	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.run.Inputs(), m.export.dir)
+	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.cfgWithInputs().Inputs, m.export.dir)
 	if err != nil {
 		m.status, m.statusBad = "save failed: "+err.Error(), true
 		return nil

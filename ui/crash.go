@@ -59,11 +59,8 @@ func (m *Model) crashed(p any) {
 	if m.opts.Catalogue != nil {
 		c.Source = m.opts.Catalogue.Source.Name
 	}
-	if m.runner.run != nil {
-		c.At = m.runner.run.Now()
-	}
-	m.crash = c
-	m.runner.release()
+	c.At = m.runner.now()
+	m.crash = c // the program quits at the next message; Close closes the runs
 }
 
 // remember keeps a key for a crash report.

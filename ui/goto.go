@@ -92,9 +92,9 @@ func (m *Model) seekTo(t time.Duration) tea.Cmd {
 func (m *Model) seekArrived() {
 	if m.seekStatus != "" && !m.runner.seeking {
 		if m.status == m.seekStatus && m.runner.live() {
-			m.status = fmt.Sprintf("at %s, paused: . a column forward, ← back, space to go on", format.Duration(m.runner.run.Now()))
+			m.status = fmt.Sprintf("at %s, paused: . a column forward, ← back, space to go on", format.Duration(m.runner.now()))
 			if !m.runner.paused {
-				m.status = fmt.Sprintf("at %s", format.Duration(m.runner.run.Now()))
+				m.status = fmt.Sprintf("at %s", format.Duration(m.runner.now()))
 			}
 		}
 		m.seekStatus = ""

@@ -92,12 +92,9 @@ func (m *Model) lessonLines(width int) []string {
 		return []string{m.runner.problem}
 	}
 	var results []sim.ClaimResult
-	if m.runner.run != nil {
-		results = m.runner.run.Claims()
-	}
 	now := cfg.Duration // no run: nothing is judged so far
-	if m.runner.run != nil {
-		now = m.runner.run.Now()
+	if s := m.runner.snap; s != nil {
+		results, now = s.Claims, s.Now
 	}
 	var out []string
 	if now < cfg.Duration {
@@ -128,11 +125,11 @@ func (m *Model) lessonLines(width int) []string {
 			out = append(out, colourMarks(st, prefix+line))
 		}
 	}
-	if m.runner.run != nil {
+	if s := m.runner.snap; s != nil {
 		// the verdicts in full: the main screen has a line for each, cut to its width
 		out = append(out, "", st.Title.Render("Verdicts"))
-		for _, met := range m.runner.run.Metrics() {
-			for _, line := range strings.Split(wrap(present.Verdict(cfg, met), width-2), "\n") {
+		for _, verdict := range s.verdicts {
+			for _, line := range strings.Split(wrap(verdict, width-2), "\n") {
 				out = append(out, "  "+line)
 			}
 		}
