@@ -153,7 +153,7 @@ func (c *compiler) laneIndex(name string) (int, bool) {
 	if i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == name }); i >= 0 {
 		return i, true
 	}
-	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Algorithm == name })
+	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return string(l.Algorithm) == name })
 	return i, i >= 0
 }
 
@@ -163,14 +163,14 @@ func (c *compiler) declared(name string) bool {
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, a := range c.defaultLanes() {
-			if a == name {
+			if string(a) == name {
 				return true
 			}
 		}
 		return false
 	}
 	for _, l := range specs {
-		if l.Name == name || l.Algorithm == name || (l.Name == "" && l.Algorithm == name) {
+		if l.Name == name || string(l.Algorithm) == name {
 			return true
 		}
 	}

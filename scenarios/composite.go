@@ -97,19 +97,18 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 		if slices.Index(names, names[j]) != j {
 			return badLimit("name", "two limits are named %q; give each its own name", names[j])
 		}
-		algorithm, opts := ls.Algorithm, algorithms.Options{MonotonicTimestamp: true}
+		algorithm := algorithms.Name(ls.Algorithm)
+		info, known := algorithms.Lookup(algorithm)
+		opts := info.Defaults
 		if algorithm == "" { // the lane's, with the lane's options
 			algorithm, opts = lane.Algorithm, lane.Options
+			info, known = algorithms.Lookup(algorithm)
 		}
-		info, known := algorithms.Lookup(algorithm)
 		switch {
 		case !known:
-			return badLimit("algorithm", "unknown algorithm %q; use one of %s", algorithm, strings.Join(algorithms.Limiters(), ", "))
-		case info.Shape == algorithms.ShapeNone:
-			return badLimit("algorithm", "the no-limit lane is not a limit; use one of %s", strings.Join(algorithms.Limiters(), ", "))
-		}
-		if !slices.Contains(info.Options, "monotonic_timestamp") {
-			opts.MonotonicTimestamp = false
+			return badLimit("algorithm", "unknown algorithm %q; use one of %s", algorithm, algorithms.Join(algorithms.Limiters(), ", "))
+		case info.Baseline:
+			return badLimit("algorithm", "the no-limit lane is not a limit; use one of %s", algorithms.Join(algorithms.Limiters(), ", "))
 		}
 		p := base
 		if ls.Limit != nil {
@@ -200,7 +199,7 @@ func allPorted(limits []LimitSpec) bool { return unported(limits) == "" }
 // unported is the first algorithm the limits name that has no Redis port.
 func unported(limits []LimitSpec) string {
 	for _, l := range limits {
-		if info, ok := algorithms.Lookup(l.Algorithm); ok && info.RedisScript == "" {
+		if info, ok := algorithms.Lookup(algorithms.Name(l.Algorithm)); ok && info.Redis == nil {
 			return l.Algorithm
 		}
 	}

@@ -15,7 +15,7 @@ func (c *compiler) lanes(o Overrides) error {
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, name := range c.defaultLanes() {
-			specs = append(specs, LaneSpec{Algorithm: name})
+			specs = append(specs, LaneSpec{Algorithm: string(name)})
 		}
 	}
 	for i, spec := range specs {
@@ -39,7 +39,7 @@ func (c *compiler) lanes(o Overrides) error {
 		for _, want := range o.Lanes {
 			found := false
 			for _, l := range c.cfg.Lanes {
-				if (l.Name == want || l.Algorithm == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
+				if (l.Name == want || string(l.Algorithm) == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
 					kept, found = append(kept, l), true
 				}
 			}
@@ -76,15 +76,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	bad := func(key, format string, args ...any) error {
 		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
 	}
-	info, known := algorithms.Lookup(spec.Algorithm)
+	info, known := algorithms.Lookup(algorithms.Name(spec.Algorithm))
 	if !known {
 		if spec.Algorithm == "" {
-			return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, strings.Join(algorithms.Names(), ", "))
+			return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, algorithms.Join(algorithms.Names(), ", "))
 		}
-		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, strings.Join(algorithms.Names(), ", "))
+		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, algorithms.Join(algorithms.Names(), ", "))
 	}
-	lane := sim.LaneConfig{Name: name, Algorithm: spec.Algorithm, WatchRetries: 20}
-	ported := info.RedisScript != "" && allPorted(spec.Limits)
+	lane := sim.LaneConfig{Name: name, Algorithm: info.Name, WatchRetries: 20}
+	ported := info.Redis != nil && allPorted(spec.Limits)
 
 	base := c.cfg.Tiers[0].Policy
 	p := base
@@ -110,7 +110,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Policy = p
 	}
 
-	opts := algorithms.Options{Rollover: spec.Rollover, MaxReserved: spec.MaxReserved, MonotonicTimestamp: true}
+	opts := info.Defaults
+	opts.Rollover, opts.MaxReserved = spec.Rollover, spec.MaxReserved
 	switch spec.WindowStart {
 	case "", "epoch":
 	case "random":
@@ -125,17 +126,13 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	default:
 		return lane, bad("mode", "mode must be \"queue\" or \"meter\" (got %q)", spec.Mode)
 	}
-	takesMonotonic := slices.Contains(info.Options, "monotonic_timestamp")
 	if spec.MonotonicTimestamp != nil {
-		if !takesMonotonic {
-			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to token-bucket only")
+		if !info.TakesOption("monotonic_timestamp") {
+			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to %s only (this lane runs %s)", algorithms.Join(algorithms.Owners("monotonic_timestamp"), " and "), info.Name)
 		}
 		opts.MonotonicTimestamp = *spec.MonotonicTimestamp
 	}
-	if !takesMonotonic {
-		opts.MonotonicTimestamp = false
-	}
-	if err := opts.Check(spec.Algorithm); err != nil {
+	if err := opts.Check(info.Name); err != nil {
 		return lane, bad("algorithm", "%v", err)
 	}
 	lane.Options = opts
@@ -145,7 +142,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		if !ok || spec.Strategy == "lua" {
 			return lane, bad("strategy", "strategy must be atomic, multi or watch (got %q)", spec.Strategy)
 		}
-		if st != algorithms.Atomic && !info.Splittable {
+		if st != algorithms.Atomic && !info.Splittable() {
 			return lane, bad("strategy", "strategy %q applies to %s, whose state is a value a client can read and write back (this lane runs %s)", spec.Strategy, splittable(), spec.Algorithm)
 		}
 		lane.Strategy = st
@@ -162,7 +159,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	case "redis":
 		lane.Backend = sim.OnRedis
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
-		if info.RedisScript == "" {
+		if info.Redis == nil {
 			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
 		}
 		if !ported {
@@ -208,14 +205,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 
 // splittable names the algorithms the non-atomic strategies apply to.
 func splittable() string {
-	var names []string
-	for _, a := range algorithms.All() {
-		if a.Splittable {
-			names = append(names, a.Name)
-		}
-	}
-	return strings.Join(names, " and ")
+	return algorithms.Join(algorithms.Where(algorithms.Info.Splittable), " and ")
 }
 
 // defaultLanes are the algorithms of a scenario that lists no lanes: every limiter.
-func (c *compiler) defaultLanes() []string { return algorithms.Limiters() }
+func (c *compiler) defaultLanes() []algorithms.Name { return algorithms.Limiters() }

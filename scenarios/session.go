@@ -152,7 +152,7 @@ func applyOverrides(spec *Scenario, cfg *sim.Config, o Overrides) {
 				}
 			}
 			if !found {
-				kept = append(kept, LaneSpec{Name: lc.Name, Algorithm: lc.Algorithm})
+				kept = append(kept, LaneSpec{Name: lc.Name, Algorithm: string(lc.Algorithm)})
 			}
 		}
 		spec.Lanes = kept
