@@ -19,12 +19,11 @@ import (
 // it means there. The baseline's name is a common word; every other registered
 // name is an algorithm's only.
 var noneElsewhere = map[string]string{
-	"traces/jsonl.go":     "a message: an object with no fields",
-	"traces/options.go":   `spread = "none", the trace's timestamps as written`,
-	"scenarios/enums.go":  `the words of the retry policy, jitter and spread settings`,
-	"scenarios/spread.go": `spread = "none" (a trace)`,
-	"ui/controls.go":      "the retry control's label when a client does not retry",
-	"cmd_tune.go":         "--spread none",
+	"traces/jsonl.go":    "a message: an object with no fields",
+	"traces/options.go":  `spread = "none", the trace's timestamps as written`,
+	"scenarios/enums.go": `the words of the retry policy, jitter and spread settings`,
+	"ui/controls.go":     "the retry control's label when a client does not retry",
+	"cmd_tune.go":        "--spread none",
 }
 
 // No algorithm's name is spelled outside this package: every other package names

@@ -15,7 +15,7 @@ func (c *compiler) lanes(o Overrides) error {
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, name := range c.defaultLanes() {
-			specs = append(specs, LaneSpec{Algorithm: string(name)})
+			specs = append(specs, LaneSpec{Algorithm: AlgorithmOf(name)})
 		}
 	}
 	for i, spec := range specs {
@@ -63,12 +63,12 @@ func (c *compiler) lanes(o Overrides) error {
 func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	o := c.overrides
 	at := func(key string) []any { return []any{"lane", i, key} }
-	if spec.Algorithm == "" && len(spec.Limits) > 0 {
+	if !spec.Algorithm.Set() && len(spec.Limits) > 0 {
 		spec.Algorithm = spec.Limits[0].Algorithm // a multi-limit lane is shown as its first limit
 	}
 	name := spec.Name
 	if name == "" {
-		name = spec.Algorithm
+		name = spec.Algorithm.String()
 		if len(spec.Limits) > 0 {
 			name = strings.Join(limitNames(spec.Limits), "+")
 		}
@@ -76,12 +76,9 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	bad := func(key, format string, args ...any) error {
 		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
 	}
-	info, known := algorithms.Lookup(algorithms.Name(spec.Algorithm))
+	info, known := algorithms.Lookup(spec.Algorithm.Value())
 	if !known {
-		if spec.Algorithm == "" {
-			return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, algorithms.Join(algorithms.Names(), ", "))
-		}
-		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, algorithms.Join(algorithms.Names(), ", "))
+		return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, algorithms.Join(algorithms.Names(), ", "))
 	}
 	lane := sim.LaneConfig{Name: name, Algorithm: info.Name, WatchRetries: 20}
 	ported := info.Redis != nil && allPorted(spec.Limits)
@@ -111,21 +108,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	}
 
 	opts := info.Defaults
-	opts.Rollover, opts.MaxReserved = spec.Rollover, spec.MaxReserved
-	switch spec.WindowStart {
-	case "", "epoch":
-	case "random":
-		opts.RandomStart = true
-	default:
-		return lane, bad("window_start", "window_start must be \"epoch\" or \"random\" (got %q)", spec.WindowStart)
-	}
-	switch spec.Mode {
-	case "", "queue":
-	case "meter":
-		opts.Mode = algorithms.LeakyMeter
-	default:
-		return lane, bad("mode", "mode must be \"queue\" or \"meter\" (got %q)", spec.Mode)
-	}
+	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = spec.WindowStart.Random(), spec.Rollover, spec.Mode.Value(), spec.MaxReserved
 	if spec.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to %s only (this lane runs %s)", algorithms.Join(algorithms.Owners("monotonic_timestamp"), " and "), info.Name)
@@ -137,11 +120,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	}
 	lane.Options = opts
 
-	if spec.Strategy != "" {
-		st, ok := algorithms.ParseStrategy(spec.Strategy)
-		if !ok || spec.Strategy == "lua" {
-			return lane, bad("strategy", "strategy must be atomic, multi or watch (got %q)", spec.Strategy)
-		}
+	if spec.Strategy.Set() {
+		st := spec.Strategy.Value()
 		if st != algorithms.Atomic && !info.Splittable() {
 			return lane, bad("strategy", "strategy %q applies to %s, whose state is a value a client can read and write back (this lane runs %s)", spec.Strategy, splittable(), spec.Algorithm)
 		}
@@ -150,13 +130,11 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 			lane.RoundTrip = time.Millisecond
 		}
 	}
-	backend := spec.Backend
-	if backend == "" && o.Redis && ported {
-		backend = "redis"
+	backend := spec.Backend.Value()
+	if !spec.Backend.Set() && o.Redis && ported {
+		backend = sim.OnRedis
 	}
-	switch backend {
-	case "", "memory":
-	case "redis":
+	if backend == sim.OnRedis {
 		lane.Backend = sim.OnRedis
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
 		if info.Redis == nil {
@@ -165,8 +143,6 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		if !ported {
 			return lane, bad("backend", "a limit runs %s, which has no Redis port; give every limit an algorithm with one, or keep the lane in memory", unported(spec.Limits))
 		}
-	default:
-		return lane, bad("backend", "backend must be \"memory\" or \"redis\" (got %q)", spec.Backend)
 	}
 	if spec.RoundTrip != nil {
 		if spec.RoundTrip.Duration < 0 || spec.RoundTrip.Duration > time.Minute {
@@ -180,21 +156,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 		lane.WatchRetries = *spec.WatchRetries
 	}
-	switch spec.Clock {
-	case "", "client":
-	case "server":
-		lane.Clock = sim.ServerClock
-	default:
-		return lane, bad("clock", "clock must be \"client\" (the caller's clock) or \"server\" (Redis TIME) (got %q)", spec.Clock)
-	}
-	switch spec.OnError {
-	case "", "closed":
-	case "open":
-		lane.OnError = sim.FailOpen
-	default:
-		return lane, bad("on_error", "on_error must be \"closed\" (deny when Redis fails) or \"open\" (allow) (got %q)", spec.OnError)
-	}
-	if lane.Backend == sim.InMemory && (spec.Clock != "" || spec.OnError != "") {
+	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
+	if lane.Backend == sim.InMemory && (spec.Clock.Set() || spec.OnError.Set()) {
 		return lane, bad("clock", "clock and on_error apply to backend = \"redis\" lanes only")
 	}
 	if err := c.composite(i, spec, &lane, bad); err != nil {
