@@ -1,9 +1,6 @@
 package algorithms
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Options are the per-algorithm knobs on top of a Policy. Each applies to the
 // algorithms whose Info.Options declare its key and is ignored by the others;
@@ -52,16 +49,32 @@ func (o Options) Check(algorithm Name) error {
 			continue
 		}
 		if how := opt.set(o); how != "" && !a.TakesOption(opt.Key) {
-			return fmt.Errorf("%s applies to %s only (this lane runs %s)", how, Join(Owners(opt.Key), " and "), algorithm)
+			return NotTaken(opt.Key, how, algorithm)
 		}
 	}
 	switch {
 	case o.Rollover < 0:
-		return fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)
+		return &OptionError{"rollover", fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)}
 	case o.MaxReserved < 0:
-		return fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)
+		return &OptionError{"max_reserved", fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)}
 	}
 	return nil
+}
+
+// OptionError is an option set for an algorithm it does not apply to, or set out
+// of range; Key is the option's scenario key, for the message's place.
+type OptionError struct {
+	Key string
+	Err error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+// NotTaken is the error for the option called key, set as how says
+// (`window_start = "random"`, "rollover"), on a lane running algorithm, which
+// does not take it.
+func NotTaken(key, how string, algorithm Name) *OptionError {
+	return &OptionError{key, fmt.Errorf("%s applies to %s only (this lane runs %s)", how, Join(Owners(key), " and "), algorithm)}
 }
 
 // Owners lists the algorithms that take the option called key.
@@ -89,18 +102,6 @@ func allOptions() []Option {
 		}
 	}
 	return all
-}
-
-// quoteJoin lists words quoted: `"a" or "b"`, `"a", "b" or "c"`.
-func quoteJoin(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = fmt.Sprintf("%q", w)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // setIf is how when it is set, else "".

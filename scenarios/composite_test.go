@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,20 @@ shard_pick = "two-choices"
 	}
 	if parts := sharded.Parts(cfg, 0); len(parts) != 3 || parts[0].Policy.Limit != 4 || parts[2].Policy.Limit != 3 || parts[2].Shard != 2 {
 		t.Errorf("shards: %+v", parts)
+	}
+}
+
+// The lane keys of the algorithms' own options are exactly those the registry's
+// algorithms declare, in its order: a new algorithm's option is in the schema,
+// and the schema has no option no algorithm takes.
+func TestOptionKeysAreTheRegistrys(t *testing.T) {
+	got := keysOf(reflect.TypeFor[OptionsSpec]())
+	if want := algorithms.OptionKeys(); !slices.Equal(got, want) {
+		t.Errorf("the lane's option keys are %v; the algorithms declare %v", got, want)
+	}
+	for _, key := range got {
+		if !slices.Contains(keysOf(reflect.TypeFor[LaneSpec]()), key) {
+			t.Errorf("%s is not a key of a lane's table", key)
+		}
 	}
 }

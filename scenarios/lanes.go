@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -107,16 +108,13 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Policy = p
 	}
 
-	opts := info.Defaults
-	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = spec.WindowStart.Random(), spec.Rollover, spec.Mode.Value(), spec.MaxReserved
-	if spec.MonotonicTimestamp != nil {
-		if !info.TakesOption("monotonic_timestamp") {
-			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to %s only (this lane runs %s)", algorithms.Join(algorithms.Owners("monotonic_timestamp"), " and "), info.Name)
+	opts, err := spec.OptionsSpec.options(info)
+	if err != nil {
+		key := "algorithm"
+		if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
+			key = oe.Key
 		}
-		opts.MonotonicTimestamp = *spec.MonotonicTimestamp
-	}
-	if err := opts.Check(info.Name); err != nil {
-		return lane, bad("algorithm", "%v", err)
+		return lane, bad(key, "%v", err)
 	}
 	lane.Options = opts
 
@@ -164,6 +162,21 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		return lane, err
 	}
 	return lane, nil
+}
+
+// options are the lane's options for the algorithm info: its defaults, with what
+// the file sets. An option the algorithm does not take is an
+// *algorithms.OptionError naming it.
+func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
+	opts := info.Defaults
+	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
+	if s.MonotonicTimestamp != nil {
+		if !info.TakesOption("monotonic_timestamp") {
+			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)
+		}
+		opts.MonotonicTimestamp = *s.MonotonicTimestamp
+	}
+	return opts, opts.Check(info.Name)
 }
 
 // splittable names the algorithms the non-atomic strategies apply to.

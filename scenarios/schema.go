@@ -96,13 +96,7 @@ type LaneSpec struct {
 	Burst            *int64    `toml:"burst,omitempty"`
 	RetryAfterJitter *float64  `toml:"retry_after_jitter,omitempty"`
 
-	// The algorithms' own options (algorithms.Info.Options): each applies to the
-	// algorithms that declare it.
-	WindowStart        WindowStart `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
-	Rollover           int64       `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
-	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
-	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
-	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
+	OptionsSpec // the algorithms' own options
 
 	Strategy     Strategy  `toml:"strategy,omitempty"`      // "atomic" (default), "multi" or "watch"
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
@@ -120,6 +114,17 @@ type LaneSpec struct {
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
 	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+}
+
+// OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
+// one an algorithm declares (algorithms.Info.Options) and applies to the
+// algorithms that declare it; set for another, it is an error.
+type OptionsSpec struct {
+	WindowStart        WindowStart `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
+	Rollover           int64       `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
+	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
+	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
+	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its
