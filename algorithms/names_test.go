@@ -119,6 +119,8 @@ func TestRegistryEntries(t *testing.T) {
 			t.Errorf("%s: short name %q must be 1 to 8 characters and its own", a.Name, a.Short)
 		case a.build == nil:
 			t.Errorf("%s: no constructor", a.Name)
+		case a.Baseline && (a.DefaultLane || a.Tuned || a.Redis != nil || a.Split != nil):
+			t.Errorf("%s: the no-limit baseline is not a default lane, tuned, ported or split", a.Name)
 		}
 		names, shorts = append(names, string(a.Name)), append(shorts, a.Short)
 		if lim := a.build(Policy{Limit: 1, Period: 1e9}, a.Defaults); lim.Algorithm() != a.Name {

@@ -65,12 +65,16 @@ type Info struct {
 	// non-atomic strategies (multi, watch); nil when its state is not one value a
 	// client can read and write back.
 	Split Split
+	// DefaultLane says a scenario that lists no lanes runs it. Adding one changes
+	// the output of every such scenario, so a new algorithm is not a default
+	// lane unless that is meant.
+	DefaultLane bool
 	// Tuned says ratelab tune sweeps it unless told otherwise: the others decide
 	// as one of these does (gcra and x-time-rate as the token bucket), shape
 	// rather than refuse (the leaky bucket's queue), or do not limit.
 	Tuned bool
-	// Baseline marks the no-limit lane, which is not a limiter: a scenario's lanes
-	// default to every algorithm but it.
+	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
+	// multi-limit lane).
 	Baseline bool
 
 	build func(Policy, Options) Limiter
@@ -79,20 +83,20 @@ type Info struct {
 // registry lists the algorithms in the order lanes are shown. Each entry's facts
 // are declared beside the algorithm, in its own file.
 var registry = []Info{
-	{Name: FixedWindowName, Short: "fw", Shape: ShapeFixedWindow, Options: fixedWindowOptions, Redis: fixedWindowPort, Tuned: true,
+	{Name: FixedWindowName, Short: "fw", Shape: ShapeFixedWindow, Options: fixedWindowOptions, Redis: fixedWindowPort, DefaultLane: true, Tuned: true,
 		build: func(p Policy, o Options) Limiter { return NewFixedWindow(p, o.RandomStart, o.Rollover) }},
-	{Name: SlidingLogName, Short: "log", Shape: ShapeSlidingWindow, Exact: true, Redis: slidingLogPort, Tuned: true,
+	{Name: SlidingLogName, Short: "log", Shape: ShapeSlidingWindow, Exact: true, Redis: slidingLogPort, DefaultLane: true, Tuned: true,
 		build: func(p Policy, _ Options) Limiter { return NewSlidingLog(p) }},
-	{Name: SlidingCounterName, Short: "counter", Shape: ShapeSlidingWindow, Redis: slidingCounterPort, Tuned: true,
+	{Name: SlidingCounterName, Short: "counter", Shape: ShapeSlidingWindow, Redis: slidingCounterPort, DefaultLane: true, Tuned: true,
 		build: func(p Policy, _ Options) Limiter { return NewSlidingCounter(p) }},
-	{Name: LeakyBucketName, Short: "leaky", Shape: ShapeLeaky, Options: leakyBucketOptions, Redis: leakyBucketPort,
+	{Name: LeakyBucketName, Short: "leaky", Shape: ShapeLeaky, Options: leakyBucketOptions, Redis: leakyBucketPort, DefaultLane: true,
 		build: func(p Policy, o Options) Limiter { return NewLeakyBucket(p, o.Mode) }},
 	{Name: TokenBucketName, Short: "tb", Shape: ShapeBucket, Options: tokenBucketOptions, Defaults: Options{MonotonicTimestamp: true},
-		Redis: tokenBucketPort, Split: tokenBucketSplit, Tuned: true,
+		Redis: tokenBucketPort, Split: tokenBucketSplit, DefaultLane: true, Tuned: true,
 		build: func(p Policy, o Options) Limiter { return NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved) }},
-	{Name: GCRAName, Short: "gcra", Shape: ShapeBucket, Redis: gcraPort, Split: gcraSplit,
+	{Name: GCRAName, Short: "gcra", Shape: ShapeBucket, Redis: gcraPort, Split: gcraSplit, DefaultLane: true,
 		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
-	{Name: XTimeRateName, Short: "xrate", Shape: ShapeBucket,
+	{Name: XTimeRateName, Short: "xrate", Shape: ShapeBucket, DefaultLane: true,
 		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
@@ -130,8 +134,12 @@ func (i Info) TakesOption(key string) bool {
 func All() []Info { return append([]Info(nil), registry...) }
 
 // Limiters lists the names of the algorithms that limit (all but the no-limit
-// baseline), in the order lanes are shown: a scenario's default lanes.
+// baseline), in the order lanes are shown.
 func Limiters() []Name { return Where(func(a Info) bool { return !a.Baseline }) }
+
+// DefaultLanes lists the algorithms a scenario that lists no lanes runs, in the
+// order lanes are shown.
+func DefaultLanes() []Name { return Where(func(a Info) bool { return a.DefaultLane }) }
 
 // Tuned lists the algorithms ratelab tune sweeps unless told otherwise, in the
 // order lanes are shown.

@@ -185,4 +185,4 @@ func splittable() string {
 }
 
 // defaultLanes are the algorithms of a scenario that lists no lanes: every limiter.
-func (c *compiler) defaultLanes() []algorithms.Name { return algorithms.Limiters() }
+func (c *compiler) defaultLanes() []algorithms.Name { return algorithms.DefaultLanes() }
