@@ -156,7 +156,11 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	}
 	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
 	if lane.Backend == sim.InMemory && (spec.Clock.Set() || spec.OnError.Set()) {
-		return lane, bad("clock", "clock and on_error apply to backend = \"redis\" lanes only")
+		key := "clock"
+		if !spec.Clock.Set() {
+			key = "on_error"
+		}
+		return lane, bad(key, "clock and on_error apply to backend = \"redis\" lanes only")
 	}
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
