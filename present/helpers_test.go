@@ -22,6 +22,6 @@ func newConfig(p algorithms.Policy, duration time.Duration, lanes []sim.LaneConf
 }
 
 // lane is a lane in memory of the algorithm, called name.
-func lane(name, algorithm string) sim.LaneConfig {
+func lane(name string, algorithm algorithms.Name) sim.LaneConfig {
 	return sim.LaneConfig{Name: name, Algorithm: algorithm, Backend: sim.InMemory, Options: algorithms.Options{MonotonicTimestamp: true}}
 }

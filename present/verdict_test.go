@@ -12,7 +12,7 @@ import (
 // Every branch of Verdict, each with the words it must and must not say.
 func TestVerdictBranches(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Period: time.Second, Burst: 50}
-	cfg := func(algorithm string, keys int, backend bool) *sim.Config {
+	cfg := func(algorithm algorithms.Name, keys int, backend bool) *sim.Config {
 		c := &sim.Config{Tiers: []sim.Tier{{Name: "default", Policy: p}}, Lanes: []sim.LaneConfig{{Name: "L", Algorithm: algorithm}}}
 		for i := 0; i < keys; i++ {
 			c.Keys = append(c.Keys, sim.Key{Name: "k"})

@@ -24,7 +24,7 @@ func replayConfig(offered, keyCount int) *sim.Config {
 	duration := time.Duration(offered/10_000) * time.Second
 	var lanes []sim.LaneConfig
 	for _, name := range algorithms.Names() {
-		lanes = append(lanes, sim.NewLane(name, name))
+		lanes = append(lanes, sim.NewLane(string(name), name))
 	}
 	limit := int64(10_000 / keyCount)
 	cfg := sim.NewConfig(algorithms.Policy{Limit: limit, Period: time.Second, Burst: 2 * limit}, duration, lanes)
