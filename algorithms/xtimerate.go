@@ -157,6 +157,7 @@ func (x *XTimeRate) retryAfter(s *xState, n, cost int64) int64 {
 	}
 	return us - n
 }
+
 // xAccepts is AllowN's rule in golang.org/x/time/rate (rate.go, reserveN): with
 // tokens in the bucket at the instant, n events are allowed when the wait for
 // the missing tokens, durationFromTokens(n − tokens) truncated to whole
