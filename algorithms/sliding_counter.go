@@ -84,7 +84,9 @@ func (c *SlidingCounter) decide(s *SlidingCounterState, key string, now time.Dur
 	} else {
 		d.RetryAfter = jitter(ahead+c.retryAfter(*s, elapsed, cost), JitterFactor(key, c.policy.RetryJitter))
 	}
-	d.Remaining = float64(limit*p-weighted) / float64(p)
+	// an estimate read at the start of a later window (a clock behind) may pass
+	// the limit: none left, never less
+	d.Remaining = float64(max(0, limit*p-weighted)) / float64(p)
 	switch {
 	case s.Curr > 0:
 		d.ResetAfter = fromMicros(ahead + 2*p - elapsed)

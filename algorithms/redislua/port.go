@@ -112,7 +112,7 @@ func decodeFixedWindow(p *port, key string, r []int64) algorithms.Decision {
 
 func decodeSlidingCounter(p *port, key string, r []int64) algorithms.Decision {
 	period, limit := p.credits.PeriodUS, p.policy.Limit
-	d := algorithms.Decision{Allowed: r[0] == 1, Limit: limit, Remaining: float64(limit*period-r[1]) / float64(period), ResetAfter: algorithms.MicrosDuration(r[3])}
+	d := algorithms.Decision{Allowed: r[0] == 1, Limit: limit, Remaining: float64(max(0, limit*period-r[1])) / float64(period), ResetAfter: algorithms.MicrosDuration(r[3])}
 	p.retryAfter(&d, key, r[2])
 	return d
 }
