@@ -212,6 +212,9 @@ func TestGCRADecidesAsRedisRate(t *testing.T) {
 		}
 	}
 	t.Logf("the largest drift of redis_rate's float tat from gcra.lua's exact one: %gµs", maxDrift)
+	if maxDrift >= 1 {
+		t.Errorf("redis_rate's float tat drifted %gµs from the exact one; docs/peers.md says under a microsecond", maxDrift)
+	}
 }
 
 // compareToRedisRate checks redis_rate's answer res against GCRA's d on the same
