@@ -135,27 +135,36 @@ func (x *XTimeRate) Evict(now time.Duration) int {
 }
 
 // retryAfter is the wait, in whole microseconds from n, until AllowN(n + wait,
-// cost) would accept, s left as it is. Before the limiter's last event its tokens
-// stay as they are (elapsed time is clamped at zero); from then on they grow
-// with time, so the first accepting instant is last plus the time the missing
-// tokens take, ceil((cost − tokens) / rate). That is computed in float64 as
-// x/time/rate computes its tokens, so it may be a microsecond off the instant
-// the library's own rule (xAccepts) first accepts at; the rule at the computed
-// instant and the one before it settles which. Tokens never shrink with time, so
-// the answer is the first accepting microsecond: accepted there, refused a
-// microsecond before.
+// cost) would accept, s left as it is: the first accepting microsecond, accepted
+// there and refused a microsecond before. It is computed (retryEstimate), then
+// settled by the library's own rule at the computed instant and the one before
+// it; the estimate is at most a microsecond off (TestXTimeRateRetryEstimate), and
+// tokens never shrink with time, so settling ends there.
 func (x *XTimeRate) retryAfter(s *xState, n, cost int64) int64 {
-	from := max(n, s.last) // tokens are constant before last
-	at := func(us int64) float64 { return s.lim.TokensAt(xOrigin.Add(fromMicros(us))) }
-	accepts := func(us int64) bool { return xAccepts(at(us), cost, x.limit) }
-	us := from + max(0, int64(math.Ceil((float64(cost)-at(from))/float64(x.limit)*1e6)))
-	for us > from && accepts(us-1) {
+	from, us := x.retryEstimate(s, n, cost)
+	for us > from && x.acceptsAt(s, us-1, cost) {
 		us--
 	}
-	for !accepts(us) {
+	for !x.acceptsAt(s, us, cost) {
 		us++
 	}
 	return us - n
+}
+
+// retryEstimate is when, in µs, s's limiter would first accept cost after n:
+// before the limiter's last event its tokens stay as they are (elapsed time is
+// clamped at zero), and from then on (from) they grow at the rate, so it is last
+// plus the time the missing tokens take, ceil((cost − tokens) / rate), computed
+// in float64 as x/time/rate computes its tokens.
+func (x *XTimeRate) retryEstimate(s *xState, n, cost int64) (from, us int64) {
+	from = max(n, s.last)
+	missing := float64(cost) - s.lim.TokensAt(xOrigin.Add(fromMicros(from)))
+	return from, from + max(0, int64(math.Ceil(missing/float64(x.limit)*1e6)))
+}
+
+// acceptsAt says whether AllowN(us, cost) would accept on s's limiter as it is.
+func (x *XTimeRate) acceptsAt(s *xState, us, cost int64) bool {
+	return xAccepts(s.lim.TokensAt(xOrigin.Add(fromMicros(us))), cost, x.limit)
 }
 
 // xAccepts is AllowN's rule in golang.org/x/time/rate (rate.go, reserveN): with
