@@ -138,7 +138,7 @@ func TestGCRADecidesAsRedisRate(t *testing.T) {
 	defer seen.log(t)
 	var maxDrift float64
 	for seed := uint64(1); seed <= 60; seed++ {
-		p, trace := peerTrace(seed, 7, true)
+		p, trace := peerTrace(seed, 7)
 		limit := redis_rate.Limit{Rate: int(p.Limit), Burst: int(p.Burst), Period: p.Period}
 		c := algorithms.CreditsOf(p, 0)
 		g := algorithms.NewGCRA(p) // its Decide, on redis_rate's state

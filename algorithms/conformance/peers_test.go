@@ -35,10 +35,10 @@ const peerSeeds = 150
 
 // peerTrace draws the policy and trace of one seed: a random policy, and a
 // skewed trace with idle hours and costs up to three above the burst.
-func peerTrace(seed uint64, salt uint64, skewed bool) (algorithms.Policy, []stamped) {
+func peerTrace(seed uint64, salt uint64) (algorithms.Policy, []stamped) {
 	r := rand.New(rand.NewPCG(seed, salt))
 	p := randomPolicy(r)
-	return p, randomTrace(r, p, traceShape{n: 150, capacity: p.Burst, maxCost: p.Burst + 3, keys: 3, skewed: skewed, hours: true})
+	return p, randomTrace(r, p, traceShape{n: 150, capacity: p.Burst, maxCost: p.Burst + 3, keys: 3, skewed: true, hours: true})
 }
 
 // tally counts what a differential test compared, for its log (go test -v): a
@@ -52,10 +52,10 @@ func (c tally) log(t *testing.T) {
 
 // --- golang.org/x/time/rate --------------------------------------------------
 
-// firstAccepting reports whether AllowN(at, cost) accepts on a fresh limiter that
+// acceptsAfter reports whether AllowN(at, cost) accepts on a fresh limiter that
 // has seen history first (AllowN each): x/time/rate's own answer, with nothing
 // of ratelab's in between.
-func firstAccepting(p algorithms.Policy, history []stamped, at time.Duration, cost int64) bool {
+func acceptsAfter(p algorithms.Policy, history []stamped, at time.Duration, cost int64) bool {
 	lim := rate.NewLimiter(rate.Limit(p.Rate()), int(p.Burst))
 	for _, h := range history {
 		lim.AllowN(wall(h.Now), int(h.Cost))
@@ -76,7 +76,7 @@ func TestXTimeRateAndTheTokenBucketFixOffDecideAsXTimeRate(t *testing.T) {
 	seen := tally{}
 	defer seen.log(t)
 	for seed := uint64(1); seed <= peerSeeds; seed++ {
-		p, trace := peerTrace(seed, 1, true)
+		p, trace := peerTrace(seed, 1)
 		lane := algorithms.NewXTimeRate(p)
 		tb := algorithms.NewTokenBucket(p, false, 0)
 		peer := map[string]*rate.Limiter{}
@@ -100,7 +100,7 @@ func TestXTimeRateAndTheTokenBucketFixOffDecideAsXTimeRate(t *testing.T) {
 				// only a shortfall AllowN waves through, counted as none: the
 				// library, on the same history, takes Remaining units now
 				after := append(append([]stamped(nil), history[q.Key]...), q)
-				if d.Remaining != math.Ceil(tokens) || !firstAccepting(p, after, q.Now, int64(d.Remaining)) {
+				if d.Remaining != math.Ceil(tokens) || !acceptsAfter(p, after, q.Now, int64(d.Remaining)) {
 					fail("remaining is not the library's tokens %v", tokens)
 				}
 			}
@@ -113,10 +113,10 @@ func TestXTimeRateAndTheTokenBucketFixOffDecideAsXTimeRate(t *testing.T) {
 			}
 			if !d.Allowed && d.RetryAfter != algorithms.Forever {
 				seen["retry-afters replayed"]++
-				if !firstAccepting(p, history[q.Key], q.Now+d.RetryAfter, q.Cost) {
+				if !acceptsAfter(p, history[q.Key], q.Now+d.RetryAfter, q.Cost) {
 					fail("x/time/rate refuses the same request at now + retry-after")
 				}
-				if firstAccepting(p, history[q.Key], q.Now+d.RetryAfter-time.Microsecond, q.Cost) {
+				if acceptsAfter(p, history[q.Key], q.Now+d.RetryAfter-time.Microsecond, q.Cost) {
 					fail("x/time/rate accepts the same request a microsecond before now + retry-after")
 				}
 			}
@@ -172,7 +172,7 @@ func TestXTimeRateWavesThroughAShortfallUnderANanosecond(t *testing.T) {
 // whole nanoseconds, truncated).
 func TestTheTokenBucketWithReservationsIsReserveN(t *testing.T) {
 	for seed := uint64(1); seed <= peerSeeds; seed++ {
-		p, trace := peerTrace(seed, 2, true)
+		p, trace := peerTrace(seed, 2)
 		var depth int64
 		for _, q := range trace {
 			depth += q.Cost
@@ -261,7 +261,7 @@ func TestGCRADecidesAsThrottled(t *testing.T) {
 	seen := tally{}
 	defer seen.log(t)
 	for seed := uint64(1); seed <= peerSeeds; seed++ {
-		p, trace := peerTrace(seed, 3, true)
+		p, trace := peerTrace(seed, 3)
 		mapped, quota := throttledPolicy(p)
 		if p.Period%time.Duration(p.Limit) != 0 {
 			inexact++
