@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/internal/atomicdir"
 	"ratelab/scenarios"
 	"ratelab/session"
@@ -267,7 +268,7 @@ func (o *runOptions) laneNames() ([]string, error) {
 	var names []string
 	for _, l := range strings.Split(o.lanes, ",") {
 		if l = strings.TrimSpace(l); l == "" {
-			return nil, usagef("--lanes %q names an empty lane; list lane names or algorithms separated by commas, like --lanes token-bucket,gcra", o.lanes)
+			return nil, usagef("--lanes %q names an empty lane; list lane names or algorithms separated by commas, like --lanes %s,%s", o.lanes, algorithms.TokenBucketName, algorithms.GCRAName)
 		}
 		names = append(names, l)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/scenarios"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -66,13 +67,13 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	for i, l := range lanes {
 		r := rep.Results[l]
 		name := fmt.Sprintf("%s %d/%s", r.Algorithm, r.Limit, strings.TrimSuffix(strings.TrimSuffix(r.Period.String(), "0s"), "0m"))
-		if r.Burst != r.Limit || r.Algorithm == "token-bucket" || r.Algorithm == "gcra" || r.Algorithm == "leaky-bucket" {
+		if info, _ := algorithms.Lookup(r.Algorithm); r.Burst != r.Limit || info.HasBurst() {
 			name += fmt.Sprintf(" burst %d", r.Burst)
 		}
 		if i == 0 {
 			name += " *"
 		}
-		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(r.Algorithm), r.Limit, tomlString(r.Period.String()), r.Burst)
+		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(string(r.Algorithm)), r.Limit, tomlString(r.Period.String()), r.Burst)
 	}
 	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(to.Format.String()), tomlString(to.ReorderWindow.String()))
 	if o.key != "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -108,7 +109,7 @@ func (o *tuneOptions) grid(t *tune.Trace) (tune.Grid, tune.Goal, error) {
 		g.Algorithms = nil
 		for _, a := range strings.Split(o.algorithms, ",") {
 			if a = strings.TrimSpace(a); a != "" {
-				g.Algorithms = append(g.Algorithms, a)
+				g.Algorithms = append(g.Algorithms, algorithms.Name(a))
 			}
 		}
 	}
@@ -145,7 +146,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true)
-	fs.StringVar(&o.algorithms, "algorithms", strings.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
+	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per --period (default: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default: 1 to twice the most any key sent in one period)")
 	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per")

@@ -31,8 +31,8 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--scenario", "x", "--file", tooMany, "--csv", csvPath}, tooMany + `:8: scenario "x": lane "token-bucket": shards = 8 is more than the burst (5) of tier "default": a shard would get less than one unit; use at most 5 shards, or raise the burst`},
-		{[]string{"run", "--scenario", "x", "--file", crossSlot, "--redis", "redis://127.0.0.1:1?cluster=true", "--csv", csvPath}, crossSlot + `:8: scenario "x": lane "both": combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot`},
+		{[]string{"run", "--scenario", "x", "--file", tooMany, "--csv", csvPath}, tooMany + `:8:10: scenario "x": lane "token-bucket": shards = 8 is more than the burst (5) of tier "default": a shard would get less than one unit; use at most 5 shards, or raise the burst`},
+		{[]string{"run", "--scenario", "x", "--file", crossSlot, "--redis", "redis://127.0.0.1:1?cluster=true", "--csv", csvPath}, crossSlot + `:8:11: scenario "x": lane "both": combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot`},
 		{[]string{"run", "--scenario", "boundary-burst", "--headers"}, "run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too"},
 		{[]string{"bench", "--shards", "1,0"}, `bench: --shards: "0" is not a number of shards from 1 to 1024`},
 		{[]string{"bench", "--shards", "4", "--shard-picks", "best"}, `bench: --shard-picks: unknown pick "best"; use random, two-choices`},

@@ -21,7 +21,7 @@ func BenchmarkDecide(b *testing.B) {
 		name string
 		keys int
 	}{{"hot-key", 1}, {"10k-keys", 10_000}}
-	for _, name := range append(append([]string{}, Names()...), "x/time/rate AllowN") {
+	for _, name := range append(nameStrings(Names()), "x/time/rate AllowN") {
 		for _, shape := range shapes {
 			keys := make([]string, shape.keys)
 			for i := range keys {
@@ -58,7 +58,7 @@ func newDecider(name string, p Policy) func(key string, now time.Duration) bool 
 			return lim.AllowN(xOrigin.Add(now), 1)
 		}
 	}
-	lim, err := New(name, p, Options{MonotonicTimestamp: true})
+	lim, err := New(Name(name), p, Options{MonotonicTimestamp: true})
 	if err != nil {
 		panic(err)
 	}

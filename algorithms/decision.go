@@ -50,7 +50,7 @@ type Decision struct {
 // Limiter is one algorithm holding per-key state.
 type Limiter interface {
 	// Algorithm is the limiter's name as used in files and on the command line.
-	Algorithm() string
+	Algorithm() Name
 	// Policy is the policy the limiter enforces, with defaults applied.
 	Policy() Policy
 	// Allow decides on a request of cost units for key at now, and records it

@@ -2,6 +2,36 @@ package algorithms
 
 import "time"
 
+// FixedWindowName is the fixed window's name in scenario files and on the command
+// line.
+const FixedWindowName Name = "fixed-window"
+
+// fixedWindowOptions are the fixed window's scenario keys.
+var fixedWindowOptions = []Option{
+	{Key: "window_start", Doc: `"epoch" (default): every key's windows start together; "random": each key's start at a share of the period taken from its hash`,
+		set: func(o Options) string { return setIf(o.RandomStart, `window_start = "random"`) }},
+	{Key: "rollover", Doc: "the most unused units a window carries into the next; default 0",
+		set: func(o Options) string { return setIf(o.Rollover != 0, "rollover") }},
+}
+
+// fixedWindowPort is scripts/fixed_window.lua: a hash per key, w = the window's
+// index, n = units accepted in it, a = its allowance; Args limit, period_us,
+// rollover, offset_us (the key's window start, per key with random starts).
+// Its reply is {allowed, allowance − count, retry_us, reset_us, 0, allowance}.
+var fixedWindowPort = &RedisPort{Script: "fixed_window", Call: func(p Policy, o Options) ScriptCall {
+	call := callOf(p.Limit, int64(p.Period/Resolution), o.Rollover, 0)
+	if o.RandomStart {
+		call.PerKeyArg, call.PerKey = 3, func(key string) int64 { return WindowOffset(key, p.Period) }
+	}
+	call.Decision = func(key string, r []int64) Decision {
+		d := Decision{Allowed: r[0] == 1, Limit: r[5], Remaining: float64(r[1]), ResetAfter: microsToDuration(r[3])}
+		replyRetry(&d, p, key, r[2])
+		return d
+	}
+	call.Level = func(r []int64) float64 { return plainUnits(r[1]) }
+	return call
+}}
+
 // FixedWindow counts the units accepted per key in consecutive windows of length
 // Period and accepts a request while the window's count plus its cost stays within
 // the window's allowance (Limit). It keeps one counter per key and is cheap, but a
@@ -48,8 +78,8 @@ func NewFixedWindow(p Policy, randomStart bool, rollover int64) *FixedWindow {
 	}
 }
 
-func (f *FixedWindow) Algorithm() string { return "fixed-window" }
-func (f *FixedWindow) Policy() Policy    { return f.policy }
+func (f *FixedWindow) Algorithm() Name { return FixedWindowName }
+func (f *FixedWindow) Policy() Policy  { return f.policy }
 
 // StateBytes counts a counter and the window it belongs to per key, and the
 // allowance when rollover is on.

@@ -2,6 +2,27 @@ package algorithms
 
 import "time"
 
+// GCRAName is GCRA's name in scenario files and on the command line.
+const GCRAName Name = "gcra"
+
+// gcraPort is scripts/gcra.lua: a string per key, the theoretical arrival time in
+// scaled time; Args unit, per_micro, capacity. Its reply is a bucket's (see
+// bucketReply).
+var gcraPort = &RedisPort{Script: "gcra", Call: func(p Policy, _ Options) ScriptCall {
+	c := CreditsOf(p, 0)
+	call := callOf(c.Unit, c.PerMicro, c.Capacity)
+	call.Decision = bucketReply(p, p.Burst, c.Units)
+	call.Level = func(r []int64) float64 { return c.Units(r[1]) }
+	return call
+}}
+
+// gcraSplit takes GCRA's decision apart; its state is one integer, a plain value
+// as its script keeps it.
+var gcraSplit = newSplit(nil,
+	func(s GCRAState, v []int64) { v[0] = s.TAT },
+	func(v []int64) GCRAState { return GCRAState{TAT: v[0]} },
+	func(p Policy, _ Options) Stepper[GCRAState] { return NewGCRA(p) })
+
 // GCRA is the generic cell rate algorithm (as in go-redis/redis_rate, redis-cell,
 // throttled): one number per key, the theoretical arrival time tat. With emission
 // interval T = Period / Limit, a request of cost c at now computes
@@ -35,7 +56,7 @@ func NewGCRA(p Policy) *GCRA {
 	return &GCRA{policy: p, c: newCredits(p), keyed: newKeyed[GCRAState]()}
 }
 
-func (g *GCRA) Algorithm() string { return "gcra" }
+func (g *GCRA) Algorithm() Name   { return GCRAName }
 func (g *GCRA) Policy() Policy    { return g.policy }
 func (g *GCRA) StateBytes() int64 { return g.keyBytes + int64(g.Keys())*gcraStateBytes }
 

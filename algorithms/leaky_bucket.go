@@ -2,6 +2,27 @@ package algorithms
 
 import "time"
 
+// LeakyBucketName is the leaky bucket's name in scenario files and on the command
+// line.
+const LeakyBucketName Name = "leaky-bucket"
+
+// leakyBucketOptions are the leaky bucket's scenario keys.
+var leakyBucketOptions = []Option{
+	{Key: "mode", Doc: `"queue" (default): accepted requests wait their turn at the leak rate; "meter": they go at once, and the bucket only meters`,
+		set: func(o Options) string { return setIf(o.Mode != LeakyQueue, "mode") }},
+}
+
+// leakyBucketPort is scripts/leaky_bucket.lua: a hash per key of the level in
+// credits and the last drain in µs; Args unit, per_micro, capacity, fill_us,
+// queue (1: queue mode). Its reply is a bucket's (see bucketReply).
+var leakyBucketPort = &RedisPort{Script: "leaky_bucket", Call: func(p Policy, o Options) ScriptCall {
+	c := CreditsOf(p, 0)
+	call := callOf(c.Unit, c.PerMicro, c.Capacity, c.FillUS, bit(o.Mode == LeakyQueue))
+	call.Decision = bucketReply(p, p.Burst, c.Units)
+	call.Level = func(r []int64) float64 { return c.Units(r[1]) }
+	return call
+}}
+
 // LeakyMode says what a leaky bucket does with an accepted request.
 type LeakyMode int
 
@@ -54,7 +75,7 @@ func NewLeakyBucket(p Policy, mode LeakyMode) *LeakyBucket {
 	return &LeakyBucket{policy: p, c: newCredits(p), mode: mode, keyed: newKeyed[LeakyState]()}
 }
 
-func (b *LeakyBucket) Algorithm() string { return "leaky-bucket" }
+func (b *LeakyBucket) Algorithm() Name   { return LeakyBucketName }
 func (b *LeakyBucket) Policy() Policy    { return b.policy }
 func (b *LeakyBucket) Mode() LeakyMode   { return b.mode }
 func (b *LeakyBucket) StateBytes() int64 { return b.keyBytes + int64(b.Keys())*leakyStateBytes }

@@ -1,14 +1,12 @@
 package algorithms
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
+import "fmt"
 
 // Options are the per-algorithm knobs on top of a Policy. Each applies to the
-// algorithms whose Info.Options name it and is ignored by the others; Check says
-// so when one is set for an algorithm it does not apply to.
+// algorithms whose Info.Options declare its key and is ignored by the others;
+// Check says so when one is set for an algorithm it does not apply to. The zero
+// Options is every knob at its default but the token bucket's timestamp fix,
+// which Info.Defaults turns on.
 type Options struct {
 	// RandomStart offsets each key's fixed windows by a share of the period taken
 	// from the key's hash (window_start = "random").
@@ -25,54 +23,91 @@ type Options struct {
 	MaxReserved int64
 }
 
-// set lists the options o sets, by their scenario keys.
-func (o Options) set() []string {
-	var keys []string
-	if o.RandomStart {
-		keys = append(keys, `window_start = "random"`)
-	}
-	if o.Rollover != 0 {
-		keys = append(keys, "rollover")
-	}
-	if o.Mode != LeakyQueue {
-		keys = append(keys, "mode")
-	}
-	if o.MaxReserved != 0 {
-		keys = append(keys, "max_reserved")
-	}
-	return keys
+// Option is a scenario key an algorithm takes beyond the policy, declared in the
+// algorithm's own file and listed in its Info.Options.
+type Option struct {
+	// Key is the key in a scenario's [[scenario.lane]] table.
+	Key string
+	// Doc says what it does, its values and its default, in a line.
+	Doc string
+	// set says o sets the option away from its default, and how (the text a
+	// message shows: `window_start = "random"`, "rollover"); "" when it does not.
+	// nil for a choice whose default belongs to the algorithm (Info.Defaults)
+	// rather than to the lane, which Check does not police.
+	set func(o Options) string
 }
 
 // Check returns an error naming an option set for an algorithm it does not apply
 // to, so a misplaced knob is not silently ignored, or a value out of range.
-// MonotonicTimestamp is a default, not a choice, and is not checked here.
-func (o Options) Check(algorithm string) error {
+func (o Options) Check(algorithm Name) error {
 	a, err := Get(algorithm)
 	if err != nil {
 		return err
 	}
-	for _, key := range o.set() {
-		name, _, _ := strings.Cut(key, " ")
-		if !slices.Contains(a.Options, name) {
-			return fmt.Errorf("%s applies to %s only (this lane runs %s)", key, owners(name), algorithm)
+	for _, opt := range allOptions() {
+		if opt.set == nil {
+			continue
+		}
+		if how := opt.set(o); how != "" && !a.TakesOption(opt.Key) {
+			return NotTaken(opt.Key, how, algorithm)
 		}
 	}
 	switch {
 	case o.Rollover < 0:
-		return fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)
+		return &OptionError{"rollover", fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)}
 	case o.MaxReserved < 0:
-		return fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)
+		return &OptionError{"max_reserved", fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)}
 	}
 	return nil
 }
 
-// owners names the algorithms an option applies to.
-func owners(option string) string {
-	var names []string
+// OptionError is an option set for an algorithm it does not apply to, or set out
+// of range; Key is the option's scenario key, for the message's place.
+type OptionError struct {
+	Key string
+	Err error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+// NotTaken is the error for the option called key, set as how says
+// (`window_start = "random"`, "rollover"), on a lane running algorithm, which
+// does not take it.
+func NotTaken(key, how string, algorithm Name) *OptionError {
+	return &OptionError{key, fmt.Errorf("%s applies to %s only (this lane runs %s)", how, Join(Owners(key), " and "), algorithm)}
+}
+
+// Owners lists the algorithms that take the option called key.
+func Owners(key string) []Name { return Where(func(a Info) bool { return a.TakesOption(key) }) }
+
+// OptionKeys lists every algorithm's option keys, each once, in registry order.
+func OptionKeys() []string {
+	var keys []string
+	for _, o := range allOptions() {
+		keys = append(keys, o.Key)
+	}
+	return keys
+}
+
+// allOptions is every algorithm's options, each key once, in registry order.
+func allOptions() []Option {
+	var all []Option
+	seen := map[string]bool{}
 	for _, a := range registry {
-		if slices.Contains(a.Options, option) {
-			names = append(names, a.Name)
+		for _, o := range a.Options {
+			if !seen[o.Key] {
+				seen[o.Key] = true
+				all = append(all, o)
+			}
 		}
 	}
-	return strings.Join(names, " and ")
+	return all
+}
+
+// setIf is how when it is set, else "".
+func setIf(set bool, how string) string {
+	if set {
+		return how
+	}
+	return ""
 }

@@ -2,8 +2,16 @@ package algorithms
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"ratelab/internal/suggest"
 )
+
+// Name is an algorithm's name as written in scenario files and on the command line
+// ("token-bucket"). Each algorithm declares its Name constant in its own file; no
+// other package spells one (a test checks).
+type Name string
 
 // Shape is what an algorithm's state measures, which decides what its Level means,
 // what its capacity is, and what it promises over any span of time.
@@ -32,28 +40,76 @@ const (
 
 // Info is what ratelab knows about one algorithm: its name, its shape, what it can
 // do, and how to build it. It is the one place these facts are written; the
-// scenario compiler, the engine, the Redis ports, the UI and the docs read it.
+// scenario compiler, the engine, the Redis ports, tune, the UI and the docs read it.
+// docs/adding-an-algorithm.md says how to add one.
 type Info struct {
 	// Name as used in scenario files and on the command line.
-	Name  string
+	Name Name
+	// Short is the name in a few cells, for a panel too narrow for a lane's whole
+	// name ("tb" for token-bucket).
+	Short string
 	Shape Shape
 	// Exact says the algorithm enforces its policy exactly in every window
 	// (sliding-log); an estimate (sliding-counter) may stray a little.
 	Exact bool
-	// Splittable says the state is one value a client can read and write back,
-	// so the non-atomic strategies (multi, watch) apply.
-	Splittable bool
-	// RedisScript names the algorithm's Lua script (algorithms/redislua/scripts);
-	// empty when it has no Redis port.
-	RedisScript string
-	// Options are the scenario keys of Options that apply to it.
-	Options []string
-	// Baseline marks the no-limit lane, which is not a limiter: a scenario's lanes
-	// default to every algorithm but it.
+	// Options are the scenario keys it takes beyond the policy, each declared in
+	// the algorithm's own file; Options.Check refuses any other set for it.
+	Options []Option
+	// Defaults are the options a lane running it has when its file sets none
+	// (the token bucket's timestamp fix is on).
+	Defaults Options
+	// Redis is its port to Redis (algorithms/redislua runs it): its Lua script and
+	// how the script is called and answered; nil when it has none.
+	Redis *RedisPort
+	// Split takes its decision apart into read, decide and write, for the
+	// non-atomic strategies (multi, watch); nil when its state is not one value a
+	// client can read and write back.
+	Split Split
+	// DefaultLane says a scenario that lists no lanes runs it. Adding one changes
+	// the output of every such scenario, so a new algorithm is not a default
+	// lane unless that is meant.
+	DefaultLane bool
+	// Tuned says ratelab tune sweeps it unless told otherwise: the others decide
+	// as one of these does (gcra and x-time-rate as the token bucket), shape
+	// rather than refuse (the leaky bucket's queue), or do not limit.
+	Tuned bool
+	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
+	// multi-limit lane).
 	Baseline bool
 
 	build func(Policy, Options) Limiter
 }
+
+// registry lists the algorithms in the order lanes are shown. Each entry's facts
+// are declared beside the algorithm, in its own file.
+var registry = []Info{
+	{Name: FixedWindowName, Short: "fw", Shape: ShapeFixedWindow, Options: fixedWindowOptions, Redis: fixedWindowPort, DefaultLane: true, Tuned: true,
+		build: func(p Policy, o Options) Limiter { return NewFixedWindow(p, o.RandomStart, o.Rollover) }},
+	{Name: SlidingLogName, Short: "log", Shape: ShapeSlidingWindow, Exact: true, Redis: slidingLogPort, DefaultLane: true, Tuned: true,
+		build: func(p Policy, _ Options) Limiter { return NewSlidingLog(p) }},
+	{Name: SlidingCounterName, Short: "counter", Shape: ShapeSlidingWindow, Redis: slidingCounterPort, DefaultLane: true, Tuned: true,
+		build: func(p Policy, _ Options) Limiter { return NewSlidingCounter(p) }},
+	{Name: LeakyBucketName, Short: "leaky", Shape: ShapeLeaky, Options: leakyBucketOptions, Redis: leakyBucketPort, DefaultLane: true,
+		build: func(p Policy, o Options) Limiter { return NewLeakyBucket(p, o.Mode) }},
+	{Name: TokenBucketName, Short: "tb", Shape: ShapeBucket, Options: tokenBucketOptions, Defaults: Options{MonotonicTimestamp: true},
+		Redis: tokenBucketPort, Split: tokenBucketSplit, DefaultLane: true, Tuned: true,
+		build: func(p Policy, o Options) Limiter { return NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved) }},
+	{Name: GCRAName, Short: "gcra", Shape: ShapeBucket, Redis: gcraPort, Split: gcraSplit, DefaultLane: true,
+		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
+	{Name: XTimeRateName, Short: "xrate", Shape: ShapeBucket, DefaultLane: true,
+		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
+	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
+		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
+}
+
+// HasBurst says the algorithm holds a burst apart from its rate (the buckets,
+// GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period
+// only, and the no-limit lane nothing.
+func (i Info) HasBurst() bool { return i.Shape == ShapeBucket || i.Shape == ShapeLeaky }
+
+// Splittable says the state is one value a client can read and write back, so
+// the non-atomic strategies (multi, watch) apply.
+func (i Info) Splittable() bool { return i.Split != nil }
 
 // LevelName says what Level measures, for a graph's axis: "tokens left",
 // "queue length", "units in the window".
@@ -69,35 +125,32 @@ func (i Info) LevelName() string {
 	return "units in the window"
 }
 
-// registry lists the algorithms in the order lanes are shown.
-var registry = []Info{
-	{Name: "fixed-window", Shape: ShapeFixedWindow, RedisScript: "fixed_window", Options: []string{"window_start", "rollover"},
-		build: func(p Policy, o Options) Limiter { return NewFixedWindow(p, o.RandomStart, o.Rollover) }},
-	{Name: "sliding-log", Shape: ShapeSlidingWindow, Exact: true, RedisScript: "sliding_log",
-		build: func(p Policy, _ Options) Limiter { return NewSlidingLog(p) }},
-	{Name: "sliding-counter", Shape: ShapeSlidingWindow, RedisScript: "sliding_counter",
-		build: func(p Policy, _ Options) Limiter { return NewSlidingCounter(p) }},
-	{Name: "leaky-bucket", Shape: ShapeLeaky, RedisScript: "leaky_bucket", Options: []string{"mode"},
-		build: func(p Policy, o Options) Limiter { return NewLeakyBucket(p, o.Mode) }},
-	{Name: "token-bucket", Shape: ShapeBucket, Splittable: true, RedisScript: "token_bucket", Options: []string{"monotonic_timestamp", "max_reserved"},
-		build: func(p Policy, o Options) Limiter { return NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved) }},
-	{Name: "gcra", Shape: ShapeBucket, Splittable: true, RedisScript: "gcra",
-		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
-	{Name: "x-time-rate", Shape: ShapeBucket,
-		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
-	{Name: "none", Shape: ShapeNone, Baseline: true,
-		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
+// TakesOption says the algorithm takes the scenario key named key.
+func (i Info) TakesOption(key string) bool {
+	return slices.ContainsFunc(i.Options, func(o Option) bool { return o.Key == key })
 }
 
 // All lists every algorithm, in the order lanes are shown.
 func All() []Info { return append([]Info(nil), registry...) }
 
 // Limiters lists the names of the algorithms that limit (all but the no-limit
-// baseline), in the order lanes are shown: a scenario's default lanes.
-func Limiters() []string {
-	var names []string
+// baseline), in the order lanes are shown.
+func Limiters() []Name { return Where(func(a Info) bool { return !a.Baseline }) }
+
+// DefaultLanes lists the algorithms a scenario that lists no lanes runs, in the
+// order lanes are shown.
+func DefaultLanes() []Name { return Where(func(a Info) bool { return a.DefaultLane }) }
+
+// Tuned lists the algorithms ratelab tune sweeps unless told otherwise, in the
+// order lanes are shown.
+func Tuned() []Name { return Where(func(a Info) bool { return a.Tuned }) }
+
+// Where lists the names of the algorithms for which keep is true, in the order
+// lanes are shown.
+func Where(keep func(Info) bool) []Name {
+	var names []Name
 	for _, a := range registry {
-		if !a.Baseline {
+		if keep(a) {
 			names = append(names, a.Name)
 		}
 	}
@@ -105,16 +158,13 @@ func Limiters() []string {
 }
 
 // Names lists every algorithm's name, in the order lanes are shown.
-func Names() []string {
-	names := make([]string, len(registry))
-	for i, a := range registry {
-		names[i] = a.Name
-	}
-	return names
-}
+func Names() []Name { return Where(func(Info) bool { return true }) }
+
+// Join writes names as a list: "a, b, c" with sep ", ", "a and b" with " and ".
+func Join(names []Name, sep string) string { return strings.Join(nameStrings(names), sep) }
 
 // Lookup returns the algorithm called name.
-func Lookup(name string) (Info, bool) {
+func Lookup(name Name) (Info, bool) {
 	for _, a := range registry {
 		if a.Name == name {
 			return a, true
@@ -123,17 +173,31 @@ func Lookup(name string) (Info, bool) {
 	return Info{}, false
 }
 
-// Get returns the algorithm called name, or an error listing the known names.
-func Get(name string) (Info, error) {
+// Get returns the algorithm called name, or an error listing the known names
+// and the nearest one to a misspelling.
+func Get(name Name) (Info, error) {
 	if a, ok := Lookup(name); ok {
 		return a, nil
 	}
-	return Info{}, fmt.Errorf("unknown algorithm %q; known: %s", name, strings.Join(Names(), ", "))
+	if near := suggest.Nearest(string(name), nameStrings(Names())); near != "" {
+		return Info{}, fmt.Errorf("unknown algorithm %q; did you mean %q? known: %s", name, near, Join(Names(), ", "))
+	}
+	return Info{}, fmt.Errorf("unknown algorithm %q; known: %s", name, Join(Names(), ", "))
+}
+
+// MustLookup returns the algorithm called name, which the caller names by its
+// constant; it panics on a name not in the registry (a programming error).
+func MustLookup(name Name) Info {
+	a, ok := Lookup(name)
+	if !ok {
+		panic(fmt.Sprintf("algorithms: %q is not registered", name))
+	}
+	return a
 }
 
 // New returns the limiter called name enforcing p with opts. The policy must have
 // passed Validate.
-func New(name string, p Policy, opts Options) (Limiter, error) {
+func New(name Name, p Policy, opts Options) (Limiter, error) {
 	a, err := Get(name)
 	if err != nil {
 		return nil, err
@@ -149,7 +213,7 @@ func New(name string, p Policy, opts Options) (Limiter, error) {
 // sliding windows, the limit plus the rollover for the fixed window. A request
 // costing more is never accepted; the theoretical maximum over a span T is
 // Capacity + rate × T. An unknown name has the burst.
-func Capacity(name string, p Policy, o Options) int64 {
+func Capacity(name Name, p Policy, o Options) int64 {
 	p = p.WithDefaults()
 	a, _ := Lookup(name)
 	switch a.Shape {
@@ -159,4 +223,12 @@ func Capacity(name string, p Policy, o Options) int64 {
 		return p.Limit
 	}
 	return p.Burst
+}
+
+func nameStrings(names []Name) []string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return s
 }

@@ -2,6 +2,26 @@ package algorithms
 
 import "time"
 
+// SlidingCounterName is the sliding window counter's name in scenario files and on
+// the command line.
+const SlidingCounterName Name = "sliding-counter"
+
+// slidingCounterPort is scripts/sliding_counter.lua: a hash per key of the window's
+// index and the two counts; Args limit, period_us. Its reply is {allowed, the
+// weighted count × period_us, retry_us, reset_us, 0}: the estimate multiplied
+// through by the period, as the limiter compares it.
+var slidingCounterPort = &RedisPort{Script: "sliding_counter", Call: func(p Policy, _ Options) ScriptCall {
+	period := int64(p.Period / Resolution)
+	call := callOf(p.Limit, period)
+	call.Decision = func(key string, r []int64) Decision {
+		d := Decision{Allowed: r[0] == 1, Limit: p.Limit, Remaining: float64(max(0, p.Limit*period-r[1])) / float64(period), ResetAfter: microsToDuration(r[3])}
+		replyRetry(&d, p, key, r[2])
+		return d
+	}
+	call.Level = func(r []int64) float64 { return float64(r[1]) / float64(period) }
+	return call
+}}
+
 // SlidingCounter approximates a sliding window with two counters per key: the units
 // accepted in the current fixed window and in the previous one. It assumes the
 // previous window's requests were spread evenly and estimates the units in the
@@ -41,8 +61,8 @@ func NewSlidingCounter(p Policy) *SlidingCounter {
 	return &SlidingCounter{policy: p, periodUS: int64(p.Period / Resolution), keyed: newKeyed[SlidingCounterState]()}
 }
 
-func (c *SlidingCounter) Algorithm() string { return "sliding-counter" }
-func (c *SlidingCounter) Policy() Policy    { return c.policy }
+func (c *SlidingCounter) Algorithm() Name { return SlidingCounterName }
+func (c *SlidingCounter) Policy() Policy  { return c.policy }
 func (c *SlidingCounter) StateBytes() int64 {
 	return c.keyBytes + int64(c.Keys())*slidingCounterStateBytes
 }

@@ -2,6 +2,20 @@ package algorithms
 
 import "time"
 
+// SlidingLogName is the sliding log's name in scenario files and on the command
+// line.
+const SlidingLogName Name = "sliding-log"
+
+// slidingLogPort is scripts/sliding_log.lua: per key a sorted set of accepted
+// requests (":log") and a hash of their sum and sequence (":meta"); Args limit,
+// period_us. Its reply is {allowed, limit − sum, retry_us, reset_us, 0}.
+var slidingLogPort = &RedisPort{Script: "sliding_log", KeySuffixes: []string{":log", ":meta"}, Call: func(p Policy, _ Options) ScriptCall {
+	call := callOf(p.Limit, int64(p.Period/Resolution))
+	call.Decision = bucketReply(p, p.Limit, plainUnits)
+	call.Level = func(r []int64) float64 { return plainUnits(r[1]) }
+	return call
+}}
+
 // SlidingLog keeps, per key, the time and cost of every accepted request of the last
 // Period, and accepts a request while the costs in the window (now − Period, now]
 // plus its own stay within Limit. It is exact, never lets more than Limit through
@@ -40,7 +54,7 @@ func NewSlidingLog(p Policy) *SlidingLog {
 	return &SlidingLog{policy: p, periodUS: int64(p.Period / Resolution), keyed: newKeyed[logState]()}
 }
 
-func (l *SlidingLog) Algorithm() string { return "sliding-log" }
+func (l *SlidingLog) Algorithm() Name   { return SlidingLogName }
 func (l *SlidingLog) Policy() Policy    { return l.policy }
 func (l *SlidingLog) StateBytes() int64 { return l.keyBytes + l.entries*logEntryBytes }
 

@@ -105,19 +105,95 @@ type Step struct {
 	Now   time.Duration
 }
 
-// NewSplitter returns lim as a Splitter: itself if it is one, an adapter for an
-// in-memory Stepper, and false if its state is not a value (the algorithm's Info
-// says Splittable).
+// NewSplitter returns lim as a Splitter: itself if it is one, else its
+// algorithm's in-memory split (Info.Split), and false if its state is not a
+// value.
 func NewSplitter(lim Limiter) (Splitter, bool) {
-	switch s := lim.(type) {
-	case Splitter:
+	if s, ok := lim.(Splitter); ok {
 		return s, true
-	case Stepper[TokenState]:
-		return &memorySplitter[TokenState]{st: s, versions: map[string]uint64{}}, true
-	case Stepper[GCRAState]:
-		return &memorySplitter[GCRAState]{st: s, versions: map[string]uint64{}}, true
+	}
+	if a, ok := Lookup(lim.Algorithm()); ok && a.Split != nil {
+		return a.Split.memory(lim)
 	}
 	return nil, false
+}
+
+// Split takes a splittable algorithm's decision apart (Info.Split): in memory,
+// over its own state type, and for a remote port, over its state as the integers
+// the port's script stores.
+type Split interface {
+	// Fields names the state's integers as the script keeps them: the fields
+	// of a Redis hash, in order; nil for one integer held as a plain value.
+	Fields() []string
+	// Remote returns the algorithm as a remote port's steps need it: it decides
+	// on a state read from the store, and holds none itself.
+	Remote(p Policy, o Options) RemoteSteps
+	// memory returns lim, the algorithm in memory, as a Splitter.
+	memory(lim Limiter) (Splitter, bool)
+}
+
+// RemoteSteps decides on a state read from a remote store: the integers of
+// Split.Fields (one when Fields is nil), in a slice the caller owns. It is safe
+// for concurrent use as long as each caller passes its own slice.
+type RemoteSteps interface {
+	// Idle writes into v the state of a key idle forever at now: what a key the
+	// store does not hold has.
+	Idle(key string, now time.Duration, v []int64)
+	// Decide decides on v and leaves in it the state to write back.
+	Decide(v []int64, key string, now time.Duration, cost int64) Decision
+	// SetMonotonic switches the max(now, ts) fix where the algorithm has one.
+	SetMonotonic(on bool)
+}
+
+// newSplit is the split of an algorithm whose Stepper has state S, stored as the
+// integers fields names: store writes S into them, load reads it back, build
+// makes the algorithm for a policy and options.
+func newSplit[S any](fields []string, store func(S, []int64), load func([]int64) S, build func(Policy, Options) Stepper[S]) Split {
+	return split[S]{fields: fields, store: store, load: load, build: build}
+}
+
+type split[S any] struct {
+	fields []string
+	store  func(S, []int64)
+	load   func([]int64) S
+	build  func(Policy, Options) Stepper[S]
+}
+
+func (s split[S]) Fields() []string { return s.fields }
+
+func (s split[S]) Remote(p Policy, o Options) RemoteSteps {
+	return &remoteSteps[S]{split: s, st: s.build(p, o)}
+}
+
+func (s split[S]) memory(lim Limiter) (Splitter, bool) {
+	st, ok := lim.(Stepper[S])
+	if !ok {
+		return nil, false
+	}
+	return &memorySplitter[S]{st: st, versions: map[string]uint64{}}, true
+}
+
+// remoteSteps is a split's RemoteSteps: the algorithm in memory, asked only to
+// decide on states it is handed.
+type remoteSteps[S any] struct {
+	split[S]
+	st Stepper[S]
+}
+
+func (r *remoteSteps[S]) Idle(key string, now time.Duration, v []int64) {
+	r.store(r.st.Read(key, now), v)
+}
+
+func (r *remoteSteps[S]) Decide(v []int64, key string, now time.Duration, cost int64) Decision {
+	d, next := r.st.Decide(r.load(v), key, now, cost)
+	r.store(next, v)
+	return d
+}
+
+func (r *remoteSteps[S]) SetMonotonic(on bool) {
+	if m, ok := r.st.(interface{ SetMonotonic(bool) }); ok {
+		m.SetMonotonic(on)
+	}
 }
 
 // memorySplitter adapts an in-memory Stepper with state type S. A key's version

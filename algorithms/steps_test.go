@@ -81,7 +81,7 @@ func TestBoundaryBurstTokenBucket(t *testing.T) {
 	steps[140].retry = 8 * time.Millisecond // 0.2 tokens refilled, 0.8 to go
 	steps[140].remaining = 0.2
 	for _, lim := range []Limiter{NewTokenBucket(perSecond100, true, 0), NewGCRA(perSecond100), NewXTimeRate(perSecond100)} {
-		t.Run(lim.Algorithm(), func(t *testing.T) { runSteps(t, lim, steps) })
+		t.Run(string(lim.Algorithm()), func(t *testing.T) { runSteps(t, lim, steps) })
 	}
 }
 
@@ -130,7 +130,7 @@ func TestTenPerMinuteRefillsEverySixSeconds(t *testing.T) {
 		step{at: 18 * time.Second, cost: 2, allowed: true, remaining: 0},
 	)
 	for _, lim := range []Limiter{NewTokenBucket(p, true, 0), NewGCRA(p)} {
-		t.Run(lim.Algorithm(), func(t *testing.T) { runSteps(t, lim, steps) })
+		t.Run(string(lim.Algorithm()), func(t *testing.T) { runSteps(t, lim, steps) })
 	}
 }
 

@@ -2,6 +2,39 @@ package algorithms
 
 import "time"
 
+// TokenBucketName is the token bucket's name in scenario files and on the command
+// line.
+const TokenBucketName Name = "token-bucket"
+
+// tokenBucketOptions are the token bucket's scenario keys.
+var tokenBucketOptions = []Option{
+	// on by default (Info.Defaults), and a lane's to turn off: not an option Check polices
+	{Key: "monotonic_timestamp", Doc: "store max(now, ts), so a node whose clock is behind cannot move the stored time back; default true"},
+	{Key: "max_reserved", Doc: "how many units the balance may go below zero: requests then wait (a Delay) rather than being denied; default 0",
+		set: func(o Options) string { return setIf(o.MaxReserved != 0, "max_reserved") }},
+}
+
+// tokenBucketPort is scripts/token_bucket.lua: a hash per key, c = the balance in
+// credits, t = the last refill in µs; Args unit, per_micro, capacity, floor,
+// fill_us, monotonic. Its reply is a bucket's (see bucketReply).
+var tokenBucketPort = &RedisPort{Script: "token_bucket", Call: func(p Policy, o Options) ScriptCall {
+	c := CreditsOf(p, o.MaxReserved)
+	call := callOf(c.Unit, c.PerMicro, c.Capacity, c.Floor, c.FillUS, bit(o.MonotonicTimestamp))
+	call.MonotonicArg = 5
+	call.Decision = bucketReply(p, p.Burst, c.Units)
+	call.Level = func(r []int64) float64 { return c.Units(r[1]) }
+	return call
+}}
+
+// tokenBucketSplit takes the token bucket's decision apart; its state is stored as
+// its script keeps it (fields c and t).
+var tokenBucketSplit = newSplit([]string{"c", "t"},
+	func(s TokenState, v []int64) { v[0], v[1] = s.Credits, s.Last },
+	func(v []int64) TokenState { return TokenState{Credits: v[0], Last: v[1]} },
+	func(p Policy, o Options) Stepper[TokenState] {
+		return NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved)
+	})
+
 // TokenBucket holds, per key, a bucket of Burst tokens refilled at Limit per Period
 // (tokens = min(capacity, tokens + elapsed × rate)). A request of cost c is
 // accepted when the bucket holds c tokens, which it then spends; a denial's
@@ -63,7 +96,7 @@ func NewTokenBucket(p Policy, monotonic bool, maxReserved int64) *TokenBucket {
 	}
 }
 
-func (t *TokenBucket) Algorithm() string { return "token-bucket" }
+func (t *TokenBucket) Algorithm() Name   { return TokenBucketName }
 func (t *TokenBucket) Policy() Policy    { return t.policy }
 func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(t.Keys())*tokenStateBytes }
 

@@ -8,6 +8,10 @@ import (
 	"golang.org/x/time/rate"
 )
 
+// XTimeRateName is the x/time/rate lane's name in scenario files and on the command
+// line.
+const XTimeRateName Name = "x-time-rate"
+
 // xOrigin is the wall-clock instant the virtual origin maps to for x/time/rate,
 // which takes a time.Time. Any fixed instant does; only differences matter.
 var xOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -47,7 +51,7 @@ func NewXTimeRate(p Policy) *XTimeRate {
 	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keyed: newKeyed[xState]()}
 }
 
-func (x *XTimeRate) Algorithm() string { return "x-time-rate" }
+func (x *XTimeRate) Algorithm() Name   { return XTimeRateName }
 func (x *XTimeRate) Policy() Policy    { return x.policy }
 func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(x.Keys())*xLimiterBytes }
 

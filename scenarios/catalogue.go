@@ -49,7 +49,7 @@ func FSSource(fsys fs.FS, file string) Source {
 type Catalogue struct {
 	Source    Source
 	Scenarios []Scenario
-	loc       *locator
+	pos       *positions
 }
 
 // Parse decodes data, read from src, strictly, and compiles every scenario once so
@@ -59,11 +59,12 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := decode(src.Name, data)
+	pos := index(data)
+	f, err := decode(src.Name, data, pos)
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalogue{Source: src, Scenarios: f.Scenarios, loc: newLocator(data)}
+	c := &Catalogue{Source: src, Scenarios: f.Scenarios, pos: pos}
 	if len(c.Scenarios) == 0 {
 		return nil, fmt.Errorf("%s: no scenarios; add a [[scenario]] table", src.Name)
 	}
@@ -71,10 +72,10 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 	for i := range c.Scenarios {
 		s := &c.Scenarios[i]
 		if seen[s.Name] {
-			return nil, fmt.Errorf("%s:%d: two scenarios are named %q; names must be unique", src.Name, c.loc.line(i), s.Name)
+			return nil, fmt.Errorf("%s: two scenarios are named %q; names must be unique", c.pos.place(src.Name, i, "name"), s.Name)
 		}
 		seen[s.Name] = true
-		if _, err := compile(src, c.loc, i, s, Overrides{}); err != nil {
+		if _, err := compile(src, c.pos, i, s, Overrides{}); err != nil {
 			return nil, err
 		}
 	}
@@ -143,5 +144,5 @@ func (c *Catalogue) Compile(name string, o Overrides) (*sim.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compile(c.Source, c.loc, i, &c.Scenarios[i], o)
+	return compile(c.Source, c.pos, i, &c.Scenarios[i], o)
 }

@@ -112,16 +112,8 @@ func (c *compiler) changes(Overrides) error {
 			}
 			add(sim.Input{Kind: sim.InputRetry, Client: client, Retry: r})
 		}
-		switch ch.ClockFix {
-		case "":
-		case "on":
-			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixOn})
-		case "off":
-			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixOff})
-		case "as-configured":
-			add(sim.Input{Kind: sim.InputClockFix, Fix: sim.FixAsConfigured})
-		default:
-			return bad("clock_fix", "clock_fix must be \"on\", \"off\" or \"as-configured\" (got %q)", ch.ClockFix)
+		if ch.ClockFix.Set() {
+			add(sim.Input{Kind: sim.InputClockFix, Fix: ch.ClockFix.Value()})
 		}
 		if ch.Glitch != nil {
 			if c.cfg.Backend == nil {

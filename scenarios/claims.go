@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"ratelab/internal/suggest"
 	"ratelab/sim"
 )
 
@@ -41,26 +42,30 @@ func (c *compiler) claims(Overrides) error {
 			return bad("id", "two claims have this id; give each its own")
 		case strings.TrimSpace(spec.Says) == "":
 			return bad("says", "says is missing: the sentence of the lesson this claim supports")
-		case !sim.ValidOp(spec.Op):
-			return bad("op", "op must be one of %s (got %q)", strings.Join(sim.Ops, " "), spec.Op)
+		case !spec.Op.Set():
+			return bad("op", "op is missing; use one of %s", strings.Join(sim.Ops, " "))
 		case (spec.Value == nil) == (spec.Than == ""):
 			return bad("value", "give value = a number, or than = another lane (with times, default 1), not both or neither")
 		case spec.Lane != "" && len(spec.Lanes) > 0, spec.Lane == "" && len(spec.Lanes) == 0:
 			return bad("lane", "give lane = \"…\" or lanes = [\"…\", …]")
 		}
 		seen[spec.ID] = true
-		names := spec.Lanes
+		names, key := spec.Lanes, "lanes"
 		if spec.Lane != "" {
-			names = []string{spec.Lane}
+			names, key = []string{spec.Lane}, "lane"
 		}
-		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op, Than: -1, Times: 1, Scope: -1, Policy: c.written}
-		for _, name := range names {
+		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op.Value(), Than: -1, Times: 1, Scope: -1, Policy: c.written}
+		for j, name := range names {
 			lane, ok := c.laneIndex(name)
 			if !ok {
 				if c.declared(name) {
 					continue // left out by --lanes
 				}
-				return bad("lane", "no lane or algorithm %q; the lanes are: %s", name, c.laneNames())
+				where := []any{"claim", i, key}
+				if key == "lanes" {
+					where = append(where, j)
+				}
+				return c.fail(where, "claim %q: %s", spec.ID, c.noLane(name))
 			}
 			claim.Lanes = append(claim.Lanes, lane)
 		}
@@ -75,7 +80,7 @@ func (c *compiler) claims(Overrides) error {
 				if c.declared(spec.Than) {
 					continue // left out by --lanes
 				}
-				return bad("than", "no lane or algorithm %q; the lanes are: %s", spec.Than, c.laneNames())
+				return bad("than", "%s", c.noLane(spec.Than))
 			}
 			claim.Than = than
 			if spec.Times != nil {
@@ -153,7 +158,7 @@ func (c *compiler) laneIndex(name string) (int, bool) {
 	if i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == name }); i >= 0 {
 		return i, true
 	}
-	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Algorithm == name })
+	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return string(l.Algorithm) == name })
 	return i, i >= 0
 }
 
@@ -163,24 +168,31 @@ func (c *compiler) declared(name string) bool {
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, a := range c.defaultLanes() {
-			if a == name {
+			if string(a) == name {
 				return true
 			}
 		}
 		return false
 	}
 	for _, l := range specs {
-		if l.Name == name || l.Algorithm == name || (l.Name == "" && l.Algorithm == name) {
+		if l.Name == name || l.Algorithm.String() == name {
 			return true
 		}
 	}
 	return false
 }
 
-func (c *compiler) laneNames() string {
-	var names []string
+// noLane says the scenario has no lane called name, lists its lanes and
+// suggests the nearest name of a lane or of an algorithm one runs.
+func (c *compiler) noLane(name string) string {
+	var names, known []string
 	for _, l := range c.cfg.Lanes {
 		names = append(names, l.Name)
+		known = append(known, l.Name, string(l.Algorithm))
 	}
-	return strings.Join(names, ", ")
+	msg := fmt.Sprintf("no lane or algorithm %q; the lanes are: %s", name, strings.Join(names, ", "))
+	if near := suggest.Nearest(name, known); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	}
+	return msg
 }

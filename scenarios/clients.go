@@ -133,8 +133,8 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 	tooSmall := func(key string, r float64) error {
 		return bad(key, "%s %g per %s is less than one request in %s, the longest run without a trace, so the client would send at most one; raise it, or send one request with pattern = \"bursts\"", key, r, per, MaxDuration)
 	}
-	switch spec.Pattern {
-	case "constant", "poisson":
+	switch spec.Pattern.Value() {
+	case patternConstant, patternPoisson:
 		r := perSecond(spec.Rate)
 		switch {
 		case !(spec.Rate > 0) || !finite(spec.Rate) || !finite(r):
@@ -142,12 +142,12 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 		case r < MinRate:
 			return tooSmall("rate", spec.Rate)
 		}
-		if spec.Pattern == "constant" {
+		if spec.Pattern.Value() == patternConstant {
 			cl.Pattern = sim.Constant{Rate: r}
 		} else {
 			cl.Pattern = sim.Poisson{Rate: r}
 		}
-	case "ramp":
+	case patternRamp:
 		from, to := perSecond(spec.Rate), perSecond(spec.RateTo)
 		switch {
 		case !(spec.Rate >= 0) || !(spec.RateTo >= 0) || !finite(from) || !finite(to) || (spec.Rate == 0 && spec.RateTo == 0):
@@ -156,7 +156,7 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 			return tooSmall("rate", max(spec.Rate, spec.RateTo))
 		}
 		cl.Pattern = sim.Ramp{From: from, To: to}
-	case "bursts":
+	case patternBursts:
 		if len(spec.Bursts) == 0 {
 			return bad("bursts", "bursts is empty; add bursts = [{ at = \"1s\", count = 100 }]")
 		}
@@ -175,7 +175,7 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 			bursts = append(bursts, sim.Burst{At: b.At.Duration, Count: b.Count, Spread: b.Spread.Duration})
 		}
 		cl.Pattern = sim.Bursts{Bursts: bursts}
-	case "closed-loop":
+	case patternClosedLoop:
 		switch {
 		case spec.Concurrency < 1 || spec.Concurrency > MaxWorkers:
 			return bad("concurrency", "concurrency must be from 1 to %d workers (got %d)", MaxWorkers, spec.Concurrency)
@@ -188,14 +188,12 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 			return bad("spread", "spread must be a duration from 0 to %s for a closed loop (got %s)", MaxDuration, spec.Spread)
 		}
 		cl.Pattern = sim.ClosedLoop{Concurrency: spec.Concurrency, Think: spec.Think.Duration, Spread: spec.Spread.Duration.Duration}
-	case "trace":
+	case patternTrace:
 		return c.trace(i, spec, cl, tier, bad)
-	case "hand":
+	case patternHand:
 		cl.Pattern = sim.Hand{} // its file, if any, is read once its keys are known
-	case "":
-		return bad("pattern", "pattern is missing; use one of constant, poisson, bursts, ramp, closed-loop, trace, hand")
 	default:
-		return bad("pattern", "unknown pattern %q; use one of constant, poisson, bursts, ramp, closed-loop, trace, hand", spec.Pattern)
+		return bad("pattern", "pattern is missing; use one of %s", wordList(patterns))
 	}
 	return nil
 }
@@ -204,18 +202,18 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 // that would be ignored is an error instead.
 func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
 	traceKeys := []string{"file", "format", "time_field", "time_format", "cost_field", "reorder_window", "spread"}
-	uses := map[string][]string{
-		"constant": {"rate", "per"}, "poisson": {"rate", "per"}, "ramp": {"rate", "rate_to", "per"},
-		"bursts": {"bursts"}, "closed-loop": {"concurrency", "think", "spread"}, "trace": traceKeys, "hand": {"file"},
-	}[spec.Pattern]
+	uses := map[pattern][]string{
+		patternConstant: {"rate", "per"}, patternPoisson: {"rate", "per"}, patternRamp: {"rate", "rate_to", "per"},
+		patternBursts: {"bursts"}, patternClosedLoop: {"concurrency", "think", "spread"}, patternTrace: traceKeys, patternHand: {"file"},
+	}[spec.Pattern.Value()]
 	set := map[string]bool{
 		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
 		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread != Spread{}, "file": spec.File != "",
-		"format": spec.Format != "", "time_field": spec.TimeField != "", "time_format": spec.TimeFormat != "", "cost_field": spec.CostField != "",
+		"format": spec.Format.Set(), "time_field": spec.TimeField != "", "time_format": spec.TimeFormat.Set(), "cost_field": spec.CostField != "",
 		"reorder_window": spec.ReorderWindow != nil,
 	}
 	if uses == nil {
-		return nil // an unknown pattern is reported next
+		return nil // a missing pattern is reported next
 	}
 	for _, key := range append([]string{"rate", "rate_to", "per", "bursts", "concurrency", "think"}, traceKeys...) {
 		if set[key] && !slices.Contains(uses, key) {
@@ -250,9 +248,7 @@ func (c *compiler) keys(spec *ClientSpec, cl *sim.Client, tier int, bad func(str
 		}
 		cl.Keys = []int{c.key(name, tier)}
 	}
-	switch spec.KeyDistribution {
-	case "", "uniform":
-	case "zipf":
+	if spec.KeyDistribution.Zipf() {
 		cl.KeyZipf = spec.ZipfS
 		if cl.KeyZipf == 0 {
 			cl.KeyZipf = 1.1
@@ -260,8 +256,6 @@ func (c *compiler) keys(spec *ClientSpec, cl *sim.Client, tier int, bad func(str
 		if !(cl.KeyZipf > 1) || math.IsInf(cl.KeyZipf, 0) {
 			return bad("zipf_s", "zipf_s must be > 1 (got %g)", spec.ZipfS)
 		}
-	default:
-		return bad("key_distribution", "key_distribution must be \"uniform\" or \"zipf\" (got %q)", spec.KeyDistribution)
 	}
 	return nil
 }
@@ -289,10 +283,10 @@ func (c *compiler) cost(i int, spec *ClientSpec, cl *sim.Client) error {
 	if cl.Cost.Min < 1 || cl.Cost.Max < cl.Cost.Min || cl.Cost.Max > sim.MaxTraceCost {
 		return bad("cost_distribution", "cost_distribution needs 1 <= min <= max <= %d (got min %d, max %d)", sim.MaxTraceCost, d.Min, d.Max)
 	}
-	switch d.Distribution {
-	case "uniform":
+	switch d.Distribution.Value() {
+	case sim.CostUniform:
 		cl.Cost.Dist = sim.CostUniform
-	case "lognormal":
+	case sim.CostLogNormal:
 		cl.Cost.Dist = sim.CostLogNormal
 		if cl.Cost.Sigma == 0 {
 			cl.Cost.Sigma = 1
@@ -301,7 +295,7 @@ func (c *compiler) cost(i int, spec *ClientSpec, cl *sim.Client) error {
 			return bad("cost_distribution", "a lognormal cost needs median, a number > 0, and sigma, a number >= 0 (got median %g, sigma %g)", d.Median, d.Sigma)
 		}
 	default:
-		return bad("cost_distribution", "distribution must be \"uniform\" or \"lognormal\" (got %q)", d.Distribution)
+		return bad("cost_distribution", "distribution is missing; use one of %s", wordList(costDistributions))
 	}
 	return nil
 }
@@ -318,11 +312,10 @@ func (c *compiler) retry(i int, spec *ClientSpec) (sim.Retry, error) {
 // retryPolicy checks a retry spec and returns it with defaults.
 func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args ...any) error) (sim.Retry, error) {
 	r := sim.Retry{MaxAttempts: 1}
-	policies := map[string]sim.RetryPolicy{"none": sim.RetryNone, "immediate": sim.RetryImmediate, "fixed": sim.RetryFixed, "exponential": sim.RetryExponential, "retry-after": sim.RetryHonour}
-	p, ok := policies[s.Policy]
-	if !ok {
-		return r, bad("policy", "policy must be one of none, immediate, fixed, exponential, retry-after (got %q)", s.Policy)
+	if !s.Policy.Set() {
+		return r, bad("policy", "policy is missing; use one of %s", wordList(retryPolicies))
 	}
+	p := s.Policy.Value()
 	r.Policy = p
 	r.Delay, r.Cap, r.MaxAttempts = s.Delay.Duration, s.Cap.Duration, s.MaxAttempts
 	if r.Delay == 0 {
@@ -347,26 +340,16 @@ func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args .
 	case r.MaxAttempts < 1 || r.MaxAttempts > 1000:
 		return r, bad("max_attempts", "max_attempts must be from 1 to 1000, the first attempt included (got %d)", s.MaxAttempts)
 	}
-	switch s.Jitter {
-	case "", "none":
-	case "full":
-		r.Jitter = sim.JitterFull
-	case "equal":
-		r.Jitter = sim.JitterEqual
-	default:
-		return r, bad("jitter", "jitter must be none, full or equal (got %q)", s.Jitter)
-	}
+	r.Jitter = s.Jitter.Value()
 	if len(s.On) == 0 {
 		r.OnDeny, r.OnError = true, true
 	}
 	for _, on := range s.On {
-		switch on {
-		case "deny":
+		switch on.Value() {
+		case retryOnDeny:
 			r.OnDeny = true
-		case "error":
+		case retryOnError:
 			r.OnError = true
-		default:
-			return r, bad("on", "on lists what is retried: \"deny\" (a 429) and \"error\" (a backend failure) (got %q)", on)
 		}
 	}
 	return r, nil

@@ -64,7 +64,7 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 type compiler struct {
 	overrides Overrides
 	src       Source
-	loc       *locator
+	pos       *positions
 	index     int
 	s         *Scenario
 	cfg       *sim.Config
@@ -78,18 +78,14 @@ type problem struct{ msg string }
 
 func (p *problem) Error() string { return p.msg }
 
-// fail builds the error for a problem at path (see locator.line), naming the file
-// and line, the scenario, and what follows.
+// fail builds the error for a problem at path (see positions.of), naming the file,
+// line and column, the scenario, and what follows.
 func (c *compiler) fail(path []any, format string, args ...any) error {
-	place := c.src.Name
-	if line := c.loc.line(c.index, path...); line > 0 {
-		place = fmt.Sprintf("%s:%d", place, line)
-	}
-	return &problem{fmt.Sprintf("%s: scenario %q: %s", place, c.s.Name, fmt.Sprintf(format, args...))}
+	return &problem{fmt.Sprintf("%s: scenario %q: %s", c.pos.place(c.src.Name, c.index, path...), c.s.Name, fmt.Sprintf(format, args...))}
 }
 
-func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*sim.Config, error) {
-	c := &compiler{src: src, loc: loc, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
+func compile(src Source, pos *positions, index int, s *Scenario, o Overrides) (*sim.Config, error) {
+	c := &compiler{src: src, pos: pos, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
 	steps := []func(Overrides) error{c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims}
 	for _, step := range steps {
@@ -103,7 +99,7 @@ func compile(src Source, loc *locator, index int, s *Scenario, o Overrides) (*si
 func (c *compiler) header(o Overrides) error {
 	s, cfg := c.s, c.cfg
 	if s.Name == "" {
-		return &problem{fmt.Sprintf("%s:%d: a [[scenario]] has no name; add name = \"…\" (lowercase letters, digits and dashes)", c.src.Name, c.loc.line(c.index))}
+		return &problem{fmt.Sprintf("%s: a [[scenario]] has no name; add name = \"…\" (lowercase letters, digits and dashes)", c.pos.place(c.src.Name, c.index))}
 	}
 	if !namePattern.MatchString(s.Name) {
 		return c.fail([]any{"name"}, "name must be lowercase letters, digits and dashes (got %q)", s.Name)

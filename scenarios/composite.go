@@ -13,13 +13,7 @@ import (
 // composite compiles what a lane says beyond one limiter: shards of its limit,
 // several limits per request and how they combine, and its headers' family.
 func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
-	family, ok := algorithms.ParseHeaderFamily(spec.Headers)
-	switch {
-	case spec.Headers == "":
-	case !ok:
-		return bad("headers", "headers must be one of %s (got %q)", quoted(algorithms.HeaderFamilies), spec.Headers)
-	}
-	lane.Headers = family
+	lane.Headers = spec.Headers.Value()
 	if err := c.shards(spec, lane, bad); err != nil {
 		return err
 	}
@@ -29,7 +23,7 @@ func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad fun
 // shards compiles shards and shard_pick.
 func (c *compiler) shards(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
 	if spec.Shards == nil {
-		if spec.ShardPick != "" {
+		if spec.ShardPick.Set() {
 			return bad("shard_pick", "shard_pick applies to a sharded lane; add shards = N (2 or more)")
 		}
 		return nil
@@ -56,12 +50,8 @@ func (c *compiler) shards(spec LaneSpec, lane *sim.LaneConfig, bad func(string, 
 			return bad("shards", "shards = %d is more than the %s (%d) of tier %q: a shard would get less than one unit; use at most %d shards, or raise the %s", n, what, most, c.cfg.Tiers[t].Name, most, what)
 		}
 	}
-	pick, ok := algorithms.ParseShardPick(spec.ShardPick)
-	switch {
-	case spec.ShardPick == "":
-	case !ok:
-		return bad("shard_pick", "shard_pick must be one of %s (got %q)", quoted(algorithms.ShardPicks), spec.ShardPick)
-	case n < 2 && pick == algorithms.PickTwoChoices:
+	pick := spec.ShardPick.Value()
+	if n < 2 && pick == algorithms.PickTwoChoices {
 		return bad("shard_pick", "two choices need two shards or more (shards = %d)", n)
 	}
 	lane.Shards, lane.ShardPick = n, pick
@@ -72,7 +62,7 @@ func (c *compiler) shards(spec LaneSpec, lane *sim.LaneConfig, bad func(string, 
 func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
 	if len(spec.Limits) == 0 {
 		switch {
-		case spec.Combine != "":
+		case spec.Combine.Set():
 			return bad("combine", "combine applies to a lane that holds each request to several limits; add [[scenario.lane.limits]] tables, two or more")
 		case spec.Order != nil:
 			return bad("order", "order applies to a lane that holds each request to several limits; add [[scenario.lane.limits]] tables, two or more")
@@ -82,11 +72,7 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 	if lane.Strategy != algorithms.Atomic {
 		return bad("strategy", "strategy %q reads and writes one key; a lane with several limits decides with combine instead", lane.Strategy)
 	}
-	combine, ok := algorithms.ParseCombine(spec.Combine)
-	if spec.Combine != "" && !ok {
-		return bad("combine", "combine must be one of %s (got %q)", quoted(algorithms.Combines), spec.Combine)
-	}
-	lane.Combine = combine
+	lane.Combine = spec.Combine.Value()
 	base := lane.TierPolicy(c.cfg, 0)
 	names := limitNames(spec.Limits)
 	for j, ls := range spec.Limits {
@@ -97,19 +83,15 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 		if slices.Index(names, names[j]) != j {
 			return badLimit("name", "two limits are named %q; give each its own name", names[j])
 		}
-		algorithm, opts := ls.Algorithm, algorithms.Options{MonotonicTimestamp: true}
-		if algorithm == "" { // the lane's, with the lane's options
+		algorithm := ls.Algorithm.Value()
+		info, _ := algorithms.Lookup(algorithm)
+		opts := info.Defaults
+		if !ls.Algorithm.Set() { // the lane's, with the lane's options
 			algorithm, opts = lane.Algorithm, lane.Options
+			info, _ = algorithms.Lookup(algorithm)
 		}
-		info, known := algorithms.Lookup(algorithm)
-		switch {
-		case !known:
-			return badLimit("algorithm", "unknown algorithm %q; use one of %s", algorithm, strings.Join(algorithms.Limiters(), ", "))
-		case info.Shape == algorithms.ShapeNone:
-			return badLimit("algorithm", "the no-limit lane is not a limit; use one of %s", strings.Join(algorithms.Limiters(), ", "))
-		}
-		if !slices.Contains(info.Options, "monotonic_timestamp") {
-			opts.MonotonicTimestamp = false
+		if info.Baseline {
+			return badLimit("algorithm", "the no-limit lane is not a limit; use one of %s", algorithms.Join(algorithms.Limiters(), ", "))
 		}
 		p := base
 		if ls.Limit != nil {
@@ -198,10 +180,10 @@ func limitNames(limits []LimitSpec) []string {
 func allPorted(limits []LimitSpec) bool { return unported(limits) == "" }
 
 // unported is the first algorithm the limits name that has no Redis port.
-func unported(limits []LimitSpec) string {
+func unported(limits []LimitSpec) algorithms.Name {
 	for _, l := range limits {
-		if info, ok := algorithms.Lookup(l.Algorithm); ok && info.RedisScript == "" {
-			return l.Algorithm
+		if info, ok := algorithms.Lookup(l.Algorithm.Value()); ok && info.Redis == nil {
+			return info.Name
 		}
 	}
 	return ""

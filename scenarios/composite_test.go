@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,17 +42,17 @@ func TestBadCompositeInput(t *testing.T) {
 		return minimal + strings.Replace(twoLimits, old, new, 1)
 	}
 	for _, tc := range []struct{ name, doc, want string }{
-		{"no shards", lane("shards = 0"), `dir/test.toml:15: scenario "s": lane "l": shards must be >= 1 (got 0)`},
+		{"no shards", lane("shards = 0"), `dir/test.toml:15:10: scenario "s": lane "l": shards must be >= 1 (got 0)`},
 		{"more shards than the burst", lane("burst = 4\nshards = 8"), `lane "l": shards = 8 is more than the burst (4) of tier "default": a shard would get less than one unit; use at most 4 shards, or raise the burst`},
 		{"more shards than the limit", lane("burst = 20\nshards = 16"), `shards = 16 is more than the limit (10) of tier "default"`},
-		{"unknown pick", lane("shards = 2\nshard_pick = \"best\""), `lane "l": shard_pick must be one of "random", "two-choices" (got "best")`},
+		{"unknown pick", lane("shards = 2\nshard_pick = \"best\""), `dir/test.toml:16:14: scenario.lane: shard_pick must be one of "random", "two-choices" (got "best")`},
 		{"pick without shards", lane("shard_pick = \"two-choices\""), `lane "l": shard_pick applies to a sharded lane; add shards = N (2 or more)`},
 		{"two choices of one", lane("shards = 1\nshard_pick = \"two-choices\""), `two choices need two shards or more (shards = 1)`},
 		{"shards with strategy", lane("shards = 2\nstrategy = \"multi\""), `shards apply to atomic lanes`},
 		{"combine without limits", lane(`combine = "all-or-nothing"`), `lane "l": combine applies to a lane that holds each request to several limits; add [[scenario.lane.limits]] tables, two or more`},
 		{"order without limits", lane(`order = { c = ["a"] }`), `order applies to a lane that holds each request to several limits`},
-		{"unknown combine", limits(`combine = "in-order"`, `combine = "both"`), `lane "both": combine must be one of "in-order", "check-then-consume", "all-or-nothing" (got "both")`},
-		{"unknown field", limits(`key = "user:{key}"`, `key = "user:{id}"`), `dir/test.toml:19: scenario "s": lane "both": limit "user": key "user:{id}" names an unknown field {id}; the only field is {key}`},
+		{"unknown combine", limits(`combine = "in-order"`, `combine = "both"`), `dir/test.toml:15:11: scenario.lane: combine must be one of "in-order", "check-then-consume", "all-or-nothing" (got "both")`},
+		{"unknown field", limits(`key = "user:{key}"`, `key = "user:{id}"`), `dir/test.toml:19:7: scenario "s": lane "both": limit "user": key "user:{id}" names an unknown field {id}; the only field is {key}`},
 		{"bad cost", limits("cost = 2", `cost = "tokens"`), `limit "global": cost must be a number of units, or "cost" for the request's own (got "tokens")`},
 		{"zero cost", limits("cost = 2", "cost = 0"), `limit "global": cost must be a number of units >= 1`},
 		{"limit algorithm", limits(`algorithm = "gcra"`, `algorithm = "none"`), `limit "global": the no-limit lane is not a limit`},
@@ -60,7 +62,7 @@ func TestBadCompositeInput(t *testing.T) {
 		{"order missing a limit", limits(`combine = "in-order"`, "combine = \"in-order\"\norder = { c = [\"global\"] }"), `order for client "c" must name every limit once ("user", "global"), got "global"`},
 		{"shards and limits", limits(`combine = "in-order"`, "combine = \"in-order\"\nshards = 2"), `shards splits one limit; this lane holds each request to several`},
 		{"cost above a limit", limits("cost = 2", "cost = 200"), `client "c": a request may cost 200, more than lane "both"'s limit "global"'s burst of 100`},
-		{"unknown headers", lane(`headers = "github"`), `lane "l": headers must be one of "draft", "legacy", "x-ratelimit" (got "github")`},
+		{"unknown headers", lane(`headers = "github"`), `dir/test.toml:15:11: scenario.lane: headers must be one of "draft", "legacy", "x-ratelimit" (got "github")`},
 	} {
 		_, err := parse(t, tc.doc, nil)
 		if err == nil {
@@ -93,7 +95,7 @@ func TestAllOrNothingAcrossSlots(t *testing.T) {
 		}
 	}
 	_, err = c.Compile("s", Overrides{Redis: true, Cluster: true})
-	if err == nil || !strings.Contains(err.Error(), `dir/test.toml:15: scenario "s": lane "both": combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit "user" (key "user:{key}") has a key per request key, each in a slot of its own, and limit "global" (key "global") is one key for all, in another: give every limit a key that names {key}`) {
+	if err == nil || !strings.Contains(err.Error(), `dir/test.toml:15:11: scenario "s": lane "both": combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit "user" (key "user:{key}") has a key per request key, each in a slot of its own, and limit "global" (key "global") is one key for all, in another: give every limit a key that names {key}`) {
 		t.Errorf("on a cluster: %v", err)
 	}
 	perKey := strings.Replace(doc, `key = "global"`, `key = "global:{key}"`, 1)
@@ -144,5 +146,20 @@ shard_pick = "two-choices"
 	}
 	if parts := sharded.Parts(cfg, 0); len(parts) != 3 || parts[0].Policy.Limit != 4 || parts[2].Policy.Limit != 3 || parts[2].Shard != 2 {
 		t.Errorf("shards: %+v", parts)
+	}
+}
+
+// The lane keys of the algorithms' own options are exactly those the registry's
+// algorithms declare, in its order: a new algorithm's option is in the schema,
+// and the schema has no option no algorithm takes.
+func TestOptionKeysAreTheRegistrys(t *testing.T) {
+	got := keysOf(reflect.TypeFor[OptionsSpec]())
+	if want := algorithms.OptionKeys(); !slices.Equal(got, want) {
+		t.Errorf("the lane's option keys are %v; the algorithms declare %v", got, want)
+	}
+	for _, key := range got {
+		if !slices.Contains(keysOf(reflect.TypeFor[LaneSpec]()), key) {
+			t.Errorf("%s is not a key of a lane's table", key)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"ratelab/traces"
 )
 
 // Duration is a time.Duration written in a scenario file as a string such as
@@ -33,10 +35,9 @@ type Spread struct {
 	Mode string // "none" or "uniform", when written as a word
 }
 
-// UnmarshalText reads a duration, or the words none and uniform.
+// UnmarshalText reads a duration, or a word traces.ParseSpread reads.
 func (s *Spread) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "none", "uniform":
+	if _, err := traces.ParseSpread(string(b)); err == nil && len(b) > 0 {
 		s.Mode = string(b)
 		return nil
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ func (c *compiler) lanes(o Overrides) error {
 	specs := c.s.Lanes
 	if len(specs) == 0 {
 		for _, name := range c.defaultLanes() {
-			specs = append(specs, LaneSpec{Algorithm: name})
+			specs = append(specs, LaneSpec{Algorithm: AlgorithmOf(name)})
 		}
 	}
 	for i, spec := range specs {
@@ -39,7 +40,7 @@ func (c *compiler) lanes(o Overrides) error {
 		for _, want := range o.Lanes {
 			found := false
 			for _, l := range c.cfg.Lanes {
-				if (l.Name == want || l.Algorithm == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
+				if (l.Name == want || string(l.Algorithm) == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
 					kept, found = append(kept, l), true
 				}
 			}
@@ -63,12 +64,12 @@ func (c *compiler) lanes(o Overrides) error {
 func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	o := c.overrides
 	at := func(key string) []any { return []any{"lane", i, key} }
-	if spec.Algorithm == "" && len(spec.Limits) > 0 {
+	if !spec.Algorithm.Set() && len(spec.Limits) > 0 {
 		spec.Algorithm = spec.Limits[0].Algorithm // a multi-limit lane is shown as its first limit
 	}
 	name := spec.Name
 	if name == "" {
-		name = spec.Algorithm
+		name = spec.Algorithm.String()
 		if len(spec.Limits) > 0 {
 			name = strings.Join(limitNames(spec.Limits), "+")
 		}
@@ -76,15 +77,12 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	bad := func(key, format string, args ...any) error {
 		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
 	}
-	info, known := algorithms.Lookup(spec.Algorithm)
+	info, known := algorithms.Lookup(spec.Algorithm.Value())
 	if !known {
-		if spec.Algorithm == "" {
-			return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, strings.Join(algorithms.Names(), ", "))
-		}
-		return sim.LaneConfig{}, bad("algorithm", "unknown algorithm %q; use one of %s", spec.Algorithm, strings.Join(algorithms.Names(), ", "))
+		return sim.LaneConfig{}, c.fail(at("algorithm"), "lane %d: algorithm is missing; use one of %s", i+1, algorithms.Join(algorithms.Names(), ", "))
 	}
-	lane := sim.LaneConfig{Name: name, Algorithm: spec.Algorithm, WatchRetries: 20}
-	ported := info.RedisScript != "" && allPorted(spec.Limits)
+	lane := sim.LaneConfig{Name: name, Algorithm: info.Name, WatchRetries: 20}
+	ported := info.Redis != nil && allPorted(spec.Limits)
 
 	base := c.cfg.Tiers[0].Policy
 	p := base
@@ -110,42 +108,19 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Policy = p
 	}
 
-	opts := algorithms.Options{Rollover: spec.Rollover, MaxReserved: spec.MaxReserved, MonotonicTimestamp: true}
-	switch spec.WindowStart {
-	case "", "epoch":
-	case "random":
-		opts.RandomStart = true
-	default:
-		return lane, bad("window_start", "window_start must be \"epoch\" or \"random\" (got %q)", spec.WindowStart)
-	}
-	switch spec.Mode {
-	case "", "queue":
-	case "meter":
-		opts.Mode = algorithms.LeakyMeter
-	default:
-		return lane, bad("mode", "mode must be \"queue\" or \"meter\" (got %q)", spec.Mode)
-	}
-	takesMonotonic := slices.Contains(info.Options, "monotonic_timestamp")
-	if spec.MonotonicTimestamp != nil {
-		if !takesMonotonic {
-			return lane, bad("monotonic_timestamp", "monotonic_timestamp applies to token-bucket only")
+	opts, err := spec.OptionsSpec.options(info)
+	if err != nil {
+		key := "algorithm"
+		if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
+			key = oe.Key
 		}
-		opts.MonotonicTimestamp = *spec.MonotonicTimestamp
-	}
-	if !takesMonotonic {
-		opts.MonotonicTimestamp = false
-	}
-	if err := opts.Check(spec.Algorithm); err != nil {
-		return lane, bad("algorithm", "%v", err)
+		return lane, bad(key, "%v", err)
 	}
 	lane.Options = opts
 
-	if spec.Strategy != "" {
-		st, ok := algorithms.ParseStrategy(spec.Strategy)
-		if !ok || spec.Strategy == "lua" {
-			return lane, bad("strategy", "strategy must be atomic, multi or watch (got %q)", spec.Strategy)
-		}
-		if st != algorithms.Atomic && !info.Splittable {
+	if spec.Strategy.Set() {
+		st := spec.Strategy.Value()
+		if st != algorithms.Atomic && !info.Splittable() {
 			return lane, bad("strategy", "strategy %q applies to %s, whose state is a value a client can read and write back (this lane runs %s)", spec.Strategy, splittable(), spec.Algorithm)
 		}
 		lane.Strategy = st
@@ -153,23 +128,19 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 			lane.RoundTrip = time.Millisecond
 		}
 	}
-	backend := spec.Backend
-	if backend == "" && o.Redis && ported {
-		backend = "redis"
+	backend := spec.Backend.Value()
+	if !spec.Backend.Set() && o.Redis && ported {
+		backend = sim.OnRedis
 	}
-	switch backend {
-	case "", "memory":
-	case "redis":
+	if backend == sim.OnRedis {
 		lane.Backend = sim.OnRedis
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
-		if info.RedisScript == "" {
+		if info.Redis == nil {
 			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
 		}
 		if !ported {
 			return lane, bad("backend", "a limit runs %s, which has no Redis port; give every limit an algorithm with one, or keep the lane in memory", unported(spec.Limits))
 		}
-	default:
-		return lane, bad("backend", "backend must be \"memory\" or \"redis\" (got %q)", spec.Backend)
 	}
 	if spec.RoundTrip != nil {
 		if spec.RoundTrip.Duration < 0 || spec.RoundTrip.Duration > time.Minute {
@@ -183,22 +154,13 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 		lane.WatchRetries = *spec.WatchRetries
 	}
-	switch spec.Clock {
-	case "", "client":
-	case "server":
-		lane.Clock = sim.ServerClock
-	default:
-		return lane, bad("clock", "clock must be \"client\" (the caller's clock) or \"server\" (Redis TIME) (got %q)", spec.Clock)
-	}
-	switch spec.OnError {
-	case "", "closed":
-	case "open":
-		lane.OnError = sim.FailOpen
-	default:
-		return lane, bad("on_error", "on_error must be \"closed\" (deny when Redis fails) or \"open\" (allow) (got %q)", spec.OnError)
-	}
-	if lane.Backend == sim.InMemory && (spec.Clock != "" || spec.OnError != "") {
-		return lane, bad("clock", "clock and on_error apply to backend = \"redis\" lanes only")
+	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
+	if lane.Backend == sim.InMemory && (spec.Clock.Set() || spec.OnError.Set()) {
+		key := "clock"
+		if !spec.Clock.Set() {
+			key = "on_error"
+		}
+		return lane, bad(key, "clock and on_error apply to backend = \"redis\" lanes only")
 	}
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
@@ -206,16 +168,25 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	return lane, nil
 }
 
+// options are the lane's options for the algorithm info: its defaults, with what
+// the file sets. An option the algorithm does not take is an
+// *algorithms.OptionError naming it.
+func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
+	opts := info.Defaults
+	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
+	if s.MonotonicTimestamp != nil {
+		if !info.TakesOption("monotonic_timestamp") {
+			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)
+		}
+		opts.MonotonicTimestamp = *s.MonotonicTimestamp
+	}
+	return opts, opts.Check(info.Name)
+}
+
 // splittable names the algorithms the non-atomic strategies apply to.
 func splittable() string {
-	var names []string
-	for _, a := range algorithms.All() {
-		if a.Splittable {
-			names = append(names, a.Name)
-		}
-	}
-	return strings.Join(names, " and ")
+	return algorithms.Join(algorithms.Where(algorithms.Info.Splittable), " and ")
 }
 
 // defaultLanes are the algorithms of a scenario that lists no lanes: every limiter.
-func (c *compiler) defaultLanes() []string { return algorithms.Limiters() }
+func (c *compiler) defaultLanes() []algorithms.Name { return algorithms.DefaultLanes() }

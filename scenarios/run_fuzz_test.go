@@ -131,7 +131,11 @@ func fuzzScenario(c *chooser) string {
 	optional("retry_after_jitter", fuzzFractions...)
 	for n := c.pick("1", "0", "2", "3"); n != "0"; n = c.pick("0", "0", "1") {
 		line("[[scenario.lane]]")
-		line("algorithm = %q", c.pick(algorithms.Names()...))
+		var names []string
+		for _, n := range algorithms.Names() {
+			names = append(names, string(n))
+		}
+		line("algorithm = %q", c.pick(names...))
 		optional("retry_after_jitter", fuzzFractions...)
 		optional("limit", "1", "50")
 		if c.pick("", "x") != "" {

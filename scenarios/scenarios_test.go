@@ -123,24 +123,25 @@ func TestBadInput(t *testing.T) {
 		{"unknown key", replace("rate = 5", "rate = 5\nflavour = 1"), `dir/test.toml:12:1: unknown key "flavour" in [scenario.client]; known keys: name, node, tier`, nil},
 		{"wrong type", replace("limit = 10", `limit = "ten"`), `dir/test.toml:6:9: scenario.policy.limit: cannot decode TOML string where a whole number belongs`, nil},
 		{"bad duration", replace(`duration = "2s"`, `duration = "2 sec"`), `dir/test.toml:3:12: scenario.duration: "2 sec" is not a duration; write a number with a unit, in quotes, like "250ms", "1.5s" or "2m"`, nil},
-		{"negative duration", replace(`duration = "2s"`, `duration = "-2s"`), `dir/test.toml:3: scenario "s": duration must be > 0 (got "-2s")`, nil},
-		{"rate <= 0", replace("rate = 5", "rate = -5"), `dir/test.toml:11: scenario "s": client "c": rate must be a number > 0 (got -5); it is requests per 1s`, nil},
-		{"limit <= 0", replace("limit = 10", "limit = 0"), `dir/test.toml:6: scenario "s": [scenario.policy]: limit must be > 0 (got 0)`, nil},
-		{"cost above burst", replace("rate = 5", "rate = 5\ncost = 20"), `dir/test.toml:12: scenario "s": client "c": a request may cost 20, more than lane "fixed-window"'s limit per window of 10, so it could never be accepted; lower the cost or raise the limit per window`, nil},
+		{"negative duration", replace(`duration = "2s"`, `duration = "-2s"`), `dir/test.toml:3:12: scenario "s": duration must be > 0 (got "-2s")`, nil},
+		{"rate <= 0", replace("rate = 5", "rate = -5"), `dir/test.toml:11:8: scenario "s": client "c": rate must be a number > 0 (got -5); it is requests per 1s`, nil},
+		{"limit <= 0", replace("limit = 10", "limit = 0"), `dir/test.toml:6:9: scenario "s": [scenario.policy]: limit must be > 0 (got 0)`, nil},
+		{"cost above burst", replace("rate = 5", "rate = 5\ncost = 20"), `dir/test.toml:12:8: scenario "s": client "c": a request may cost 20, more than lane "fixed-window"'s limit per window of 10, so it could never be accepted; lower the cost or raise the limit per window`, nil},
 		{"cost above a bucket's burst", replace("limit = 10", "limit = 10\nburst = 4\n[[scenario.lane]]\nalgorithm = \"gcra\"") + "cost = 5\n", `client "c": a request may cost 5, more than lane "gcra"'s burst of 4`, nil},
-		{"unknown algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"token-buckett\"\n", `dir/test.toml:13: scenario "s": lane "token-buckett": unknown algorithm "token-buckett"; use one of fixed-window, sliding-log`, nil},
-		{"misplaced option", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nrollover = 3\n", `lane "gcra": rollover applies to fixed-window only (this lane runs gcra)`, nil},
+		{"unknown algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"token-buckett\"\n", `dir/test.toml:13:13: scenario.lane: algorithm must be one of "fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "x-time-rate", "none" (got "token-buckett"); did you mean "token-bucket"?`, nil},
+		{"misplaced option", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nrollover = 3\n", `dir/test.toml:14:12: scenario "s": lane "gcra": rollover applies to fixed-window only (this lane runs gcra)`, nil},
+		{"misplaced timestamp fix", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nmonotonic_timestamp = false\n", `dir/test.toml:14:23: scenario "s": lane "gcra": monotonic_timestamp applies to token-bucket only (this lane runs gcra)`, nil},
 		{"multi on a window", minimal + "[[scenario.lane]]\nalgorithm = \"sliding-log\"\nstrategy = \"multi\"\n", `strategy "multi" applies to token-bucket and gcra`, nil},
 		{"unknown node", client(`node = "z"`), `client "c": node "z" is not defined; add a [[scenario.node]] named "z" or use one of: app`, nil},
-		{"no clients", "[[scenario]]\nname = \"s\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 1\n", `dir/test.toml:1: scenario "s": has no [[scenario.client]]; add at least one source of traffic`, nil},
+		{"no clients", "[[scenario]]\nname = \"s\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 1\n", `dir/test.toml:1:1: scenario "s": has no [[scenario.client]]; add at least one source of traffic`, nil},
 		{"no policy", strings.Replace(minimal, "[scenario.policy]\nlimit = 10\n", "", 1), `scenario "s": has no [scenario.policy]; add one with at least limit = N`, nil},
 		{"bad name", replace(`name = "s"`, `name = "Big Name"`), `scenario "Big Name": name must be lowercase letters, digits and dashes (got "Big Name")`, nil},
-		{"duplicate scenario", minimal + "\n" + minimal, `dir/test.toml:13: two scenarios are named "s"; names must be unique`, nil},
+		{"duplicate scenario", minimal + "\n" + minimal, `dir/test.toml:14:8: two scenarios are named "s"; names must be unique`, nil},
 		{"stop after the end", client(`stop = "5s"`), `client "c": stop must be after start (0s) and at most the duration 2s (got 5s)`, nil},
 		{"closed loop without pause", pattern("closed-loop", "concurrency = 4"), `client "c": a closed loop needs think or latency > 0`, nil},
 		{"too much load", replace("rate = 5", "rate = 1e9"), `client "c": offers about 2e+09 requests over 2s; ratelab replays at most 100000000 per scenario`, nil},
 		{"overlapping bursts", pattern("bursts", `bursts = [{ at = "1s", count = 5, spread = "1s" }, { at = "1500ms", count = 5 }]`), `client "c": burst 2 at 1.5s starts before burst 1 ends`, nil},
-		{"bad retry policy", client(`retry = { policy = "sometimes" }`), `client "c": retry: policy must be one of none, immediate, fixed, exponential, retry-after (got "sometimes")`, nil},
+		{"bad retry policy", client(`retry = { policy = "sometimes" }`), `dir/test.toml:12:20: scenario.client.retry: policy must be one of "none", "immediate", "fixed", "exponential", "retry-after" (what Retry-After says) (got "sometimes")`, nil},
 		{"missing trace", pattern("trace", `file = "nope.csv"`), `client "c": open dir/nope.csv: file does not exist (the path is relative to dir/test.toml)`, nil},
 		{"empty trace", pattern("trace", `file = "t.csv"`), `client "c": t.csv: the trace has no requests; give a file with at least one`, map[string]string{"t.csv": "time_ms,key\n"}},
 		{"trace format unknown", pattern("trace", `file = "t.dat"`), `client "c": cannot tell the format of t.dat from its name; set format = "clf", "jsonl" or "csv"`, map[string]string{"t.dat": "x"}},
@@ -150,7 +151,7 @@ func TestBadInput(t *testing.T) {
 		{"closed loop spread as a word", pattern("closed-loop", "concurrency = 2\nthink = \"1s\"\nspread = \"uniform\""), `client "c": spread must be a duration from 0 to 24h0m0s for a closed loop (got uniform)`, nil},
 		{"trace option on another pattern", client(`reorder_window = "1m"`), `client "c": reorder_window does not apply to pattern "constant" (it uses rate, per); remove it`, nil},
 		{"unknown watch key", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_key = \"q\""), `scenario "s": watch_key "q" is not a key any client uses`, nil},
-		{"unknown key in watch_keys", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_keys = [\"q\"]"), `test.toml:4: scenario "s": watch_keys[0] "q" is not a key any client uses`, nil},
+		{"unknown key in watch_keys", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_keys = [\"q\"]"), `dir/test.toml:4:14: scenario "s": watch_keys[0] "q" is not a key any client uses`, nil},
 		{"period not exact", replace("limit = 10", "limit = 10\nperiod = \"1.0000005s\""), `period must be a whole number of microseconds`, nil},
 		{"too large for exact arithmetic", replace("limit = 10", "limit = 999983\nperiod = \"3h\""), `limit 999983 (or burst 999983) over a period of 3h0m0s is too large for exact arithmetic`, nil},
 		{"longer than a day without a trace", replace(`duration = "2s"`, `duration = "25h"`), `duration must be at most 24h0m0s (got 25h0m0s); only a scenario with a trace may be longer`, nil},
@@ -159,17 +160,17 @@ func TestBadInput(t *testing.T) {
 
 		// numbers the engine cannot compute with (issue 8): each was accepted and
 		// looped for ever, or ran with times and costs that wrapped around
-		{"rate nan", replace("rate = 5", "rate = nan"), `dir/test.toml:11: scenario "s": client "c": rate must be a number > 0 (got NaN)`, nil},
+		{"rate nan", replace("rate = 5", "rate = nan"), `dir/test.toml:11:8: scenario "s": client "c": rate must be a number > 0 (got NaN)`, nil},
 		{"rate inf", replace("rate = 5", "rate = inf"), `client "c": rate must be a number > 0 (got +Inf)`, nil},
 		{"rate per second overflows", replace("rate = 5", "rate = 1e308\nper = \"1ns\""), `client "c": rate must be a number > 0 (got 1e+308)`, nil},
-		{"rate 1e-10", replace("rate = 5", "rate = 1e-10"), `dir/test.toml:11: scenario "s": client "c": rate 1e-10 per 1s is less than one request in 24h0m0s, the longest run without a trace, so the client would send at most one; raise it, or send one request with pattern = "bursts"`, nil},
+		{"rate 1e-10", replace("rate = 5", "rate = 1e-10"), `dir/test.toml:11:8: scenario "s": client "c": rate 1e-10 per 1s is less than one request in 24h0m0s, the longest run without a trace, so the client would send at most one; raise it, or send one request with pattern = "bursts"`, nil},
 		{"rate 1e-300", replace("rate = 5", "rate = 1e-300"), `client "c": rate 1e-300 per 1s is less than one request in 24h0m0s`, nil},
 		{"rate denormal", replace("rate = 5", "rate = 5e-324"), `client "c": rate 5e-324 per 1s is less than one request`, nil},
 		{"poisson rate tiny", strings.Replace(replace("rate = 5", "rate = 1e-300"), `"constant"`, `"poisson"`, 1), `client "c": rate 1e-300 per 1s is less than one request`, nil},
-		{"ramp to nan", pattern("ramp", "rate = 10\nrate_to = nan"), `dir/test.toml:11: scenario "s": client "c": a ramp needs rate (at start) and rate_to (at stop), numbers >= 0, not both 0 (got 10 and NaN)`, nil},
+		{"ramp to nan", pattern("ramp", "rate = 10\nrate_to = nan"), `dir/test.toml:11:8: scenario "s": client "c": a ramp needs rate (at start) and rate_to (at stop), numbers >= 0, not both 0 (got 10 and NaN)`, nil},
 		{"ramp of tiny rates", pattern("ramp", "rate = 1e-300\nrate_to = 1e-300"), `client "c": rate 1e-300 per 1s is less than one request`, nil},
-		{"lognormal sigma nan", client(`cost_distribution = { distribution = "lognormal", median = 2, sigma = nan, max = 5 }`), `dir/test.toml:12: scenario "s": client "c": a lognormal cost needs median, a number > 0, and sigma, a number >= 0 (got median 2, sigma NaN)`, nil},
-		{"jitter nan", replace("limit = 10", "limit = 10\nretry_after_jitter = nan"), `dir/test.toml:7: scenario "s": [scenario.policy]: retry_after_jitter must be a number from 0 to 1 (got NaN)`, nil},
+		{"lognormal sigma nan", client(`cost_distribution = { distribution = "lognormal", median = 2, sigma = nan, max = 5 }`), `dir/test.toml:12:21: scenario "s": client "c": a lognormal cost needs median, a number > 0, and sigma, a number >= 0 (got median 2, sigma NaN)`, nil},
+		{"jitter nan", replace("limit = 10", "limit = 10\nretry_after_jitter = nan"), `dir/test.toml:7:22: scenario "s": [scenario.policy]: retry_after_jitter must be a number from 0 to 1 (got NaN)`, nil},
 		{"lane jitter nan", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nretry_after_jitter = nan\n", `lane "gcra": retry_after_jitter must be a number from 0 to 1 (got NaN)`, nil},
 		{"latency of a year", client(`latency = "8760h"`), `client "c": latency must be from 0 to 24h0m0s (got 8760h0m0s)`, nil},
 		{"retry cap of a year", client(`retry = { policy = "exponential", cap = "8760h" }`), `client "c": retry: cap must be at most 24h0m0s (got 8760h0m0s)`, nil},
@@ -177,20 +178,44 @@ func TestBadInput(t *testing.T) {
 		{"burst at a year", pattern("bursts", `bursts = [{ at = "8760h", count = 1 }]`), `client "c": burst 1: at and spread must be from 0 to 24h0m0s (got 8760h0m0s and 0s)`, nil},
 
 		// names that would break the table or reach the terminal raw
-		{"lane name with an escape", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"red\\u001b[31m\"\n", `dir/test.toml:14: scenario "s": lane 1: lane name "red\x1b[31m" holds a control character (U+001B); remove it`, nil},
+		{"lane name with an escape", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"red\\u001b[31m\"\n", `dir/test.toml:14:8: scenario "s": lane 1: lane name "red\x1b[31m" holds a control character (U+001B); remove it`, nil},
 		{"lane name with a newline", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"a\\nb\"\n", `lane name "a\nb" holds a control character (U+000A)`, nil},
-		{"client name with a tab", replace(`name = "c"`, `name = "c\tc"`), `dir/test.toml:9: scenario "s": client 1: client name "c\tc" holds a control character (U+0009)`, nil},
-		{"key with an escape", client(`key = "k\u001b[2J"`), `dir/test.toml:12: scenario "s": client "c": key "k\x1b[2J" holds a control character (U+001B)`, nil},
+		{"client name with a tab", replace(`name = "c"`, `name = "c\tc"`), `dir/test.toml:9:8: scenario "s": client 1: client name "c\tc" holds a control character (U+0009)`, nil},
+		{"key with an escape", client(`key = "k\u001b[2J"`), `dir/test.toml:12:7: scenario "s": client "c": key "k\x1b[2J" holds a control character (U+001B)`, nil},
 		{"key prefix with a bell", client("keys = 3\nkey_prefix = \"k\\u0007\""), `client "c": key "k\a-0" holds a control character (U+0007)`, nil},
 		{"trace key with an escape", pattern("trace", `file = "t.csv"`), `client "c": key "a\x1b[31m" holds a control character (U+001B)`, map[string]string{"t.csv": "time_ms,key\n1,a\x1b[31m\n"}},
 		{"node name with a newline", minimal + "[[scenario.node]]\nname = \"n\\r\"\n", `node 1: node name "n\r" holds a control character`, nil},
 		{"tier name with an escape", minimal + "[[scenario.tier]]\nname = \"t\\u001b\"\nlimit = 5\n", `tier 1: tier name "t\x1b" holds a control character`, nil},
-		{"title with an escape", replace(`name = "s"`, "name = \"s\"\ntitle = \"\\u001b]0;pwned\\u0007\""), `dir/test.toml:3: scenario "s": title "\x1b]0;pwned\a" holds a control character (U+001B)`, nil},
+		{"title with an escape", replace(`name = "s"`, "name = \"s\"\ntitle = \"\\u001b]0;pwned\\u0007\""), `dir/test.toml:3:9: scenario "s": title "\x1b]0;pwned\a" holds a control character (U+001B)`, nil},
 
 		// messages
 		{"duration as a number", replace(`duration = "2s"`, `duration = 5`), `dir/test.toml:3:12: scenario.duration: "5" is not a duration; write a number with a unit, in quotes`, nil},
-		{"spread as a number", pattern("bursts", `bursts = [{ at = "1s", count = 2, spread = 1.5 }]`), `dir/test.toml:11:44: scenario.client.bursts: "1.5" is not a duration`, nil},
+		{"spread as a number", pattern("bursts", `bursts = [{ at = "1s", count = 2, spread = 1.5 }]`), `dir/test.toml:11:44: scenario.client.bursts.spread: "1.5" is not a duration`, nil},
 		{"utf-16", "\xff\xfe[\x00[\x00", `dir/test.toml:1:1: the file is UTF-16; save it as UTF-8`, nil},
+
+		// settings with a fixed set of words, read as the file is decoded: placed by
+		// the decoder at the word, with the words there are and the nearest one
+		{"misspelt backend", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = \"redsi\"\n", `dir/test.toml:14:11: scenario.lane: backend must be one of "memory", "redis" (got "redsi"); did you mean "redis"?`, nil},
+		{"backend as a number", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = 5\n", `dir/test.toml:14:11: scenario.lane: backend must be one of "memory", "redis" (got "5")`, nil},
+		{"backend as a boolean", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = true\n", `dir/test.toml:14:11: scenario.lane: backend must be one of "memory", "redis" (got "true")`, nil},
+		{"backend as an array", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = [\"redis\"]\n", `dir/test.toml:14:11: scenario.lane.backend: cannot decode TOML array where a string belongs`, nil},
+		{"misspelt pattern", replace(`pattern = "constant"`, `pattern = "constnat"`), `dir/test.toml:10:11: scenario.client: pattern must be one of "constant", "poisson", "bursts", "ramp", "closed-loop", "trace", "hand" (got "constnat"); did you mean "constant"?`, nil},
+		{"missing pattern", strings.Replace(minimal, "pattern = \"constant\"\nrate = 5\n", "", 1), `dir/test.toml:8:1: scenario "s": client "c": pattern is missing; use one of "constant", "poisson", "bursts", "ramp", "closed-loop", "trace", "hand"`, nil},
+		{"misspelt retry on", client(`retry = { policy = "fixed", on = ["deny", "eror"] }`), `dir/test.toml:12:43: scenario.client.retry: on must be one of "deny" (a 429), "error" (a backend failure) (got "eror"); did you mean "error"?`, nil},
+		{"misspelt clock fix", minimal + "[[scenario.change]]\nat = \"1s\"\nclock_fix = \"of\"\n", `dir/test.toml:14:13: scenario.change: clock_fix must be one of "on", "off", "as-configured" (got "of"); did you mean "on"?`, nil},
+		{"quoted key", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\n\"mode\" = \"metre\"\n", `dir/test.toml:14:10: scenario.lane: mode must be one of "queue", "meter" (got "metre"); did you mean "meter"?`, nil},
+
+		// values of the wrong type, named as written, with what belongs there in words
+		{"wrong type in an inline table", client(`retry = { policy = "fixed", max_attempts = "five" }`), `dir/test.toml:12:44: scenario.client.retry.max_attempts: cannot decode TOML string where a whole number belongs`, nil},
+		{"wrong type in an array", replace(`duration = "2s"`, "duration = \"2s\"\nwatch_keys = [\"c\", 3]"), `dir/test.toml:4:20: scenario.watch_keys: cannot decode TOML integer where a string belongs`, nil},
+		{"a table where a number belongs", replace("limit = 10", "limit = { n = 10 }"), `dir/test.toml:6:9: scenario.policy.limit: cannot decode TOML inline table where a whole number belongs`, nil},
+		{"a number where a table belongs", replace(`name = "c"`, "name = \"c\"\nretry = 3"), `dir/test.toml:10:9: scenario.client.retry: cannot decode TOML integer where a table belongs`, nil},
+
+		// a claim that names no lane: placed at the name, with the nearest
+		{"claim names no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcrx\"\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:8: scenario "s": claim "x": no lane or algorithm "gcrx"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "gcra"?`, nil},
+		{"claim lists no such lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlanes = [\"gcra\", \"token-buckets\"]\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:18: scenario "s": claim "x": no lane or algorithm "token-buckets"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "token-bucket"?`, nil},
+		{"claim than no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcra\"\nmetric = \"accepted\"\nop = \">=\"\nthan = \"sliding-logs\"\n", `dir/test.toml:18:8: scenario "s": claim "x": no lane or algorithm "sliding-logs"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "sliding-log"?`, nil},
+		{"claim op misspelt", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcra\"\nmetric = \"accepted\"\nop = \"=>\"\nvalue = 1\n", `dir/test.toml:17:6: scenario.claim: op must be one of "<", "<=", "==", "!=", ">=", ">" (got "=>"); did you mean "=="?`, nil},
 	} {
 		_, err := parse(t, tc.doc, tc.files)
 		if err == nil {
@@ -199,6 +224,9 @@ func TestBadInput(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got: %v\nwant: %s", tc.name, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "struct field") || strings.Contains(err.Error(), "scenarios.") {
+			t.Errorf("%s: the message names Go's types, not what belongs:\n%v", tc.name, err)
 		}
 	}
 }

@@ -43,7 +43,7 @@ type ChangeSpec struct {
 	Rate     *float64   `toml:"rate,omitempty"`      // its new rate, requests per `per` (0 stops it)
 	Per      Duration   `toml:"per,omitempty"`       // default 1s
 	Retry    *RetrySpec `toml:"retry,omitempty"`     // its new retry policy
-	ClockFix string     `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
+	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
 }
 
@@ -57,7 +57,7 @@ type ClaimSpec struct {
 	Lanes []string `toml:"lanes,omitempty"` // several lanes, each of which must satisfy it
 
 	Metric string   `toml:"metric,omitempty"` // required: a metric's JSON name (see ratelab run --explain)
-	Op     string   `toml:"op,omitempty"`     // required: <, <=, ==, !=, >=, >
+	Op     Op       `toml:"op,omitempty"`     // required: <, <=, ==, !=, >=, >
 	Value  *float64 `toml:"value,omitempty"`  // the number compared with, or
 	Than   string   `toml:"than,omitempty"`   // another lane: compared with times × its metric
 	Times  *float64 `toml:"times,omitempty"`  // default 1
@@ -87,8 +87,8 @@ type TierSpec struct {
 
 // LaneSpec is one limiter under test.
 type LaneSpec struct {
-	Name      string `toml:"name,omitempty"`      // default: the algorithm's name
-	Algorithm string `toml:"algorithm,omitempty"` // required: fixed-window, sliding-log, …, x-time-rate
+	Name      string    `toml:"name,omitempty"`      // default: the algorithm's name
+	Algorithm Algorithm `toml:"algorithm,omitempty"` // required: fixed-window, sliding-log, …, x-time-rate
 
 	// Overrides of the scenario's policy (tier "default") for this lane.
 	Limit            *int64    `toml:"limit,omitempty"`
@@ -96,35 +96,42 @@ type LaneSpec struct {
 	Burst            *int64    `toml:"burst,omitempty"`
 	RetryAfterJitter *float64  `toml:"retry_after_jitter,omitempty"`
 
-	WindowStart        string `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
-	Rollover           int64  `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
-	Mode               string `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
-	MonotonicTimestamp *bool  `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
-	MaxReserved        int64  `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
+	OptionsSpec // the algorithms' own options
 
-	Strategy     string    `toml:"strategy,omitempty"`      // "atomic" (default), "multi" or "watch"
+	Strategy     Strategy  `toml:"strategy,omitempty"`      // "atomic" (default), "multi" or "watch"
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
 	WatchRetries *int      `toml:"watch_retries,omitempty"` // default 20
 
-	Backend string `toml:"backend,omitempty"`  // "memory" (default) or "redis"
-	Clock   string `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
-	OnError string `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
+	Backend Backend `toml:"backend,omitempty"`  // "memory" (default) or "redis"
+	Clock   Clock   `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
+	OnError OnError `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
 
-	Shards    *int   `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
-	ShardPick string `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
+	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
+	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
-	Combine string              `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
+	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers string `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+}
+
+// OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
+// one an algorithm declares (algorithms.Info.Options) and applies to the
+// algorithms that declare it; set for another, it is an error.
+type OptionsSpec struct {
+	WindowStart        WindowStart `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
+	Rollover           int64       `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
+	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
+	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
+	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its
 // own algorithm, policy and key, and what a request costs it.
 type LimitSpec struct {
 	Name      string    `toml:"name,omitempty"`      // its policy's name in headers; default limit-1, limit-2…
-	Algorithm string    `toml:"algorithm,omitempty"` // default: the lane's
+	Algorithm Algorithm `toml:"algorithm,omitempty"` // default: the lane's
 	Limit     *int64    `toml:"limit,omitempty"`     // the policy; default the lane's
 	Period    *Duration `toml:"period,omitempty"`
 	Burst     *int64    `toml:"burst,omitempty"`
@@ -149,10 +156,10 @@ type BackendSpec struct {
 
 // ClientSpec is one source of traffic.
 type ClientSpec struct {
-	Name    string `toml:"name,omitempty"`    // required
-	Node    string `toml:"node,omitempty"`    // default: the first node
-	Tier    string `toml:"tier,omitempty"`    // default: "default", the scenario's policy
-	Pattern string `toml:"pattern,omitempty"` // required: constant, poisson, bursts, ramp, closed-loop, trace, hand
+	Name    string  `toml:"name,omitempty"`    // required
+	Node    string  `toml:"node,omitempty"`    // default: the first node
+	Tier    string  `toml:"tier,omitempty"`    // default: "default", the scenario's policy
+	Pattern Pattern `toml:"pattern,omitempty"` // required: constant, poisson, bursts, ramp, closed-loop, trace, hand
 
 	Rate        float64     `toml:"rate,omitempty"`        // constant, poisson, ramp (start): requests per `per`
 	RateTo      float64     `toml:"rate_to,omitempty"`     // ramp: the rate at stop
@@ -164,20 +171,20 @@ type ClientSpec struct {
 	File        string      `toml:"file,omitempty"`        // trace: the log, relative to this file; hand: the requests sent, as time_ms,key[,cost]
 
 	// trace: how to read the file (see package traces)
-	Format        string    `toml:"format,omitempty"`         // csv, clf (common, combined) or jsonl; default by the file's extension
-	TimeField     string    `toml:"time_field,omitempty"`     // jsonl, csv: default time (a CSV's time_ms)
-	TimeFormat    string    `toml:"time_format,omitempty"`    // jsonl, csv: auto, ms, rfc3339, unix, unix_ms
-	CostField     string    `toml:"cost_field,omitempty"`     // jsonl, csv: default cost
-	ReorderWindow *Duration `toml:"reorder_window,omitempty"` // how far back a line may go; default 5m
+	Format        TraceFormat `toml:"format,omitempty"`         // csv, clf (common, combined) or jsonl; default by the file's extension
+	TimeField     string      `toml:"time_field,omitempty"`     // jsonl, csv: default time (a CSV's time_ms)
+	TimeFormat    TimeFormat  `toml:"time_format,omitempty"`    // jsonl, csv: auto, ms, rfc3339, unix, unix_ms
+	CostField     string      `toml:"cost_field,omitempty"`     // jsonl, csv: default cost
+	ReorderWindow *Duration   `toml:"reorder_window,omitempty"` // how far back a line may go; default 5m
 
 	Start Duration  `toml:"start,omitempty"` // default 0
 	Stop  *Duration `toml:"stop,omitempty"`  // default: the scenario's duration
 
-	Key             string  `toml:"key,omitempty"`              // one key (default: the client's name); trace: the field(s) naming a client, ip+path
-	Keys            int     `toml:"keys,omitempty"`             // or this many: <key_prefix>-0 … -(n-1)
-	KeyPrefix       string  `toml:"key_prefix,omitempty"`       // default: the client's name
-	KeyDistribution string  `toml:"key_distribution,omitempty"` // "uniform" (default) or "zipf"
-	ZipfS           float64 `toml:"zipf_s,omitempty"`           // zipf exponent, > 1; default 1.1
+	Key             string          `toml:"key,omitempty"`              // one key (default: the client's name); trace: the field(s) naming a client, ip+path
+	Keys            int             `toml:"keys,omitempty"`             // or this many: <key_prefix>-0 … -(n-1)
+	KeyPrefix       string          `toml:"key_prefix,omitempty"`       // default: the client's name
+	KeyDistribution KeyDistribution `toml:"key_distribution,omitempty"` // "uniform" (default) or "zipf"
+	ZipfS           float64         `toml:"zipf_s,omitempty"`           // zipf exponent, > 1; default 1.1
 
 	Cost             int64     `toml:"cost,omitempty"`              // default 1
 	CostDistribution *CostSpec `toml:"cost_distribution,omitempty"` // instead of a fixed cost
@@ -197,19 +204,19 @@ type BurstSpec struct {
 // CostSpec draws costs: uniformly in [min, max], or log-normally around median
 // (sigma the spread of its logarithm), clamped to [min, max].
 type CostSpec struct {
-	Distribution string  `toml:"distribution,omitempty"` // "uniform" or "lognormal"
-	Min          int64   `toml:"min,omitempty"`          // default 1
-	Max          int64   `toml:"max,omitempty"`          // required
-	Median       float64 `toml:"median,omitempty"`       // lognormal
-	Sigma        float64 `toml:"sigma,omitempty"`        // lognormal; default 1
+	Distribution CostDistribution `toml:"distribution,omitempty"` // required: "uniform" or "lognormal"
+	Min          int64            `toml:"min,omitempty"`          // default 1
+	Max          int64            `toml:"max,omitempty"`          // required
+	Median       float64          `toml:"median,omitempty"`       // lognormal
+	Sigma        float64          `toml:"sigma,omitempty"`        // lognormal; default 1
 }
 
 // RetrySpec is how a client retries.
 type RetrySpec struct {
-	Policy      string   `toml:"policy,omitempty"`       // none, immediate, fixed, exponential, retry-after
-	Delay       Duration `toml:"delay,omitempty"`        // fixed delay, first exponential delay, delay after errors; default 100ms
-	Cap         Duration `toml:"cap,omitempty"`          // exponential: the largest delay; default 10s
-	Jitter      string   `toml:"jitter,omitempty"`       // none (default), full, equal
-	MaxAttempts int      `toml:"max_attempts,omitempty"` // the first attempt included; default 5
-	On          []string `toml:"on,omitempty"`           // "deny", "error"; default both
+	Policy      RetryPolicy `toml:"policy,omitempty"`       // required: none, immediate, fixed, exponential, retry-after
+	Delay       Duration    `toml:"delay,omitempty"`        // fixed delay, first exponential delay, delay after errors; default 100ms
+	Cap         Duration    `toml:"cap,omitempty"`          // exponential: the largest delay; default 10s
+	Jitter      RetryJitter `toml:"jitter,omitempty"`       // none (default), full, equal
+	MaxAttempts int         `toml:"max_attempts,omitempty"` // the first attempt included; default 5
+	On          []RetryOn   `toml:"on,omitempty"`           // "deny", "error"; default both
 }

@@ -46,7 +46,7 @@ func (c *Catalogue) WriteSession(name string, o Overrides, inputs []sim.Input, d
 	files := map[string][]byte{} // name beside the scenario file → content
 	for ci := range spec.Clients {
 		cl := &spec.Clients[ci]
-		if cl.Pattern == "trace" {
+		if cl.Pattern.Value() == patternTrace {
 			data, err := readAll(c.Source, cl.File)
 			if err != nil {
 				return "", "", fmt.Errorf("copying the trace of client %q: %w", cl.Name, err)
@@ -79,7 +79,7 @@ func (c *Catalogue) WriteSession(name string, o Overrides, inputs []sim.Input, d
 	}
 	for ci := range spec.Clients {
 		cl := &spec.Clients[ci]
-		if cl.Pattern != "hand" {
+		if cl.Pattern.Value() != patternHand {
 			continue
 		}
 		cl.File = ""
@@ -144,7 +144,7 @@ func applyOverrides(spec *Scenario, cfg *sim.Config, o Overrides) {
 			for _, l := range spec.Lanes {
 				name := l.Name
 				if name == "" {
-					name = l.Algorithm
+					name = l.Algorithm.String()
 				}
 				if name == lc.Name {
 					kept, found = append(kept, l), true
@@ -152,7 +152,7 @@ func applyOverrides(spec *Scenario, cfg *sim.Config, o Overrides) {
 				}
 			}
 			if !found {
-				kept = append(kept, LaneSpec{Name: lc.Name, Algorithm: lc.Algorithm})
+				kept = append(kept, LaneSpec{Name: lc.Name, Algorithm: AlgorithmOf(lc.Algorithm)})
 			}
 		}
 		spec.Lanes = kept
@@ -169,7 +169,7 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 	case sim.InputRetry:
 		ch.Client, ch.Retry = cfg.Clients[in.Client].Name, retrySpecOf(in.Retry)
 	case sim.InputClockFix:
-		ch.ClockFix = in.Fix.String()
+		ch.ClockFix = ClockFix{choiceOf(in.Fix, clockFixes)}
 	case sim.InputGlitch:
 		glitch := in.Glitch
 		ch.Glitch = &glitch
@@ -180,18 +180,19 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 // retrySpecOf writes a retry policy as a scenario file says it.
 func retrySpecOf(r sim.Retry) *RetrySpec {
 	s := &RetrySpec{
-		Policy: [...]string{"none", "immediate", "fixed", "exponential", "retry-after"}[r.Policy],
+		Policy: RetryPolicy{choiceOf(r.Policy, retryPolicies)},
 		Delay:  Duration{r.Delay}, Cap: Duration{r.Cap}, MaxAttempts: r.MaxAttempts,
-		Jitter: [...]string{"none", "full", "equal"}[r.Jitter],
+		Jitter: RetryJitter{choiceOf(r.Jitter, retryJitters)},
 	}
+	deny, fails := RetryOn{choiceOf(retryOnDeny, retryOns)}, RetryOn{choiceOf(retryOnError, retryOns)}
 	if r.OnDeny {
-		s.On = append(s.On, "deny")
+		s.On = append(s.On, deny)
 	}
 	if r.OnError {
-		s.On = append(s.On, "error")
+		s.On = append(s.On, fails)
 	}
 	if len(s.On) == 0 {
-		s.On = []string{"deny"} // none retries nothing whatever it says
+		s.On = []RetryOn{deny} // none retries nothing whatever it says
 	}
 	return s
 }

@@ -30,7 +30,7 @@ type traceScan struct {
 // hasTrace says whether any client replays a trace.
 func (c *compiler) hasTrace() bool {
 	for _, spec := range c.s.Clients {
-		if spec.Pattern == "trace" {
+		if spec.Pattern.Value() == patternTrace {
 			return true
 		}
 	}
@@ -43,7 +43,7 @@ func (c *compiler) traceSpan() (time.Duration, error) {
 	var longest time.Duration
 	for i := range c.s.Clients {
 		spec := &c.s.Clients[i]
-		if spec.Pattern != "trace" {
+		if spec.Pattern.Value() != patternTrace {
 			continue
 		}
 		bad := func(key, format string, args ...any) error {
@@ -64,16 +64,11 @@ func (c *compiler) traceOptions(spec *ClientSpec, bad func(string, string, ...an
 	o := traces.Options{Key: spec.Key, TimeField: spec.TimeField, CostField: spec.CostField, Strict: c.overrides.Strict,
 		MaxCost: sim.MaxTraceCost, Seed: c.seed()}
 	var err error
-	if spec.Format != "" {
-		o.Format, err = traces.ParseFormat(spec.Format)
-	} else {
-		o.Format, err = traces.FormatOf(spec.File)
-	}
-	if err != nil {
-		return o, bad("format", "%v", err)
-	}
-	if o.TimeFormat, err = traces.ParseTimeFormat(spec.TimeFormat); err != nil {
-		return o, bad("time_format", "%v", err)
+	o.Format, o.TimeFormat = spec.Format.Value(), spec.TimeFormat.Value()
+	if !spec.Format.Set() {
+		if o.Format, err = traces.FormatOf(spec.File); err != nil {
+			return o, bad("format", "%v", err)
+		}
 	}
 	if o.Spread, err = traces.ParseSpread(spec.Spread.Mode); err != nil || spec.Spread.Duration.Duration != 0 {
 		return o, bad("spread", "a trace's spread is \"none\" or \"uniform\", not a duration (got %s)", spec.Spread)

@@ -29,7 +29,7 @@ tick = "100ms"
 limit = 40
 `)
 	for _, a := range algorithms.All() {
-		if a.RedisScript == "" {
+		if a.Redis == nil {
 			continue
 		}
 		for _, pick := range algorithms.ShardPicks {

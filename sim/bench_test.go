@@ -22,7 +22,7 @@ func replayConfig(offered, keyCount int) *Config {
 	duration := time.Duration(offered/10_000) * time.Second
 	var lanes []LaneConfig
 	for _, name := range algorithms.Names() {
-		lanes = append(lanes, lane(name, name))
+		lanes = append(lanes, lane(string(name), name))
 	}
 	limit := int64(10_000 / keyCount)
 	cfg := newConfig(algorithms.Policy{Limit: limit, Period: time.Second, Burst: 2 * limit}, duration, lanes)

@@ -283,7 +283,7 @@ func (o OnError) String() string { return [...]string{"closed", "open"}[o] }
 // LaneConfig is one limiter under test.
 type LaneConfig struct {
 	Name      string
-	Algorithm string
+	Algorithm algorithms.Name
 	Options   algorithms.Options
 	// Policy, if its Limit is > 0, replaces tier 0's policy for this lane.
 	Policy   algorithms.Policy
@@ -316,7 +316,7 @@ type LaneConfig struct {
 // LimitConfig is one of the limits a multi-limit lane holds each request to.
 type LimitConfig struct {
 	Name      string // its policy's name in headers
-	Algorithm string
+	Algorithm algorithms.Name
 	Options   algorithms.Options
 	// Policy is the limit's, for every key whatever its tier (the scenario
 	// compiler gives it the lane's policy where the file gives none).

@@ -51,7 +51,7 @@ func newDecider(l *Lane) (decider, error) {
 	for _, lim := range l.limiters {
 		s, ok := algorithms.NewSplitter(lim)
 		if !ok {
-			return nil, fmt.Errorf("strategy %q needs an algorithm whose state is a value (token-bucket or gcra), not %s", lc.Strategy, lc.Algorithm)
+			return nil, fmt.Errorf("strategy %q needs an algorithm whose state is a value (%s), not %s", lc.Strategy, algorithms.Join(algorithms.Where(algorithms.Info.Splittable), " or "), lc.Algorithm)
 		}
 		split = append(split, s)
 	}

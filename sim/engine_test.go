@@ -37,7 +37,7 @@ func newConfig(p algorithms.Policy, duration time.Duration, lanes []LaneConfig, 
 	return cfg
 }
 
-func lane(name, algorithm string) LaneConfig {
+func lane(name string, algorithm algorithms.Name) LaneConfig {
 	return LaneConfig{Name: name, Algorithm: algorithm, Backend: InMemory, WatchRetries: 20,
 		Options: algorithms.Options{MonotonicTimestamp: true}}
 }

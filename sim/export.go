@@ -63,7 +63,7 @@ func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
 func newRequestWriter(w io.Writer, cfg *Config, headerCols []string) (*RequestWriter, error) {
 	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg, headerCols: headerCols}
 	for _, l := range cfg.Lanes {
-		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(l.Algorithm)+","+csvField(l.Backend.String())))
+		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(string(l.Algorithm))+","+csvField(l.Backend.String())))
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))

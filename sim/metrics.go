@@ -9,9 +9,9 @@ import (
 // Metrics is a lane's comparison figures. They are defined here once and shown by
 // the UI, the summary table, JSON and CSV alike.
 type Metrics struct {
-	Lane      string `json:"lane"`
-	Algorithm string `json:"algorithm"`
-	Backend   string `json:"backend"` // "memory" or "redis"
+	Lane      string          `json:"lane"`
+	Algorithm algorithms.Name `json:"algorithm"`
+	Backend   string          `json:"backend"` // "memory" or "redis"
 
 	// Offered is the logical requests the clients generated (each delivery
 	// counts); Attempts the decisions asked for, retries included.

@@ -17,7 +17,7 @@ type Part struct {
 	Limit int // its index among the lane's limits; -1 when not one of several
 	// Algorithm, Policy and Options are what this limiter enforces; Template
 	// names its keys from the request's.
-	Algorithm string
+	Algorithm algorithms.Name
 	Policy    algorithms.Policy
 	Options   algorithms.Options
 	Template  algorithms.KeyTemplate

@@ -13,10 +13,10 @@ import (
 )
 
 // burstConfig is count requests at 1 s against 100/s through the given lanes.
-func burstConfig(count int, lanes ...string) *Config {
+func burstConfig(count int, lanes ...algorithms.Name) *Config {
 	var ls []LaneConfig
 	for _, name := range lanes {
-		ls = append(ls, lane(name, name))
+		ls = append(ls, lane(string(name), name))
 	}
 	return newConfig(algorithms.Policy{Limit: 100, Period: time.Second}, 2*time.Second, ls,
 		Client{Name: "burst", Pattern: Bursts{[]Burst{{At: time.Second, Count: count}}}})
@@ -24,10 +24,10 @@ func burstConfig(count int, lanes ...string) *Config {
 
 // retryStormConfig is 10,000 requests a second, each retried at once up to 1,000
 // times, against 10/s: a storm of immediate retries.
-func retryStormConfig(lanes ...string) *Config {
+func retryStormConfig(lanes ...algorithms.Name) *Config {
 	var ls []LaneConfig
 	for _, name := range lanes {
-		ls = append(ls, lane(name, name))
+		ls = append(ls, lane(string(name), name))
 	}
 	return newConfig(algorithms.Policy{Limit: 10, Period: time.Second}, 60*time.Second, ls,
 		Client{Name: "storm", Pattern: Constant{Rate: 10_000}, Retry: Retry{Policy: RetryImmediate, MaxAttempts: 1000, OnDeny: true}})

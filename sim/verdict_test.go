@@ -11,7 +11,7 @@ import (
 // Every branch of Verdict, each with the words it must and must not say.
 func TestVerdictBranches(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Period: time.Second, Burst: 50}
-	cfg := func(algorithm string, keys int, backend bool) *Config {
+	cfg := func(algorithm algorithms.Name, keys int, backend bool) *Config {
 		c := &Config{Tiers: []Tier{{Name: "default", Policy: p}}, Lanes: []LaneConfig{{Name: "L", Algorithm: algorithm}}}
 		for i := 0; i < keys; i++ {
 			c.Keys = append(c.Keys, Key{Name: "k"})

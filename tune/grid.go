@@ -15,7 +15,7 @@ import (
 // Policy is one point of the grid: an algorithm enforcing Limit per Period with
 // Burst (for the windows, which have no burst, Burst = Limit).
 type Policy struct {
-	Algorithm string
+	Algorithm algorithms.Name
 	Limit     int64
 	Period    time.Duration
 	Burst     int64
@@ -26,7 +26,7 @@ func (p Policy) policy() algorithms.Policy {
 	return algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}
 }
 
-// String is "token-bucket 5 per 1s, burst 20".
+// String is "token-bucket 5 per 1s, burst 20"; the windows have no burst.
 func (p Policy) String() string {
 	if !hasBurst(p.Algorithm) {
 		return fmt.Sprintf("%s %d per %s", p.Algorithm, p.Limit, p.Period)
@@ -34,11 +34,11 @@ func (p Policy) String() string {
 	return fmt.Sprintf("%s %d per %s, burst %d", p.Algorithm, p.Limit, p.Period, p.Burst)
 }
 
-// hasBurst says the algorithm holds a burst (the buckets, GCRA, the leaky
-// bucket); the windows enforce the limit per period only.
-func hasBurst(name string) bool {
+// hasBurst says the algorithm holds a burst (algorithms.Info.HasBurst); the
+// windows enforce the limit per period only.
+func hasBurst(name algorithms.Name) bool {
 	a, _ := algorithms.Lookup(name)
-	return a.Shape == algorithms.ShapeBucket || a.Shape == algorithms.ShapeLeaky
+	return a.HasBurst()
 }
 
 // Range is an inclusive range of whole numbers, MIN..MAX.
@@ -87,7 +87,7 @@ func (r Range) Steps(n int) []int64 {
 // Grid is the policies to sweep: every algorithm at every rate, and for the
 // algorithms with a burst every burst too.
 type Grid struct {
-	Algorithms []string
+	Algorithms []algorithms.Name
 	Rates      []int64 // limits per Period
 	Bursts     []int64
 	Period     time.Duration
@@ -115,10 +115,11 @@ func (g Grid) Policies(maxCost int64) []Policy {
 	return out
 }
 
-// DefaultAlgorithms are those tune sweeps unless told otherwise: gcra makes
-// exactly the token bucket's decisions and x-time-rate is the token bucket by
-// another library, so they add nothing to the comparison.
-var DefaultAlgorithms = []string{"fixed-window", "sliding-counter", "sliding-log", "token-bucket"}
+// DefaultAlgorithms are those tune sweeps unless told otherwise, as the registry
+// says (algorithms.Info.Tuned): gcra makes exactly the token bucket's decisions
+// and x-time-rate is the token bucket by another library, so they add nothing to
+// the comparison.
+var DefaultAlgorithms = algorithms.Tuned()
 
 // DefaultRanges are the rate and burst ranges for a trace, per period: rates
 // from 1 to the most any key sent in one period (above which nobody is ever
@@ -172,14 +173,14 @@ func (t *Trace) Classify() Classes {
 }
 
 // CheckAlgorithms checks names against the registry.
-func CheckAlgorithms(names []string) error {
+func CheckAlgorithms(names []algorithms.Name) error {
 	for _, n := range names {
 		if _, err := algorithms.Get(n); err != nil {
 			return err
 		}
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("no algorithms; name at least one of %s", strings.Join(algorithms.Names(), ", "))
+		return fmt.Errorf("no algorithms; name at least one of %s", algorithms.Join(algorithms.Names(), ", "))
 	}
 	for i, n := range names {
 		if slices.Contains(names[:i], n) {

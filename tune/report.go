@@ -78,7 +78,7 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 		if hasBurst(res.Algorithm) {
 			burst = strconv.FormatInt(res.Burst, 10)
 		}
-		row := []string{mark, res.Algorithm, fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
+		row := []string{mark, string(res.Algorithm), fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
 			percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
 			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), sim.FormatBytes(res.PeakStateBytes),
 			sim.FormatDuration(res.RetryAfterP50), sim.FormatDuration(res.RetryAfterP99)}
@@ -235,7 +235,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	out.Policies = []jsonResult{}
 	for _, res := range r.Results {
-		out.Policies = append(out.Policies, jsonResult{res.Algorithm, res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
+		out.Policies = append(out.Policies, jsonResult{string(res.Algorithm), res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
 			res.MedianKeyDenied, res.P99KeyDenied, res.OrdinaryDenied, res.HeavyAdmitted, res.HeaviestOffered, res.HeaviestAdmitted,
 			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res)})
 	}

@@ -63,7 +63,11 @@ func newReplay(t *Trace, p Policy) (*replay, error) {
 	if err := p.policy().CheckHorizon(t.Span); err != nil {
 		return nil, fmt.Errorf("%s: %v", p, err)
 	}
-	lim, err := algorithms.New(p.Algorithm, p.policy(), algorithms.Options{MonotonicTimestamp: true})
+	info, err := algorithms.Get(p.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := algorithms.New(p.Algorithm, p.policy(), info.Defaults)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/internal/tracegen"
 	"ratelab/scenarios"
 	"ratelab/traces"
@@ -47,7 +48,7 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	rate, burst := tr.DefaultRanges(time.Second)
 	grid := Grid{Algorithms: DefaultAlgorithms, Rates: rate.Steps(6), Bursts: burst.Steps(6), Period: time.Second}
 	if testing.Short() { // -race -short: a bucket and a window, half the grid
-		grid.Algorithms = []string{"sliding-log", "token-bucket"}
+		grid.Algorithms = []algorithms.Name{"sliding-log", "token-bucket"}
 	}
 	results, err := Sweep(context.Background(), tr, grid.Policies(tr.maxCost), 0, nil)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestSweepIsDeterministic(t *testing.T) {
 	s := abuseSpec
 	s.Duration, s.Users = 10*time.Minute, 300
 	tr, data := loadLog(t, s)
-	grid := Grid{Algorithms: []string{"token-bucket", "sliding-log", "leaky-bucket"}, Rates: []int64{2, 5, 10}, Bursts: []int64{5, 20}, Period: time.Second}
+	grid := Grid{Algorithms: []algorithms.Name{"token-bucket", "sliding-log", "leaky-bucket"}, Rates: []int64{2, 5, 10}, Bursts: []int64{5, 20}, Period: time.Second}
 	ps := grid.Policies(1)
 	one, err := Sweep(context.Background(), tr, ps, 1, nil)
 	if err != nil {
@@ -149,7 +150,7 @@ name = "log"
 pattern = "trace"
 file = "access.log"
 `
-	for _, alg := range []string{"token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
+	for _, alg := range []algorithms.Name{"token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
 		doc += fmt.Sprintf("[[scenario.lane]]\nalgorithm = %q\n", alg)
 	}
 	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(doc), 0o644)
@@ -158,8 +159,8 @@ file = "access.log"
 		t.Fatal(err)
 	}
 	cfg, _ := cat.Compile("t", scenarios.Overrides{})
-	runSim := func() map[string]int64 {
-		out := map[string]int64{}
+	runSim := func() map[algorithms.Name]int64 {
+		out := map[algorithms.Name]int64{}
 		r, err := newSimRun(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +171,7 @@ file = "access.log"
 		return out
 	}
 	simDenied := runSim()
-	for _, alg := range []string{"token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
+	for _, alg := range []algorithms.Name{"token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
 		burst := int64(12)
 		if !hasBurst(alg) {
 			burst = 4
@@ -210,7 +211,7 @@ func TestRangesGoalsAndGrid(t *testing.T) {
 			t.Errorf("ParseGoal(%q) accepted", bad)
 		}
 	}
-	g := Grid{Algorithms: []string{"fixed-window", "token-bucket"}, Rates: []int64{1, 10}, Bursts: []int64{1, 5}, Period: time.Second}
+	g := Grid{Algorithms: []algorithms.Name{"fixed-window", "token-bucket"}, Rates: []int64{1, 10}, Bursts: []int64{1, 5}, Period: time.Second}
 	var names []string
 	for _, p := range g.Policies(2) {
 		names = append(names, p.String())
@@ -245,7 +246,7 @@ func zipfTrace(n, keys int) *Trace {
 // Run it with -cpu 1,2: the speed-up is the ratio of the two decisions/s.
 func BenchmarkTune(b *testing.B) {
 	tr := zipfTrace(1_000_000, 10_000)
-	grid := Grid{Algorithms: []string{"token-bucket"}, Rates: Range{1, 100}.Steps(8), Bursts: Range{1, 200}.Steps(8), Period: time.Second}
+	grid := Grid{Algorithms: []algorithms.Name{"token-bucket"}, Rates: Range{1, 100}.Steps(8), Bursts: Range{1, 200}.Steps(8), Period: time.Second}
 	ps := grid.Policies(1)
 	if len(ps) != 64 {
 		b.Fatalf("%d policies", len(ps))
@@ -274,7 +275,7 @@ func TestSweepStopsWhenTold(t *testing.T) {
 	if err != nil || !streamed.Streamed {
 		t.Fatalf("a 1000-byte budget did not stream: %v", err)
 	}
-	ps := Grid{Algorithms: []string{"token-bucket", "fixed-window"}, Rates: []int64{2, 5}, Bursts: []int64{5, 20}, Period: time.Second}.Policies(1)
+	ps := Grid{Algorithms: []algorithms.Name{"token-bucket", "fixed-window"}, Rates: []int64{2, 5}, Bursts: []int64{5, 20}, Period: time.Second}.Policies(1)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stopped by the test")
 	cancel(cause)

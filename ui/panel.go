@@ -251,23 +251,18 @@ func (m *Model) panelTitle(l *sim.Lane, met sim.Metrics, inner int) string {
 	return fit(title+strings.Repeat(" ", gap)+c, inner)
 }
 
-// abbreviations are the algorithms' short names, for panels too narrow for a
-// lane's whole name.
-var abbreviations = map[string]string{
-	"fixed-window": "fw", "sliding-log": "log", "sliding-counter": "counter", "leaky-bucket": "leaky",
-	"token-bucket": "tb", "gcra": "gcra", "x-time-rate": "xrate", "none": "none",
-}
-
 // shortName is a lane's name in few cells that still tells it apart from the
-// scenario's other lanes: the algorithm abbreviated, then what the name adds to
-// it ("fixed-window (random start)" is "fw·random start"); a name that does not
-// mention its algorithm is kept as it is.
+// scenario's other lanes: the algorithm's short name (algorithms.Info.Short),
+// then what the name adds to it ("fixed-window (random start)" is "fw·random
+// start"); a name that does not mention its algorithm is kept as it is.
 func shortName(lane sim.LaneConfig) string {
-	abbr, ok := abbreviations[lane.Algorithm]
-	if !ok || !strings.Contains(lane.Name, lane.Algorithm) {
+	info, ok := algorithms.Lookup(lane.Algorithm)
+	algorithm := string(lane.Algorithm)
+	if !ok || !strings.Contains(lane.Name, algorithm) {
 		return lane.Name
 	}
-	rest := strings.TrimSpace(strings.Replace(lane.Name, lane.Algorithm, "", 1))
+	abbr := info.Short
+	rest := strings.TrimSpace(strings.Replace(lane.Name, algorithm, "", 1))
 	rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")"))
 	if rest == "" {
 		return abbr

@@ -19,7 +19,7 @@ func TestCapacityIsTheOneRule(t *testing.T) {
 	p := algorithms.Policy{Limit: 10, Period: time.Second, Burst: 4}
 	for _, b := range backends(t) {
 		for _, l := range propertyLanes() {
-			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.RedisScript == "" {
+			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.Redis == nil {
 				continue
 			}
 			if l.opts.MaxReserved > 0 {

@@ -108,7 +108,7 @@ func TestHeadersComeFromWholeCredits(t *testing.T) {
 // delayOf is the Delay an accepted request gets in a leaky queue that wait has
 // to drain; every other lane lets it go at once.
 func delayOf(l lane, wait time.Duration) time.Duration {
-	if l.algorithm == "leaky-bucket" && l.opts.Mode == algorithms.LeakyQueue {
+	if l.algorithm == algorithms.LeakyBucketName && l.opts.Mode == algorithms.LeakyQueue {
 		return wait
 	}
 	return 0
@@ -133,7 +133,7 @@ func TestGCRARemainingIsNeverNegative(t *testing.T) {
 // applies to a lane's costs) says.
 func TestMaxReservedRefusesACostAboveTheBurst(t *testing.T) {
 	p := algorithms.Policy{Limit: 10, Period: time.Second, Burst: 2}
-	l := lane{"token-bucket (reservations)", "token-bucket", algorithms.Options{MonotonicTimestamp: true, MaxReserved: 1000}}
+	l := lane{"token-bucket (reservations)", algorithms.TokenBucketName, algorithms.Options{MonotonicTimestamp: true, MaxReserved: 1000}}
 	if c := algorithms.Capacity(l.algorithm, p, l.opts); c != 2 {
 		t.Fatalf("Capacity(token-bucket, %s, max_reserved 1000) = %d, want the burst, 2", p, c)
 	}

@@ -143,7 +143,7 @@ func TestGCRADecidesAsRedisRate(t *testing.T) {
 		c := algorithms.CreditsOf(p, 0)
 		g := algorithms.NewGCRA(p) // its Decide, on redis_rate's state
 		laneName := fmt.Sprintf("gcra-%d", seed)
-		lane, err := redislua.NewLimiter(store, redislua.Config{Lane: laneName, Algorithm: "gcra", Policy: p})
+		lane, err := redislua.NewLimiter(store, redislua.Config{Lane: laneName, Algorithm: algorithms.GCRAName, Policy: p})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ import (
 // the state the decision left; on Redis it is the script's 'check' mode.
 
 // withReservations is the token bucket that schedules work (max_reserved).
-var withReservations = lane{"token-bucket (reservations)", "token-bucket", algorithms.Options{MonotonicTimestamp: true, MaxReserved: 1}}
+var withReservations = lane{"token-bucket (reservations)", algorithms.TokenBucketName, algorithms.Options{MonotonicTimestamp: true, MaxReserved: 1}}
 
 // propertyLanes are every lane, and the token bucket with reservations.
 func propertyLanes() []lane { return append(append([]lane(nil), lanes...), withReservations) }
@@ -35,7 +35,7 @@ func TestPropertiesOnEveryBackend(t *testing.T) {
 	seeds := map[string]int{"memory": 60, "redis": 12}
 	for _, b := range backends(t) {
 		for _, l := range propertyLanes() {
-			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.RedisScript == "" {
+			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.Redis == nil {
 				continue // no Lua port: the lane runs in memory only
 			}
 			t.Run(b.name+"/"+l.label, func(t *testing.T) {
@@ -190,7 +190,7 @@ func (s shifted) Check(key string, now time.Duration, cost int64) algorithms.Dec
 func TestMemoryAndRedisDecideAlike(t *testing.T) {
 	red := redisBackend(t)
 	for _, l := range propertyLanes() {
-		if info, _ := algorithms.Lookup(l.algorithm); info.RedisScript == "" {
+		if info, _ := algorithms.Lookup(l.algorithm); info.Redis == nil {
 			continue
 		}
 		t.Run(l.label, func(t *testing.T) {
@@ -217,5 +217,22 @@ func TestMemoryAndRedisDecideAlike(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every algorithm in the registry (but the no-limit baseline) is one of the lanes
+// these tests run, so a new one is held to the same promises.
+func TestEveryAlgorithmIsALane(t *testing.T) {
+	for _, a := range algorithms.All() {
+		if a.Baseline {
+			continue
+		}
+		found := false
+		for _, l := range lanes {
+			found = found || l.algorithm == a.Name
+		}
+		if !found {
+			t.Errorf("%s is not among algorithms/conformance's lanes (steps_test.go): add it, in each mode that decides differently, so the property and step tests run it", a.Name)
+		}
 	}
 }

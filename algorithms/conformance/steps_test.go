@@ -16,22 +16,22 @@ import (
 // lane is one algorithm with its options, as a scenario's lane names it.
 type lane struct {
 	label     string
-	algorithm string
+	algorithm algorithms.Name
 	opts      algorithms.Options
 }
 
 // lanes are every algorithm in each of its modes that decides differently.
 var lanes = []lane{
-	{"fixed-window", "fixed-window", algorithms.Options{}},
-	{"fixed-window (random start, rollover)", "fixed-window", algorithms.Options{RandomStart: true, Rollover: 1}},
-	{"sliding-log", "sliding-log", algorithms.Options{}},
-	{"sliding-counter", "sliding-counter", algorithms.Options{}},
-	{"leaky-bucket (queue)", "leaky-bucket", algorithms.Options{Mode: algorithms.LeakyQueue}},
-	{"leaky-bucket (meter)", "leaky-bucket", algorithms.Options{Mode: algorithms.LeakyMeter}},
-	{"token-bucket", "token-bucket", algorithms.Options{MonotonicTimestamp: true}},
-	{"token-bucket (fix off)", "token-bucket", algorithms.Options{}},
-	{"gcra", "gcra", algorithms.Options{}},
-	{"x-time-rate", "x-time-rate", algorithms.Options{}},
+	{"fixed-window", algorithms.FixedWindowName, algorithms.Options{}},
+	{"fixed-window (random start, rollover)", algorithms.FixedWindowName, algorithms.Options{RandomStart: true, Rollover: 1}},
+	{"sliding-log", algorithms.SlidingLogName, algorithms.Options{}},
+	{"sliding-counter", algorithms.SlidingCounterName, algorithms.Options{}},
+	{"leaky-bucket (queue)", algorithms.LeakyBucketName, algorithms.Options{Mode: algorithms.LeakyQueue}},
+	{"leaky-bucket (meter)", algorithms.LeakyBucketName, algorithms.Options{Mode: algorithms.LeakyMeter}},
+	{"token-bucket", algorithms.TokenBucketName, algorithms.Options{MonotonicTimestamp: true}},
+	{"token-bucket (fix off)", algorithms.TokenBucketName, algorithms.Options{}},
+	{"gcra", algorithms.GCRAName, algorithms.Options{}},
+	{"x-time-rate", algorithms.XTimeRateName, algorithms.Options{}},
 }
 
 // laneNamed returns the lane labelled label.
@@ -75,7 +75,7 @@ func redisBackend(t *testing.T) backend {
 	n := 0
 	return backend{name: "redis", build: func(t *testing.T, l lane, p algorithms.Policy) (algorithms.Limiter, bool) {
 		t.Helper()
-		if info, _ := algorithms.Lookup(l.algorithm); info.RedisScript == "" {
+		if info, _ := algorithms.Lookup(l.algorithm); info.Redis == nil {
 			return nil, false
 		}
 		n++
@@ -185,7 +185,7 @@ func onEveryBackend(t *testing.T, labels []string, p algorithms.Policy, fn func(
 	for _, b := range backends(t) {
 		for _, label := range labels {
 			l := laneNamed(label)
-			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.RedisScript == "" {
+			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.Redis == nil {
 				continue // no Lua port: the lane runs in memory only
 			}
 			t.Run(b.name+"/"+label, func(t *testing.T) {

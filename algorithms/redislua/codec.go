@@ -7,72 +7,65 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"ratelab/algorithms"
 )
 
-// codec reads and writes one algorithm's state in Redis exactly as its script
-// stores it, for the steps of the non-atomic strategies, so every strategy of an
-// algorithm shares one format: the simulated lanes' (split.go) and the live
-// benchmark's (live.go).
-type codec[S any] interface {
-	// read queues the read of key's state on c.
-	read(ctx context.Context, c redis.Cmdable, key string) redis.Cmder
-	// parse fills s from the read's reply; a key with no state leaves s as it is
-	// (the caller puts the idle state there first).
-	parse(reply redis.Cmder, s *S) error
-	// write queues the blind write of s to key on c, with the key's expiry.
-	write(ctx context.Context, c redis.Cmdable, key string, s S) []redis.Cmder
+// codec reads and writes a splittable algorithm's state in Redis exactly as its
+// script stores it (algorithms.Split.Fields), for the steps of the non-atomic
+// strategies, so every strategy of an algorithm shares one format: the simulated
+// lanes' (split.go) and the live benchmark's (live.go). The state is integers:
+// the named fields of a hash, or one integer as a plain value when fields is nil.
+type codec struct{ fields []string }
+
+// size is how many integers the state holds.
+func (c codec) size() int { return max(1, len(c.fields)) }
+
+// read queues the read of key's state on cmd.
+func (c codec) read(ctx context.Context, cmd redis.Cmdable, key string) redis.Cmder {
+	if c.fields == nil {
+		return cmd.Get(ctx, key)
+	}
+	return cmd.HMGet(ctx, key, c.fields...)
 }
 
-// bucketCodec is the token bucket's state: a hash, c = balance in credits, t =
-// last refill in µs (scripts/token_bucket.lua).
-type bucketCodec struct{}
-
-func (bucketCodec) read(ctx context.Context, c redis.Cmdable, key string) redis.Cmder {
-	return c.HMGet(ctx, key, "c", "t")
-}
-
-func (bucketCodec) parse(reply redis.Cmder, s *algorithms.TokenState) error {
-	v, err := reply.(*redis.SliceCmd).Result()
+// parse fills v from the read's reply; a key with no state leaves v as it is (the
+// caller puts the idle state there first).
+func (c codec) parse(reply redis.Cmder, v []int64) error {
+	if c.fields == nil {
+		s, err := reply.(*redis.StringCmd).Result()
+		if errors.Is(err, redis.Nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v[0], err = parseInt(s)
+		return err
+	}
+	vals, err := reply.(*redis.SliceCmd).Result()
 	if err != nil {
 		return err
 	}
-	if len(v) < 2 || v[0] == nil {
+	if len(vals) < len(c.fields) || vals[0] == nil {
 		return nil
 	}
-	if s.Credits, err = parseInt(v[0]); err == nil {
-		s.Last, err = parseInt(v[1])
+	for i := range c.fields {
+		if v[i], err = parseInt(vals[i]); err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
-func (bucketCodec) write(ctx context.Context, c redis.Cmdable, key string, s algorithms.TokenState) []redis.Cmder {
-	return []redis.Cmder{c.HSet(ctx, key, "c", s.Credits, "t", s.Last), c.PExpire(ctx, key, keyTTL)}
-}
-
-// gcraCodec is GCRA's state: a string, the theoretical arrival time in scaled
-// time (scripts/gcra.lua).
-type gcraCodec struct{}
-
-func (gcraCodec) read(ctx context.Context, c redis.Cmdable, key string) redis.Cmder {
-	return c.Get(ctx, key)
-}
-
-func (gcraCodec) parse(reply redis.Cmder, s *algorithms.GCRAState) error {
-	v, err := reply.(*redis.StringCmd).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil
+// write queues the blind write of v to key on cmd, with the key's expiry.
+func (c codec) write(ctx context.Context, cmd redis.Cmdable, key string, v []int64) []redis.Cmder {
+	if c.fields == nil {
+		return []redis.Cmder{cmd.Set(ctx, key, v[0], 0), cmd.PExpire(ctx, key, keyTTL)}
 	}
-	if err != nil {
-		return err
+	pairs := make([]any, 0, 2*len(c.fields))
+	for i, f := range c.fields {
+		pairs = append(pairs, f, v[i])
 	}
-	s.TAT, err = parseInt(v)
-	return err
-}
-
-func (gcraCodec) write(ctx context.Context, c redis.Cmdable, key string, s algorithms.GCRAState) []redis.Cmder {
-	return []redis.Cmder{c.Set(ctx, key, s.TAT, 0), c.PExpire(ctx, key, keyTTL)}
+	return []redis.Cmder{cmd.HSet(ctx, key, pairs...), cmd.PExpire(ctx, key, keyTTL)}
 }
 
 // parseInt reads a stored integer (the scripts store exact decimal text).

@@ -16,8 +16,8 @@ import (
 type Config struct {
 	// Lane names the lane's keys; unique within the run.
 	Lane string
-	// Algorithm is an algorithm with a Redis port (algorithms.Info.RedisScript).
-	Algorithm string
+	// Algorithm is an algorithm with a Redis port (algorithms.Info.Redis).
+	Algorithm algorithms.Name
 	Policy    algorithms.Policy
 	Options   algorithms.Options
 	// FailOpen allows requests when Redis fails; otherwise they are denied.
@@ -43,9 +43,13 @@ type Limiter struct {
 	cfg    Config
 	script *redis.Script
 	port   port
-	keys   map[string][]string // a key's Redis keys, built once
+	// scriptName is the algorithm's script (RedisPort.Script); suffixes name a
+	// key's Redis keys after its base name (RedisPort.KeySuffixes).
+	scriptName string
+	suffixes   []string
+	keys       map[string][]string // a key's Redis keys, built once
 
-	split stepper // the non-atomic strategies' steps, made on first use
+	split *splitter // the non-atomic strategies' steps, made on first use
 
 	scriptLoaded bool // script is known to be loaded (for a Set's calls)
 
@@ -75,20 +79,21 @@ func NewLimiter(s *Store, cfg Config) (*Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if info.RedisScript == "" {
+	if info.Redis == nil {
 		return nil, fmt.Errorf("%s has no Redis port", cfg.Algorithm)
 	}
-	l := &Limiter{store: s, cfg: cfg, keys: map[string][]string{}, port: portOf(cfg.Algorithm, cfg.Policy, cfg.Options)}
+	l := &Limiter{store: s, cfg: cfg, keys: map[string][]string{}, port: portOf(info, cfg.Policy, cfg.Options),
+		scriptName: info.Redis.Script, suffixes: info.Redis.KeySuffixes}
 	// The lane's own copy of the script (a comment names run and lane, so its SHA is
 	// unique): after a SCRIPT FLUSH only this lane loads it again, between its own
 	// batches, so no EVALSHA of a batch can run before an earlier one of the same
 	// batch that failed with NOSCRIPT and is resent.
-	l.script = redis.NewScript(Script(info.RedisScript) + "\n-- ratelab lane " + s.Prefix + ":" + cfg.Lane + "\n")
+	l.script = redis.NewScript(Script(info.Redis.Script) + "\n-- ratelab lane " + s.Prefix + ":" + cfg.Lane + "\n")
 	return l, nil
 }
 
-func (l *Limiter) Algorithm() string         { return l.cfg.Algorithm }
-func (l *Limiter) Policy() algorithms.Policy { return l.cfg.Policy }
+func (l *Limiter) Algorithm() algorithms.Name { return l.cfg.Algorithm }
+func (l *Limiter) Policy() algorithms.Policy  { return l.cfg.Policy }
 
 // Failures is the decisions made by on_error because Redis failed.
 func (l *Limiter) Failures() int64 { return l.failures.Load() }
@@ -96,7 +101,8 @@ func (l *Limiter) Failures() int64 { return l.failures.Load() }
 // Unavailable says the last call to Redis failed.
 func (l *Limiter) Unavailable() bool { return l.unavailable.Load() }
 
-// redisKeys are the Redis keys of key: one, or the log and its counters.
+// redisKeys are the Redis keys of key: its base name, or one per suffix of the
+// algorithm's port (the sliding log's log and counters).
 func (l *Limiter) redisKeys(key string) []string {
 	if k, ok := l.keys[key]; ok {
 		return k
@@ -110,8 +116,11 @@ func (l *Limiter) redisKeys(key string) []string {
 		base = l.store.Key(lane, l.cfg.Part+":"+l.cfg.Template.Render(key))
 	}
 	k := []string{base}
-	if l.cfg.Algorithm == "sliding-log" {
-		k = []string{base + ":log", base + ":meta"}
+	if len(l.suffixes) > 0 {
+		k = make([]string, len(l.suffixes))
+		for i, suffix := range l.suffixes {
+			k[i] = base + suffix
+		}
 	}
 	l.keys[key] = k
 	return k
@@ -125,7 +134,7 @@ func (l *Limiter) argv(key string, now time.Duration, cost int64, mode string) [
 
 // decision decodes a reply to a call for key.
 func (l *Limiter) decision(key string, r []int64) algorithms.Decision {
-	return l.port.decision(&l.port, l.cfg.Template.Render(key), r)
+	return l.port.decision(l.cfg.Template.Render(key), r)
 }
 
 // Allow decides one request: one round trip.
@@ -269,9 +278,7 @@ func (l *Limiter) SetMonotonic(on bool) {
 	l.port.setMonotonic(on)
 	l.cfg.Options.MonotonicTimestamp = on
 	if l.split != nil {
-		if s, ok := l.split.(interface{ setMonotonic(bool) }); ok {
-			s.setMonotonic(on)
-		}
+		l.split.setMonotonic(on)
 	}
 }
 
@@ -284,7 +291,7 @@ func (l *Limiter) Close() {
 
 // steps are the limiter's non-atomic steps, made on first use; nil when the
 // algorithm's state is not one value.
-func (l *Limiter) steps() stepper {
+func (l *Limiter) steps() *splitter {
 	if l.split == nil {
 		l.split = newStepper(l)
 	}
@@ -306,5 +313,5 @@ func (l *Limiter) Steps(steps []algorithms.Step)               { l.steps().Steps
 
 // String names the limiter for messages.
 func (l *Limiter) String() string {
-	return l.cfg.Algorithm + " on Redis " + l.store.Addr + " (lane " + strconv.Quote(l.cfg.Lane) + ")"
+	return string(l.cfg.Algorithm) + " on Redis " + l.store.Addr + " (lane " + strconv.Quote(l.cfg.Lane) + ")"
 }

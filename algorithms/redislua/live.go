@@ -20,8 +20,8 @@ type Live struct {
 	store    *Store
 	strategy algorithms.Strategy
 	lane     string
-	bucket   *algorithms.TokenBucket // decides multi's and watch's reads; holds no state
-	codec    bucketCodec
+	bucket   algorithms.RemoteSteps // decides multi's and watch's reads; holds no state
+	codec    codec
 	script   *redis.Script
 	port     port
 	// MaxTries is how many times watch tries before it gives up (default 20).
@@ -36,12 +36,13 @@ type Live struct {
 // The timestamp fix is on (the clocks of one machine's goroutines agree anyway).
 func NewLive(s *Store, lane string, strategy algorithms.Strategy, p algorithms.Policy) (*Live, error) {
 	p = p.WithDefaults()
-	o := algorithms.Options{MonotonicTimestamp: true}
+	tb := algorithms.MustLookup(algorithms.TokenBucketName)
+	o := tb.Defaults // the timestamp fix on
 	if strategy < algorithms.Atomic || strategy > algorithms.Watch {
 		return nil, fmt.Errorf("unknown strategy %d", strategy)
 	}
-	return &Live{store: s, strategy: strategy, lane: lane, bucket: algorithms.NewTokenBucket(p, true, 0),
-		script: redis.NewScript(Script("token_bucket")), port: portOf("token-bucket", p, o), MaxTries: 20}, nil
+	return &Live{store: s, strategy: strategy, lane: lane, bucket: tb.Split.Remote(p, o), codec: codec{fields: tb.Split.Fields()},
+		script: redis.NewScript(Script(tb.Redis.Script)), port: portOf(tb, p, o), MaxTries: 20}, nil
 }
 
 // Calls is the commands sent so far; GaveUp the watch decisions that lost every
@@ -87,10 +88,11 @@ func (l *Live) atomic(ctx context.Context, rkey, key string, now time.Duration) 
 }
 
 // read reads a bucket's state (or the idle state).
-func (l *Live) read(ctx context.Context, c redis.Cmdable, rkey, key string, now time.Duration) (algorithms.TokenState, error) {
-	st := l.bucket.Read(key, now)
+func (l *Live) read(ctx context.Context, c redis.Cmdable, rkey, key string, now time.Duration) ([]int64, error) {
+	st := make([]int64, l.codec.size())
+	l.bucket.Idle(key, now, st)
 	l.calls.Add(1)
-	return st, l.codec.parse(l.codec.read(ctx, c, rkey), &st)
+	return st, l.codec.parse(l.codec.read(ctx, c, rkey), st)
 }
 
 func (l *Live) multi(ctx context.Context, rkey, key string, now time.Duration) (bool, error) {
@@ -98,8 +100,8 @@ func (l *Live) multi(ctx context.Context, rkey, key string, now time.Duration) (
 	if err != nil {
 		return false, err
 	}
-	d, next := l.bucket.Decide(st, key, now, 1)
-	for _, c := range l.codec.write(ctx, l.store.client, rkey, next) {
+	d := l.bucket.Decide(st, key, now, 1)
+	for _, c := range l.codec.write(ctx, l.store.client, rkey, st) {
 		l.calls.Add(1)
 		if err := c.Err(); err != nil {
 			return false, err
@@ -117,11 +119,11 @@ func (l *Live) watch(ctx context.Context, rkey, key string, now time.Duration) (
 			if err != nil {
 				return err
 			}
-			d, next := l.bucket.Decide(st, key, now, 1)
+			d := l.bucket.Decide(st, key, now, 1)
 			allowed = d.Allowed
 			l.calls.Add(4) // MULTI, HSET, PEXPIRE, EXEC
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				l.codec.write(ctx, p, rkey, next)
+				l.codec.write(ctx, p, rkey, st)
 				return nil
 			})
 			return err

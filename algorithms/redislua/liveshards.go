@@ -41,9 +41,10 @@ func NewLiveShards(s *Store, lane string, n int, pick algorithms.ShardPick, p al
 	if n < 1 || int64(n) > min(p.Limit, p.Burst) {
 		return nil, fmt.Errorf("%d shards of %s: want 1 to %d", n, p, min(p.Limit, p.Burst))
 	}
-	l := &LiveShards{store: s, pick: pick, script: redis.NewScript(Script("token_bucket"))}
+	tb := algorithms.MustLookup(algorithms.TokenBucketName)
+	l := &LiveShards{store: s, pick: pick, script: redis.NewScript(Script(tb.Redis.Script))}
 	for i, sp := range algorithms.ShardPolicies(p, n) {
-		l.ports = append(l.ports, portOf("token-bucket", sp, algorithms.Options{MonotonicTimestamp: true}))
+		l.ports = append(l.ports, portOf(tb, sp, tb.Defaults))
 		l.keys = append(l.keys, s.Key(fmt.Sprintf("%s.s%d", lane, i), "hot"))
 	}
 	return l, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,27 @@ import (
 	"ratelab/internal/redistest"
 )
 
-// ported are the algorithms with a Redis port.
-var ported = []string{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra"}
+// ported are the algorithms with a Redis port: the registry's, each checked
+// against its limiter in memory below.
+var ported = algorithms.Where(func(a algorithms.Info) bool { return a.Redis != nil })
+
+// The registry ports the six limiters it should, and no more: a new port is
+// checked by the differential tests through ported, and an algorithm that loses
+// its port fails here.
+func TestPortedAlgorithms(t *testing.T) {
+	want := []algorithms.Name{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra"}
+	if !slices.Equal(ported, want) {
+		t.Errorf("algorithms with a Redis port: %v, want %v", ported, want)
+	}
+	for _, a := range algorithms.All() {
+		if a.Redis == nil {
+			continue
+		}
+		if _, err := scriptFiles.ReadFile("scripts/" + a.Redis.Script + ".lua"); err != nil {
+			t.Errorf("%s: its port names script %q, which scripts/ does not hold", a.Name, a.Redis.Script)
+		}
+	}
+}
 
 func open(t testing.TB, url string) *Store {
 	t.Helper()
@@ -27,7 +47,7 @@ func open(t testing.TB, url string) *Store {
 }
 
 // options are per-algorithm options that exercise the knobs.
-func options(name string, r *rand.Rand, p algorithms.Policy) algorithms.Options {
+func options(name algorithms.Name, r *rand.Rand, p algorithms.Policy) algorithms.Options {
 	o := algorithms.Options{}
 	switch name {
 	case "fixed-window":
@@ -199,7 +219,7 @@ func TestKeysStayUnderThePrefix(t *testing.T) {
 	other.Set(ctx, "{ratelab:other-run:0.0}:k", "keep", 0)
 	s := open(t, srv.URL())
 	for _, name := range ported {
-		red, _ := NewLimiter(s, Config{Lane: name, Algorithm: name, Policy: algorithms.Policy{Limit: 5, Period: time.Second}})
+		red, _ := NewLimiter(s, Config{Lane: string(name), Algorithm: name, Policy: algorithms.Policy{Limit: 5, Period: time.Second}})
 		for i := 0; i < 10; i++ {
 			red.Allow(fmt.Sprintf("user-%d", i%3), time.Duration(i)*time.Millisecond, 1)
 		}
@@ -231,8 +251,8 @@ func TestKeysStayUnderThePrefix(t *testing.T) {
 func TestNonAtomicSteps(t *testing.T) {
 	s := open(t, redistest.Start(t).URL())
 	p := algorithms.Policy{Limit: 1, Period: time.Hour}
-	for _, name := range []string{"token-bucket", "gcra"} {
-		red, _ := NewLimiter(s, Config{Lane: name, Algorithm: name, Policy: p})
+	for _, name := range []algorithms.Name{"token-bucket", "gcra"} {
+		red, _ := NewLimiter(s, Config{Lane: string(name), Algorithm: name, Policy: p})
 		a := red.ReadState(0, "k", 0, false)
 		b := red.ReadState(1, "k", 0, false)
 		if !red.DecideOn(a, "k", 0, 1).Allowed || !red.DecideOn(b, "k", 0, 1).Allowed {

@@ -177,9 +177,8 @@ func (s *Set) groupArgs(group []algorithms.Call) ([]string, []any) {
 		l := s.parts[g.Part]
 		k := l.redisKeys(g.Req.Key)
 		own := l.argv(g.Req.Key, g.Req.Now, g.Req.Cost, "check")
-		info, _ := algorithms.Lookup(l.cfg.Algorithm)
 		keys = append(keys, k...)
-		args = append(args, info.RedisScript, len(k), len(own))
+		args = append(args, l.scriptName, len(k), len(own))
 		args = append(args, own...)
 	}
 	return keys, args
@@ -194,11 +193,11 @@ func AllOrNothingScript() string {
 	b.Write(common)
 	b.WriteString("\nlocal algorithms = {}\n")
 	for _, a := range algorithms.All() {
-		if a.RedisScript == "" {
+		if a.Redis == nil {
 			continue
 		}
-		own, _ := scriptFiles.ReadFile("scripts/" + a.RedisScript + ".lua")
-		fmt.Fprintf(&b, "algorithms[%q] = function(KEYS, ARGV)\n%s\nend\n", a.RedisScript, own)
+		own, _ := scriptFiles.ReadFile("scripts/" + a.Redis.Script + ".lua")
+		fmt.Fprintf(&b, "algorithms[%q] = function(KEYS, ARGV)\n%s\nend\n", a.Redis.Script, own)
 	}
 	main, _ := scriptFiles.ReadFile("scripts/all_or_nothing.lua")
 	b.Write(main)

@@ -110,7 +110,7 @@ func TestCheckWritesNothing(t *testing.T) {
 	s := open(t, srv.URL())
 	ctx := t.Context()
 	for _, name := range ported {
-		l, err := NewLimiter(s, Config{Lane: "check-" + name, Algorithm: name, Policy: algorithms.Policy{Limit: 3, Period: time.Second}})
+		l, err := NewLimiter(s, Config{Lane: "check-" + string(name), Algorithm: name, Policy: algorithms.Policy{Limit: 3, Period: time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,44 +24,45 @@ import (
 //
 // The state is read and written by the algorithm's codec, as its script stores it.
 
-// splitter is a Limiter's non-atomic steps for state type S.
-type splitter[S any] struct {
+// splitter is a Limiter's non-atomic steps: the algorithm's own decision
+// (algorithms.Split.Remote) on the state read, as the integers its codec reads.
+type splitter struct {
 	l     *Limiter
-	algo  algorithms.Stepper[S] // decides on what was read; holds no state
-	codec codec[S]
-	slots slab.Slab[splitSlot[S]]
+	algo  algorithms.RemoteSteps // decides on what was read; holds no state
+	codec codec
+	slots slab.Slab[splitSlot]
 	nodes map[int]*redis.Conn // one connection per application node (multi)
 }
 
 // splitSlot is one decision in progress.
-type splitSlot[S any] struct {
-	state    S
+type splitSlot struct {
+	state    []int64
 	conn     *redis.Conn // held from WATCH to EXEC
 	watching bool        // conn has a WATCH that no EXEC has ended
 	failed   bool        // Redis failed: the decision follows on_error
 }
 
-// stepper is a splitter of any state type, as the Limiter holds it.
-type stepper interface {
-	algorithms.StepBatcher
-	close()
+// newStepper returns the steps of the limiter's algorithm, or nil when its state
+// is not one value (algorithms.Info.Split).
+func newStepper(l *Limiter) *splitter {
+	info, ok := algorithms.Lookup(l.cfg.Algorithm)
+	if !ok || info.Split == nil {
+		return nil
+	}
+	return &splitter{l: l, algo: info.Split.Remote(l.cfg.Policy, l.cfg.Options), codec: codec{fields: info.Split.Fields()}, nodes: map[int]*redis.Conn{}}
 }
 
-// newStepper returns the steps of the limiter's algorithm.
-func newStepper(l *Limiter) stepper {
-	p, o := l.cfg.Policy, l.cfg.Options
-	switch l.cfg.Algorithm {
-	case "token-bucket":
-		return &splitter[algorithms.TokenState]{l: l, algo: algorithms.NewTokenBucket(p, o.MonotonicTimestamp, o.MaxReserved), codec: bucketCodec{}, nodes: map[int]*redis.Conn{}}
-	case "gcra":
-		return &splitter[algorithms.GCRAState]{l: l, algo: algorithms.NewGCRA(p), codec: gcraCodec{}, nodes: map[int]*redis.Conn{}}
-	}
-	return nil
+// idle is a new slot's state: key's idle state at now, what a key Redis does not
+// hold has.
+func (s *splitter) idle(key string, now time.Duration) splitSlot {
+	st := splitSlot{state: make([]int64, s.codec.size())}
+	s.algo.Idle(key, now, st.state)
+	return st
 }
 
 // nodeConn is node's connection for multi's steps (the client's pool on a cluster,
 // which routes each key to its node).
-func (s *splitter[S]) nodeConn(node int) redis.Cmdable {
+func (s *splitter) nodeConn(node int) redis.Cmdable {
 	if s.l.store.cluster != nil {
 		return s.l.store.client
 	}
@@ -75,9 +76,9 @@ func (s *splitter[S]) nodeConn(node int) redis.Cmdable {
 
 // ReadState reads key's state into a new slot: on node's connection, or with
 // watch on a connection of the slot's own after WATCH.
-func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch bool) int32 {
+func (s *splitter) ReadState(node int, key string, now time.Duration, watch bool) int32 {
 	ctx := s.l.store.ctx
-	slot := s.slots.Put(splitSlot[S]{state: s.algo.Read(key, now)}) // the idle state, if the key has none
+	slot := s.slots.Put(s.idle(key, now)) // the idle state, if the key has none
 	st := s.slots.At(slot)
 	rkey := s.l.redisKeys(key)[0]
 	conn := s.nodeConn(node)
@@ -98,7 +99,7 @@ func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch b
 	if pipe != nil {
 		pipe.Exec(ctx)
 	}
-	st.failed = s.codec.parse(reply, &st.state) != nil
+	st.failed = s.codec.parse(reply, st.state) != nil
 	s.l.unavailable.Store(st.failed)
 	return slot
 }
@@ -107,7 +108,7 @@ func (s *splitter[S]) ReadState(node int, key string, now time.Duration, watch b
 // them one after another, so each read sees what the writes before it left, as
 // with a round trip each. A read fills its Slot; a write stores its slot's state
 // and frees it.
-func (s *splitter[S]) Steps(steps []algorithms.Step) {
+func (s *splitter) Steps(steps []algorithms.Step) {
 	ctx := s.l.store.ctx
 	reads := make([]redis.Cmder, len(steps))
 	var writes []redis.Cmder
@@ -120,7 +121,7 @@ func (s *splitter[S]) Steps(steps []algorithms.Step) {
 			}
 			return
 		}
-		st.Slot = s.slots.Put(splitSlot[S]{state: s.algo.Read(st.Key, st.Now)})
+		st.Slot = s.slots.Put(s.idle(st.Key, st.Now))
 		reads[i] = s.codec.read(ctx, pipe, rkey)
 	})
 	failed := false
@@ -129,7 +130,7 @@ func (s *splitter[S]) Steps(steps []algorithms.Step) {
 			s.DropState(st.Slot)
 			continue
 		}
-		if slot := s.slots.At(st.Slot); s.codec.parse(reads[i], &slot.state) != nil {
+		if slot := s.slots.At(st.Slot); s.codec.parse(reads[i], slot.state) != nil {
 			slot.failed, failed = true, true
 		}
 	}
@@ -144,19 +145,17 @@ func (s *splitter[S]) Steps(steps []algorithms.Step) {
 }
 
 // DecideOn decides on the slot's state, which becomes the state to write.
-func (s *splitter[S]) DecideOn(slot int32, key string, now time.Duration, cost int64) algorithms.Decision {
+func (s *splitter) DecideOn(slot int32, key string, now time.Duration, cost int64) algorithms.Decision {
 	st := s.slots.At(slot)
 	if st.failed {
 		return s.l.failure()
 	}
-	var d algorithms.Decision
-	d, st.state = s.algo.Decide(st.state, key, now, cost)
-	return d
+	return s.algo.Decide(st.state, key, now, cost)
 }
 
 // WriteState writes the slot's state blindly (then PEXPIRE) on node's connection,
 // and frees the slot.
-func (s *splitter[S]) WriteState(slot int32, node int, key string) {
+func (s *splitter) WriteState(slot int32, node int, key string) {
 	if st := s.slots.At(slot); !st.failed {
 		var err error
 		for _, c := range s.codec.write(s.l.store.ctx, s.nodeConn(node), s.l.redisKeys(key)[0], st.state) {
@@ -175,7 +174,7 @@ func (s *splitter[S]) WriteState(slot int32, node int, key string) {
 // CommitState writes the slot's state in MULTI/EXEC on the connection that
 // WATCHed the key, and says whether Redis accepted it (false: someone wrote the
 // key after the read). It frees the slot either way.
-func (s *splitter[S]) CommitState(slot int32, key string) bool {
+func (s *splitter) CommitState(slot int32, key string) bool {
 	ctx := s.l.store.ctx
 	st := s.slots.At(slot)
 	if st.failed || st.conn == nil {
@@ -203,7 +202,7 @@ func (s *splitter[S]) CommitState(slot int32, key string) bool {
 
 // DropState frees the slot, releasing its connection (UNWATCH first if no EXEC
 // ended the WATCH).
-func (s *splitter[S]) DropState(slot int32) {
+func (s *splitter) DropState(slot int32) {
 	st := s.slots.At(slot)
 	if st.conn != nil {
 		if st.watching {
@@ -216,14 +215,10 @@ func (s *splitter[S]) DropState(slot int32) {
 }
 
 // setMonotonic switches the token bucket's max(now, ts) fix of the steps' decisions.
-func (s *splitter[S]) setMonotonic(on bool) {
-	if tb, ok := any(s.algo).(*algorithms.TokenBucket); ok {
-		tb.SetMonotonic(on)
-	}
-}
+func (s *splitter) setMonotonic(on bool) { s.algo.SetMonotonic(on) }
 
 // close releases the nodes' connections.
-func (s *splitter[S]) close() {
+func (s *splitter) close() {
 	for _, c := range s.nodes {
 		c.Close()
 	}

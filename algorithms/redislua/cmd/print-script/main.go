@@ -15,8 +15,8 @@ import (
 func main() {
 	var names []string
 	for _, a := range algorithms.All() {
-		if a.RedisScript != "" {
-			names = append(names, a.RedisScript)
+		if a.Redis != nil {
+			names = append(names, a.Redis.Script)
 		}
 	}
 	if len(os.Args) != 2 {

@@ -1,0 +1,140 @@
+package algorithms
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// noneElsewhere lists the files outside this package where the word "none" is
+// written as a string for something other than the no-limit algorithm, and what
+// it means there. The baseline's name is a common word; every other registered
+// name is an algorithm's only.
+var noneElsewhere = map[string]string{
+	"traces/jsonl.go":    "a message: an object with no fields",
+	"traces/options.go":  `spread = "none", the trace's timestamps as written`,
+	"scenarios/enums.go": `the words of the retry policy, jitter and spread settings`,
+	"ui/controls.go":     "the retry control's label when a client does not retry",
+	"cmd_tune.go":        "--spread none",
+}
+
+// No algorithm's name is spelled outside this package: every other package names
+// an algorithm by its constant (TokenBucketName) and asks the registry what it
+// can do, so a fact about an algorithm lives in one place. The test reads every
+// Go file of the module but tests, and fails on a string literal that is a
+// registered name, or that holds a limiter's name among other words (a message
+// that lists which algorithms can do something). Scenario files and test data
+// are not Go and are not read.
+func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var limiters []string
+	for _, a := range registry {
+		if !a.Baseline {
+			limiters = append(limiters, regexp.QuoteMeta(string(a.Name)))
+		}
+	}
+	// a limiter's name as a word of its own: not inside a longer name or a path
+	within := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(limiters, "|") + `)($|[^a-z0-9_-])`)
+	fset := token.NewFileSet()
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.ToSlash(filepath.Dir(rel)) == "algorithms" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			where := fset.Position(lit.Pos())
+			switch {
+			case s == string(UnlimitedName):
+				if _, ok := noneElsewhere[rel]; !ok {
+					t.Errorf("%s: %q is the no-limit algorithm's name; write UnlimitedName, or, if the word means something else here, add the file to noneElsewhere with what it means", where, s)
+				}
+			case within.MatchString(s):
+				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (Info) for the fact", where, s)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("read %d Go files under %s; the walk missed the module", checked, root)
+	}
+	for file := range noneElsewhere {
+		if _, err := os.Stat(filepath.Join(root, file)); err != nil {
+			t.Errorf("noneElsewhere lists %s, which does not exist: remove it", file)
+		}
+	}
+}
+
+// Every registered algorithm has its facts: a name no other has, a short name
+// for narrow panels, and options declared once each.
+func TestRegistryEntries(t *testing.T) {
+	var names, shorts []string
+	for _, a := range registry {
+		switch {
+		case a.Name == "" || slices.Contains(names, string(a.Name)):
+			t.Errorf("%q: every algorithm needs a name of its own", a.Name)
+		case a.Short == "" || len(a.Short) > 8 || slices.Contains(shorts, a.Short):
+			t.Errorf("%s: short name %q must be 1 to 8 characters and its own", a.Name, a.Short)
+		case a.build == nil:
+			t.Errorf("%s: no constructor", a.Name)
+		case a.Baseline && (a.DefaultLane || a.Tuned || a.Redis != nil || a.Split != nil):
+			t.Errorf("%s: the no-limit baseline is not a default lane, tuned, ported or split", a.Name)
+		}
+		names, shorts = append(names, string(a.Name)), append(shorts, a.Short)
+		if lim := a.build(Policy{Limit: 1, Period: 1e9}, a.Defaults); lim.Algorithm() != a.Name {
+			t.Errorf("%s: its limiter says it is %q", a.Name, lim.Algorithm())
+		}
+		if err := a.Defaults.Check(a.Name); err != nil {
+			t.Errorf("%s: its defaults are refused: %v", a.Name, err)
+		}
+		var keys []string
+		for _, o := range a.Options {
+			if o.Key == "" || o.Doc == "" || slices.Contains(keys, o.Key) {
+				t.Errorf("%s: option %q needs a key of its own and a doc line", a.Name, o.Key)
+			}
+			keys = append(keys, o.Key)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// positions are where a scenario file writes each of its tables and values, read
+// by go-toml's own parser, so a problem found after decoding (a rate below zero, a
+// lane naming an unknown client) is placed at its line and column as the
+// decoder's own errors are.
+//
+// A place is a path from the file's top: table and key names, with the index of
+// an array's element after its name — "scenario", 0, "client", 2, "rate" — as
+// the decoded File holds them. A key-value is placed at its value, a table at
+// its header's opening bracket.
+//
+// The index also says which value starts where, and of what kind (a string, an
+// integer, an array…), so an error go-toml places at a value can name the key
+// it was written for, inside an inline table too, and what was written.
+type positions struct {
+	at     map[string]unstable.Position
+	values map[[2]int]value // by line and column
+}
+
+// value is a value as written: its kind, and its key from the file's top, table
+// and key names only ("scenario", "client", "retry", "policy").
+type value struct {
+	kind unstable.Kind
+	key  []string
+}
+
+func newPositions() *positions {
+	return &positions{at: map[string]unstable.Position{}, values: map[[2]int]value{}}
+}
+
+// index reads data with go-toml's parser. A document it cannot parse gives no
+// places; the decoder reports why.
+func index(data []byte) *positions {
+	ps := newPositions()
+	p := &unstable.Parser{}
+	p.Reset(data)
+	var table []any            // the current table's path
+	counts := map[string]int{} // elements of each array of tables so far, by its path
+	for p.NextExpression() {
+		e := p.Expression()
+		key, first, last := keyOf(e)
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			table = ps.resolve(key, counts)
+			if e.Kind == unstable.ArrayTable {
+				name := placeName(table)
+				table = append(table, counts[name])
+				counts[name]++
+			}
+			ps.put(table, p.Shape(header(data, first)).Start)
+		case unstable.KeyValue:
+			ps.keyValue(p, append(append([]any(nil), table...), key...), last, e.Value())
+		}
+	}
+	if p.Error() != nil {
+		return newPositions()
+	}
+	return ps
+}
+
+// resolve is the path of a table header's key: each part that names an array of
+// tables continues in its latest element.
+func (ps *positions) resolve(key []any, counts map[string]int) []any {
+	var path []any
+	for i, k := range key {
+		path = append(path, k)
+		if i == len(key)-1 {
+			break
+		}
+		if n := counts[placeName(path)]; n > 0 {
+			path = append(path, n-1)
+		}
+	}
+	return path
+}
+
+// keyValue places a key-value at path, its key's last part at key, and the
+// values inside an inline table or an array.
+func (ps *positions) keyValue(p *unstable.Parser, path []any, key unstable.Range, v *unstable.Node) {
+	where := p.Shape(valueAfter(p.Data(), key)).Start
+	ps.put(path, where)
+	ps.values[[2]int{where.Line, where.Column}] = value{v.Kind, keyNames(path)}
+	switch v.Kind {
+	case unstable.InlineTable:
+		ps.inline(p, path, v)
+	case unstable.Array:
+		it := v.Children()
+		for i := 0; it.Next(); i++ {
+			el := it.Node()
+			if el.Raw.Length == 0 { // a nested array: the parser gives it no range
+				continue
+			}
+			at := p.Shape(el.Raw).Start
+			ps.values[[2]int{at.Line, at.Column}] = value{el.Kind, keyNames(path)}
+			elPath := append(append([]any(nil), path...), i)
+			ps.put(elPath, at)
+			if el.Kind == unstable.InlineTable {
+				ps.inline(p, elPath, el)
+			}
+		}
+	}
+}
+
+// valueAfter is where a key-value's value starts, given its key's last part:
+// after the key, the equals sign and the blanks around it. (The parser gives an
+// array no range of its own.)
+func valueAfter(data []byte, key unstable.Range) unstable.Range {
+	at := int(key.Offset + key.Length)
+	if at < len(data) && (data[at] == '"' || data[at] == '\'') { // a quoted key's closing quote
+		at++
+	}
+	for at < len(data) && (data[at] == ' ' || data[at] == '\t' || data[at] == '=') {
+		at++
+	}
+	return unstable.Range{Offset: uint32(at)}
+}
+
+// valueAt is the value the file writes at line and column, if one starts there.
+func (ps *positions) valueAt(line, column int) (value, bool) {
+	v, ok := ps.values[[2]int{line, column}]
+	return v, ok
+}
+
+// keyNames is a place's table and key names, without array indexes.
+func keyNames(path []any) []string {
+	var names []string
+	for _, p := range path {
+		if s, ok := p.(string); ok {
+			names = append(names, s)
+		}
+	}
+	return names
+}
+
+// inline places an inline table's key-values under path.
+func (ps *positions) inline(p *unstable.Parser, path []any, t *unstable.Node) {
+	it := t.Children()
+	for it.Next() {
+		kv := it.Node()
+		if kv.Kind != unstable.KeyValue {
+			continue
+		}
+		key, _, last := keyOf(kv)
+		ps.keyValue(p, append(append([]any(nil), path...), key...), last, kv.Value())
+	}
+}
+
+func (ps *positions) put(path []any, at unstable.Position) {
+	if _, seen := ps.at[placeName(path)]; !seen { // a key written twice is the decoder's error
+		ps.at[placeName(path)] = at
+	}
+}
+
+// of is where scenario s writes the place at path (relative to the scenario),
+// or the nearest table holding it when the file leaves it out (a default): the
+// deepest part of path the file writes. ok is false when not even the scenario
+// is found.
+func (ps *positions) of(s int, path ...any) (at unstable.Position, ok bool) {
+	if ps == nil {
+		return at, false
+	}
+	full := append([]any{"scenario", s}, path...)
+	for n := len(full); n >= 2; n-- {
+		if at, ok := ps.at[placeName(full[:n])]; ok {
+			return at, true
+		}
+	}
+	return at, false
+}
+
+// header is a table header's range from its opening bracket, given its key's:
+// "[[scenario.client]]" is placed at its first "[".
+func header(data []byte, key unstable.Range) unstable.Range {
+	at := key.Offset
+	for at > 0 && (data[at-1] == '[' || data[at-1] == ' ' || data[at-1] == '\t') {
+		at--
+	}
+	return unstable.Range{Offset: at}
+}
+
+// keyOf is an expression's key, as path parts, and the ranges of its first and
+// last parts.
+func keyOf(e *unstable.Node) (key []any, first, last unstable.Range) {
+	it := e.Key()
+	for it.Next() {
+		n := it.Node()
+		if len(key) == 0 {
+			first = n.Raw
+		}
+		last = n.Raw
+		key = append(key, string(n.Data))
+	}
+	return key, first, last
+}
+
+// placeName writes a path as one string, a map key: scenario/0/client/2/rate.
+func placeName(path []any) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = fmt.Sprint(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// place is file:line:col of the place at path in scenario s (see of), or the
+// file's name alone when the file does not hold it.
+func (ps *positions) place(file string, s int, path ...any) string {
+	if at, ok := ps.of(s, path...); ok {
+		return fmt.Sprintf("%s:%d:%d", file, at.Line, at.Column)
+	}
+	return file
+}
