@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -39,10 +39,7 @@ var notInCSV = map[string]string{
 // the CSVs can carry to be the same, exactly; a metric neither recomputed nor
 // listed in notInCSV fails the test.
 func TestMetricsFromTheCSVs(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogue(t)
 	for _, col := range sim.Columns {
 		if why, ok := notInCSV[col.Metric]; ok {
 			t.Logf("table column %q is not recomputed: %s", col.Title, why)
@@ -56,7 +53,7 @@ func TestMetricsFromTheCSVs(t *testing.T) {
 			}
 			dir := t.TempDir()
 			rows, series := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "series.csv")
-			code, out, errOut := ratelab("run", "--scenario", name, "--csv", rows, "--series", series, "--format", "json")
+			code, out, errOut := ratelab(t, "run", "--scenario", name, "--csv", rows, "--series", series, "--format", "json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -129,7 +126,7 @@ func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
 			t.Errorf("notInCSV lists %q, which is not a metric of the JSON", k)
 		}
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func TestRedisNotThere(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL()
 	srv.Stop() // a port where nothing answers
-	code, _, errOut := ratelab("run", "--scenario", "bursty-user", "--redis", url)
+	code, _, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--redis", url)
 	if code != 1 || !strings.Contains(errOut, "cannot reach Redis at "+srv.Addr()) {
 		t.Errorf("run with Redis down: exit %d, %q", code, errOut)
 	}
@@ -25,7 +25,7 @@ func TestRedisNotThere(t *testing.T) {
 func TestRunOnRedisWritesCSV(t *testing.T) {
 	srv := redistest.Start(t)
 	path := filepath.Join(t.TempDir(), "rows.csv")
-	code, out, errOut := ratelab("run", "--scenario", "boundary-burst", "--redis", srv.URL(), "--csv", path)
+	code, out, errOut := ratelab(t, "run", "--scenario", "boundary-burst", "--redis", srv.URL(), "--csv", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

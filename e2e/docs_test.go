@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // readmeSection is the README's section under heading, up to the next "## ".
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestReadmeScenarioFileRuns(t *testing.T) {
 	example, _, _ := strings.Cut(rest, "```")
 	path := filepath.Join(t.TempDir(), "my.toml")
 	os.WriteFile(path, []byte(example), 0o644)
-	if code, out, errOut := ratelab("run", "--file", path, "--scenario", "my-api"); code != 0 {
+	if code, out, errOut := ratelab(t, "run", "--file", path, "--scenario", "my-api"); code != 0 {
 		t.Fatalf("the README's example: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ const (
 // runs, and the picture in the repository is up to date. Rewrite it with
 // go test -run TestReadmeChart -update.
 func TestReadmeChart(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestReadmeChart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "charts")
 	args := strings.Fields(strings.TrimPrefix(readmeCommand, "ratelab "))
 	args[len(args)-1] = dir
-	if code, _, errOut := ratelab(args...); code != 0 {
+	if code, _, errOut := ratelab(t, args...); code != 0 {
 		t.Fatalf("%s: exit %d: %s", readmeCommand, code, errOut)
 	}
 	made, err := os.ReadFile(filepath.Join(dir, "comparison-zoom.png"))
@@ -37,9 +37,9 @@ func TestReadmeChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		os.WriteFile(readmeChart, made, 0o644)
+		os.WriteFile(filepath.Join("..", readmeChart), made, 0o644)
 	}
-	committed, err := os.ReadFile(readmeChart)
+	committed, err := os.ReadFile(filepath.Join("..", readmeChart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 		{[]string{"report", "--scenario", "boundary-burst", "--out", ""}, "--out is empty"},
 		{[]string{"report"}, "--scenario is required"},
 	} {
-		code, _, errOut := ratelab(tc.args...)
+		code, _, errOut := ratelab(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
@@ -82,7 +82,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 	out := filepath.Join(base, "report")
 	var first []byte
 	for i := range 2 { // the second time over the first, which ratelab wrote
-		code, stdout, errOut := ratelab("report", "--scenario", "boundary-burst", "--lanes", "fixed-window,token-bucket", "--out", out)
+		code, stdout, errOut := ratelab(t, "report", "--scenario", "boundary-burst", "--lanes", "fixed-window,token-bucket", "--out", out)
 		if code != 0 {
 			t.Fatalf("report %d: exit %d: %s", i, code, errOut)
 		}
