@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// readmeChart is the chart the README shows, and the command that makes it (the
-// README names both).
+// readmeChart is the chart the README and docs/charts-and-reports.md show, and
+// the command that makes it (both pages name both).
 const (
 	readmeChart   = "docs/boundary-burst.png"
 	readmeCommand = "ratelab run --scenario boundary-burst --lanes fixed-window,sliding-log,token-bucket --plot charts"
@@ -19,12 +19,13 @@ const (
 // runs, and the picture in the repository is up to date. Rewrite it with
 // go test -run TestReadmeChart -update.
 func TestReadmeChart(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, []byte(readmeCommand)) || !bytes.Contains(readme, []byte("]("+readmeChart+")")) {
-		t.Fatalf("the README does not show %s with the command %q", readmeChart, readmeCommand)
+	for _, shows := range []struct{ page, link string }{
+		{"README.md", readmeChart},
+		{"docs/charts-and-reports.md", filepath.Base(readmeChart)},
+	} {
+		if text := page(t, shows.page); !strings.Contains(text, readmeCommand) || !strings.Contains(text, "]("+shows.link+")") {
+			t.Fatalf("%s does not show %s with the command %q", shows.page, shows.link, readmeCommand)
+		}
 	}
 	dir := filepath.Join(t.TempDir(), "charts")
 	args := strings.Fields(strings.TrimPrefix(readmeCommand, "ratelab "))
