@@ -282,3 +282,16 @@ func TestDocsDocumentEveryScenarioKey(t *testing.T) {
 		t.Errorf("walked only %d tables of the schema", len(seen))
 	}
 }
+
+// docs/scenarios.md has a row for every shipped scenario, and for no other.
+func TestDocsNameEveryScenario(t *testing.T) {
+	table := docSection(t, "docs/scenarios.md", "## The shipped scenarios")
+	rows := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|").FindAllStringSubmatch(table, -1)
+	var documented []string
+	for _, r := range rows {
+		documented = append(documented, r[1])
+	}
+	if names := catalogue(t).Names(); !reflect.DeepEqual(documented, names) {
+		t.Errorf("docs/scenarios.md lists %v; the catalogue has %v, in this order", documented, names)
+	}
+}

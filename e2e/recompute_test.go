@@ -43,6 +43,9 @@ func TestMetricsFromTheCSVs(t *testing.T) {
 	}
 	for _, name := range c.Names() {
 		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name == "tiers" {
+				t.Skip("-short: tiers (10,000 keys) takes as long as the other scenarios together; the full run has it")
+			}
 			cfg, err := c.Compile(name, scenarios.Overrides{})
 			if err != nil {
 				t.Fatal(err)
