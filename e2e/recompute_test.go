@@ -35,6 +35,7 @@ var notInCSV = map[string]string{
 // the CSVs can carry to be the same, exactly; a metric neither recomputed nor
 // listed in notInCSV fails the test.
 func TestMetricsFromTheCSVs(t *testing.T) {
+	t.Parallel()
 	c := catalogue(t)
 	for _, col := range sim.Columns {
 		if why, ok := notInCSV[col.Metric]; ok {

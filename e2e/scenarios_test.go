@@ -56,6 +56,7 @@ var handsOn = map[string]string{
 // its verdicts read as pinned in testdata/verdicts.golden (rewrite with -update
 // after reading them against the tables).
 func TestLessonsClaimsAndVerdicts(t *testing.T) {
+	t.Parallel()
 	c := catalogue(t)
 	var b strings.Builder
 	for _, name := range c.Names() {
@@ -98,6 +99,7 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 // Every shipped scenario runs, and twice gives byte-identical request and series
 // CSV and comparison.
 func TestEveryScenarioIsDeterministic(t *testing.T) {
+	t.Parallel()
 	c := catalogue(t)
 	fingerprint := func(name string) string {
 		cfg, err := c.Compile(name, scenarios.Overrides{})

@@ -25,6 +25,7 @@ func writeLog(t *testing.T, dir string, d time.Duration) string {
 }
 
 func TestTuneCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, 10*time.Minute)
 	csvPath, jsonPath := filepath.Join(dir, "grid.csv"), filepath.Join(dir, "grid.json")
