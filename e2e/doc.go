@@ -5,11 +5,12 @@
 // the bench guard in a network namespace — and check that the README and docs/
 // still say what the program does.
 //
-// Under -short it keeps what takes well under a second a test (the commands, the
-// outputs, the docs, every scenario's lessons in memory) and leaves out what
-// drives a terminal, a browser, a cluster or the wall clock for seconds; the full
-// run has everything. Under -race the binary is built with -race too, so the
-// command line's own goroutines are checked as before.
+// Under -short it keeps the commands and their exit codes, the files they write,
+// the docs, Redis on one server, and the sweeps of every shipped scenario in
+// memory (but tiers, the slowest, in two of them); it leaves to the full run what
+// drives a terminal, a browser, a Redis Cluster or the wall clock for seconds:
+// tmux, Chromium, the cluster, the signal tests. Under -race the binary is built
+// with -race too, so the command line's own goroutines are checked as before.
 //
-// The package has no code of its own: everything is in its _test.go files.
+// Apart from this comment, the package is its _test.go files.
 package e2e
