@@ -14,6 +14,7 @@ import (
 // TestRunGolden pins `ratelab run` output for two scenarios: the comparison table
 // and verdicts, byte for byte. Rewrite with go test -run TestRunGolden -update.
 func TestRunGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, golden string }{
 		{"boundary-burst", "testdata/run-boundary-burst.golden"},
 		{"non-atomic-race", "testdata/run-non-atomic-race.golden"},
@@ -37,6 +38,7 @@ func TestRunGolden(t *testing.T) {
 }
 
 func TestRunWritesCSV(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rows, series := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "series.csv")
 	code, out, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--lanes", "token-bucket,fixed-window", "--csv", rows, "--series", series, "--format", "json")
@@ -70,6 +72,7 @@ func TestRunWritesCSV(t *testing.T) {
 }
 
 func TestBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
 	os.WriteFile(bad, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimt = 5\n"), 0o644)
@@ -109,6 +112,7 @@ func TestBadInputExitCodes(t *testing.T) {
 }
 
 func TestListAndVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := ratelab(t, "list")
 	if code != 0 || !strings.HasPrefix(out, "boundary-burst ") || strings.Count(out, "\n") < 10 {
 		t.Errorf("list: exit %d:\n%s", code, out)

@@ -15,6 +15,7 @@ import (
 // and the fix, no file written, before anything runs (a cluster URL that nothing
 // listens on is never dialled: the lane is refused first).
 func TestCompositeBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, lane string) string {
 		path := filepath.Join(dir, name)
@@ -55,6 +56,7 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 // attempt's fate, then the response headers of each lane's family; every row as
 // wide as the header.
 func TestRunHeadersColumns(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := ratelab(t, "run", "--scenario", "multi-limit", "--csv", "-", "--headers", "--lanes", "all-or-nothing")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -173,6 +173,7 @@ func hasAnchor(markdown, anchor string) bool {
 
 // The README's Commands table has a row for every command ratelab help lists.
 func TestReadmeNamesEveryCommand(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := ratelab(t, "help")
 	if code != 0 {
 		t.Fatalf("ratelab help: exit %d: %s", code, errOut)
@@ -193,6 +194,7 @@ func TestReadmeNamesEveryCommand(t *testing.T) {
 // The tour's excerpt of ratelab run is what the command prints: every line but
 // the … that stands for the lines left out.
 func TestReadmeRunExcerpt(t *testing.T) {
+	t.Parallel()
 	const command = "$ ratelab run --scenario boundary-burst\n"
 	_, excerpt, ok := strings.Cut(docSection(t, "README.md", "## A five-minute tour"), command)
 	if !ok {
@@ -238,6 +240,7 @@ func TestDocsNameEveryKey(t *testing.T) {
 
 // The scenario file of docs/scenarios.md runs as written.
 func TestDocsScenarioFileRuns(t *testing.T) {
+	t.Parallel()
 	section := docSection(t, "docs/scenarios.md", "## Scenario files")
 	_, rest, _ := strings.Cut(section, "```toml\n")
 	example, _, _ := strings.Cut(rest, "```")

@@ -17,6 +17,7 @@ import (
 // stays /dev/null, /dev/full is a write error (exit 1) and stays a device. The
 // old run renamed a regular file over each of them.
 func TestOutputTargets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "latest.csv")
 	os.WriteFile(target, []byte("yesterday's\n"), 0o644)
@@ -85,6 +86,7 @@ func TestOutputTargets(t *testing.T) {
 // it reads (which would be destroyed), under any name (a symlink, ./, a link
 // to a file not there yet). An empty path is refused too.
 func TestOutputsMustBeDistinct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "log.csv")
 	os.WriteFile(trace, []byte("time_ms,key\n0,a\n5,b\n"), 0o644)

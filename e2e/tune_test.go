@@ -67,6 +67,7 @@ func TestTuneCommand(t *testing.T) {
 
 // Bad input: one message naming the place and the fix, exit 2, no file written.
 func TestTuneBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, time.Minute)
 	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
