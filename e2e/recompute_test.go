@@ -44,6 +44,7 @@ func TestMetricsFromTheCSVs(t *testing.T) {
 	}
 	for _, name := range c.Names() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			if testing.Short() && name == "tiers" {
 				t.Skip("-short: tiers (10,000 keys) takes as long as the other scenarios together; the full run has it")
 			}
