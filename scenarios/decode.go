@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"ratelab/internal/suggest"
 )
 
 // decode reads a scenario file strictly: an unknown key, a value of the wrong type
@@ -29,7 +31,7 @@ func decode(name string, data []byte) (*File, error) {
 		key := e.Key()
 		msg := fmt.Sprintf("%s:%d:%d: unknown key %q in %s", name, row, col, key[len(key)-1], tableName(key[:len(key)-1]))
 		if known := knownKeys(key[:len(key)-1]); len(known) > 0 {
-			if near := nearest(key[len(key)-1], known); near != "" {
+			if near := suggest.Nearest(key[len(key)-1], known); near != "" {
 				msg += fmt.Sprintf("; did you mean %q?", near)
 			} else {
 				msg += "; known keys: " + strings.Join(known, ", ")
@@ -136,36 +138,4 @@ func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
 		}
 	}
 	return reflect.StructField{}, false
-}
-
-// nearest returns the candidate within edit distance 2 of word (the closest), or "".
-func nearest(word string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(word, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
