@@ -16,13 +16,17 @@ the other values with a fixed set, and file or folder names where a flag takes
 one. The script asks this ratelab binary what may come next (ratelab __complete),
 so it always knows the commands and scenarios of the ratelab on your PATH.
 
-To install it:
-  bash   ratelab completion bash > ~/.local/share/bash-completion/completions/ratelab
-         (with the bash-completion package), or in ~/.bashrc:
-         source <(ratelab completion bash)
-  zsh    ratelab completion zsh > "${fpath[1]}/_ratelab" (a folder in $fpath),
-         or in ~/.zshrc, after compinit: source <(ratelab completion zsh)
-  fish   ratelab completion fish > ~/.config/fish/completions/ratelab.fish
+To install it for bash, where the bash-completion package looks:
+  ratelab completion bash > ~/.local/share/bash-completion/completions/ratelab
+or, without that package, in ~/.bashrc:
+  source <(ratelab completion bash)
+For zsh, into a folder of $fpath, where compinit finds it:
+  ratelab completion zsh > "${fpath[1]}/_ratelab"
+or in ~/.zshrc, after compinit:
+  source <(ratelab completion zsh)
+For fish:
+  ratelab completion fish > ~/.config/fish/completions/ratelab.fish
+
 Then open a new shell.`
 
 // shells are the shells ratelab completes in.

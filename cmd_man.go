@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 const manUsage = `
@@ -35,6 +36,7 @@ func manPage() (string, error) {
 	var b strings.Builder
 	b.WriteString(`.\" ratelab(1), made by "ratelab man" from the commands' own --help; do not edit` + "\n")
 	fmt.Fprintf(&b, ".TH RATELAB 1 \"\" \"ratelab %s\" \"User Commands\"\n", version)
+	b.WriteString(".nh\n.ad l\n") // no hyphens in flags and paths; no stretched spaces
 	b.WriteString(".SH NAME\nratelab \\- " + roff(about) + "\n")
 	b.WriteString(".SH SYNOPSIS\n.nf\n")
 	for _, c := range commandList() {
@@ -51,7 +53,11 @@ func manPage() (string, error) {
 		fmt.Fprintf(&b, ".SS \"ratelab %s\"\n%s.\n", c.name, roff(c.summary))
 		b.WriteString(".PP\n.nf\n" + roffLines(h.synopsis()) + ".fi\n")
 		b.WriteString(roffParagraphs(h.description()))
-		for _, f := range helpFlags(h.flags) {
+		flags := helpFlags(h.flags)
+		if len(flags) > 0 {
+			b.WriteString(".PP\nFlags:\n")
+		}
+		for _, f := range flags {
 			fmt.Fprintf(&b, ".TP\n\\fB%s\\fR", roff("--"+f.name))
 			if f.value != "" {
 				fmt.Fprintf(&b, " \\fI%s\\fR", roff(f.value))
@@ -85,17 +91,32 @@ const seeAlso = `The README and docs/cli.md in ratelab's repository: the scenari
 the CSV columns, the charts and reports, and shell completion
 (ratelab completion --help).`
 
-// roff escapes s for roff text: a backslash is written \e and a dash \- (so
-// --csv is two hyphen-minus signs that copy and paste as typed).
+// roff escapes s for roff text: a backslash is written \e, a dash \- (so --csv
+// is two hyphen-minus signs that copy and paste as typed), and any other
+// character beyond ASCII by its code point, \[u2026], so the page reads the same
+// whether or not the formatter is told the file is UTF-8.
 func roff(s string) string {
-	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\e`)
+		case r == '-':
+			b.WriteString(`\-`)
+		case r > unicode.MaxASCII:
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // roffLines is s escaped, line by line, with a line that would start with a
 // control character (. or ') protected by \&.
 func roffLines(s string) string {
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+	for _, line := range strings.Split(strings.Trim(s, "\n"), "\n") {
 		line = roff(strings.TrimRight(line, " "))
 		if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
 			line = `\&` + line
@@ -106,12 +127,29 @@ func roffLines(s string) string {
 }
 
 // roffParagraphs is s's paragraphs (separated by blank lines), each after .PP,
-// filled by the formatter.
+// filled by the formatter; lines indented in s (commands to type) are kept as
+// they are.
 func roffParagraphs(s string) string {
 	var b strings.Builder
 	for _, p := range strings.Split(strings.TrimSpace(s), "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			b.WriteString(".PP\n" + roffLines(p))
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		b.WriteString(".PP\n")
+		literal := false
+		for _, line := range strings.Split(p, "\n") {
+			indented := strings.HasPrefix(line, " ")
+			switch {
+			case indented && !literal:
+				b.WriteString(".nf\n")
+			case !indented && literal:
+				b.WriteString(".fi\n")
+			}
+			literal = indented
+			b.WriteString(roffLines(line))
+		}
+		if literal {
+			b.WriteString(".fi\n")
 		}
 	}
 	return b.String()

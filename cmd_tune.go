@@ -46,7 +46,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
 	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent)")
 	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time (a `DURATION`) a line may go behind the latest read")
-	fs.StringVar(&o.spread, "spread", "none", "`none|uniform`: with uniform, requests stamped the same second are spread over it (seeded by --seed)")
+	fs.StringVar(&o.spread, "spread", "none", "how requests stamped the same second are placed, the `MODE`: none keeps them at its start, uniform spreads them over it (seeded by --seed)")
 	o.seed = 1
 	if own {
 		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")

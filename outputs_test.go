@@ -156,7 +156,7 @@ func (failing) Write([]byte) (int, error) { return 0, errors.New("no space left 
 // standard output is exit 1, however well the command went.
 func TestStandardOutput(t *testing.T) {
 	var out, errOut strings.Builder
-	if code := run([]string{"list", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "flag provided but not defined: -bogus") {
+	if code := run([]string{"list", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "flag provided but not defined: --bogus") {
 		t.Errorf("list --bogus: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 	out.Reset()
