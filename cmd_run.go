@@ -201,8 +201,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := charts.Commit(); err != nil {
 		return err
 	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "ratelab: --plot %s: %s\n", o.plot, n)
+	for _, n := range notes { // a note, not an error: no "ratelab:" before it
+		fmt.Fprintf(stderr, "charts in %s: %s\n", o.plot, n)
 	}
 	if err := requests.commit(); err != nil {
 		return err

@@ -58,7 +58,7 @@ func TraceReports(cfg *Config) []TraceReport {
 // them); nothing when there is no trace.
 func WriteTraceNotes(w io.Writer, cfg *Config) {
 	for _, t := range TraceReports(cfg) {
-		fmt.Fprintf(w, "  trace %s (%s): %d requests replayed", t.File, t.Format, t.Rows)
+		fmt.Fprintf(w, "  trace %s (%s): %s replayed", t.File, t.Format, plural(t.Rows, "request", "requests"))
 		if t.PastEnd > 0 {
 			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
 		}
