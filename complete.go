@@ -289,27 +289,31 @@ func (l commandLine) catalogue() *scenarios.Catalogue {
 	return c
 }
 
-// laneNames is what --lanes takes: every algorithm's name (the registry's), and
-// the lane names of the scenario given before that a shell word can hold as it
-// is (no spaces, commas or quotes).
+// laneNames is what --lanes takes: with a scenario given before, its lanes'
+// algorithms and the names of its lanes that a shell word holds as they are (no
+// spaces, commas or quotes); otherwise every algorithm's name (the registry's).
 func (l commandLine) laneNames() []candidate {
 	var cands []candidate
-	for _, a := range algorithms.All() {
-		cands = append(cands, candidate{a.Name, "algorithm"})
-	}
-	c := l.catalogue()
-	if c == nil || l.values["scenario"] == "" {
-		return cands
-	}
-	i, err := c.Index(l.values["scenario"])
-	if err != nil {
-		return cands
-	}
-	for _, lane := range c.Scenarios[i].Lanes {
-		if lane.Name == "" || strings.ContainsAny(lane.Name, " \t,'\"\\$`") || slices.ContainsFunc(cands, func(c candidate) bool { return c.word == lane.Name }) {
-			continue
+	add := func(word, about string) {
+		if !slices.ContainsFunc(cands, func(c candidate) bool { return c.word == word }) {
+			cands = append(cands, candidate{word, about})
 		}
-		cands = append(cands, candidate{lane.Name, "lane of " + l.values["scenario"]})
+	}
+	if c := l.catalogue(); c != nil && l.values["scenario"] != "" {
+		if cfg, err := c.Compile(l.values["scenario"], scenarios.Overrides{}); err == nil {
+			for _, lane := range cfg.Lanes {
+				add(lane.Algorithm, "algorithm")
+			}
+			for _, lane := range cfg.Lanes {
+				if !strings.ContainsAny(lane.Name, " \t,'\"\\$`") {
+					add(lane.Name, "lane of "+cfg.Name)
+				}
+			}
+			return cands
+		}
+	}
+	for _, name := range algorithms.Names() {
+		add(name, "algorithm")
 	}
 	return cands
 }

@@ -81,13 +81,16 @@ rate = 5
 		{line: "run --file " + mine + " --scenario ", want: []string{"my-api"}},
 		{line: "run --file=" + mine + " --scenario m", want: []string{"my-api"}},
 		{line: "run --file " + filepath.Join(dir, "none.toml") + " --scenario ", want: nil}, // a file that is not there: nothing
-		{line: "run --lanes ", want: everyAlgorithm, more: true},
+		{line: "run --lanes ", want: everyAlgorithm, more: true}, // no scenario yet: the registry's
 		{line: "run --lanes tok", want: []string{"token-bucket"}, more: true},
 		{line: "run --lanes token-bucket,g", want: []string{"token-bucket,gcra"}, more: true},
 		{line: "run --lanes=token-bucket,g", want: []string{"--lanes=token-bucket,gcra"}, more: true},
-		// a scenario's own lane names, those a shell word holds as they are
+		// with a scenario, its lanes: their algorithms, and their names that a
+		// shell word holds as they are
 		{line: "run --file " + mine + " --scenario my-api --lanes tb", want: []string{"tb-fast"}, more: true},
-		{line: "run --file " + mine + " --scenario my-api --lanes s", want: []string{"sliding-log", "sliding-counter"}, more: true},
+		{line: "run --file " + mine + " --scenario my-api --lanes ", want: []string{"token-bucket", "gcra", "tb-fast"}, more: true},
+		{line: "run --scenario retry-storm --lanes ", want: []string{"none", "fixed-window", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"}, more: true},
+		{line: "run --scenario boundary-burst --lanes n", want: nil, more: true}, // it has no no-limit lane
 		{line: "tune --algorithms token-bucket,s", want: []string{"token-bucket,sliding-log", "token-bucket,sliding-counter"}, more: true},
 		{line: "bench --strategies atomic,", want: []string{"atomic,multi", "atomic,watch"}, more: true},
 		{line: "bench --shard-picks ", want: algorithms.ShardPicks, more: true},
