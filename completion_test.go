@@ -81,7 +81,7 @@ rate = 5
 		{line: "run --file " + mine + " --scenario ", want: []string{"my-api"}},
 		{line: "run --file=" + mine + " --scenario m", want: []string{"my-api"}},
 		{line: "run --file " + filepath.Join(dir, "none.toml") + " --scenario ", want: nil}, // a file that is not there: nothing
-		{line: "run --lanes ", want: everyAlgorithm, more: true}, // no scenario yet: the registry's
+		{line: "run --lanes ", want: everyAlgorithm, more: true},                            // no scenario yet: the registry's
 		{line: "run --lanes tok", want: []string{"token-bucket"}, more: true},
 		{line: "run --lanes token-bucket,g", want: []string{"token-bucket,gcra"}, more: true},
 		{line: "run --lanes=token-bucket,g", want: []string{"--lanes=token-bucket,gcra"}, more: true},
