@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -54,85 +51,35 @@ func TestVersionFlags(t *testing.T) {
 	}
 }
 
-// A binary built in a git checkout says its commit and whether the tree had
-// changes not committed, as the go command stamped them; built without them, it
-// says the commit is unknown (TestBuildOf; and the binaries built here, when
-// GOFLAGS holds -buildvcs=false). The source is copied into a fresh repository
-// of its own (the go command does not stamp a build in a git worktree),
-// committed, and built twice: clean, then with a change not committed (about a
-// minute on two cores: the copy's own packages are compiled afresh).
-func TestVersionOfABuiltBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds ratelab twice, from a copy of the source")
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("RATELAB_CI") == "1" {
-			t.Fatal("git is not installed; CI must build a stamped binary")
-		}
-		t.Skip("git is not installed: no checkout to stamp")
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	files, err := exec.Command("git", "ls-files", "-co", "--exclude-standard", "-z").Output()
+// The built binary says the commit and the tree's state that go version -m
+// reads from it (so, on a clean clone, CI's, what go build stamped), or, built
+// without them (GOFLAGS=-buildvcs=false, a git worktree, which the go command
+// does not stamp), that the commit is unknown.
+func TestVersionOfTheBuiltBinary(t *testing.T) {
+	bin := builtRatelab(t)
+	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
+		t.Fatal(err)
 	}
-	for _, name := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
-		data, err := os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted, not yet committed
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.MkdirAll(filepath.Join(src, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(src, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	m, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=ratelab test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = src
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	setting := func(key string) string {
+		if s := regexp.MustCompile(`(?m)^\s+build\s+` + regexp.QuoteMeta(key) + `=(\S+)$`).FindSubmatch(m); s != nil {
+			return string(s[1])
 		}
-		return strings.TrimSpace(string(out))
+		return ""
 	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-q", "-m", "the source under test")
-	rev := git("rev-parse", "HEAD")
-	versionOf := func(buildvcs string) string {
-		bin := filepath.Join(dir, "ratelab")
-		cmd := exec.Command("go", "build", "-buildvcs="+buildvcs, "-o", bin, ".")
-		cmd.Dir = src
-		cmd.Env = append(os.Environ(), "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build -buildvcs=%s: %v\n%s", buildvcs, err, out)
-		}
-		out, err := exec.Command(bin, "--version").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out)
+	rev, modified := setting("vcs.revision"), setting("vcs.modified")
+	want := "(commit unknown: built without version control information, as by go run) "
+	switch {
+	case rev != "" && modified == "true":
+		want = "(commit " + rev[:12] + ", with changes not committed) "
+	case rev != "":
+		want = "(commit " + rev[:12] + ", tree clean) "
 	}
-	for _, tc := range []struct {
-		buildvcs, edit, want string
-	}{
-		{"true", "", "ratelab " + version + " (commit " + rev[:12] + ", tree clean) "},
-		{"true", "README.md", "ratelab " + version + " (commit " + rev[:12] + ", with changes not committed) "},
-	} {
-		if tc.edit != "" {
-			f, err := os.OpenFile(filepath.Join(src, tc.edit), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString("\nA change not committed.\n")
-			f.Close()
-		}
-		if got := versionOf(tc.buildvcs); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("built with -buildvcs=%s (edited: %q): %q, want it to start %q", tc.buildvcs, tc.edit, got, tc.want)
-		}
+	if !strings.HasPrefix(string(out), "ratelab "+version+" "+want) {
+		t.Errorf("ratelab --version: %q; want %q (go version -m: vcs.revision=%q vcs.modified=%q)", out, want, rev, modified)
 	}
 }
