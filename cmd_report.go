@@ -35,9 +35,9 @@ is refused.`
 func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("report", reportUsage, stderr)
 	var o runOptions
-	o.scenarioFlags(fs, "the scenario to report (see ratelab list)")
+	o.scenarioFlags(fs, "the scenario to report, by `NAME` (see ratelab list)")
 	var out string
-	fs.StringVar(&out, "out", "", "the folder to write (default: NAME-report in the current folder)")
+	fs.StringVar(&out, "out", "", "the folder `DIR` to write (default: NAME-report in the current folder)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

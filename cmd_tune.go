@@ -40,18 +40,18 @@ type traceOptions struct {
 // flags registers the trace flags; --seed and --strict too when own (tui has its
 // own, for scenarios as well).
 func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
-	fs.StringVar(&o.file, "trace", "", "the request log to read (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default from the file's extension")
-	fs.StringVar(&o.key, "key", "", "what names a client: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
-	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's field (default time, or a CSV's time_ms)")
-	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: auto, ms (from the start), rfc3339, unix or unix_ms")
-	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's field (default cost; 1 when absent)")
-	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time a line may go behind the latest read")
-	fs.StringVar(&o.spread, "spread", "none", "none, or uniform: requests stamped the same second are spread over it (seeded by --seed)")
+	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
+	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default from the file's extension")
+	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
+	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
+	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
+	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent)")
+	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time (a `DURATION`) a line may go behind the latest read")
+	fs.StringVar(&o.spread, "spread", "none", "how requests stamped the same second are placed, the `MODE`: none keeps them at its start, uniform spreads them over it (seeded by --seed)")
 	o.seed = 1
 	if own {
 		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
-		fs.Uint64Var(&o.seed, "seed", 1, "seeds the uniform spread")
+		fs.Uint64Var(&o.seed, "seed", 1, "`N` seeds the uniform spread")
 	}
 }
 
@@ -146,16 +146,16 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true)
-	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
-	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per --period (default: 1 to the most any key sent in one period)")
-	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default: 1 to twice the most any key sent in one period)")
-	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per")
-	fs.IntVar(&o.points, "points", 8, "how many rates and bursts, log-spaced across their ranges")
-	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: CLASS<PERCENT, CLASS one of ordinary, median, p99, all")
-	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
-	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
-	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once (default: GOMAXPROCS, every core)")
-	fs.IntVar(&o.memoryMB, "memory", 1024, "MiB the trace may take in memory (16 bytes a request); a larger trace is read again by each worker")
+	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per --period (default: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default: 1 to twice the most any key sent in one period)")
+	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per, a `DURATION`")
+	fs.IntVar(&o.points, "points", 8, "how many rates and bursts (`N`), log-spaced across their ranges")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: `CLASS<PERCENT`, CLASS one of ordinary, median, p99, all")
+	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
+	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once, `N` (default: GOMAXPROCS, every core)")
+	fs.IntVar(&o.memoryMB, "memory", 1024, "`MiB` the trace may take in memory (16 bytes a request); a larger trace is read again by each worker")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"strings"
 	"testing"
 )
@@ -9,6 +11,15 @@ import (
 // The root package is the command line; the tests that run it as a program (the
 // built binary: commands, files, terminals, signals) are in e2e/. These are unit
 // tests of run itself, with writers a process cannot be given.
+
+var update = flag.Bool("update", false, "rewrite the golden files (the man page)")
+
+// ratelab runs the command line in-process and returns its exit code and output.
+func ratelab(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
 
 // failing is a standard output that cannot be written (a full disk).
 type failing struct{}
@@ -19,7 +30,7 @@ func (failing) Write([]byte) (int, error) { return 0, errors.New("no space left 
 // standard output is exit 1, however well the command went.
 func TestStandardOutput(t *testing.T) {
 	var out, errOut strings.Builder
-	if code := run([]string{"list", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "flag provided but not defined: -bogus") {
+	if code := run([]string{"list", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "flag provided but not defined: --bogus") {
 		t.Errorf("list --bogus: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 	}
 	out.Reset()

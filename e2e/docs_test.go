@@ -177,7 +177,9 @@ func TestReadmeNamesEveryCommand(t *testing.T) {
 		t.Fatalf("ratelab help: exit %d: %s", code, errOut)
 	}
 	table := docSection(t, "README.md", "## Commands")
-	listed := regexp.MustCompile(`(?m)^  ratelab (?:\[(\w+)\]|(\w+))`).FindAllStringSubmatch(out, -1)
+	_, commands, _ := strings.Cut(out, "\nCommands:\n")
+	commands, _, _ = strings.Cut(commands, "\n\n")
+	listed := regexp.MustCompile(`(?m)^  (?:\[(\w+)\]|(\w+))  `).FindAllStringSubmatch(commands, -1)
 	if len(listed) < 7 {
 		t.Fatalf("ratelab help lists %d commands:\n%s", len(listed), out)
 	}

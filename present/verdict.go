@@ -37,7 +37,7 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	var facts []string
 	switch {
 	case info.Shape == algorithms.ShapeNone:
-		fact := fmt.Sprintf("no limiter: up to %d requests let through in one second", m.PeakAcceptedPerSecond)
+		fact := fmt.Sprintf("no limiter: up to %s let through in one second", plural(m.PeakAcceptedPerSecond, "request", "requests"))
 		if cfg.Backend != nil {
 			fact += fmt.Sprintf(", against a backend that serves %s a second", format.Number(cfg.Backend.Capacity()))
 		}
@@ -144,7 +144,7 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 		fact += fmt.Sprintf("%d of the %d units they granted were wasted on calls refused anyway (%s%%)", m.WastedUnits, m.GrantedUnits, format.Number(format.RoundTo(100*float64(m.WastedUnits)/float64(m.GrantedUnits), 0.1)))
 	}
 	if m.Starved > 0 {
-		fact += fmt.Sprintf("; %d requests gave up having paid", m.Starved)
+		fact += fmt.Sprintf("; %s gave up having paid", plural(m.Starved, "request", "requests"))
 	}
 	return fact
 }
@@ -154,16 +154,16 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	var facts []string
 	if m.StoreErrors > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
+		facts = append(facts, fmt.Sprintf("%s made without Redis (on_error)", plural(m.StoreErrors, "decision", "decisions")))
 	}
 	if m.Conflicts > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
+		facts = append(facts, fmt.Sprintf("%s gave up after losing WATCH races", plural(m.Conflicts, "decision", "decisions")))
 	}
 	if m.RetryAmplification >= 1.5 {
 		facts = append(facts, fmt.Sprintf("retries made %s attempts per request", format.Ratio(m.RetryAmplification)))
 	}
 	if cfg.Backend != nil && (m.Errors > 0 || m.Wasted > 0) {
-		fact := fmt.Sprintf("the backend failed %d requests (busy %s%% of the run", m.Errors, format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
+		fact := fmt.Sprintf("the backend failed %s (busy %s%% of the run", plural(m.Errors, "request", "requests"), format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
 		if m.Wasted > 0 {
 			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ratelab/internal/suggest"
 	"ratelab/sim"
 )
 
@@ -109,13 +110,17 @@ func (c *Catalogue) Names() []string {
 	return names
 }
 
-// Index returns the position of the scenario called name, or an error listing the
-// names there are.
+// Index returns the position of the scenario called name, or an error that
+// suggests the nearest name when one is close (a typo) and lists the names
+// there are.
 func (c *Catalogue) Index(name string) (int, error) {
 	for i, s := range c.Scenarios {
 		if s.Name == name {
 			return i, nil
 		}
+	}
+	if near := suggest.Nearest(name, c.Names()); near != "" {
+		return -1, fmt.Errorf("unknown scenario %q in %s; did you mean %q? (ratelab list shows them all)", name, c.Source.Name, near)
 	}
 	return -1, fmt.Errorf("unknown scenario %q in %s; known: %s (see ratelab list)", name, c.Source.Name, strings.Join(c.Names(), ", "))
 }

@@ -48,13 +48,15 @@ func heavyHitters(count, n int) string {
 func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, len(t.Keys), t.Span)
-	if t.Stats.Unparsed > 0 {
-		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+	fmt.Fprintf(&b, "%s: %s from %s over %s", t.Name, plural(t.Count, "request", "requests"), plural(int64(len(t.Keys)), "key", "keys"), t.Span)
+	if n := t.Stats.Unparsed; n == 1 {
+		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+	} else if n > 1 {
+		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
 	if len(t.Keys) > 0 {
-		fmt.Fprintf(&b, ".\nMedian key: %d requests (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: %s, up to %s with %d (peak %d).",
-			t.Volume[c.Median], t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], t.Peak[c.Heaviest])
+		fmt.Fprintf(&b, ".\nMedian key: %s (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: %s, up to %s with %d (peak %d).",
+			plural(t.Volume[c.Median], "request", "requests"), t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], t.Peak[c.Heaviest])
 	}
 	return b.String()
 }
@@ -242,4 +244,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// plural is "1 request" or "3 requests".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
