@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,6 +303,20 @@ func TestClosingTheTerminalMidExportLeavesNothing(t *testing.T) {
 	}
 }
 
+// blockedOnFIFO says whether a thread of process pid waits in the kernel to open
+// or read a FIFO (a loaded machine may take seconds to get the child there, and
+// a signal before it has set up its handlers would find the default action).
+func blockedOnFIFO(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, task := range tasks {
+		switch w, _ := os.ReadFile(task); string(w) {
+		case "wait_for_partner", "pipe_read", "pipe_wait":
+			return true
+		}
+	}
+	return false
+}
+
 // A signal while the input is still being read — here a trace that is a FIFO no
 // one writes, where the read waits for ever — ends the process at once, saying
 // so: exit 1, nothing written. It used to find the default action (exit 130,
@@ -315,7 +330,7 @@ func TestSignalWhileReadingTheInput(t *testing.T) {
 			}
 			file := scenarioFile(t, dir, "duration = \"10s\"\n[scenario.policy]\nlimit = 10\n[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = \"fifo.csv\"\nformat = \"csv\"\n")
 			c := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--csv", "rows.csv")
-			time.Sleep(500 * time.Millisecond) // the child now waits on the FIFO
+			c.waitUntil(t, "it waits on the FIFO", func() bool { return blockedOnFIFO(c.cmd.Process.Pid) })
 			code, took := c.signal(t, sig, 10*time.Second)
 			if code != 1 || !strings.Contains(c.stderr.String(), "while reading the input; nothing was written") {
 				t.Errorf("exit %d after %v: %s; want exit 1, saying it stopped while reading the input", code, sig, c.stderr.String())
