@@ -340,3 +340,30 @@ func TestByteOrderMarkAndShortScenarios(t *testing.T) {
 		t.Errorf("a 5 ms scenario has tick %v, want 5ms", cfg.Tick)
 	}
 }
+
+// A scenario file larger than MaxFileSize, or a device that never ends, is
+// refused after MaxFileSize bytes, not read into memory whole.
+func TestLoadRefusesAFileTooLarge(t *testing.T) {
+	big := t.TempDir() + "/big.toml"
+	if err := os.WriteFile(big, []byte(minimal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxFileSize+1); err != nil { // the rest reads as zeros
+		t.Fatal(err)
+	}
+	want := "big.toml: more than 16 MiB, too large for a scenario file"
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load(a file of %d bytes): %v; want %q", MaxFileSize+1, err, want)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 16 MiB") {
+			t.Errorf("Load(/dev/zero): %v; want it refused after 16 MiB", err)
+		}
+	}
+	if err := os.Truncate(big, int64(len(minimal))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err != nil {
+		t.Errorf("Load(the file cut back to its scenario): %v", err)
+	}
+}
