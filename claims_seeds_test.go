@@ -80,4 +80,3 @@ func TestClaimsHoldOnEverySeed(t *testing.T) {
 		})
 	}
 }
-
