@@ -119,6 +119,7 @@ type request struct {
 	n        int64
 	cost     int64
 	first    time.Duration // its first attempt
+	sent     time.Duration // its current attempt: the client's deadline runs from here
 	slot     int32         // its pending state in the splitter, or its plan (composite.go)
 	decision algorithms.Decision
 	spent    bool  // a limit spent units for it on an attempt that was refused
@@ -282,6 +283,8 @@ func (l *Lane) handle(e event) {
 		l.backendDone(e.ref)
 	case evBackendTimeout:
 		l.backendTimeout(e.ref)
+	case evDeadline:
+		l.deadlinePassed(e.ref)
 	}
 }
 

@@ -22,9 +22,10 @@ type Metrics struct {
 	// every decision in flight has landed).
 	Accepted int64 `json:"accepted"`
 	Denied   int64 `json:"denied"`
-	// Errors is the accepted requests that failed at the backend: the queue was
-	// full, or the client timed out waiting. Wasted is the work the backend did
-	// for clients that had already given up.
+	// Errors is the accepted requests that failed: the backend's queue was
+	// full, or the client's deadline (the backend's timeout, from when it sent
+	// the attempt) passed, at the backend or still in the limiter's queue.
+	// Wasted is the work the backend did for clients that had already given up.
 	Errors int64 `json:"errors"`
 	Wasted int64 `json:"wasted"`
 	// Succeeded is the logical requests that finished well: accepted and, with a
