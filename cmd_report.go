@@ -130,7 +130,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	page := report.Page{
 		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Figures: figs, Notes: notes,
 		Files: []report.File{
-			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: the section CSV of ratelab's README)"},
+			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: docs/csv-and-metrics.md in ratelab's repository)"},
 			{Name: "series.csv", What: "each lane's series, one row per tick, as ratelab run --series writes it (the same section)"},
 			{Name: "figures/", What: "every chart above as SVG and PNG, for slides and documents"},
 		},

@@ -2,7 +2,7 @@ package scenarios
 
 // File is a scenario file: any number of [[scenario]] tables. Every key below is
 // optional unless its comment says otherwise; an unknown key is an error, with its
-// line and column. The README's "Scenario files" section is the guide to this
+// line and column. docs/scenarios.md ("Scenario files") is the guide to this
 // schema, and scenarios.toml its worked examples.
 type File struct {
 	Scenarios []Scenario `toml:"scenario,omitempty"`

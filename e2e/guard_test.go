@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -54,6 +54,9 @@ func TestBenchGuardChecksEverySeed(t *testing.T) {
 // address (protected mode is off for it: the namespace reaches nothing else). The
 // old guard passed it, and the benchmark ran against those nodes.
 func TestBenchGuardChecksTheClustersNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: forming a three-master cluster in the namespace takes seconds")
+	}
 	bin := builtRatelab(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if inCI() {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestRedisNotThere(t *testing.T) {
 	srv := redistest.Start(t)
 	url := srv.URL()
 	srv.Stop() // a port where nothing answers
-	code, _, errOut := ratelab("run", "--scenario", "bursty-user", "--redis", url)
+	code, _, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--redis", url)
 	if code != 1 || !strings.Contains(errOut, "cannot reach Redis at "+srv.Addr()) {
 		t.Errorf("run with Redis down: exit %d, %q", code, errOut)
 	}
@@ -26,7 +26,7 @@ func TestRedisNotThere(t *testing.T) {
 func TestRunOnRedisWritesCSV(t *testing.T) {
 	srv := redistest.Start(t)
 	path := filepath.Join(t.TempDir(), "rows.csv")
-	code, out, errOut := ratelab("run", "--scenario", "boundary-burst", "--redis", srv.URL(), "--csv", path)
+	code, out, errOut := ratelab(t, "run", "--scenario", "boundary-burst", "--redis", srv.URL(), "--csv", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -63,7 +63,7 @@ func TestPlotOnRedisRunsTheScenarioOnce(t *testing.T) {
 	run := func(extra ...string) int64 {
 		before := scripts()
 		args := append([]string{"run", "--scenario", "boundary-burst", "--redis", srv.URL()}, extra...)
-		if code, _, errOut := ratelab(args...); code != 0 {
+		if code, _, errOut := ratelab(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
 		return scripts() - before

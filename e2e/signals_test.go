@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,42 +19,12 @@ import (
 // measured by BenchmarkStop (sim) and BenchmarkInterrupt (here); the bound these
 // tests assert is only far below what the old binary took (7 to 176 s, or never).
 
-var built struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// builtRatelab is the binary, built once for every test that needs it; it is
-// removed when the tests end (TestMain).
-func builtRatelab(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: the signal tests run the built binary, which -race does not instrument; the full run has them")
-	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ratelab-signals-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.path = filepath.Join(dir, "ratelab")
-		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
-			built.err = errors.New(string(out))
-		}
-	})
-	if built.err != nil {
-		t.Fatalf("go build: %v", built.err)
-	}
-	return built.path
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.path != "" {
-		os.RemoveAll(filepath.Dir(built.path))
-	}
-	os.Exit(code)
+// interruptedBy is how the binary names a signal that stopped it: "interrupted
+// by " and this.
+var interruptedBy = map[syscall.Signal]string{
+	syscall.SIGINT:  "SIGINT (Ctrl-C)",
+	syscall.SIGTERM: "SIGTERM",
+	syscall.SIGHUP:  "SIGHUP (the terminal closed)",
 }
 
 // scenarioFile writes a scenario file of one scenario, "s", into dir.
@@ -100,6 +69,9 @@ type child struct {
 
 func startChild(t *testing.T, dir string, args ...string) *child {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the signal tests bound how long the binary takes to stop on the wall clock, over seconds of load; the full run has them")
+	}
 	c := &child{cmd: exec.Command(builtRatelab(t), args...), dir: dir, exited: make(chan error, 1)}
 	c.cmd.Dir = dir
 	c.cmd.Stderr = &c.stderr
@@ -218,7 +190,7 @@ func TestSignalsOnRedis(t *testing.T) {
 			c.waitUntil(t, "keys on Redis", func() bool { return len(srv.Keys("{ratelab:*")) > 0 })
 			code, took := c.signal(t, sig, 10*time.Second)
 			t.Logf("exited %d in %v: %s", code, took, strings.TrimSpace(c.stderr.String()))
-			if code != 1 || !strings.Contains(c.stderr.String(), "interrupted by "+signalName(sig)) {
+			if code != 1 || !strings.Contains(c.stderr.String(), "interrupted by "+interruptedBy[sig]) {
 				t.Errorf("exit %d: %s", code, c.stderr.String())
 			}
 			if took > 3*time.Second {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "report")
-			code, out, errOut := ratelab("report", "--scenario", tc.scenario, "--out", dir)
+			code, out, errOut := ratelab(t, "report", "--scenario", tc.scenario, "--out", dir)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -12,9 +12,6 @@ import (
 
 	"ratelab/present"
 )
-
-// inCI says skips for missing tools are failures (.ci/run sets RATELAB_CI=1).
-func inCI() bool { return os.Getenv("RATELAB_CI") == "1" }
 
 // tmuxSession is the built binary running in a detached tmux session of its own
 // server, 160×48, inside a shell that reports how it exited.
@@ -64,12 +61,12 @@ func (s tmuxSession) waitFor(what string, ok func(string) bool) string {
 	}
 }
 
-// buildForTmux builds the binary into a temporary folder (which it returns too),
-// or skips (fails in CI) without tmux.
+// buildForTmux gives a temporary folder (returned too) holding the built binary
+// as ./ratelab, or skips (fails in CI) without tmux.
 func buildForTmux(t *testing.T) (bin, dir string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: the real-terminal tests run the built binary, which -race does not instrument; the full run has them")
+		t.Skip("-short: the real-terminal tests drive tmux for seconds each; the full run has them")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if inCI() {
@@ -79,8 +76,8 @@ func buildForTmux(t *testing.T) (bin, dir string) {
 	}
 	dir = t.TempDir()
 	bin = filepath.Join(dir, "ratelab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
+	if err := os.Symlink(builtRatelab(t), bin); err != nil {
+		t.Fatal(err)
 	}
 	return bin, dir
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestNoKeysLeftOnACluster(t *testing.T) {
 	}
 
 	t.Run("run", func(t *testing.T) {
-		code, out, errOut := ratelab("run", "--scenario", "boundary-burst", "--redis", c.URL())
+		code, out, errOut := ratelab(t, "run", "--scenario", "boundary-burst", "--redis", c.URL())
 		if code != 0 || !strings.Contains(out, "fixed-window: policy exceeded: 2.00× the limit") {
 			t.Fatalf("exit %d: %s%s", code, out, errOut)
 		}
@@ -35,7 +35,7 @@ func TestNoKeysLeftOnACluster(t *testing.T) {
 	})
 
 	t.Run("bench", func(t *testing.T) {
-		code, out, errOut := ratelab("bench", "--redis", c.URL(), "--duration", "20ms", "--concurrency", "1,8", "--strategies", "lua,multi")
+		code, out, errOut := ratelab(t, "bench", "--redis", c.URL(), "--duration", "20ms", "--concurrency", "1,8", "--strategies", "lua,multi")
 		if code != 0 {
 			t.Fatalf("exit %d: %s%s", code, out, errOut)
 		}
@@ -55,7 +55,7 @@ func TestNoKeysLeftOnACluster(t *testing.T) {
 			ch := startChild(t, dir, "run", "--file", file, "--scenario", "s", "--redis", c.URL(), "--csv", "rows.csv")
 			ch.waitUntil(t, "keys on the cluster", func() bool { return len(c.Keys("{ratelab:*")) > 0 })
 			code, took := ch.signal(t, sig, 10*time.Second)
-			if code != 1 || !strings.Contains(ch.stderr.String(), "interrupted by "+signalName(sig)) {
+			if code != 1 || !strings.Contains(ch.stderr.String(), "interrupted by "+interruptedBy[sig]) {
 				t.Errorf("exit %d after %v: %s", code, took, ch.stderr.String())
 			}
 			none(t, sig.String())

@@ -1,7 +1,6 @@
-package main
+package e2e
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,11 +17,12 @@ import (
 // stays /dev/null, /dev/full is a write error (exit 1) and stays a device. The
 // old run renamed a regular file over each of them.
 func TestOutputTargets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "latest.csv")
 	os.WriteFile(target, []byte("yesterday's\n"), 0o644)
 	os.Symlink("rows.csv", link)
-	if code, _, errOut := ratelab("run", "--scenario", "bursty-user", "--csv", link); code != 0 {
+	if code, _, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--csv", link); code != 0 {
 		t.Fatalf("--csv through a symlink: exit %d: %s", code, errOut)
 	}
 	if info, _ := os.Lstat(link); info.Mode()&fs.ModeSymlink == 0 {
@@ -41,7 +41,7 @@ func TestOutputTargets(t *testing.T) {
 		data, _ := os.ReadFile(fifo)
 		read <- string(data)
 	}()
-	if code, _, errOut := ratelab("run", "--scenario", "bursty-user", "--series", fifo); code != 0 {
+	if code, _, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--series", fifo); code != 0 {
 		t.Fatalf("--series to a FIFO: exit %d: %s", code, errOut)
 	}
 	select {
@@ -61,7 +61,7 @@ func TestOutputTargets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		code, _, errOut := ratelab("run", "--scenario", "boundary-burst", "--csv", dev)
+		code, _, errOut := ratelab(t, "run", "--scenario", "boundary-burst", "--csv", dev)
 		switch dev {
 		case "/dev/null":
 			if code != 0 {
@@ -86,6 +86,7 @@ func TestOutputTargets(t *testing.T) {
 // it reads (which would be destroyed), under any name (a symlink, ./, a link
 // to a file not there yet). An empty path is refused too.
 func TestOutputsMustBeDistinct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "log.csv")
 	os.WriteFile(trace, []byte("time_ms,key\n0,a\n5,b\n"), 0o644)
@@ -109,7 +110,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 		{[]string{"--lanes", "gcra,,token-bucket"}, `names an empty lane`},
 	} {
 		args := append([]string{"run", "--file", file, "--scenario", "s"}, tc.args...)
-		if code, _, errOut := ratelab(args...); code != 2 || !strings.Contains(errOut, tc.want) {
+		if code, _, errOut := ratelab(t, args...); code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("ratelab %s: exit %d: %s\nwant exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
 	}
@@ -119,12 +120,12 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
 		t.Errorf("the folder holds %v; want only what the test put there", entries)
 	}
-	if code, _, errOut := ratelab("tui", "--export-dir", ""); code != 2 || !strings.Contains(errOut, "--export-dir is empty") {
+	if code, _, errOut := ratelab(t, "tui", "--export-dir", ""); code != 2 || !strings.Contains(errOut, "--export-dir is empty") {
 		t.Errorf("tui --export-dir '': exit %d: %s", code, errOut)
 	}
 	for _, bad := range []string{filepath.Join(dir, "no-such-folder"), filepath.Join(dir, "a-file")} {
 		os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o644)
-		if code, _, errOut := ratelab("tui", "--export-dir", bad); code != 2 || !strings.Contains(errOut, "is not a folder; create it") {
+		if code, _, errOut := ratelab(t, "tui", "--export-dir", bad); code != 2 || !strings.Contains(errOut, "is not a folder; create it") {
 			t.Errorf("tui --export-dir %s: exit %d: %s; want exit 2 before the UI opens", bad, code, errOut)
 		}
 	}
@@ -138,36 +139,11 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 		{[]string{"--json", ""}, "tune: --json is empty"},
 	} {
 		args := append([]string{"tune", "--trace", trace}, tc.args...)
-		if code, _, errOut := ratelab(args...); code != 2 || !strings.Contains(errOut, tc.want) {
+		if code, _, errOut := ratelab(t, args...); code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("ratelab tune %s: exit %d: %s\nwant exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
 	}
 	if after, _ := os.ReadFile(trace); string(after) != "time_ms,key\n0,a\n5,b\n" {
 		t.Errorf("the trace changed: %q", after)
-	}
-}
-
-// failing is a standard output that cannot be written (a full disk).
-type failing struct{}
-
-func (failing) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
-
-// Usage errors go to standard error, and output that cannot be written to
-// standard output is exit 1, however well the command went.
-func TestStandardOutput(t *testing.T) {
-	var out, errOut strings.Builder
-	if code := run([]string{"list", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "flag provided but not defined: -bogus") {
-		t.Errorf("list --bogus: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
-	}
-	out.Reset()
-	errOut.Reset()
-	if code := run([]string{"version", "--bogus"}, &out, &errOut); code != 2 || out.Len() != 0 {
-		t.Errorf("version --bogus: exit %d, stdout %q", code, out.String())
-	}
-	for _, args := range [][]string{{"version"}, {"list"}, {"run", "--scenario", "bursty-user"}, {"run", "--scenario", "bursty-user", "--csv", "-"}} {
-		errOut.Reset()
-		if code := run(args, failing{}, &errOut); code != 1 || !strings.Contains(errOut.String(), "writing standard output: no space left on device") {
-			t.Errorf("%s to a full standard output: exit %d, %q", strings.Join(args, " "), code, errOut.String())
-		}
 	}
 }

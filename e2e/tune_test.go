@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -25,11 +25,12 @@ func writeLog(t *testing.T, dir string, d time.Duration) string {
 }
 
 func TestTuneCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, 10*time.Minute)
 	csvPath, jsonPath := filepath.Join(dir, "grid.csv"), filepath.Join(dir, "grid.json")
 	args := []string{"tune", "--trace", log, "--points", "4", "--csv", csvPath, "--json", jsonPath}
-	code, out, errOut := ratelab(args...)
+	code, out, errOut := ratelab(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -58,7 +59,7 @@ func TestTuneCommand(t *testing.T) {
 		t.Errorf("grid JSON: %v, %d policies, recommended %d", err, len(j.Policies), j.Recommended)
 	}
 	// the same inputs give the same bytes, whatever the number of workers
-	_, again, _ := ratelab(append(args[:5:5], "--workers", "1")...)
+	_, again, _ := ratelab(t, append(args[:5:5], "--workers", "1")...)
 	if again != out {
 		t.Error("tune with one worker printed something else than with every core")
 	}
@@ -66,6 +67,7 @@ func TestTuneCommand(t *testing.T) {
 
 // Bad input: one message naming the place and the fix, exit 2, no file written.
 func TestTuneBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, time.Minute)
 	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
@@ -90,7 +92,7 @@ func TestTuneBadInput(t *testing.T) {
 		{[]string{"--trace", log, "--strict", "--reorder-window", "1s"}, "behind the latest time read before it"},
 		{[]string{}, "tune: --trace FILE is required"},
 	} {
-		code, _, errOut := ratelab(append(append([]string{"tune"}, tc.args...), "--csv", out)...)
+		code, _, errOut := ratelab(t, append(append([]string{"tune"}, tc.args...), "--csv", out)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("tune %v: exit %d, %q; want exit 2 and one line with %q", tc.args, code, errOut, tc.want)
 		}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/csv"
@@ -16,6 +16,7 @@ import (
 // refuses it) and the fix, no file written, before anything runs (a cluster URL
 // that nothing listens on is never dialled: the lane is refused first).
 func TestCompositeBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, lane string) string {
 		path := filepath.Join(dir, name)
@@ -38,7 +39,7 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 		{[]string{"bench", "--shards", "1,0"}, `bench: --shards: "0" is not a number of shards from 1 to 1024`},
 		{[]string{"bench", "--shards", "4", "--shard-picks", "best"}, `bench: --shard-picks: unknown pick "best"; use random, two-choices`},
 	} {
-		code, _, errOut := ratelab(tc.args...)
+		code, _, errOut := ratelab(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("ratelab %s: exit %d, stderr:\n%s\nwant exit 2 and one line with %q", strings.Join(tc.args, " "), code, errOut, tc.want)
 		}
@@ -47,7 +48,7 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 		t.Error("a refused run left its CSV behind")
 	}
 	// the same lane in memory, or on one server, runs
-	if code, _, errOut := ratelab("run", "--scenario", "x", "--file", crossSlot); code != 0 {
+	if code, _, errOut := ratelab(t, "run", "--scenario", "x", "--file", crossSlot); code != 0 {
 		t.Errorf("in memory: exit %d: %s", code, errOut)
 	}
 }
@@ -56,7 +57,8 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 // attempt's fate, then the response headers of each lane's family; every row as
 // wide as the header.
 func TestRunHeadersColumns(t *testing.T) {
-	code, out, errOut := ratelab("run", "--scenario", "multi-limit", "--csv", "-", "--headers", "--lanes", "all-or-nothing")
+	t.Parallel()
+	code, out, errOut := ratelab(t, "run", "--scenario", "multi-limit", "--csv", "-", "--headers", "--lanes", "all-or-nothing")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -89,7 +91,7 @@ func TestRunHeadersColumns(t *testing.T) {
 func TestBenchShards(t *testing.T) {
 	srv := redistest.Start(t)
 	path := filepath.Join(t.TempDir(), "shards.csv")
-	code, out, errOut := ratelab("bench", "--redis", srv.URL(), "--shards", "1,4", "--concurrency", "4", "--duration", "50ms", "--csv", path)
+	code, out, errOut := ratelab(t, "bench", "--redis", srv.URL(), "--shards", "1,4", "--concurrency", "4", "--duration", "50ms", "--csv", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -105,13 +107,4 @@ func TestBenchShards(t *testing.T) {
 	if keys, _ := srv.Client().DBSize(t.Context()).Result(); keys != 0 {
 		t.Errorf("%d keys left behind", keys)
 	}
-}
-
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }

@@ -1,9 +1,8 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,11 +13,8 @@ import (
 	"ratelab/sim"
 )
 
-// notInCSVHeading is the README's heading over the same list.
-const notInCSVHeading = "### What the CSVs cannot recompute"
-
-// notInCSV are the metrics the two CSVs cannot carry, and why (the README lists
-// the same). Every other metric of the JSON, and so every column of the table
+// notInCSV are the metrics the two CSVs cannot carry, and why (docs/csv-and-metrics.md
+// lists the same, under "What the CSVs cannot recompute"). Every other metric of the JSON, and so every column of the table
 // but "state", is recomputed from the CSVs by TestMetricsFromTheCSVs.
 var notInCSV = map[string]string{
 	"peak_state_bytes":    "the limiter's state (bytes held) is inside the limiter, not in any row",
@@ -40,10 +36,8 @@ var notInCSV = map[string]string{
 // the CSVs can carry to be the same, exactly; a metric neither recomputed nor
 // listed in notInCSV fails the test.
 func TestMetricsFromTheCSVs(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	c := catalogue(t)
 	for _, col := range present.Columns {
 		if why, ok := notInCSV[col.Metric]; ok {
 			t.Logf("table column %q is not recomputed: %s", col.Title, why)
@@ -51,13 +45,17 @@ func TestMetricsFromTheCSVs(t *testing.T) {
 	}
 	for _, name := range c.Names() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if testing.Short() && name == "tiers" {
+				t.Skip("-short: tiers (10,000 keys) takes as long as the other scenarios together; the full run has it")
+			}
 			cfg, err := c.Compile(name, scenarios.Overrides{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
 			rows, series := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "series.csv")
-			code, out, errOut := ratelab("run", "--scenario", name, "--csv", rows, "--series", series, "--format", "json")
+			code, out, errOut := ratelab(t, "run", "--scenario", name, "--csv", rows, "--series", series, "--format", "json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -116,8 +114,8 @@ func same(recomputed, fromJSON any) bool {
 	return fmt.Sprint(recomputed) == fmt.Sprint(fromJSON)
 }
 
-// The exclusions are metrics of the JSON, and the README names each of them
-// where it says what the CSVs cannot recompute.
+// The exclusions are metrics of the JSON, and docs/csv-and-metrics.md names each
+// of them where it says what the CSVs cannot recompute.
 func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
 	b, err := json.Marshal(present.LaneReport{})
 	if err != nil {
@@ -130,33 +128,25 @@ func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
 			t.Errorf("notInCSV lists %q, which is not a metric of the JSON", k)
 		}
 	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n"+notInCSVHeading+"\n")
-	if !ok {
-		t.Fatalf("the README has no heading %q", notInCSVHeading)
-	}
-	section, _, _ = strings.Cut(section, "\n#")
+	section := docSection(t, "docs/csv-and-metrics.md", "### What the CSVs cannot recompute")
 	for k := range notInCSV {
 		if k != "verdict" && !strings.Contains(section, "`"+k+"`") {
-			t.Errorf("the README's %q does not name %s", notInCSVHeading, k)
+			t.Errorf("docs/csv-and-metrics.md's list of what the CSVs cannot recompute does not name %s", k)
 		}
 	}
 }
 
-// The README's CSV section names every column the writers add and every
-// outcome, each in backticks.
-func TestReadmeDocumentsEveryCSVColumn(t *testing.T) {
-	section := readmeSection(t, "## CSV")
+// The CSV section of docs/csv-and-metrics.md names every column the writers add
+// and every outcome, each in backticks.
+func TestDocsDocumentEveryCSVColumn(t *testing.T) {
+	section := docSection(t, "docs/csv-and-metrics.md", "## CSV")
 	names := strings.Split(present.RequestColumns+","+present.SeriesColumns, ",")
 	for o := sim.Outcome(0); o.String() != "unknown"; o++ {
 		names = append(names, o.String())
 	}
 	for _, name := range names {
 		if !strings.Contains(section, "`"+name+"`") {
-			t.Errorf("the README's CSV section does not explain %s", name)
+			t.Errorf("the CSV section of docs/csv-and-metrics.md does not explain %s", name)
 		}
 	}
 }

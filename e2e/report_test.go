@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// readmeChart is the chart the README shows, and the command that makes it (the
-// README names both).
+// readmeChart is the chart the README and docs/charts-and-reports.md show, and
+// the command that makes it (both pages name both).
 const (
 	readmeChart   = "docs/boundary-burst.png"
 	readmeCommand = "ratelab run --scenario boundary-burst --lanes fixed-window,sliding-log,token-bucket --plot charts"
@@ -19,17 +19,19 @@ const (
 // runs, and the picture in the repository is up to date. Rewrite it with
 // go test -run TestReadmeChart -update.
 func TestReadmeChart(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(readme, []byte(readmeCommand)) || !bytes.Contains(readme, []byte("]("+readmeChart+")")) {
-		t.Fatalf("the README does not show %s with the command %q", readmeChart, readmeCommand)
+	t.Parallel()
+	for _, shows := range []struct{ page, link string }{
+		{"README.md", readmeChart},
+		{"docs/charts-and-reports.md", filepath.Base(readmeChart)},
+	} {
+		if text := page(t, shows.page); !strings.Contains(text, readmeCommand) || !strings.Contains(text, "]("+shows.link+")") {
+			t.Fatalf("%s does not show %s with the command %q", shows.page, shows.link, readmeCommand)
+		}
 	}
 	dir := filepath.Join(t.TempDir(), "charts")
 	args := strings.Fields(strings.TrimPrefix(readmeCommand, "ratelab "))
 	args[len(args)-1] = dir
-	if code, _, errOut := ratelab(args...); code != 0 {
+	if code, _, errOut := ratelab(t, args...); code != 0 {
 		t.Fatalf("%s: exit %d: %s", readmeCommand, code, errOut)
 	}
 	made, err := os.ReadFile(filepath.Join(dir, "comparison-zoom.png"))
@@ -37,9 +39,9 @@ func TestReadmeChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		os.WriteFile(readmeChart, made, 0o644)
+		os.WriteFile(filepath.Join("..", readmeChart), made, 0o644)
 	}
-	committed, err := os.ReadFile(readmeChart)
+	committed, err := os.ReadFile(filepath.Join("..", readmeChart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +54,7 @@ func TestReadmeChart(t *testing.T) {
 // folder and the fix and exit code 2, and leave nothing behind; a folder ratelab
 // wrote is replaced whole.
 func TestPlotAndReportFolders(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	other := filepath.Join(base, "other")
 	os.Mkdir(other, 0o755)
@@ -70,7 +73,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 		{[]string{"report", "--scenario", "boundary-burst", "--out", ""}, "--out is empty"},
 		{[]string{"report"}, "--scenario is required"},
 	} {
-		code, _, errOut := ratelab(tc.args...)
+		code, _, errOut := ratelab(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, errOut, tc.want)
 		}
@@ -82,7 +85,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 	out := filepath.Join(base, "report")
 	var first []byte
 	for i := range 2 { // the second time over the first, which ratelab wrote
-		code, stdout, errOut := ratelab("report", "--scenario", "boundary-burst", "--lanes", "fixed-window,token-bucket", "--out", out)
+		code, stdout, errOut := ratelab(t, "report", "--scenario", "boundary-burst", "--lanes", "fixed-window,token-bucket", "--out", out)
 		if code != 0 {
 			t.Fatalf("report %d: exit %d: %s", i, code, errOut)
 		}

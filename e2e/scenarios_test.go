@@ -1,6 +1,7 @@
-package main
+package e2e
 
 import (
+	"crypto/sha256"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,21 @@ import (
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
+
+// These tests run the shipped scenarios in this process, through the packages the
+// binary uses, where a test needs the run itself (its claims, its metrics) and not
+// only what the binary prints.
+
+// catalogue is the shipped catalogue, the scenarios.toml the binary embeds, read
+// from the repository (its traces beside it, as in the binary).
+func catalogue(t testing.TB) *scenarios.Catalogue {
+	t.Helper()
+	c, err := scenarios.LoadFS(os.DirFS(".."), "scenarios.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 // runScenario runs a shipped scenario to its end in memory.
 func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
@@ -41,10 +57,8 @@ var handsOn = map[string]string{
 // its verdicts read as pinned in testdata/verdicts.golden (rewrite with -update
 // after reading them against the tables).
 func TestLessonsClaimsAndVerdicts(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	c := catalogue(t)
 	var b strings.Builder
 	for _, name := range c.Names() {
 		r := runScenario(t, c, name)
@@ -80,5 +94,40 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 	}
 	if got := b.String(); got != string(want) {
 		t.Errorf("the verdicts differ from %s:\n%s", golden, got)
+	}
+}
+
+// Every shipped scenario runs, and twice gives byte-identical request and series
+// CSV and comparison.
+func TestEveryScenarioIsDeterministic(t *testing.T) {
+	t.Parallel()
+	c := catalogue(t)
+	fingerprint := func(name string) string {
+		cfg, err := c.Compile(name, scenarios.Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sim.NewRun(cfg, sim.Memory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		w, _ := present.NewRequestWriter(h, cfg)
+		r.OnRows(w.Write)
+		if err := r.AdvanceTo(cfg.Duration); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		present.WriteSeries(h, r)
+		present.WriteTable(h, cfg, r.Metrics(), r.Claims(), true)
+		return string(h.Sum(nil))
+	}
+	for _, name := range c.Names() {
+		if testing.Short() && name == "tiers" {
+			continue
+		}
+		if a, b := fingerprint(name), fingerprint(name); a != b {
+			t.Errorf("%s: two runs differ", name)
+		}
 	}
 }
