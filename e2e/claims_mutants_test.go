@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -186,10 +186,7 @@ func breaks(t *testing.T, cfg *sim.Config, kind sim.ClaimKind) (base laneResults
 // it still holds, and a mutant turns it false there. The log prints, per
 // scenario, how many claims each mutant breaks.
 func TestClaimsFailUnderMutants(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogue(t)
 	var mu sync.Mutex
 	table := map[string]string{}
 	for _, name := range c.Names() {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"sync"
@@ -50,10 +50,7 @@ func runSeeded(t *testing.T, c *scenarios.Catalogue, name string, seed uint64, e
 // (package session). A claim that fails on some seed prints the seed and the
 // numbers, so the run that broke it can be replayed with ratelab run --seed.
 func TestClaimsHoldOnEverySeed(t *testing.T) {
-	c, err := loadCatalogue("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogue(t)
 	var mu sync.Mutex
 	checks, failed := 0, 0
 	t.Cleanup(func() { t.Logf("%d claim checks over %d seeds, %d failed", checks, len(sweepSeeds()), failed) })
