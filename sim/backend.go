@@ -133,6 +133,7 @@ func (l *Lane) deadline(r *request) (time.Duration, bool) {
 // its units.
 func (l *Lane) deadlinePassed(id int32) {
 	l.backend.errors++
+	l.rec.m.QueueTimeouts++
 	l.tick.BackendErrors++
 	if row := l.failedAs(id, OutcomeTimedOut); row != 0 {
 		l.releaseRow(row) // nothing more will be known of it
