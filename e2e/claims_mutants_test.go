@@ -183,8 +183,10 @@ func breaks(t *testing.T, cfg *sim.Config, kind sim.ClaimKind) (base laneResults
 // twice the policy, a real limit for a no-limit lane) turns it false on seed 1.
 // A claim of kind "invariant" is checked instead on traffic pushing against it
 // (four times the deliveries or workers): the lanes it names refuse some of it,
-// it still holds, and a mutant turns it false there. The log prints, per
-// scenario, how many claims each mutant breaks.
+// and it still holds (an invariant of how a lane combines its limiters — all or
+// nothing wastes nothing — holds whatever the limiters are, so no mutant need
+// break it). The log prints, per scenario, how many claims each mutant breaks
+// (invariants on the pushing traffic).
 func TestClaimsFailUnderMutants(t *testing.T) {
 	c := catalogue(t)
 	var mu sync.Mutex
@@ -205,7 +207,7 @@ func TestClaimsFailUnderMutants(t *testing.T) {
 				push := pushed(cfg)
 				var base laneResults
 				base, invariants = breaks(t, push, sim.Invariant)
-				for i, res := range sim.Judge(push, base.ms, base.scoped) {
+				for _, res := range sim.Judge(push, base.ms, base.scoped) {
 					if res.Kind != sim.Invariant {
 						continue
 					}
@@ -217,7 +219,6 @@ func TestClaimsFailUnderMutants(t *testing.T) {
 							t.Errorf("invariant %s: lane %s refuses nothing of the pushing traffic: nothing pushed against it", res.ID, push.Lanes[lane].Name)
 						}
 					}
-					_ = i
 				}
 			}
 			counts := map[mutant]int{}
@@ -233,7 +234,7 @@ func TestClaimsFailUnderMutants(t *testing.T) {
 						names = append(names, m.String())
 					}
 				}
-				if len(names) == 0 {
+				if len(names) == 0 && cl.Kind == sim.Fact {
 					t.Errorf("claim %s (%s) holds under every mutant of its lanes: it would hold for a broken limiter", cl.ID, cl.Kind)
 				}
 			}
