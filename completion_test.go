@@ -110,7 +110,7 @@ rate = 5
 		{line: "run --explain ", want: nil}, // a switch takes no value; run takes no arguments
 		{line: "frobnicate --", want: nil},  // not a command
 		{line: "scenarios --write x.toml bou", want: []string{"boundary-burst"}},
-		{line: "scenarios boundary-burst b", want: []string{"bursty-user"}}, // not boundary-burst again
+		{line: "scenarios boundary-burst b", want: []string{"bucket-bound", "bursty-user"}}, // not boundary-burst again
 		{line: "completion ", want: []string{"bash", "zsh", "fish"}},
 		{line: "completion bash ", want: nil},
 		// bash splits --flag=value into --flag, =, value: the value alone is

@@ -61,6 +61,9 @@ type ClaimSpec struct {
 	Value  *float64 `toml:"value,omitempty"`  // the number compared with, or
 	Than   string   `toml:"than,omitempty"`   // another lane: compared with times × its metric
 	Times  *float64 `toml:"times,omitempty"`  // default 1
+	// Kind is "fact" (default: true of this traffic, false for a broken lane)
+	// or "invariant" (true of the algorithm on any traffic).
+	Kind ClaimKind `toml:"kind,omitempty"`
 
 	// A scope counts only some decisions (metric attempts, accepted, denied,
 	// offered or denied_share): of these clients, of keys with this prefix,
