@@ -3,6 +3,7 @@ package present
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/present/format"
@@ -75,14 +76,24 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 	if m.PeakWindowRatio <= 1 {
 		return fmt.Sprintf("policy held: at most %s× the limit in any %s", format.Ratio(m.PeakWindowRatio), period)
 	}
-	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), format.Duration(m.PeakFirst))
+	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), moment(m.PeakFirst))
 	if m.PeakLast == m.PeakFirst {
-		where = "at one instant, " + format.Duration(m.PeakFirst)
+		where = "at one instant, " + moment(m.PeakFirst)
 	}
 	if len(cfg.Keys) > 1 {
 		where += " for key " + m.PeakKey
 	}
 	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
+}
+
+// moment is a virtual time for a sentence: as format.Duration, whose bare "0"
+// suits a table's column but reads as a count in a sentence ("at one instant, 0
+// for key …"), so the start of the run is "0s".
+func moment(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return format.Duration(d)
 }
 
 // contractYardstick: what the algorithm promises, kept or broken.

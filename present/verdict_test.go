@@ -50,6 +50,12 @@ func TestVerdictBranches(t *testing.T) {
 		{"sliding log broken, many keys, at one instant", cfg("sliding-log", 3, false), with(func(m *sim.Metrics) {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 1.16, 5*time.Second, 5*time.Second, "k2"
 		}), []string{"1.16× the limit in one 1s window, at one instant, 5.000s for key k2", "contract broken: an exact window let 1.16× through"}, []string{"within 0"}},
+		{"at one instant, at the start", cfg("token-bucket", 3, false), with(func(m *sim.Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 2, 0, 0, "k1"
+		}), []string{"2.00× the limit in one 1s window, at one instant, 0s for key k1"}, []string{"instant, 0 for"}},
+		{"within, from the start", cfg("fixed-window", 1, false), with(func(m *sim.Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.WindowPeakRatio = 2, 0, 2*time.Millisecond, 1
+		}), []string{"within 2.0ms from 0s"}, []string{"from 0;", "from 0 "}},
 		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.04 }),
 			[]string{"1.04× the limit", "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"}, []string{"1.0×"}},
 		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.9 }),
