@@ -124,8 +124,18 @@ func helpCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, overview())
 		return 0
 	}
-	if _, ok := lookupCommand(args[0]); !ok || len(args) > 1 {
+	if len(args) > 1 {
 		fmt.Fprintf(stderr, "ratelab: help: give one command, one of %s\n", strings.Join(commandNames(), ", "))
+		return 2
+	}
+	if _, ok := lookupCommand(args[0]); !ok {
+		msg := fmt.Sprintf("help: unknown command %q", args[0])
+		if near := suggest.Nearest(args[0], commandNames()); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		} else {
+			msg += "; the commands are " + strings.Join(commandNames(), ", ")
+		}
+		fmt.Fprintf(stderr, "ratelab: %s\n", printable.String(msg))
 		return 2
 	}
 	return dispatch([]string{args[0], "--help"}, stdout, stderr)

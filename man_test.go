@@ -150,6 +150,19 @@ func TestHelpWritesFlagsWithTwoDashes(t *testing.T) {
 	if code, out, _ := ratelab("help", "run"); code != 0 || !strings.HasPrefix(out, "Usage: ratelab run ") {
 		t.Errorf("ratelab help run: exit %d:\n%s", code, out)
 	}
+	// a command help does not know is named, with the nearest or the list
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "rn"}, `ratelab: help: unknown command "rn"; did you mean "run"?`},
+		{[]string{"help", "nosuch"}, `ratelab: help: unknown command "nosuch"; the commands are tui, run,`},
+		{[]string{"help", "run", "tune"}, "ratelab: help: give one command, one of tui, run,"},
+	} {
+		if code, out, errOut := ratelab(tc.args...); code != 2 || out != "" || !strings.HasPrefix(errOut, tc.want) {
+			t.Errorf("ratelab %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, errOut, tc.want)
+		}
+	}
 }
 
 // Every command is in the overview (ratelab --help), by name.

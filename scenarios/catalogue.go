@@ -85,12 +85,25 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 
 // Load reads and parses the scenario file at path.
 func Load(file string) (*Catalogue, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("scenario file: %w", err)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("scenario file: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than %d MiB, too large for a scenario file (the catalogue is a few dozen KiB); is it the right file? A request log is named by a client's file = \"…\"", file, MaxFileSize>>20)
+	}
 	return Parse(FileSource(file), data)
 }
+
+// MaxFileSize is the most a scenario file may hold, in bytes: Load reads no
+// further, so a device that never ends (/dev/zero) or a log given by mistake is
+// refused rather than read into memory whole.
+const MaxFileSize = 16 << 20
 
 // LoadFS reads and parses the scenario file at name in fsys.
 func LoadFS(fsys fs.FS, name string) (*Catalogue, error) {
