@@ -28,7 +28,7 @@ func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*sce
 	if err != nil {
 		return nil, "", err
 	}
-	topt := tuneOptions{period: time.Second, points: 6, goal: tune.DefaultGoal.String()}
+	topt := tuneOptions{period: time.Second, points: tune.DefaultPoints, goal: tune.DefaultGoal.String()}
 	g, goal, err := topt.grid(t)
 	if err != nil {
 		return nil, "", err

@@ -150,7 +150,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per --period (default: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default: 1 to twice the most any key sent in one period)")
 	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per, a `DURATION`")
-	fs.IntVar(&o.points, "points", 8, "how many rates and bursts (`N`), log-spaced across their ranges")
+	fs.IntVar(&o.points, "points", tune.DefaultPoints, "how many rates and bursts (`N`), log-spaced across their ranges")
 	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: `CLASS<PERCENT`, CLASS one of ordinary, median, p99, all")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")

@@ -76,9 +76,9 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 	if m.PeakWindowRatio <= 1 {
 		return fmt.Sprintf("policy held: at most %s× the limit in any %s", format.Ratio(m.PeakWindowRatio), period)
 	}
-	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), at(m.PeakFirst))
+	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), moment(m.PeakFirst))
 	if m.PeakLast == m.PeakFirst {
-		where = "at one instant, " + at(m.PeakFirst)
+		where = "at one instant, " + moment(m.PeakFirst)
 	}
 	if len(cfg.Keys) > 1 {
 		where += " for key " + m.PeakKey
@@ -90,12 +90,14 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
 }
 
-// at is an instant of the run in words: "0 s" for the start, else its duration.
-func at(t time.Duration) string {
-	if t == 0 {
-		return "0 s"
+// moment is a virtual time for a sentence: as format.Duration, whose bare "0"
+// suits a table's column but reads as a count in a sentence ("at one instant, 0
+// for key …"), so the start of the run is "0s".
+func moment(d time.Duration) string {
+	if d == 0 {
+		return "0s"
 	}
-	return format.Duration(t)
+	return format.Duration(d)
 }
 
 // skewed says the lane's requests are stamped by node clocks that disagree with

@@ -56,6 +56,12 @@ func TestVerdictBranches(t *testing.T) {
 			return c
 		}(), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.16 }),
 			[]string{"exact on the timestamps it was given; on the true clock, the nodes' skew let 1.16× through"}, []string{"broken"}},
+		{"at one instant, at the start", cfg("token-bucket", 3, false), with(func(m *sim.Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 2, 0, 0, "k1"
+		}), []string{"2.00× the limit in one 1s window, at one instant, 0s for key k1"}, []string{"instant, 0 for"}},
+		{"within, from the start", cfg("fixed-window", 1, false), with(func(m *sim.Metrics) {
+			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.WindowPeakRatio = 2, 0, 2*time.Millisecond, 1
+		}), []string{"within 2.0ms from 0s"}, []string{"from 0;", "from 0 "}},
 		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.04 }),
 			[]string{"1.04× the limit", "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"}, []string{"1.0×"}},
 		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.9 }),
@@ -63,7 +69,7 @@ func TestVerdictBranches(t *testing.T) {
 		{"bucket over-grant", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.OverGrant, m.ExcessUnits = 2.8, 1.2918, 1355 }),
 			[]string{"contract broken (over-grant): 1355 units past burst + rate × T, 129.2% of what it allows"}, []string{"kept"}},
 		{"bucket burst as designed", cfg("gcra", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 5 }),
-			[]string{"its burst on top of the rate: 5.00× the limit in one 1s window, at one instant, 0 s;", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant", "exceeded", "instant, 0;"}},
+			[]string{"its burst on top of the rate: 5.00× the limit in one 1s window, at one instant, 0s;", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant", "exceeded", "instant, 0;"}},
 		{"bucket over-grant says exceeded", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.OverGrant = 3, 0.5 }),
 			[]string{"policy exceeded: 3.00×"}, []string{"its burst on top"}},
 		{"bucket within", cfg("leaky-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.3 }),

@@ -121,6 +121,11 @@ func (g Grid) Policies(maxCost int64) []Policy {
 // the comparison.
 var DefaultAlgorithms = algorithms.Tuned()
 
+// DefaultPoints is how many rates and bursts a grid takes across its ranges
+// unless told otherwise (ratelab tune's --points), and what ratelab tui --trace
+// sweeps, so that both recommend the same policy.
+const DefaultPoints = 8
+
 // DefaultRanges are the rate and burst ranges for a trace, per period: rates
 // from 1 to the most any key sent in one period (above which nobody is ever
 // denied), bursts from 1 to twice that.

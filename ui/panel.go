@@ -375,6 +375,10 @@ func truncate(s string, n int) string {
 	return string(r) + "…"
 }
 
+// compactNameWidth is the cells a lane's name gets on a compact line: its name,
+// or when longer its short form (see shortName), which keeps lanes apart.
+const compactNameWidth = 18
+
 // renderCompactLane draws lane i, whose metrics are met, on one line of width w,
 // for terminals too short for panels: name, counters, the level as a sparkline and
 // accepted and denied as bars, over the same stretch as the panels.
@@ -385,7 +389,11 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	if i == m.focus {
 		mark = "▸ "
 	}
-	name := fmt.Sprintf("%-18s", truncate(lane.Name, 18))
+	name := lane.Name
+	if lipgloss.Width(name) > compactNameWidth {
+		name = shortName(lane) // "token-bucket (fix off)" and "(fix on)" cut alike
+	}
+	name = fmt.Sprintf("%-*s", compactNameWidth, truncate(name, compactNameWidth))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))
 	n := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
 	info, _ := algorithms.Lookup(lane.Algorithm)

@@ -63,7 +63,7 @@ func (m *Model) render() string {
 	status := m.renderStatus()
 	helpBar := fit(m.bar.ShortHelpView(m.keys.ShortHelp()), m.width)
 	if m.zoom {
-		rest := m.height - lipgloss.Height(header) - 3
+		rest := m.height - lipgloss.Height(header) - 2 - m.statusLines()
 		return strings.Join([]string{header, m.renderZoom(rest - 1), m.renderHeaders(), m.renderControls(), status, helpBar}, "\n")
 	}
 
@@ -116,9 +116,26 @@ func (m *Model) panelColumns() int {
 }
 
 // lanesRoom is the lines for the lanes and what goes under them: the screen
-// less the header (two lines, see renderHeader) and the four lines at the
-// bottom (headers, controls, status, help).
-func (m *Model) lanesRoom() int { return m.height - 2 - 4 }
+// less the header (two lines, see renderHeader) and the lines at the bottom
+// (headers, controls, the status's one or two, help).
+func (m *Model) lanesRoom() int { return m.height - 2 - 3 - m.statusLines() }
+
+// statusLines is how many lines the status takes: two when it shows a message
+// wider than the terminal (what e wrote, the command that replays what S saved,
+// an error: at 80 columns they lose the very file or scenario name they are for),
+// one otherwise.
+func (m *Model) statusLines() int {
+	if m.message() && lipgloss.Width(m.status) > m.width {
+		return 2
+	}
+	return 1
+}
+
+// message is whether the status line shows m.status (rather than the go-to
+// prompt, a problem, a replay, a running export or the focus hint).
+func (m *Model) message() bool {
+	return !m.jump.open && m.runner.problem == "" && !m.runner.seeking && !m.export.busy && m.status != ""
+}
 
 // fitExtras returns what fits in room lines besides the lanes, in order of
 // importance: the comparison table, a verdict per lane (or the focused lane's
@@ -229,12 +246,26 @@ func (m *Model) renderStatus() string {
 		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", format.Duration(m.runner.target)), m.width))
 	case m.export.busy:
 		return m.styles.Subtle.Render(m.export.doing + "…")
+	case m.status == "" && m.zoom:
+		return m.styles.Subtle.Render(truncate("zoomed on "+m.runner.cfg.Lanes[m.focus].Name+": tab for the next lane, enter or esc back", m.width))
 	case m.status == "":
 		return m.styles.Subtle.Render(truncate("focus "+m.runner.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
-	case m.statusBad:
-		return m.styles.Error.Render(truncate(m.status, m.width))
 	}
-	return m.styles.Status.Render(truncate(m.status, m.width))
+	style := m.styles.Status
+	if m.statusBad {
+		style = m.styles.Error
+	}
+	if m.statusLines() == 1 {
+		return style.Render(truncate(m.status, m.width))
+	}
+	lines := strings.Split(wrap(m.status, max(m.width, 1)), "\n")
+	if len(lines) > 2 {
+		lines = []string{lines[0], strings.Join(lines[1:], " ")} // the rest cut at the width
+	}
+	for i, l := range lines {
+		lines[i] = style.Render(truncate(l, m.width))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // fit cuts a styled line to width cells, escape sequences kept intact.

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"ratelab/scenarios"
+	"ratelab/traces"
+)
+
+// ratelab tui --trace opens on the policy ratelab tune recommends for the same
+// log, as the README, the help and the man page say: the same grid, the same goal.
+// Both shipped logs recommend a different burst on a grid of 6 points than on
+// tune's 8, so a UI that swept a grid of its own would open on another policy.
+func TestTUITraceOpensOnTuneRecommendation(t *testing.T) {
+	for _, file := range []string{"traces/shop.log", "traces/access-log.csv"} {
+		t.Run(file, func(t *testing.T) {
+			code, out, errOut := ratelab("tune", "--trace", file)
+			if code != 0 {
+				t.Fatalf("tune --trace %s: exit %d: %s", file, code, errOut)
+			}
+			want := recommendedRow(t, out)
+
+			o := traceOptions{file: file, timeFormat: "auto", spread: "none", reorder: traces.DefaultReorderWindow, seed: 1}
+			c, name, err := traceCatalogue(context.Background(), o, io.Discard)
+			if err != nil {
+				t.Fatalf("traceCatalogue(%s): %v", file, err)
+			}
+			cfg, err := c.Compile(name, scenarios.Overrides{})
+			if err != nil {
+				t.Fatalf("compiling the trace scenario: %v", err)
+			}
+			if got := cfg.Lanes[0].Name; got != want {
+				t.Errorf("tui --trace %s opens on lane %q; tune recommends %q", file, got, want)
+			}
+		})
+	}
+}
+
+// recommendedRow is the lane name tui --trace gives the row tune marks with *:
+// "token-bucket 2/1s burst 16 *".
+func recommendedRow(t *testing.T, out string) string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "*" {
+			continue
+		}
+		algorithm, rate, burst := f[1], f[2], f[3]
+		if burst == "-" {
+			return fmt.Sprintf("%s %s *", algorithm, rate)
+		}
+		return fmt.Sprintf("%s %s burst %s *", algorithm, rate, burst)
+	}
+	t.Fatalf("tune printed no recommended (*) row:\n%s", out)
+	return ""
+}
