@@ -98,6 +98,8 @@ var registry = []Info{
 		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
 	{Name: XTimeRateName, Short: "xrate", Shape: ShapeBucket, DefaultLane: true,
 		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
+	{Name: GuavaName, Short: "guava", Shape: ShapeBucket, Options: guavaOptions,
+		build: func(p Policy, o Options) Limiter { return NewGuava(p, o.Warmup, o.AcquireTimeout) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

@@ -32,6 +32,9 @@ var lanes = []lane{
 	{"token-bucket (fix off)", algorithms.TokenBucketName, algorithms.Options{}},
 	{"gcra", algorithms.GCRAName, algorithms.Options{}},
 	{"x-time-rate", algorithms.XTimeRateName, algorithms.Options{}},
+	{"guava", algorithms.GuavaName, algorithms.Options{}},
+	{"guava (warm-up)", algorithms.GuavaName, algorithms.Options{Warmup: 2 * time.Second}},
+	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
 }
 
 // laneNamed returns the lane labelled label.
