@@ -29,6 +29,12 @@ type Options struct {
 	// AcquireTimeout is how far ahead the guava lane's next free ticket may be for
 	// a request to be accepted, and wait (tryAcquire's timeout).
 	AcquireTimeout time.Duration
+	// EnvoyVersion is the Envoy release the envoy-local lane runs ("1.30": the
+	// timer bucket; "" or "1.31" and later: the timer-free one).
+	EnvoyVersion string
+	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
+	// start: its fill timer fires every fill_interval after it.
+	ConfigLoadAt time.Duration
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -67,8 +73,13 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"max_reserved", fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)}
 	case o.Warmup < 0 || o.Warmup%Resolution != 0:
 		return &OptionError{"warmup", fmt.Errorf("warmup must be >= 0 and a whole number of microseconds (got %s)", o.Warmup)}
+	case o.ConfigLoadAt%Resolution != 0:
+		return &OptionError{"config_load_at", fmt.Errorf("config_load_at must be a whole number of microseconds (got %s)", o.ConfigLoadAt)}
 	case o.AcquireTimeout < 0 || o.AcquireTimeout%Resolution != 0:
 		return &OptionError{"acquire_timeout", fmt.Errorf("acquire_timeout must be >= 0 and a whole number of microseconds (got %s)", o.AcquireTimeout)}
+	}
+	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
+		return &OptionError{"envoy_version", err}
 	}
 	return nil
 }
