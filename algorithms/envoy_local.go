@@ -124,9 +124,18 @@ func (e *EnvoyLocal) Algorithm() Name   { return EnvoyLocalName }
 func (e *EnvoyLocal) Policy() Policy    { return e.policy }
 func (e *EnvoyLocal) StateBytes() int64 { return e.keyBytes + int64(e.Keys())*envoyLocalStateBytes }
 
-// FillRate is the bucket's tokens per second, by which requestAllowed sorts
-// the matched descriptors.
-func (e *EnvoyLocal) FillRate() float64 { return e.rate }
+// FillRate is the rate by which requestAllowed sorts the matched descriptors:
+// the timer-free bucket's fill_rate in tokens per second (a double, at
+// 5a6c7aa8); the timer bucket's tokensFillPerSecond, tokens_per_fill divided by
+// the whole seconds of fill_interval, an integer division in which an interval
+// under a second counts as one (local_ratelimit_impl.cc at 016c0c80, a
+// timer-only version: 2 tokens per 100 ms sort as 2 per second).
+func (e *EnvoyLocal) FillRate() float64 {
+	if e.timer {
+		return float64(e.policy.Limit / max(1, int64(e.policy.Period/time.Second)))
+	}
+	return e.rate
+}
 
 // seconds is n µs as the double seconds Envoy's timer-free bucket reads.
 func seconds(n int64) float64 { return float64(n) / 1e6 }
@@ -261,7 +270,7 @@ type EnvoyDescriptor struct {
 }
 
 // EnvoyLocalRequest is LocalRateLimiterImpl::requestAllowed: the matched
-// descriptors' buckets are sorted by fill rate, slowest first (std::sort; equal
+// descriptors' buckets are sorted by FillRate, slowest first (std::sort; equal
 // rates keep the order given here, which Envoy leaves unspecified), and charged
 // in turn; the first refusal refuses the request and what the buckets before it
 // took stays taken (no rollback). Then, when no descriptor matched or

@@ -131,3 +131,23 @@ func TestEnvoyTimerBucketVersions(t *testing.T) {
 		}
 	}
 }
+
+// The timer-era sort key is an integer per whole second: 2 per 100 ms sorts as
+// 2 per second, below 10 per 1 s, though it refills twice as fast.
+func TestEnvoyLocalTimerSortKey(t *testing.T) {
+	fast := NewEnvoyLocal(Policy{Limit: 2, Period: ms(100), Burst: 2}, true, 0)
+	slow := NewEnvoyLocal(Policy{Limit: 10, Period: time.Second, Burst: 10}, true, 0)
+	if fast.FillRate() != 2 || slow.FillRate() != 10 {
+		t.Errorf("timer sort keys %g and %g, want 2 and 10", fast.FillRate(), slow.FillRate())
+	}
+	if a, b := NewEnvoyLocal(Policy{Limit: 2, Period: ms(100), Burst: 2}, false, 0).FillRate(), slow.rate; a != 20 || b != 10 {
+		t.Errorf("timer-free fill rates %g and %g, want 20 and 10", a, b)
+	}
+	// so a request matching both charges the 2-per-100-ms bucket first
+	req := []EnvoyDescriptor{{slow, "s"}, {fast, "f"}}
+	EnvoyLocalRequest(req, EnvoyDescriptor{}, false, 0, 1)
+	EnvoyLocalRequest(req, EnvoyDescriptor{}, false, 0, 1)
+	if d, by := EnvoyLocalRequest(req, EnvoyDescriptor{}, false, 0, 1); d.Allowed || by != 1 || slow.Level("s", 0) != 8 {
+		t.Errorf("third request: allowed %v by %d, slow bucket %g; want refused by the fast bucket, charged first, the slow one at 8", d.Allowed, by, slow.Level("s", 0))
+	}
+}
