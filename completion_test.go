@@ -82,8 +82,8 @@ rate = 5
 		{line: "run --file " + filepath.Join(dir, "none.toml") + " --scenario ", want: nil}, // a file that is not there: nothing
 		{line: "run --lanes ", want: everyAlgorithm, more: true},                            // no scenario yet: the registry's
 		{line: "run --lanes tok", want: []string{"token-bucket"}, more: true},
-		{line: "run --lanes token-bucket,g", want: []string{"token-bucket,gcra"}, more: true},
-		{line: "run --lanes=token-bucket,g", want: []string{"--lanes=token-bucket,gcra"}, more: true},
+		{line: "run --lanes token-bucket,gc", want: []string{"token-bucket,gcra"}, more: true},
+		{line: "run --lanes=token-bucket,gc", want: []string{"--lanes=token-bucket,gcra"}, more: true},
 		// with a scenario, its lanes: their algorithms, and their names that a
 		// shell word holds as they are
 		{line: "run --file " + mine + " --scenario my-api --lanes tb", want: []string{"tb-fast"}, more: true},
@@ -117,7 +117,7 @@ rate = 5
 		// offered, which bash puts after the "="
 		{line: "run --scenario = bou", bash: true, want: []string{"boundary-burst"}},
 		{line: "run --scenario = ", bash: true, want: shipped.Names()},
-		{line: "run --lanes = token-bucket,g", bash: true, want: []string{"token-bucket,gcra"}, more: true},
+		{line: "run --lanes = token-bucket,gc", bash: true, want: []string{"token-bucket,gcra"}, more: true},
 	} {
 		got := completeLine(tc.line, tc.bash)
 		if got.kind != tc.kind || !slices.Equal(got.list(), tc.want) || got.more != tc.more {

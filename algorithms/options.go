@@ -1,6 +1,9 @@
 package algorithms
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Options are the per-algorithm knobs on top of a Policy. Each applies to the
 // algorithms whose Info.Options declare its key and is ignored by the others;
@@ -21,6 +24,17 @@ type Options struct {
 	// MaxReserved lets a token bucket's balance go this far negative: requests are
 	// accepted with a Delay until their tokens exist.
 	MaxReserved int64
+	// Warmup makes the guava lane SmoothWarmingUp over this long (0: SmoothBursty).
+	Warmup time.Duration
+	// AcquireTimeout is how far ahead the guava lane's next free ticket may be for
+	// a request to be accepted, and wait (tryAcquire's timeout).
+	AcquireTimeout time.Duration
+	// EnvoyVersion is the Envoy release the envoy-local lane runs ("1.30": the
+	// timer bucket; "" or "1.31" and later: the timer-free one).
+	EnvoyVersion string
+	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
+	// start: its fill timer fires every fill_interval after it.
+	ConfigLoadAt time.Duration
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -57,6 +71,15 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"rollover", fmt.Errorf("rollover must be >= 0 (got %d)", o.Rollover)}
 	case o.MaxReserved < 0:
 		return &OptionError{"max_reserved", fmt.Errorf("max_reserved must be >= 0 (got %d)", o.MaxReserved)}
+	case o.Warmup < 0 || o.Warmup%Resolution != 0:
+		return &OptionError{"warmup", fmt.Errorf("warmup must be >= 0 and a whole number of microseconds (got %s)", o.Warmup)}
+	case o.ConfigLoadAt%Resolution != 0:
+		return &OptionError{"config_load_at", fmt.Errorf("config_load_at must be a whole number of microseconds (got %s)", o.ConfigLoadAt)}
+	case o.AcquireTimeout < 0 || o.AcquireTimeout%Resolution != 0:
+		return &OptionError{"acquire_timeout", fmt.Errorf("acquire_timeout must be >= 0 and a whole number of microseconds (got %s)", o.AcquireTimeout)}
+	}
+	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
+		return &OptionError{"envoy_version", err}
 	}
 	return nil
 }

@@ -174,6 +174,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts := info.Defaults
 	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
+	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
+	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"ratelab/algorithms"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -128,7 +130,7 @@ func TestBadInput(t *testing.T) {
 		{"limit <= 0", replace("limit = 10", "limit = 0"), `dir/test.toml:6:9: scenario "s": [scenario.policy]: limit must be > 0 (got 0)`, nil},
 		{"cost above burst", replace("rate = 5", "rate = 5\ncost = 20"), `dir/test.toml:12:8: scenario "s": client "c": a request may cost 20, more than lane "fixed-window"'s limit per window of 10, so it could never be accepted; lower the cost or raise the limit per window`, nil},
 		{"cost above a bucket's burst", replace("limit = 10", "limit = 10\nburst = 4\n[[scenario.lane]]\nalgorithm = \"gcra\"") + "cost = 5\n", `client "c": a request may cost 5, more than lane "gcra"'s burst of 4`, nil},
-		{"unknown algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"token-buckett\"\n", `dir/test.toml:13:13: scenario.lane: algorithm must be one of "fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "x-time-rate", "none" (got "token-buckett"); did you mean "token-bucket"?`, nil},
+		{"unknown algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"token-buckett\"\n", `dir/test.toml:13:13: scenario.lane: algorithm must be one of ` + quotedNames() + ` (got "token-buckett"); did you mean "token-bucket"?`, nil},
 		{"misplaced option", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nrollover = 3\n", `dir/test.toml:14:12: scenario "s": lane "gcra": rollover applies to fixed-window only (this lane runs gcra)`, nil},
 		{"misplaced timestamp fix", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nmonotonic_timestamp = false\n", `dir/test.toml:14:23: scenario "s": lane "gcra": monotonic_timestamp applies to token-bucket only (this lane runs gcra)`, nil},
 		{"multi on a window", minimal + "[[scenario.lane]]\nalgorithm = \"sliding-log\"\nstrategy = \"multi\"\n", `strategy "multi" applies to token-bucket and gcra`, nil},
@@ -366,4 +368,14 @@ func TestLoadRefusesAFileTooLarge(t *testing.T) {
 	if _, err := Load(big); err != nil {
 		t.Errorf("Load(the file cut back to its scenario): %v", err)
 	}
+}
+
+// quotedNames is every algorithm's name, quoted, in registry order, as a
+// message lists them.
+func quotedNames() string {
+	var q []string
+	for _, n := range algorithms.Names() {
+		q = append(q, strconv.Quote(string(n)))
+	}
+	return strings.Join(q, ", ")
 }

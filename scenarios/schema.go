@@ -128,6 +128,10 @@ type OptionsSpec struct {
 	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
 	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
 	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
+	Warmup             Duration    `toml:"warmup,omitempty"`              // guava: SmoothWarmingUp over this long
+	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
+	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
+	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

@@ -22,6 +22,9 @@ func TestCapacityIsTheOneRule(t *testing.T) {
 			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.Redis == nil {
 				continue
 			}
+			if _, ok := waivers[l.label]["capacity"]; ok {
+				continue // the product has no largest cost (TestWaiversAreNeeded)
+			}
 			if l.opts.MaxReserved > 0 {
 				l.opts.MaxReserved = 1000
 			}

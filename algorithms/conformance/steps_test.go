@@ -32,6 +32,11 @@ var lanes = []lane{
 	{"token-bucket (fix off)", algorithms.TokenBucketName, algorithms.Options{}},
 	{"gcra", algorithms.GCRAName, algorithms.Options{}},
 	{"x-time-rate", algorithms.XTimeRateName, algorithms.Options{}},
+	{"guava", algorithms.GuavaName, algorithms.Options{}},
+	{"guava (warm-up)", algorithms.GuavaName, algorithms.Options{Warmup: 2 * time.Second}},
+	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
+	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
+	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
 }
 
 // laneNamed returns the lane labelled label.

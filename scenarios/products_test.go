@@ -1,0 +1,131 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/sim"
+)
+
+// productScenario is a scenario of one lane of a product's algorithm beside a
+// token bucket, fed by one client, run to its end in memory.
+type productScenario struct {
+	name string
+	doc  string
+	// check looks at the lanes' metrics, in the file's order.
+	check func(t *testing.T, lanes []sim.Metrics)
+}
+
+func runProductScenario(t *testing.T, doc string) []sim.Metrics {
+	t.Helper()
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	return r.Metrics()
+}
+
+// Each product lane runs as an ordinary lane of a scenario, in memory, through
+// the engine, and decides there as its own steps say it does.
+func TestProductLanesRunInAScenario(t *testing.T) {
+	for _, tc := range []productScenario{
+		{name: "guava", doc: `[[scenario]]
+name = "s"
+duration = "2s"
+
+[scenario.policy]
+limit = 5
+
+[[scenario.lane]]
+name = "guava"
+algorithm = "guava"
+
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			g, tb := ms[0], ms[1]
+			// Guava starts with no stored permits: one request per 200 ms from the
+			// first, 10 in 2 s; the token bucket starts full: 5 at once, then 1 per 200 ms
+			if g.Accepted != 10 || tb.Accepted <= g.Accepted {
+				t.Errorf("guava accepted %d of 40 (want 10: one per 200 ms, no burst at creation), the token bucket %d (want more: it starts full)", g.Accepted, tb.Accepted)
+			}
+		}},
+		{name: "envoy-local", doc: `[[scenario]]
+name = "s"
+duration = "2m"
+
+[scenario.policy]
+limit = 10
+period = "1m"
+
+[[scenario.lane]]
+name = "timer"
+algorithm = "envoy-local"
+envoy_version = "1.30"
+
+[[scenario.lane]]
+name = "timer loaded 30 s before"
+algorithm = "envoy-local"
+envoy_version = "1.30.4"
+config_load_at = "-30s"
+
+[[scenario.lane]]
+name = "timer-free"
+algorithm = "envoy-local"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 1
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// timer: 10 at once, nothing until the fire at 60 s refills all 10: 20 of
+			// 120; loaded 30 s before the run, its fires come at 30 s and 90 s: 30;
+			// timer-free: 10, then one every 6 s
+			if ms[0].Accepted != 20 || ms[1].Accepted != 30 || ms[2].Accepted <= ms[0].Accepted {
+				t.Errorf("accepted: timer %d (want 20), timer loaded 30 s before %d (want 30), timer-free %d (want more than the timer)", ms[0].Accepted, ms[1].Accepted, ms[2].Accepted)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.check(t, runProductScenario(t, tc.doc))
+		})
+	}
+}
+
+// A product option with a bad value is placed at its key, with the fix.
+func TestProductOptionErrors(t *testing.T) {
+	doc := minimal + "[[scenario.lane]]\nalgorithm = \"envoy-local\"\nenvoy_version = \"latest\"\n"
+	c, err := parse(t, doc, nil)
+	if err == nil {
+		_, err = c.Compile("s", Overrides{})
+	}
+	if err == nil || !strings.Contains(err.Error(), `envoy_version "latest" is not an Envoy release; write one such as "1.30"`) {
+		t.Errorf("envoy_version = \"latest\": %v", err)
+	}
+	doc = minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nwarmup = \"2s\"\n"
+	c, err = parse(t, doc, nil)
+	if err == nil {
+		_, err = c.Compile("s", Overrides{})
+	}
+	if err == nil || !strings.Contains(err.Error(), "warmup applies to guava only (this lane runs gcra)") {
+		t.Errorf("warmup on gcra: %v", err)
+	}
+}
