@@ -56,7 +56,7 @@ func comparisonFigure(d *Data) (Figure, error) {
 		return Figure{}, err
 	}
 	below := plot.New()
-	below.Title.Text = fmt.Sprintf("the limited lanes, on a scale of their own; %s, above, reaches %s a second", laneList(d, baseline), formatRate(baselineTop))
+	below.Title.Text = fmt.Sprintf("the limited lanes, on a scale of their own; %s, above, reaches %s/s over %s", laneList(d, baseline), formatRate(baselineTop), format.Duration(d.Lanes[baseline[0]].Step))
 	below.X.Label.Text = "virtual time (s)"
 	below.Y.Label.Text = "accepted decisions per second"
 	below.Legend.Top, below.Legend.Left = true, true
@@ -106,7 +106,9 @@ func comparisonPanel(p *plot.Plot, d *Data, lines []plotter.XYs, lanes []int, to
 				}
 			}
 			from := xys[max(0, peak-1)].X
-			name += fmt.Sprintf(" (peak %s a second, at %s s)", formatRate(xys[peak].Y), strconv.FormatFloat(from, 'f', -1, 64))
+			// a rate over one column (a tick), which is not the busiest
+			// second the verdict counts: say over what
+			name += fmt.Sprintf(" (peak %s/s over %s, at %s s)", formatRate(xys[peak].Y), format.Duration(d.Lanes[i].Step), strconv.FormatFloat(from, 'f', -1, 64))
 		}
 		if err := addLaneSeries(p, lines[i], i, len(d.Lanes), name); err != nil {
 			return err

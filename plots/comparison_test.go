@@ -79,7 +79,7 @@ func TestComparisonScalesToTheLimitedLanes(t *testing.T) {
 		if f.above.Y.Max < float64(tc.peak) {
 			t.Errorf("%s: the no-limit panel's axis ends at %g, below its peak %d", tc.name, f.above.Y.Max, tc.peak)
 		}
-		peak := "peak " + formatRate(float64(tc.peak)) + " a second, at 4 s"
+		peak := "peak " + formatRate(float64(tc.peak)) + "/s over 100.0ms, at 4 s"
 		if !strings.Contains(string(svg), peak) {
 			t.Errorf("%s: the SVG does not say %q", tc.name, peak)
 		}
