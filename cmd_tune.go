@@ -63,12 +63,9 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 	to := traces.Options{Key: o.key, TimeField: o.timeField, CostField: o.costField, ReorderWindow: o.reorder, Strict: o.strict, Seed: o.seed, MaxCost: tune.MaxCost}
 	var err error
 	if o.format != "" {
-		to.Format, err = traces.ParseFormat(o.format)
-	} else {
-		to.Format, err = traces.FormatOf(o.file)
-	}
-	if err != nil {
-		return to, usagef("--format: %v", err)
+		if to.Format, err = traces.ParseFormat(o.format); err != nil {
+			return to, usagef("--format: %v", err)
+		}
 	}
 	if to.TimeFormat, err = traces.ParseTimeFormat(o.timeFormat); err != nil {
 		return to, usagef("--time-format: %v", err)

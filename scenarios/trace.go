@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -64,12 +65,8 @@ func (c *compiler) traceOptions(spec *ClientSpec, bad func(string, string, ...an
 	o := traces.Options{Key: spec.Key, TimeField: spec.TimeField, CostField: spec.CostField, Strict: c.overrides.Strict,
 		MaxCost: sim.MaxTraceCost, Seed: c.seed()}
 	var err error
+	// a format not set is left to the reader: the file's content, or its name
 	o.Format, o.TimeFormat = spec.Format.Value(), spec.TimeFormat.Value()
-	if !spec.Format.Set() {
-		if o.Format, err = traces.FormatOf(spec.File); err != nil {
-			return o, bad("format", "%v", err)
-		}
-	}
 	if o.Spread, err = traces.ParseSpread(spec.Spread.Mode); err != nil || spec.Spread.Duration.Duration != 0 {
 		return o, bad("spread", "a trace's spread is \"none\" or \"uniform\", not a duration (got %s)", spec.Spread)
 	}
@@ -123,10 +120,15 @@ func (c *compiler) scanTrace(spec *ClientSpec, cutoff time.Duration, bad func(st
 		return nil, err
 	}
 	tr, err := c.openTrace(spec, o, 0)
-	if err != nil {
+	var unknown *traces.UnknownFormatError
+	switch {
+	case errors.As(err, &unknown):
+		return nil, bad("format", "%v; set format = \"clf\", \"jsonl\" or \"csv\"", err)
+	case err != nil:
 		return nil, bad("file", "%v (the path is relative to %s)", err, c.src.Name)
 	}
 	defer tr.Close()
+	o.Format = tr.r.Format().Format // the later reads need not tell it again
 	scan := &traceScan{opts: o, cutoff: cutoff}
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
