@@ -12,6 +12,8 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/plots"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/report"
 	"ratelab/session"
 	"ratelab/sim"
@@ -87,19 +89,27 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	rows, err := sim.NewRequestWriter(named{requests, out + "/requests.csv"}, cfg)
+	rows, err := present.NewRequestWriter(named{requests, out + "/requests.csv"}, cfg)
 	if err != nil {
 		return err
 	}
-	r.OnRows(rows.Write)
-	samples, err := sim.NewSeriesWriter(named{series, out + "/series.csv"}, cfg)
+	samples, err := present.NewSeriesWriter(named{series, out + "/series.csv"}, cfg)
 	if err != nil {
 		return err
 	}
-	r.OnSeries(samples.Write)
-	if err := advanceShowing(ctx, r.Run, stderr); err != nil {
+	decisions := plots.NewRecorder() // what the charts' zoom counts, kept as the run goes
+	defer decisions.Close()
+	bar := newProgressBar(stderr, "virtual seconds")
+	defer bar.done()
+	sinks := session.Sinks{Rows: []func([]sim.Row) error{rows.Write, decisions.Rows}, Series: []func(int, sim.Sample) error{samples.Write}}
+	if err := drive(ctx, r.Run, sinks, bar); err != nil {
+		var s *sim.Stopped
+		if errors.As(err, &s) && ctx.Err() != nil {
+			return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), format.Duration(s.At), format.Duration(cfg.Duration))
+		}
 		return err
 	}
+	bar.done()
 	for _, f := range []interface{ Flush() error }{rows, samples} {
 		if err := f.Flush(); err != nil {
 			return err
@@ -110,7 +120,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 			return fmt.Errorf("writing %s: %w", f.Name(), err)
 		}
 	}
-	figs, notes, err := drawPlots(r.Run, so, filepath.Join(dir.Path(), "figures"))
+	figs, notes, err := drawPlots(ctx, r.Run, decisions, filepath.Join(dir.Path(), "figures"))
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v while drawing the charts; nothing was written", cause)
 	}
@@ -166,38 +176,23 @@ func reportCommand(o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-// advanceShowing runs r to its end a virtual second (or a tick) at a time, with a
-// progress bar on stderr when it is a terminal. A signal stops it (see
-// sim.Run.Bound): the error says where.
-func advanceShowing(ctx context.Context, r *sim.Run, stderr io.Writer) error {
-	cfg := r.Config
-	step := max(time.Second, cfg.Tick)
-	bar := newProgressBar(stderr, "virtual seconds")
-	defer bar.done()
-	total := int((cfg.Duration + step - 1) / step)
-	for at, done := time.Duration(0), 0; at < cfg.Duration; done++ {
-		bar.update(done, total)
-		at = min(at+step, cfg.Duration)
-		if err := r.AdvanceTo(at); err != nil {
-			var s *sim.Stopped
-			if errors.As(err, &s) && ctx.Err() != nil {
-				return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), sim.FormatDuration(s.At), sim.FormatDuration(cfg.Duration))
-			}
-			return err
-		}
-	}
-	return nil
+// drive runs r to its end through session.Drive, a virtual second (or a tick) at
+// a time, feeding sinks, and shows how far it is on bar. A signal stops it (see
+// sim.Run.Bound): the error, a *sim.Stopped, says where.
+func drive(ctx context.Context, r *sim.Run, sinks session.Sinks, bar *progressBar) error {
+	t := session.Through(r.Config, r.Config.Duration)
+	total := int((t.To + t.Step - 1) / t.Step)
+	sinks.Progress = func(now, _ time.Duration) { bar.update(int((now+t.Step-1)/t.Step), total) }
+	return session.Drive(ctx, r, t, sinks)
 }
 
-// drawPlots draws r's charts as it stands (zoom included, from a replay; see
-// plots.FillZoom) and writes each as SVG and PNG into dir, which it makes.
-func drawPlots(r *sim.Run, so session.Options, dir string) ([]plots.Figure, []string, error) {
-	d := plots.From(r)
-	if err := plots.FillZoom(d, so); err != nil {
+// drawPlots draws r's charts as it stands, the zoom counted from the decisions
+// rec kept (see plots.From), and writes each as SVG and PNG into dir, which it
+// makes. ctx, when done, stops the writing.
+func drawPlots(ctx context.Context, r *sim.Run, rec *plots.Recorder, dir string) ([]plots.Figure, []string, error) {
+	d, err := plots.From(r, rec)
+	if err != nil {
 		return nil, nil, err
-	}
-	if so.Context != nil && so.Context.Err() != nil {
-		return nil, nil, context.Cause(so.Context)
 	}
 	figs, notes, err := plots.Figures(d)
 	if err != nil {
@@ -206,5 +201,5 @@ func drawPlots(r *sim.Run, so session.Options, dir string) ([]plots.Figure, []st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	return figs, notes, plots.WriteFiles(so.Context, dir, figs)
+	return figs, notes, plots.WriteFiles(ctx, dir, figs)
 }

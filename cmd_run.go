@@ -8,10 +8,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"ratelab/algorithms"
 	"ratelab/internal/atomicdir"
+	"ratelab/plots"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -119,7 +121,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 				written = "what went to " + out.name + " stops there"
 			}
 		}
-		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, sim.FormatDuration(cfg.Duration), written)
+		return fmt.Errorf("%v at %s of %s of virtual time; %s", context.Cause(ctx), at, format.Duration(cfg.Duration), written)
 	}
 	startWork()
 	r, err := session.Start(cfg, session.Options{RedisURL: o.redis, MustReach: true, Context: ctx})
@@ -136,40 +138,39 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	var rows *sim.RequestWriter
+	var sinks session.Sinks
+	var rows *present.RequestWriter
 	if requests != nil {
-		newWriter := sim.NewRequestWriter
+		newWriter := present.NewRequestWriter
 		if o.headers {
-			newWriter = sim.NewRequestWriterWithHeaders
+			newWriter = present.NewRequestWriterWithHeaders
 		}
 		if rows, err = newWriter(requests.w, cfg); err != nil {
 			return err // it says what was being written (see named)
 		}
-		r.OnRows(rows.Write)
+		sinks.Rows = append(sinks.Rows, rows.Write)
 	}
-	var samples *sim.SeriesWriter
+	var samples *present.SeriesWriter
 	if series != nil {
-		if samples, err = sim.NewSeriesWriter(series.w, cfg); err != nil {
+		if samples, err = present.NewSeriesWriter(series.w, cfg); err != nil {
 			return err
 		}
-		r.OnSeries(samples.Write)
+		sinks.Series = append(sinks.Series, samples.Write)
 	}
-	// a virtual second (or a tick, if longer) at a time, so that the series is
-	// written as it goes, in bounded memory; a signal stops the run within a
-	// step, at once (see sim.Run.Bound)
-	step := max(time.Second, cfg.Tick)
+	var decisions *plots.Recorder // what the charts' zoom counts, kept as the run goes
+	if charts != nil {
+		decisions = plots.NewRecorder()
+		defer decisions.Close()
+		sinks.Rows = append(sinks.Rows, decisions.Rows)
+	}
 	bar := newProgressBar(stderr, "virtual seconds")
 	defer bar.done()
-	for at, done := time.Duration(0), 0; at < cfg.Duration; done++ {
-		bar.update(done, int((cfg.Duration+step-1)/step))
-		at = min(at+step, cfg.Duration)
-		if err := r.AdvanceTo(at); err != nil {
-			var s *sim.Stopped
-			if errors.As(err, &s) && ctx.Err() != nil {
-				return stopped(sim.FormatDuration(s.At))
-			}
-			return err
+	if err := drive(ctx, r.Run, sinks, bar); err != nil {
+		var s *sim.Stopped
+		if errors.As(err, &s) && ctx.Err() != nil {
+			return stopped(format.Duration(s.At))
 		}
+		return err
 	}
 	if rows != nil {
 		if err := rows.Flush(); err != nil {
@@ -184,16 +185,15 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	bar.done()
 	var notes []string
 	if charts != nil {
-		so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
-		if _, notes, err = drawPlots(r.Run, so, charts.Path()); err != nil {
+		if _, notes, err = drawPlots(ctx, r.Run, decisions, charts.Path()); err != nil {
 			if ctx.Err() != nil {
-				return stopped(sim.FormatDuration(cfg.Duration))
+				return stopped(format.Duration(cfg.Duration))
 			}
 			return fmt.Errorf("drawing the charts for --plot %s: %w", o.plot, err)
 		}
 	}
 	if ctx.Err() != nil { // a signal after the last decision: still nothing written
-		return stopped(sim.FormatDuration(cfg.Duration))
+		return stopped(format.Duration(cfg.Duration))
 	}
 	if err := charts.Commit(); err != nil {
 		return err
@@ -208,12 +208,12 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if o.format == "json" {
-		return sim.WriteJSON(report, cfg, r.Metrics(), r.Claims())
+		return present.WriteJSON(report, cfg, r.Metrics(), r.Claims())
 	}
-	if err := sim.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
+	if err := present.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
 		return err
 	}
-	sim.WriteTraceNotes(report, cfg)
+	present.WriteTraceNotes(report, cfg)
 	return nil
 }
 
@@ -286,7 +286,7 @@ func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Cluster: session.IsCluster(o.redis), Lanes: lanes, Strict: o.strict}
+	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, nil, usageError{err}

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"ratelab/internal/redistest"
-	"ratelab/sim"
+	"ratelab/present"
 )
 
 // Bad shards and limits on the command line: exit 2, one message naming the place
-// and the fix, no file written, before anything runs (a cluster URL that nothing
-// listens on is never dialled: the lane is refused first).
+// (the line, or for a lane a Redis Cluster cannot run, the lane: its store
+// refuses it) and the fix, no file written, before anything runs (a cluster URL
+// that nothing listens on is never dialled: the lane is refused first).
 func TestCompositeBadInputExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, lane string) string {
@@ -32,7 +33,7 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--scenario", "x", "--file", tooMany, "--csv", csvPath}, tooMany + `:8:10: scenario "x": lane "token-bucket": shards = 8 is more than the burst (5) of tier "default": a shard would get less than one unit; use at most 5 shards, or raise the burst`},
-		{[]string{"run", "--scenario", "x", "--file", crossSlot, "--redis", "redis://127.0.0.1:1?cluster=true", "--csv", csvPath}, crossSlot + `:8:11: scenario "x": lane "both": combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot`},
+		{[]string{"run", "--scenario", "x", "--file", crossSlot, "--redis", "redis://127.0.0.1:1?cluster=true", "--csv", csvPath}, `scenario "x": lane "both" cannot run on a Redis Cluster: combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot`},
 		{[]string{"run", "--scenario", "boundary-burst", "--headers"}, "run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too"},
 		{[]string{"bench", "--shards", "1,0"}, `bench: --shards: "0" is not a number of shards from 1 to 1024`},
 		{[]string{"bench", "--shards", "4", "--shard-picks", "best"}, `bench: --shard-picks: unknown pick "best"; use random, two-choices`},
@@ -63,7 +64,7 @@ func TestRunHeadersColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0][13:], ","); got != sim.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
+	if got := strings.Join(records[0][13:], ","); got != present.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
 		t.Errorf("header columns: %s", got)
 	}
 	denied := 0

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -17,7 +18,7 @@ func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 		ms := r.Metrics()
 		for _, res := range r.ClaimsOn(ms) {
 			if !res.Holds {
-				t.Errorf("%s: claim %s does not hold: %s", name, res.ID, res.Line(r.Config))
+				t.Errorf("%s: claim %s does not hold: %s", name, res.ID, present.ClaimLine(r.Config, res))
 			}
 			if !slices.Contains(cited, res.ID) {
 				t.Errorf("%s: claim %s is not cited in the lesson", name, res.ID)
@@ -66,7 +67,7 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 		}
 		b.WriteString("== " + name + "\n")
 		for _, m := range ms {
-			b.WriteString(sim.Verdict(r.Config, m) + "\n")
+			b.WriteString(present.Verdict(r.Config, m) + "\n")
 		}
 	}
 	const golden = "testdata/verdicts.golden"

@@ -21,8 +21,9 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"ratelab/internal/printable"
 	"syscall"
+
+	"ratelab/internal/printable"
 
 	"ratelab/session"
 )

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -59,19 +60,19 @@ func TestEveryScenarioIsDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := sim.NewRun(cfg)
+		r, err := sim.NewRun(cfg, sim.Memory)
 		if err != nil {
 			t.Fatal(err)
 		}
 		h := sha256.New()
-		w, _ := sim.NewRequestWriter(h, cfg)
+		w, _ := present.NewRequestWriter(h, cfg)
 		r.OnRows(w.Write)
 		if err := r.AdvanceTo(cfg.Duration); err != nil {
 			t.Fatal(err)
 		}
 		w.Flush()
-		sim.WriteSeries(h, r)
-		sim.WriteTable(h, cfg, r.Metrics(), r.Claims(), true)
+		present.WriteSeries(h, r)
+		present.WriteTable(h, cfg, r.Metrics(), r.Claims(), true)
 		return string(h.Sum(nil))
 	}
 	for _, name := range c.Names() {
@@ -96,14 +97,14 @@ func TestRunWritesCSV(t *testing.T) {
 	}
 	got, _ := os.ReadFile(rows)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	if lines[0] != sim.RequestColumns || len(lines) != 1+16 {
+	if lines[0] != present.RequestColumns || len(lines) != 1+16 {
 		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 16 decisions", lines[0], len(lines)-1)
 	}
 	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false" {
 		t.Errorf("first row %q", lines[1])
 	}
 	s, _ := os.ReadFile(series)
-	if !strings.HasPrefix(string(s), sim.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0,0,0\n") {
+	if !strings.HasPrefix(string(s), present.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0,0,0\n") {
 		t.Errorf("series.csv starts %q", string(s)[:100])
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
@@ -112,7 +113,7 @@ func TestRunWritesCSV(t *testing.T) {
 
 	// CSV to standard output sends the comparison to standard error
 	code, out, errOut = ratelab("run", "--scenario", "bursty-user", "--lanes", "gcra", "--csv", "-")
-	if code != 0 || !strings.HasPrefix(out, sim.RequestColumns) || !strings.Contains(errOut, "bursty-user — ") {
+	if code != 0 || !strings.HasPrefix(out, present.RequestColumns) || !strings.Contains(errOut, "bursty-user — ") {
 		t.Errorf("--csv -: exit %d, stdout starts %.40q, stderr %.80q", code, out, errOut)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"ratelab/sim"
+	"ratelab/present"
 )
 
 // What is at an output's path is never harmed (issue 8): a symlink stays a
@@ -28,7 +28,7 @@ func TestOutputTargets(t *testing.T) {
 	if info, _ := os.Lstat(link); info.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the symlink was replaced by a %v", info.Mode())
 	}
-	if got, _ := os.ReadFile(target); !strings.HasPrefix(string(got), sim.RequestColumns) {
+	if got, _ := os.ReadFile(target); !strings.HasPrefix(string(got), present.RequestColumns) {
 		t.Errorf("the symlink's target holds %.60q", got)
 	}
 
@@ -46,7 +46,7 @@ func TestOutputTargets(t *testing.T) {
 	}
 	select {
 	case got := <-read:
-		if !strings.HasPrefix(got, sim.SeriesColumns) {
+		if !strings.HasPrefix(got, present.SeriesColumns) {
 			t.Errorf("the FIFO's reader got %.60q", got)
 		}
 	case <-time.After(10 * time.Second):

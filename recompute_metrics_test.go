@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/histogram"
+	"ratelab/present"
 	"ratelab/sim"
 )
 
@@ -23,7 +25,7 @@ type laneFromCSV struct {
 	offered, attempts                       int64 // from the series
 	decisions, accepted, denied             int64 // rows
 	errors, wasted, succeeded, gaveUp       int64
-	latency, queueDelay                     sim.Histogram
+	latency, queueDelay                     histogram.Histogram
 	keys                                    []keyFromCSV
 	identities                              map[[2]int]*[2]int64 // (client, key) → offered, succeeded
 	windows                                 []fixedWindow
@@ -67,7 +69,7 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 	for i, k := range cfg.Keys {
 		keyIndex[k.Name] = i
 	}
-	err := eachRecord(rowsPath, sim.RequestColumns, func(r map[string]string) error {
+	err := eachRecord(rowsPath, present.RequestColumns, func(r map[string]string) error {
 		li, ok := laneIndex[r["lane"]]
 		if !ok {
 			return fmt.Errorf("unknown lane %q", r["lane"])
@@ -115,7 +117,7 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rowsPath, err)
 	}
-	err = eachRecord(seriesPath, sim.SeriesColumns, func(r map[string]string) error {
+	err = eachRecord(seriesPath, present.SeriesColumns, func(r map[string]string) error {
 		l := lanes[laneIndex[r["lane"]]]
 		accepted, _ := strconv.ParseInt(r["accepted"], 10, 64)
 		l.perSecond[l.tick%len(l.perSecond)] = accepted

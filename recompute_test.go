@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -43,7 +44,7 @@ func TestMetricsFromTheCSVs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, col := range sim.Columns {
+	for _, col := range present.Columns {
 		if why, ok := notInCSV[col.Metric]; ok {
 			t.Logf("table column %q is not recomputed: %s", col.Title, why)
 		}
@@ -118,7 +119,7 @@ func same(recomputed, fromJSON any) bool {
 // The exclusions are metrics of the JSON, and the README names each of them
 // where it says what the CSVs cannot recompute.
 func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
-	b, err := json.Marshal(sim.LaneReport{})
+	b, err := json.Marshal(present.LaneReport{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestNotInCSVIsOnlyWhatTheJSONHas(t *testing.T) {
 // outcome, each in backticks.
 func TestReadmeDocumentsEveryCSVColumn(t *testing.T) {
 	section := readmeSection(t, "## CSV")
-	names := strings.Split(sim.RequestColumns+","+sim.SeriesColumns, ",")
+	names := strings.Split(present.RequestColumns+","+present.SeriesColumns, ",")
 	for o := sim.Outcome(0); o.String() != "unknown"; o++ {
 		names = append(names, o.String())
 	}

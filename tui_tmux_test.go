@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"ratelab/sim"
+	"ratelab/present"
 )
 
 // inCI says skips for missing tools are failures (.ci/run sets RATELAB_CI=1).
@@ -149,7 +149,7 @@ func TestUIInARealTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if header, _, _ := strings.Cut(string(data), "\n"); header != sim.RequestColumns {
+	if header, _, _ := strings.Cut(string(data), "\n"); header != present.RequestColumns {
 		t.Errorf("the exported file starts %q, want the contract's header", header)
 	}
 

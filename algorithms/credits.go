@@ -17,8 +17,6 @@ type credits struct {
 	// withFloor) has refilled to full, or any level has drained: refill and drain
 	// need no division, and elapsed × perMicro below it cannot overflow.
 	fillUS int64
-	// perUnit is 1 / unit, so converting credits to units is a multiplication.
-	perUnit float64
 }
 
 func newCredits(p Policy) credits {
@@ -30,7 +28,6 @@ func newCredits(p Policy) credits {
 		perMicro: p.Limit / g,
 		capacity: p.Burst * (periodUS / g),
 		periodUS: periodUS,
-		perUnit:  1 / float64(periodUS/g),
 	}
 	return c.withFloor(0)
 }
@@ -76,7 +73,13 @@ func (c credits) wait(deficit int64) int64 {
 	return (deficit + c.perMicro - 1) / c.perMicro
 }
 
-// units converts credits to units of cost, for display (fractional tokens). It
-// multiplies by the reciprocal: the result may differ from cr / unit in the last
-// bit, the same way in every limiter that uses credits.
-func (c credits) units(cr int64) float64 { return float64(cr) * c.perUnit }
+// units converts credits to units of cost (fractional tokens): the quotient
+// cr / unit rounded once to the nearest double. Its floor is exactly the whole
+// units the credits hold, floorDiv(cr, unit), so a header showing whole units
+// shows the integer state. Proof, for 0 <= cr < 2^53 (Policy.Validate keeps
+// every balance below it): if k <= cr/unit < k + 1 with k >= 2^(m−1), the
+// quotient is at least 1/unit below k + 1, and unit <= cr/k < 2^(54−m), so it is
+// more than half the spacing of doubles there (2^(m−54)) below k + 1 and cannot
+// round up to it. Multiplying by a rounded 1/unit can: 7,000,000 credits of
+// 7,000,000 each came out 0.9999999999999999.
+func (c credits) units(cr int64) float64 { return float64(cr) / float64(c.unit) }

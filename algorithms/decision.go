@@ -19,15 +19,19 @@ type Decision struct {
 	Allowed bool
 	// Remaining is the capacity left after this decision, in units of cost: tokens
 	// in the bucket, room left in the window or the queue. It is fractional for the
-	// buckets (at 10/s, 0.05 s of refill is half a token) and may be negative when a
-	// token bucket has reserved ahead.
+	// buckets (at 10/s, 0.05 s of refill is half a token), is never negative but
+	// when a token bucket has reserved ahead, and its floor is exactly the whole
+	// units the limiter's integer state holds (credits.units), which is what a
+	// header reports.
 	Remaining float64
 	// Limit is the capacity Remaining is measured against: the burst for the
 	// buckets, the limit per window for the windows.
 	Limit int64
 	// RetryAfter, on a denial, is how long until the same request would be
 	// accepted, including any per-key jitter; Forever if it never would. Zero when
-	// allowed.
+	// allowed. It is measured from the request's own now, also when that is
+	// before the key's stored time (a clock behind): without jitter, the same
+	// request is accepted at now + RetryAfter and not a microsecond sooner.
 	RetryAfter time.Duration
 	// ResetAfter is how long until this key's limit resets if no more requests
 	// arrive: until the bucket is full, the queue or the sliding window is empty,

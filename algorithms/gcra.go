@@ -27,13 +27,17 @@ var gcraSplit = newSplit(nil,
 // throttled): one number per key, the theoretical arrival time tat. With emission
 // interval T = Period / Limit, a request of cost c at now computes
 // tat' = max(tat, now) + T × c and is accepted when now ≥ tat' − T × Burst, storing
-// tat'. Burst means "Burst requests at one instant", so GCRA makes exactly the
-// decisions of a token bucket with capacity Burst and the same rate.
+// tat'. Burst means "Burst requests at one instant", so on one clock GCRA makes
+// exactly the decisions of a token bucket with capacity Burst and the same rate.
+// A refused request stores nothing.
 //
 // tat is kept in scaled time, microseconds × (Limit / g) (g as in credits.go), so
 // T × c is the whole number c × unit and nothing rounds. Time going backwards needs
 // no special case: max(tat, now) keeps the later time, so an early clock only makes
-// the limiter stricter.
+// the limiter stricter (a token bucket gives such a request the balance as of its
+// stored time; GCRA counts the tokens as they were at the request's own time),
+// and every wait it reports is measured from the request's own now. Remaining is
+// never negative: a request stamped more than a burst before tat is told 0.
 type GCRA struct {
 	policy Policy
 	c      credits
@@ -56,11 +60,18 @@ func (g *GCRA) Algorithm() Name   { return GCRAName }
 func (g *GCRA) Policy() Policy    { return g.policy }
 func (g *GCRA) StateBytes() int64 { return g.keyBytes + int64(g.Keys())*gcraStateBytes }
 
-// Allow decides atomically.
+// Allow decides atomically. A refused request stores nothing, so a key whose
+// first request is refused keeps no state (as gcra.lua, redis_rate and
+// throttled store none): a later request stamped before it finds the key new.
 func (g *GCRA) Allow(key string, now time.Duration, cost int64) Decision {
 	s, ok := g.state(key)
 	if !ok {
-		s = g.add(key, &GCRAState{TAT: g.scaled(now)})
+		idle := g.Read(key, now)
+		d := g.decide(&idle, key, now, cost)
+		if d.Allowed {
+			g.add(key, &idle)
+		}
+		return d
 	}
 	return g.decide(s, key, now, cost)
 }
@@ -104,16 +115,20 @@ func (g *GCRA) decide(s *GCRAState, key string, now time.Duration, cost int64) D
 	} else {
 		d.RetryAfter = jitter(g.c.wait(allowAt-nowS), JitterFactor(key, g.policy.RetryJitter))
 	}
-	d.Remaining = g.c.units(g.c.capacity - (tat - nowS))
+	// a request stamped more than a burst before tat sees less than nothing:
+	// without reservations there is no debt to report, so 0 (as throttled and
+	// redis_rate say)
+	d.Remaining = g.c.units(max(0, g.c.capacity-(tat-nowS)))
 	d.ResetAfter = fromMicros(g.c.wait(tat - nowS))
 	return d
 }
 
-// Level is the tokens a token bucket with the same policy would hold at now.
+// Level is the tokens a token bucket with the same policy would hold at now: at
+// least 0, as Remaining.
 func (g *GCRA) Level(key string, now time.Duration) float64 {
 	s := g.Read(key, now)
 	nowS := g.scaled(now)
-	return g.c.units(g.c.capacity - max(0, s.TAT-nowS))
+	return g.c.units(max(0, g.c.capacity-max(0, s.TAT-nowS)))
 }
 
 // Evict forgets keys whose tat is no later than now.

@@ -51,7 +51,11 @@ func (m LeakyMode) String() string {
 // request, and it leaves once that has drained: Delay = level / rate. The output is
 // smoothed to the leak rate, which is the point: the backend never sees a burst.
 //
-// Time going backwards drains nothing, and the stored leak time never moves back.
+// Time going backwards drains nothing, and the stored leak time never moves back:
+// a request stamped before it (a clock behind) sees the level as of the stored
+// time, and draining resumes only then, so every wait the decision reports
+// (RetryAfter, a queue's Delay, ResetAfter) counts the time until the stored time
+// from the request's own clock: the same request is accepted at now + RetryAfter.
 type LeakyBucket struct {
 	policy Policy
 	c      credits
@@ -98,22 +102,26 @@ func (b *LeakyBucket) Check(key string, now time.Duration, cost int64) Decision 
 func (b *LeakyBucket) decide(s *LeakyState, key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
 	level := b.c.drain(s.Level, n-s.Last)
+	// ahead is how far the stored time is ahead of now: draining resumes only then
+	ahead := max(0, s.Last-n)
 	s.Level, s.Last = level, max(n, s.Last)
 	need := cost * b.c.unit
 	d := Decision{Limit: b.policy.Burst}
 	if level+need <= b.c.capacity {
 		d.Allowed = true
-		if b.mode == LeakyQueue {
-			d.Delay = fromMicros(b.c.wait(level))
+		if b.mode == LeakyQueue && level > 0 {
+			d.Delay = fromMicros(ahead + b.c.wait(level))
 		}
 		s.Level += need
 	} else if need > b.c.capacity {
 		d.RetryAfter = Forever
 	} else {
-		d.RetryAfter = jitter(b.c.wait(level+need-b.c.capacity), JitterFactor(key, b.policy.RetryJitter))
+		d.RetryAfter = jitter(ahead+b.c.wait(level+need-b.c.capacity), JitterFactor(key, b.policy.RetryJitter))
 	}
 	d.Remaining = b.c.units(b.c.capacity - s.Level)
-	d.ResetAfter = fromMicros(b.c.wait(s.Level))
+	if s.Level > 0 {
+		d.ResetAfter = fromMicros(ahead + b.c.wait(s.Level))
+	}
 	return d
 }
 

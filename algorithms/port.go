@@ -13,7 +13,6 @@ type Credits struct {
 	PeriodUS int64 // the period in microseconds
 	FillUS   int64 // after this long, any balance from Floor is full (or any level empty)
 	Floor    int64 // the lowest balance: −MaxReserved × Unit
-	perUnit  float64
 }
 
 // CreditsOf is p's credits for balances going down to −maxReserved units.
@@ -21,11 +20,12 @@ func CreditsOf(p Policy, maxReserved int64) Credits {
 	c := newCredits(p)
 	floor := -maxReserved * c.unit
 	c = c.withFloor(floor)
-	return Credits{Unit: c.unit, PerMicro: c.perMicro, Capacity: c.capacity, PeriodUS: c.periodUS, FillUS: c.fillUS, Floor: floor, perUnit: c.perUnit}
+	return Credits{Unit: c.unit, PerMicro: c.perMicro, Capacity: c.capacity, PeriodUS: c.periodUS, FillUS: c.fillUS, Floor: floor}
 }
 
-// Units converts credits to units of cost exactly as the limiters do.
-func (c Credits) Units(cr int64) float64 { return float64(cr) * c.perUnit }
+// Units converts credits to units of cost exactly as the limiters do (see
+// credits.units: the floor of the result is the whole units cr holds).
+func (c Credits) Units(cr int64) float64 { return float64(cr) / float64(c.Unit) }
 
 // Micros is d in whole microseconds, rounding towards the past, as limiters read now.
 func Micros(d time.Duration) int64 { return toMicros(d) }

@@ -14,7 +14,7 @@ var slidingCounterPort = &RedisPort{Script: "sliding_counter", Call: func(p Poli
 	period := int64(p.Period / Resolution)
 	call := callOf(p.Limit, period)
 	call.Decision = func(key string, r []int64) Decision {
-		d := Decision{Allowed: r[0] == 1, Limit: p.Limit, Remaining: float64(p.Limit*period-r[1]) / float64(period), ResetAfter: microsToDuration(r[3])}
+		d := Decision{Allowed: r[0] == 1, Limit: p.Limit, Remaining: float64(max(0, p.Limit*period-r[1])) / float64(period), ResetAfter: microsToDuration(r[3])}
 		replyRetry(&d, p, key, r[2])
 		return d
 	}
@@ -37,7 +37,9 @@ var slidingCounterPort = &RedisPort{Script: "sliding_counter", Call: func(p Poli
 //
 // Windows are aligned to the origin. Time going backwards into an earlier window
 // is treated as the start of the stored window (the previous window's full weight),
-// which is the strictest reading.
+// which is the strictest reading; the waits such a request is told (RetryAfter,
+// ResetAfter) add the time from its own clock to that start, so it is accepted at
+// now + RetryAfter.
 type SlidingCounter struct {
 	policy   Policy
 	periodUS int64
@@ -89,6 +91,8 @@ func (c *SlidingCounter) decide(s *SlidingCounterState, key string, now time.Dur
 	var elapsed int64
 	*s, elapsed = c.roll(*s, n)
 	p, limit := c.periodUS, c.policy.Limit
+	// ahead is how far the stored window's start is ahead of now (a clock behind)
+	ahead := max(0, s.Window*p-n)
 	weighted := s.Prev*(p-elapsed) + s.Curr*p // the estimate × Period
 	d := Decision{Limit: limit}
 	if weighted+cost*p <= limit*p {
@@ -98,14 +102,16 @@ func (c *SlidingCounter) decide(s *SlidingCounterState, key string, now time.Dur
 	} else if cost > limit {
 		d.RetryAfter = Forever
 	} else {
-		d.RetryAfter = jitter(c.retryAfter(*s, elapsed, cost), JitterFactor(key, c.policy.RetryJitter))
+		d.RetryAfter = jitter(ahead+c.retryAfter(*s, elapsed, cost), JitterFactor(key, c.policy.RetryJitter))
 	}
-	d.Remaining = float64(limit*p-weighted) / float64(p)
+	// an estimate read at the start of a later window (a clock behind) may pass
+	// the limit: none left, never less
+	d.Remaining = float64(max(0, limit*p-weighted)) / float64(p)
 	switch {
 	case s.Curr > 0:
-		d.ResetAfter = fromMicros(2*p - elapsed)
+		d.ResetAfter = fromMicros(ahead + 2*p - elapsed)
 	case s.Prev > 0:
-		d.ResetAfter = fromMicros(p - elapsed)
+		d.ResetAfter = fromMicros(ahead + p - elapsed)
 	}
 	return d
 }

@@ -24,7 +24,9 @@ var slidingLogPort = &RedisPort{Script: "sliding_log", KeySuffixes: []string{":l
 //
 // A denial's retry-after is the time until enough of the oldest entries leave the
 // window. Time going backwards is clamped to the newest entry's time, so the log
-// stays in order.
+// stays in order: a request stamped before it (a clock behind) is judged, and
+// logged, at that time, and the waits it is told (RetryAfter, ResetAfter) are
+// measured from its own clock, so it is accepted at now + RetryAfter.
 type SlidingLog struct {
 	policy   Policy
 	periodUS int64
@@ -64,7 +66,7 @@ func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
 	}
 	n := l.clamp(s, toMicros(now))
 	l.expire(s, n)
-	d := l.judge(s.log[s.head:], s.sum, key, n, cost)
+	d := l.judge(s.log[s.head:], s.sum, key, n, toMicros(now), cost)
 	if d.Allowed {
 		if s.head > 0 && s.head >= len(s.log)/2 {
 			s.log = append(s.log[:0], s.log[s.head:]...)
@@ -82,7 +84,7 @@ func (l *SlidingLog) Allow(key string, now time.Duration, cost int64) Decision {
 func (l *SlidingLog) Check(key string, now time.Duration, cost int64) Decision {
 	s, ok := l.state(key)
 	if !ok {
-		return l.judge(nil, 0, key, toMicros(now), cost)
+		return l.judge(nil, 0, key, toMicros(now), toMicros(now), cost)
 	}
 	n := l.clamp(s, toMicros(now))
 	live, sum := s.log[s.head:], s.sum
@@ -90,18 +92,19 @@ func (l *SlidingLog) Check(key string, now time.Duration, cost int64) Decision {
 		sum -= live[0].cost
 		live = live[1:]
 	}
-	return l.judge(live, sum, key, n, cost)
+	return l.judge(live, sum, key, n, toMicros(now), cost)
 }
 
-// judge is the decision at n on a log whose live entries (those in the window) are
-// live, oldest first, costing sum in all. An accepted request's entry, at n,
-// becomes the newest.
-func (l *SlidingLog) judge(live []logEntry, sum int64, key string, n, cost int64) Decision {
+// judge is the decision at n (the request's time now, clamped to the newest
+// entry's) on a log whose live entries (those in the window) are live, oldest
+// first, costing sum in all. An accepted request's entry, at n, becomes the
+// newest. Waits are measured from now.
+func (l *SlidingLog) judge(live []logEntry, sum int64, key string, n, now, cost int64) Decision {
 	d := Decision{Limit: l.policy.Limit}
 	if sum+cost <= l.policy.Limit {
 		d.Allowed = true
 		d.Remaining = float64(l.policy.Limit - sum - cost)
-		d.ResetAfter = fromMicros(l.periodUS)
+		d.ResetAfter = fromMicros(n + l.periodUS - now)
 		return d
 	}
 	if cost > l.policy.Limit {
@@ -111,14 +114,14 @@ func (l *SlidingLog) judge(live []logEntry, sum int64, key string, n, cost int64
 		for _, e := range live {
 			excess -= e.cost
 			if excess <= 0 {
-				d.RetryAfter = jitter(e.at+l.periodUS-n, JitterFactor(key, l.policy.RetryJitter))
+				d.RetryAfter = jitter(e.at+l.periodUS-now, JitterFactor(key, l.policy.RetryJitter))
 				break
 			}
 		}
 	}
 	d.Remaining = float64(l.policy.Limit - sum)
 	if len(live) > 0 {
-		d.ResetAfter = fromMicros(live[len(live)-1].at + l.periodUS - n)
+		d.ResetAfter = fromMicros(live[len(live)-1].at + l.periodUS - now)
 	}
 	return d
 }

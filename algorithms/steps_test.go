@@ -217,7 +217,7 @@ func TestSlidingLogSteps(t *testing.T) {
 		{at: ms(900), cost: 2, allowed: false, retry: ms(400)}, // needs the 0 s and 0.3 s entries gone
 		{at: ms(1000), allowed: true, remaining: 0},            // the 0 s entry left at 1 s
 		{at: ms(1299), allowed: false, retry: time.Millisecond},
-		{at: ms(500), allowed: false, retry: ms(300)}, // time went back: clamped to 1.0 s
+		{at: ms(500), allowed: false, retry: ms(800)}, // time went back: judged at 1.0 s, the 0.3 s entry leaves at 1.3 s
 		{at: ms(1300), allowed: true, remaining: 0},
 	})
 }
@@ -253,23 +253,29 @@ func TestTokenBucketReservations(t *testing.T) {
 	p := Policy{Limit: 10, Period: time.Second}
 	runSteps(t, NewTokenBucket(p, true, 20), []step{
 		{at: 0, cost: 10, allowed: true, remaining: 0},
-		{at: 0, cost: 15, allowed: true, remaining: -15, delay: ms(1500)}, // runs when its tokens exist
-		{at: ms(100), cost: 6, allowed: true, remaining: -20, delay: ms(2000)},
-		{at: ms(100), allowed: false, retry: ms(100), remaining: -20},
+		{at: 0, cost: 9, allowed: true, remaining: -9, delay: ms(900)}, // runs when its tokens exist
+		{at: ms(100), cost: 10, allowed: true, remaining: -18, delay: ms(1800)},
+		{at: ms(100), cost: 3, allowed: false, retry: ms(100), remaining: -18},  // 2 deeper than max_reserved
+		{at: ms(100), cost: 11, allowed: false, retry: Forever, remaining: -18}, // above the burst: never
 	})
 }
 
-// With the monotonic fix off, a request stamped by a clock 300 ms behind stores the
-// earlier time, and the next request (on the true clock) is refilled for those
-// 300 ms again; with the fix on, it is not.
+// With the monotonic fix off, a request accepted with a stamp from a clock 300 ms
+// behind stores the earlier time, and the next request (on the true clock) is
+// refilled for those 300 ms again; with the fix on, it is not. A refused request
+// from the lagging node then waits a token's 100 ms from the stored time: from
+// its own clock, 100 ms with the fix off (the time moved back to 700 ms), 400 ms
+// with it on (the time stayed at 1 s).
 func TestTokenBucketTimestampRegression(t *testing.T) {
 	p := Policy{Limit: 10, Period: time.Second}
 	for _, tc := range []struct {
 		monotonic bool
+		retry     time.Duration
 		last      bool
-	}{{false, true}, {true, false}} {
-		steps := append(repeat(ms(1000), 10, 10),
-			step{at: ms(700), allowed: false, remaining: 0, retry: ms(100)}, // the lagging node
+	}{{false, ms(100), true}, {true, ms(400), false}} {
+		steps := append(repeat(ms(1000), 9, 9),
+			step{at: ms(700), allowed: true, remaining: 0}, // the lagging node takes the last token
+			step{at: ms(700), allowed: false, remaining: 0, retry: tc.retry},
 			step{at: ms(1000), allowed: tc.last, remaining: anyRemaining},
 		)
 		lim := NewTokenBucket(p, tc.monotonic, 0)

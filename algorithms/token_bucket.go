@@ -41,16 +41,26 @@ var tokenBucketSplit = newSplit([]string{"c", "t"},
 // retry-after is ceil((c − tokens) / rate). Refill is lazy: it is computed from the
 // time since the stored timestamp when the key is next used.
 //
-// Time going backwards: elapsed time is clamped at zero, so no tokens appear. What
-// is then stored as the timestamp depends on MonotonicTimestamp: with it off the
-// earlier time is stored (as x/time/rate does), and the next caller with a later
-// clock is credited the difference again, so skewed clocks over-grant; with it on
-// the stored timestamp is max(now, stored) and they cannot.
+// Time going backwards (a request stamped before the stored timestamp, by a node
+// whose clock is behind): elapsed time is clamped at zero, so no tokens appear,
+// and the request sees the balance as of the stored time. Refill resumes from the
+// stored time, so every wait the decision reports (RetryAfter, Delay, ResetAfter)
+// counts from the request's own clock the time still to come until then: the
+// same request is accepted at now + RetryAfter, and not a microsecond sooner.
+// What an accepted request stores as the timestamp depends on
+// MonotonicTimestamp: with it off the request's own time (as x/time/rate does),
+// and the next caller with a later clock is credited the difference again, so
+// skewed clocks over-grant; with it on max(now, stored), and they cannot. A
+// refused request never moves the stored time back (x/time/rate's reserveN
+// writes only when it accepts); with the fix on it may store the refill up to a
+// later now, which changes no decision of a clock at or after that now.
 //
 // Reservations: with MaxReserved > 0 the balance may go negative down to
 // −MaxReserved; a request that would take it below zero is accepted with a Delay
 // saying when its tokens will exist, so large requests are scheduled rather than
-// starved and nobody retries.
+// starved and nobody retries. A cost above the burst is never accepted, however
+// deep the reservations: the bucket never holds it (as x/time/rate's ReserveN
+// refuses n > burst, and as Capacity says).
 type TokenBucket struct {
 	policy    Policy
 	c         credits
@@ -93,11 +103,17 @@ func (t *TokenBucket) StateBytes() int64 { return t.keyBytes + int64(t.Keys())*t
 // SetMonotonic switches the max(now, ts) fix on or off from now on (a live control).
 func (t *TokenBucket) SetMonotonic(on bool) { t.monotonic = on }
 
-// Allow decides atomically: read, decide and write in one step.
+// Allow decides atomically: read, decide and write in one step. A key whose
+// first request is refused keeps no state (as the script stores none).
 func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision {
 	s, ok := t.state(key)
 	if !ok {
-		s = t.add(key, &TokenState{Credits: t.c.capacity, Last: toMicros(now)})
+		idle := t.Read(key, now)
+		d := t.decide(&idle, key, now, cost)
+		if d.Allowed {
+			t.add(key, &idle)
+		}
+		return d
 	}
 	return t.decide(s, key, now, cost)
 }
@@ -122,8 +138,8 @@ func (t *TokenBucket) Write(key string, s TokenState) {
 }
 
 // Decide is the pure decision on state s: it returns the decision and the state to
-// store, and changes nothing itself. The state is returned on denials too (the
-// refill moved its timestamp), as a script that always writes back would.
+// store, and changes nothing itself. On a denial the state returned is s, or
+// with the fix on s refilled up to a later now, as the script stores it.
 func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost int64) (Decision, TokenState) {
 	d := t.decide(&s, key, now, cost)
 	return d, s
@@ -133,25 +149,42 @@ func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost i
 func (t *TokenBucket) decide(s *TokenState, key string, now time.Duration, cost int64) Decision {
 	n := toMicros(now)
 	balance := t.c.refill(s.Credits, n-s.Last)
-	last := n
-	if t.monotonic && s.Last > n {
-		last = s.Last
-	}
+	// ahead is how far the stored time is ahead of now: refill resumes only then
+	ahead := max(0, s.Last-n)
 	need := cost * t.c.unit
 	d := Decision{Limit: t.policy.Burst}
-	if balance-need >= t.floor {
+	switch {
+	case need > t.c.capacity:
+		d.RetryAfter = Forever
+	case balance-need >= t.floor:
 		balance -= need
 		d.Allowed = true
-		d.Delay = fromMicros(t.c.wait(-balance))
-	} else if need+t.floor > t.c.capacity {
-		d.RetryAfter = Forever
-	} else {
-		d.RetryAfter = jitter(t.c.wait(need+t.floor-balance), JitterFactor(key, t.policy.RetryJitter))
+		if !t.monotonic {
+			ahead = 0 // the stored time moves back to now, and refill with it
+		}
+		if balance < 0 {
+			d.Delay = fromMicros(t.stampedWait(ahead, -balance))
+		}
+	default:
+		d.RetryAfter = jitter(t.stampedWait(ahead, need+t.floor-balance), JitterFactor(key, t.policy.RetryJitter))
 	}
 	d.Remaining = t.c.units(balance)
-	d.ResetAfter = fromMicros(t.c.wait(t.c.capacity - balance))
-	s.Credits, s.Last = balance, last
+	if balance < t.c.capacity {
+		d.ResetAfter = fromMicros(t.stampedWait(ahead, t.c.capacity-balance))
+	}
+	switch {
+	case d.Allowed && !t.monotonic:
+		s.Credits, s.Last = balance, n
+	case d.Allowed || (t.monotonic && n > s.Last):
+		s.Credits, s.Last = balance, max(n, s.Last)
+	}
 	return d
+}
+
+// stampedWait is the µs from a request's now until deficit credits have been
+// refilled, when refill resumes ahead µs after now (the stored time is ahead).
+func (t *TokenBucket) stampedWait(ahead, deficit int64) int64 {
+	return ahead + t.c.wait(deficit)
 }
 
 // Level is the number of tokens key's bucket holds at now.

@@ -23,20 +23,32 @@ var xOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // On integer costs at microsecond-aligned times it decides as TokenBucket does.
 //
 // Time going backwards: x/time/rate clamps elapsed time at zero and, on an accepted
-// request, stores the earlier time, as TokenBucket with MonotonicTimestamp off does.
+// request, stores the earlier time, as TokenBucket with MonotonicTimestamp off does;
+// a refused request changes nothing (reserveN writes only when it accepts), and
+// refill resumes from the limiter's last event, so a request stamped before it
+// waits for that too.
 type XTimeRate struct {
 	policy Policy
 	limit  rate.Limit
-	keyed[rate.Limiter]
+	keyed[xState]
 }
 
-// xLimiterBytes is the size of a rate.Limiter's fields (its mutex included).
+// xState is a key's rate.Limiter and the time of its last accepted request, in µs
+// (the limiter's own last, which it does not export; it moves only when AllowN
+// accepts). A new limiter's last is the zero time: long ago.
+type xState struct {
+	lim  *rate.Limiter
+	last int64
+}
+
+// xLimiterBytes is the size of a rate.Limiter's fields (its mutex included); the
+// copy of last kept beside it is the limiter's own, not counted twice.
 const xLimiterBytes = int64(unsafe.Sizeof(rate.Limiter{}))
 
 // NewXTimeRate returns the x/time/rate lane enforcing p.
 func NewXTimeRate(p Policy) *XTimeRate {
 	p = p.WithDefaults()
-	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keyed: newKeyed[rate.Limiter]()}
+	return &XTimeRate{policy: p, limit: rate.Limit(p.Rate()), keyed: newKeyed[xState]()}
 }
 
 func (x *XTimeRate) Algorithm() Name   { return XTimeRateName }
@@ -47,81 +59,116 @@ func (x *XTimeRate) StateBytes() int64 { return x.keyBytes + int64(x.Keys())*xLi
 // the first whole microsecond from now at which AllowN would accept the request
 // (see retryAfter).
 func (x *XTimeRate) Allow(key string, now time.Duration, cost int64) Decision {
-	lim, ok := x.state(key)
+	s, ok := x.state(key)
 	if !ok {
-		lim = x.add(key, rate.NewLimiter(x.limit, int(x.policy.Burst)))
+		s = x.add(key, &xState{lim: rate.NewLimiter(x.limit, int(x.policy.Burst)), last: math.MinInt64})
 	}
-	t := xOrigin.Add(fromMicros(toMicros(now)))
-	allowed := lim.AllowN(t, int(cost))
-	return x.decision(key, allowed, lim, t, lim.TokensAt(t), cost)
+	n := toMicros(now)
+	t := xOrigin.Add(fromMicros(n))
+	allowed := s.lim.AllowN(t, int(cost))
+	if allowed {
+		s.last = n
+	}
+	return x.decision(key, allowed, s, n, s.lim.TokensAt(t), cost)
 }
 
 // Check is what Allow would decide, worked out as rate.Limiter.AllowN does
 // (tokens − cost, and a wait that rounds to less than a nanosecond is none),
 // without asking it, so nothing changes.
 func (x *XTimeRate) Check(key string, now time.Duration, cost int64) Decision {
-	t := xOrigin.Add(fromMicros(toMicros(now)))
+	n := toMicros(now)
 	tokens := float64(x.policy.Burst)
-	lim, ok := x.state(key) // none: a full bucket, which refuses only a cost over the burst (Forever)
+	s, ok := x.state(key) // none: a full bucket, which refuses only a cost over the burst (Forever)
 	if ok {
-		tokens = lim.TokensAt(t)
+		tokens = s.lim.TokensAt(xOrigin.Add(fromMicros(n)))
 	}
 	allowed := cost <= x.policy.Burst && xAccepts(tokens, cost, x.limit)
 	if allowed {
 		tokens -= float64(cost)
 	}
-	return x.decision(key, allowed, lim, t, tokens, cost)
+	return x.decision(key, allowed, s, n, tokens, cost)
 }
 
-// decision composes a decision from the tokens left after it; a denial's
-// retry-after asks lim (as it is at t) when it would accept. lim is nil only for
-// a key with no state, whose full bucket refuses nothing within the burst.
-func (x *XTimeRate) decision(key string, allowed bool, lim *rate.Limiter, t time.Time, tokens float64, cost int64) Decision {
+// decision composes a decision at n (µs) from the tokens left after it; a
+// denial's retry-after is computed from s as it is (a denial does not change
+// it). s is nil only for a key with no state, whose full bucket refuses nothing
+// within the burst.
+//
+// Remaining is the tokens, except that a shortfall AllowN would wave through (a
+// wait under a nanosecond) is not one: 0.9999999999999998 tokens, which AllowN
+// takes as 1, is reported as 1, so a header of whole units says what AllowN
+// would accept.
+func (x *XTimeRate) decision(key string, allowed bool, s *xState, n int64, tokens float64, cost int64) Decision {
 	d := Decision{Limit: x.policy.Burst, Allowed: allowed}
 	switch {
 	case d.Allowed:
 	case cost > x.policy.Burst:
 		d.RetryAfter = Forever
 	default:
-		d.RetryAfter = jitter(x.retryAfter(lim, t, tokens, cost), JitterFactor(key, x.policy.RetryJitter))
+		d.RetryAfter = jitter(x.retryAfter(s, n, cost), JitterFactor(key, x.policy.RetryJitter))
 	}
 	d.Remaining = tokens
+	if whole := math.Ceil(tokens); whole != tokens && whole <= float64(x.policy.Burst) && xAccepts(tokens, int64(whole), x.limit) {
+		d.Remaining = whole
+		if whole == 0 {
+			d.Remaining = 0 // not −0
+		}
+	}
 	d.ResetAfter = time.Duration(max(0, math.Ceil((float64(x.policy.Burst)-tokens)/float64(x.limit)*1e6))) * Resolution
+	if !allowed && s != nil && s.last > n && d.ResetAfter > 0 {
+		d.ResetAfter += fromMicros(s.last - n) // refill resumes at last (an acceptance moves last to now)
+	}
 	return d
 }
 
 // Level is the tokens in key's bucket at now.
 func (x *XTimeRate) Level(key string, now time.Duration) float64 {
-	lim, ok := x.state(key)
+	s, ok := x.state(key)
 	if !ok {
 		return float64(x.policy.Burst)
 	}
-	return lim.TokensAt(xOrigin.Add(fromMicros(toMicros(now))))
+	return s.lim.TokensAt(xOrigin.Add(fromMicros(toMicros(now))))
 }
 
-// Evict forgets keys whose bucket is full at now.
+// Evict forgets keys whose bucket is full at now, and whose last event is not
+// later than now (a clock behind would see it).
 func (x *XTimeRate) Evict(now time.Duration) int {
-	t := xOrigin.Add(fromMicros(toMicros(now)))
-	return x.evict(func(lim *rate.Limiter) bool { return lim.TokensAt(t) >= float64(x.policy.Burst) })
+	n := toMicros(now)
+	t := xOrigin.Add(fromMicros(n))
+	return x.evict(func(s *xState) bool { return s.last <= n && s.lim.TokensAt(t) >= float64(x.policy.Burst) })
 }
 
-// retryAfter is the wait, in whole microseconds, until AllowN(t + wait, cost)
-// would accept, lim's state left as it is (a denial does not change it). The
-// estimate ceil((cost − tokens) / rate) is off by a microsecond now and then, as
-// float64 tokens round; the library's own rule at the instants around it decides,
-// so the wait is the first microsecond at which the request is accepted.
-func (x *XTimeRate) retryAfter(lim *rate.Limiter, t time.Time, tokens float64, cost int64) int64 {
-	us := max(0, int64(math.Ceil((float64(cost)-tokens)/float64(x.limit)*1e6)))
-	accepts := func(us int64) bool {
-		return xAccepts(lim.TokensAt(t.Add(fromMicros(us))), cost, x.limit)
-	}
-	for steps := 0; steps < 64 && us > 0 && accepts(us-1); steps++ {
+// retryAfter is the wait, in whole microseconds from n, until AllowN(n + wait,
+// cost) would accept, s left as it is: the first accepting microsecond, accepted
+// there and refused a microsecond before. It is computed (retryEstimate), then
+// settled by the library's own rule at the computed instant and the one before
+// it; the estimate is at most a microsecond off (TestXTimeRateRetryEstimate), and
+// tokens never shrink with time, so settling ends there.
+func (x *XTimeRate) retryAfter(s *xState, n, cost int64) int64 {
+	from, us := x.retryEstimate(s, n, cost)
+	for us > from && x.acceptsAt(s, us-1, cost) {
 		us--
 	}
-	for steps := 0; steps < 64 && !accepts(us); steps++ {
+	for !x.acceptsAt(s, us, cost) {
 		us++
 	}
-	return us
+	return us - n
+}
+
+// retryEstimate is when, in µs, s's limiter would first accept cost after n:
+// before the limiter's last event its tokens stay as they are (elapsed time is
+// clamped at zero), and from then on (from) they grow at the rate, so it is last
+// plus the time the missing tokens take, ceil((cost − tokens) / rate), computed
+// in float64 as x/time/rate computes its tokens.
+func (x *XTimeRate) retryEstimate(s *xState, n, cost int64) (from, us int64) {
+	from = max(n, s.last)
+	missing := float64(cost) - s.lim.TokensAt(xOrigin.Add(fromMicros(from)))
+	return from, from + max(0, int64(math.Ceil(missing/float64(x.limit)*1e6)))
+}
+
+// acceptsAt says whether AllowN(us, cost) would accept on s's limiter as it is.
+func (x *XTimeRate) acceptsAt(s *xState, us, cost int64) bool {
+	return xAccepts(s.lim.TokensAt(xOrigin.Add(fromMicros(us))), cost, x.limit)
 }
 
 // xAccepts is AllowN's rule in golang.org/x/time/rate (rate.go, reserveN): with

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"gonum.org/v1/plot/plotter"
+	"ratelab/present/format"
 
-	"ratelab/sim"
+	"gonum.org/v1/plot/plotter"
 )
 
 // comparisonFigure is every lane's accepted decisions per second on one axis, and
@@ -53,7 +53,7 @@ func zoomFigure(d *Data) (Figure, error) {
 	key := d.Config.Keys[d.Config.WatchKey]
 	policy := peak.Config.TierPolicy(d.Config, key.Tier)
 	title := fmt.Sprintf("Accepted since %s, around the busiest moment (%s's peak)", fmtSeconds(z.From), peak.Config.Name)
-	p := newPlot(d, title, fmt.Sprintf("decisions accepted since %s (counted every %s)", fmtSeconds(z.From), sim.FormatDuration(z.Bin)))
+	p := newPlot(d, title, fmt.Sprintf("decisions accepted since %s (counted every %s)", fmtSeconds(z.From), format.Duration(z.Bin)))
 	p.X.Label.Text = "virtual time (ms)"
 	var lines []plotter.XYs
 	top := float64(policy.Limit)
@@ -74,7 +74,7 @@ func zoomFigure(d *Data) (Figure, error) {
 	if err := addBoundaries(p, d, peak, z.From, z.To, 20); err != nil {
 		return Figure{}, err
 	}
-	if err := addHorizontal(p, capacityStyle, float64(policy.Limit), z.From, z.To, fmt.Sprintf("limit (%d per %s)", policy.Limit, sim.FormatDuration(policy.Period))); err != nil {
+	if err := addHorizontal(p, capacityStyle, float64(policy.Limit), z.From, z.To, fmt.Sprintf("limit (%d per %s)", policy.Limit, format.Duration(policy.Period))); err != nil {
 		return Figure{}, err
 	}
 	for i, xys := range lines {

@@ -19,13 +19,14 @@ import (
 )
 
 // Data is what the figures of a run show: its configuration, how far it ran, and
-// each lane's series and metrics, taken once it has run (see From).
+// each lane's series and metrics, taken once it has run (see From). Charts are
+// drawn from what a run recorded; they never run a scenario themselves.
 type Data struct {
 	Config *sim.Config
 	UpTo   time.Duration
 	Lanes  []Lane
 	// Zoom, when not nil, holds the decisions around the busiest moment (see
-	// ZoomOn and Zoom.Rows).
+	// ZoomOn), counted from a Recorder's.
 	Zoom *Zoom
 }
 
@@ -42,9 +43,11 @@ type Lane struct {
 // nothing, so it has no level figure (its load is in its decisions figure).
 func (l Lane) HasLevel() bool { return l.Info.Shape != algorithms.ShapeNone }
 
-// From takes the figures' data from r as it stands (the run so far). The samples
-// are copied: r may go on.
-func From(r *sim.Run) *Data {
+// From takes the figures' data from r as it stands (the run so far), with the
+// zoom on its busiest moment (ZoomOn) counted from the decisions rec kept of it
+// (rec was a row sink of r from its start); with rec nil there is no zoom. The
+// samples are copied: r may go on.
+func From(r *sim.Run, rec *Recorder) (*Data, error) {
 	d := &Data{Config: r.Config, UpTo: r.Now()}
 	ms := r.Metrics()
 	for i, l := range r.Lanes {
@@ -57,7 +60,16 @@ func From(r *sim.Run) *Data {
 			Metrics: ms[i],
 		})
 	}
-	return d
+	if rec == nil {
+		return d, nil
+	}
+	if z := ZoomOn(d); z != nil {
+		if err := rec.fill(z); err != nil {
+			return nil, err
+		}
+		d.Zoom = z
+	}
+	return d, nil
 }
 
 // Zoom is the decisions of every lane in a short stretch, counted in bins much
@@ -78,9 +90,8 @@ type Zoom struct {
 // that many microseconds).
 const zoomBins = 200
 
-// ZoomOn picks the zoom of d: nil when no limiting lane went over its limit in a
-// burst. Fill it
-// with Rows, from a replay of the run up to Zoom.To.
+// ZoomOn picks the zoom of d, its bins empty: nil when no limiting lane went over
+// its limit in a burst.
 func ZoomOn(d *Data) *Zoom {
 	best := -1
 	for i, l := range d.Lanes {
@@ -115,21 +126,18 @@ func ZoomOn(d *Data) *Zoom {
 	return z
 }
 
-// Rows counts decisions into the zoom's bins; it is a row sink (sim.Run.OnRows)
-// for a replay of the same run. Rows outside the zoom are ignored.
-func (z *Zoom) Rows(rows []sim.Row) error {
-	for _, r := range rows {
-		if r.At < z.From || r.At >= z.To || r.Lane >= len(z.Accepted) {
-			continue
-		}
-		i := int((r.At - z.From) / z.Bin)
-		if r.Allowed {
-			z.Accepted[r.Lane][i]++
-		} else {
-			z.Denied[r.Lane][i]++
-		}
+// count counts a decision of lane at `at` into the zoom's bins; one outside the
+// zoom is ignored.
+func (z *Zoom) count(at time.Duration, lane int, allowed bool) {
+	if at < z.From || at >= z.To || lane >= len(z.Accepted) {
+		return
 	}
-	return nil
+	i := int((at - z.From) / z.Bin)
+	if allowed {
+		z.Accepted[lane][i]++
+	} else {
+		z.Denied[lane][i]++
+	}
 }
 
 // roundBin is the smallest of 1, 2 or 5 times a power of ten microseconds that is

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratelab/algorithms"
-	"ratelab/sim"
+	"ratelab/present/format"
 )
 
 // Figure is one chart of a run, ready to render as SVG or PNG.
@@ -84,7 +84,7 @@ func Figures(d *Data) ([]Figure, []string, error) {
 // labels.
 func newPlot(d *Data, title, yLabel string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s\nscenario %s, seed %d, %s of virtual time", title, d.Config.Name, d.Config.Seed, sim.FormatDuration(d.UpTo))
+	p.Title.Text = fmt.Sprintf("%s\nscenario %s, seed %d, %s of virtual time", title, d.Config.Name, d.Config.Seed, format.Duration(d.UpTo))
 	p.X.Label.Text = "virtual time (s)"
 	p.Y.Label.Text = yLabel
 	p.Legend.Top = true
@@ -164,7 +164,7 @@ func decisionsFigure(d *Data, i int, base string) (Figure, error) {
 	if len(cols) > 0 {
 		span = cols[0].span
 	}
-	p := newPlot(d, title, "decisions per "+sim.FormatDuration(span))
+	p := newPlot(d, title, "decisions per "+format.Duration(span))
 	accepted := make(plotter.XYs, 0, 2*len(cols)+2)
 	stacked := make(plotter.XYs, 0, 2*len(cols)+2)
 	top := 0.0
@@ -210,7 +210,7 @@ func backendFigure(d *Data, i int, base string) (Figure, error) {
 	}
 	headroom(p, top, 2)
 	p.X.Min, p.X.Max = 0, seconds(d.UpTo)
-	if err := addHorizontal(p, capacityStyle, b.Capacity(), 0, d.UpTo, fmt.Sprintf("capacity (%g/s: %d at a time, %s each)", b.Capacity(), b.Concurrency, sim.FormatDuration(b.ServiceTime))); err != nil {
+	if err := addHorizontal(p, capacityStyle, b.Capacity(), 0, d.UpTo, fmt.Sprintf("capacity (%g/s: %d at a time, %s each)", b.Capacity(), b.Concurrency, format.Duration(b.ServiceTime))); err != nil {
 		return Figure{}, err
 	}
 	style, glyph := laneStyle(i)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -152,7 +153,7 @@ func addBoundaries(p *plot.Plot, d *Data, l Lane, from, to time.Duration, most i
 	}
 	k := d.Config.Keys[d.Config.WatchKey]
 	period := l.Config.TierPolicy(d.Config, k.Tier).Period
-	p.Legend.Add(fmt.Sprintf("%s window boundary (every %s)", l.Config.Name, sim.FormatDuration(period)), first)
+	p.Legend.Add(fmt.Sprintf("%s window boundary (every %s)", l.Config.Name, format.Duration(period)), first)
 	return nil
 }
 

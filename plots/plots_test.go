@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"ratelab/scenarios"
-	"ratelab/session"
 	"ratelab/sim"
 )
 
@@ -27,14 +26,36 @@ func compile(t *testing.T, name string) *sim.Config {
 	return cfg
 }
 
+// recorded runs cfg in memory to upTo, its decisions kept by a Recorder, and
+// returns the figures' data.
+func recorded(t *testing.T, cfg *sim.Config, upTo time.Duration) *Data {
+	t.Helper()
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rec := NewRecorder()
+	defer rec.Close()
+	r.OnRows(rec.Rows)
+	if err := r.AdvanceTo(upTo); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.FinishRows(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := From(r, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // The boundary burst's zoom holds the fixed window's 100 + 100 within 2 ms of
 // 1.000 s, and every other lane's 100, from the decisions themselves.
 func TestZoomShowsTheBoundaryBurst(t *testing.T) {
 	cfg := compile(t, "boundary-burst")
-	d, err := Replay(cfg, cfg.Duration, session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := recorded(t, cfg, cfg.Duration)
 	z := d.Zoom
 	if z == nil {
 		t.Fatal("no zoom")
@@ -68,10 +89,7 @@ func TestZoomShowsTheBoundaryBurst(t *testing.T) {
 // its title in it; the no-limit lane gets no level figure, and a note says so.
 func TestFiguresRender(t *testing.T) {
 	cfg := compile(t, "retry-storm")
-	d, err := Replay(cfg, cfg.Duration, session.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := recorded(t, cfg, cfg.Duration)
 	figs, notes, err := Figures(d)
 	if err != nil {
 		t.Fatal(err)

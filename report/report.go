@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"ratelab/plots"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -50,7 +52,7 @@ type view struct {
 	Duration                     string
 	Lesson                       []string
 	Claims                       []claimView
-	Columns                      []sim.Column
+	Columns                      []present.Column
 	Rows                         [][]string
 	Verdicts                     []string
 	// Lead is the first figure (the busiest moment, when there is one), shown
@@ -76,9 +78,9 @@ type figureView struct {
 func Write(w io.Writer, p Page) error {
 	cfg := p.Config
 	v := view{
-		Name: cfg.Name, Title: cfg.Title, Policy: sim.Describe(cfg), Seed: cfg.Seed,
-		Duration: sim.FormatDuration(cfg.Duration), Command: p.Command,
-		Columns: sim.Columns, Notes: p.Notes, Files: p.Files,
+		Name: cfg.Name, Title: cfg.Title, Policy: present.Describe(cfg), Seed: cfg.Seed,
+		Duration: format.Duration(cfg.Duration), Command: p.Command,
+		Columns: present.Columns, Notes: p.Notes, Files: p.Files,
 	}
 	for _, para := range strings.Split(strings.TrimSpace(cfg.Lesson), "\n\n") {
 		if para = strings.Join(strings.Fields(para), " "); para != "" {
@@ -86,15 +88,15 @@ func Write(w io.Writer, p Page) error {
 		}
 	}
 	for _, c := range p.Claims {
-		v.Claims = append(v.Claims, claimView{Holds: c.Holds, Mark: c.Mark(), Says: c.Says, ID: c.ID, Of: c.Evidence(cfg)})
+		v.Claims = append(v.Claims, claimView{Holds: c.Holds, Mark: present.Mark(c), Says: c.Says, ID: c.ID, Of: present.Evidence(cfg, c)})
 	}
 	for _, m := range p.Metrics {
 		var row []string
-		for _, c := range sim.Columns {
+		for _, c := range present.Columns {
 			row = append(row, c.Cell(m))
 		}
 		v.Rows = append(v.Rows, row)
-		v.Verdicts = append(v.Verdicts, sim.Verdict(cfg, m))
+		v.Verdicts = append(v.Verdicts, present.Verdict(cfg, m))
 	}
 	for _, f := range p.Figures {
 		svg, err := f.InlineSVG()
@@ -107,7 +109,7 @@ func Write(w io.Writer, p Page) error {
 		v.Lead, v.Figures = &v.Figures[0], v.Figures[1:]
 	}
 	var traces bytes.Buffer
-	sim.WriteTraceNotes(&traces, cfg)
+	present.WriteTraceNotes(&traces, cfg)
 	v.Traces = strings.TrimSpace(traces.String())
 	return page.Execute(w, v)
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"ratelab/plots"
+	"ratelab/present"
 	"ratelab/scenarios"
-	"ratelab/session"
 	"ratelab/sim"
 )
 
@@ -24,20 +24,23 @@ func TestPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := plots.Replay(cfg, cfg.Duration, session.Options{})
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	decisions := plots.NewRecorder()
+	defer decisions.Close()
+	r.OnRows(decisions.Rows)
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	d, err := plots.From(r, decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	figs, notes, err := plots.Figures(d)
 	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.NewRun(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}
 	ms := r.Metrics()
@@ -53,16 +56,16 @@ func TestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(b.String())
-	want := []string{cfg.Title, sim.Describe(cfg), `<a href="requests.csv">requests.csv</a>`, "ratelab report --scenario boundary-burst",
+	want := []string{cfg.Title, present.Describe(cfg), `<a href="requests.csv">requests.csv</a>`, "ratelab report --scenario boundary-burst",
 		`<li class="fails" id="claim-` + claims[0].ID + `"><span class="mark">✗</span>`, `@media print`}
 	for _, cl := range claims[1:] {
-		want = append(want, `<li class="holds" id="claim-`+cl.ID+`"><span class="mark">✓</span>`+cl.Says, cl.Evidence(cfg))
+		want = append(want, `<li class="holds" id="claim-`+cl.ID+`"><span class="mark">✓</span>`+cl.Says, present.Evidence(cfg, cl))
 	}
-	for _, col := range sim.Columns {
+	for _, col := range present.Columns {
 		want = append(want, "<dt>"+col.Title+"</dt><dd>"+col.Help+"</dd>")
 	}
 	for _, m := range ms {
-		want = append(want, sim.Verdict(cfg, m), `<th scope="row">`+m.Lane+`</th>`)
+		want = append(want, present.Verdict(cfg, m), `<th scope="row">`+m.Lane+`</th>`)
 	}
 	for _, f := range figs {
 		want = append(want, `<figure id="fig-`+f.Name+`">`)

@@ -48,11 +48,9 @@ type Overrides struct {
 	// every lane that does not override them itself.
 	Limit, Burst int64
 	// Redis moves every lane whose file does not name a backend onto Redis
-	// (--redis), but x-time-rate, the in-memory reference.
+	// (--redis), but x-time-rate, the in-memory reference. Whether that Redis
+	// can run a lane (a cluster's slots) is its store's to say (package session).
 	Redis bool
-	// Cluster says that Redis is a Redis Cluster: a lane whose one script would
-	// touch keys in different slots is an error (see sim.LaneConfig.ClusterProblem).
-	Cluster bool
 	// Strict makes a trace line that cannot be read an error (--strict)
 	// instead of a counted skip.
 	Strict bool

@@ -156,11 +156,6 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 			lane.Orders[ci] = idx
 		}
 	}
-	if c.overrides.Cluster && lane.Backend == sim.OnRedis {
-		if err := lane.ClusterProblem(); err != nil {
-			return bad("combine", "%v", err)
-		}
-	}
 	return nil
 }
 

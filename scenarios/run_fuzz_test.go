@@ -49,7 +49,7 @@ func FuzzCompileAndRun(f *testing.F) {
 // every row.
 func runBounded(t *testing.T, cfg *sim.Config, doc string) {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatalf("NewRun: %v\n%s", err, doc)
 	}

@@ -7,25 +7,26 @@ import (
 	"slices"
 	"testing"
 
+	"ratelab/present"
 	"ratelab/sim"
 )
 
 // csvOf runs cfg to its end and returns its request and series CSV.
 func csvOf(t *testing.T, cfg *sim.Config) string {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var b bytes.Buffer
-	w, _ := sim.NewRequestWriter(&b, cfg)
+	w, _ := present.NewRequestWriter(&b, cfg)
 	r.OnRows(w.Write)
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}
 	w.Flush()
-	sim.WriteSeries(&b, r)
+	present.WriteSeries(&b, r)
 	return b.String()
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/present"
 	"ratelab/sim"
 )
 
@@ -44,7 +45,7 @@ func TestATraceSetsTheDurationAndMayBeLong(t *testing.T) {
 		t.Errorf("report %+v", r)
 	}
 	var notes strings.Builder
-	sim.WriteTraceNotes(&notes, cfg)
+	present.WriteTraceNotes(&notes, cfg)
 	if want := "  trace t.log (clf): 4 requests replayed; 1 line could not be read and was skipped (--strict makes that an error):\n    t.log:3: no [time] after the host, ident and user fields\n"; notes.String() != want {
 		t.Errorf("notes:\n%s\nwant:\n%s", notes.String(), want)
 	}
@@ -80,7 +81,7 @@ func TestTraceRowsAfterTheEndAreCounted(t *testing.T) {
 		t.Errorf("keys %v; want ip+path of the replayed rows only", cfg.Keys)
 	}
 	var notes strings.Builder
-	sim.WriteTraceNotes(&notes, cfg)
+	present.WriteTraceNotes(&notes, cfg)
 	if !strings.Contains(notes.String(), "3 requests replayed; 1 row at or after the end (49h0m0s) not replayed") {
 		t.Errorf("notes: %s", notes.String())
 	}

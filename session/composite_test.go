@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -162,5 +163,25 @@ func TestCompositeLanesWhenRedisDies(t *testing.T) {
 		if up[i].Accepted <= down[i].Accepted || r.Lanes[i].Unavailable() {
 			t.Errorf("lane %s after the restart: accepted %d → %d, unavailable %v; want it deciding again", up[i].Lane, down[i].Accepted, up[i].Accepted, r.Lanes[i].Unavailable())
 		}
+	}
+}
+
+// All or nothing over a key per request key and one shared key cannot run on a
+// Redis Cluster (one script, two slots): the Redis store refuses it when it
+// opens, before it connects, as a usage error naming the lane, the limits and the
+// fix; with every limit keyed per request key it is not refused (here it then
+// finds nothing listening).
+func TestAllOrNothingAcrossSlots(t *testing.T) {
+	cluster := "redis://127.0.0.1:1/?cluster=true" // nothing listens on port 1
+	_, err := Start(compositeScenario(t, false), Options{RedisURL: cluster, MustReach: true})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `scenario "composite": lane "limits all-or-nothing" cannot run on a Redis Cluster: combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit "requests" (key "r:{key}") has a key per request key, each in a slot of its own, and limit "window" (key "global") is one key for all, in another: give every limit a key that names {key}`) {
+		t.Errorf("all or nothing over two slots on a cluster: %v", err)
+	}
+	_, err = Start(compositeScenario(t, true), Options{RedisURL: cluster, MustReach: true})
+	if err == nil || errors.Is(err, ErrUsage) || strings.Contains(err.Error(), "cannot run on a Redis Cluster") {
+		t.Errorf("every limit per key, on a cluster that is not there: %v; want a failure to connect", err)
+	}
+	if _, err := Start(compositeScenario(t, false), Options{RedisURL: strings.TrimSuffix(cluster, "?cluster=true"), MustReach: true}); errors.Is(err, ErrUsage) {
+		t.Errorf("on one server the lane is not refused: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ratelab/internal/redistest"
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -64,13 +65,13 @@ func replayJudged(t *testing.T, cfg *sim.Config, url string, upTo time.Duration)
 	}
 	defer r.Close()
 	var rows, series bytes.Buffer
-	w, _ := sim.NewRequestWriter(&rows, cfg)
+	w, _ := present.NewRequestWriter(&rows, cfg)
 	r.OnRows(w.Write)
 	if err := r.AdvanceTo(upTo); err != nil {
 		t.Fatal(err)
 	}
 	w.Flush()
-	sim.WriteSeries(&series, r.Run)
+	present.WriteSeries(&series, r.Run)
 	return strings.ReplaceAll(rows.String(), ",redis,", ",memory,"), series.String(), r.Metrics(), r.Claims()
 }
 
@@ -219,9 +220,9 @@ func TestRedisKilledMidRun(t *testing.T) {
 	}
 	defer r.Close()
 	var rows, series strings.Builder
-	rw, _ := sim.NewRequestWriter(&rows, r.Config)
+	rw, _ := present.NewRequestWriter(&rows, r.Config)
 	r.OnRows(rw.Write)
-	sw, _ := sim.NewSeriesWriter(&series, r.Config)
+	sw, _ := present.NewSeriesWriter(&series, r.Config)
 	r.OnSeries(sw.Write)
 	r.AdvanceTo(2 * time.Second)
 	srv.Stop()
@@ -233,7 +234,7 @@ func TestRedisKilledMidRun(t *testing.T) {
 	if down[0].Accepted >= down[1].Accepted {
 		t.Errorf("closed accepted %d, open %d: failing open should accept what failing closed denies", down[0].Accepted, down[1].Accepted)
 	}
-	if v := sim.Verdict(r.Config, down[0]); !strings.Contains(v, "decisions made without Redis (on_error)") {
+	if v := present.Verdict(r.Config, down[0]); !strings.Contains(v, "decisions made without Redis (on_error)") {
 		t.Errorf("the verdict does not show the failures: %s", v)
 	}
 	srv.Restart()
@@ -278,7 +279,7 @@ func TestScriptFlushMidRun(t *testing.T) {
 	}
 	defer r.Close()
 	var rows bytes.Buffer
-	w, _ := sim.NewRequestWriter(&rows, cfg)
+	w, _ := present.NewRequestWriter(&rows, cfg)
 	r.OnRows(w.Write)
 	for at := time.Second; at <= cfg.Duration; at += time.Second {
 		srv.Client().ScriptFlush(t.Context())
@@ -313,7 +314,7 @@ func TestClusterDecidesAsInMemory(t *testing.T) {
 		if name == "hot-key-shards" || name == "multi-limit" {
 			for _, res := range claims {
 				if !res.Holds {
-					t.Errorf("on the cluster, claim %s does not hold: %s", res.ID, res.Line(cfg))
+					t.Errorf("on the cluster, claim %s does not hold: %s", res.ID, present.ClaimLine(cfg, res))
 				}
 			}
 		}
@@ -335,7 +336,7 @@ func shardsSpread(t *testing.T, cl *redistest.Cluster) {
 	}
 	holding := 0
 	for _, n := range cl.Nodes {
-		keys, err := n.Client().Keys(t.Context(), "{"+r.store.Prefix+":*").Result()
+		keys, err := n.Client().Keys(t.Context(), "{"+r.redis.store.Prefix+":*").Result()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +378,7 @@ func TestEveryClaimHoldsOnRedis(t *testing.T) {
 			}
 			for _, res := range r.Claims() {
 				if !res.Holds {
-					t.Errorf("on Redis, claim %s does not hold: %s", res.ID, res.Line(cfg))
+					t.Errorf("on Redis, claim %s does not hold: %s", res.ID, present.ClaimLine(cfg, res))
 				}
 			}
 		})

@@ -1,7 +1,10 @@
-// Package session turns a compiled scenario into a running simulation: every lane
-// in memory, or the lanes that say so on the Redis the options name, under a key
-// prefix of the run's own. The command line's run, the UI (its runs, restarts and
-// exports) and the tests all start runs here, so the Redis wiring is written once.
+// Package session turns a compiled scenario into a running simulation: it hands
+// the run its store (sim.StateStore: sim.Memory, or the Redis the options name,
+// the lanes that say so keeping their state there under a key prefix of the
+// run's own), and Drive is the one loop that advances a run and feeds its sinks.
+// The command line's run and report, the UI (its runs, restarts and exports)
+// and the tests all start and drive runs here, so the Redis wiring and the loop
+// are written once.
 package session
 
 import (
@@ -11,8 +14,6 @@ import (
 	"net/url"
 	"os"
 
-	"ratelab/algorithms"
-	"ratelab/algorithms/redislua"
 	"ratelab/sim"
 )
 
@@ -41,98 +42,54 @@ type usageError struct{ error }
 func (usageError) Is(target error) bool { return target == ErrUsage }
 func (u usageError) Unwrap() error      { return u.error }
 
-// Session is a running simulation and what it holds open: the Redis store of its
-// Redis lanes. Close it when done.
+// Session is a running simulation and the store its lanes keep their state in.
+// Close it when done.
 type Session struct {
 	*sim.Run
-	store    *redislua.Store
-	limiters []*redislua.Limiter
+	redis *redisStore // nil when every lane is in memory
 }
 
-// Start starts a run of cfg at virtual time zero; cfg itself is not changed.
+// Start starts a run of cfg at virtual time zero; cfg itself is not changed. The
+// run's store is memory when no lane is on Redis, else the Redis o names (see
+// openRedis); a lane on Redis with no Redis named is a usage error.
 func Start(cfg *sim.Config, o Options) (*Session, error) {
 	ctx := o.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !onRedis(cfg) {
-		r, err := sim.NewRun(cfg)
-		if err != nil {
+	s := &Session{}
+	var store sim.StateStore = sim.Memory
+	if onRedis(cfg) {
+		addr := RedisURL(o.RedisURL)
+		if addr == "" {
+			return nil, usageError{fmt.Errorf("scenario %q has lanes on Redis: give --redis redis://127.0.0.1:6379 (or set REDIS_URL)", cfg.Name)}
+		}
+		var err error
+		if s.redis, err = openRedis(ctx, cfg, addr, o.MustReach); err != nil {
 			return nil, err
 		}
-		r.Bound(ctx, 0)
-		return &Session{Run: r}, nil
+		store = s.redis
 	}
-	addr := RedisURL(o.RedisURL)
-	if addr == "" {
-		return nil, usageError{fmt.Errorf("scenario %q has lanes on Redis: give --redis redis://127.0.0.1:6379 (or set REDIS_URL)", cfg.Name)}
-	}
-	if IsCluster(addr) {
-		for _, l := range cfg.Lanes {
-			if l.Backend != sim.OnRedis {
-				continue
-			}
-			if err := l.ClusterProblem(); err != nil {
-				return nil, usageError{fmt.Errorf("scenario %q: lane %q cannot run on a Redis Cluster: %w", cfg.Name, l.Name, err)}
-			}
-		}
-	}
-	var store *redislua.Store
-	var err error
-	if o.MustReach {
-		store, err = redislua.Open(ctx, addr)
-	} else {
-		store, err = redislua.Connect(ctx, addr)
-	}
-	if errors.Is(err, redislua.ErrURL) {
-		return nil, usageError{fmt.Errorf("--redis: %w", err)}
-	}
+	r, err := sim.NewRun(cfg, store)
 	if err != nil {
-		return nil, err
-	}
-	s := &Session{store: store}
-	withRedis := *cfg
-	withRedis.NewLimiter = func(i int, lane sim.LaneConfig, part sim.Part) (algorithms.Limiter, error) {
-		if lane.Backend != sim.OnRedis {
-			return sim.MemoryLimiter(i, lane, part)
-		}
-		c := redislua.Config{
-			Lane: fmt.Sprintf("%d.%d", i, part.Tier), Algorithm: part.Algorithm, Policy: part.Policy, Options: part.Options,
-			FailOpen: lane.OnError == sim.FailOpen, Template: part.Template,
-		}
-		if part.Shard >= 0 { // the shard in the hash tag: shards spread over a cluster's slots
-			c.Lane += fmt.Sprintf(".s%d", part.Shard)
-		}
-		if part.Limit >= 0 {
-			c.Part = fmt.Sprintf("l%d", part.Limit)
-		}
-		l, err := redislua.NewLimiter(store, c)
-		if err == nil {
-			s.limiters = append(s.limiters, l)
-		}
-		return l, err
-	}
-	if s.Run, err = sim.NewRun(&withRedis); err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.Run.Bound(ctx, 0)
+	r.Bound(ctx, 0)
+	s.Run = r
 	return s, nil
 }
 
-// Close stops the run, releases the lanes' connections, removes the run's keys
-// from Redis (only those under its prefix, within a bounded time, also after the
-// run was interrupted) and disconnects. An error says the keys could not be
-// removed, and that they expire by themselves.
+// Close stops the run, and for a run on Redis releases the lanes' connections,
+// removes the run's keys from Redis (only those under its prefix, within a
+// bounded time, also after the run was interrupted) and disconnects. An error
+// says the keys could not be removed, and that they expire by themselves.
 func (s *Session) Close() error {
 	if s.Run != nil {
 		s.Run.Close()
 	}
-	for _, l := range s.limiters {
-		l.Close()
-	}
-	if s.store != nil {
-		return s.store.Close()
+	if s.redis != nil {
+		return s.redis.close()
 	}
 	return nil
 }
@@ -153,12 +110,6 @@ func RedisURL(given string) string {
 		return given
 	}
 	return os.Getenv("REDIS_URL")
-}
-
-// IsCluster says a Redis URL names a Redis Cluster (?cluster=true).
-func IsCluster(raw string) bool {
-	u, err := url.Parse(raw)
-	return err == nil && u.Query().Get("cluster") == "true"
 }
 
 // RedisHost is the host and port of a Redis URL, for display: never the password.

@@ -123,7 +123,7 @@ type batchedDecider struct{ batcher }
 
 func newBatched(l *Lane, allow []algorithms.BatchLimiter) *batchedDecider {
 	b := &batchedDecider{batcher{l: l, allow: allow}}
-	b.apply = func(op *pendingOp, d algorithms.Decision) { l.decided(op.id, d, op.at+l.Config.RoundTrip) }
+	b.apply = func(op *pendingOp, d algorithms.Decision) { l.land(op.id, decision(d, op.at+l.Config.RoundTrip)) }
 	return b
 }
 
@@ -131,7 +131,7 @@ func (b *batchedDecider) decide(id int32) {
 	l := b.l
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
-	l.rec.m.StoreCalls++
+	l.storeCall()
 	b.add(pendingOp{kind: opDecide, id: id, at: l.now, tier: k.Tier, req: algorithms.Request{Key: k.Name, Now: l.stamp(r), Cost: r.cost}})
 }
 

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"context"
@@ -12,28 +12,30 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present"
+	"ratelab/sim"
 )
 
 // replayConfig offers `offered` requests at 10,000 a second, Poisson, over `keys`
 // keys (uniform), against 10 per second per key (burst 20) for 1,000 keys and 1,000
 // per second (burst 2,000) for 10, through all seven lanes: about a quarter are
 // denied. Clients do not retry, so decisions = offered × lanes.
-func replayConfig(offered, keyCount int) *Config {
+func replayConfig(offered, keyCount int) *sim.Config {
 	duration := time.Duration(offered/10_000) * time.Second
-	var lanes []LaneConfig
+	var lanes []sim.LaneConfig
 	for _, name := range algorithms.Names() {
-		lanes = append(lanes, lane(string(name), name))
+		lanes = append(lanes, sim.NewLane(string(name), name))
 	}
 	limit := int64(10_000 / keyCount)
-	cfg := newConfig(algorithms.Policy{Limit: limit, Period: time.Second, Burst: 2 * limit}, duration, lanes)
+	cfg := sim.NewConfig(algorithms.Policy{Limit: limit, Period: time.Second, Burst: 2 * limit}, duration, lanes)
 	cfg.Tick = 100 * time.Millisecond
 	keys := make([]int, keyCount)
 	for i := range keys {
-		cfg.Keys = append(cfg.Keys, Key{Name: fmt.Sprintf("user-%d", i)})
+		cfg.Keys = append(cfg.Keys, sim.Key{Name: fmt.Sprintf("user-%d", i)})
 		keys[i] = i
 	}
-	cfg.Clients = []Client{{Name: "users", Pattern: Poisson{Rate: 10_000}, Keys: keys, Stop: duration,
-		Deliveries: 1, Cost: Cost{Fixed: 1}, Retry: Retry{MaxAttempts: 1}}}
+	cfg.Clients = []sim.Client{{Name: "users", Pattern: sim.Poisson{Rate: 10_000}, Keys: keys, Stop: duration,
+		Deliveries: 1, Cost: sim.Cost{Fixed: 1}, Retry: sim.Retry{MaxAttempts: 1}}}
 	return cfg
 }
 
@@ -72,12 +74,12 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cfg := replayConfig(offered, keyCount)
-		r, err := NewRun(cfg)
+		r, err := sim.NewRun(cfg, sim.Memory)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if withCSV {
-			w, _ := NewRequestWriter(io.Discard, cfg)
+			w, _ := present.NewRequestWriter(io.Discard, cfg)
 			r.OnRows(w.Write)
 		}
 		for t := time.Second; t <= cfg.Duration; t += time.Second {
@@ -129,15 +131,15 @@ func BenchmarkBurst(b *testing.B) {
 				var decisions int64
 				var peak uint64
 				for i := 0; i < b.N; i++ {
-					cfg := burstConfig(count, algorithms.Names()...)
+					cfg := sim.BurstConfig(count, algorithms.Names()...)
 					runtime.GC()
 					stop := samplePeakHeap()
-					r, err := NewRun(cfg)
+					r, err := sim.NewRun(cfg, sim.Memory)
 					if err != nil {
 						b.Fatal(err)
 					}
 					if withCSV {
-						w, _ := NewRequestWriter(io.Discard, cfg)
+						w, _ := present.NewRequestWriter(io.Discard, cfg)
 						r.OnRows(w.Write)
 					}
 					if err := r.AdvanceTo(cfg.Duration); err != nil {
@@ -187,22 +189,22 @@ func samplePeakHeap() func() uint64 {
 func BenchmarkStop(b *testing.B) {
 	for _, tc := range []struct {
 		name string
-		cfg  func() *Config
+		cfg  func() *sim.Config
 	}{
-		{"burst-10M", func() *Config { return burstConfig(10_000_000, algorithms.Names()...) }},
-		{"retry-storm", func() *Config { return retryStormConfig(algorithms.Names()...) }},
+		{"burst-10M", func() *sim.Config { return sim.BurstConfig(10_000_000, algorithms.Names()...) }},
+		{"retry-storm", func() *sim.Config { return sim.RetryStormConfig(algorithms.Names()...) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var total, most time.Duration
 			for i := 0; i < b.N; i++ {
 				cfg := tc.cfg()
-				r, err := NewRun(cfg)
+				r, err := sim.NewRun(cfg, sim.Memory)
 				if err != nil {
 					b.Fatal(err)
 				}
-				w, _ := NewRequestWriter(io.Discard, cfg)
+				w, _ := present.NewRequestWriter(io.Discard, cfg)
 				r.OnRows(w.Write)
-				ctx, cancelled := stopAfter(100 * time.Millisecond)
+				ctx, cancelled := sim.StopAfter(100 * time.Millisecond)
 				r.Bound(ctx, 0)
 				if err := r.AdvanceTo(cfg.Duration); !errors.Is(err, context.Canceled) {
 					b.Fatalf("AdvanceTo = %v, want it stopped", err)

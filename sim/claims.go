@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 )
 
 // A lesson's factual claims are data: each names lanes, a metric, a comparison and
@@ -118,7 +118,7 @@ func (m Metrics) field(name string) (float64, bool) {
 		}
 		switch x := v.Field(i).Interface().(type) {
 		case time.Duration:
-			return millis(x), true
+			return format.Millis(x), true
 		case int64:
 			return float64(x), true
 		case int:
@@ -280,48 +280,3 @@ var Ops = []string{"<", "<=", "==", "!=", ">=", ">"}
 
 // ValidOp says whether op is one of Ops.
 func ValidOp(op string) bool { return slices.Contains(Ops, op) }
-
-// Mark is ✓ or ✗.
-func (r ClaimResult) Mark() string {
-	if r.Holds {
-		return "✓"
-	}
-	return "✗"
-}
-
-// Evidence is the numbers behind the result, e.g. "fixed-window 2.00 >= 2".
-func (r ClaimResult) Evidence(cfg *Config) string {
-	var parts []string
-	for i, lane := range r.Lanes {
-		if i < len(r.Undefined) && r.Undefined[i] {
-			parts = append(parts, cfg.Lanes[lane].Name+" undefined (a ratio over 0)")
-			continue
-		}
-		want := formatNumber(r.Want[i])
-		if r.Than >= 0 {
-			want = fmt.Sprintf("%s (%s × %s's)", want, formatNumber(r.Times), cfg.Lanes[r.Than].Name)
-		}
-		parts = append(parts, fmt.Sprintf("%s %s %s", cfg.Lanes[lane].Name, formatNumber(r.Got[i]), r.Op+" "+want))
-	}
-	return r.Metric + ": " + strings.Join(parts, "; ")
-}
-
-// Line is the claim on one line: the mark, the sentence, the evidence, and the
-// policy it was written for when the run's differs.
-func (r ClaimResult) Line(cfg *Config) string {
-	s := fmt.Sprintf("%s %s (%s)", r.Mark(), r.Says, r.Evidence(cfg))
-	if r.Adjusted {
-		s += fmt.Sprintf(" — written for %s", r.Policy)
-	}
-	return s
-}
-
-// formatNumber renders a number with as many decimals as it needs, up to four.
-func formatNumber(v float64) string {
-	s := fmt.Sprintf("%.4f", v)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	if s == "-0" {
-		return "0"
-	}
-	return s
-}

@@ -75,23 +75,15 @@ func (l *Lane) attempt(id int32) {
 	l.decider.decide(id)
 }
 
-// decided records d for request id, landed now; the application has the answer at
-// answered (a round trip later for a call to the store).
-func (l *Lane) decided(id int32, d algorithms.Decision, answered time.Duration) {
+// accepted carries request id on once d accepted it, landed now: it goes ahead
+// at once, or after its queue delay or reservation, the application having the
+// answer at `answered`.
+func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration) {
 	r := l.reqs.At(id)
-	l.record(r, d)
-	if !d.Allowed {
-		l.rec.m.Denied++
-		l.tick.Denied++
-		l.failedAt(id, true, d, answered, OutcomeDenied)
-		return
-	}
-	l.rec.m.Accepted++
-	l.tick.Accepted++
 	if l.rec.windows != nil {
-		l.rec.windowAdmit(r.key, l.stamp(r), r.cost, l.Config, l.cfg)
+		l.rec.windowAdmit(r.key, l.stamp(r), r.cost)
 	}
-	l.rec.queueDelay.add(d.Delay)
+	l.rec.queueDelay.Add(d.Delay)
 	goAhead := later(answered, d.Delay)
 	l.rowAccepted(r, goAhead, d.Delay)
 	switch {
@@ -126,7 +118,7 @@ func (l *Lane) succeeded(id int32) {
 	r := l.reqs.At(id)
 	l.rec.m.Succeeded++
 	l.rec.succeeded(identity{r.key, r.pair})
-	l.rec.latency.add(l.now - r.first)
+	l.rec.latency.Add(l.now - r.first)
 	l.settleRow(r, OutcomeServed, l.now, false)
 	l.finish(id, l.now)
 }

@@ -110,7 +110,7 @@ func (d *compositeDecider) due() time.Duration {
 // issue makes request id's current stage: now, or deferred to the batch.
 func (d *compositeDecider) issue(id int32) {
 	l := d.l
-	l.rec.m.StoreCalls++
+	l.storeCall()
 	r := l.reqs.At(id)
 	tier := l.cfg.Keys[r.key].Tier
 	if d.lookahead {
@@ -304,23 +304,21 @@ func (d *compositeDecider) next(id int32) {
 }
 
 // shardDecided lands a sharded decision made by shard, its stage's answers in out
-// (every shard's, one each): counts the shard's admitted units, and a denial
-// while the shards together had room for the request as a false denial.
+// (every shard's, one each): a denial while the shards together had room for the
+// request is a false denial.
 func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Decision, out []algorithms.Decision) {
 	l := d.l
 	r := l.reqs.At(id)
-	if dec.Allowed {
-		l.rec.shardUnits[shard] += r.cost
-	} else {
+	o := decision(dec, l.now+l.Config.RoundTrip)
+	o.shard = int32(shard)
+	if !dec.Allowed {
 		var room float64
-		for _, o := range out {
-			room += algorithms.Room(o, r.cost)
+		for _, a := range out {
+			room += algorithms.Room(a, r.cost)
 		}
-		if room >= float64(r.cost) {
-			l.rec.m.FalseDenials++
-		}
+		o.falseDenial = room >= float64(r.cost)
 	}
-	d.land(id, dec, rowDetail{shard: int32(shard)})
+	d.land(id, o)
 }
 
 // limitsDecided lands a multi-limit decision: allowed when every limit allowed.
@@ -346,20 +344,15 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 			dec.RetryAfter = max(dec.RetryAfter, ld.RetryAfter)
 		}
 	}
-	l.rec.m.GrantedUnits += p.granted
-	if !allowed && p.granted > 0 {
-		l.rec.m.WastedUnits += p.granted
-		r.spent = true
-	}
-	d.land(id, dec, rowDetail{shard: -1, limits: p.decisions})
+	o := decision(dec, l.now+l.Config.RoundTrip)
+	o.limits, o.granted = p.decisions, p.granted
+	d.land(id, o)
 }
 
-// land records the decision, now, and frees the plan.
-func (d *compositeDecider) land(id int32, dec algorithms.Decision, detail rowDetail) {
+// land frees request id's plan and hands the lane what was decided, now.
+func (d *compositeDecider) land(id int32, o landing) {
 	l := d.l
 	d.plans.Release(l.reqs.At(id).slot)
 	l.reqs.At(id).slot = -1
-	l.detail = detail
-	l.decided(id, dec, l.now+l.Config.RoundTrip)
-	l.detail = rowDetail{shard: -1}
+	l.land(id, o)
 }

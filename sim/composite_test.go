@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"strings"
@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // limitsLane is a lane holding requests to limits x and y (token buckets that
 // never refill within the test: 1 per hour, bursts bx and by), combined by
 // combine, a round trip of 1ms, client 1 taking them in the order y, x.
-func limitsLane(combine algorithms.Combine, bx, by int64) LaneConfig {
-	l := lane(combine.String(), "token-bucket")
+func limitsLane(combine algorithms.Combine, bx, by int64) sim.LaneConfig {
+	l := sim.NewLane(combine.String(), "token-bucket")
 	l.RoundTrip = time.Millisecond
 	l.Combine = combine
 	hour := func(burst int64) algorithms.Policy {
 		return algorithms.Policy{Limit: 1, Period: time.Hour, Burst: burst}
 	}
-	l.Limits = []LimitConfig{
+	l.Limits = []sim.LimitConfig{
 		{Name: "x", Algorithm: "token-bucket", Options: algorithms.Options{MonotonicTimestamp: true}, Policy: hour(bx)},
 		{Name: "y", Algorithm: "token-bucket", Options: algorithms.Options{MonotonicTimestamp: true}, Policy: hour(by)},
 	}
@@ -29,7 +30,7 @@ func limitsLane(combine algorithms.Combine, bx, by int64) LaneConfig {
 // Two requests at the same instant, a taking x then y, b taking y then x, one
 // round trip apart per step: the decisions, when each lands, and what was wasted.
 func TestCombineStepsOnTheVirtualClock(t *testing.T) {
-	at0 := Bursts{Bursts: []Burst{{At: 0, Count: 1}}}
+	at0 := sim.Bursts{Bursts: []sim.Burst{{At: 0, Count: 1}}}
 	for _, tc := range []struct {
 		combine            algorithms.Combine
 		bx, by             int64
@@ -46,9 +47,9 @@ func TestCombineStepsOnTheVirtualClock(t *testing.T) {
 		// one step: a takes both at 0, b is refused at 0 and spends nothing
 		{algorithms.AllOrNothing, 1, 1, []string{"0.000,a,true", "0.000,b,false"}, 2, 0, 0, 0},
 	} {
-		cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Hour}, time.Second,
-			[]LaneConfig{limitsLane(tc.combine, tc.bx, tc.by)}, Client{Name: "a", Pattern: at0}, Client{Name: "b", Pattern: at0})
-		cfg.Keys = []Key{{Name: "k"}}
+		cfg := sim.NewConfig(algorithms.Policy{Limit: 1, Period: time.Hour}, time.Second,
+			[]sim.LaneConfig{limitsLane(tc.combine, tc.bx, tc.by)}, sim.Client{Name: "a", Pattern: at0}, sim.Client{Name: "b", Pattern: at0})
+		cfg.Keys = []sim.Key{{Name: "k"}}
 		cfg.Clients[0].Keys, cfg.Clients[1].Keys = []int{0}, []int{0}
 		ms, rows, _ := runToEnd(t, cfg)
 		var got []string
@@ -73,12 +74,12 @@ func TestCombineStepsOnTheVirtualClock(t *testing.T) {
 // find the shard with room; a random pick sometimes sends both to one shard, and
 // the second is refused while the other shard had room — a false denial, counted.
 func TestTwoChoicesFindTheRoomRandomMisses(t *testing.T) {
-	twice := Bursts{Bursts: []Burst{{At: 0, Count: 2}}}
+	twice := sim.Bursts{Bursts: []sim.Burst{{At: 0, Count: 2}}}
 	falseSeen := false
 	for seed := uint64(1); seed <= 24; seed++ {
-		random, two := lane("random", "token-bucket"), lane("two", "token-bucket")
+		random, two := sim.NewLane("random", "token-bucket"), sim.NewLane("two", "token-bucket")
 		random.Shards, two.Shards, two.ShardPick = 2, 2, algorithms.PickTwoChoices
-		cfg := newConfig(algorithms.Policy{Limit: 2, Period: time.Hour, Burst: 2}, time.Second, []LaneConfig{random, two}, Client{Name: "c", Pattern: twice})
+		cfg := sim.NewConfig(algorithms.Policy{Limit: 2, Period: time.Hour, Burst: 2}, time.Second, []sim.LaneConfig{random, two}, sim.Client{Name: "c", Pattern: twice})
 		cfg.Seed = seed
 		ms, _, _ := runToEnd(t, cfg)
 		if ms[1].Accepted != 2 || ms[1].FalseDenials != 0 || ms[1].ShardImbalance != 1 {
@@ -106,12 +107,12 @@ func TestTwoChoicesFindTheRoomRandomMisses(t *testing.T) {
 func TestTwoChoicesRefuseWithTheEarlierRetry(t *testing.T) {
 	// 5 per 10s, burst 3, in 3 shards: limits 2, 2 and 1, a token each, so any two
 	// shards include one that refills in 5s
-	l := lane("two", "token-bucket")
+	l := sim.NewLane("two", "token-bucket")
 	l.Shards, l.ShardPick = 3, algorithms.PickTwoChoices
 	p := algorithms.Policy{Limit: 5, Period: 10 * time.Second, Burst: 3}
 	seen := map[int64]bool{}
 	for seed := uint64(1); seed <= 16; seed++ {
-		cfg := newConfig(p, time.Second, []LaneConfig{l}, Client{Name: "c", Pattern: Bursts{Bursts: []Burst{{At: 0, Count: 4}}}})
+		cfg := sim.NewConfig(p, time.Second, []sim.LaneConfig{l}, sim.Client{Name: "c", Pattern: sim.Bursts{Bursts: []sim.Burst{{At: 0, Count: 4}}}})
 		cfg.Seed = seed
 		ms, rows, _ := runToEnd(t, cfg)
 		var accepted, falseDenials int64

@@ -44,23 +44,9 @@ type Config struct {
 	// decisions they count.
 	Claims []Claim
 	Scopes []Scope
-
-	// NewLimiter builds one of lane index's limiters (see Part); nil means
-	// MemoryLimiter. The Redis mode sets it.
-	NewLimiter func(index int, lane LaneConfig, part Part) (algorithms.Limiter, error)
 	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
 	// one at a time: slower, and, as the tests check, the same run.
 	NoLookahead bool
-}
-
-// MemoryLimiter builds one of a lane's limiters in memory (algorithms.New), its
-// keys named by the part's template.
-func MemoryLimiter(_ int, _ LaneConfig, part Part) (algorithms.Limiter, error) {
-	lim, err := algorithms.New(part.Algorithm, part.Policy, part.Options)
-	if err != nil {
-		return nil, err
-	}
-	return algorithms.WithTemplate(lim, part.Template), nil
 }
 
 // Tier is a named limit policy, such as "free" or "enterprise".
@@ -243,7 +229,8 @@ const (
 	JitterEqual        // wait/2 + uniform in [0, wait/2)
 )
 
-// Store is where a lane's limiter keeps its state.
+// Store is where a lane's limiter keeps its state: the scenario's choice, which
+// the run's StateStore serves.
 type Store int
 
 const (

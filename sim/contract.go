@@ -23,12 +23,12 @@ type windowStats struct {
 
 // windowAdmit counts cost units of key admitted by a fixed-window lane at stamp,
 // the time the limiter was told.
-func (r *recorder) windowAdmit(key int32, stamp time.Duration, cost int64, lane LaneConfig, cfg *Config) {
-	p := lane.TierPolicy(cfg, cfg.Keys[key].Tier)
-	periodUS := int64(p.Period / algorithms.Resolution)
+func (r *recorder) windowAdmit(key int32, stamp time.Duration, cost int64) {
+	t := &r.tiers[r.cfg.Keys[key].Tier]
+	periodUS := int64(t.policy.Period / algorithms.Resolution)
 	var offset int64
-	if lane.Options.RandomStart {
-		offset = algorithms.WindowOffset(cfg.Keys[key].Name, p.Period)
+	if r.lane.Options.RandomStart {
+		offset = algorithms.WindowOffset(r.cfg.Keys[key].Name, t.policy.Period)
 	}
 	us := algorithms.Micros(stamp) - offset
 	w := us / periodUS
@@ -36,45 +36,17 @@ func (r *recorder) windowAdmit(key int32, stamp time.Duration, cost int64, lane 
 		w--
 	}
 	ws := &r.windows[key]
+	if !ws.seen {
+		r.running.window.most += t.allowance // a key that admitted anything is held to its allowance
+	}
 	if !ws.seen || w != ws.window {
 		ws.window, ws.count, ws.seen = w, 0, true
 	}
 	ws.count += cost
-	ws.peak = max(ws.peak, ws.count)
-}
-
-// windowPeak is the most units one key got in one of its fixed windows, over that
-// window's allowance (limit plus rollover), and the key: at most 1 when the
-// algorithm kept its promise.
-func (r *recorder) windowPeak(cfg *Config, lane LaneConfig) (ratio float64, key string) {
-	for i, ws := range r.windows {
-		p := lane.TierPolicy(cfg, cfg.Keys[i].Tier)
-		allowance := float64(p.Limit + lane.Options.Rollover)
-		if x := float64(ws.peak) / allowance; x > ratio {
-			ratio, key = x, cfg.Keys[i].Name
-		}
+	if ws.count > ws.peak {
+		r.running.window.peaked(t.allowance, ws.peak, ws.count)
+		ws.peak = ws.count
 	}
-	return ratio, key
-}
-
-// windowExcess measures a fixed window against its own promise: per key that
-// admitted anything, its allowance (limit + rollover) against the most it admitted
-// in one of its windows. most is the allowances' sum, excess the units past them
-// (in each key's fullest window), overGrant excess / most.
-func (r *recorder) windowExcess(cfg *Config, lane LaneConfig) (most, excess, overGrant float64) {
-	for i, ws := range r.windows {
-		if !ws.seen {
-			continue
-		}
-		p := lane.TierPolicy(cfg, cfg.Keys[i].Tier)
-		allowance := float64(p.Limit + lane.Options.Rollover)
-		most += allowance
-		excess += max(0, float64(ws.peak)-allowance)
-	}
-	if most > 0 {
-		overGrant = excess / most
-	}
-	return most, excess, overGrant
 }
 
 // perSecond sums a lane's accepted decisions over the last second of ticks (as

@@ -17,7 +17,9 @@ import (
 //     later, their steps possibly batched the same way.
 //
 // The rest of the lane sees only this seam: attempt calls decide, the commit event
-// calls commit, and the event loop asks due and settle for deferred work.
+// calls commit, and the event loop asks due and settle for deferred work. A
+// decider counts its round trips to the store (Lane.storeCall) and hands what it
+// decided to the lane (Lane.land, a landing); it records nothing itself.
 type decider interface {
 	// decide asks for request id's decision now.
 	decide(id int32)
@@ -78,9 +80,9 @@ func (a atomicDecider) decide(id int32) {
 	l := a.l
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
-	l.rec.m.StoreCalls++
+	l.storeCall()
 	d := l.limiters[k.Tier].Allow(k.Name, l.stamp(r), r.cost)
-	l.decided(id, d, l.now+l.Config.RoundTrip)
+	l.land(id, decision(d, l.now+l.Config.RoundTrip))
 }
 
 func (atomicDecider) commit(int32)       {}

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -8,52 +8,22 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present"
+	"ratelab/sim"
 )
-
-// newConfig is a minimal configuration: one tier, one node, the given lanes and
-// clients, clients' keys named after them.
-func newConfig(p algorithms.Policy, duration time.Duration, lanes []LaneConfig, clients ...Client) *Config {
-	cfg := &Config{Name: "test", Duration: duration, Tick: 10 * time.Millisecond, Seed: 1,
-		Tiers: []Tier{{Name: "default", Policy: p.WithDefaults()}}, Nodes: []Node{{Name: "app"}}, Lanes: lanes}
-	for _, c := range clients {
-		if c.Stop == 0 {
-			c.Stop = duration
-		}
-		if c.Deliveries == 0 {
-			c.Deliveries = 1
-		}
-		if c.Retry.MaxAttempts == 0 {
-			c.Retry.MaxAttempts = 1
-		}
-		if c.Cost.Fixed == 0 && c.Cost.Dist == CostFixed {
-			c.Cost.Fixed = 1
-		}
-		if len(c.Keys) == 0 {
-			cfg.Keys = append(cfg.Keys, Key{Name: c.Name})
-			c.Keys = []int{len(cfg.Keys) - 1}
-		}
-		cfg.Clients = append(cfg.Clients, c)
-	}
-	return cfg
-}
-
-func lane(name string, algorithm algorithms.Name) LaneConfig {
-	return LaneConfig{Name: name, Algorithm: algorithm, Backend: InMemory, WatchRetries: 20,
-		Options: algorithms.Options{MonotonicTimestamp: true}}
-}
 
 // runToEnd runs cfg and returns its metrics, its request CSV and its series CSV.
 // runWithRows starts a run of cfg whose request rows go, as CSV, to the buffer
 // (flush the writer to see them); it is closed when the test ends.
-func runWithRows(t *testing.T, cfg *Config) (*Run, *RequestWriter, *bytes.Buffer) {
+func runWithRows(t *testing.T, cfg *sim.Config) (*sim.Run, *present.RequestWriter, *bytes.Buffer) {
 	t.Helper()
-	r, err := NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
 	var rows bytes.Buffer
-	w, err := NewRequestWriter(&rows, cfg)
+	w, err := present.NewRequestWriter(&rows, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +31,7 @@ func runWithRows(t *testing.T, cfg *Config) (*Run, *RequestWriter, *bytes.Buffer
 	return r, w, &rows
 }
 
-func runToEnd(t *testing.T, cfg *Config) ([]Metrics, string, string) {
+func runToEnd(t *testing.T, cfg *sim.Config) ([]sim.Metrics, string, string) {
 	t.Helper()
 	r, w, rows := runWithRows(t, cfg)
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
@@ -71,39 +41,22 @@ func runToEnd(t *testing.T, cfg *Config) ([]Metrics, string, string) {
 		t.Fatal(err)
 	}
 	var series bytes.Buffer
-	if err := WriteSeries(&series, r); err != nil {
+	if err := present.WriteSeries(&series, r); err != nil {
 		t.Fatal(err)
 	}
 	return r.Metrics(), rows.String(), series.String()
 }
 
-func TestEventsRunInTimeThenScheduleOrder(t *testing.T) {
-	var h eventHeap
-	for i, at := range []time.Duration{5, 1, 5, 3, 1, 5} {
-		h.push(event{at: at, seq: uint64(i), ref: int32(i)})
-	}
-	var got []int32
-	for len(h) > 0 {
-		got = append(got, h.pop().ref)
-	}
-	want := []int32{1, 4, 3, 0, 2, 5}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("events popped in order %v, want %v (time, then scheduling order)", got, want)
-		}
-	}
-}
-
 func TestNodeClock(t *testing.T) {
 	for _, tc := range []struct {
-		node Node
+		node sim.Node
 		at   time.Duration
 		want time.Duration
 	}{
-		{Node{Offset: -300 * time.Millisecond}, 0, -300 * time.Millisecond},
-		{Node{Offset: 250 * time.Millisecond, DriftPPM: 2000}, 10 * time.Second, 10*time.Second + 250*time.Millisecond + 20*time.Millisecond},
-		{Node{DriftPPM: -0.5}, time.Second, time.Second - time.Microsecond}, // −0.5 µs rounds down
-		{Node{Offset: -1500 * time.Nanosecond}, 0, -2 * time.Microsecond},
+		{sim.Node{Offset: -300 * time.Millisecond}, 0, -300 * time.Millisecond},
+		{sim.Node{Offset: 250 * time.Millisecond, DriftPPM: 2000}, 10 * time.Second, 10*time.Second + 250*time.Millisecond + 20*time.Millisecond},
+		{sim.Node{DriftPPM: -0.5}, time.Second, time.Second - time.Microsecond}, // −0.5 µs rounds down
+		{sim.Node{Offset: -1500 * time.Nanosecond}, 0, -2 * time.Microsecond},
 	} {
 		if got := tc.node.Clock(tc.at); got != tc.want {
 			t.Errorf("%+v.Clock(%v) = %v, want %v", tc.node, tc.at, got, tc.want)
@@ -113,9 +66,9 @@ func TestNodeClock(t *testing.T) {
 
 // The boundary burst through the whole engine: rows, series and metrics agree.
 func TestBoundaryBurstThroughTheEngine(t *testing.T) {
-	cfg := newConfig(algorithms.Policy{Limit: 100, Period: time.Second}, 3*time.Second,
-		[]LaneConfig{lane("fixed-window", "fixed-window"), lane("token-bucket", "token-bucket")},
-		Client{Name: "burst", Pattern: Bursts{[]Burst{{At: 999 * time.Millisecond, Count: 140}, {At: 1001 * time.Millisecond, Count: 180}}}})
+	cfg := sim.NewConfig(algorithms.Policy{Limit: 100, Period: time.Second}, 3*time.Second,
+		[]sim.LaneConfig{sim.NewLane("fixed-window", "fixed-window"), sim.NewLane("token-bucket", "token-bucket")},
+		sim.Client{Name: "burst", Pattern: sim.Bursts{[]sim.Burst{{At: 999 * time.Millisecond, Count: 140}, {At: 1001 * time.Millisecond, Count: 180}}}})
 	ms, rows, series := runToEnd(t, cfg)
 	fw, tb := ms[0], ms[1]
 	if fw.Accepted != 200 || fw.PeakWindowRatio != 2 || fw.PeakLast-fw.PeakFirst != 2*time.Millisecond || fw.PeakFirst != 999*time.Millisecond {
@@ -150,12 +103,12 @@ func TestBoundaryBurstThroughTheEngine(t *testing.T) {
 }
 
 func TestSameConfigGivesIdenticalOutput(t *testing.T) {
-	build := func() *Config {
-		cfg := newConfig(algorithms.Policy{Limit: 20, Period: time.Second}, 5*time.Second,
-			[]LaneConfig{lane("token-bucket", "token-bucket"), lane("sliding-log", "sliding-log")},
-			Client{Name: "p", Pattern: Poisson{Rate: 40}, Latency: 5 * time.Millisecond,
-				Retry: Retry{Policy: RetryExponential, Delay: 50 * time.Millisecond, Cap: time.Second, Jitter: JitterFull, MaxAttempts: 4, OnDeny: true}})
-		cfg.Backend = &Backend{Concurrency: 2, ServiceTime: 40 * time.Millisecond, Queue: 5, Timeout: 100 * time.Millisecond}
+	build := func() *sim.Config {
+		cfg := sim.NewConfig(algorithms.Policy{Limit: 20, Period: time.Second}, 5*time.Second,
+			[]sim.LaneConfig{sim.NewLane("token-bucket", "token-bucket"), sim.NewLane("sliding-log", "sliding-log")},
+			sim.Client{Name: "p", Pattern: sim.Poisson{Rate: 40}, Latency: 5 * time.Millisecond,
+				Retry: sim.Retry{Policy: sim.RetryExponential, Delay: 50 * time.Millisecond, Cap: time.Second, Jitter: sim.JitterFull, MaxAttempts: 4, OnDeny: true}})
+		cfg.Backend = &sim.Backend{Concurrency: 2, ServiceTime: 40 * time.Millisecond, Queue: 5, Timeout: 100 * time.Millisecond}
 		return cfg
 	}
 	m1, rows1, series1 := runToEnd(t, build())
@@ -177,27 +130,27 @@ func TestSameConfigGivesIdenticalOutput(t *testing.T) {
 
 // Advancing in many small steps (the UI's frames) gives the same run as one step.
 func TestAdvanceInStepsMatchesOneStep(t *testing.T) {
-	cfg := newConfig(algorithms.Policy{Limit: 10, Period: time.Second}, 2*time.Second,
-		[]LaneConfig{lane("gcra", "gcra")},
-		Client{Name: "p", Pattern: Poisson{Rate: 30}, Retry: Retry{Policy: RetryHonour, MaxAttempts: 3, OnDeny: true}})
+	cfg := sim.NewConfig(algorithms.Policy{Limit: 10, Period: time.Second}, 2*time.Second,
+		[]sim.LaneConfig{sim.NewLane("gcra", "gcra")},
+		sim.Client{Name: "p", Pattern: sim.Poisson{Rate: 30}, Retry: sim.Retry{Policy: sim.RetryHonour, MaxAttempts: 3, OnDeny: true}})
 	whole, _, series := runToEnd(t, cfg)
-	r, _ := NewRun(cfg)
+	r, _ := sim.NewRun(cfg, sim.Memory)
 	for at := time.Duration(0); at <= cfg.Duration; at += 7 * time.Millisecond {
 		r.AdvanceTo(at)
 	}
 	r.AdvanceTo(cfg.Duration)
 	var stepped bytes.Buffer
-	WriteSeries(&stepped, r)
+	present.WriteSeries(&stepped, r)
 	if r.Metrics()[0] != whole[0] || stepped.String() != series {
 		t.Errorf("7 ms steps gave %+v, one step %+v", r.Metrics()[0], whole[0])
 	}
 }
 
 func TestRetriesAmplifyAttempts(t *testing.T) {
-	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, 10*time.Second,
-		[]LaneConfig{lane("fixed-window", "fixed-window")},
-		Client{Name: "c", Pattern: Bursts{[]Burst{{At: 0, Count: 3}}}, Latency: 10 * time.Millisecond,
-			Retry: Retry{Policy: RetryFixed, Delay: 90 * time.Millisecond, MaxAttempts: 5, OnDeny: true}})
+	cfg := sim.NewConfig(algorithms.Policy{Limit: 1, Period: time.Second}, 10*time.Second,
+		[]sim.LaneConfig{sim.NewLane("fixed-window", "fixed-window")},
+		sim.Client{Name: "c", Pattern: sim.Bursts{[]sim.Burst{{At: 0, Count: 3}}}, Latency: 10 * time.Millisecond,
+			Retry: sim.Retry{Policy: sim.RetryFixed, Delay: 90 * time.Millisecond, MaxAttempts: 5, OnDeny: true}})
 	m := runToEnd1(t, cfg)
 	// request 1 at 0 s; 2 and 3 denied, retried every 100 ms within the window,
 	// each giving up after 5 attempts: 1 + 5 + 5 attempts, 1 accepted
@@ -209,7 +162,7 @@ func TestRetriesAmplifyAttempts(t *testing.T) {
 // near says got is within the histogram's precision (1/128) of want.
 func near(got, want time.Duration) bool { return math.Abs(float64(got-want)) <= float64(want)/128 }
 
-func runToEnd1(t *testing.T, cfg *Config) Metrics {
+func runToEnd1(t *testing.T, cfg *sim.Config) sim.Metrics {
 	t.Helper()
 	ms, _, _ := runToEnd(t, cfg)
 	return ms[0]
@@ -217,9 +170,9 @@ func runToEnd1(t *testing.T, cfg *Config) Metrics {
 
 func TestBackendQueueTimeoutAndWastedWork(t *testing.T) {
 	unlimited := algorithms.Policy{Limit: 1_000_000, Period: time.Second}
-	cfg := newConfig(unlimited, time.Second, []LaneConfig{lane("token-bucket", "token-bucket")},
-		Client{Name: "c", Pattern: Bursts{[]Burst{{At: 0, Count: 10}}}})
-	cfg.Backend = &Backend{Concurrency: 2, ServiceTime: 100 * time.Millisecond, Queue: 5, Timeout: 250 * time.Millisecond}
+	cfg := sim.NewConfig(unlimited, time.Second, []sim.LaneConfig{sim.NewLane("token-bucket", "token-bucket")},
+		sim.Client{Name: "c", Pattern: sim.Bursts{[]sim.Burst{{At: 0, Count: 10}}}})
+	cfg.Backend = &sim.Backend{Concurrency: 2, ServiceTime: 100 * time.Millisecond, Queue: 5, Timeout: 250 * time.Millisecond}
 	m := runToEnd1(t, cfg)
 	// At 0: 2 go into service, 5 queue, 3 are rejected. Pairs finish at 100 ms and
 	// 200 ms (4 successes). At 250 ms every client still waiting gives up: the 2
@@ -229,7 +182,7 @@ func TestBackendQueueTimeoutAndWastedWork(t *testing.T) {
 	if m.Succeeded != 4 || m.Errors != 6 || m.Wasted != 3 {
 		t.Errorf("succeeded %d, errors %d, wasted %d; want 4, 6 (3 rejected, 3 timed out), 3", m.Succeeded, m.Errors, m.Wasted)
 	}
-	if v := Verdict(cfg, m); !strings.Contains(v, "the backend failed 6 requests (busy 35% of the run, 3 served for clients that had left)") {
+	if v := present.Verdict(cfg, m); !strings.Contains(v, "the backend failed 6 requests (busy 35% of the run, 3 served for clients that had left)") {
 		t.Errorf("the verdict does not show the wasted work: %s", v)
 	}
 	// busy: 2 servers for 300 ms, then 1 for 100 ms, over 1 s of 2 servers
@@ -245,13 +198,13 @@ func TestBackendQueueTimeoutAndWastedWork(t *testing.T) {
 // the bucket's bound, blind write-back over-grants, WATCH holds it with conflicts.
 func TestNonAtomicStrategies(t *testing.T) {
 	p := algorithms.Policy{Limit: 10, Period: time.Second, Burst: 10}
-	lanes := []LaneConfig{lane("atomic", "token-bucket"), lane("multi", "token-bucket"), lane("watch", "token-bucket"), lane("gcra-multi", "gcra")}
+	lanes := []sim.LaneConfig{sim.NewLane("atomic", "token-bucket"), sim.NewLane("multi", "token-bucket"), sim.NewLane("watch", "token-bucket"), sim.NewLane("gcra-multi", "gcra")}
 	lanes[1].Strategy, lanes[2].Strategy, lanes[3].Strategy = algorithms.Multi, algorithms.Watch, algorithms.Multi
 	for i := range lanes {
 		lanes[i].RoundTrip = time.Millisecond
 	}
-	cfg := newConfig(p, 3*time.Second, lanes,
-		Client{Name: "w", Pattern: ClosedLoop{Concurrency: 64, Spread: 2 * time.Millisecond}, Latency: time.Millisecond})
+	cfg := sim.NewConfig(p, 3*time.Second, lanes,
+		sim.Client{Name: "w", Pattern: sim.ClosedLoop{Concurrency: 64, Spread: 2 * time.Millisecond}, Latency: time.Millisecond})
 	ms, _, _ := runToEnd(t, cfg)
 	if ms[0].Accepted > 40 || ms[0].Accepted < 39 || ms[0].OverGrant != 0 {
 		t.Errorf("atomic accepted %d (over-grant %.3f); want 39 or 40 and none", ms[0].Accepted, ms[0].OverGrant)

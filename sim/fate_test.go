@@ -1,12 +1,12 @@
-package sim
+package sim_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // fateCells is a request CSV line's request_id and its fate columns.
@@ -17,16 +17,16 @@ func fateCells(line string) string {
 
 // The backend of TestBackendQueueTimeoutAndWastedWork, seen row by row: 10
 // requests at 0 into 2 servers of 100 ms and a queue of 5, clients waiting 250 ms.
-func backendBurst(duration time.Duration, retry Retry) *Config {
+func backendBurst(duration time.Duration, retry sim.Retry) *sim.Config {
 	unlimited := algorithms.Policy{Limit: 1_000_000, Period: time.Second}
-	cfg := newConfig(unlimited, duration, []LaneConfig{lane("token-bucket", "token-bucket")},
-		Client{Name: "c", Pattern: Bursts{[]Burst{{At: 0, Count: 10}}}, Retry: retry})
-	cfg.Backend = &Backend{Concurrency: 2, ServiceTime: 100 * time.Millisecond, Queue: 5, Timeout: 250 * time.Millisecond}
+	cfg := sim.NewConfig(unlimited, duration, []sim.LaneConfig{sim.NewLane("token-bucket", "token-bucket")},
+		sim.Client{Name: "c", Pattern: sim.Bursts{[]sim.Burst{{At: 0, Count: 10}}}, Retry: retry})
+	cfg.Backend = &sim.Backend{Concurrency: 2, ServiceTime: 100 * time.Millisecond, Queue: 5, Timeout: 250 * time.Millisecond}
 	return cfg
 }
 
 func TestRowsSayEachAttemptsFate(t *testing.T) {
-	_, rows, _ := runToEnd(t, backendBurst(time.Second, Retry{MaxAttempts: 1}))
+	_, rows, _ := runToEnd(t, backendBurst(time.Second, sim.Retry{MaxAttempts: 1}))
 	var got []string
 	for _, line := range strings.Split(strings.TrimSpace(rows), "\n")[1:] {
 		got = append(got, fateCells(line))
@@ -53,7 +53,7 @@ func TestRowsSayEachAttemptsFate(t *testing.T) {
 	}
 
 	// retried, the same failures are failed and timed_out
-	_, rows, _ = runToEnd(t, backendBurst(time.Second, Retry{Policy: RetryImmediate, MaxAttempts: 2, OnError: true}))
+	_, rows, _ = runToEnd(t, backendBurst(time.Second, sim.Retry{Policy: sim.RetryImmediate, MaxAttempts: 2, OnError: true}))
 	outcomes := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(rows), "\n")[1:] {
 		if cells := strings.Split(line, ","); cells[8] == "1" {
@@ -71,7 +71,7 @@ func TestRowsSayEachAttemptsFate(t *testing.T) {
 // FinishRows does the same for a run written only so far, and rows are never
 // written twice.
 func TestRowsInFlightAtTheEnd(t *testing.T) {
-	_, rows, _ := runToEnd(t, backendBurst(150*time.Millisecond, Retry{MaxAttempts: 1}))
+	_, rows, _ := runToEnd(t, backendBurst(150*time.Millisecond, sim.Retry{MaxAttempts: 1}))
 	lines := strings.Split(strings.TrimSpace(rows), "\n")[1:]
 	if len(lines) != 10 {
 		t.Fatalf("%d rows, want the 10 decisions", len(lines))
@@ -80,7 +80,7 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 		t.Errorf("a request in service at the end: %s", got)
 	}
 
-	cfg := backendBurst(time.Second, Retry{MaxAttempts: 1})
+	cfg := backendBurst(time.Second, sim.Retry{MaxAttempts: 1})
 	r, w, b := runWithRows(t, cfg)
 	if err := r.AdvanceTo(150 * time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -98,79 +98,5 @@ func TestRowsInFlightAtTheEnd(t *testing.T) {
 	w.Flush()
 	if n := strings.Count(b.String(), "\n"); n != 1+10 {
 		t.Errorf("%d rows after the end, want each of the 10 decisions once:\n%s", n-1, b.String())
-	}
-}
-
-// One lane holds its rows for the backend while another's leave at once: the
-// CSV is still ordered by (time, lane), and the same however the run is
-// advanced, with the rows carried between advances in memory or spooled to disk.
-func TestHeldRowsKeepTheOrder(t *testing.T) {
-	defer func(m int) { spoolMemory = m }(spoolMemory)
-	build := func() *Config {
-		cfg := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second,
-			[]LaneConfig{lane("no limit", "none"), lane("fixed-window", "fixed-window"), lane("token-bucket", "token-bucket")},
-			Client{Name: "p", Pattern: Poisson{Rate: 400}, Retry: Retry{Policy: RetryImmediate, MaxAttempts: 3, OnError: true, OnDeny: true}})
-		cfg.Backend = &Backend{Concurrency: 4, ServiceTime: 20 * time.Millisecond, Queue: 50, Timeout: 120 * time.Millisecond}
-		return cfg
-	}
-	_, whole, _ := runToEnd(t, build())
-	for _, memory := range []int{1 << 14, 3} {
-		spoolMemory = memory
-		testHeldRowsKeepTheOrder(t, build, whole)
-	}
-}
-
-func testHeldRowsKeepTheOrder(t *testing.T, build func() *Config, whole string) {
-	if _, once, _ := runToEnd(t, build()); once != whole {
-		t.Errorf("advanced at once with %d rows in memory, the CSV differs", spoolMemory)
-	}
-	cfg := build()
-	r, w, b := runWithRows(t, cfg)
-	for at := time.Duration(0); at < cfg.Duration; {
-		at += 7 * time.Millisecond
-		if err := r.AdvanceTo(at); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
-	if b.String() != whole {
-		t.Errorf("advanced 7 ms at a time (spooling past %d rows), the CSV differs from the run advanced at once", spoolMemory)
-	}
-	carried, held := false, false
-	for i := range r.carry {
-		carried = carried || r.carry[i].file != nil
-		held = held || r.Lanes[i].held.older.file != nil
-	}
-	if carried != (spoolMemory < 10) || held != (spoolMemory < 10) {
-		t.Errorf("with %d rows in memory, rows carried went to disk: %v, rows held: %v", spoolMemory, carried, held)
-	}
-	lanes := map[string]int{"no limit": 0, "fixed-window": 1, "token-bucket": 2}
-	var lastAt float64
-	lastLane, outcomes := -1, map[string]int{}
-	for i, line := range strings.Split(strings.TrimSpace(whole), "\n")[1:] {
-		cells := strings.Split(line, ",")
-		at, _ := strconv.ParseFloat(cells[0], 64)
-		lane := lanes[cells[1]]
-		if at < lastAt || at == lastAt && lane < lastLane {
-			t.Fatalf("row %d (%s) comes after one at %.3f ms in lane %d", i+1, line, lastAt, lastLane)
-		}
-		lastAt, lastLane = at, lane
-		outcomes[cells[16]]++
-	}
-	for _, o := range []string{"served", "timed_out", "failed", "denied", "gave_up"} {
-		if outcomes[o] == 0 {
-			t.Errorf("no row %s: the test does not exercise what it should (%v)", o, outcomes)
-		}
-	}
-}
-
-func TestExactMillis(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0.000000", time.Nanosecond: "0.000001", 1500*time.Millisecond + 3: "1500.000003",
-		-286752 * time.Microsecond: "-286.752000", 999999: "0.999999",
-	} {
-		if got := string(appendExactMillis(nil, d)); got != want {
-			t.Errorf("%d ns: %s, want %s", int64(d), got, want)
-		}
 	}
 }

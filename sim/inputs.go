@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"ratelab/present/format"
 )
 
 // Inputs are what a person does to a running simulation, each at a virtual time:
@@ -169,7 +171,7 @@ func (noArrivals) next() (arrival, bool) { return arrival{}, false }
 func (r *Run) AddInput(in Input) error {
 	switch {
 	case in.At != r.now:
-		return fmt.Errorf("an input at %s when the run is at %s", FormatDuration(in.At), FormatDuration(r.now))
+		return fmt.Errorf("an input at %s when the run is at %s", format.Duration(in.At), format.Duration(r.now))
 	case len(*r.inputs) >= MaxInputs:
 		return fmt.Errorf("the run already holds %d inputs", MaxInputs)
 	case in.Client < 0 || in.Client >= len(r.Config.Clients):

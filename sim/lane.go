@@ -24,6 +24,7 @@ type Lane struct {
 	engine
 	cfg      *Config
 	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
+	health   []Health             // what the store says of the limiters' calls (none in memory)
 	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
@@ -60,14 +61,8 @@ type Lane struct {
 	budget  int64
 	handled int64 // events handled so far
 
-	last     algorithms.Decision // the latest decision, for the UI's headers
-	lastKey  int32
-	lastSeen bool
-	lastRow  Row
-
-	// detail is what a composite lane's decider says about the decision being
-	// recorded: the shard that made it, or each limit's decision.
-	detail rowDetail
+	// last is the latest decision (see LastDecision).
+	last latest
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -130,17 +125,13 @@ type request struct {
 	row      int64 // its current attempt's row while held (see fate.go); 0: none
 }
 
-func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
+func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, error) {
 	lc := cfg.Lanes[index]
-	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), detail: rowDetail{shard: -1}}
-	build := cfg.NewLimiter
-	if build == nil {
-		build = MemoryLimiter
-	}
+	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), rec: newRecorder(cfg, lc)}
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
-		if err := l.buildParts(index, t, build); err != nil {
+		if err := l.buildParts(index, t, store); err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
@@ -160,8 +151,6 @@ func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
-	l.rec.keys = make([]keyStats, len(cfg.Keys))
-	l.rec.peaks = make([]peakSpan, len(cfg.Keys))
 	owned := make([]bool, len(cfg.Keys))
 	for i := range cfg.Clients {
 		slots := make([]int32, len(cfg.Clients[i].Keys))
@@ -175,7 +164,7 @@ func newLane(cfg *Config, index int, inputs *[]Input) (*Lane, error) {
 		}
 		l.pairs = append(l.pairs, slots)
 	}
-	l.rec.m = Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend.String()}
+	l.rec.m = openingMetrics(lc)
 	for i := range cfg.Clients {
 		if err := l.startClient(i); err != nil {
 			return nil, err
@@ -194,17 +183,31 @@ func (l *Lane) Series() []Sample { return l.series.kept }
 
 // Unavailable says the lane's store (Redis) failed at its last call.
 func (l *Lane) Unavailable() bool {
-	for _, lim := range l.limiters {
-		if u, ok := lim.(interface{ Unavailable() bool }); ok && u.Unavailable() {
+	for _, h := range l.health {
+		if h.Unavailable() {
 			return true
 		}
 	}
 	return false
 }
 
-// Metrics are the lane's figures so far.
-func (l *Lane) Metrics() Metrics {
-	m := l.rec.finish(l.cfg, l.Config)
+// Metrics are the lane's figures so far, every sum over keys added up in key
+// order: the same bytes every time, at the cost of a walk over the keys.
+func (l *Lane) Metrics() Metrics { return l.complete(l.rec.finish()) }
+
+// LiveMetrics are the lane's figures so far in O(1), from sums kept as they
+// changed (see running.go): Metrics but for the last bits of fairness,
+// max_units and over-grant — for a view redrawn every frame. Without the sums
+// kept (Run.KeepLive), it is Metrics.
+func (l *Lane) LiveMetrics() Metrics {
+	if l.rec.live == nil {
+		return l.Metrics()
+	}
+	return l.complete(l.rec.liveMetrics())
+}
+
+// complete adds to m what the backend and the store know.
+func (l *Lane) complete(m Metrics) Metrics {
 	if l.backend != nil {
 		m.Errors = l.backend.errors
 		m.Wasted = l.backend.wasted
@@ -217,10 +220,8 @@ func (l *Lane) Metrics() Metrics {
 // storeFailures is the store's failures so far, over the lane's limiters.
 func (l *Lane) storeFailures() int64 {
 	var n int64
-	for _, lim := range l.limiters {
-		if f, ok := lim.(interface{ Failures() int64 }); ok {
-			n += f.Failures()
-		}
+	for _, h := range l.health {
+		n += h.Failures()
 	}
 	return n
 }

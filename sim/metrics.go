@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/histogram"
 )
 
 // Metrics is a lane's comparison figures. They are defined here once and shown by
@@ -113,6 +114,20 @@ type Metrics struct {
 	severalLimits bool
 }
 
+// openingMetrics are a lane's counts before anything happened: its names only.
+func openingMetrics(lc LaneConfig) Metrics {
+	return Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend.String()}
+}
+
+// HeldToOnePolicy says the lane holds its requests to one policy, the yardstick
+// of peak/limit and over-grant: false for the no-limit lane (nothing to hold)
+// and for a lane of several limits (no one policy), whose figures are 0 and shown
+// as a dash.
+func (m Metrics) HeldToOnePolicy() bool {
+	info, _ := algorithms.Lookup(m.Algorithm)
+	return info.Shape != algorithms.ShapeNone && !m.severalLimits
+}
+
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:
 // the counters of the key's own (client, key) identity (the first client using the
 // key; others' are in recorder.extra), its admissions for over-grant, and its peak
@@ -129,66 +144,125 @@ type keyStats struct {
 // pairStats counts one (client, key) identity's logical requests, for fairness.
 type pairStats struct{ offered, succeeded int64 }
 
-// recorder accumulates a lane's metrics as decisions land.
+// recorder accumulates a lane's metrics as decisions land. Most figures are kept
+// as they go — counts, the peak window's maximum over keys (running.go), a fixed
+// window's sums — so taking them costs the same for ten keys as for a million;
+// the two sums over keys that floating point would have to add up in key order
+// to stay the same bytes every time (fairness, the most units and the excess)
+// are summed over every key by finish, and kept running only for a live view
+// (see live and Run.KeepLive).
 type recorder struct {
 	m          Metrics
 	keys       []keyStats
 	peaks      []peakSpan        // per key, where its peak window was
 	arena      []packedAdmission // the keys' peak-window rings
 	extra      []pairStats       // identities of keys shared with an earlier client
-	latency    histogram
-	queueDelay histogram
+	latency    histogram.Histogram
+	queueDelay histogram.Histogram
 	windows    []windowStats // per key, fixed-window lanes only
 	scopes     scopeStats    // the claims' scopes
 	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
+
+	cfg     *Config
+	lane    LaneConfig
+	tiers   []tierFigures // per tier, the yardsticks its keys are held to
+	running running       // the figures kept as decisions land (running.go)
+	live    *liveSums     // the sums over keys kept as they change, for a live view; nil when not kept
+}
+
+// newRecorder is the recorder of lane in cfg, with room for cfg's keys' stats
+// (the identities of keys shared by several clients are added as they are found).
+func newRecorder(cfg *Config, lane LaneConfig) recorder {
+	r := recorder{cfg: cfg, lane: lane, keys: make([]keyStats, len(cfg.Keys)), peaks: make([]peakSpan, len(cfg.Keys)), running: newRunning()}
+	for t := range cfg.Tiers {
+		p := lane.TierPolicy(cfg, t)
+		r.tiers = append(r.tiers, tierFigures{policy: p.WithDefaults(), capacity: algorithms.Capacity(lane.Algorithm, p, lane.Options),
+			allowance: float64(p.Limit + lane.Options.Rollover)})
+	}
+	return r
 }
 
 // identity is a (client, key) pair: the key's own counters when pair < 0, else
 // recorder.extra[pair].
 type identity struct{ key, pair int32 }
 
+// counts is identity id's logical requests offered and succeeded.
+func (r *recorder) counts(id identity) (offered, succeeded int64) {
+	if id.pair < 0 {
+		return int64(r.keys[id.key].offered), int64(r.keys[id.key].succeeded)
+	}
+	return r.extra[id.pair].offered, r.extra[id.pair].succeeded
+}
+
 func (r *recorder) offered(id identity) {
+	r.share(-1, id)
 	if id.pair < 0 {
 		r.keys[id.key].offered++
 	} else {
 		r.extra[id.pair].offered++
 	}
+	r.share(+1, id)
 }
 
 func (r *recorder) succeeded(id identity) {
+	r.share(-1, id)
 	if id.pair < 0 {
 		r.keys[id.key].succeeded++
 	} else {
 		r.extra[id.pair].succeeded++
+	}
+	r.share(+1, id)
+}
+
+// share adds (sign +1) or takes out (-1) identity id's term of the live
+// fairness sums, when they are kept.
+func (r *recorder) share(sign float64, id identity) {
+	if r.live != nil {
+		offered, succeeded := r.counts(id)
+		r.live.share(sign, offered, succeeded)
 	}
 }
 
 // admit records cost units of key going ahead at `at`.
 func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Duration) {
 	ks := &r.keys[key]
+	t := &r.tiers[r.cfg.Keys[key].Tier]
+	if r.live != nil {
+		r.live.measure(-1, t, ks)
+	}
 	if ks.admitted == 0 {
 		ks.first = at
 	}
 	ks.first, ks.last = min(ks.first, at), max(ks.last, at)
 	ks.admitted += cost
+	r.running.acceptedUnits += cost
+	if r.live != nil {
+		r.live.measure(+1, t, ks)
+	}
 	r.addToWindow(key, at, cost, period)
 }
 
-// finish computes the derived metrics. cfg gives each key's policy.
-func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
-	m := r.m
-	if m.Offered > 0 {
-		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)
-	}
-	m.LatencyP50 = r.latency.quantile(0.50)
-	m.LatencyP99 = r.latency.quantile(0.99)
-	m.QueueDelayP99 = r.queueDelay.quantile(0.99)
+// keySums are the sums over keys finish adds up in key order: the fairness
+// index's (over every identity that offered anything) and, for the algorithms'
+// contract, the most units each key may have had and what it got past that.
+type keySums struct {
+	fairSum, fairSq, fairN float64
+	mostUnits, excess      float64
+}
 
-	var sum, sumSq, n, excess float64
+// mostUnits is the most units a key of tier t may have had admitted from its
+// first admission to its last: capacity + limit × T / period.
+func (t *tierFigures) mostUnits(ks *keyStats) float64 {
+	return float64(t.capacity) + float64(t.policy.Limit)*float64(ks.last-ks.first)/float64(t.policy.Period)
+}
+
+// sumKeys adds up keySums over every key, in key order: what finish reports.
+func (r *recorder) sumKeys() keySums {
+	var s keySums
 	share := func(offered, succeeded int64) {
 		if offered > 0 {
 			x := float64(succeeded) / float64(offered)
-			sum, sumSq, n = sum+x, sumSq+x*x, n+1
+			s.fairSum, s.fairSq, s.fairN = s.fairSum+x, s.fairSq+x*x, s.fairN+1
 		}
 	}
 	for _, ks := range r.keys {
@@ -199,32 +273,58 @@ func (r *recorder) finish(cfg *Config, lane LaneConfig) Metrics {
 	}
 	for i := range r.keys {
 		ks := &r.keys[i]
-		p := lane.TierPolicy(cfg, cfg.Keys[i].Tier).WithDefaults()
-		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)
-		if ratio := float64(ks.peak) / float64(p.Limit); ratio > m.PeakWindowRatio {
-			m.PeakWindowRatio, m.PeakFirst, m.PeakLast = ratio, r.peaks[i].first, r.peaks[i].last
-			m.PeakKey = cfg.Keys[i].Name
-		}
 		if ks.admitted > 0 {
-			most := float64(capacity) + float64(p.Limit)*float64(ks.last-ks.first)/float64(p.Period)
-			m.MaxUnits += most
-			m.AcceptedUnits += ks.admitted
-			excess += max(0, float64(ks.admitted)-most)
+			most := r.tiers[r.cfg.Keys[i].Tier].mostUnits(ks)
+			s.mostUnits += most
+			s.excess += max(0, float64(ks.admitted)-most)
 		}
 	}
+	return s
+}
+
+// finish is the lane's metrics, its sums over keys added up in key order (the
+// same bytes every time; O(keys)).
+func (r *recorder) finish() Metrics { return r.metrics(r.sumKeys()) }
+
+// live is the lane's metrics from the sums kept as they changed (O(1)): the same
+// as finish's but for the last bits of fairness, max_units and over-grant, which
+// floating point adds up in another order. Only with r.live kept.
+func (r *recorder) liveMetrics() Metrics { return r.metrics(r.live.keySums()) }
+
+// metrics derives the lane's metrics from the counts and the running figures,
+// with sums the sums over keys.
+func (r *recorder) metrics(sums keySums) Metrics {
+	m := r.m
+	lane := r.lane
+	if m.Offered > 0 {
+		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)
+	}
+	m.LatencyP50 = r.latency.Quantile(0.50)
+	m.LatencyP99 = r.latency.Quantile(0.99)
+	m.QueueDelayP99 = r.queueDelay.Quantile(0.99)
+	if b := r.running.best; b.key >= 0 {
+		m.PeakWindowRatio, m.PeakFirst, m.PeakLast = b.ratio, r.peaks[b.key].first, r.peaks[b.key].last
+		m.PeakKey = r.cfg.Keys[b.key].Name
+	}
+	m.MaxUnits = sums.mostUnits
+	m.AcceptedUnits = r.running.acceptedUnits
 	m.Fairness = 1
-	if sumSq > 0 {
-		m.Fairness = sum * sum / (n * sumSq)
+	if sums.fairSq > 0 {
+		m.Fairness = sums.fairSum * sums.fairSum / (sums.fairN * sums.fairSq)
 	}
 	if m.MaxUnits > 0 {
-		m.OverGrant = excess / m.MaxUnits
+		m.OverGrant = sums.excess / m.MaxUnits
 	}
-	m.ExcessUnits = excess
+	m.ExcessUnits = sums.excess
 	if r.windows != nil {
-		m.WindowPeakRatio, _ = r.windowPeak(cfg, lane)
+		w := r.running.window
+		m.WindowPeakRatio = w.peakRatio
 		// a fixed window's promise is its allowance in each of its own windows, not
 		// burst + rate × T: two full windows meeting at a boundary break no promise
-		m.MaxUnits, m.ExcessUnits, m.OverGrant = r.windowExcess(cfg, lane)
+		m.MaxUnits, m.ExcessUnits, m.OverGrant = w.most, w.excess, 0
+		if w.most > 0 {
+			m.OverGrant = w.excess / w.most
+		}
 	}
 	m.ShardImbalance = imbalance(r.shardUnits)
 	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || lane.MultiLimit() {

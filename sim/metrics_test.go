@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"testing"
 	"time"
 	"unsafe"
@@ -9,61 +8,19 @@ import (
 	"ratelab/algorithms"
 )
 
-func TestHistogramQuantiles(t *testing.T) {
-	var h histogram
-	if h.quantile(0.99) != 0 {
-		t.Error("an empty histogram has a non-zero p99")
-	}
-	for i := 1; i <= 1000; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
-	}
-	for q, want := range map[float64]time.Duration{0.5: 500 * time.Millisecond, 0.99: 990 * time.Millisecond, 1: time.Second} {
-		got := h.quantile(q)
-		if math.Abs(float64(got-want)) > float64(want)/128 {
-			t.Errorf("p%g = %v, want %v within 1/128", q*100, got, want)
-		}
-	}
-	var exact histogram
-	for _, us := range []int64{0, 7, 7, 100} {
-		exact.add(time.Duration(us) * time.Microsecond)
-	}
-	if exact.quantile(0.5) != 7*time.Microsecond || exact.quantile(1) != 100*time.Microsecond {
-		t.Errorf("small values are not exact: p50 %v, p100 %v", exact.quantile(0.5), exact.quantile(1))
-	}
-}
-
 func TestFairness(t *testing.T) {
-	var r recorder
 	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, time.Second, []LaneConfig{lane("l", "gcra")})
 	cfg.Keys = []Key{{Name: "a"}, {Name: "b"}}
+	r := newRecorder(cfg, cfg.Lanes[0])
 	r.keys = []keyStats{{offered: 10, succeeded: 10}, {offered: 0}}
-	r.peaks = make([]peakSpan, 2)
 	r.extra = []pairStats{{offered: 10, succeeded: 0}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 0.5 {
+	if f := r.finish().Fairness; f != 0.5 {
 		t.Errorf("one identity served fully and one not at all: fairness %g, want 0.5", f)
 	}
 	r.keys = []keyStats{{offered: 4, succeeded: 2}, {}}
 	r.extra = []pairStats{{offered: 8, succeeded: 4}}
-	if f := r.finish(cfg, cfg.Lanes[0]).Fairness; f != 1 {
+	if f := r.finish().Fairness; f != 1 {
 		t.Errorf("equal success ratios: fairness %g, want 1", f)
-	}
-}
-
-func TestCSVFields(t *testing.T) {
-	for in, want := range map[string]string{"plain": "plain", "a,b": `"a,b"`, `say "hi"`: `"say ""hi"""`, " pad": `" pad"`, "": ""} {
-		if got := csvField(in); got != want {
-			t.Errorf("csvField(%q) = %s, want %s", in, got, want)
-		}
-	}
-	for d, want := range map[time.Duration]string{0: "0.000", 1500 * time.Microsecond: "1.500", 12345678 * time.Microsecond: "12345.678", -time.Millisecond: "-1.000"} {
-		if got := string(appendMillis(nil, d)); got != want {
-			t.Errorf("appendMillis(%v) = %s, want %s", d, got, want)
-		}
-	}
-	for v, want := range map[float64]string{0: "0", 0.5: "0.5", 2.0 / 3: "0.666667", -1e-9: "0", 99: "99"} {
-		if got := string(appendDecimal(nil, v)); got != want {
-			t.Errorf("appendDecimal(%g) = %s, want %s", v, got, want)
-		}
 	}
 }
 
@@ -76,7 +33,9 @@ func TestKeyStatsFitOneCacheLine(t *testing.T) {
 // The peak window is exact: out-of-order admissions are placed in order, costs
 // larger than an entry holds are split, and the ring grows without losing any.
 func TestPeakWindow(t *testing.T) {
-	r := recorder{keys: make([]keyStats, 1), peaks: make([]peakSpan, 1)}
+	cfg := newConfig(algorithms.Policy{Limit: 1, Period: time.Second}, time.Second, []LaneConfig{lane("l", "gcra")})
+	cfg.Keys = []Key{{Name: "k"}}
+	r := newRecorder(cfg, cfg.Lanes[0])
 	for i, a := range []struct {
 		at   time.Duration
 		cost int64

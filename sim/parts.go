@@ -1,9 +1,6 @@
 package sim
 
 import (
-	"cmp"
-	"fmt"
-
 	"ratelab/algorithms"
 )
 
@@ -67,38 +64,18 @@ func (l LaneConfig) order(c int) []int {
 	return out
 }
 
-// ClusterProblem says why the lane cannot run on a Redis Cluster, or nil. An
-// all-or-nothing lane decides in one script over every limit's keys, and a
-// cluster runs a script only on keys of one slot: a limit whose key names {key}
-// has a slot per request key (shared by that key's other such limits), one that
-// names no field a slot of the lane's, so the two kinds cannot meet in one script.
-func (l LaneConfig) ClusterProblem() error {
-	if !l.MultiLimit() || l.Combine != algorithms.AllOrNothing {
-		return nil
-	}
-	var perKey, shared *LimitConfig
-	for i := range l.Limits {
-		if l.Limits[i].Template.PerKey() {
-			perKey = cmp.Or(perKey, &l.Limits[i])
-		} else {
-			shared = cmp.Or(shared, &l.Limits[i])
-		}
-	}
-	if perKey == nil || shared == nil {
-		return nil
-	}
-	return fmt.Errorf(`combine = "all-or-nothing" runs one script over every limit's keys, which a Redis Cluster allows only within one slot; but limit %q (key %q) has a key per request key, each in a slot of its own, and limit %q (key %q) is one key for all, in another: give every limit a key that names {key} (so each request key's limits share a slot), or use combine = "check-then-consume" or "in-order", which need no shared slot`, perKey.Name, perKey.Template, shared.Name, shared.Template)
-}
-
 // buildParts builds the lane's limiters for tier t (see LaneConfig.Parts); a
 // composite lane's become a Set.
-func (l *Lane) buildParts(index, t int, build func(int, LaneConfig, Part) (algorithms.Limiter, error)) error {
+func (l *Lane) buildParts(index, t int, store StateStore) error {
 	parts := l.Config.Parts(l.cfg, t)
 	lims := make([]algorithms.Limiter, len(parts))
 	for i, part := range parts {
-		lim, err := build(index, l.Config, part)
+		lim, health, err := store.Limiter(index, l.Config, part)
 		if err != nil {
 			return err
+		}
+		if health != nil {
+			l.health = append(l.health, health)
 		}
 		lims[i] = lim
 		l.evictEvery = max(l.evictEvery, part.Policy.Period)

@@ -53,6 +53,7 @@ func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period tim
 	if ks.sum > ks.peak {
 		ks.peak = ks.sum
 		r.peaks[k] = peakSpan{r.entry(ks, 0).at(), newest}
+		r.peaked(k, ks.peak)
 	}
 }
 

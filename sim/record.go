@@ -40,36 +40,117 @@ type Row struct {
 	Wasted     bool
 }
 
-// rowDetail is what a composite lane's decider adds to a row.
-type rowDetail struct {
+// landing is what a decider decided for one attempt, and all it hands the lane:
+// every decision, however it was made (at once, in a batch, in non-atomic steps,
+// in a composite lane's stages), lands through Lane.land, the one place it is
+// recorded — the counts, the claims' scopes, the watched level, the row, the
+// lane's latest decision — and the request carried on (admitted, retried or
+// given up on). A decider measures; the lane records.
+type landing struct {
+	d algorithms.Decision
+	// answered is when the application has the answer: now in memory, a round
+	// trip later for a call to a store.
+	answered time.Duration
+	// lost: a WATCH commit that kept losing to other writers, given up on with
+	// no decision of the limiter's (d is noDecision): a conflict, denied.
+	lost bool
+	// shard is the shard that decided, for a sharded lane; -1 otherwise.
+	// falseDenial: it refused while the shards together had room.
+	shard       int32
+	falseDenial bool
+	// limits, for a multi-limit lane, is each limit's decision, as listed (a zero
+	// Limit: not asked); granted the units they granted this attempt.
+	limits  []algorithms.Decision
+	granted int64
+}
+
+// decision is the landing of a plain decision d, answered at `answered`.
+func decision(d algorithms.Decision, answered time.Duration) landing {
+	return landing{d: d, answered: answered, shard: -1}
+}
+
+// latest is what a lane keeps of its latest decision: a few words, from which
+// LastDecision rebuilds what the UI shows.
+type latest struct {
+	at     time.Duration
+	key    int32
 	shard  int32
+	seen   bool
+	d      algorithms.Decision
 	limits []algorithms.Decision
 }
 
-// LastDecision is the lane's latest decision and its key, and false before the first.
-func (l *Lane) LastDecision() (algorithms.Decision, Key, bool) {
-	return l.last, l.cfg.Keys[l.lastKey], l.lastSeen
+// Last is a lane's latest decision as the UI shows it: the limiter's answer, the
+// key it was for, and the row its response headers are read from
+// (present.ResponseHeaders) — when it landed, its lane, key, answer, the shard
+// that made it (-1 when not sharded) and each limit's answer. The row's client,
+// request and attempt are not kept (they are zero), nor its fate.
+type Last struct {
+	Decision algorithms.Decision
+	Key      Key
+	Row      Row
 }
 
-// LastRow is the lane's latest decision as a row (with what its headers need), and
-// false before the first.
-func (l *Lane) LastRow() (Row, bool) { return l.lastRow, l.lastSeen }
+// LastDecision is the lane's latest decision, rebuilt from what the lane keeps
+// of it, and false before the first.
+func (l *Lane) LastDecision() (Last, bool) {
+	if !l.last.seen {
+		return Last{}, false
+	}
+	d := l.last.d
+	return Last{Decision: d, Key: l.cfg.Keys[l.last.key], Row: Row{At: l.last.at, Lane: l.Index, Key: int(l.last.key),
+		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit,
+		Shard: l.last.shard, Limits: l.last.limits}}, true
+}
 
-// record keeps d as the latest decision, notes the watched key's level after it,
-// counts it in the claims' scopes, and hands it to the row sink. noDecision (a
-// WATCH that kept losing) says nothing about the level.
-func (l *Lane) record(r *request, d algorithms.Decision) {
-	l.last, l.lastKey, l.lastSeen = d, r.key, true
-	l.lastRow = Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
-		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: l.detail.shard, Limits: l.detail.limits}
+// land records what a decider decided for request id, now, and carries the
+// request on: a denial (or a lost WATCH race) to its client's retry policy, an
+// acceptance to its admission. noDecision (a lost race) says nothing about the
+// watched level.
+func (l *Lane) land(id int32, o landing) {
+	r := l.reqs.At(id)
+	d := o.d
+	l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
 	if int(r.key) == l.cfg.WatchKey && d != noDecision && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {
 		l.rec.scopes.count(r, d.Allowed, l.now)
 	}
-	if l.stream == nil {
-		return
+	if l.stream != nil {
+		l.holdRow(r, Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
+			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: o.limits})
 	}
-	l.holdRow(r, l.lastRow)
+	m := &l.rec.m
+	switch {
+	case o.shard >= 0 && d.Allowed:
+		l.rec.shardUnits[o.shard] += r.cost
+	case o.falseDenial:
+		m.FalseDenials++
+	}
+	if o.limits != nil {
+		m.GrantedUnits += o.granted
+		if !d.Allowed && o.granted > 0 {
+			m.WastedUnits += o.granted
+			r.spent = true
+		}
+	}
+	switch {
+	case o.lost:
+		m.Conflicts++
+		m.Denied++
+		l.tick.Denied++
+		l.failedAs(id, OutcomeDenied)
+	case !d.Allowed:
+		m.Denied++
+		l.tick.Denied++
+		l.failedAt(id, true, d, o.answered, OutcomeDenied)
+	default:
+		m.Accepted++
+		l.tick.Accepted++
+		l.accepted(id, d, o.answered)
+	}
 }
+
+// storeCall counts a round trip to the limiter's store, made now.
+func (l *Lane) storeCall() { l.rec.m.StoreCalls++ }

@@ -32,17 +32,19 @@ type Run struct {
 	series  func(lane int, s Sample) error
 	samples [][]Sample // per lane, the samples of the step being written
 
-	workers *workers // the lanes' goroutines, started on the first advance
-	inputs  *[]Input // the configuration's inputs, then those added (see AddInput)
+	workers *workers  // the lanes' goroutines, started on the first advance
+	inputs  *[]Input  // the configuration's inputs, then those added (see AddInput)
+	final   []Metrics // once done, the metrics a Snapshot shows (taken once)
 }
 
-// NewRun starts a run of cfg at virtual time zero.
-func NewRun(cfg *Config) (*Run, error) {
+// NewRun starts a run of cfg at virtual time zero, its lanes' state kept in
+// store (Memory, or a Redis: see package session).
+func NewRun(cfg *Config, store StateStore) (*Run, error) {
 	inputs := append([]Input(nil), cfg.Inputs...)
 	r := &Run{Config: cfg, inputs: &inputs}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	for i := range cfg.Lanes {
-		l, err := newLane(cfg, i, r.inputs)
+		l, err := newLane(cfg, i, r.inputs, store)
 		if err != nil {
 			return nil, err
 		}

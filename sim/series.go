@@ -50,10 +50,13 @@ func (b *boundedSeries) add(s Sample) {
 	b.kept = append(b.kept, b.partial)
 	b.filled = 0
 	if len(b.kept) == MaxSeriesPoints {
-		for i := 0; i < len(b.kept)/2; i++ {
-			b.kept[i] = b.kept[2*i].merge(b.kept[2*i+1])
+		// into a new slice: a sample once kept is never written again, so a
+		// Snapshot can share the series while the lane goes on
+		merged := make([]Sample, len(b.kept)/2, MaxSeriesPoints)
+		for i := range merged {
+			merged[i] = b.kept[2*i].merge(b.kept[2*i+1])
 		}
-		b.kept = b.kept[:len(b.kept)/2]
+		b.kept = merged
 		b.span *= 2
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"bytes"
@@ -8,22 +8,24 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present"
+	"ratelab/sim"
 )
 
-// A run longer than MaxSeriesPoints ticks keeps at most that many samples per lane,
+// A run longer than sim.MaxSeriesPoints ticks keeps at most that many samples per lane,
 // covering the whole run with every decision counted, while the series CSV written
 // as it runs has every tick; a short run's streamed CSV is the kept series'.
 func TestSeriesIsBoundedAndStreamedWhole(t *testing.T) {
-	ticks := 3*MaxSeriesPoints + 5
-	cfg := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, time.Duration(ticks)*10*time.Millisecond,
-		[]LaneConfig{lane("token-bucket", "token-bucket"), lane("fixed-window", "fixed-window")},
-		Client{Name: "c", Pattern: Poisson{Rate: 20}})
-	r, err := NewRun(cfg)
+	ticks := 3*sim.MaxSeriesPoints + 5
+	cfg := sim.NewConfig(algorithms.Policy{Limit: 5, Period: time.Second}, time.Duration(ticks)*10*time.Millisecond,
+		[]sim.LaneConfig{sim.NewLane("token-bucket", "token-bucket"), sim.NewLane("fixed-window", "fixed-window")},
+		sim.Client{Name: "c", Pattern: sim.Poisson{Rate: 20}})
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var csv bytes.Buffer
-	sw, _ := NewSeriesWriter(&csv, cfg)
+	sw, _ := present.NewSeriesWriter(&csv, cfg)
 	r.OnSeries(sw.Write)
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
@@ -38,8 +40,8 @@ func TestSeriesIsBoundedAndStreamedWhole(t *testing.T) {
 	}
 	for i, l := range r.Lanes {
 		s := l.Series()
-		if len(s) > MaxSeriesPoints || len(s) < MaxSeriesPoints/2 {
-			t.Errorf("lane %d keeps %d samples; want at most %d and at least half", i, len(s), MaxSeriesPoints)
+		if len(s) > sim.MaxSeriesPoints || len(s) < sim.MaxSeriesPoints/2 {
+			t.Errorf("lane %d keeps %d samples; want at most %d and at least half", i, len(s), sim.MaxSeriesPoints)
 		}
 		if l.SeriesStep() != 4*cfg.Tick {
 			t.Errorf("lane %d: step %s, want 4 ticks", i, l.SeriesStep())
@@ -58,12 +60,12 @@ func TestSeriesIsBoundedAndStreamedWhole(t *testing.T) {
 		}
 	}
 
-	short := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second, []LaneConfig{lane("gcra", "gcra"), lane("sliding-log", "sliding-log")},
-		Client{Name: "c", Pattern: Poisson{Rate: 20}})
+	short := sim.NewConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 3*time.Second, []sim.LaneConfig{sim.NewLane("gcra", "gcra"), sim.NewLane("sliding-log", "sliding-log")},
+		sim.Client{Name: "c", Pattern: sim.Poisson{Rate: 20}})
 	_, _, kept := runToEnd(t, short)
-	r, _ = NewRun(short)
+	r, _ = sim.NewRun(short, sim.Memory)
 	csv.Reset()
-	sw, _ = NewSeriesWriter(&csv, short)
+	sw, _ = present.NewSeriesWriter(&csv, short)
 	r.OnSeries(sw.Write)
 	r.AdvanceTo(short.Duration)
 	sw.Flush()

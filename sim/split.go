@@ -33,7 +33,7 @@ func newSplit(l *Lane, split []algorithms.Splitter, lookahead bool) *splitDecide
 		case opRead:
 			s.decideRead(op.id, op.step.Slot)
 		case opWrite:
-			l.decided(op.id, l.reqs.At(op.id).decision, op.at)
+			l.land(op.id, decision(l.reqs.At(op.id).decision, op.at))
 		}
 	}
 	return s
@@ -48,7 +48,7 @@ func (s *splitDecider) read(id int32) {
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
 	r.tries++
-	l.rec.m.StoreCalls++
+	l.storeCall()
 	node := l.clients[r.client].c.Node
 	if s.batched {
 		s.add(pendingOp{kind: opRead, id: id, at: l.now, tier: k.Tier, step: algorithms.Step{Node: node, Key: k.Name, Now: l.stamp(r)}})
@@ -75,7 +75,7 @@ func (s *splitDecider) commit(id int32) {
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
 	sp := s.split[k.Tier]
-	l.rec.m.StoreCalls++
+	l.storeCall()
 	var committed bool
 	switch {
 	case l.Config.Strategy == algorithms.Watch:
@@ -94,12 +94,8 @@ func (s *splitDecider) commit(id int32) {
 			s.read(id)
 			return
 		}
-		l.rec.m.Conflicts++
-		l.record(r, noDecision)
-		l.rec.m.Denied++
-		l.tick.Denied++
-		l.failedAs(id, OutcomeDenied)
+		l.land(id, landing{d: noDecision, answered: l.now, lost: true, shard: -1})
 		return
 	}
-	l.decided(id, r.decision, l.now)
+	l.land(id, decision(r.decision, l.now))
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"ratelab/present/format"
 )
 
 // Stopping a run early. A run stops before the time it was asked to reach when its
@@ -34,7 +36,7 @@ type Stopped struct {
 }
 
 func (s *Stopped) Error() string {
-	return fmt.Sprintf("stopped at %s of virtual time: %v", FormatDuration(s.At), s.Cause)
+	return fmt.Sprintf("stopped at %s of virtual time: %v", format.Duration(s.At), s.Cause)
 }
 
 func (s *Stopped) Unwrap() error { return s.Cause }

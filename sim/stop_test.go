@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"errors"
-	"io"
 	"math"
 	"sync/atomic"
 	"testing"
@@ -68,14 +67,13 @@ func TestARunStopsWhenItsContextIsDone(t *testing.T) {
 		{"retry storm", retryStormConfig("token-bucket", "sliding-log"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := NewRun(tc.cfg)
+			r, err := NewRun(tc.cfg, Memory)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
 			if tc.rows {
-				w, _ := NewRequestWriter(io.Discard, tc.cfg)
-				r.OnRows(w.Write)
+				r.OnRows(func([]Row) error { return nil })
 			}
 			ctx, cancelled := stopAfter(50 * time.Millisecond)
 			r.Bound(ctx, 0)
@@ -107,7 +105,7 @@ func TestARunStopsWhenItsContextIsDone(t *testing.T) {
 // A budget of events bounds the work of any run: over it, the run reports it.
 func TestABudgetBoundsTheWork(t *testing.T) {
 	cfg := retryStormConfig("token-bucket", "gcra")
-	r, _ := NewRun(cfg)
+	r, _ := NewRun(cfg, Memory)
 	defer r.Close()
 	r.Bound(context.Background(), 50_000)
 	err := r.AdvanceTo(cfg.Duration)
@@ -121,12 +119,12 @@ func TestABudgetBoundsTheWork(t *testing.T) {
 	}
 	// a budget the run fits in changes nothing
 	small := burstConfig(300, "token-bucket")
-	whole, rows, _ := runToEnd(t, small)
-	r, _ = NewRun(small)
+	whole, rows := runRows(t, small)
+	r, _ = NewRun(small, Memory)
 	r.Bound(context.Background(), 1_000_000)
 	var got []Row
 	r.OnRows(func(rs []Row) error { got = append(got, rs...); return nil })
-	if err := r.AdvanceTo(small.Duration); err != nil || r.Metrics()[0] != whole[0] || len(got) != 300 || rows == "" {
+	if err := r.AdvanceTo(small.Duration); err != nil || r.Metrics()[0] != whole[0] || len(got) != 300 || len(rows) != 300 {
 		t.Errorf("with a budget it fits: %v, %d rows, metrics %+v, want %+v", err, len(got), r.Metrics()[0], whole[0])
 	}
 }
@@ -135,7 +133,7 @@ func TestABudgetBoundsTheWork(t *testing.T) {
 // the rest, and no lane is left waiting on its stream.
 func TestASinkThatFailsStopsTheRun(t *testing.T) {
 	cfg := burstConfig(2_000_000, "token-bucket", "fixed-window", "gcra")
-	r, _ := NewRun(cfg)
+	r, _ := NewRun(cfg, Memory)
 	defer r.Close()
 	full := errors.New("no space left on device")
 	calls := 0
@@ -165,7 +163,7 @@ func TestASinkThatFailsStopsTheRun(t *testing.T) {
 // the one it took before), then waits with one more in hand.
 func TestLanesWaitForASlowSink(t *testing.T) {
 	cfg := burstConfig(1_000_000, "token-bucket", "sliding-log")
-	r, _ := NewRun(cfg)
+	r, _ := NewRun(cfg, Memory)
 	defer r.Close()
 	release := make(chan struct{})
 	decidedWhileStuck := make(chan int64, 1)

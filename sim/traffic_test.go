@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"io"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -130,37 +128,3 @@ func TestRetryWait(t *testing.T) {
 		t.Error("retried a backend error with on = [\"deny\"]")
 	}
 }
-
-func TestReplayOfATrace(t *testing.T) {
-	trows := []TraceRow{{0, "a", 1}, {500 * time.Microsecond, "b", 2}, {time.Second, "a", 1}, {time.Second + 250*time.Microsecond, "a", 3}}
-	keys := map[string]int{"a": 0, "b": 1}
-	trace := Trace{KeyIndex: keys, Rows: 4, MaxCost: 3, Open: func() (TraceReader, error) { return &sliceTrace{rows: trows}, nil }}
-	cfg := newConfig(algorithms.Policy{Limit: 3, Period: time.Second}, 2*time.Second, []LaneConfig{lane("sliding-log", "sliding-log")})
-	cfg.Keys = []Key{{Name: "a"}, {Name: "b"}}
-	cfg.Clients = []Client{{Name: "log", Pattern: trace, Keys: []int{0, 1}, Stop: 2 * time.Second, Deliveries: 1, Retry: Retry{MaxAttempts: 1}}}
-	_, rows, _ := runToEnd(t, cfg)
-	want := []string{
-		"0.000,sliding-log,sliding-log,memory,log,app,a,log-1,1,1,true,2,0.000,0.000000,0.000000,0.000000,served,0.000000,false",
-		"0.500,sliding-log,sliding-log,memory,log,app,b,log-2,1,2,true,1,0.000,0.500000,0.500000,0.000000,served,0.000000,false",
-		"1000.000,sliding-log,sliding-log,memory,log,app,a,log-3,1,1,true,2,0.000,1000.000000,1000.000000,0.000000,served,0.000000,false", // a's 0 ms entry has left
-		"1000.250,sliding-log,sliding-log,memory,log,app,a,log-4,1,3,false,2,999.750,1000.250000,,,gave_up,0.000000,false",                // one attempt only
-	}
-	got := strings.Split(strings.TrimSpace(rows), "\n")[1:]
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("trace replay rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-// sliceTrace is a TraceReader over rows in memory.
-type sliceTrace struct{ rows []TraceRow }
-
-func (s *sliceTrace) Next() (TraceRow, error) {
-	if len(s.rows) == 0 {
-		return TraceRow{}, io.EOF
-	}
-	r := s.rows[0]
-	s.rows = s.rows[1:]
-	return r, nil
-}
-
-func (s *sliceTrace) Close() error { return nil }

@@ -9,7 +9,7 @@ import (
 
 // newSimRun runs cfg to its end in the simulator and returns its lanes' metrics.
 func newSimRun(cfg *sim.Config) ([]sim.Metrics, error) {
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		return nil, err
 	}

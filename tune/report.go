@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"ratelab/internal/printable"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/guptarohit/asciigraph"
+	"ratelab/internal/printable"
+	"ratelab/present/format"
 
-	"ratelab/sim"
+	"github.com/guptarohit/asciigraph"
 )
 
 // Report is a sweep's outcome: the trace, the grid's results, the goal and the
@@ -80,8 +80,8 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 		}
 		row := []string{mark, string(res.Algorithm), fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
 			percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
-			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), sim.FormatBytes(res.PeakStateBytes),
-			sim.FormatDuration(res.RetryAfterP50), sim.FormatDuration(res.RetryAfterP99)}
+			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), format.Bytes(res.PeakStateBytes),
+			format.Duration(res.RetryAfterP50), format.Duration(res.RetryAfterP99)}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {

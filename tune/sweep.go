@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/sim"
+	"ratelab/internal/histogram"
 )
 
 // Result is how one policy treated the trace.
@@ -52,7 +52,7 @@ type replay struct {
 	every     int64 // µs between evictions
 	nextEvict int64
 	peak      int64
-	retry     sim.Histogram
+	retry     histogram.Histogram
 	never     int64
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/plots"
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -39,21 +41,36 @@ func (e *exporter) startCharts(cfg *sim.Config, upTo time.Duration, adjusted boo
 		if err != nil {
 			return exportedMsg{text: "charts failed: " + err.Error(), err: true}
 		}
-		return exportedMsg{text: fmt.Sprintf("wrote %d charts of %s of the run to %s (SVG and PNG)", n, sim.FormatDuration(upTo), path)}
+		return exportedMsg{text: fmt.Sprintf("wrote %d charts of %s of the run to %s (SVG and PNG)", n, format.Duration(upTo), path)}
 	}, func(p any) tea.Msg {
 		return exportedMsg{text: fmt.Sprintf("charts failed on a bug (%v); please report it", p), err: true}
 	})
 }
 
-// writeCharts replays cfg to upTo and writes its charts into the folder path;
-// it returns how many.
-func writeCharts(cfg *sim.Config, upTo time.Duration, so session.Options, path string) (int, error) {
+// writeCharts replays cfg to upTo (session.Drive), its decisions kept for the
+// zoom (plots.Recorder), and writes its charts into the folder path; it returns
+// how many.
+func writeCharts(cfg *sim.Config, upTo time.Duration, so session.Options, path string) (n int, err error) {
 	dir, err := atomicdir.Create(path)
 	if err != nil {
 		return 0, err
 	}
 	defer dir.Abort()
-	d, err := plots.Replay(cfg, upTo, so)
+	r, err := session.Start(cfg, so)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cerr := r.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	decisions := plots.NewRecorder()
+	defer decisions.Close()
+	if err := session.Drive(contextOf(so), r.Run, session.Through(cfg, upTo), session.Sinks{Rows: []func([]sim.Row) error{decisions.Rows}}); err != nil {
+		return 0, err
+	}
+	d, err := plots.From(r.Run, decisions)
 	if err != nil {
 		return 0, err
 	}

@@ -6,25 +6,27 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
-// renderTable draws the comparison: one row per lane, the columns of sim.Columns
+// renderTable draws the comparison: one row per lane, the columns of present.Columns
 // as wide as their widest cell, the focused lane highlighted. It is a pure function
 // of its arguments, so no order of resizes and updates can leave rows and columns
 // out of step. When not every column fits the width whole, the columns whose
 // metric the lesson's claims cite (cited) are kept first, then the others from the
 // left; the lane column always stays, cut to the width if it must be.
 func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
-	cols := len(sim.Columns)
+	cols := len(present.Columns)
 	widths := make([]int, cols)
 	cells := make([][]string, len(ms))
-	for i, c := range sim.Columns {
+	for i, c := range present.Columns {
 		widths[i] = lipgloss.Width(c.Title)
 	}
 	for r, met := range ms {
 		cells[r] = make([]string, cols)
-		for i, c := range sim.Columns {
+		for i, c := range present.Columns {
 			cells[r][i] = c.Cell(met)
 			widths[i] = max(widths[i], lipgloss.Width(cells[r][i]))
 		}
@@ -35,7 +37,7 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 	used := widths[0] + 2
 	for _, wantCited := range []bool{true, false} {
 		for i := 1; i < cols; i++ {
-			if !kept[i] && cited[sim.Columns[i].Metric] == wantCited && used+widths[i]+2 <= width {
+			if !kept[i] && cited[present.Columns[i].Metric] == wantCited && used+widths[i]+2 <= width {
 				kept[i], used = true, used+widths[i]+2
 			}
 		}
@@ -58,7 +60,7 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 		return b.String()
 	}
 	titles := make([]string, cols)
-	for i, c := range sim.Columns {
+	for i, c := range present.Columns {
 		titles[i] = c.Title
 	}
 	out := []string{st.TableHeader.Render(line(titles))}
@@ -75,10 +77,10 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 
 // renderVerdicts is one line per lane saying what it did, the focused lane's
 // highlighted.
-func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
-	out := make([]string, len(ms))
-	for i, met := range ms {
-		line := truncate(sim.Verdict(m.runner.cfg, met), m.width-2)
+func (m *Model) renderVerdicts(verdicts []string) []string {
+	out := make([]string, len(verdicts))
+	for i, verdict := range verdicts {
+		line := truncate(verdict, m.width-2)
 		if i == m.focus {
 			out[i] = m.styles.TableSelected.Render("▸ " + line)
 		} else {
@@ -91,26 +93,26 @@ func (m *Model) renderVerdicts(ms []sim.Metrics) []string {
 // renderHeaders is the HTTP response headers the focused lane's latest decision
 // would send, in the lane's family (draft, legacy or x-ratelimit).
 func (m *Model) renderHeaders() string {
-	l := m.runner.run.Lanes[m.focus]
-	d, k, ok := l.LastDecision()
-	row, _ := l.LastRow()
+	lane, l := m.runner.cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
+	last, ok := l.Last, l.HasLast
 	if !ok {
 		return m.styles.Subtle.Render("headers: no decision yet")
 	}
+	d, k := last.Decision, last.Key
 	var parts []string
-	for _, h := range sim.ResponseHeaders(m.runner.cfg, row) {
+	for _, h := range present.ResponseHeaders(m.runner.cfg, last.Row) {
 		parts = append(parts, h.Name+": "+h.Value)
 	}
 	outcome := "200 allowed"
 	if !d.Allowed {
-		outcome = "429 denied, retry after " + sim.FormatDuration(d.RetryAfter)
+		outcome = "429 denied, retry after " + format.Duration(d.RetryAfter)
 	}
 	if d.Delay > 0 {
-		outcome += ", queued " + sim.FormatDuration(d.Delay)
+		outcome += ", queued " + format.Duration(d.Delay)
 	}
-	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", l.Config.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
+	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", lane.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
 	if len(parts) == 0 {
-		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", l.Config.Name, k.Name, outcome)
+		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", lane.Name, k.Name, outcome)
 	}
 	return m.styles.Header.Render(truncate(line, m.width))
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -221,13 +222,13 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 		c.glitch = !c.glitch
 		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
 	}
-	at := r.run.Now()
+	at := r.now()
 	discarded, cmd, err := r.addInput(in)
 	switch {
 	case err != nil:
 		m.status, m.statusBad = err.Error(), true
 	case discarded > 0:
-		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, sim.FormatDuration(at)), false
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, format.Duration(at)), false
 	}
 	return cmd
 }
@@ -235,10 +236,10 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 // save writes the session as a scenario file beside the exports.
 func (m *Model) save() tea.Cmd {
 	r := &m.runner
-	if r.run == nil {
+	if r.snap == nil {
 		return nil
 	}
-	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.run.Inputs(), m.export.dir)
+	path, name, err := r.catalogue.WriteSession(r.name(), r.overrides(), r.cfgWithInputs().Inputs, m.export.dir)
 	if err != nil {
 		m.status, m.statusBad = "save failed: "+err.Error(), true
 		return nil

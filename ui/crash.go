@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	"ratelab/present/format"
 
-	"ratelab/sim"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Crash is a panic the UI caught in its own code, with what is needed to replay
@@ -59,11 +59,8 @@ func (m *Model) crashed(p any) {
 	if m.opts.Catalogue != nil {
 		c.Source = m.opts.Catalogue.Source.Name
 	}
-	if m.runner.run != nil {
-		c.At = m.runner.run.Now()
-	}
-	m.crash = c
-	m.runner.release()
+	c.At = m.runner.now()
+	m.crash = c // the program quits at the next message; Close closes the runs
 }
 
 // remember keeps a key for a crash report.
@@ -112,7 +109,7 @@ func (c *Crash) Report() string {
 	fmt.Fprintf(&b, "\nin a terminal of %d×%d, then the keys below.\n\n", c.Width, c.Height)
 	fmt.Fprintf(&b, "scenario:   %s (from %s)\nseed:       %d\n", c.Scenario, c.Source, c.Seed)
 	fmt.Fprintf(&b, "adjusted:   limit %d, burst %d (0: the scenario's own)\n", c.Limit, c.Burst)
-	fmt.Fprintf(&b, "size:       %d×%d\nvirtual:    %s\nspeed:      %s\n", c.Width, c.Height, sim.FormatDuration(c.At), c.Speed)
+	fmt.Fprintf(&b, "size:       %d×%d\nvirtual:    %s\nspeed:      %s\n", c.Width, c.Height, format.Duration(c.At), c.Speed)
 	fmt.Fprintf(&b, "last keys:  %s\n\n", strings.Join(c.Keys, " "))
 	fmt.Fprintf(&b, "stack:\n%s", c.Stack)
 	return b.String()

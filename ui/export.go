@@ -10,6 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/internal/atomicfile"
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -86,7 +88,7 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 		if err := exportRun(cfg, upTo, so, requests, series); err != nil {
 			return exportedMsg{text: "export failed: " + err.Error(), err: true}
 		}
-		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", sim.FormatDuration(upTo), requests, series)}
+		return exportedMsg{text: fmt.Sprintf("exported %s of the run to %s and %s", format.Duration(upTo), requests, series)}
 	}, func(p any) tea.Msg {
 		return exportedMsg{text: fmt.Sprintf("export failed on a bug (%v); please report it", p), err: true}
 	})
@@ -103,9 +105,9 @@ func exportBase(cfg *sim.Config, adjusted bool) string {
 	return base
 }
 
-// exportRun replays cfg to upTo, writing every decision to requests and the
-// series to seriesPath; nothing is left behind on failure, or when so.Context
-// stops it.
+// exportRun replays cfg to upTo (session.Drive), writing every decision to
+// requests and the series to seriesPath; nothing is left behind on failure, or
+// when so.Context stops it.
 func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) (err error) {
 	r, err := session.Start(cfg, so)
 	if err != nil {
@@ -126,25 +128,17 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	defer serFile.Abort()
-	w, err := sim.NewRequestWriter(reqFile, cfg)
+	w, err := present.NewRequestWriter(reqFile, cfg)
 	if err != nil {
 		return err
 	}
-	r.OnRows(w.Write)
-	sw, err := sim.NewSeriesWriter(serFile, cfg)
+	sw, err := present.NewSeriesWriter(serFile, cfg)
 	if err != nil {
 		return err
 	}
-	r.OnSeries(sw.Write)
-	// a bounded stretch at a time, so the samples waiting for the sink stay few
-	for at := time.Duration(0); at < upTo; {
-		at = min(at+4096*cfg.Tick, upTo)
-		if err := r.AdvanceTo(at); err != nil {
-			return err
-		}
-	}
-	// the rows of attempts still in flight at upTo, as they stand
-	if err := r.FinishRows(); err != nil {
+	// the rows of attempts still in flight at upTo go as they stand
+	sinks := session.Sinks{Rows: []func([]sim.Row) error{w.Write}, Series: []func(int, sim.Sample) error{sw.Write}}
+	if err := session.Drive(contextOf(so), r.Run, session.Through(cfg, upTo), sinks); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -157,4 +151,12 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	return serFile.Commit()
+}
+
+// contextOf is so's context, or the background for none.
+func contextOf(so session.Options) context.Context {
+	if so.Context != nil {
+		return so.Context
+	}
+	return context.Background()
 }

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/present/format"
+
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-
-	"ratelab/sim"
 )
 
 // gotoPrompt asks for a virtual time to jump to (g): "1.001s", "1001ms", "2m", or a
@@ -83,7 +83,7 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 // seekTo seeks to t (within the run), saying so until it is there.
 func (m *Model) seekTo(t time.Duration) tea.Cmd {
 	t = max(0, min(t, m.runner.cfg.Duration))
-	m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", sim.FormatDuration(t)), false
+	m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", format.Duration(t)), false
 	m.seekStatus = m.status
 	return m.runner.seek(t)
 }
@@ -92,9 +92,9 @@ func (m *Model) seekTo(t time.Duration) tea.Cmd {
 func (m *Model) seekArrived() {
 	if m.seekStatus != "" && !m.runner.seeking {
 		if m.status == m.seekStatus && m.runner.live() {
-			m.status = fmt.Sprintf("at %s, paused: . a column forward, ← back, space to go on", sim.FormatDuration(m.runner.run.Now()))
+			m.status = fmt.Sprintf("at %s, paused: . a column forward, ← back, space to go on", format.Duration(m.runner.now()))
 			if !m.runner.paused {
-				m.status = fmt.Sprintf("at %s", sim.FormatDuration(m.runner.run.Now()))
+				m.status = fmt.Sprintf("at %s", format.Duration(m.runner.now()))
 			}
 		}
 		m.seekStatus = ""

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"ratelab/present"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-
-	"ratelab/sim"
 )
 
 // helpPages are the pages of the help screen: every key, then what every column
@@ -47,10 +47,10 @@ func helpLines(st Styles, keys KeyMap, page, width int) []string {
 	if page == helpColumns {
 		var out []string
 		titleWidth := 0
-		for _, c := range sim.Columns {
+		for _, c := range present.Columns {
 			titleWidth = max(titleWidth, lipgloss.Width(c.Title))
 		}
-		for _, c := range sim.Columns {
+		for _, c := range present.Columns {
 			text := wrap(c.Help, max(10, width-titleWidth-2))
 			for i, line := range strings.Split(text, "\n") {
 				title := ""

@@ -9,6 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/present"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -49,7 +51,7 @@ func claimMark(cfg *sim.Config, now time.Duration, r sim.ClaimResult) string {
 	if notBegun(cfg, now, r) {
 		return "…"
 	}
-	return r.Mark()
+	return present.Mark(r)
 }
 
 // claimsSummary is one line: how many claims hold, and where to read them.
@@ -68,7 +70,7 @@ func claimsSummary(cfg *sim.Config, now time.Duration, results []sim.ClaimResult
 	}
 	var s string
 	if now < cfg.Duration {
-		s = fmt.Sprintf("claims so far, at %s of %s: %d of %d hold", sim.FormatDuration(now), sim.FormatDuration(cfg.Duration), held, len(results))
+		s = fmt.Sprintf("claims so far, at %s of %s: %d of %d hold", format.Duration(now), format.Duration(cfg.Duration), held, len(results))
 		if waiting > 0 {
 			s += fmt.Sprintf(", %d not begun (…)", waiting)
 		}
@@ -90,17 +92,14 @@ func (m *Model) lessonLines(width int) []string {
 		return []string{m.runner.problem}
 	}
 	var results []sim.ClaimResult
-	if m.runner.run != nil {
-		results = m.runner.run.Claims()
-	}
 	now := cfg.Duration // no run: nothing is judged so far
-	if m.runner.run != nil {
-		now = m.runner.run.Now()
+	if s := m.runner.snap; s != nil {
+		results, now = s.Claims, s.Now
 	}
 	var out []string
 	if now < cfg.Duration {
 		note := wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun.",
-			sim.FormatDuration(now), sim.FormatDuration(cfg.Duration)), width)
+			format.Duration(now), format.Duration(cfg.Duration)), width)
 		for _, line := range strings.Split(note, "\n") {
 			out = append(out, m.styles.Subtle.Render(line))
 		}
@@ -113,9 +112,9 @@ func (m *Model) lessonLines(width int) []string {
 		out = append(out, "")
 	}
 	for _, r := range results {
-		line := r.Line(cfg)
+		line := present.ClaimLine(cfg, r)
 		if notBegun(cfg, now, r) {
-			line = "… " + strings.TrimPrefix(line, r.Mark()+" ") + " — its stretch has not begun"
+			line = "… " + strings.TrimPrefix(line, present.Mark(r)+" ") + " — its stretch has not begun"
 		}
 		text := wrap(line, width-2)
 		for i, line := range strings.Split(text, "\n") {
@@ -126,11 +125,11 @@ func (m *Model) lessonLines(width int) []string {
 			out = append(out, colourMarks(st, prefix+line))
 		}
 	}
-	if m.runner.run != nil {
+	if s := m.runner.snap; s != nil {
 		// the verdicts in full: the main screen has a line for each, cut to its width
 		out = append(out, "", st.Title.Render("Verdicts"))
-		for _, met := range m.runner.run.Metrics() {
-			for _, line := range strings.Split(wrap(sim.Verdict(cfg, met), width-2), "\n") {
+		for _, verdict := range s.verdicts {
+			for _, line := range strings.Split(wrap(verdict, width-2), "\n") {
 				out = append(out, "  "+line)
 			}
 		}

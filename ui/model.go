@@ -5,9 +5,15 @@
 // The root Model is the only model that returns a tea.View. It owns sub-models,
 // each with its own state and update: the runner (the simulation and how virtual
 // time moves, runner.go), the picker, the zoom, the exporter and the help screen;
-// size flows down from the root's WindowSizeMsg. View is a pure function of the
-// state: everything it draws is computed in Update (the lesson wrapped to the
-// width) or drawn fresh from the run.
+// size flows down from the root's WindowSizeMsg.
+//
+// Update never waits on the run: starting, advancing, seeking and making inputs
+// are jobs on the run's engine (engine.go), each a tea.Cmd whose typed result
+// (jobDone) carries the run's new snapshot — its metrics, from sums kept as the
+// run goes, the claims judged on them, each lane's latest decision, series and
+// verdict. View draws the latest snapshot and nothing else: its cost follows the
+// screen (and the series shown, at most sim.MaxSeriesPoints a lane), not the
+// run's keys, and a Redis that stops answering holds up the picture, never a key.
 package ui
 
 import (
@@ -53,6 +59,7 @@ type Model struct {
 	bar    help.Model // the help bar at the bottom
 
 	runner runner
+	start  tea.Cmd // the first run's start, for Init
 	picker picker
 	zoom   bool
 	whole  bool // graphs show the whole run so far, not the last stretch
@@ -100,7 +107,7 @@ func New(opts Options) (*Model, error) {
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)
 	m.jump = newGotoPrompt()
-	m.runner.open(cfg)
+	m.start = m.runner.open(cfg)
 	m.ctl.reset(cfg)
 	m.relayout()
 	return m, nil
@@ -110,21 +117,21 @@ func (m *Model) name() string { return m.runner.name() }
 
 // view is the stretch of virtual time graphs of n columns show now.
 func (m *Model) view(n int) timeView {
-	return viewOf(m.runner.cfg, m.seriesStep(), m.runner.run.Now(), n, m.whole)
+	return viewOf(m.runner.cfg, m.seriesStep(), m.runner.now(), n, m.whole)
 }
 
 // seriesStep is the resolution of the run's series (every lane's is the same).
 func (m *Model) seriesStep() time.Duration {
-	if lanes := m.runner.run.Lanes; len(lanes) > 0 {
-		return lanes[0].SeriesStep()
+	if s := m.runner.snap; s != nil && len(s.Lanes) > 0 {
+		return s.Lanes[0].SeriesStep
 	}
 	return m.runner.cfg.Tick
 }
 
-// Close stops an export under way and waits until it has cleaned up, and
-// releases what the current run holds (its Redis keys); the program calls it
-// when it ends, however it ends. The error says which runs' keys could not be
-// removed from Redis (they expire by themselves).
+// Close stops an export under way and waits until it has cleaned up, and closes
+// every run (the one shown and those still closing) and waits for their Redis
+// keys to be removed; the program calls it when it ends, however it ends. The
+// error says which runs' keys could not be removed (they expire by themselves).
 func (m *Model) Close() error {
 	m.export.stop()
 	m.runner.release()
@@ -133,7 +140,9 @@ func (m *Model) Close() error {
 
 // Init asks the terminal for its background colour and starts the frames.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.runner.nextFrame())
+	start := m.start
+	m.start = nil
+	return tea.Batch(tea.RequestBackgroundColor, start, m.runner.nextFrame())
 }
 
 // setStyles rebuilds the styles for the background.
@@ -185,9 +194,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.picker.restyle(m.isDark)
 		return nil
 	case FrameMsg:
-		cmd := m.runner.frame(msg)
+		return m.runner.frame(msg)
+	case jobDone:
+		cmd := m.runner.apply(msg)
 		m.seekArrived()
 		return cmd
+	case closedMsg:
+		m.runner.closed(msg)
+		return nil
 	case exportedMsg:
 		m.export.finished()
 		m.status, m.statusBad = msg.text, msg.err
@@ -222,7 +236,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 // columnSpan is the virtual time one column of the panels' graphs covers now.
 func (m *Model) columnSpan() time.Duration {
-	if m.runner.run == nil {
+	if m.runner.snap == nil {
 		return m.runner.cfg.Tick
 	}
 	cols := m.panelColumns()
@@ -243,10 +257,8 @@ func (m *Model) pick(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) quit() tea.Cmd {
-	m.runner.release()
-	return tea.Quit
-}
+// quit ends the program at once; Close, when it has ended, closes the runs.
+func (m *Model) quit() tea.Cmd { return tea.Quit }
 
 // key handles a key press on the main screen.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -262,9 +274,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.help = helpView{open: true}
 	case key.Matches(msg, k.Pause):
 		return r.pause()
-	case key.Matches(msg, k.Step) && r.run != nil:
+	case key.Matches(msg, k.Step) && r.snap != nil:
 		return m.seekTo(r.position() + m.columnSpan())
-	case key.Matches(msg, k.Back) && r.run != nil:
+	case key.Matches(msg, k.Back) && r.snap != nil:
 		return m.seekTo(r.position() - m.columnSpan())
 	case key.Matches(msg, k.GoTo):
 		m.jump.show()
@@ -283,12 +295,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Max):
 		r.max()
 	case key.Matches(msg, k.Restart):
+		var cmd tea.Cmd
 		if r.cfg != nil {
-			r.restart()
+			cmd = r.restart()
 		} else {
-			r.load()
+			cmd = r.load()
 		}
-		return r.nextFrame()
+		return tea.Batch(cmd, r.nextFrame())
 	case key.Matches(msg, k.Next):
 		return m.switchTo((r.index + 1) % len(r.catalogue.Scenarios))
 	case key.Matches(msg, k.Prev):
@@ -306,17 +319,17 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.zoom = false
 	case key.Matches(msg, k.BurstDown, k.BurstUp, k.RateDown, k.RateUp):
 		return m.adjust(msg)
-	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.run != nil:
+	case key.Matches(msg, k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save) && r.snap != nil:
 		return m.control(msg)
-	case key.Matches(msg, k.Export, k.Plot) && r.run != nil && m.export.busy:
+	case key.Matches(msg, k.Export, k.Plot) && r.snap != nil && m.export.busy:
 		m.status, m.statusBad = "one at a time: "+m.export.doing+" under way; press again when it is done", true
 	case key.Matches(msg, k.Export):
-		if r.run != nil {
-			return m.export.start(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+		if r.snap != nil {
+			return m.export.start(r.cfgWithInputs(), r.now(), r.limit > 0 || r.burst > 0, r.session)
 		}
 	case key.Matches(msg, k.Plot):
-		if r.run != nil {
-			return m.export.startCharts(r.cfgWithInputs(), r.run.Now(), r.limit > 0 || r.burst > 0, r.session)
+		if r.snap != nil {
+			return m.export.startCharts(r.cfgWithInputs(), r.now(), r.limit > 0 || r.burst > 0, r.session)
 		}
 	}
 	return nil
@@ -340,12 +353,13 @@ func (m *Model) adjust(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, k.BurstDown, k.RateDown) {
 		dir = -1
 	}
-	if err := m.runner.adjust(rate, dir); err != nil {
+	cmd, err := m.runner.adjust(rate, dir)
+	if err != nil {
 		m.status, m.statusBad = "cannot adjust: "+err.Error(), true
 		return nil
 	}
 	if m.runner.cfg != nil {
 		m.status, m.statusBad = fmt.Sprintf("policy now %s; restarted", m.runner.cfg.Tiers[0].Policy), false
 	}
-	return m.runner.nextFrame()
+	return tea.Batch(cmd, m.runner.nextFrame())
 }

@@ -35,8 +35,16 @@ func newModel(t testing.TB, scenario string) *Model {
 	return m
 }
 
-// press sends a key press by name ("space", "tab", "a") and returns the command.
+// press sends a key press by name ("space", "tab", "a"), applies the results of
+// the jobs it gave the run (see await), and returns the command.
 func press(m *Model, name string) tea.Cmd {
+	_, cmd := m.Update(keyPress(name))
+	await(m)
+	return cmd
+}
+
+// keyPress is the key press called name.
+func keyPress(name string) tea.KeyPressMsg {
 	var k tea.Key
 	switch name {
 	case "space":
@@ -63,8 +71,23 @@ func press(m *Model, name string) tea.Cmd {
 		r := []rune(name)[0]
 		k = tea.Key{Code: r, Text: name}
 	}
-	_, cmd := m.Update(tea.KeyPressMsg(k))
-	return cmd
+	return tea.KeyPressMsg(k)
+}
+
+// await waits for every job submitted to the run shown (starting, advancing,
+// an input: see engine.go) and applies their results, as the runtime delivers
+// them to Update; again, for the jobs a result submits (the input a seek was
+// waiting for).
+func await(m *Model) {
+	for range 100 {
+		e := m.runner.eng
+		if e == nil || m.runner.applied == len(e.jobs) {
+			return
+		}
+		last := e.jobs[len(e.jobs)-1]
+		<-last.finished
+		m.Update(last.result)
+	}
 }
 
 // settle runs cmd and feeds its messages back to m, as the Bubble Tea runtime
@@ -97,26 +120,38 @@ func settle(m *Model, cmd tea.Cmd) {
 // screen is the view as plain text.
 func screen(m *Model) string { return ansi.Strip(m.View().Content) }
 
+// frame sends a frame of the current generation, and applies its result
+// (see await); it returns what the frame's result scheduled.
 func frame(m *Model) tea.Cmd {
 	_, cmd := m.Update(FrameMsg{Generation: m.runner.generation})
-	return cmd
+	if cmd == nil {
+		return nil
+	}
+	e := m.runner.eng
+	msg := cmd()
+	if m.runner.eng != e {
+		return nil
+	}
+	_, next := m.Update(msg)
+	await(m)
+	return next
 }
 
 func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	frame(m)
-	if now := m.runner.run.Now(); now != 50*time.Millisecond {
+	if now := m.runner.now(); now != 50*time.Millisecond {
 		t.Fatalf("one frame at 1× covered %v, want 50ms", now)
 	}
 	press(m, "+")
 	press(m, "+") // 5×
 	frame(m)
-	if now := m.runner.run.Now(); now != 300*time.Millisecond {
+	if now := m.runner.now(); now != 300*time.Millisecond {
 		t.Errorf("a frame at 5× took the clock to %v, want 300ms", now)
 	}
 	stale := FrameMsg{Generation: m.runner.generation - 1}
 	m.Update(stale)
-	if now := m.runner.run.Now(); now != 300*time.Millisecond {
+	if now := m.runner.now(); now != 300*time.Millisecond {
 		t.Errorf("a stale frame moved the clock to %v", now)
 	}
 	for i := 0; i < 5; i++ {
@@ -127,8 +162,8 @@ func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
 	}
 	press(m, "m")
 	frame(m)
-	if !m.runner.run.Done() || !strings.Contains(screen(m), "■ finished") {
-		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.runner.run.Done(), strings.Split(screen(m), "\n")[1])
+	if !m.runner.done() || !strings.Contains(screen(m), "■ finished") {
+		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.runner.done(), strings.Split(screen(m), "\n")[1])
 	}
 	if cmd := frame(m); cmd != nil {
 		t.Error("a finished run still schedules frames")
@@ -139,8 +174,8 @@ func TestFrameBudgetKeepsInputResponsive(t *testing.T) {
 	m := newModel(t, "tiers") // 140,000 offered requests × 7 lanes
 	press(m, "m")
 	frame(m)
-	if d := m.runner.run.Decisions(); d < FrameBudget || d > FrameBudget+20_000 || m.runner.run.Done() {
-		t.Errorf("a max-speed frame made %d decisions (done %v); want the budget, %d, plus at most one tick's worth", d, m.runner.run.Done(), FrameBudget)
+	if d := m.runner.snap.Decisions; d < FrameBudget || d > FrameBudget+20_000 || m.runner.done() {
+		t.Errorf("a max-speed frame made %d decisions (done %v); want the budget, %d, plus at most one tick's worth", d, m.runner.done(), FrameBudget)
 	}
 }
 
@@ -154,8 +189,8 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 	if !strings.Contains(screen(m), "❚❚ paused") {
 		t.Error("the header does not say paused")
 	}
-	if cmd := frame(m); cmd != nil || m.runner.run.Now() != 0 {
-		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.runner.run.Now())
+	if cmd := frame(m); cmd != nil || m.runner.now() != 0 {
+		t.Errorf("a frame while paused ran the clock to %v or scheduled another", m.runner.now())
 	}
 	span := m.columnSpan()
 	seek := func(keys ...string) {
@@ -168,11 +203,11 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 	}
 	seek(".")
 	seek("right")
-	if now := m.runner.run.Now(); now != 2*span || !m.runner.paused {
+	if now := m.runner.now(); now != 2*span || !m.runner.paused {
 		t.Errorf("two steps while paused: %v (paused %v), want two graph columns, %v", now, m.runner.paused, 2*span)
 	}
 	seek("left")
-	if now := m.runner.run.Now(); now != span {
+	if now := m.runner.now(); now != span {
 		t.Errorf("a step back: %v, want one column, %v (replayed from the start)", now, span)
 	}
 	seek(append([]string{"g"}, strings.Split("12.35s", "")...)...)
@@ -180,7 +215,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 		t.Errorf("the prompt does not show what was typed:\n%s", screen(m))
 	}
 	seek("enter")
-	if now := m.runner.run.Now(); now != 12350*time.Millisecond || !m.runner.paused {
+	if now := m.runner.now(); now != 12350*time.Millisecond || !m.runner.paused {
 		t.Errorf("go to 12.35s: %v (paused %v)", now, m.runner.paused)
 	}
 	press(m, "g")
@@ -195,7 +230,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 		t.Error("space again should resume and schedule a frame")
 	}
 	seek(".")
-	if now := m.runner.run.Now(); now != 12350*time.Millisecond+span || !m.runner.paused {
+	if now := m.runner.now(); now != 12350*time.Millisecond+span || !m.runner.paused {
 		t.Errorf("a step while running: %v (paused %v); want one column on, and paused", now, m.runner.paused)
 	}
 }
@@ -205,7 +240,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 func TestWholeRunView(t *testing.T) {
 	m := newModel(t, "retry-storm") // 40 s: a stretch of 10 s
 	press(m, "m")
-	for !m.runner.run.Done() {
+	for !m.runner.done() {
 		frame(m)
 	}
 	if v := m.view(100); v.from < 29*time.Second {
@@ -227,7 +262,7 @@ func TestTwoFullWindowsAtTheBoundary(t *testing.T) {
 		frame(m)
 	}
 	v := timeView{from: 900 * time.Millisecond, span: 10 * time.Millisecond, n: 20}
-	cols := bin(m.runner.run.Lanes[0].Series(), v)
+	cols := bin(m.runner.snap.Lanes[0].Series, v)
 	var before, after column
 	for _, c := range cols {
 		switch c.end {
@@ -255,8 +290,8 @@ func TestRestartAndScenarioSwitching(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	frame(m)
 	press(m, "r")
-	if m.runner.run.Now() != 0 {
-		t.Errorf("after restart the clock is at %v", m.runner.run.Now())
+	if m.runner.now() != 0 {
+		t.Errorf("after restart the clock is at %v", m.runner.now())
 	}
 	names := m.opts.Catalogue.Names()
 	press(m, "n")
@@ -325,8 +360,8 @@ func TestBurstAndRateKeysRestartWithTheNewPolicy(t *testing.T) {
 	m := newModel(t, "boundary-burst") // 100 per 1s, burst 100
 	frame(m)
 	press(m, "]")
-	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 150 || p.Limit != 100 || m.runner.run.Now() != 0 {
-		t.Errorf("] gave %s at %v; want burst 150, restarted", p, m.runner.run.Now())
+	if p := m.runner.cfg.Tiers[0].Policy; p.Burst != 150 || p.Limit != 100 || m.runner.now() != 0 {
+		t.Errorf("] gave %s at %v; want burst 150, restarted", p, m.runner.now())
 	}
 	press(m, "{")
 	if p := m.runner.cfg.Tiers[0].Policy; p.Limit != 75 {
@@ -449,13 +484,37 @@ func TestLadder(t *testing.T) {
 func TestPanelCountersFit(t *testing.T) {
 	m := newModel(t, "retry-storm")
 	press(m, "m")
-	for !m.runner.run.Done() {
+	for !m.runner.done() {
 		frame(m)
 	}
 	s := screen(m)
-	for _, met := range m.runner.run.Metrics() {
+	for _, met := range m.runner.snap.Metrics {
 		if met.Errors > 0 && !strings.Contains(s, "den "+compact(met.Denied)+" err "+compact(met.Errors)+" │") {
 			t.Errorf("lane %s: its counters (err %s) are cut off:\n%s", met.Lane, compact(met.Errors), s)
 		}
+	}
+}
+
+// A result of a run that is no longer shown is dropped: a frame still running
+// when r restarts the run, and arriving after, leaves the new run at its start.
+// A frame of an older generation (sent before a pause) does nothing.
+func TestStaleResultsAreDropped(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	frame(m)
+	frame(m)
+	_, late := m.Update(FrameMsg{Generation: m.runner.generation})
+	old := m.runner.eng
+	press(m, "r")
+	if m.runner.eng == old || m.runner.now() != 0 {
+		t.Fatalf("r: engine %d (was %d), at %v", m.runner.eng.id, old.id, m.runner.now())
+	}
+	m.Update(late())
+	if now := m.runner.now(); now != 0 {
+		t.Errorf("the old run's late frame moved the restarted run to %v", now)
+	}
+	gen := m.runner.generation
+	press(m, "space")
+	if _, cmd := m.Update(FrameMsg{Generation: gen}); cmd != nil {
+		t.Error("a frame sent before the pause advanced the run")
 	}
 }

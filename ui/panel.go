@@ -10,6 +10,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/sim"
 )
 
@@ -45,19 +46,19 @@ func graphColumns(w int) int { return max(1, w-4-axisWidth-1) }
 // counters, what its level is, the level as a line graph, accepted and denied as
 // bars, and the time axis with the lane's window boundaries marked.
 func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
-	l := m.runner.run.Lanes[i]
+	lane, l := m.runner.cfg.Lanes[i], m.runner.snap.Lanes[i]
 	st := m.styles
 	inner := w - 4 // border and padding
-	info, _ := algorithms.Lookup(l.Config.Algorithm)
+	info, _ := algorithms.Lookup(lane.Algorithm)
 	v := m.view(graphColumns(w))
-	cols := bin(l.Series(), v)
-	lines := []string{m.panelTitle(l, met, inner)}
+	cols := bin(l.Series, v)
+	lines := []string{m.panelTitle(lane, l.Unavailable, met, inner)}
 	if info.Shape == algorithms.ShapeNone {
 		lines = append(lines, st.Subtle.Render(truncate(m.loadLabel(), inner)))
 		lines = append(lines, m.loadGraph(cols, v, h-panelChrome, inner)...)
 	} else {
-		lines = append(lines, st.Subtle.Render(truncate(levelLabel(m.runner.cfg, l.Config, info), inner)))
-		lo, hi := yRange(m.runner.cfg, l.Config)
+		lines = append(lines, st.Subtle.Render(truncate(levelLabel(m.runner.cfg, lane, info), inner)))
+		lo, hi := yRange(m.runner.cfg, lane)
 		levels := make([]float64, len(cols))
 		for j, c := range cols {
 			levels[j] = shown(c, info.Shape)
@@ -72,7 +73,7 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	lines = append(lines,
 		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "acc ▕"))+st.Accept.Render(bars(acc, peak)),
 		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "den ▕"))+st.Deny.Render(bars(den, peak)),
-		st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, l.Config, v)), inner)))
+		st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, lane, v)), inner)))
 
 	box := st.Panel
 	if i == m.focus {
@@ -220,19 +221,19 @@ func formatAxisTime(d time.Duration) string {
 // that keeps lanes told apart (the algorithm abbreviated, then what differs:
 // "fw·jitter", "tb·fix off"); else the counters drop their labels (a accepted, d
 // denied, e errors); what still does not fit is cut.
-func (m *Model) panelTitle(l *sim.Lane, met sim.Metrics, inner int) string {
+func (m *Model) panelTitle(lane sim.LaneConfig, unavailable bool, met sim.Metrics, inner int) string {
 	st := m.styles
 	counters := func(acc, den, err string) string {
 		s := st.Counters.Render(fmt.Sprintf("%s%s %s%s", acc, compact(met.Accepted), den, compact(met.Denied)))
 		if met.Errors > 0 {
 			s += st.Deny.Render(" " + err + compact(met.Errors))
 		}
-		if l.Unavailable() {
+		if unavailable {
 			s = st.Error.Render("redis unavailable ") + s
 		}
 		return s
 	}
-	name, short := l.Config.Name, shortName(l.Config)
+	name, short := lane.Name, shortName(lane)
 	c := counters("acc ", "den ", "err ")
 	room := inner - lipgloss.Width(c) - 1
 	switch {
@@ -273,7 +274,7 @@ func shortName(lane sim.LaneConfig) string {
 // firstColumn says, before a graph's first column is whole, when it will be
 // (columns are drawn whole, each spanning v's span), and how to see it sooner.
 func firstColumn(v timeView) string {
-	return fmt.Sprintf("graph from %s · w: whole run", sim.FormatDuration(v.from+v.span))
+	return fmt.Sprintf("graph from %s · w: whole run", format.Duration(v.from+v.span))
 }
 
 // graph plots levels in exactly `lines` lines of at most width cells on a fixed
@@ -378,18 +379,18 @@ func truncate(s string, n int) string {
 // for terminals too short for panels: name, counters, the level as a sparkline and
 // accepted and denied as bars, over the same stretch as the panels.
 func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
-	l := m.runner.run.Lanes[i]
+	lane, l := m.runner.cfg.Lanes[i], m.runner.snap.Lanes[i]
 	st := m.styles
 	mark := "  "
 	if i == m.focus {
 		mark = "▸ "
 	}
-	name := fmt.Sprintf("%-18s", truncate(l.Config.Name, 18))
+	name := fmt.Sprintf("%-18s", truncate(lane.Name, 18))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))
 	n := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
-	info, _ := algorithms.Lookup(l.Config.Algorithm)
-	samples := bin(l.Series(), m.view(n))
-	lo, hi := yRange(m.runner.cfg, l.Config)
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	samples := bin(l.Series, m.view(n))
+	lo, hi := yRange(m.runner.cfg, lane)
 	level, acc, den := make([]int64, len(samples)), make([]int64, len(samples)), make([]int64, len(samples))
 	for j, c := range samples {
 		level[j] = int64(8 * (min(max(shown(c, info.Shape), lo), hi) - lo) / max(hi-lo, 1))

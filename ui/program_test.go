@@ -33,6 +33,8 @@ func TestFirstPaint(t *testing.T) {
 
 // TestGoldenAfterKeys: 1.5 s of frames at 1×, focus the token bucket, then the
 // final screen, byte for byte. Rewrite with go test ./ui -run Golden -update.
+// The frames advance the run in the background (engine.go) and q quits at once:
+// the final model applies what the frames did (await) before it is drawn.
 func TestGoldenAfterKeys(t *testing.T) {
 	tm := runProgram(t, "boundary-burst")
 	for i := 0; i < 30; i++ {
@@ -44,6 +46,7 @@ func TestGoldenAfterKeys(t *testing.T) {
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeySpace, Text: " "}))
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: 'q', Text: "q"}))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	await(final)
 	golden.RequireEqual(t, []byte(final.View().Content))
 
 	tm = runProgram(t, "thundering-herd")
@@ -53,5 +56,6 @@ func TestGoldenAfterKeys(t *testing.T) {
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeyEnter}))
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: 'q', Text: "q"}))
 	final = tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	await(final)
 	t.Run("zoom", func(t *testing.T) { golden.RequireEqual(t, []byte(final.View().Content)) })
 }

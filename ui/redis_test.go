@@ -27,7 +27,7 @@ func TestRedisNotThere(t *testing.T) {
 	defer m.Close()
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	for i := 0; i < 25; i++ {
-		m.Update(FrameMsg{Generation: 1})
+		frame(m)
 	}
 	screen := ansi.Strip(m.View().Content)
 	if !strings.Contains(screen, "redis unavailable") || !strings.Contains(screen, "backend redis "+srv.Addr()) || !strings.Contains(screen, "decisions made without Redis") {
@@ -64,8 +64,8 @@ func TestQuittingMidExportLeavesNothing(t *testing.T) {
 			for i := 0; i < 40; i++ { // 2 s of the storm, which the export replays
 				frame(m)
 			}
-			if m.runner.run.Now() < 2*time.Second {
-				t.Fatalf("the run reached only %v", m.runner.run.Now())
+			if m.runner.now() < 2*time.Second {
+				t.Fatalf("the run reached only %v", m.runner.now())
 			}
 			cmd := press(m, "e")
 			if cmd == nil {
@@ -106,5 +106,58 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A Redis that stops answering never delays a key press. With the server
+// stopped (SIGSTOP), a frame's advance blocks on its calls in the engine; all
+// the while, every key is answered — Update returns — within 100 ms, and the
+// screen shows what the key did: View draws the snapshot and never waits either
+// (it is given a second, which drawing 160×48 under the race detector on a busy
+// machine takes well within, and a wait on Redis, 3 s a call, would not). When
+// the server goes on, the frame's result lands.
+func TestStoppedRedisNeverDelaysAKey(t *testing.T) {
+	srv := redistest.Start(t)
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: "boundary-burst", Redis: true, Session: session.Options{RedisURL: srv.URL()}, ManualFrames: true, ExportDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	frame(m) // the run started on Redis, and one frame decided there
+	if now := m.runner.now(); now != Frame {
+		t.Fatalf("one frame reached %v", now)
+	}
+	srv.Pause()
+	_, cmd := m.Update(FrameMsg{Generation: m.runner.generation})
+	blocked := m.runner.eng.jobs[len(m.runner.eng.jobs)-1]
+	time.Sleep(300 * time.Millisecond) // long past a frame's work with Redis answering
+	for _, k := range []string{"tab", "tab", "space", "?", "esc", "w", "+", "l", "esc"} {
+		select {
+		case <-blocked.finished:
+			t.Fatal("the frame finished while Redis was stopped: nothing was blocked")
+		default:
+		}
+		start := time.Now()
+		m.Update(keyPress(k))
+		if took := time.Since(start); took > 100*time.Millisecond {
+			t.Errorf("key %s answered in %v with Redis stopped, want within 100 ms", k, took)
+		}
+		start = time.Now()
+		s := ansi.Strip(m.View().Content)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("after key %s the screen took %v to draw with Redis stopped", k, took)
+		}
+		if k == "space" && !strings.Contains(s, "❚❚ paused") {
+			t.Errorf("space with Redis stopped: the screen does not say paused:\n%s", s)
+		}
+	}
+	if m.focus != 2 || !m.whole || m.runner.speed != speedOne+1 {
+		t.Errorf("the keys did not all take effect: focus %d, whole %v, speed %s", m.focus, m.whole, speedName(m.runner.speed))
+	}
+	srv.Resume()
+	m.Update(cmd())
+	if now := m.runner.now(); now != 2*Frame {
+		t.Errorf("after Redis went on, the frame's result brought the run to %v, want %v", now, 2*Frame)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
@@ -42,9 +43,11 @@ type FrameMsg struct{ Generation int }
 
 // runner is the simulation the UI shows: which scenario (its place in the
 // catalogue, the command line's overrides, the [ ] { } adjustments), its compiled
-// configuration, the running session, and how virtual time moves (speed, pause,
-// the frames). Frames carry a generation, so a frame scheduled before a pause, a
-// restart or a new scenario is dropped; paused means idle: no frame is scheduled.
+// configuration, the engine running it (engine.go) and the latest snapshot of
+// it, and how virtual time moves (speed, pause, the frames). Frames carry a
+// generation, so a frame scheduled before a pause, a restart or a new scenario
+// is dropped; paused means idle: no frame is scheduled. The runner never touches
+// the run itself: it submits jobs to the engine and draws their snapshots.
 type runner struct {
 	catalogue *scenarios.Catalogue
 	seed      *uint64
@@ -57,10 +60,14 @@ type runner struct {
 	index        int   // the scenario, in the catalogue
 	limit, burst int64 // the [ ] { } adjustments; 0 is the scenario's own
 	cfg          *sim.Config
-	run          *session.Session
-	released     bool   // the run's store is released; it can be drawn, not advanced
 	problem      string // why there is no run, shown in its place
-	failed       error  // keys of a released run that could not be removed
+	failed       error  // keys of closed runs that could not be removed
+
+	eng     *engine   // the run shown; nil when there is none (see problem)
+	snap    *snapshot // its latest snapshot: what the screen draws
+	applied int       // the engine's jobs whose results are applied
+	retired []*engine // runs being closed
+	engines int       // engines made, for their generations
 
 	speed      int // index into speeds
 	paused     bool
@@ -88,36 +95,49 @@ func (r *runner) compile() (*sim.Config, error) {
 	return r.catalogue.Compile(r.name(), r.overrides())
 }
 
+// now is the virtual time the snapshot shows.
+func (r *runner) now() time.Duration {
+	if r.snap == nil {
+		return 0
+	}
+	return r.snap.Now
+}
+
+// done says the run shown has reached its end.
+func (r *runner) done() bool { return r.snap != nil && r.snap.Done }
+
 // open shows cfg (compiled by compile) from time zero.
-func (r *runner) open(cfg *sim.Config) {
+func (r *runner) open(cfg *sim.Config) tea.Cmd {
 	r.cfg = cfg
-	r.restart()
+	return r.restart()
 }
 
 // load compiles the current scenario and opens it; a scenario that does not
 // compile is kept as the problem shown.
-func (r *runner) load() {
+func (r *runner) load() tea.Cmd {
 	cfg, err := r.compile()
 	if err != nil {
-		r.close()
+		cmd := r.close()
 		r.cfg, r.problem = nil, err.Error()
-		return
+		return cmd
 	}
-	r.open(cfg)
+	return r.open(cfg)
 }
 
-// restart starts the current configuration over, and invalidates pending frames.
-// A problem starting it (a Redis that is not there) is kept and shown.
-func (r *runner) restart() {
-	r.close()
+// restart starts the current configuration over in a new engine, shown from
+// its opening snapshot at once, and invalidates pending frames and the old
+// engine's results. A problem starting it (a Redis URL that is not one) comes
+// back from the engine and is shown.
+func (r *runner) restart() tea.Cmd {
+	closing := r.close()
 	r.problem = ""
 	r.generation++
-	s, err := session.Start(r.cfgWithInputs(), r.session)
-	if err != nil {
-		r.problem = err.Error()
-		return
-	}
-	r.run, r.released = s, false
+	r.engines++
+	cfg := r.cfgWithInputs()
+	var start tea.Cmd
+	r.eng, start = newEngine(r.engines, cfg, r.session)
+	r.snap, r.applied = newSnapshot(cfg, sim.Opening(cfg)), 0
+	return tea.Batch(closing, start)
 }
 
 // cfgWithInputs is the configuration with the inputs recorded live after its own,
@@ -131,110 +151,164 @@ func (r *runner) cfgWithInputs() *sim.Config {
 	return &with
 }
 
-// release releases what the run holds (Redis connections and keys) but keeps it,
-// so what it showed can still be drawn.
-func (r *runner) release() {
-	if r.run != nil && !r.released {
-		r.failed = errors.Join(r.failed, r.run.Close())
-		r.released = true
+// close retires the engine shown, if any, and drops it and its snapshot.
+func (r *runner) close() tea.Cmd {
+	if r.eng == nil {
+		return nil
+	}
+	e := r.eng
+	r.eng, r.snap = nil, nil
+	r.retired = append(r.retired, e)
+	return e.retire()
+}
+
+// closed notes that a retired engine's run is closed.
+func (r *runner) closed(msg closedMsg) {
+	for i, e := range r.retired {
+		if e.id == msg.engine {
+			r.retired = append(r.retired[:i], r.retired[i+1:]...)
+			r.failed = errors.Join(r.failed, msg.err)
+			return
+		}
 	}
 }
 
-// close releases the run and drops it.
-func (r *runner) close() {
-	r.release()
-	r.run = nil
+// release closes every run, the one shown and those being closed, and waits (at
+// most stopWait each) until their keys are removed: when the UI ends.
+func (r *runner) release() {
+	r.close()
+	for _, e := range r.retired {
+		select {
+		case <-e.closed:
+			r.failed = errors.Join(r.failed, e.closeErr)
+		case <-time.After(stopWait):
+			r.failed = errors.Join(r.failed, fmt.Errorf("the run of %s was still closing after %s; its Redis keys expire by themselves", e.cfg.Name, stopWait))
+		}
+	}
+	r.retired = nil
 }
 
 // live says there is a run that can advance.
-func (r *runner) live() bool { return r.run != nil && !r.released }
+func (r *runner) live() bool { return r.eng != nil }
 
 // nextFrame schedules the next frame of the current generation, unless paused (and
 // not seeking), finished or driven by the caller.
 func (r *runner) nextFrame() tea.Cmd {
-	if (r.paused && !r.seeking) || !r.live() || (r.run.Done() && !r.seeking) || r.manual {
+	if (r.paused && !r.seeking) || !r.live() || (r.done() && !r.seeking) || r.manual {
 		return nil
 	}
 	gen := r.generation
 	return tea.Tick(Frame, func(time.Time) tea.Msg { return FrameMsg{Generation: gen} })
 }
 
-// frame advances virtual time by one frame at the current speed and schedules the
-// next; a stale frame (an older generation) or one arriving while paused does
-// nothing.
+// frame submits one frame's advance at the current speed (or towards a seek's
+// target); a stale frame (an older generation) or one arriving while paused does
+// nothing. The next frame is scheduled when its result arrives (applied).
 func (r *runner) frame(f FrameMsg) tea.Cmd {
-	if f.Generation != r.generation || !r.live() {
+	if f.Generation != r.generation || !r.live() || r.done() && !r.seeking {
 		return nil
 	}
-	if r.seeking {
-		r.advance(r.target)
-		if r.live() && r.run.Now() >= r.target {
-			r.seeking = false
-			if in := r.pending; in != nil {
-				r.pending = nil
-				r.addInput(*in)
-			}
-			return nil
-		}
-		return r.nextFrame()
-	}
-	if r.paused {
+	switch {
+	case r.seeking:
+		target := r.target
+		return r.eng.submit(drive(f.Generation, func(time.Duration) time.Duration { return target }))
+	case r.paused:
 		return nil
 	}
-	target := r.cfg.Duration
+	span := time.Duration(-1) // max: as far as the budget goes
 	if r.speed < len(speeds) {
-		target = r.run.Now() + time.Duration(float64(Frame)*speeds[r.speed])
+		span = time.Duration(float64(Frame) * speeds[r.speed])
 	}
-	r.advance(target)
-	return r.nextFrame()
+	return r.eng.submit(drive(f.Generation, func(now time.Duration) time.Duration {
+		if span < 0 {
+			return never
+		}
+		return now + span
+	}))
+}
+
+// never is past any run's end.
+const never = time.Duration(1<<63 - 1)
+
+// applied applies a job's result, and every result of the engine shown before it
+// not applied yet, in the order the jobs were submitted; a result of another
+// engine is dropped. It returns what comes next: the next frame, the input a
+// seek was waiting for.
+func (r *runner) apply(msg jobDone) tea.Cmd {
+	if r.eng == nil || msg.engine != r.eng.id {
+		return nil // stale: a run since restarted or closed
+	}
+	var cmds []tea.Cmd
+	for r.applied <= msg.seq && r.applied < len(r.eng.jobs) {
+		j := r.eng.jobs[r.applied]
+		select {
+		case <-j.finished:
+		default:
+			return tea.Batch(cmds...) // an earlier job is still running: its message comes
+		}
+		r.applied++
+		cmds = append(cmds, r.applyOne(j.result))
+		if r.eng == nil || r.eng.id != msg.engine {
+			break // the result closed the run
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// applyOne applies one result of the engine shown.
+func (r *runner) applyOne(d jobDone) tea.Cmd {
+	if d.err != nil {
+		r.problem = d.err.Error()
+		return r.close()
+	}
+	r.snap = d.snap
+	if d.input != nil {
+		r.recorded = append(r.recorded, *d.input)
+	}
+	if r.seeking && r.snap.Now >= r.target {
+		r.seeking = false
+		if in := r.pending; in != nil {
+			r.pending = nil
+			_, cmd, _ := r.addInput(*in)
+			return cmd
+		}
+		return nil
+	}
+	if d.frame && d.generation == r.generation {
+		return r.nextFrame() // one chain of frames: a frame of an older generation (paused since) schedules none
+	}
+	return nil
 }
 
 // seek moves the run to virtual time t (within the run) and pauses there. Going
 // back replays the run from its start — it is deterministic, so the replay makes
 // the same decisions and no history is kept — and going forward advances it; both
-// in frames within the frame budget, so a long seek keeps the keyboard live.
+// in frames within the frame budget, so a long seek keeps the picture moving.
 func (r *runner) seek(t time.Duration) tea.Cmd {
 	if r.cfg == nil {
 		return nil
 	}
 	t = max(0, min(t, r.cfg.Duration))
-	if r.run == nil || t < r.run.Now() {
-		r.restart()
+	var restart tea.Cmd
+	if r.eng == nil || t < r.now() {
+		restart = r.restart()
 	}
 	r.paused, r.seeking, r.target = true, true, t
 	r.generation++
 	if r.manual {
-		return nil
+		return restart
 	}
-	return r.nextFrame()
+	return tea.Batch(restart, r.nextFrame())
 }
 
 // position is where the run is going: a seek's target while it replays (the
-// engine restarts from 0 to go back), else the engine's time. Keys that step
+// engine restarts from 0 to go back), else the snapshot's time. Keys that step
 // from here, so ← ← goes two columns back even when pressed during the replay.
 func (r *runner) position() time.Duration {
 	if r.seeking {
 		return r.target
 	}
-	return r.run.Now()
-}
-
-// advance runs the engine towards target a tick at a time, stopping early when the
-// frame's budget of decisions is spent: the virtual clock then falls behind, the
-// keyboard does not. A run that fails stops, with the reason shown.
-func (r *runner) advance(target time.Duration) {
-	if !r.live() {
-		return
-	}
-	start := r.run.Decisions()
-	for r.run.Now() < target && !r.run.Done() && r.run.Decisions()-start < FrameBudget {
-		step := min(target, r.run.Now()+r.cfg.Tick)
-		if err := r.run.AdvanceTo(step); err != nil {
-			r.problem = err.Error()
-			r.close()
-			return
-		}
-	}
+	return r.now()
 }
 
 func (r *runner) pause() tea.Cmd {
@@ -247,55 +321,60 @@ func (r *runner) faster() { r.speed = min(r.speed+1, len(speeds)) }
 func (r *runner) slower() { r.speed = max(r.speed-1, 0) }
 func (r *runner) max()    { r.speed = len(speeds) }
 
-// addInput makes in at the current virtual time in every lane, and records it. An
-// input made after going back in time discards the recorded inputs after it: the
-// run is replayed without them to now (a seek), and in is made when it gets there;
-// the returned count says how many were discarded.
+// addInput makes in at the run's current virtual time in every lane, and records
+// it when its result comes. An input made after going back in time discards the
+// recorded inputs after it: the run is replayed without them to now (a seek),
+// and in is made when it gets there; the returned count says how many were
+// discarded. While paused the run then moves on by the smallest step (a
+// microsecond), applying what was made at its instant.
 func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) {
 	if !r.live() {
 		return 0, nil, fmt.Errorf("no run to send to")
 	}
 	if r.seeking {
-		return 0, nil, fmt.Errorf("replaying to %s; wait for it", sim.FormatDuration(r.target))
+		return 0, nil, fmt.Errorf("replaying to %s; wait for it", format.Duration(r.target))
 	}
-	in.At = r.run.Now()
+	at := r.now()
 	kept := len(r.recorded)
-	for kept > 0 && r.recorded[kept-1].At > in.At {
+	for kept > 0 && r.recorded[kept-1].At > at {
 		kept--
 	}
 	if discarded = len(r.recorded) - kept; discarded > 0 {
 		r.recorded = r.recorded[:kept]
-		r.restart()
+		restart := r.restart()
+		in.At = at
 		r.pending = &in
-		return discarded, r.seek(in.At), nil
+		return discarded, tea.Batch(restart, r.seek(at)), nil
 	}
-	if err := r.run.AddInput(in); err != nil {
-		return 0, nil, err
-	}
-	r.recorded = append(r.recorded, in)
-	if r.paused {
-		// paused, the input is made at once: the run moves on by the smallest step
-		// (a microsecond), applying what was made at its instant
-		r.advance(in.At + algorithms.Resolution)
-	}
-	return 0, nil, nil
+	paused := r.paused
+	return 0, r.eng.submit(func(e *engine) jobDone {
+		in.At = e.sess.Now() // where the run is when the job runs: after the frames before it
+		if err := e.sess.AddInput(in); err != nil {
+			return jobDone{err: err}
+		}
+		if paused {
+			if err := session.Drive(e.opts.Context, e.sess.Run, session.Target{To: in.At + algorithms.Resolution}, session.Sinks{}); err != nil {
+				return jobDone{err: err}
+			}
+		}
+		return jobDone{input: &in}
+	}), nil
 }
 
 // switchTo opens scenario i from its start, with no adjustments.
 func (r *runner) switchTo(i int) tea.Cmd {
 	r.index, r.limit, r.burst = i, 0, 0
 	r.recorded, r.pending = nil, nil
-	r.load()
-	return r.nextFrame()
+	return tea.Batch(r.load(), r.nextFrame())
 }
 
 // adjust moves the default policy's burst (or, with rate, its limit) one step
 // along a ladder of round numbers, up or down, and restarts the run with it. A
 // step the scenario cannot take (a burst below a request's cost) is refused, and
 // the error says why.
-func (r *runner) adjust(rate bool, dir int) error {
+func (r *runner) adjust(rate bool, dir int) (tea.Cmd, error) {
 	if r.cfg == nil {
-		return nil
+		return nil, nil
 	}
 	p := r.cfg.Tiers[0].Policy
 	oldLimit, oldBurst := r.limit, r.burst
@@ -307,10 +386,9 @@ func (r *runner) adjust(rate bool, dir int) error {
 	cfg, err := r.compile()
 	if err != nil {
 		r.limit, r.burst = oldLimit, oldBurst
-		return err
+		return nil, err
 	}
-	r.open(cfg)
-	return nil
+	return r.open(cfg), nil
 }
 
 // ladder is the round numbers [ ] { } step through: 1, 2, 3, 5, 8 and 10, 15, 20,

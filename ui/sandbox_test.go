@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -28,10 +29,9 @@ func goTo(m *Model, t string) {
 // lastAllowed is each lane's latest decision.
 func lastAllowed(m *Model) map[string]bool {
 	out := map[string]bool{}
-	for _, l := range m.runner.run.Lanes {
-		d, _, ok := l.LastDecision()
-		if ok {
-			out[l.Config.Name] = d.Allowed
+	for i, l := range m.runner.snap.Lanes {
+		if l.HasLast {
+			out[m.runner.cfg.Lanes[i].Name] = l.Last.Decision.Allowed
 		}
 	}
 	return out
@@ -62,7 +62,7 @@ func TestSandboxStepTable(t *testing.T) {
 			}
 		}
 	}
-	for _, met := range m.runner.run.Metrics() {
+	for _, met := range m.runner.snap.Metrics {
 		if met.Offered != 101 {
 			t.Errorf("%s saw %d requests, want the 101 sent", met.Lane, met.Offered)
 		}
@@ -97,8 +97,8 @@ func TestRecordedSessionReplaysExactly(t *testing.T) {
 	press(m, "F")
 	goTo(m, "2s")
 	press(m, "X")
-	goTo(m, "1.5s")                                              // back: the replay includes what was recorded
-	if got := m.runner.run.Metrics()[0].Offered; got != 10+1+1 { // at 0.5 s, and the 1.5/s client's first, at 1.167 s
+	goTo(m, "1.5s")                                             // back: the replay includes what was recorded
+	if got := m.runner.snap.Metrics[0].Offered; got != 10+1+1 { // at 0.5 s, and the 1.5/s client's first, at 1.167 s
 		t.Errorf("offered by 1.5 s after going back: %d, want 12", got)
 	}
 	press(m, "x") // a new input after going back discards the later ones
@@ -124,8 +124,8 @@ func TestRecordedSessionReplaysExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Inputs) != len(m.runner.run.Inputs()) {
-		t.Errorf("the file holds %d inputs, the session %d", len(cfg.Inputs), len(m.runner.run.Inputs()))
+	if len(cfg.Inputs) != len(m.runner.cfgWithInputs().Inputs) {
+		t.Errorf("the file holds %d inputs, the session %d", len(cfg.Inputs), len(m.runner.cfgWithInputs().Inputs))
 	}
 	replayed := rowsUpTo(t, cfg, 4*time.Second)
 	if replayed != exported {
@@ -137,7 +137,7 @@ func TestRecordedSessionReplaysExactly(t *testing.T) {
 func exportNow(t *testing.T, m *Model) string {
 	t.Helper()
 	m.export.busy = false
-	cmd := m.export.start(m.runner.cfgWithInputs(), m.runner.run.Now(), false, m.runner.session)
+	cmd := m.export.start(m.runner.cfgWithInputs(), m.runner.now(), false, m.runner.session)
 	m.Update(cmd())
 	if m.statusBad {
 		t.Fatalf("export: %s", m.status)
@@ -152,13 +152,13 @@ func exportNow(t *testing.T, m *Model) string {
 // rowsUpTo runs cfg to upTo headless and returns its request CSV.
 func rowsUpTo(t *testing.T, cfg *sim.Config, upTo time.Duration) string {
 	t.Helper()
-	r, err := sim.NewRun(cfg)
+	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var b strings.Builder
-	w, _ := sim.NewRequestWriter(&b, cfg)
+	w, _ := present.NewRequestWriter(&b, cfg)
 	r.OnRows(w.Write)
 	if err := r.AdvanceTo(upTo); err != nil {
 		t.Fatal(err)

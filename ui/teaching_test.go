@@ -77,7 +77,7 @@ func TestBackTwiceDuringTheReplay(t *testing.T) {
 	for m.runner.seeking {
 		frame(m)
 	}
-	if got, want := m.runner.run.Now(), 2500*time.Millisecond-2*span; got != want {
+	if got, want := m.runner.now(), 2500*time.Millisecond-2*span; got != want {
 		t.Errorf("two steps back from 2.5 s (columns of %v) reached %v, want %v", span, got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -53,7 +54,7 @@ func (m *Model) render() string {
 		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, m.width, m.height-2)
 	case m.lessonPage.open && m.runner.cfg != nil:
 		return m.renderHeader() + "\n" + m.renderLesson(m.width, m.height-2)
-	case m.runner.run == nil:
+	case m.runner.snap == nil:
 		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.runner.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
 	}
 
@@ -65,8 +66,8 @@ func (m *Model) render() string {
 		return strings.Join([]string{header, m.renderZoom(rest - 1), m.renderHeaders(), m.renderControls(), status, helpBar}, "\n")
 	}
 
-	ms := m.runner.run.Metrics()
-	n := len(m.runner.run.Lanes)
+	ms := m.runner.snap.Metrics
+	n := len(ms)
 	avail := m.lanesRoom()
 	cols := m.panelColumns()
 	rows := (n + cols - 1) / cols
@@ -102,7 +103,7 @@ func (m *Model) render() string {
 // columns left no room for the table, in four they do.
 func (m *Model) panelColumns() int {
 	avail := m.lanesRoom()
-	n := len(m.runner.run.Lanes)
+	n := len(m.runner.cfg.Lanes)
 	wide := max(1, min(n, m.width/minPanelWidth))
 	under := n + 2 + 2 // the table (a row per lane, header, rule), a verdict, the claims line
 	for cols := wide; cols <= n && m.width/cols >= narrowPanelWidth; cols++ {
@@ -126,18 +127,18 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	if table := renderTable(m.styles, ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
-	verdicts := m.renderVerdicts(ms)
+	verdicts := m.renderVerdicts(m.runner.snap.verdicts)
 	if room >= len(verdicts) {
 		extras, room = append(extras, verdicts...), room-len(verdicts)
 	} else if room >= 1 {
 		extras, room = append(extras, verdicts[m.focus]), room-1
 	}
-	results := m.runner.run.ClaimsOn(ms)
+	results := m.runner.snap.Claims
 	if room >= 1 && len(results) > 0 {
-		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.run.Now(), results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
+		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
 	}
 	if room >= 2 {
-		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.run.Now(), results, func(s string) string { return s }), max(m.width, 1)), "\n")
+		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), results, func(s string) string { return s }), max(m.width, 1)), "\n")
 		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
@@ -167,12 +168,12 @@ func (m *Model) renderHeader() string {
 		title += " — " + r.cfg.Title
 	}
 	line1 := st.Title.Render(truncate(title, m.width))
-	if r.cfg == nil || r.run == nil {
+	if r.cfg == nil || r.snap == nil {
 		return line1 + "\n" + st.Error.Render("● stopped")
 	}
 	state := st.Running.Render("● running")
 	switch {
-	case r.run.Done():
+	case r.done():
 		state = st.Finished.Render("■ finished")
 	case r.paused:
 		state = st.Paused.Render("❚❚ paused")
@@ -183,7 +184,7 @@ func (m *Model) renderHeader() string {
 	}
 	// the policy before the backend: at 80 columns it is what [ ] { } change
 	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   policy %s   seed %d   backend %s",
-		sim.FormatDuration(r.run.Now()), sim.FormatDuration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
+		format.Duration(r.now()), format.Duration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
 	return line1 + "\n" + truncate(line2, m.width)
 }
 
@@ -210,7 +211,7 @@ func (m *Model) renderStatus() string {
 	case m.runner.problem != "":
 		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
 	case m.runner.seeking:
-		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", sim.FormatDuration(m.runner.target)), m.width))
+		return m.styles.Status.Render(truncate(fmt.Sprintf("replaying to %s…", format.Duration(m.runner.target)), m.width))
 	case m.export.busy:
 		return m.styles.Subtle.Render(m.export.doing + "…")
 	case m.status == "":

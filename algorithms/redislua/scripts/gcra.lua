@@ -2,12 +2,13 @@
 -- scaled time (µs × per_micro).
 -- ARGV: 1 now (µs from the run's origin), 2 cost, 3 unit, 4 per_micro, 5 capacity, 6 ttl ms,
 -- 7 mode ('allow'; 'check': the same answer, nothing written; 'level').
--- Returns {allowed, remaining credits, retry_us (−1: never), reset_us, 0}.
+-- A refused request writes nothing.
+-- Returns {allowed, remaining credits (>= 0), retry_us (−1: never), reset_us, 0}.
 local now = tonumber(ARGV[1])
 local cost, unit, per_micro, capacity = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local now_s = now * per_micro
 local stored = num(redis.call('GET', KEYS[1]), now_s)
-if ARGV[7] == 'level' then return {0, capacity - math.max(0, stored - now_s), 0, 0, 0} end
+if ARGV[7] == 'level' then return {0, math.max(0, capacity - math.max(0, stored - now_s)), 0, 0, 0} end
 
 local tat = math.max(stored, now_s)
 local new_tat = tat + cost * unit
@@ -21,4 +22,5 @@ elseif cost * unit > capacity then
 else
   retry = wait(allow_at - now_s, per_micro)
 end
-return {allowed, capacity - (tat - now_s), retry, wait(tat - now_s, per_micro), 0}
+-- a request stamped more than a burst before tat: 0 left, never less
+return {allowed, math.max(0, capacity - (tat - now_s)), retry, wait(tat - now_s, per_micro), 0}

@@ -17,19 +17,23 @@ if elapsed > 0 and level > 0 then
 end
 if ARGV[9] == 'level' then return {0, level, 0, 0, 0} end
 
+-- a request stamped before t (a clock behind) sees the level as of t, and
+-- draining resumes only at t: every wait counts the time until then from now
+local ahead = math.max(0, last - now)
 local need = cost * unit
-local allowed, retry, delay = 0, 0, 0
+local allowed, retry, delay, reset = 0, 0, 0, 0
 if level + need <= capacity then
   allowed = 1
-  if ARGV[7] == '1' then delay = wait(level, per_micro) end
+  if ARGV[7] == '1' and level > 0 then delay = ahead + wait(level, per_micro) end
   level = level + need
 elseif need > capacity then
   retry = -1
 else
-  retry = wait(level + need - capacity, per_micro)
+  retry = ahead + wait(level + need - capacity, per_micro)
 end
+if level > 0 then reset = ahead + wait(level, per_micro) end
 if ARGV[9] ~= 'check' then
   redis.call('HSET', KEYS[1], 'l', int(level), 't', int(math.max(now, last)))
   redis.call('PEXPIRE', KEYS[1], ARGV[8])
 end
-return {allowed, capacity - level, retry, wait(level, per_micro), delay}
+return {allowed, capacity - level, retry, reset, delay}

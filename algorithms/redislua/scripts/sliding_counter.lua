@@ -14,6 +14,8 @@ if w >= sw then
   elseif w > sw + 1 then sw, sp, sc = w, 0, 0 end
   elapsed = now - w * p
 end -- an earlier window (time went back): the start of the stored one
+-- ahead: how far that start is ahead of now; waits count it from now
+local ahead = math.max(0, sw * p - now)
 
 local weighted = sp * (p - elapsed) + sc * p
 if ARGV[6] == 'level' then return {0, weighted, 0, 0, 0} end
@@ -30,13 +32,13 @@ else
     return p - floordiv(room * p, prev)
   end
   local room = limit - sc - cost
-  if room >= 0 then retry = fade(sp, room) - elapsed -- denied: fade > elapsed
-  else retry = p - elapsed + fade(sc, limit - cost) end
+  if room >= 0 then retry = ahead + fade(sp, room) - elapsed -- denied: fade > elapsed
+  else retry = ahead + p - elapsed + fade(sc, limit - cost) end
 end
 if ARGV[6] ~= 'check' then
   redis.call('HSET', KEYS[1], 'w', int(sw), 'p', int(sp), 'c', int(sc))
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
 local reset = 0
-if sc > 0 then reset = 2 * p - elapsed elseif sp > 0 then reset = p - elapsed end
+if sc > 0 then reset = ahead + 2 * p - elapsed elseif sp > 0 then reset = ahead + p - elapsed end
 return {allowed, weighted, retry, reset, 0}

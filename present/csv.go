@@ -1,4 +1,4 @@
-package sim
+package present
 
 import (
 	"bufio"
@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // RequestContractColumns are the request CSV's first 13 columns, whose every
 // byte stays as it was: new columns are only appended.
 const RequestContractColumns = "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms"
 
-// RequestFateColumns follow them: what became of the attempt (see Row, fate.go).
+// RequestFateColumns follow them: what became of the attempt (see sim.Row and sim/fate.go).
 const RequestFateColumns = "decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted"
 
 // RequestColumns is the request CSV's header (without --headers' columns): one
@@ -25,7 +26,7 @@ const RequestColumns = RequestContractColumns + "," + RequestFateColumns
 const SeriesContractColumns = "time_ms,lane,level,accepted,denied"
 
 // SeriesColumns is the series CSV's header when no extra keys are watched: one
-// row per tick per lane. Each key of Config.WatchKeys adds a column
+// row per tick per lane. Each key of sim.Config.WatchKeys adds a column
 // "level:KEY" after these.
 const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,backend_queue,store_errors"
 
@@ -36,14 +37,14 @@ const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,
 // (true/false), remaining (up to six decimals), and retry_after_ms (0 when allowed,
 // inf when the request could never be accepted); then the attempt's fate:
 // decided_at_ms (the deciding node's clock when the decision landed),
-// admitted_at_ms and queue_delay_ms (empty when denied), outcome (see Outcome),
+// admitted_at_ms and queue_delay_ms (empty when denied), outcome (see sim.Outcome),
 // latency_ms (from the logical request's first attempt to this attempt's answer;
 // empty while in flight) and wasted (true/false). These times have six decimals,
 // exact to the nanosecond, so every figure of the comparison can be recomputed
 // from them.
 type RequestWriter struct {
 	w   *bufio.Writer
-	cfg *Config
+	cfg *sim.Config
 	buf []byte
 	// the fixed fields, quoted as CSV needs, by index
 	lanes   [][]byte // "lane,algorithm,backend"
@@ -56,11 +57,11 @@ type RequestWriter struct {
 }
 
 // NewRequestWriter writes the header to w and returns the writer for cfg's rows.
-func NewRequestWriter(w io.Writer, cfg *Config) (*RequestWriter, error) {
+func NewRequestWriter(w io.Writer, cfg *sim.Config) (*RequestWriter, error) {
 	return newRequestWriter(w, cfg, nil)
 }
 
-func newRequestWriter(w io.Writer, cfg *Config, headerCols []string) (*RequestWriter, error) {
+func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*RequestWriter, error) {
 	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg, headerCols: headerCols}
 	for _, l := range cfg.Lanes {
 		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(string(l.Algorithm))+","+csvField(l.Backend.String())))
@@ -78,7 +79,7 @@ func newRequestWriter(w io.Writer, cfg *Config, headerCols []string) (*RequestWr
 }
 
 // Write appends rows.
-func (rw *RequestWriter) Write(rows []Row) error {
+func (rw *RequestWriter) Write(rows []sim.Row) error {
 	for i := range rows {
 		row := &rows[i]
 		b := rw.buf[:0]
@@ -121,7 +122,7 @@ func (rw *RequestWriter) Write(rows []Row) error {
 }
 
 // appendFate appends the fate columns of row (RequestFateColumns).
-func appendFate(b []byte, row *Row) []byte {
+func appendFate(b []byte, row *sim.Row) []byte {
 	b = append(b, ',')
 	b = appendExactMillis(b, row.DecidedAt)
 	b = append(b, ',')
@@ -158,9 +159,9 @@ func (rw *RequestWriter) key(i int) []byte {
 // attempts the decisions asked for in it, backend_errors the accepted requests the backend
 // failed in the tick, backend_queue the requests in its queue at the tick's end,
 // store_errors the store's failures in the tick, then a column "level:KEY" per
-// key of Config.WatchKeys, its level at the tick's end (empty when the sample
+// key of sim.Config.WatchKeys, its level at the tick's end (empty when the sample
 // has none: WriteSeries, from the series a lane keeps). Rows come from
-// Run.OnSeries, ordered by time and then lane.
+// sim.Run.OnSeries, ordered by time and then lane.
 type SeriesWriter struct {
 	w      *bufio.Writer
 	names  []string
@@ -169,7 +170,7 @@ type SeriesWriter struct {
 }
 
 // NewSeriesWriter writes the header to w and returns the writer for cfg's lanes.
-func NewSeriesWriter(w io.Writer, cfg *Config) (*SeriesWriter, error) {
+func NewSeriesWriter(w io.Writer, cfg *sim.Config) (*SeriesWriter, error) {
 	sw := &SeriesWriter{w: bufio.NewWriterSize(w, 64<<10), levels: len(cfg.WatchKeys)}
 	for _, l := range cfg.Lanes {
 		sw.names = append(sw.names, csvField(l.Name))
@@ -183,7 +184,7 @@ func NewSeriesWriter(w io.Writer, cfg *Config) (*SeriesWriter, error) {
 }
 
 // Write appends lane's sample s.
-func (sw *SeriesWriter) Write(lane int, s Sample) error {
+func (sw *SeriesWriter) Write(lane int, s sim.Sample) error {
 	b := appendMillis(sw.b[:0], s.At)
 	b = append(b, ',')
 	b = append(b, sw.names[lane]...)
@@ -221,7 +222,7 @@ func (sw *SeriesWriter) Flush() error { return sw.w.Flush() }
 // WriteSeries writes the series the run's lanes kept as the series CSV, ordered
 // by time and then lane: every tick of a run of up to MaxSeriesPoints ticks; a
 // longer run's kept series is coarser, so write its CSV as it runs (OnSeries).
-func WriteSeries(w io.Writer, run *Run) error {
+func WriteSeries(w io.Writer, run *sim.Run) error {
 	sw, err := NewSeriesWriter(w, run.Config)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package sim
+package present
 
 import (
 	"strings"
@@ -6,78 +6,79 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // Every branch of Verdict, each with the words it must and must not say.
 func TestVerdictBranches(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Period: time.Second, Burst: 50}
-	cfg := func(algorithm algorithms.Name, keys int, backend bool) *Config {
-		c := &Config{Tiers: []Tier{{Name: "default", Policy: p}}, Lanes: []LaneConfig{{Name: "L", Algorithm: algorithm}}}
+	cfg := func(algorithm algorithms.Name, keys int, backend bool) *sim.Config {
+		c := &sim.Config{Tiers: []sim.Tier{{Name: "default", Policy: p}}, Lanes: []sim.LaneConfig{{Name: "L", Algorithm: algorithm}}}
 		for i := 0; i < keys; i++ {
-			c.Keys = append(c.Keys, Key{Name: "k"})
+			c.Keys = append(c.Keys, sim.Key{Name: "k"})
 		}
 		if backend {
-			c.Backend = &Backend{Concurrency: 20, ServiceTime: 50 * time.Millisecond}
+			c.Backend = &sim.Backend{Concurrency: 20, ServiceTime: 50 * time.Millisecond}
 		}
 		return c
 	}
-	base := Metrics{Lane: "L", Offered: 10, Attempts: 10, Accepted: 10}
-	with := func(f func(*Metrics)) Metrics { m := base; f(&m); return m }
+	base := sim.Metrics{Lane: "L", Offered: 10, Attempts: 10, Accepted: 10}
+	with := func(f func(*sim.Metrics)) sim.Metrics { m := base; f(&m); return m }
 	for _, tc := range []struct {
 		name      string
-		cfg       *Config
-		m         Metrics
+		cfg       *sim.Config
+		m         sim.Metrics
 		want, not []string
 	}{
-		{"no limit with a backend", cfg("none", 1, true), with(func(m *Metrics) { m.PeakAcceptedPerSecond = 700 }),
+		{"no limit with a backend", cfg("none", 1, true), with(func(m *sim.Metrics) { m.PeakAcceptedPerSecond = 700 }),
 			[]string{"L: no limiter: up to 700 requests let through in one second, against a backend that serves 400 a second"}, []string{"policy", "contract"}},
-		{"no limit alone", cfg("none", 1, false), with(func(m *Metrics) { m.PeakAcceptedPerSecond = 7 }),
+		{"no limit alone", cfg("none", 1, false), with(func(m *sim.Metrics) { m.PeakAcceptedPerSecond = 7 }),
 			[]string{"no limiter: up to 7 requests let through in one second"}, []string{"backend"}},
-		{"nothing sent", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.Offered, m.Attempts, m.Accepted = 0, 0, 0 }),
+		{"nothing sent", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.Offered, m.Attempts, m.Accepted = 0, 0, 0 }),
 			[]string{"L: nothing sent yet"}, []string{"accepted", "policy"}},
-		{"nothing accepted", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.Accepted = 0 }),
+		{"nothing accepted", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.Accepted = 0 }),
 			[]string{"L: accepted nothing"}, []string{"policy", "contract"}},
-		{"fixed window at a boundary", cfg("fixed-window", 1, false), with(func(m *Metrics) {
+		{"fixed window at a boundary", cfg("fixed-window", 1, false), with(func(m *sim.Metrics) {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.WindowPeakRatio = 2, 999*time.Millisecond, 1001*time.Millisecond, 1
 		}), []string{"policy exceeded: 2.00× the limit in one 1s window, within 2.0ms from 999.0ms", "contract kept: at most its allowance in each of its own windows, the excess is two windows meeting at a boundary"}, []string{"broken", "for key"}},
-		{"fixed window within", cfg("fixed-window", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 0.5, 0.5 }),
+		{"fixed window within", cfg("fixed-window", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 0.5, 0.5 }),
 			[]string{"policy held: at most 0.50× the limit in any 1s", "contract kept: at most its allowance in each of its own windows"}, []string{"boundary"}},
-		{"fixed window broken", cfg("fixed-window", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 1.5, 1.25 }),
+		{"fixed window broken", cfg("fixed-window", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.WindowPeakRatio = 1.5, 1.25 }),
 			[]string{"contract broken: 1.25× its allowance in one of its own windows"}, []string{"kept"}},
-		{"sliding log exact", cfg("sliding-log", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 1 }),
+		{"sliding log exact", cfg("sliding-log", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1 }),
 			[]string{"policy held: at most 1.00× the limit", "contract kept: exact in every window"}, nil},
-		{"sliding log broken, many keys, at one instant", cfg("sliding-log", 3, false), with(func(m *Metrics) {
+		{"sliding log broken, many keys, at one instant", cfg("sliding-log", 3, false), with(func(m *sim.Metrics) {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 1.16, 5*time.Second, 5*time.Second, "k2"
 		}), []string{"1.16× the limit in one 1s window, at one instant, 5.000s for key k2", "contract broken: an exact window let 1.16× through"}, []string{"within 0"}},
-		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 1.04 }),
+		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.04 }),
 			[]string{"1.04× the limit", "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"}, []string{"1.0×"}},
-		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 0.9 }),
+		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.9 }),
 			[]string{"an estimate by design, within the limit here"}, nil},
-		{"bucket over-grant", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.PeakWindowRatio, m.OverGrant, m.ExcessUnits = 2.8, 1.2918, 1355 }),
+		{"bucket over-grant", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.OverGrant, m.ExcessUnits = 2.8, 1.2918, 1355 }),
 			[]string{"contract broken (over-grant): 1355 units past burst + rate × T, 129.2% of what it allows"}, []string{"kept"}},
-		{"bucket burst as designed", cfg("gcra", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 5 }),
+		{"bucket burst as designed", cfg("gcra", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 5 }),
 			[]string{"policy exceeded: 5.00×", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant"}},
-		{"bucket within", cfg("leaky-bucket", 1, false), with(func(m *Metrics) { m.PeakWindowRatio = 0.3 }),
+		{"bucket within", cfg("leaky-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.3 }),
 			[]string{"contract kept: at most burst + rate × T"}, []string{"+x", "%", "broken"}},
-		{"consequences", cfg("token-bucket", 1, true), with(func(m *Metrics) {
+		{"consequences", cfg("token-bucket", 1, true), with(func(m *sim.Metrics) {
 			m.StoreErrors, m.Conflicts, m.RetryAmplification, m.Errors, m.Wasted, m.BackendUtilization, m.QueueDelayP99, m.GaveUp =
 				3, 4, 2.5, 9, 2, 0.655, 12*time.Millisecond, 5
 		}), []string{"3 decisions made without Redis (on_error)", "4 decisions gave up after losing WATCH races", "retries made 2.50 attempts per request",
 			"the backend failed 9 requests (busy 66% of the run, 2 served for clients that had left)", "queued work up to 12.0ms (p99)", "5 of 10 requests never succeeded"}, nil},
-		{"backend failures without waste", cfg("token-bucket", 1, true), with(func(m *Metrics) { m.Errors, m.BackendUtilization = 9, 0.5 }),
+		{"backend failures without waste", cfg("token-bucket", 1, true), with(func(m *sim.Metrics) { m.Errors, m.BackendUtilization = 9, 0.5 }),
 			[]string{"the backend failed 9 requests (busy 50% of the run)"}, []string{"clients that had left"}},
-		{"few retries", cfg("token-bucket", 1, false), with(func(m *Metrics) { m.RetryAmplification = 1.4 }),
+		{"few retries", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.RetryAmplification = 1.4 }),
 			nil, []string{"retries"}},
-		{"shards, false denials", sharded(cfg("token-bucket", 1, false), algorithms.PickRandom), with(func(m *Metrics) {
+		{"shards, false denials", sharded(cfg("token-bucket", 1, false), algorithms.PickRandom), with(func(m *sim.Metrics) {
 			m.Attempts, m.FalseDenials, m.ShardImbalance, m.PeakWindowRatio = 1000, 71, 1.047, 0.99
 		}), []string{"policy held", "contract kept", "8 shards, random: 71 false denials (7.1% of decisions) while the shards together had room; the busiest shard admitted 1.05× the mean"}, nil},
-		{"shards, none false", sharded(cfg("gcra", 1, false), algorithms.PickTwoChoices), with(func(m *Metrics) { m.ShardImbalance = 1.017 }),
+		{"shards, none false", sharded(cfg("gcra", 1, false), algorithms.PickTwoChoices), with(func(m *sim.Metrics) { m.ShardImbalance = 1.017 }),
 			[]string{"8 shards, two choices: no false denials; the busiest shard admitted 1.02× the mean"}, []string{"false denials ("}},
-		{"limits, wasted and starved", limits(cfg("token-bucket", 1, false), algorithms.InOrder), with(func(m *Metrics) {
+		{"limits, wasted and starved", limits(cfg("token-bucket", 1, false), algorithms.InOrder), with(func(m *sim.Metrics) {
 			m.GrantedUnits, m.WastedUnits, m.Starved, m.PeakWindowRatio = 32024, 11221, 90, 3
 		}), []string{"L: 2 limits (requests, tokens), in order: 11221 of the 32024 units they granted were wasted on calls refused anyway (35%); 90 requests gave up having paid"},
 			[]string{"policy", "contract"}},
-		{"limits, nothing wasted", limits(cfg("token-bucket", 1, false), algorithms.AllOrNothing), with(func(m *Metrics) { m.GrantedUnits = 500 }),
+		{"limits, nothing wasted", limits(cfg("token-bucket", 1, false), algorithms.AllOrNothing), with(func(m *sim.Metrics) { m.GrantedUnits = 500 }),
 			[]string{"2 limits (requests, tokens), all or nothing: nothing they granted was wasted"}, []string{"gave up having paid", "policy"}},
 	} {
 		v := Verdict(tc.cfg, tc.m)
@@ -95,14 +96,14 @@ func TestVerdictBranches(t *testing.T) {
 }
 
 // sharded makes cfg's lane 8 shards picked by pick.
-func sharded(c *Config, pick algorithms.ShardPick) *Config {
+func sharded(c *sim.Config, pick algorithms.ShardPick) *sim.Config {
 	c.Lanes[0].Shards, c.Lanes[0].ShardPick = 8, pick
 	return c
 }
 
 // limits makes cfg's lane hold requests to two limits, combined by combine.
-func limits(c *Config, combine algorithms.Combine) *Config {
-	c.Lanes[0].Limits = []LimitConfig{{Name: "requests", Algorithm: "token-bucket"}, {Name: "tokens", Algorithm: "token-bucket"}}
+func limits(c *sim.Config, combine algorithms.Combine) *sim.Config {
+	c.Lanes[0].Limits = []sim.LimitConfig{{Name: "requests", Algorithm: "token-bucket"}, {Name: "tokens", Algorithm: "token-bucket"}}
 	c.Lanes[0].Combine = combine
 	return c
 }

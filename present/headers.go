@@ -1,10 +1,11 @@
-package sim
+package present
 
 import (
 	"io"
 	"slices"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // The HTTP rate-limit headers a lane's responses send, in the lane's family
@@ -17,7 +18,7 @@ import (
 // sharded lane (its policy the shard's share: that is what decided); every limit
 // that was asked for a multi-limit lane, under its own name. A lane with no
 // limit (algorithm none) sends none.
-func ResponseHeaders(cfg *Config, row Row) []algorithms.Header {
+func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 	lane := cfg.Lanes[row.Lane]
 	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
 		return nil // no limiter, no rate-limit fields
@@ -45,11 +46,11 @@ func ResponseHeaders(cfg *Config, row Row) []algorithms.Header {
 // every family cfg's lanes send, in the order of algorithms.HeaderFamilies, each
 // once, then Retry-After. A row fills its own lane's family's columns and leaves
 // the others empty.
-func HeaderColumns(cfg *Config) []string {
+func HeaderColumns(cfg *sim.Config) []string {
 	var names []string
 	for f := range algorithms.HeaderFamilies {
 		family := algorithms.HeaderFamily(f)
-		if slices.ContainsFunc(cfg.Lanes, func(l LaneConfig) bool { return l.Headers == family }) {
+		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family }) {
 			fields := family.Names()
 			names = append(names, fields[:len(fields)-1]...)
 		}
@@ -59,12 +60,12 @@ func HeaderColumns(cfg *Config) []string {
 
 // NewRequestWriterWithHeaders is NewRequestWriter with the response headers of
 // every decision appended as columns after the others (HeaderColumns).
-func NewRequestWriterWithHeaders(w io.Writer, cfg *Config) (*RequestWriter, error) {
+func NewRequestWriterWithHeaders(w io.Writer, cfg *sim.Config) (*RequestWriter, error) {
 	return newRequestWriter(w, cfg, HeaderColumns(cfg))
 }
 
 // appendHeaders appends a row's header cells, one per column, each after a comma.
-func (rw *RequestWriter) appendHeaders(b []byte, row *Row) []byte {
+func (rw *RequestWriter) appendHeaders(b []byte, row *sim.Row) []byte {
 	cells := rw.headerCells[:0]
 	for range rw.headerCols {
 		cells = append(cells, "")

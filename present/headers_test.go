@@ -1,4 +1,4 @@
-package sim
+package present
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // The headers of a plain lane, a sharded lane (its shard's share) and a lane of
@@ -20,26 +21,26 @@ func TestResponseHeaders(t *testing.T) {
 	shards.Shards, shards.Headers = 8, algorithms.HeadersLegacy
 	multi := lane("multi", "token-bucket")
 	multi.Headers = algorithms.HeadersDraft
-	multi.Limits = []LimitConfig{
+	multi.Limits = []sim.LimitConfig{
 		{Name: "rpm", Algorithm: "token-bucket", Policy: algorithms.Policy{Limit: 60, Period: time.Minute, Burst: 60}},
 		{Name: "tpm", Algorithm: "token-bucket", Policy: algorithms.Policy{Limit: 1000, Period: time.Minute, Burst: 1000}},
 	}
 	x := lane("x", "gcra")
 	x.Headers = algorithms.HeadersX
-	cfg := newConfig(p, time.Second, []LaneConfig{plain, shards, multi, x}, Client{Name: "c"})
+	cfg := newConfig(p, time.Second, []sim.LaneConfig{plain, shards, multi, x}, sim.Client{Name: "c"})
 	for _, tc := range []struct {
-		row  Row
+		row  sim.Row
 		want string
 	}{
-		{Row{Lane: 0, Allowed: true, Remaining: 19, Limit: 20, ResetAfter: 10 * time.Millisecond, Shard: -1},
+		{sim.Row{Lane: 0, Allowed: true, Remaining: 19, Limit: 20, ResetAfter: 10 * time.Millisecond, Shard: -1},
 			`RateLimit-Policy: "default";q=100;w=1|RateLimit: "default";r=19;t=1`},
-		{Row{Lane: 1, Remaining: 0.5, Limit: 3, RetryAfter: 20 * time.Millisecond, ResetAfter: 200 * time.Millisecond, Shard: 5},
+		{sim.Row{Lane: 1, Remaining: 0.5, Limit: 3, RetryAfter: 20 * time.Millisecond, ResetAfter: 200 * time.Millisecond, Shard: 5},
 			"RateLimit-Limit: 12|RateLimit-Remaining: 0|RateLimit-Reset: 1|Retry-After: 1"},
-		{Row{Lane: 2, RetryAfter: 3 * time.Second, Shard: -1, Limits: []algorithms.Decision{{Allowed: true, Remaining: 10, Limit: 60, ResetAfter: 50 * time.Second}, {Remaining: 7, Limit: 1000, RetryAfter: 3 * time.Second, ResetAfter: 60 * time.Second}}},
+		{sim.Row{Lane: 2, RetryAfter: 3 * time.Second, Shard: -1, Limits: []algorithms.Decision{{Allowed: true, Remaining: 10, Limit: 60, ResetAfter: 50 * time.Second}, {Remaining: 7, Limit: 1000, RetryAfter: 3 * time.Second, ResetAfter: 60 * time.Second}}},
 			`RateLimit-Policy: "rpm";q=60;w=60, "tpm";q=1000;w=60|RateLimit: "rpm";r=10;t=50, "tpm";r=7;t=60|Retry-After: 3`},
-		{Row{Lane: 2, RetryAfter: time.Second, Shard: -1, Limits: []algorithms.Decision{{Remaining: 0, Limit: 60, RetryAfter: time.Second, ResetAfter: 60 * time.Second}, {}}},
+		{sim.Row{Lane: 2, RetryAfter: time.Second, Shard: -1, Limits: []algorithms.Decision{{Remaining: 0, Limit: 60, RetryAfter: time.Second, ResetAfter: 60 * time.Second}, {}}},
 			`RateLimit-Policy: "rpm";q=60;w=60|RateLimit: "rpm";r=0;t=60|Retry-After: 1`},
-		{Row{At: 2 * time.Second, Lane: 3, Allowed: true, Remaining: 4, Limit: 20, ResetAfter: 1500 * time.Millisecond, Shard: -1},
+		{sim.Row{At: 2 * time.Second, Lane: 3, Allowed: true, Remaining: 4, Limit: 20, ResetAfter: 1500 * time.Millisecond, Shard: -1},
 			"X-RateLimit-Limit: 100|X-RateLimit-Remaining: 4|X-RateLimit-Reset: 1767225604|X-RateLimit-Used: 96|X-RateLimit-Resource: default"},
 	} {
 		var got []string
@@ -56,7 +57,7 @@ func TestResponseHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write([]Row{{Lane: 1, Remaining: 0.5, Limit: 3, RetryAfter: 20 * time.Millisecond, Shard: 5}, {Lane: 3, Allowed: true, Remaining: 4, Shard: -1}})
+	w.Write([]sim.Row{{Lane: 1, Remaining: 0.5, Limit: 3, RetryAfter: 20 * time.Millisecond, Shard: 5}, {Lane: 3, Allowed: true, Remaining: 4, Shard: -1}})
 	w.Flush()
 	records, err := csv.NewReader(&b).ReadAll()
 	if err != nil {

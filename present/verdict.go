@@ -1,11 +1,12 @@
-package sim
+package present
 
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
+	"ratelab/sim"
 )
 
 // Verdict is one line saying what a lane did, judged against two yardsticks and
@@ -30,7 +31,7 @@ import (
 // contract broken (skewed clocks stored as is, non-atomic writes) is over-grant,
 // and quantified. A lane with no limit is judged on the load it let through.
 // Ratios are shown to two decimals, never rounded into agreement.
-func Verdict(cfg *Config, m Metrics) string {
+func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	lane, _ := laneNamed(cfg, m.Lane)
 	info, _ := algorithms.Lookup(lane.Algorithm)
 	var facts []string
@@ -38,7 +39,7 @@ func Verdict(cfg *Config, m Metrics) string {
 	case info.Shape == algorithms.ShapeNone:
 		fact := fmt.Sprintf("no limiter: up to %d requests let through in one second", m.PeakAcceptedPerSecond)
 		if cfg.Backend != nil {
-			fact += fmt.Sprintf(", against a backend that serves %s a second", formatNumber(cfg.Backend.Capacity()))
+			fact += fmt.Sprintf(", against a backend that serves %s a second", format.Number(cfg.Backend.Capacity()))
 		}
 		facts = append(facts, fact)
 	case m.Offered == 0:
@@ -58,39 +59,39 @@ func Verdict(cfg *Config, m Metrics) string {
 }
 
 // laneNamed is the lane called name.
-func laneNamed(cfg *Config, name string) (LaneConfig, bool) {
+func laneNamed(cfg *sim.Config, name string) (sim.LaneConfig, bool) {
 	for _, l := range cfg.Lanes {
 		if l.Name == name {
 			return l, true
 		}
 	}
-	return LaneConfig{}, false
+	return sim.LaneConfig{}, false
 }
 
 // policyYardstick: the most admitted in any sliding window of the period, against
 // the limit.
-func policyYardstick(cfg *Config, lane LaneConfig, m Metrics) string {
+func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string {
 	period := lane.TierPolicy(cfg, 0).Period
 	if m.PeakWindowRatio <= 1 {
-		return fmt.Sprintf("policy held: at most %s× the limit in any %s", ratio(m.PeakWindowRatio), period)
+		return fmt.Sprintf("policy held: at most %s× the limit in any %s", format.Ratio(m.PeakWindowRatio), period)
 	}
-	where := fmt.Sprintf("within %s from %s", formatSpan(m.PeakLast-m.PeakFirst), FormatDuration(m.PeakFirst))
+	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), format.Duration(m.PeakFirst))
 	if m.PeakLast == m.PeakFirst {
-		where = "at one instant, " + FormatDuration(m.PeakFirst)
+		where = "at one instant, " + format.Duration(m.PeakFirst)
 	}
 	if len(cfg.Keys) > 1 {
 		where += " for key " + m.PeakKey
 	}
-	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", ratio(m.PeakWindowRatio), period, where)
+	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
 }
 
 // contractYardstick: what the algorithm promises, kept or broken.
-func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Metrics) string {
+func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info, m sim.Metrics) string {
 	p := lane.TierPolicy(cfg, 0).WithDefaults()
 	switch info.Shape {
 	case algorithms.ShapeFixedWindow:
 		if m.WindowPeakRatio > 1 {
-			return fmt.Sprintf("contract broken: %s× its allowance in one of its own windows", ratio(m.WindowPeakRatio))
+			return fmt.Sprintf("contract broken: %s× its allowance in one of its own windows", format.Ratio(m.WindowPeakRatio))
 		}
 		if m.PeakWindowRatio > 1 {
 			return "contract kept: at most its allowance in each of its own windows, the excess is two windows meeting at a boundary"
@@ -99,7 +100,7 @@ func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Met
 	case algorithms.ShapeSlidingWindow:
 		switch {
 		case info.Exact && m.PeakWindowRatio > 1:
-			return fmt.Sprintf("contract broken: an exact window let %s× through", ratio(m.PeakWindowRatio))
+			return fmt.Sprintf("contract broken: an exact window let %s× through", format.Ratio(m.PeakWindowRatio))
 		case info.Exact:
 			return "contract kept: exact in every window"
 		case m.PeakWindowRatio > 1:
@@ -108,7 +109,7 @@ func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Met
 		return "an estimate by design, within the limit here"
 	}
 	if m.OverGrant > 0 {
-		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", formatNumber(roundTo(m.ExcessUnits, 1)), formatNumber(roundTo(100*m.OverGrant, 0.1)))
+		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", format.Number(format.RoundTo(m.ExcessUnits, 1)), format.Number(format.RoundTo(100*m.OverGrant, 0.1)))
 	}
 	if m.PeakWindowRatio > 1 {
 		return fmt.Sprintf("contract kept: its burst of %d on top of the rate, as designed", p.Burst)
@@ -117,21 +118,21 @@ func contractYardstick(cfg *Config, lane LaneConfig, info algorithms.Info, m Met
 }
 
 // shardsFact: what splitting the limit cost.
-func shardsFact(lane LaneConfig, m Metrics) string {
+func shardsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	fact := fmt.Sprintf("%d shards, %s: ", lane.Shards, strings.ReplaceAll(lane.ShardPick.String(), "-", " "))
 	if m.FalseDenials == 0 {
 		fact += "no false denials"
 	} else {
-		fact += fmt.Sprintf("%d false denials (%s%% of decisions) while the shards together had room", m.FalseDenials, formatNumber(roundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
+		fact += fmt.Sprintf("%d false denials (%s%% of decisions) while the shards together had room", m.FalseDenials, format.Number(format.RoundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
 	}
 	if m.ShardImbalance > 0 {
-		fact += fmt.Sprintf("; the busiest shard admitted %s× the mean", ratio(m.ShardImbalance))
+		fact += fmt.Sprintf("; the busiest shard admitted %s× the mean", format.Ratio(m.ShardImbalance))
 	}
 	return fact
 }
 
 // limitsFact: how a multi-limit lane combined its limits.
-func limitsFact(lane LaneConfig, m Metrics) string {
+func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	names := make([]string, len(lane.Limits))
 	for i, l := range lane.Limits {
 		names[i] = l.Name
@@ -140,7 +141,7 @@ func limitsFact(lane LaneConfig, m Metrics) string {
 	if m.WastedUnits == 0 {
 		fact += "nothing they granted was wasted"
 	} else {
-		fact += fmt.Sprintf("%d of the %d units they granted were wasted on calls refused anyway (%s%%)", m.WastedUnits, m.GrantedUnits, formatNumber(roundTo(100*float64(m.WastedUnits)/float64(m.GrantedUnits), 0.1)))
+		fact += fmt.Sprintf("%d of the %d units they granted were wasted on calls refused anyway (%s%%)", m.WastedUnits, m.GrantedUnits, format.Number(format.RoundTo(100*float64(m.WastedUnits)/float64(m.GrantedUnits), 0.1)))
 	}
 	if m.Starved > 0 {
 		fact += fmt.Sprintf("; %d requests gave up having paid", m.Starved)
@@ -150,7 +151,7 @@ func limitsFact(lane LaneConfig, m Metrics) string {
 
 // consequences are what followed from the decisions: Redis failures, lost races,
 // retries, the backend, queueing, requests never served.
-func consequences(cfg *Config, m Metrics) []string {
+func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	var facts []string
 	if m.StoreErrors > 0 {
 		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
@@ -159,43 +160,20 @@ func consequences(cfg *Config, m Metrics) []string {
 		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
 	}
 	if m.RetryAmplification >= 1.5 {
-		facts = append(facts, fmt.Sprintf("retries made %s attempts per request", ratio(m.RetryAmplification)))
+		facts = append(facts, fmt.Sprintf("retries made %s attempts per request", format.Ratio(m.RetryAmplification)))
 	}
 	if cfg.Backend != nil && (m.Errors > 0 || m.Wasted > 0) {
-		fact := fmt.Sprintf("the backend failed %d requests (busy %s%% of the run", m.Errors, formatNumber(roundTo(100*m.BackendUtilization, 1)))
+		fact := fmt.Sprintf("the backend failed %d requests (busy %s%% of the run", m.Errors, format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
 		if m.Wasted > 0 {
 			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
 		}
 		facts = append(facts, fact+")")
 	}
 	if m.QueueDelayP99 > 0 {
-		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", FormatDuration(m.QueueDelayP99)))
+		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", format.Duration(m.QueueDelayP99)))
 	}
 	if m.GaveUp > 0 {
 		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
 	}
 	return facts
-}
-
-// ratio renders a ratio with two decimals, so 1.04 is never shown as 1.0.
-func ratio(x float64) string { return fmt.Sprintf("%.2f", x) }
-
-// roundTo rounds x to a multiple of step.
-func roundTo(x, step float64) float64 {
-	if step <= 0 {
-		return x
-	}
-	n := x / step
-	if n < 0 {
-		return -roundTo(-x, step)
-	}
-	return float64(int64(n+0.5)) * step
-}
-
-// formatSpan renders a span for a verdict: "2.0ms", "1.250s", never "0".
-func formatSpan(d time.Duration) string {
-	if d <= 0 {
-		return "an instant"
-	}
-	return FormatDuration(d)
 }

@@ -1,0 +1,238 @@
+package conformance
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// The promises every limiter makes on every backend, checked after every decision
+// of seeded random traces (skewed clocks, idle hours, costs above the capacity):
+//
+//   - RetryAfter is honoured to the microsecond: the same request, stamped by the
+//     same clock, is accepted at now + RetryAfter and refused at
+//     now + RetryAfter − 1µs (jitter off); Forever means it is refused whenever
+//     it comes;
+//   - Remaining is never negative without reservations (with them, never below
+//     −max_reserved);
+//   - the header's remaining (the draft's r=) agrees with Check: r units would be
+//     accepted now (at once, for a bucket with reservations) and r + 1 would not.
+//
+// Check is what Allow would decide at that moment without deciding, so these ask
+// the state the decision left; on Redis it is the script's 'check' mode.
+
+// withReservations is the token bucket that schedules work (max_reserved).
+var withReservations = lane{"token-bucket (reservations)", algorithms.TokenBucketName, algorithms.Options{MonotonicTimestamp: true, MaxReserved: 1}}
+
+// propertyLanes are every lane, and the token bucket with reservations.
+func propertyLanes() []lane { return append(append([]lane(nil), lanes...), withReservations) }
+
+func TestPropertiesOnEveryBackend(t *testing.T) {
+	seeds := map[string]int{"memory": 60, "redis": 12}
+	for _, b := range backends(t) {
+		for _, l := range propertyLanes() {
+			if info, _ := algorithms.Lookup(l.algorithm); b.name == "redis" && info.Redis == nil {
+				continue // no Lua port: the lane runs in memory only
+			}
+			t.Run(b.name+"/"+l.label, func(t *testing.T) {
+				for seed := uint64(1); seed <= uint64(seeds[b.name]); seed++ {
+					if err := checkProperties(t, b, l, seed); err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkProperties runs one seeded trace through a fresh limiter of lane l on b
+// and checks every promise after every decision.
+func checkProperties(t *testing.T, b backend, l lane, seed uint64) error {
+	r := rand.New(rand.NewPCG(seed, 18))
+	p := randomPolicy(r)
+	if l.opts.MaxReserved > 0 {
+		l.opts.MaxReserved = 1 + r.Int64N(2*p.Burst)
+	}
+	if l.opts.Rollover > 0 {
+		l.opts.Rollover = r.Int64N(p.Limit + 1)
+	}
+	capacity := algorithms.Capacity(l.algorithm, p, l.opts)
+	trace := randomTrace(r, p, traceShape{n: 150, capacity: capacity, maxCost: capacity + 3, keys: 3, skewed: true, hours: true})
+	if err := p.Validate(capacity + 3); err != nil {
+		return err
+	}
+	if err := p.CheckHorizon(horizon(trace) + 100*p.Period); err != nil {
+		return err
+	}
+	lim, _ := b.build(t, l, p)
+	check := lim.(algorithms.Checker).Check
+	for i, q := range trace {
+		d := lim.Allow(q.Key, q.Now, q.Cost)
+		where := func(format string, args ...any) error {
+			return fmt.Errorf("%s, %+v: request %d (%s at %v from node %d, cost %d) = %+v: %s", p, l.opts, i, q.Key, q.Now, q.node, q.Cost, d, fmt.Sprintf(format, args...))
+		}
+		// Remaining
+		if floor := -float64(l.opts.MaxReserved); d.Remaining < floor {
+			return where("remaining %v is below %v", d.Remaining, floor)
+		}
+		// RetryAfter
+		switch {
+		case d.Allowed:
+			if d.RetryAfter != 0 {
+				return where("an acceptance with a retry-after")
+			}
+		case d.RetryAfter == algorithms.Forever:
+			if q.Cost <= capacity {
+				return where("refused for ever a cost within the capacity %d", capacity)
+			}
+			if later := check(q.Key, q.Now+100*p.Period, q.Cost); later.Allowed {
+				return where("refused for ever, but accepted 100 periods later")
+			}
+		case d.RetryAfter <= 0:
+			return where("a denial with no retry-after")
+		default:
+			if at := check(q.Key, q.Now+d.RetryAfter, q.Cost); !at.Allowed {
+				return where("the same request at now + retry-after is refused again: %+v", at)
+			}
+			if early := check(q.Key, q.Now+d.RetryAfter-time.Microsecond, q.Cost); early.Allowed {
+				return where("the same request is accepted a microsecond before now + retry-after")
+			}
+		}
+		// headers
+		rem := draftRemaining(p, d)
+		if rem < 0 {
+			return where("the header's remaining is r=%d", rem)
+		}
+		if rem > 0 {
+			if c := check(q.Key, q.Now, rem); !c.Allowed || (l.opts.MaxReserved > 0 && c.Delay > 0) {
+				return where("the header says r=%d, but Check(%d) = %+v", rem, rem, c)
+			}
+		}
+		if c := check(q.Key, q.Now, rem+1); c.Allowed && (l.opts.MaxReserved == 0 || c.Delay == 0) {
+			return where("the header says r=%d, but Check(%d) accepts at once: %+v", rem, rem+1, c)
+		}
+	}
+	return nil
+}
+
+// The checks can fail: a limiter that tells a request stamped before the key's
+// time to come back too early, a negative remaining, a header one short.
+func TestPropertiesCatchBrokenLimiters(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		broken func(algorithms.Limiter) algorithms.Limiter
+		want   string
+	}{
+		{"retry-after short", func(l algorithms.Limiter) algorithms.Limiter {
+			return shifted{l, func(d *algorithms.Decision) {
+				if !d.Allowed && d.RetryAfter != algorithms.Forever {
+					d.RetryAfter -= 50 * time.Millisecond
+				}
+			}}
+		}, "refused again"},
+		{"negative remaining", func(l algorithms.Limiter) algorithms.Limiter {
+			return shifted{l, func(d *algorithms.Decision) {
+				if d.Remaining < 1 {
+					d.Remaining -= 1
+				}
+			}}
+		}, "is below"},
+		{"header one short", func(l algorithms.Limiter) algorithms.Limiter {
+			return shifted{l, func(d *algorithms.Decision) {
+				if d.Remaining >= 1 {
+					d.Remaining -= 1e-9
+				}
+			}}
+		}, "the header says"},
+	} {
+		b := backend{name: "broken", build: func(t *testing.T, l lane, p algorithms.Policy) (algorithms.Limiter, bool) {
+			lim, _ := memory.build(t, l, p)
+			return tc.broken(lim), true
+		}}
+		failed := ""
+		for seed := uint64(1); seed <= 20 && failed == ""; seed++ {
+			if err := checkProperties(t, b, laneNamed("token-bucket"), seed); err != nil {
+				failed = err.Error()
+			}
+		}
+		if !strings.Contains(failed, tc.want) {
+			t.Errorf("%s: the properties said %q, want a failure containing %q", tc.name, failed, tc.want)
+		}
+	}
+}
+
+// shifted is a limiter whose every decision (Allow and Check) is bent by bend.
+type shifted struct {
+	algorithms.Limiter
+	bend func(*algorithms.Decision)
+}
+
+func (s shifted) Allow(key string, now time.Duration, cost int64) algorithms.Decision {
+	d := s.Limiter.Allow(key, now, cost)
+	s.bend(&d)
+	return d
+}
+
+func (s shifted) Check(key string, now time.Duration, cost int64) algorithms.Decision {
+	d := s.Limiter.(algorithms.Checker).Check(key, now, cost)
+	s.bend(&d)
+	return d
+}
+
+// Memory and Redis make the same decisions, to the last bit, on the same skewed
+// traces (algorithms/redislua's own differential test covers pipelines, random
+// options and a cluster; this one adds idle hours, costs above the capacity and
+// several clocks), and report the same levels after them.
+func TestMemoryAndRedisDecideAlike(t *testing.T) {
+	red := redisBackend(t)
+	for _, l := range propertyLanes() {
+		if info, _ := algorithms.Lookup(l.algorithm); info.Redis == nil {
+			continue
+		}
+		t.Run(l.label, func(t *testing.T) {
+			for seed := uint64(1); seed <= 12; seed++ {
+				r := rand.New(rand.NewPCG(seed, 81))
+				p := randomPolicy(r)
+				o := l.opts
+				if o.MaxReserved > 0 {
+					o.MaxReserved = 1 + r.Int64N(2*p.Burst)
+				}
+				ln := lane{l.label, l.algorithm, o}
+				capacity := algorithms.Capacity(l.algorithm, p, o)
+				trace := randomTrace(r, p, traceShape{n: 150, capacity: capacity, maxCost: capacity + 3, keys: 3, skewed: true, hours: true})
+				mem, _ := memory.build(t, ln, p)
+				rl, _ := red.build(t, ln, p)
+				for i, q := range trace {
+					a, b := mem.Allow(q.Key, q.Now, q.Cost), rl.Allow(q.Key, q.Now, q.Cost)
+					if a != b {
+						t.Fatalf("seed %d, %s, %+v: request %d (%s at %v, cost %d): memory %+v, redis %+v", seed, p, o, i, q.Key, q.Now, q.Cost, a, b)
+					}
+					if a, b := mem.Level(q.Key, q.Now), rl.Level(q.Key, q.Now); a != b {
+						t.Fatalf("seed %d, %s, %+v: level of %s at %v after request %d: memory %v, redis %v", seed, p, o, q.Key, q.Now, i, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Every algorithm in the registry (but the no-limit baseline) is one of the lanes
+// these tests run, so a new one is held to the same promises.
+func TestEveryAlgorithmIsALane(t *testing.T) {
+	for _, a := range algorithms.All() {
+		if a.Baseline {
+			continue
+		}
+		found := false
+		for _, l := range lanes {
+			found = found || l.algorithm == a.Name
+		}
+		if !found {
+			t.Errorf("%s is not among algorithms/conformance's lanes (steps_test.go): add it, in each mode that decides differently, so the property and step tests run it", a.Name)
+		}
+	}
+}

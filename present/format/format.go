@@ -1,0 +1,88 @@
+// Package format renders ratelab's quantities as text, the same way wherever
+// they are shown — the comparison table, verdicts, claims, the UI, charts, tune's
+// report and error messages: durations compactly (12.5ms, 1.250s), sizes in
+// binary units, numbers with the decimals they need and ratios with two, so
+// 1.04 is never shown as 1.0. It depends on nothing of ratelab's.
+package format
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Forever is the duration a limiter reports for a wait that never ends (a
+// request costing more than the bucket can ever hold): shown as "never". It is
+// algorithms.Forever, repeated here so this package stays a leaf (a test checks
+// the two agree).
+const Forever = time.Duration(math.MaxInt64)
+
+// Duration renders d compactly for tables: 0, 850µs, 12.5ms, 1.250s, 26h0m5s,
+// and never for Forever. Under a second it keeps one decimal of milliseconds;
+// from a second to an hour, three decimals of seconds; from an hour, whole seconds.
+func Duration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d == Forever:
+		return "never"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d/time.Microsecond)
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	case d >= time.Hour:
+		return d.Round(time.Second).String() // a long trace's times: 168h0m0s
+	}
+	return fmt.Sprintf("%.3fs", d.Seconds())
+}
+
+// Span renders a stretch of time for a sentence: as Duration, or "an instant"
+// when it is not positive.
+func Span(d time.Duration) string {
+	if d <= 0 {
+		return "an instant"
+	}
+	return Duration(d)
+}
+
+// Bytes renders n as B, KiB or MiB.
+func Bytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%dB", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+}
+
+// Number renders v with as many decimals as it needs, up to four: 2, 0.5,
+// 0.3333; never "-0".
+func Number(v float64) string {
+	s := fmt.Sprintf("%.4f", v)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// Ratio renders a ratio with two decimals, so 1.04 is never shown as 1.0.
+func Ratio(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// RoundTo rounds x to the nearest multiple of step (halves away from zero); x
+// itself when step is not positive.
+func RoundTo(x, step float64) float64 {
+	if step <= 0 {
+		return x
+	}
+	n := x / step
+	if n < 0 {
+		return -RoundTo(-x, step)
+	}
+	return float64(int64(n+0.5)) * step
+}
+
+// Millis is d in milliseconds, as JSON and claims give durations.
+func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,41 @@
+package format
+
+import (
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+func TestFormat(t *testing.T) {
+	if Forever != algorithms.Forever {
+		t.Fatalf("format.Forever is %d, algorithms.Forever %d", Forever, algorithms.Forever)
+	}
+	for _, tc := range []struct{ got, want string }{
+		{Duration(0), "0"},
+		{Duration(850 * time.Microsecond), "850µs"},
+		{Duration(12500 * time.Microsecond), "12.5ms"},
+		{Duration(1250 * time.Millisecond), "1.250s"},
+		{Duration(26*time.Hour + 5*time.Second + 400*time.Millisecond), "26h0m5s"},
+		{Duration(Forever), "never"},
+		{Span(0), "an instant"},
+		{Span(2 * time.Millisecond), "2.0ms"},
+		{Bytes(1023), "1023B"},
+		{Bytes(1536), "1.5KiB"},
+		{Bytes(3 << 20), "3.0MiB"},
+		{Number(2), "2"},
+		{Number(0.5), "0.5"},
+		{Number(1.0 / 3), "0.3333"},
+		{Number(-0.00001), "0"},
+		{Ratio(1.04), "1.04"},
+		{Ratio(2), "2.00"},
+		{Number(RoundTo(12.345, 0.1)), "12.3"},
+		{Number(RoundTo(-2.5, 1)), "-3"},
+		{Number(RoundTo(7, 0)), "7"},
+		{Number(Millis(1500 * time.Microsecond)), "1.5"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

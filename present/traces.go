@@ -1,0 +1,43 @@
+package present
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"ratelab/sim"
+)
+
+// WriteTraceNotes prints, for cfg, a line per trace client saying what was replayed and
+// what was not (rows past the end, lines that could not be read, the first of
+// them); nothing when there is no trace.
+func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
+	for _, t := range sim.TraceReports(cfg) {
+		fmt.Fprintf(w, "  trace %s (%s): %d requests replayed", t.File, t.Format, t.Rows)
+		if t.PastEnd > 0 {
+			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
+		}
+		if t.Unparsed > 0 {
+			verb := "were"
+			if t.Unparsed == 1 {
+				verb = "was"
+			}
+			fmt.Fprintf(w, "; %s could not be read and %s skipped (--strict makes that an error):", plural(t.Unparsed, "line", "lines"), verb)
+			for _, s := range t.Shown {
+				fmt.Fprintf(w, "\n    %s", s)
+			}
+			if int64(len(t.Shown)) < t.Unparsed {
+				fmt.Fprintf(w, "\n    … and %d more", t.Unparsed-int64(len(t.Shown)))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// plural is "1 line" or "3 lines".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
