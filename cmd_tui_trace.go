@@ -61,7 +61,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[scenario]]\nname = \"trace\"\ntitle = %s\nlesson = %s\nseed = %d\nwatch_key = %s\n\n",
 		tomlString(fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file))),
-		tomlString(rep.Why+" The first lane (marked *) is that policy; the others are its neighbours in the grid (ratelab tune --trace "+o.file+" shows it all)."),
+		tomlString(rep.Why+" The first lane (marked *) is that policy; the others are its neighbours in the grid ("+o.tuneCommand()+" shows it all)."),
 		o.seed, tomlString(t.Keys[rep.Classes.Heaviest]))
 	fmt.Fprintf(&b, "[scenario.policy]\nlimit = %d\nperiod = %s\nburst = %d\n\n", first.Limit, tomlString(first.Period.String()), first.Burst)
 	for i, l := range lanes {
@@ -75,7 +75,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		}
 		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(string(r.Algorithm)), r.Limit, tomlString(r.Period.String()), r.Burst)
 	}
-	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(to.Format.String()), tomlString(to.ReorderWindow.String()))
+	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(t.Format.Format.String()), tomlString(to.ReorderWindow.String()))
 	if o.key != "" {
 		fmt.Fprintf(&b, "key = %s\n", tomlString(o.key))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ type traceOptions struct {
 // own, for scenarios as well).
 func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 	fs.StringVar(&o.file, "trace", "", "the request log to read (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default from the file's extension")
+	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
 	fs.StringVar(&o.key, "key", "", "what names a client: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's field (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: auto, ms (from the start), rfc3339, unix or unix_ms")
@@ -84,10 +85,42 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 // is written.
 func (o *traceOptions) load(to traces.Options, budget int64) (*tune.Trace, error) {
 	t, err := tune.Load(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, budget)
-	if err != nil {
+	var unknown *traces.UnknownFormatError
+	switch {
+	case errors.As(err, &unknown):
+		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
+	case err != nil:
 		return nil, usageError{err}
 	}
 	return t, nil
+}
+
+// tuneCommand is the ratelab tune command line that reads the trace as these
+// options do (the flags given, none of the defaults), for a message to suggest.
+func (o *traceOptions) tuneCommand() string {
+	args := []string{"ratelab", "tune", "--trace", shellQuote(o.file)}
+	for _, f := range []struct{ name, value, none string }{
+		{"--format", o.format, ""}, {"--key", o.key, ""}, {"--time-field", o.timeField, ""}, {"--time-format", o.timeFormat, "auto"},
+		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"},
+	} {
+		if f.value != "" && f.value != f.none {
+			args = append(args, f.name, shellQuote(f.value))
+		}
+	}
+	if o.reorder != traces.DefaultReorderWindow && o.reorder > 0 {
+		args = append(args, "--reorder-window", o.reorder.String())
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote is s as a shell word: as is when it is plain, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tuneOptions are the flags of ratelab tune.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,12 +66,117 @@ func TestTuneCommand(t *testing.T) {
 	}
 }
 
+// formatsByContent are one log in each format tune reads, gzipped under a name
+// that says nothing (x.gz), with what reading it by content must say and the
+// flags its fields need.
+func formatsByContent(t *testing.T, dir string) []struct {
+	file, layout string
+	flags        []string
+} {
+	t.Helper()
+	var buf bytes.Buffer
+	tracegen.Write(&buf, tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Duration: 2 * time.Minute, Seed: 5, Users: 50, UserPages: 1.0 / 20,
+		Abusers: 1, AbuserRate: 10, Slowest: time.Second})
+	combined := buf.String()
+	var common, jsonl, csv strings.Builder
+	csv.WriteString("when,client,path\n")
+	line := regexp.MustCompile(`^(\S+) \S+ \S+ \[([^\]]+)\] "GET (\S+) [^"]*" \d+ \d+`)
+	for _, l := range strings.Split(strings.TrimSpace(combined), "\n") {
+		m := line.FindStringSubmatch(l)
+		at, err := time.Parse("02/Jan/2006:15:04:05 -0700", m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		common.WriteString(m[0] + "\n")
+		fmt.Fprintf(&jsonl, "{\"time\":%q,\"key\":%q,\"path\":%q}\n", at.Format(time.RFC3339), m[1], m[3])
+		fmt.Fprintf(&csv, "%d,%s,%s\n", at.Unix(), m[1], m[3])
+	}
+	cases := []struct {
+		file, layout string
+		flags        []string
+	}{
+		{"combined", "Combined Log Format", nil},
+		{"common", "Common Log Format", nil},
+		{"jsonl", "JSON Lines", nil},
+		{"csv", "CSV with the header when,client,path", []string{"--key", "client", "--time-field", "when", "--time-format", "unix"}},
+	}
+	for i, text := range []string{combined, common.String(), jsonl.String(), csv.String()} {
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		w.Write([]byte(text))
+		w.Close()
+		sub := filepath.Join(dir, cases[i].file)
+		os.MkdirAll(sub, 0o755)
+		cases[i].file = filepath.Join(sub, "x.gz")
+		os.WriteFile(cases[i].file, gz.Bytes(), 0o644)
+	}
+	return cases
+}
+
+// tune reads a gzipped log under a name that says nothing, in each format, by its
+// content, and says which format it chose (in the table and the JSON).
+func TestTuneTellsTheFormatByContent(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range formatsByContent(t, dir) {
+		jsonPath := filepath.Join(filepath.Dir(c.file), "grid.json")
+		code, out, errOut := ratelab(append([]string{"tune", "--trace", c.file, "--points", "2", "--algorithms", "token-bucket", "--json", jsonPath}, c.flags...)...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.file, code, errOut)
+			continue
+		}
+		if want := "requests from 51 keys over 2m0s, read as " + c.layout + " (told by its content)"; !strings.Contains(out, want) {
+			t.Errorf("%s: the report lacks %q:\n%s", c.file, want, out)
+		}
+		var j struct {
+			Trace struct {
+				Format, Layout, By string
+				Keys               int
+			}
+		}
+		data, _ := os.ReadFile(jsonPath)
+		json.Unmarshal(bytes.ReplaceAll(bytes.ReplaceAll(data, []byte(`"format_layout"`), []byte(`"layout"`)), []byte(`"format_by"`), []byte(`"by"`)), &j)
+		if j.Trace.Layout != c.layout || j.Trace.By != "content" || j.Trace.Keys != 51 {
+			t.Errorf("%s: the JSON's trace is %+v", c.file, j.Trace)
+		}
+	}
+}
+
+// run replays a scenario's trace whose format neither the scenario nor the name
+// gives, and its note says which format the content told.
+func TestRunTellsATraceFormatByContent(t *testing.T) {
+	dir := t.TempDir()
+	formatsByContent(t, dir)
+	scenario := filepath.Join(dir, "s.toml")
+	os.WriteFile(scenario, []byte(`[[scenario]]
+name = "by-content"
+duration = "2m"
+[scenario.policy]
+limit = 5
+period = "1s"
+burst = 10
+[[scenario.lane]]
+algorithm = "token-bucket"
+[[scenario.client]]
+name = "log"
+pattern = "trace"
+file = "combined/x.gz"
+`), 0o644)
+	code, out, errOut := ratelab("run", "--file", scenario, "--scenario", "by-content")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "trace combined/x.gz (clf: Combined Log Format, told by its content): "; !strings.Contains(out, want) {
+		t.Errorf("run's notes lack %q:\n%s", want, out)
+	}
+}
+
 // Bad input: one message naming the place and the fix, exit 2, no file written.
 func TestTuneBadInput(t *testing.T) {
 	dir := t.TempDir()
 	log := writeLog(t, dir, time.Minute)
 	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "iso.log"), []byte("1.2.3.4 - - [2026-03-02T00:00:00Z] \"GET / HTTP/1.1\" 200 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x.bin"), []byte("hello world\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"time":"2026-03-02T00:00:00Z","ip":"1.2.3.4"}`+"\n"), 0o644)
 	out := filepath.Join(dir, "out.csv")
 	for _, tc := range []struct {
@@ -77,8 +184,8 @@ func TestTuneBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--trace", filepath.Join(dir, "nope.log")}, "no such file or directory"},
-		{[]string{"--trace", log, "--format", "apache"}, `--format: unknown format "apache"; use csv, clf (Common or Combined Log Format) or jsonl`},
-		{[]string{"--trace", filepath.Join(dir, "x.bin")}, `--format: cannot tell the format of`},
+		{[]string{"--trace", log, "--format", "apache"}, `--format: unknown format "apache"; use csv, clf (Common or Combined Log Format), jsonl or auto (by the file's content)`},
+		{[]string{"--trace", filepath.Join(dir, "x.bin")}, `: "hello world" is not a Common or Combined Log line, a JSON object or a CSV header; give it with --format clf (Common or Combined Log), --format jsonl or --format csv`},
 		{[]string{"--trace", filepath.Join(dir, "empty.log")}, "empty.log: the trace has no requests"},
 		{[]string{"--trace", filepath.Join(dir, "iso.log")}, "iso.log: none of its 1 lines could be read as clf; the first: " + filepath.Join(dir, "iso.log") + ":1: time"},
 		{[]string{"--trace", filepath.Join(dir, "a.jsonl")}, `no field "key" for the key (fields: ip, time); set key`},

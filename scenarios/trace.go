@@ -26,6 +26,7 @@ type traceScan struct {
 	past   int64         // rows at or after the cutoff
 	cost   int64         // the largest cost replayed
 	stats  traces.Stats
+	format traces.Detected // the format read, and how it was chosen
 }
 
 // hasTrace says whether any client replays a trace.
@@ -129,7 +130,7 @@ func (c *compiler) scanTrace(spec *ClientSpec, cutoff time.Duration, bad func(st
 	}
 	defer tr.Close()
 	o.Format = tr.r.Format().Format // the later reads need not tell it again
-	scan := &traceScan{opts: o, cutoff: cutoff}
+	scan := &traceScan{opts: o, cutoff: cutoff, format: tr.r.Format()}
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
 		row, err := tr.r.Next()
@@ -188,6 +189,9 @@ func (c *compiler) trace(i int, spec *ClientSpec, cl *sim.Client, tier int, bad 
 	o.Strict = false // the file was read whole already; the run skips what that read reported
 	t.Open = func() (sim.TraceReader, error) { return c.openTrace(spec, o, origin) }
 	t.Report = sim.TraceReport{File: spec.File, Format: o.Format.String(), Rows: scan.rows, PastEnd: scan.past, CutoffMS: float64(cl.Stop) / float64(time.Millisecond), Unparsed: scan.stats.Unparsed}
+	if scan.format.By == traces.FormatByContent {
+		t.Report.FormatByContent = scan.format.Layout
+	}
 	for _, p := range scan.stats.Shown {
 		t.Report.Shown = append(t.Report.Shown, fmt.Sprintf("%s:%d: %s", spec.File, p.Line, p.Why))
 	}

@@ -27,6 +27,11 @@ const (
 	FormatByName
 )
 
+// String is the source as JSON writes it: "given", "content" or "name".
+func (s FormatSource) String() string {
+	return [...]string{"given", "content", "name"}[s]
+}
+
 // Detected is the format a reader reads its file in, and how it was chosen.
 type Detected struct {
 	Format Format

@@ -49,6 +49,9 @@ func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, len(t.Keys), t.Span)
+	if t.Format.Layout != "" {
+		fmt.Fprintf(&b, ", read as %s", t.Format)
+	}
 	if t.Stats.Unparsed > 0 {
 		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
@@ -92,17 +95,6 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 	fmt.Fprintln(w)
 	_, err := fmt.Fprintln(w, r.Why)
 	return err
-}
-
-// shortPeriod is 1s, 1m0s… without the zero tails: 1s, 1m, 1h.
-func shortPeriod(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	s = strings.TrimSuffix(s, "0m")
-	if s == "" {
-		return d.String()
-	}
-	return s
 }
 
 // Frontier draws the trade-off the grid offers: for each share of ordinary keys'
@@ -214,6 +206,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out := struct {
 		Trace struct {
 			File      string  `json:"file"`
+			Format    string  `json:"format"`
+			Layout    string  `json:"format_layout"`
+			FormatBy  string  `json:"format_by"`
 			Requests  int64   `json:"requests"`
 			Keys      int     `json:"keys"`
 			SpanMS    float64 `json:"span_ms"`
@@ -228,6 +223,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Recommended int          `json:"recommended"`
 		Why         string       `json:"why"`
 	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why}
+	out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
 	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, len(t.Keys), float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
 	if len(t.Keys) > 0 {
 		out.Trace.Heavy, out.Trace.Heaviest, out.Trace.MedianVol, out.Trace.P99Vol = c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Median], t.Volume[c.P99]

@@ -38,6 +38,9 @@ type Trace struct {
 	Volume []int64
 	Peak   []int64
 	Stats  traces.Stats
+	// Format is the format the file was read in, and how it was chosen (given,
+	// by its content, by its name).
+	Format traces.Detected
 
 	origin  time.Duration
 	open    func() (*traces.Reader, error)
@@ -67,8 +70,9 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 		return nil, err
 	}
 	defer r.Close()
-	t := &Trace{Name: name, keyOf: map[string]uint32{}}
-	o.Strict = false // the later reads skip what this one reported
+	t := &Trace{Name: name, keyOf: map[string]uint32{}, Format: r.Format()}
+	o.Strict = false             // the later reads skip what this one reported
+	o.Format = r.Format().Format // and need not tell the format again
 	t.open = reader
 	var second []int64 // per key: the second of its current count
 	var inSecond []int64
