@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -66,7 +67,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	fmt.Fprintf(&b, "[scenario.policy]\nlimit = %d\nperiod = %s\nburst = %d\n\n", first.Limit, tomlString(first.Period.String()), first.Burst)
 	for i, l := range lanes {
 		r := rep.Results[l]
-		name := fmt.Sprintf("%s %d/%s", r.Algorithm, r.Limit, strings.TrimSuffix(strings.TrimSuffix(r.Period.String(), "0s"), "0m"))
+		name := fmt.Sprintf("%s %s", r.Algorithm, format.LimitRate(r.Limit, r.Period))
 		if info, _ := algorithms.Lookup(r.Algorithm); r.Burst != r.Limit || info.HasBurst() {
 			name += fmt.Sprintf(" burst %d", r.Burst)
 		}

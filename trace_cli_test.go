@@ -214,7 +214,7 @@ func TestTUIOnATraceInARealTerminal(t *testing.T) {
 	writeLog(t, dir, 5*time.Minute)
 	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
 	sc := s.waitFor("the trace's scenario", func(sc string) bool {
-		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/1s burst \d+ \* +\d+`).MatchString(sc)
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/s burst \d+ \* +\d+`).MatchString(sc)
 	})
 	for _, want := range []string{"is the tightest policy that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
 		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 )
 
 // Policy is one point of the grid: an algorithm enforcing Limit per Period with
@@ -26,12 +27,13 @@ func (p Policy) policy() algorithms.Policy {
 	return algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}
 }
 
-// String is "token-bucket 5 per 1s, burst 20"; the windows have no burst.
+// String is "token-bucket 5/s burst 20", "sliding-log 300/h"; the windows have
+// no burst.
 func (p Policy) String() string {
 	if !hasBurst(p.Algorithm) {
-		return fmt.Sprintf("%s %d per %s", p.Algorithm, p.Limit, p.Period)
+		return fmt.Sprintf("%s %s", p.Algorithm, format.LimitRate(p.Limit, p.Period))
 	}
-	return fmt.Sprintf("%s %d per %s, burst %d", p.Algorithm, p.Limit, p.Period, p.Burst)
+	return fmt.Sprintf("%s %s burst %d", p.Algorithm, format.LimitRate(p.Limit, p.Period), p.Burst)
 }
 
 // hasBurst says the algorithm holds a burst (algorithms.Info.HasBurst); the

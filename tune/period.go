@@ -2,10 +2,10 @@ package tune
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
+
+	"ratelab/present/format"
 )
 
 // A period is the time a limit's rate is per, and the timescale over which keys
@@ -14,7 +14,7 @@ import (
 // seconds. tune sweeps several and says which one separates the heavy keys from
 // the others.
 
-const day = 24 * time.Hour
+const day = format.Day
 
 // StandardPeriods are the periods tune measures every key over and sweeps by
 // default: a second, a minute, an hour and a day.
@@ -80,22 +80,6 @@ func sortDurations(ds []time.Duration) {
 	}
 }
 
-// unit is the word for one period in a rate: "s" for 1s, "min", "h", "day", or
-// the period itself ("10s") for another.
-func unit(p time.Duration) string {
-	switch p {
-	case time.Second:
-		return "s"
-	case time.Minute:
-		return "min"
-	case time.Hour:
-		return "h"
-	case day:
-		return "day"
-	}
-	return shortPeriod(p)
-}
-
 // Over names a timescale in a sentence: "seconds", "minutes", "hours", "days", or
 // "10s windows".
 func Over(p time.Duration) string {
@@ -109,7 +93,7 @@ func Over(p time.Duration) string {
 	case day:
 		return "days"
 	}
-	return shortPeriod(p) + " windows"
+	return format.Period(p) + " windows"
 }
 
 // perWord is "per second", "per minute", "per hour", "per day" or "per 10s".
@@ -124,7 +108,7 @@ func perWord(p time.Duration) string {
 	case day:
 		return "per day"
 	}
-	return "per " + shortPeriod(p)
+	return "per " + format.Period(p)
 }
 
 // in is "in a second", "in a minute", "in an hour", "in a day", "in 10s".
@@ -139,53 +123,5 @@ func in(p time.Duration) string {
 	case day:
 		return "in a day"
 	}
-	return "in " + shortPeriod(p)
-}
-
-// shortPeriod is 1s, 1m, 1h, 10m30s… without the zero tails of Duration.String.
-func shortPeriod(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// LimitRate is a policy's limit per its period as written: 5/s, 300/h, 1/min,
-// 20/10s.
-func LimitRate(limit int64, period time.Duration) string {
-	return strconv.FormatInt(limit, 10) + "/" + unit(period)
-}
-
-// Rate renders n requests over d in the unit that makes the number readable:
-// the largest of per second, per minute, per hour and per day in which it is at
-// least 1 (per day below that), with two significant digits below 10 and none
-// from 10 on: 12/s, 5.8/h, 1.5/min, 0.3/day. Nothing over no time is "0/s".
-func Rate(n float64, d time.Duration) string {
-	if n <= 0 || d <= 0 {
-		return "0/s"
-	}
-	perSecond := n / d.Seconds()
-	for _, u := range StandardPeriods {
-		v := perSecond * u.Seconds()
-		if v >= 1 || u == day {
-			return readable(v) + "/" + unit(u)
-		}
-	}
-	return "" // not reached
-}
-
-// readable is v with two significant digits below 10, a whole number from 10 on,
-// and no trailing zero: 5.8, 0.34, 12, 1200.
-func readable(v float64) string {
-	switch {
-	case v >= 9.95:
-		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
-	case v >= 0.995:
-		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
+	return "in " + format.Period(p)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"ratelab/present/format"
 )
 
 // Goal is what a recommended policy must meet: a key class's share of requests
@@ -85,8 +87,8 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 			g, l.Policy, className(g.Class), percent(g.measure(l)))
 	}
 	b := results[best]
-	why = fmt.Sprintf("%s is the tightest policy that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %.2f/s of its %.2f/s)",
-		b.Policy, g, className(g.Class), percent(g.measure(b)), percent(b.HeavyAdmitted), b.HeaviestAdmitted, b.HeaviestOffered)
+	why = fmt.Sprintf("%s is the tightest policy that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %s)",
+		b.Policy, g, className(g.Class), percent(g.measure(b)), percent(b.HeavyAdmitted), heaviest(b))
 	// the same algorithm and burst at the next lower rate swept: why not tighter
 	next := -1
 	for i, r := range results {
@@ -96,7 +98,7 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 	}
 	if next >= 0 {
 		n := results[next]
-		why += fmt.Sprintf("; at %d per %s it would deny %s %s", n.Limit, n.Period, className(g.Class), percent(g.measure(n)))
+		why += fmt.Sprintf("; at %s it would deny %s %s", format.LimitRate(n.Limit, n.Period), className(g.Class), percent(g.measure(n)))
 	}
 	return best, why + "."
 }

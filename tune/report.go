@@ -63,7 +63,7 @@ func (r *Report) Summary() string {
 }
 
 // columns of the table and the CSV, in order
-var tableHeader = []string{"", "algorithm", "rate", "burst", "denied", "median key", "p99 key", "ordinary", "heavy admitted", "heaviest /s", "state", "retry p50", "retry p99"}
+var tableHeader = []string{"", "algorithm", "rate", "burst", "denied", "median key", "p99 key", "ordinary", "heavy admitted", "heaviest admitted", "state", "retry p50", "retry p99"}
 
 // WriteTable prints the summary, one row per policy (* marks the recommendation),
 // the frontier chart and the recommendation.
@@ -81,9 +81,9 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 		if hasBurst(res.Algorithm) {
 			burst = strconv.FormatInt(res.Burst, 10)
 		}
-		row := []string{mark, string(res.Algorithm), fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
+		row := []string{mark, string(res.Algorithm), format.LimitRate(res.Limit, res.Period), burst, percent(res.DeniedShare),
 			percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
-			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), format.Bytes(res.PeakStateBytes),
+			heaviest(res), format.Bytes(res.PeakStateBytes),
 			format.Duration(res.RetryAfterP50), format.Duration(res.RetryAfterP99)}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
@@ -95,6 +95,14 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 	fmt.Fprintln(w)
 	_, err := fmt.Fprintln(w, r.Why)
 	return err
+}
+
+// heaviest is the heaviest key's rate admitted of its rate offered, over the
+// trace's span, both in the unit that makes the offered rate readable: "0.3 of
+// 5.8/h".
+func heaviest(r Result) string {
+	u := format.RateUnit(r.HeaviestOffered)
+	return format.Count(r.HeaviestAdmitted, u) + " of " + format.RateIn(r.HeaviestOffered, u)
 }
 
 // Frontier draws the trade-off the grid offers: for each share of ordinary keys'
@@ -206,9 +214,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out := struct {
 		Trace struct {
 			File      string  `json:"file"`
-			Format    string  `json:"format"`
-			Layout    string  `json:"format_layout"`
-			FormatBy  string  `json:"format_by"`
+			Format    string  `json:"format,omitempty"`
+			Layout    string  `json:"format_layout,omitempty"`
+			FormatBy  string  `json:"format_by,omitempty"`
 			Requests  int64   `json:"requests"`
 			Keys      int     `json:"keys"`
 			SpanMS    float64 `json:"span_ms"`
@@ -223,7 +231,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Recommended int          `json:"recommended"`
 		Why         string       `json:"why"`
 	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why}
-	out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
+	if t.Format.Layout != "" { // read from a file, not made in memory
+		out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
+	}
 	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, len(t.Keys), float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
 	if len(t.Keys) > 0 {
 		out.Trace.Heavy, out.Trace.Heaviest, out.Trace.MedianVol, out.Trace.P99Vol = c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Median], t.Volume[c.P99]

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,7 +218,7 @@ func TestRangesGoalsAndGrid(t *testing.T) {
 	for _, p := range g.Policies(2) {
 		names = append(names, p.String())
 	}
-	if got := strings.Join(names, "; "); got != "fixed-window 10 per 1s; token-bucket 1 per 1s, burst 5; token-bucket 10 per 1s, burst 5" {
+	if got := strings.Join(names, "; "); got != "fixed-window 10/s; token-bucket 1/s burst 5; token-bucket 10/s burst 5" {
 		t.Errorf("policies: %s", got)
 	}
 }
@@ -283,5 +285,43 @@ func TestSweepStopsWhenTold(t *testing.T) {
 		if _, err := Sweep(ctx, trace, ps, 2, nil); !errors.Is(err, cause) {
 			t.Errorf("%s: a sweep told to stop returned %v, want its cause", name, err)
 		}
+	}
+}
+
+// A key heavy over hours is shown in an hour's unit, in the table and the
+// sentence (the public Apache log's heaviest: 482 requests in 83 hours), and the
+// JSON keeps the exact rate per second.
+func TestRatesAreReadable(t *testing.T) {
+	var reqs []Request
+	span := int64(83 * 3600 * 1e6)
+	for i := range int64(482) {
+		reqs = append(reqs, Request{At: i * span / 482, Key: 0, Cost: 1})
+	}
+	for i := range int64(10) {
+		reqs = append(reqs, Request{At: i*span/10 + 1, Key: 1 + uint32(i), Cost: 1})
+	}
+	slices.SortFunc(reqs, func(a, b Request) int { return cmp.Compare(a.At, b.At) })
+	keys := []string{"crawler"}
+	for i := range 10 {
+		keys = append(keys, fmt.Sprintf("user%d", i))
+	}
+	tr := FromRequests("apache.log", keys, reqs)
+	ps := Grid{Algorithms: []algorithms.Name{"token-bucket"}, Rates: []int64{1}, Bursts: []int64{1}, Period: time.Second}.Policies(1)
+	results, err := Sweep(context.Background(), tr, ps, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := NewReport(tr, results, DefaultGoal)
+	var table, js bytes.Buffer
+	rep.WriteTable(&table, 40)
+	rep.WriteJSON(&js)
+	if !strings.Contains(table.String(), " 5.8 of 5.8/h ") || !strings.Contains(rep.Why, "(the heaviest key: 5.8 of 5.8/h)") {
+		t.Errorf("the heaviest key's rate is not shown per hour:\n%s", table.String())
+	}
+	if strings.Contains(table.String(), "0.00") {
+		t.Errorf("the table shows 0.00:\n%s", table.String())
+	}
+	if want := fmt.Sprintf(`"heaviest_offered_per_s": %v`, 482/tr.Span.Seconds()); !strings.Contains(js.String(), want) {
+		t.Errorf("the JSON lacks %s:\n%s", want, js.String())
 	}
 }
