@@ -17,17 +17,20 @@ import (
 
 const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
-                    [--algorithms a,b] [--rate MIN..MAX] [--burst MIN..MAX] [--period 1s]
-                    [--points N] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+                    [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
+                    [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
 
-Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too)
-through a grid of algorithm × rate × burst, on every core, and reports for each
-policy the share of requests denied overall, to the median key and to the
-99th-percentile key by volume, to the ordinary keys (all but the heaviest 1%), and
-how much of the heavy hitters' traffic it admits; then draws the frontier and
-recommends the tightest policy that meets the goal. Nobody retries: a log is what
-was offered. Rates are per --period; ranges are log-spaced in --points steps and
-default to what the trace's keys sent.`
+Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
+the format told by its first lines when not given) through a grid of algorithm ×
+rate × burst for every period (default 1s, 1m, 1h, and 1d for a log of more than
+3 days), on every core, then through layered pairs of a short and a long limit, and
+reports for each the share of requests denied overall, to the median key and to
+the 99th-percentile key by volume, to the ordinary keys, and how much of the heavy
+hitters' traffic it admits (the keys that send twice what the 99th-percentile
+ordinary key does over some period); then the frontier per period, and the policy
+or pair that holds every kind of heavy key hardest within the goal, with why.
+Nobody retries: a log is what was offered. Ranges are log-spaced in --points steps
+and default to what the trace's keys sent over each period.`
 
 // traceOptions are the flags that say how to read a trace, shared by tune and
 // tui --trace.
@@ -127,49 +130,61 @@ func shellQuote(s string) string {
 type tuneOptions struct {
 	trace                     traceOptions
 	algorithms, rate, burst   string
-	goal, csv, json           string
+	goal, csv, json, periods  string
 	period                    time.Duration
+	single                    bool
 	points, workers, memoryMB int
 }
 
-// grid checks the grid flags against the trace and returns the grid and the goal.
-func (o *tuneOptions) grid(t *tune.Trace) (tune.Grid, tune.Goal, error) {
-	g := tune.Grid{Period: o.period, Algorithms: tune.DefaultAlgorithms}
+// sweep checks the grid flags against the trace and returns what to sweep.
+func (o *tuneOptions) sweep(t *tune.Trace) (tune.Options, error) {
+	to := tune.Options{Algorithms: tune.DefaultAlgorithms, Points: o.points, Single: o.single, Workers: o.workers}
 	if o.algorithms != "" {
-		g.Algorithms = nil
+		to.Algorithms = nil
 		for _, a := range strings.Split(o.algorithms, ",") {
 			if a = strings.TrimSpace(a); a != "" {
-				g.Algorithms = append(g.Algorithms, algorithms.Name(a))
+				to.Algorithms = append(to.Algorithms, algorithms.Name(a))
 			}
 		}
 	}
-	if err := tune.CheckAlgorithms(g.Algorithms); err != nil {
-		return g, tune.Goal{}, usagef("--algorithms: %v", err)
+	if err := tune.CheckAlgorithms(to.Algorithms); err != nil {
+		return to, usagef("--algorithms: %v", err)
 	}
 	switch {
-	case o.period <= 0 || o.period%time.Microsecond != 0:
-		return g, tune.Goal{}, usagef("--period must be a positive whole number of microseconds (got %s)", o.period)
-	case o.points < 1 || o.points > 64:
-		return g, tune.Goal{}, usagef("--points must be from 1 to 64 (got %d)", o.points)
-	}
-	rate, burst := t.DefaultRanges(o.period)
-	var err error
-	if o.rate != "" {
-		if rate, err = tune.ParseRange(o.rate); err != nil {
-			return g, tune.Goal{}, usagef("--rate: %v", err)
+	case o.period != 0 && o.periods != "":
+		return to, usagef("tune: --period and --periods both name the periods; give one (--periods 1s,1h)")
+	case o.period < 0 || o.period%time.Microsecond != 0:
+		return to, usagef("--period must be a positive whole number of microseconds (got %s)", o.period)
+	case o.period > 0:
+		to.Periods = []time.Duration{o.period}
+	case o.periods != "":
+		var err error
+		if to.Periods, err = tune.ParsePeriods(o.periods); err != nil {
+			return to, usagef("--periods: %v", err)
 		}
+	}
+	if o.points < 1 || o.points > 64 {
+		return to, usagef("--points must be from 1 to 64 (got %d)", o.points)
+	}
+	if o.rate != "" {
+		rate, err := tune.ParseRange(o.rate)
+		if err != nil {
+			return to, usagef("--rate: %v", err)
+		}
+		to.Rate = &rate
 	}
 	if o.burst != "" {
-		if burst, err = tune.ParseRange(o.burst); err != nil {
-			return g, tune.Goal{}, usagef("--burst: %v", err)
+		burst, err := tune.ParseRange(o.burst)
+		if err != nil {
+			return to, usagef("--burst: %v", err)
 		}
+		to.Burst = &burst
 	}
-	g.Rates, g.Bursts = rate.Steps(o.points), burst.Steps(o.points)
-	goal, err := tune.ParseGoal(o.goal)
-	if err != nil {
-		return g, goal, usagef("--goal: %v", err)
+	var err error
+	if to.Goal, err = tune.ParseGoal(o.goal); err != nil {
+		return to, usagef("--goal: %v", err)
 	}
-	return g, goal, nil
+	return to, nil
 }
 
 func runTune(args []string, stdout, stderr io.Writer) error {
@@ -177,9 +192,11 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	var o tuneOptions
 	o.trace.flags(fs, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
-	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per --period (default: 1 to the most any key sent in one period)")
-	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default: 1 to twice the most any key sent in one period)")
-	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per period (default, per period: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default, per period: 1 to twice the most any key sent in one period)")
+	fs.StringVar(&o.periods, "periods", "", "the periods rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
+	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone (the same as --periods with one)")
+	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
 	fs.IntVar(&o.points, "points", 8, "how many rates and bursts, log-spaced across their ranges")
 	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: CLASS<PERCENT, CLASS one of ordinary, median, p99, all")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
@@ -220,13 +237,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, goal, err := o.grid(t)
+	sweep, err := o.sweep(t)
 	if err != nil {
 		return err
-	}
-	policies := g.Policies(t.MaxRequestCost())
-	if len(policies) == 0 {
-		return usagef("tune: no policy in the grid can accept the trace's largest request; raise --burst (and --rate for the windows)")
 	}
 	report := stdout
 	if o.csv == "-" || o.json == "-" {
@@ -246,8 +259,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		defer jsonOut.abort()
 	}
 	bar := newProgressBar(stderr, "policies")
+	sweep.Progress = bar.update
 	startWork()
-	results, err := tune.Sweep(ctx, t, policies, o.workers, bar.update)
+	rep, err := tune.Run(ctx, t, sweep)
 	bar.done()
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v; nothing was written", cause)
@@ -255,7 +269,6 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rep := tune.NewReport(t, results, goal)
 	if csvOut != nil {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
 			return err // it says what was being written (see named)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"ratelab/internal/tracegen"
+	"ratelab/tune"
 )
 
 // writeLog writes a generated Combined Log of abusers, a crawler and users.
@@ -38,25 +40,39 @@ func TestTuneCommand(t *testing.T) {
 	if errOut != "" {
 		t.Errorf("standard error is not a terminal, yet tune wrote to it: %q", errOut)
 	}
-	for _, want := range []string{"access.log: ", "requests from 303 keys over 10m0s", "heavy hitters: the 3 heaviest keys", "is the tightest policy that meets ordinary<0.10%", "log scale"} {
+	for _, want := range []string{"access.log: ", "requests from 303 keys over 10m0s", "heavy hitters: 3 keys of 303", "over seconds 2 keys stand out (203.0.113.",
+		"The frontier per period", "is the tightest", "that meets ordinary<0.10%", "log scale"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 	grid, _ := os.ReadFile(csvPath)
-	lines := strings.Split(strings.TrimSpace(string(grid)), "\n")
-	if !strings.HasPrefix(lines[0], "algorithm,limit,period_ms,burst,requests,denied") || len(lines) != 1+4+4+4+16 {
-		t.Errorf("grid CSV: %d lines, header %q", len(lines), lines[0])
+	rows, err := csv.NewReader(bytes.NewReader(grid)).ReadAll()
+	if err != nil || len(rows) < 2 || strings.Join(rows[0], ",") != tune.CSVColumns {
+		t.Fatalf("grid CSV: %v, %d rows, header %q", err, len(rows), rows[0])
 	}
-	if strings.Count(string(grid), ",true\n") != 1 {
-		t.Error("the grid CSV does not mark exactly one policy recommended")
+	recommended, periods, pairs := 0, map[string]int{}, 0
+	for _, r := range rows[1:] {
+		if r[18] == "true" {
+			recommended++
+		}
+		if r[19] != "" {
+			pairs++
+			continue
+		}
+		periods[r[2]]++
+	}
+	// every period of the default (1s, 1m, 1h) swept: 4 rates for each window,
+	// 4 × 4 for the buckets, fewer when a period's range holds fewer
+	if recommended != 1 || len(periods) != 3 || periods["1000"] != 28 || pairs == 0 {
+		t.Errorf("grid CSV: %d recommended, policies per period (ms) %v, %d pairs", recommended, periods, pairs)
 	}
 	var j struct {
 		Policies    []json.RawMessage `json:"policies"`
 		Recommended int               `json:"recommended"`
 	}
 	data, _ := os.ReadFile(jsonPath)
-	if err := json.Unmarshal(data, &j); err != nil || len(j.Policies) != 28 || j.Recommended < 0 {
+	if err := json.Unmarshal(data, &j); err != nil || len(j.Policies) != len(rows)-1 || j.Recommended < 0 {
 		t.Errorf("grid JSON: %v, %d policies, recommended %d", err, len(j.Policies), j.Recommended)
 	}
 	// the same inputs give the same bytes, whatever the number of workers
@@ -214,9 +230,9 @@ func TestTUIOnATraceInARealTerminal(t *testing.T) {
 	writeLog(t, dir, 5*time.Minute)
 	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
 	sc := s.waitFor("the trace's scenario", func(sc string) bool {
-		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/s burst \d+ \* +\d+`).MatchString(sc)
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`[a-z-]+ \d+/(s|min|h)( burst \d+)?( \+ [a-z-]+ \d+/(s|min|h)( burst \d+)?)? \* +\d+`).MatchString(sc)
 	})
-	for _, want := range []string{"is the tightest policy that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
+	for _, want := range []string{"that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
 		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)
 		}

@@ -24,12 +24,13 @@ var StandardPeriods = []time.Duration{time.Second, time.Minute, time.Hour, day}
 // a few days, so that a day is one of several.
 const daysForDaily = 3 * day
 
-// DefaultPeriods are the periods swept for a trace spanning span: the second and
-// the minute always, the hour when the trace covers one, the day when it covers
-// more than three; left are the standard periods not swept.
+// DefaultPeriods are the periods swept for a trace spanning span: the second,
+// the minute and the hour always (over a trace shorter than an hour, an hourly
+// limit is a budget for the whole trace), the day when it covers more than
+// three days; left are the standard periods not swept.
 func DefaultPeriods(span time.Duration) (swept, left []time.Duration) {
 	for _, p := range StandardPeriods {
-		if p <= time.Minute || (p == time.Hour && span >= time.Hour) || (p == day && span > daysForDaily) {
+		if p <= time.Hour || span > daysForDaily {
 			swept = append(swept, p)
 		} else {
 			left = append(left, p)
@@ -124,4 +125,10 @@ func in(p time.Duration) string {
 		return "in a day"
 	}
 	return "in " + format.Period(p)
+}
+
+// adjective is "per-second", "per-minute", "per-hour", "per-day", "per-10s":
+// the period before a noun.
+func adjective(p time.Duration) string {
+	return strings.Replace(perWord(p), " ", "-", 1)
 }

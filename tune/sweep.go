@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,9 +13,31 @@ import (
 	"ratelab/internal/histogram"
 )
 
-// Result is how one policy treated the trace.
-type Result struct {
+// Limits are what every key is held to: one policy, or two layered as gateways
+// layer them (Kong's second and hour, a token bucket with a daily quota): a
+// request is accepted only when both would accept it, and then counts against
+// both; refused, it counts against neither (all or nothing, as
+// algorithms.AllOrNothing decides a multi-limit lane).
+type Limits struct {
 	Policy
+	Long Policy // the zero Policy when there is one limit
+}
+
+// Layered says the limits are two.
+func (l Limits) Layered() bool { return l.Long.Limit > 0 }
+
+// String is "token-bucket 5/s burst 20", or with a second limit "token-bucket
+// 5/s burst 20 + fixed-window 300/h".
+func (l Limits) String() string {
+	if !l.Layered() {
+		return l.Policy.String()
+	}
+	return l.Policy.String() + " + " + l.Long.String()
+}
+
+// Result is how one policy (or a layered pair) treated the trace.
+type Result struct {
+	Limits
 	Requests, Denied int64
 	// DeniedShare is Denied / Requests.
 	DeniedShare float64
@@ -27,6 +50,15 @@ type Result struct {
 	// HeavyAdmitted is the share of the heavy hitters' requests (the heaviest 1%
 	// of keys) admitted.
 	HeavyAdmitted float64
+	// OverAdmitted is, for each period the keys were classed over (in
+	// Classes.Over's order), the share of the requests of the keys standing out
+	// over it that were admitted (1 when none stands out).
+	OverAdmitted [maxPeriods]float64
+	// WorstKindAdmitted is the largest of OverAdmitted over the periods some
+	// key stands out over: how much of its requests the kind of heavy key held
+	// least gets through (HeavyAdmitted when no key stands out). A policy holds
+	// every kind of heavy key only when this is low.
+	WorstKindAdmitted float64
 	// HeaviestOffered and HeaviestAdmitted are the heaviest key's requests per
 	// second over the trace's span, offered and admitted.
 	HeaviestOffered, HeaviestAdmitted float64
@@ -43,11 +75,14 @@ type Result struct {
 // (at least its period).
 const evictEvery = 10 * time.Second
 
-// replay is one policy being replayed: its limiter, its counts per key.
+// replay is one policy (or pair) being replayed: its limiters, its counts per
+// key.
 type replay struct {
-	p         Policy
+	p         Limits
 	t         *Trace
 	lim       algorithms.Limiter
+	long      algorithms.Limiter // nil for one limit
+	check     [2]algorithms.Checker
 	denied    []int32
 	every     int64 // µs between evictions
 	nextEvict int64
@@ -56,7 +91,8 @@ type replay struct {
 	never     int64
 }
 
-func newReplay(t *Trace, p Policy) (*replay, error) {
+// newLimiter checks p against the trace and makes its limiter.
+func newLimiter(t *Trace, p Policy) (algorithms.Limiter, error) {
 	if err := p.policy().Validate(t.maxCost); err != nil {
 		return nil, fmt.Errorf("%s: %v", p, err)
 	}
@@ -67,22 +103,63 @@ func newReplay(t *Trace, p Policy) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	lim, err := algorithms.New(p.Algorithm, p.policy(), info.Defaults)
+	return algorithms.New(p.Algorithm, p.policy(), info.Defaults)
+}
+
+func newReplay(t *Trace, p Limits) (*replay, error) {
+	lim, err := newLimiter(t, p.Policy)
 	if err != nil {
 		return nil, err
 	}
 	every := int64(max(p.Period, evictEvery) / time.Microsecond)
-	return &replay{p: p, t: t, lim: lim, denied: make([]int32, len(t.Keys)), every: every, nextEvict: every}, nil
+	r := &replay{p: p, t: t, lim: lim, denied: make([]int32, len(t.Keys)), every: every, nextEvict: every}
+	if p.Layered() {
+		if r.long, err = newLimiter(t, p.Long); err != nil {
+			return nil, err
+		}
+		var ok1, ok2 bool
+		r.check[0], ok1 = lim.(algorithms.Checker)
+		r.check[1], ok2 = r.long.(algorithms.Checker)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s: a layered pair needs limiters that can check without deciding", p)
+		}
+		r.every = int64(max(p.Long.Period, evictEvery) / time.Microsecond)
+		r.nextEvict = r.every
+	}
+	return r, nil
 }
 
-// decide asks the limiter about one request.
+// decide asks the limiter (or both, all or nothing) about one request.
 func (r *replay) decide(q Request) {
 	if q.At >= r.nextEvict {
-		r.peak = max(r.peak, r.lim.StateBytes())
-		r.lim.Evict(time.Duration(q.At) * time.Microsecond)
+		now := time.Duration(q.At) * time.Microsecond
+		state := r.lim.StateBytes()
+		if r.long != nil {
+			state += r.long.StateBytes()
+			r.long.Evict(now)
+		}
+		r.peak = max(r.peak, state)
+		r.lim.Evict(now)
 		r.nextEvict = (q.At/r.every + 1) * r.every
 	}
-	d := r.lim.Allow(r.t.Keys[q.Key], time.Duration(q.At)*time.Microsecond, int64(q.Cost))
+	key, now, cost := r.t.Keys[q.Key], time.Duration(q.At)*time.Microsecond, int64(q.Cost)
+	var d algorithms.Decision
+	if r.long == nil {
+		d = r.lim.Allow(key, now, cost)
+	} else {
+		// as algorithms.AllOrNothing: both check; both allow, or neither records
+		d = r.check[0].Check(key, now, cost)
+		if l := r.check[1].Check(key, now, cost); !l.Allowed {
+			if d.Allowed || l.RetryAfter > d.RetryAfter {
+				d.RetryAfter = l.RetryAfter
+			}
+			d.Allowed = false
+		}
+		if d.Allowed {
+			r.lim.Allow(key, now, cost)
+			r.long.Allow(key, now, cost)
+		}
+	}
 	if !d.Allowed {
 		r.denied[q.Key]++
 		if d.RetryAfter == algorithms.Forever {
@@ -96,8 +173,12 @@ func (r *replay) decide(q Request) {
 // result computes the figures once every request was decided.
 func (r *replay) result(c Classes) Result {
 	t := r.t
-	res := Result{Policy: r.p, Requests: t.Count, Never: r.never}
-	res.PeakStateBytes = max(r.peak, r.lim.StateBytes())
+	res := Result{Limits: r.p, Requests: t.Count, Never: r.never}
+	res.PeakStateBytes = r.lim.StateBytes()
+	if r.long != nil {
+		res.PeakStateBytes += r.long.StateBytes()
+	}
+	res.PeakStateBytes = max(r.peak, res.PeakStateBytes)
 	var ordOffered, ordDenied, heavyOffered, heavyDenied int64
 	for k, d := range r.denied {
 		res.Denied += int64(d)
@@ -115,9 +196,26 @@ func (r *replay) result(c Classes) Result {
 		}
 		return float64(part) / float64(whole)
 	}
+	for i, o := range c.Over {
+		var offered, denied int64
+		for _, k := range o.Keys {
+			offered += t.Volume[k]
+			denied += int64(r.denied[k])
+		}
+		res.OverAdmitted[i] = 1 - share(denied, offered)
+	}
 	res.DeniedShare = share(res.Denied, res.Requests)
-	res.OrdinaryDenied = share(ordDenied, ordOffered)
 	res.HeavyAdmitted = 1 - share(heavyDenied, heavyOffered)
+	res.WorstKindAdmitted = -1
+	for i, o := range c.Over {
+		if len(o.Keys) > 0 {
+			res.WorstKindAdmitted = max(res.WorstKindAdmitted, res.OverAdmitted[i])
+		}
+	}
+	if res.WorstKindAdmitted < 0 {
+		res.WorstKindAdmitted = res.HeavyAdmitted
+	}
+	res.OrdinaryDenied = share(ordDenied, ordOffered)
 	if len(t.Keys) > 0 {
 		res.MedianKeyDenied = share(int64(r.denied[c.Median]), t.Volume[c.Median])
 		res.P99KeyDenied = share(int64(r.denied[c.P99]), t.Volume[c.P99])
@@ -140,11 +238,36 @@ func (r *replay) result(c Classes) Result {
 // it; a streamed trace is read once per worker instead, each worker feeding every
 // request to its share of the policies.
 func Sweep(ctx context.Context, t *Trace, policies []Policy, workers int, progress func(done, total int)) ([]Result, error) {
+	c, err := t.Classify(periodsOf(policies))
+	if err != nil {
+		return nil, err
+	}
+	limits := make([]Limits, len(policies))
+	for i, p := range policies {
+		limits[i] = Limits{Policy: p}
+	}
+	return sweep(ctx, t, c, limits, workers, progress)
+}
+
+// periodsOf are the distinct periods of the policies, shortest first.
+func periodsOf(policies []Policy) []time.Duration {
+	var out []time.Duration
+	for _, p := range policies {
+		if !slices.Contains(out, p.Period) {
+			out = append(out, p.Period)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sweep replays the trace through every one of the limits, the keys classed by
+// c (see Sweep).
+func sweep(ctx context.Context, t *Trace, c Classes, policies []Limits, workers int, progress func(done, total int)) ([]Result, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(policies)))
-	c := t.Classify()
 	results := make([]Result, len(policies))
 	errs := make([]error, len(policies))
 	done := make(chan int, len(policies))
@@ -225,7 +348,7 @@ func Sweep(ctx context.Context, t *Trace, policies []Policy, workers int, progre
 
 // Denials replays the trace through one policy and returns each key's denied
 // requests.
-func Denials(t *Trace, p Policy) ([]int32, error) {
+func Denials(t *Trace, p Limits) ([]int32, error) {
 	r, err := newReplay(t, p)
 	if err != nil {
 		return nil, err

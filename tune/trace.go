@@ -8,6 +8,7 @@ package tune
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"ratelab/traces"
@@ -34,14 +35,20 @@ type Trace struct {
 	// the last, in whole seconds.
 	Count int64
 	Span  time.Duration
-	// Volume is each key's requests; Peak the most it sent in one second.
+	// Volume is each key's requests; Peak the most it sent in one second (see
+	// PeakOver for other periods).
 	Volume []int64
 	Peak   []int64
 	Stats  traces.Stats
 	// Format is the format the file was read in, and how it was chosen (given,
 	// by its content, by its name).
 	Format traces.Detected
+	// Spread is how requests stamped the same instant were placed (see
+	// traces.Spread).
+	Spread traces.Spread
 
+	peaks   []periodPeaks // by period (see PeakOver)
+	peaksMu sync.Mutex
 	origin  time.Duration
 	open    func() (*traces.Reader, error)
 	keyOf   map[string]uint32
@@ -70,12 +77,11 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 		return nil, err
 	}
 	defer r.Close()
-	t := &Trace{Name: name, keyOf: map[string]uint32{}, Format: r.Format()}
+	t := &Trace{Name: name, keyOf: map[string]uint32{}, Format: r.Format(), Spread: o.Spread}
 	o.Strict = false             // the later reads skip what this one reported
 	o.Format = r.Format().Format // and need not tell the format again
 	t.open = reader
-	var second []int64 // per key: the second of its current count
-	var inSecond []int64
+	peaks := newPeakCounters(0)
 	for {
 		row, err := r.Next()
 		if err == io.EOF {
@@ -95,8 +101,8 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 			k = uint32(len(t.Keys))
 			t.keyOf[row.Key] = k
 			t.Keys = append(t.Keys, row.Key)
-			t.Volume, t.Peak = append(t.Volume, 0), append(t.Peak, 0)
-			second, inSecond = append(second, -1), append(inSecond, 0)
+			t.Volume = append(t.Volume, 0)
+			peaks.grow()
 		}
 		if row.Cost > MaxCost {
 			return nil, fmt.Errorf("%s:%d: cost %d is more than %d", name, row.Line, row.Cost, int64(MaxCost))
@@ -105,11 +111,7 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 		t.Count++
 		t.maxCost = max(t.maxCost, row.Cost)
 		t.Volume[k]++
-		if s := at / 1e6; s != second[k] {
-			second[k], inSecond[k] = s, 0
-		}
-		inSecond[k]++
-		t.Peak[k] = max(t.Peak[k], inSecond[k])
+		peaks.add(k, at)
 		t.Span = time.Duration(at/1e6+1) * time.Second
 		if !t.Streamed && (t.Count)*16 > budget {
 			t.Streamed, t.Requests = true, nil
@@ -123,28 +125,29 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 		}
 	}
 	t.Stats = r.Stats()
+	t.setPeaks(peaks)
 	return t, nil
 }
 
 // FromRequests is a trace of requests already in memory (sorted by time, keys
 // indexing keys), for tests and benchmarks.
 func FromRequests(name string, keys []string, reqs []Request) *Trace {
-	t := &Trace{Name: name, Keys: keys, Requests: [][]Request{reqs}, Count: int64(len(reqs)), Volume: make([]int64, len(keys)), Peak: make([]int64, len(keys))}
-	second, inSecond := make([]int64, len(keys)), make([]int64, len(keys))
-	for i := range second {
-		second[i] = -1
-	}
+	t := &Trace{Name: name, Keys: keys, Requests: [][]Request{reqs}, Count: int64(len(reqs)), Volume: make([]int64, len(keys))}
+	peaks := newPeakCounters(len(keys))
 	for _, r := range reqs {
 		t.Volume[r.Key]++
-		if s := r.At / 1e6; s != second[r.Key] {
-			second[r.Key], inSecond[r.Key] = s, 0
-		}
-		inSecond[r.Key]++
-		t.Peak[r.Key] = max(t.Peak[r.Key], inSecond[r.Key])
+		peaks.add(r.Key, r.At)
 		t.maxCost = max(t.maxCost, int64(r.Cost))
 		t.Span = time.Duration(r.At/1e6+1) * time.Second
 	}
+	t.setPeaks(peaks)
 	return t
+}
+
+// setPeaks keeps the peaks measured while loading; Peak is the second's.
+func (t *Trace) setPeaks(pcs peakCounters) {
+	t.peaks = pcs.done()
+	t.Peak = t.peaks[0].peak
 }
 
 // each calls fn with every request in time order: from memory, or read again

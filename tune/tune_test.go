@@ -47,7 +47,10 @@ func loadLog(t testing.TB, s tracegen.Spec) (*Trace, []byte) {
 // users (every one of them, not only the 99% tune calls ordinary) untouched.
 func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	tr, _ := loadLog(t, abuseSpec)
-	rate, burst := tr.DefaultRanges(time.Second)
+	rate, burst, err := tr.DefaultRanges(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	grid := Grid{Algorithms: DefaultAlgorithms, Rates: rate.Steps(6), Bursts: burst.Steps(6), Period: time.Second}
 	if testing.Short() { // -race -short: a bucket and a window, half the grid
 		grid.Algorithms = []algorithms.Name{"sliding-log", "token-bucket"}
@@ -56,13 +59,16 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport(tr, results, DefaultGoal)
+	rep, err := NewReport(tr, results, DefaultGoal)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Best < 0 {
 		t.Fatalf("no recommendation: %s", rep.Why)
 	}
 	best := results[rep.Best]
 	t.Logf("ranges %s and %s; %s", rate, burst, rep.Why)
-	denied, err := Denials(tr, best.Policy)
+	denied, err := Denials(tr, best.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +266,9 @@ func BenchmarkTune(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = NewReport(tr, res, DefaultGoal)
+		if _, err := NewReport(tr, res, DefaultGoal); err != nil {
+			b.Fatal(err)
+		}
 		decisions += int64(len(ps)) * tr.Count
 	}
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
@@ -311,7 +319,10 @@ func TestRatesAreReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport(tr, results, DefaultGoal)
+	rep, err := NewReport(tr, results, DefaultGoal)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var table, js bytes.Buffer
 	rep.WriteTable(&table, 40)
 	rep.WriteJSON(&js)
