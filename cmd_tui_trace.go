@@ -24,10 +24,11 @@ func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*sce
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := o.load(to, 1<<30)
+	t, err := o.load(to, tune.LoadOptions{Budget: 512 << 20})
 	if err != nil {
 		return nil, "", err
 	}
+	defer t.Close()
 	bar := newProgressBar(stderr, "policies")
 	rep, err := tune.Run(ctx, t, tune.Options{Points: 6, Goal: tune.DefaultGoal, Progress: bar.update})
 	bar.done()

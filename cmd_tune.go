@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -86,8 +87,8 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 // load reads the trace into memory (streaming it when it needs more than budget
 // bytes); any problem with the file is a usage error, reported before anything
 // is written.
-func (o *traceOptions) load(to traces.Options, budget int64) (*tune.Trace, error) {
-	t, err := tune.Load(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, budget)
+func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
+	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
 	var unknown *traces.UnknownFormatError
 	switch {
 	case errors.As(err, &unknown):
@@ -131,13 +132,14 @@ type tuneOptions struct {
 	trace                     traceOptions
 	algorithms, rate, burst   string
 	goal, csv, json, periods  string
+	partition, partial        string
 	period                    time.Duration
 	single                    bool
 	points, workers, memoryMB int
 }
 
-// sweep checks the grid flags against the trace and returns what to sweep.
-func (o *tuneOptions) sweep(t *tune.Trace) (tune.Options, error) {
+// sweep checks the grid flags and returns what to sweep.
+func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	to := tune.Options{Algorithms: tune.DefaultAlgorithms, Points: o.points, Single: o.single, Workers: o.workers}
 	if o.algorithms != "" {
 		to.Algorithms = nil
@@ -188,6 +190,9 @@ func (o *tuneOptions) sweep(t *tune.Trace) (tune.Options, error) {
 }
 
 func runTune(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runTuneMerge(args[1:], stdout, stderr)
+	}
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true)
@@ -202,12 +207,26 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
 	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once (default: GOMAXPROCS, every core)")
-	fs.IntVar(&o.memoryMB, "memory", 1024, "MiB the trace may take in memory (16 bytes a request); a larger trace is read again by each worker")
+	fs.IntVar(&o.memoryMB, "memory", 512, "MiB the requests may take in memory (16 bytes a request); past that they are spilled to disk by key (in $TMPDIR) and swept a part at a time")
+	fs.StringVar(&o.partition, "partition", "", "K/N: sweep only the keys whose hash is K modulo N, and write the counts to --partial for ratelab tune merge (layered pairs are left out)")
+	fs.StringVar(&o.partial, "partial", "", "with --partition, the file the partial sweep is written to")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "trace", "csv", "json"); err != nil {
+	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial"); err != nil {
 		return err
+	}
+	var part tune.Partition
+	switch {
+	case (o.partition == "") != (o.partial == ""):
+		return usagef("tune: --partition K/N and --partial FILE go together: the partial sweep is written to FILE for ratelab tune merge")
+	case o.partition != "" && (o.csv != "" || o.json != ""):
+		return usagef("tune: a partial sweep writes --partial only; --csv and --json go to ratelab tune merge")
+	case o.partition != "":
+		var err error
+		if part, err = tune.ParsePartition(o.partition); err != nil {
+			return usagef("--partition: %v", err)
+		}
 	}
 	switch {
 	case o.csv == "-" && o.json == "-":
@@ -217,7 +236,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	// neither output over the other, nor over the trace read
 	paths := []namedPath{{"the trace (--trace)", o.trace.file, false}}
-	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}} {
+	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}, {"--partial", o.partial, true}} {
 		if out.path != "" && out.path != "-" {
 			paths = append(paths, out)
 		}
@@ -233,13 +252,17 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	// sweep it stops the workers, and nothing is written (see interrupts)
 	ctx, stop := interrupts()
 	defer stop()
-	t, err := o.trace.load(to, int64(o.memoryMB)<<20)
+	sweep, err := o.sweep(nil)
 	if err != nil {
 		return err
 	}
-	sweep, err := o.sweep(t)
+	t, err := o.trace.load(to, tune.LoadOptions{Budget: int64(o.memoryMB) << 20, Partition: part, Periods: sweep.Periods})
 	if err != nil {
 		return err
+	}
+	defer t.Close()
+	if o.partial != "" {
+		return o.writePartial(ctx, t, sweep, stdout, stderr)
 	}
 	report := stdout
 	if o.csv == "-" || o.json == "-" {
@@ -282,6 +305,123 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := jsonOut.commit(); err != nil {
+			return err
+		}
+	}
+	return rep.WriteTable(report, 72)
+}
+
+// writePartial sweeps the trace's partition and writes its counts to --partial.
+func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tune.Options, stdout, stderr io.Writer) error {
+	out, err := openOutput("partial", o.partial, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	bar := newProgressBar(stderr, "policies")
+	sweep.Progress = bar.update
+	startWork()
+	p, err := tune.RunPartial(ctx, t, sweep)
+	bar.done()
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%v; nothing was written", cause)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	if err := p.Write(out.w); err != nil {
+		return err
+	}
+	return out.commit()
+}
+
+const tuneMergeUsage = `
+Usage: ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
+
+Adds up the partial sweeps ratelab tune --partition K/N --partial FILE wrote, one
+for every K of N, and prints the report one run over every key prints (the same
+as ratelab tune --single with the same flags), byte for byte.`
+
+// runTuneMerge is ratelab tune merge.
+func runTuneMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tune merge", tuneMergeUsage, stderr)
+	var csvPath, jsonPath string
+	fs.StringVar(&csvPath, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
+	fs.StringVar(&jsonPath, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
+	// the files, with the flags before, between or after them
+	var files []string
+	for rest := args; ; {
+		if err := parseFlags(fs, rest); err != nil && fs.NArg() == 0 {
+			return err
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+		files, rest = append(files, rest[0]), rest[1:]
+	}
+	if err := notEmpty(fs, "csv", "json"); err != nil {
+		return err
+	}
+	switch {
+	case len(files) == 0:
+		return usagef("tune merge: name the partial sweeps to merge, one for every partition")
+	case csvPath == "-" && jsonPath == "-":
+		return usagef("tune merge: --csv - and --json - would both write to standard output; send one to a file")
+	}
+	var paths []namedPath
+	for _, f := range files {
+		paths = append(paths, namedPath{"a partial sweep", f, false})
+	}
+	for _, out := range []namedPath{{"--csv", csvPath, true}, {"--json", jsonPath, true}} {
+		if out.path != "" && out.path != "-" {
+			paths = append(paths, out)
+		}
+	}
+	if err := distinct(paths); err != nil {
+		return err
+	}
+	var parts []*tune.Partial
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return usageError{err}
+		}
+		p, err := tune.ReadPartial(name, bufio.NewReaderSize(f, 1<<20))
+		f.Close()
+		if err != nil {
+			return usageError{err}
+		}
+		parts = append(parts, p)
+	}
+	rep, err := tune.Merge(parts, files)
+	if err != nil {
+		return usagef("tune merge: %v", err)
+	}
+	report := stdout
+	if csvPath == "-" || jsonPath == "-" {
+		report = stderr
+	}
+	return writeReport(rep, csvPath, jsonPath, report, stdout)
+}
+
+// writeReport writes the report's CSV and JSON where asked, then its table.
+func writeReport(rep *tune.Report, csvPath, jsonPath string, report, stdout io.Writer) error {
+	for _, out := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{{"csv", csvPath, rep.WriteCSV}, {"json", jsonPath, rep.WriteJSON}} {
+		if out.path == "" {
+			continue
+		}
+		o, err := openOutput(out.flag, out.path, stdout)
+		if err != nil {
+			return err
+		}
+		if err := out.write(o.w); err != nil {
+			o.abort()
+			return err
+		}
+		if err := o.commit(); err != nil {
 			return err
 		}
 	}

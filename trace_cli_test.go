@@ -240,3 +240,53 @@ func TestTUIOnATraceInARealTerminal(t *testing.T) {
 	s.keys("q")
 	s.waitFor("a clean exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited 0") })
 }
+
+// tune --partition K/N --partial FILE for every K, then tune merge: the report,
+// CSV and JSON of one tune --single run, byte for byte; a partition missing or
+// given twice is refused with exit 2.
+func TestTunePartitionsAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir, 10*time.Minute)
+	flags := []string{"--trace", log, "--points", "3", "--periods", "1s,1m"}
+	code, want, errOut := ratelab(append(append([]string{"tune"}, flags...), "--single", "--csv", filepath.Join(dir, "one.csv"), "--json", filepath.Join(dir, "one.json"))...)
+	if code != 0 {
+		t.Fatalf("tune --single: exit %d: %s", code, errOut)
+	}
+	var parts []string
+	for k := range 3 {
+		part := filepath.Join(dir, fmt.Sprintf("part%d.json", k))
+		if code, _, errOut := ratelab(append(append([]string{"tune"}, flags...), "--memory", "1", "--partition", fmt.Sprintf("%d/3", k), "--partial", part)...); code != 0 {
+			t.Fatalf("partition %d: exit %d: %s", k, code, errOut)
+		}
+		parts = append(parts, part)
+	}
+	code, got, errOut := ratelab(append([]string{"tune", "merge", "--csv", filepath.Join(dir, "merged.csv"), parts[2]}, parts[0], parts[1], "--json", filepath.Join(dir, "merged.json"))...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if got != want {
+		t.Errorf("the merged report differs from one run's:\n%s\n---- one run:\n%s", got, want)
+	}
+	for _, ext := range []string{"csv", "json"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "one."+ext))
+		b, _ := os.ReadFile(filepath.Join(dir, "merged."+ext))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("the merged %s differs from one run's (%d and %d bytes)", ext, len(b), len(a))
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "merge", parts[0], parts[1]}, "partitions [2/3] of 3 are missing"},
+		{[]string{"tune", "merge", parts[0], parts[1], parts[1], parts[2]}, "are both partition 1/3; give each partition once"},
+		{[]string{"tune", "merge", log}, "not a partial sweep of ratelab tune --partition"},
+		{[]string{"tune", "--trace", log, "--partition", "3/3", "--partial", filepath.Join(dir, "x")}, `--partition: "3/3": K must be from 0 to N-1 (2)`},
+		{[]string{"tune", "--trace", log, "--partition", "0/3"}, "--partition K/N and --partial FILE go together"},
+	} {
+		code, _, errOut := ratelab(tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args[1:], code, errOut, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -48,13 +49,18 @@ type periodPeaks struct {
 	peak   []int64
 }
 
-// peakCounters measure the standard periods.
+// peakCounters measure the standard periods, and any other given.
 type peakCounters []*peakCounter
 
-func newPeakCounters(keys int) peakCounters {
+func newPeakCounters(keys int, more ...time.Duration) peakCounters {
 	var pcs peakCounters
 	for _, p := range StandardPeriods {
 		pcs = append(pcs, newPeakCounter(p, keys))
+	}
+	for _, p := range more {
+		if !slices.Contains(StandardPeriods, p) {
+			pcs = append(pcs, newPeakCounter(p, keys))
+		}
 	}
 	return pcs
 }
@@ -89,6 +95,9 @@ func (t *Trace) PeakOver(p time.Duration) ([]int64, error) {
 	defer t.peaksMu.Unlock()
 	if i := slices.IndexFunc(t.peaks, func(pp periodPeaks) bool { return pp.period == p }); i >= 0 {
 		return t.peaks[i].peak, nil
+	}
+	if !t.Partition.All() {
+		return nil, fmt.Errorf("the period %s was not measured while the trace was read, and a partition keeps only its keys' requests; name it when loading (LoadOptions.Periods)", p)
 	}
 	pc := newPeakCounter(p, len(t.Keys))
 	if err := t.each(func(q Request) { pc.add(q.Key, q.At) }); err != nil {

@@ -85,18 +85,18 @@ func heavyHitters(c Classes, n int) string {
 func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, len(t.Keys), t.Span)
+	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, t.KeyCount, t.Span)
 	if t.Format.Layout != "" {
 		fmt.Fprintf(&b, ", read as %s", t.Format)
 	}
 	if t.Stats.Unparsed > 0 {
 		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
-	if len(t.Keys) > 0 {
+	if t.KeyCount > 0 {
 		span := max(t.Span, time.Second).Seconds()
 		rate := func(k int) string { return format.Rate(float64(t.Volume[k]) / span) }
 		fmt.Fprintf(&b, ".\nMedian key: %d requests (%s, peak %d in a second); 99th-percentile key: %d (%s, peak %d); heavy hitters: %s; the heaviest key %s sent %d (%s, peak %d).\n%s",
-			t.Volume[c.Median], rate(c.Median), t.Peak[c.Median], t.Volume[c.P99], rate(c.P99), t.Peak[c.P99], heavyHitters(c, len(t.Keys)),
+			t.Volume[c.Median], rate(c.Median), t.Peak[c.Median], t.Volume[c.P99], rate(c.P99), t.Peak[c.P99], heavyHitters(c, t.KeyCount),
 			printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], rate(c.Heaviest), t.Peak[c.Heaviest], r.Timescales())
 	}
 	return b.String()
@@ -384,8 +384,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if t.Format.Layout != "" { // read from a file, not made in memory
 		out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
 	}
-	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, len(t.Keys), float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
-	if len(t.Keys) > 0 {
+	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, t.KeyCount, float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
+	if t.KeyCount > 0 {
 		out.Trace.Heavy, out.Trace.Heaviest, out.Trace.MedianVol, out.Trace.P99Vol = c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Median], t.Volume[c.P99]
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -81,8 +81,21 @@ func (o Options) Grids(t *Trace) ([]Grid, error) {
 
 // Run sweeps the trace as o says and returns the report: every period's grid,
 // then the layered pairs, the keys classed over every period, the
-// recommendation and why.
+// recommendation and why. A trace loaded for one partition of its keys is swept
+// without pairs: which pairs are worth replaying depends on every key's results
+// (see Partial).
 func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
+	p, err := RunPartial(ctx, t, o)
+	if err != nil {
+		return nil, err
+	}
+	results := finalize(p.Tallies, p.Limits, p.Totals)
+	return newReport(t, p.classes, results, p.goal, p.grids), nil
+}
+
+// RunPartial sweeps the trace as Run does and returns the counts before the
+// report: for a partition of the keys, what ratelab tune merge adds up.
+func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 	grids, err := o.Grids(t)
 	if err != nil {
 		return nil, err
@@ -103,27 +116,30 @@ func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
 		return nil, err
 	}
 	total := len(singles)
-	progress := func(offset int) func(done, _ int) {
-		return func(done, _ int) {
+	progress := func(offset, count int) func(done, _ int) {
+		return func(done, n int) {
 			if o.Progress != nil {
-				o.Progress(offset+done, total)
+				// a spilled trace counts each policy once per batch
+				o.Progress(offset+done*count/max(n, 1), total)
 			}
 		}
 	}
-	results, err := sweep(ctx, t, c, singles, o.Workers, progress(0))
+	tallies, err := sweep(ctx, t, c, singles, o.Workers, progress(0, len(singles)))
 	if err != nil {
 		return nil, err
 	}
-	if !o.Single && len(periods) > 1 {
-		pairs := layeredPairs(results, c, o.Goal, periods)
+	limits := singles
+	tot := newTotals(t, c)
+	if !o.Single && len(periods) > 1 && t.Partition.All() {
+		pairs := layeredPairs(finalize(tallies, singles, tot), c, o.Goal, periods)
 		total += len(pairs)
-		more, err := sweep(ctx, t, c, pairs, o.Workers, progress(len(singles)))
+		more, err := sweep(ctx, t, c, pairs, o.Workers, progress(len(singles), len(pairs)))
 		if err != nil {
 			return nil, err
 		}
-		results = append(results, more...)
+		tallies, limits = append(tallies, more...), append(slices.Clone(singles), pairs...)
 	}
-	return newReport(t, c, results, o.Goal, grids), nil
+	return newPartial(t, c, grids, o.Goal, limits, tallies, tot), nil
 }
 
 // layeredPairs are the pairs worth replaying: for every shorter period and every

@@ -120,9 +120,10 @@ func TestSweepIsDeterministic(t *testing.T) {
 	calls := 0
 	three, _ := Sweep(context.Background(), tr, ps, 3, func(done, total int) { calls++ })
 	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
-	if err != nil || !streamed.Streamed {
-		t.Fatalf("a 1000-byte budget did not stream: %v", err)
+	if err != nil || !streamed.Spilled() {
+		t.Fatalf("a 1000-byte budget did not spill to disk: %v", err)
 	}
+	t.Cleanup(func() { streamed.Close() })
 	fromFile, err := Sweep(context.Background(), streamed, ps, 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -282,9 +283,10 @@ func TestSweepStopsWhenTold(t *testing.T) {
 	s.Duration, s.Users = 10*time.Minute, 300
 	tr, data := loadLog(t, s)
 	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
-	if err != nil || !streamed.Streamed {
-		t.Fatalf("a 1000-byte budget did not stream: %v", err)
+	if err != nil || !streamed.Spilled() {
+		t.Fatalf("a 1000-byte budget did not spill to disk: %v", err)
 	}
+	t.Cleanup(func() { streamed.Close() })
 	ps := Grid{Algorithms: []algorithms.Name{"token-bucket", "fixed-window"}, Rates: []int64{2, 5}, Bursts: []int64{5, 20}, Period: time.Second}.Policies(1)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stopped by the test")
