@@ -24,7 +24,7 @@ func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*sce
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := o.load(to, tune.LoadOptions{Budget: 512 << 20})
+	t, err := o.load(to, tune.LoadOptions{Budget: 64 << 20}) // past 4 M requests, on disk
 	if err != nil {
 		return nil, "", err
 	}

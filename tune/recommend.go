@@ -106,7 +106,7 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 		what = "the tightest layered pair"
 	}
 	why = fmt.Sprintf("%s is %s that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %s)",
-		b.Limits, what, g, className(g.Class), percent(g.measure(b)), percent(b.HeavyAdmitted), heaviest(b))
+		b.Limits, what, g, className(g.Class), percentUnder(g.measure(b), g.Below), percent(b.HeavyAdmitted), heaviest(b))
 	// the same algorithm and burst at the next lower rate swept: why not tighter
 	next := -1
 	for i, r := range results {
@@ -216,6 +216,15 @@ func className(class string) string {
 		return "all keys"
 	}
 	return "ordinary keys"
+}
+
+// percentUnder renders f, which is below bound, so that it reads below it:
+// 0.0996% rather than the 0.10% percent rounds it to against a bound of 0.10%.
+func percentUnder(f, bound float64) string {
+	if f < bound && percent(f) == percent(bound) {
+		return strconv.FormatFloat(100*f, 'g', 3, 64) + "%"
+	}
+	return percent(f)
 }
 
 // percent renders a fraction as a percentage with as many decimals as it needs

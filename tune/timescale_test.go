@@ -220,3 +220,18 @@ func TestEdges(t *testing.T) {
 		t.Errorf("inside the grid: %q", got)
 	}
 }
+
+func TestPercentUnderItsBound(t *testing.T) {
+	for _, tc := range []struct {
+		f, bound float64
+		want     string
+	}{
+		{0.000996, 0.001, "0.0996%"},
+		{0.0005, 0.001, "0.05%"},
+		{0, 0.001, "0%"},
+	} {
+		if got := percentUnder(tc.f, tc.bound); got != tc.want {
+			t.Errorf("percentUnder(%g, %g) = %s, want %s", tc.f, tc.bound, got, tc.want)
+		}
+	}
+}
