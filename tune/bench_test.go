@@ -42,7 +42,9 @@ func peakRSS() int64 {
 // requests past the memory budget spilled to disk by key, every default period
 // swept with its pairs on GOMAXPROCS workers. Its size is set by the environment
 // — RATELAB_BENCH_LINES (default 200,000), RATELAB_BENCH_KEYS (10,000),
-// RATELAB_BENCH_MEMORY_MB (the budget; default 1, so the small default spills) —
+// RATELAB_BENCH_MEMORY_MB (the budget; default 1, so the small default spills),
+// RATELAB_BENCH_POINTS (rates and bursts per period, 8 as tune's default: about
+// 450 policies and pairs, so 100 M lines are some 45 G decisions) —
 // so the figure is
 //
 //	RATELAB_BENCH_LINES=100000000 RATELAB_BENCH_KEYS=1000000 RATELAB_BENCH_MEMORY_MB=512 \
@@ -54,6 +56,7 @@ func peakRSS() int64 {
 func BenchmarkTuneLargeLog(b *testing.B) {
 	lines, keys := envInt(b, "RATELAB_BENCH_LINES", 200_000), envInt(b, "RATELAB_BENCH_KEYS", 10_000)
 	budget := envInt(b, "RATELAB_BENCH_MEMORY_MB", 1) << 20
+	points := envInt(b, "RATELAB_BENCH_POINTS", 8)
 	path := filepath.Join(b.TempDir(), "large.log")
 	f, err := os.Create(path)
 	if err != nil {
@@ -84,7 +87,7 @@ func BenchmarkTuneLargeLog(b *testing.B) {
 		if tr.Count != lines {
 			b.Fatalf("read %d of %d lines", tr.Count, lines)
 		}
-		if _, err := Run(context.Background(), tr, Options{Goal: DefaultGoal}); err != nil {
+		if _, err := Run(context.Background(), tr, Options{Goal: DefaultGoal, Points: int(points)}); err != nil {
 			b.Fatal(err)
 		}
 		tr.Close()
