@@ -42,15 +42,15 @@ as the control.`
 
 func runBench(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench", benchUsage, stderr)
-	redisURL := fs.String("redis", "", "the Redis to benchmark (default REDIS_URL, else redis://127.0.0.1:6379)")
-	duration := fs.Duration("duration", 500*time.Millisecond, "how long each cell runs")
-	maxDecisions := fs.Int64("max-decisions", 1_000_000, "stop a cell after this many decisions")
-	strategies := fs.String("strategies", strings.Join(algorithms.Strategies, ","), "the strategies to compare")
-	concurrency := fs.String("concurrency", "1,16,64,256", "the numbers of goroutines")
-	csvPath := fs.String("csv", "", "also write the results as CSV to PATH (- for standard output)")
+	redisURL := fs.String("redis", "", "the Redis to benchmark, at `URL` (default REDIS_URL, else redis://127.0.0.1:6379)")
+	duration := fs.Duration("duration", 500*time.Millisecond, "how long each cell runs, a `DURATION`")
+	maxDecisions := fs.Int64("max-decisions", 1_000_000, "stop a cell after `N` decisions")
+	strategies := fs.String("strategies", strings.Join(algorithms.Strategies, ","), "the `STRATEGIES` to compare, comma-separated: "+strings.Join(algorithms.Strategies, ", "))
+	concurrency := fs.String("concurrency", "1,16,64,256", "the numbers of goroutines, `N,N,…`")
+	csvPath := fs.String("csv", "", "also write the results as CSV to `PATH` (- for standard output)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a Redis that is not on a loopback address")
-	shardsFlag := fs.String("shards", "", "measure one hot limit split into these numbers of shards instead (1 is one key), e.g. 1,4,16")
-	picksFlag := fs.String("shard-picks", strings.Join(algorithms.ShardPicks, ","), "with --shards: how a request's shard is chosen")
+	shardsFlag := fs.String("shards", "", "measure one hot limit split into these numbers of shards instead, `N,N,…` (1 is one key), e.g. 1,4,16")
+	picksFlag := fs.String("shard-picks", strings.Join(algorithms.ShardPicks, ","), "with --shards: how a request's shard is chosen, `PICKS`, comma-separated: "+strings.Join(algorithms.ShardPicks, ", "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ Lists the scenarios: the embedded catalogue, or the file given.`
 
 func runList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("list", listUsage, stderr)
-	file := fs.String("file", "", "a scenario file instead of the embedded catalogue")
+	file := fs.String("file", "", "a scenario `FILE` instead of the embedded catalogue")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -35,9 +35,9 @@ is refused.`
 func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("report", reportUsage, stderr)
 	var o runOptions
-	o.scenarioFlags(fs, "the scenario to report (see ratelab list)")
+	o.scenarioFlags(fs, "the scenario to report, by `NAME` (see ratelab list)")
 	var out string
-	fs.StringVar(&out, "out", "", "the folder to write (default: NAME-report in the current folder)")
+	fs.StringVar(&out, "out", "", "the folder `DIR` to write (default: NAME-report in the current folder)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	page := report.Page{
 		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Figures: figs, Notes: notes,
 		Files: []report.File{
-			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: the section CSV of ratelab's README)"},
+			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: docs/csv-and-metrics.md in ratelab's repository)"},
 			{Name: "series.csv", What: "each lane's series, one row per tick, as ratelab run --series writes it (the same section)"},
 			{Name: "figures/", What: "every chart above as SVG and PNG, for slides and documents"},
 		},

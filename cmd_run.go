@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,9 @@ charts (SVG and PNG) into DIR, which appears whole or not at all; an existing DI
 is replaced only when it is empty or ratelab wrote it (it holds a .ratelab file).
 On a terminal, a progress bar on standard error shows how far the run is.`
 
+// runFormats are the comparison's formats (--format), the default first.
+var runFormats = []string{"table", "json"}
+
 // runOptions are the flags of ratelab run (and the shared ones of ratelab tui).
 type runOptions struct {
 	scenario, file, lanes, redis string
@@ -46,14 +50,14 @@ type runOptions struct {
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", runUsage, stderr)
 	var o runOptions
-	o.scenarioFlags(fs, "the scenario to run (see ratelab list)")
-	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to PATH (- for standard output)")
-	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to PATH (- for standard output)")
-	fs.StringVar(&o.plot, "plot", "", "write the run's charts as SVG and PNG into the folder DIR")
-	fs.StringVar(&o.format, "format", "table", "the comparison's format: table or json")
+	o.scenarioFlags(fs, "the scenario to run, by `NAME` (see ratelab list)")
+	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&o.plot, "plot", "", "write the run's charts as SVG and PNG into the folder `DIR`")
+	fs.StringVar(&o.format, "format", runFormats[0], "the comparison's `FORMAT`: "+strings.Join(runFormats, " or "))
 	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	fs.BoolVar(&o.headers, "headers", false, "add to --csv the rate-limit headers each response sends, in each lane's family (columns after the others)")
-	fs.StringVar(&o.watchKeys, "watch-keys", "", "add to --series a column level:KEY per key listed, comma-separated (replaces the scenario's watch_keys)")
+	fs.StringVar(&o.watchKeys, "watch-keys", "", "add to --series a column level:KEY per key listed in `KEYS`, comma-separated (replaces the scenario's watch_keys)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -63,8 +67,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	switch {
 	case o.scenario == "":
 		return usagef("run: --scenario is required; see ratelab list for the names")
-	case o.format != "table" && o.format != "json":
-		return usagef("run: --format must be table or json (got %q)", o.format)
+	case !slices.Contains(runFormats, o.format):
+		return usagef("run: --format must be %s (got %q)", strings.Join(runFormats, " or "), o.format)
 	case o.csv == "-" && o.series == "-":
 		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
 	case o.headers && o.csv == "":
@@ -198,8 +202,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := charts.Commit(); err != nil {
 		return err
 	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "ratelab: --plot %s: %s\n", o.plot, n)
+	for _, n := range notes { // a note, not an error: no "ratelab:" before it
+		fmt.Fprintf(stderr, "charts in %s: %s\n", o.plot, n)
 	}
 	if err := requests.commit(); err != nil {
 		return err
@@ -245,9 +249,9 @@ func (o *runOptions) checkPaths(c *scenarios.Catalogue) error {
 // file, which lanes, which seed, which Redis.
 func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
 	fs.StringVar(&o.scenario, "scenario", "", scenarioHelp)
-	fs.StringVar(&o.file, "file", "", "a scenario file instead of the embedded catalogue")
-	fs.StringVar(&o.lanes, "lanes", "", "only these lanes, by lane name or algorithm, comma-separated")
-	fs.Func("seed", "replace the scenario's seed (a whole number)", func(s string) error {
+	fs.StringVar(&o.file, "file", "", "a scenario `FILE` instead of the embedded catalogue")
+	fs.StringVar(&o.lanes, "lanes", "", "only these `LANES`, by lane name or algorithm, comma-separated")
+	fs.Func("seed", "replace the scenario's seed with `N` (a whole number)", func(s string) error {
 		v, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return fmt.Errorf("want a whole number >= 0")
@@ -256,7 +260,7 @@ func (o *runOptions) scenarioFlags(fs *flag.FlagSet, scenarioHelp string) {
 		return nil
 	})
 	fs.BoolVar(&o.strict, "strict", false, "make a trace line that cannot be read an error (by default such lines are counted, shown and skipped)")
-	fs.StringVar(&o.redis, "redis", "", "run the lanes on this Redis (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
+	fs.StringVar(&o.redis, "redis", "", "run the lanes on the Redis at `URL` (redis://[user:password@]host:port[/db], rediss://…; ?cluster=true for a cluster)")
 }
 
 // laneNames is --lanes as a list; an empty name (--lanes , or a,,b) is a usage

@@ -31,8 +31,8 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	var o runOptions
 	var tr traceOptions
 	exportDir := "."
-	o.scenarioFlags(fs, "the scenario to open on (see ratelab list); the first if empty")
-	fs.StringVar(&exportDir, "export-dir", ".", "where e writes the CSV files and P the charts")
+	o.scenarioFlags(fs, "the scenario to open on, by `NAME` (see ratelab list); the first if empty")
+	fs.StringVar(&exportDir, "export-dir", ".", "the folder `DIR` where e writes the CSV files and P the charts")
 	tr.flags(fs, false)
 	if err := parseFlags(fs, args); err != nil {
 		return err

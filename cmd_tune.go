@@ -20,6 +20,8 @@ const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
                     [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
                     [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+                    [--memory MiB] [--partition K/N --partial FILE]
+       ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
 
 Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
 the format told by its first lines when not given) through a grid of algorithm ×
@@ -31,7 +33,10 @@ hitters' traffic it admits (the keys that send twice what the 99th-percentile
 ordinary key does over some period); then the frontier per period, and the policy
 or pair that holds every kind of heavy key hardest within the goal, with why.
 Nobody retries: a log is what was offered. Ranges are log-spaced in --points steps
-and default to what the trace's keys sent over each period.`
+and default to what the trace's keys sent over each period. Requests past --memory
+are spilled to disk by key. For a log beyond one machine, --partition K/N --partial
+FILE sweeps one share of the keys, and tune merge adds the partials of every K into
+the report one --single run prints.`
 
 // traceOptions are the flags that say how to read a trace, shared by tune and
 // tui --trace.
@@ -45,18 +50,18 @@ type traceOptions struct {
 // flags registers the trace flags; --seed and --strict too when own (tui has its
 // own, for scenarios as well).
 func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
-	fs.StringVar(&o.file, "trace", "", "the request log to read (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's format: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
-	fs.StringVar(&o.key, "key", "", "what names a client: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
-	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's field (default time, or a CSV's time_ms)")
-	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: auto, ms (from the start), rfc3339, unix or unix_ms")
-	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's field (default cost; 1 when absent)")
-	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time a line may go behind the latest read")
-	fs.StringVar(&o.spread, "spread", "none", "none, or uniform: requests stamped the same second are spread over it (seeded by --seed)")
+	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
+	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
+	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
+	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
+	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent)")
+	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time (a `DURATION`) a line may go behind the latest read")
+	fs.StringVar(&o.spread, "spread", "none", "how requests stamped the same second are placed, the `MODE`: none keeps them at its start, uniform spreads them over it (seeded by --seed)")
 	o.seed = 1
 	if own {
 		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
-		fs.Uint64Var(&o.seed, "seed", 1, "seeds the uniform spread")
+		fs.Uint64Var(&o.seed, "seed", 1, "`N` seeds the uniform spread")
 	}
 }
 
@@ -196,20 +201,20 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true)
-	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the algorithms to sweep, comma-separated")
-	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, MIN..MAX per period (default, per period: 1 to the most any key sent in one period)")
-	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, MIN..MAX (default, per period: 1 to twice the most any key sent in one period)")
-	fs.StringVar(&o.periods, "periods", "", "the periods rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
-	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone (the same as --periods with one)")
+	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
+	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
+	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone, a `DURATION` (the same as --periods with one)")
 	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
-	fs.IntVar(&o.points, "points", 8, "how many rates and bursts, log-spaced across their ranges")
-	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: CLASS<PERCENT, CLASS one of ordinary, median, p99, all")
-	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
-	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
-	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once (default: GOMAXPROCS, every core)")
-	fs.IntVar(&o.memoryMB, "memory", 512, "MiB the requests may take in memory (16 bytes a request); past that they are spilled to disk by key (in $TMPDIR) and swept a part at a time")
-	fs.StringVar(&o.partition, "partition", "", "K/N: sweep only the keys whose hash is K modulo N, and write the counts to --partial for ratelab tune merge (layered pairs are left out)")
-	fs.StringVar(&o.partial, "partial", "", "with --partition, the file the partial sweep is written to")
+	fs.IntVar(&o.points, "points", 8, "how many rates and bursts (`N`), log-spaced across their ranges")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: `CLASS<PERCENT`, CLASS one of ordinary, median, p99, all")
+	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
+	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once, `N` (default: GOMAXPROCS, every core)")
+	fs.IntVar(&o.memoryMB, "memory", 512, "`MiB` the requests may take in memory (16 bytes a request); past that they are spilled to disk by key (in $TMPDIR) and swept a part at a time")
+	fs.StringVar(&o.partition, "partition", "", "`K/N`: sweep only the keys whose hash is K modulo N, and write the counts to --partial for ratelab tune merge (layered pairs are left out)")
+	fs.StringVar(&o.partial, "partial", "", "with --partition, the `FILE` the partial sweep is written to")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -346,8 +351,8 @@ as ratelab tune --single with the same flags), byte for byte.`
 func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune merge", tuneMergeUsage, stderr)
 	var csvPath, jsonPath string
-	fs.StringVar(&csvPath, "csv", "", "write the whole grid as CSV to PATH (- for standard output)")
-	fs.StringVar(&jsonPath, "json", "", "write the whole grid as JSON to PATH (- for standard output)")
+	fs.StringVar(&csvPath, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&jsonPath, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
 	// the files, with the flags before, between or after them
 	var files []string
 	for rest := args; ; {

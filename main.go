@@ -7,7 +7,10 @@
 //	ratelab bench           a live Redis benchmark of the atomic and non-atomic ways
 //	ratelab tune            the limit that fits a request log: a grid of policies replayed
 //	ratelab report          one scenario as a page to share: index.html, charts, CSV
-//	ratelab version
+//	ratelab scenarios       shipped scenarios written as a file to start from
+//	ratelab completion      the shell completion script for bash, zsh or fish
+//	ratelab man             the manual as a man page
+//	ratelab version         the version, the commit, whether its tree was modified
 //
 // Exit codes: 0 success, 1 a failure at run time (I/O, Redis), 2 a usage or
 // scenario error.
@@ -21,10 +24,11 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"ratelab/internal/printable"
-
+	"ratelab/internal/suggest"
 	"ratelab/session"
 )
 
@@ -38,20 +42,6 @@ func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-const topUsage = `ratelab replays traffic through rate-limiting algorithms side by side.
-
-Usage:
-  ratelab [tui] [flags]   explore the scenarios in a terminal UI (the default)
-  ratelab run [flags]     run one scenario headless and print the comparison
-  ratelab list [flags]    list the scenarios
-  ratelab bench [flags]   benchmark the Redis strategies on a live Redis
-  ratelab tune [flags]    find the limit that fits a request log (an access log)
-  ratelab report [flags]  write one scenario as a page to share (HTML, charts, CSV)
-  ratelab version         print the version
-
-Run "ratelab COMMAND --help" for a command's flags.
-`
 
 func main() {
 	// a closed pipe on standard output (ratelab run --csv - | head) is a write
@@ -97,38 +87,68 @@ func (c *checked) Write(p []byte) (int, error) {
 
 // dispatch runs the command in args and returns the exit code.
 func dispatch(args []string, stdout, stderr io.Writer) int {
-	cmd, rest := "tui", args
+	name, rest := "tui", args
 	if len(args) > 0 && (len(args[0]) == 0 || args[0][0] != '-') {
-		cmd, rest = args[0], args[1:]
+		name, rest = args[0], args[1:]
 	}
-	var err error
-	switch cmd {
-	case "tui":
-		err = runTUI(rest, stdout, stderr)
-	case "run":
-		err = runRun(rest, stdout, stderr)
-	case "list":
-		err = runList(rest, stdout, stderr)
-	case "bench":
-		err = runBench(rest, stdout, stderr)
-	case "tune":
-		err = runTune(rest, stdout, stderr)
-	case "report":
-		err = runReport(rest, stdout, stderr)
-	case "version":
-		err = runVersion(rest, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, topUsage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "ratelab: unknown command %q\n\n%s", cmd, topUsage)
+	switch name {
+	case "help":
+		return helpCommand(rest, stdout, stderr)
+	case completeCommand: // what the shell completion scripts call
+		return complete(rest, stdout)
+	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, overview())
+			return 0
+		case "-v", "-version", "--version":
+			name, rest = "version", args[1:]
+		}
+	}
+	c, ok := lookupCommand(name)
+	if !ok {
+		msg := fmt.Sprintf("unknown command %q", name)
+		if near := suggest.Nearest(name, commandNames()); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		fmt.Fprintf(stderr, "ratelab: %s (ratelab --help lists the commands)\n", printable.String(msg))
 		return 2
 	}
-	return exitCode(err, stderr)
+	return exitCode(c.run(rest, stdout, stderr), stdout, stderr)
 }
 
-// exitCode reports err on stderr and maps it to the exit code.
-func exitCode(err error, stderr io.Writer) int {
+// helpCommand is ratelab help [COMMAND]: the overview, or the command's help.
+func helpCommand(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, overview())
+		return 0
+	}
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "ratelab: help: give one command, one of %s\n", strings.Join(commandNames(), ", "))
+		return 2
+	}
+	if _, ok := lookupCommand(args[0]); !ok {
+		msg := fmt.Sprintf("help: unknown command %q", args[0])
+		if near := suggest.Nearest(args[0], commandNames()); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		} else {
+			msg += "; the commands are " + strings.Join(commandNames(), ", ")
+		}
+		fmt.Fprintf(stderr, "ratelab: %s\n", printable.String(msg))
+		return 2
+	}
+	return dispatch([]string{args[0], "--help"}, stdout, stderr)
+}
+
+// exitCode reports err on stderr (or a command's help on stdout) and maps it to
+// the exit code.
+func exitCode(err error, stdout, stderr io.Writer) int {
+	var help *commandHelp
+	if errors.As(err, &help) {
+		help.write(stdout)
+		return 0
+	}
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}

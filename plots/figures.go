@@ -23,13 +23,21 @@ type Figure struct {
 	Lane int
 
 	plot *plot.Plot
+	// above, when not nil, is a panel drawn above plot, aboveHeight high, on
+	// the same time axis (the comparison's no-limit lane, on a scale of its own).
+	above       *plot.Plot
+	aboveHeight vg.Length
 }
 
-// Size is every figure's size: 8 × 4.5 inches, 768 × 432 pixels as PNG.
+// Size is a figure's size: 8 × 4.5 inches, 768 × 432 pixels as PNG; a figure
+// with a panel above is taller by that panel (Figure.Size).
 var (
 	Width  = 8 * vg.Inch
 	Height = 4.5 * vg.Inch
 )
+
+// Size is the figure's width and height.
+func (f Figure) Size() (w, h vg.Length) { return Width, Height + f.aboveHeight }
 
 // Figures are d's charts, comparison first, then lane by lane, and notes on what
 // is not drawn and why (the no-limit lane has no level).

@@ -67,6 +67,21 @@ const markers = 12
 // addSeries draws xys as a line (a step line held over each interval when step),
 // with a few markers on it, under name in the legend.
 func addSeries(p *plot.Plot, xys plotter.XYs, style draw.LineStyle, glyph draw.GlyphStyle, name string, step bool) error {
+	return addSeriesMarked(p, xys, style, glyph, name, step, 0.5)
+}
+
+// addLaneSeries draws lane i of n as addSeries does, in the lane's style, its
+// markers shifted along the line by a share of their spacing that differs from
+// lane to lane: where lanes draw the same line (six lanes all accepting 100),
+// each lane's markers still show beside the others'.
+func addLaneSeries(p *plot.Plot, xys plotter.XYs, i, n int, name string) error {
+	style, glyph := laneStyle(i)
+	return addSeriesMarked(p, xys, style, glyph, name, true, float64(i+1)/float64(n+1))
+}
+
+// addSeriesMarked is addSeries with the first marker at phase (0 to 1) of the
+// spacing between markers.
+func addSeriesMarked(p *plot.Plot, xys plotter.XYs, style draw.LineStyle, glyph draw.GlyphStyle, name string, step bool, phase float64) error {
 	if len(xys) == 0 {
 		return nil
 	}
@@ -80,7 +95,7 @@ func addSeries(p *plot.Plot, xys plotter.XYs, style draw.LineStyle, glyph draw.G
 	}
 	every := max(1, len(xys)/markers)
 	var marked plotter.XYs
-	for j := every / 2; j < len(xys); j += every {
+	for j := int(phase * float64(every)); j < len(xys); j += every {
 		marked = append(marked, xys[j])
 	}
 	dots, err := plotter.NewScatter(marked)

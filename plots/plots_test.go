@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/vg"
+
 	"ratelab/scenarios"
 	"ratelab/sim"
 )
@@ -121,8 +123,10 @@ func TestFiguresRender(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s.png: %v", f.Name, err)
 		}
-		if got := img.Bounds().Size(); got.X != 768 || got.Y != 432 {
-			t.Errorf("%s.png is %v, want 768×432", f.Name, got)
+		// 96 pixels an inch: 768 × 432 for 8 × 4.5 inches, taller with a panel above
+		w, h := f.Size()
+		if got, wantX, wantY := img.Bounds().Size(), int(w/vg.Inch*96), int(h/vg.Inch*96); got.X != wantX || got.Y != wantY || got.X != 768 || got.Y < 432 {
+			t.Errorf("%s.png is %v, want %d×%d", f.Name, got, wantX, wantY)
 		}
 		svg, err := f.InlineSVG()
 		if err != nil {

@@ -7,19 +7,39 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"gonum.org/v1/plot/vg/draw"
 )
 
-// Render is the figure as "svg" or "png", at Width × Height.
+// Render is the figure as "svg" or "png", at its Size.
 func (f Figure) Render(format string) ([]byte, error) {
-	w, err := f.plot.WriterTo(Width, Height, format)
+	w, h := f.Size()
+	c, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, err
 	}
+	f.draw(draw.New(c))
 	var b bytes.Buffer
-	if _, err := w.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("drawing %s as %s: %w", f.Name, format, err)
 	}
 	return b.Bytes(), nil
+}
+
+// draw draws the figure on c: its plot, and the panel above it if there is one,
+// their data areas aligned on the left so that one time reads at one x in both.
+func (f Figure) draw(c draw.Canvas) {
+	if f.above == nil {
+		f.plot.Draw(c)
+		return
+	}
+	upper := draw.Crop(c, 0, 0, c.Size().Y-f.aboveHeight, 0)
+	lower := draw.Crop(c, 0, 0, 0, -f.aboveHeight)
+	inUpper := f.above.DataCanvas(upper).Min.X - upper.Min.X
+	inLower := f.plot.DataCanvas(lower).Min.X - lower.Min.X
+	left := max(inUpper, inLower)
+	f.above.Draw(draw.Crop(upper, left-inUpper, 0, 0, 0))
+	f.plot.Draw(draw.Crop(lower, left-inLower, 0, 0, 0))
 }
 
 // InlineSVG is the figure's SVG as an element to put in an HTML page: without
@@ -39,7 +59,8 @@ func (f Figure) InlineSVG() (string, error) {
 	// the root's fixed size (in points) becomes a viewBox, so the page sizes it
 	end := strings.IndexByte(s, '>')
 	head := s[:end]
-	w, h := Width.Points(), Height.Points()
+	fw, fh := f.Size()
+	w, h := fw.Points(), fh.Points()
 	head = strings.Replace(head, fmt.Sprintf(`width="%gpt"`, w), fmt.Sprintf(`viewBox="0 0 %g %g" role="img"`, w, h), 1)
 	head = strings.Replace(head, fmt.Sprintf(` height="%gpt"`, h), "", 1)
 	return head + s[end:], nil

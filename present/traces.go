@@ -17,7 +17,7 @@ func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
 		if t.FormatByContent != "" {
 			format += ": " + t.FormatByContent + ", told by its content"
 		}
-		fmt.Fprintf(w, "  trace %s (%s): %d requests replayed", t.File, format, t.Rows)
+		fmt.Fprintf(w, "  trace %s (%s): %s replayed", t.File, format, plural(t.Rows, "request", "requests"))
 		if t.PastEnd > 0 {
 			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
 		}

@@ -3,6 +3,7 @@ package present
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/present/format"
@@ -37,7 +38,7 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	var facts []string
 	switch {
 	case info.Shape == algorithms.ShapeNone:
-		fact := fmt.Sprintf("no limiter: up to %d requests let through in one second", m.PeakAcceptedPerSecond)
+		fact := fmt.Sprintf("no limiter: up to %s let through in one second", plural(m.PeakAcceptedPerSecond, "request", "requests"))
 		if cfg.Backend != nil {
 			fact += fmt.Sprintf(", against a backend that serves %s a second", format.Number(cfg.Backend.Capacity()))
 		}
@@ -75,14 +76,41 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 	if m.PeakWindowRatio <= 1 {
 		return fmt.Sprintf("policy held: at most %s× the limit in any %s", format.Ratio(m.PeakWindowRatio), period)
 	}
-	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), format.Duration(m.PeakFirst))
+	where := fmt.Sprintf("within %s from %s", format.Span(m.PeakLast-m.PeakFirst), at(m.PeakFirst))
 	if m.PeakLast == m.PeakFirst {
-		where = "at one instant, " + format.Duration(m.PeakFirst)
+		where = "at one instant, " + at(m.PeakFirst)
 	}
 	if len(cfg.Keys) > 1 {
 		where += " for key " + m.PeakKey
 	}
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.HasBurst() && m.OverGrant == 0 {
+		// a bucket doing what its policy's burst allows: the rate and the burst
+		return fmt.Sprintf("its burst on top of the rate: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
+	}
 	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
+}
+
+// at is an instant of the run in words: "0 s" for the start, else its duration.
+func at(t time.Duration) string {
+	if t == 0 {
+		return "0 s"
+	}
+	return format.Duration(t)
+}
+
+// skewed says the lane's requests are stamped by node clocks that disagree with
+// the true time (an offset or a drift): a window exact on its timestamps may
+// then let more through in a true second.
+func skewed(cfg *sim.Config, lane sim.LaneConfig) bool {
+	if lane.Clock == sim.ServerClock {
+		return false
+	}
+	for _, n := range cfg.Nodes {
+		if n.Offset != 0 || n.DriftPPM != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // contractYardstick: what the algorithm promises, kept or broken.
@@ -99,6 +127,8 @@ func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Inf
 		return "contract kept: at most its allowance in each of its own windows"
 	case algorithms.ShapeSlidingWindow:
 		switch {
+		case info.Exact && m.PeakWindowRatio > 1 && skewed(cfg, lane):
+			return fmt.Sprintf("exact on the timestamps it was given; on the true clock, the nodes' skew let %s× through", format.Ratio(m.PeakWindowRatio))
 		case info.Exact && m.PeakWindowRatio > 1:
 			return fmt.Sprintf("contract broken: an exact window let %s× through", format.Ratio(m.PeakWindowRatio))
 		case info.Exact:
@@ -123,7 +153,7 @@ func shardsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	if m.FalseDenials == 0 {
 		fact += "no false denials"
 	} else {
-		fact += fmt.Sprintf("%d false denials (%s%% of decisions) while the shards together had room", m.FalseDenials, format.Number(format.RoundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
+		fact += fmt.Sprintf("%d false denials (%s%% of decisions): refused by a shard, accepted by one key under the whole limit with the same history", m.FalseDenials, format.Number(format.RoundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
 	}
 	if m.ShardImbalance > 0 {
 		fact += fmt.Sprintf("; the busiest shard admitted %s× the mean", format.Ratio(m.ShardImbalance))
@@ -144,7 +174,7 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 		fact += fmt.Sprintf("%d of the %d units they granted were wasted on calls refused anyway (%s%%)", m.WastedUnits, m.GrantedUnits, format.Number(format.RoundTo(100*float64(m.WastedUnits)/float64(m.GrantedUnits), 0.1)))
 	}
 	if m.Starved > 0 {
-		fact += fmt.Sprintf("; %d requests gave up having paid", m.Starved)
+		fact += fmt.Sprintf("; %s gave up having paid", plural(m.Starved, "request", "requests"))
 	}
 	return fact
 }
@@ -154,16 +184,19 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	var facts []string
 	if m.StoreErrors > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions made without Redis (on_error)", m.StoreErrors))
+		facts = append(facts, fmt.Sprintf("%s made without Redis (on_error)", plural(m.StoreErrors, "decision", "decisions")))
 	}
 	if m.Conflicts > 0 {
-		facts = append(facts, fmt.Sprintf("%d decisions gave up after losing WATCH races", m.Conflicts))
+		facts = append(facts, fmt.Sprintf("%s gave up after losing WATCH races", plural(m.Conflicts, "decision", "decisions")))
 	}
 	if m.RetryAmplification >= 1.5 {
 		facts = append(facts, fmt.Sprintf("retries made %s attempts per request", format.Ratio(m.RetryAmplification)))
 	}
 	if cfg.Backend != nil && (m.Errors > 0 || m.Wasted > 0) {
-		fact := fmt.Sprintf("the backend failed %d requests (busy %s%% of the run", m.Errors, format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
+		fact := fmt.Sprintf("the backend failed %s (busy %s%% of the run", plural(m.Errors, "request", "requests"), format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
+		if m.QueueTimeouts > 0 {
+			fact = fmt.Sprintf("%s failed, %d of them timing out in the limiter's queue (the backend busy %s%% of the run", plural(m.Errors, "request", "requests"), m.QueueTimeouts, format.Number(format.RoundTo(100*m.BackendUtilization, 1)))
+		}
 		if m.Wasted > 0 {
 			fact += fmt.Sprintf(", %d served for clients that had left", m.Wasted)
 		}

@@ -50,6 +50,12 @@ func TestVerdictBranches(t *testing.T) {
 		{"sliding log broken, many keys, at one instant", cfg("sliding-log", 3, false), with(func(m *sim.Metrics) {
 			m.PeakWindowRatio, m.PeakFirst, m.PeakLast, m.PeakKey = 1.16, 5*time.Second, 5*time.Second, "k2"
 		}), []string{"1.16× the limit in one 1s window, at one instant, 5.000s for key k2", "contract broken: an exact window let 1.16× through"}, []string{"within 0"}},
+		{"sliding log under skew", func() *sim.Config {
+			c := cfg("sliding-log", 1, false)
+			c.Nodes = []sim.Node{{Name: "a", Offset: -300 * time.Millisecond}, {Name: "b"}}
+			return c
+		}(), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.16 }),
+			[]string{"exact on the timestamps it was given; on the true clock, the nodes' skew let 1.16× through"}, []string{"broken"}},
 		{"sliding counter off", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 1.04 }),
 			[]string{"1.04× the limit", "an estimate by design: it assumes the previous window's requests were spread evenly, and was off here"}, []string{"1.0×"}},
 		{"sliding counter within", cfg("sliding-counter", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.9 }),
@@ -57,7 +63,9 @@ func TestVerdictBranches(t *testing.T) {
 		{"bucket over-grant", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.OverGrant, m.ExcessUnits = 2.8, 1.2918, 1355 }),
 			[]string{"contract broken (over-grant): 1355 units past burst + rate × T, 129.2% of what it allows"}, []string{"kept"}},
 		{"bucket burst as designed", cfg("gcra", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 5 }),
-			[]string{"policy exceeded: 5.00×", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant"}},
+			[]string{"its burst on top of the rate: 5.00× the limit in one 1s window, at one instant, 0 s;", "contract kept: its burst of 50 on top of the rate, as designed"}, []string{"over-grant", "exceeded", "instant, 0;"}},
+		{"bucket over-grant says exceeded", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio, m.OverGrant = 3, 0.5 }),
+			[]string{"policy exceeded: 3.00×"}, []string{"its burst on top"}},
 		{"bucket within", cfg("leaky-bucket", 1, false), with(func(m *sim.Metrics) { m.PeakWindowRatio = 0.3 }),
 			[]string{"contract kept: at most burst + rate × T"}, []string{"+x", "%", "broken"}},
 		{"consequences", cfg("token-bucket", 1, true), with(func(m *sim.Metrics) {
@@ -65,13 +73,15 @@ func TestVerdictBranches(t *testing.T) {
 				3, 4, 2.5, 9, 2, 0.655, 12*time.Millisecond, 5
 		}), []string{"3 decisions made without Redis (on_error)", "4 decisions gave up after losing WATCH races", "retries made 2.50 attempts per request",
 			"the backend failed 9 requests (busy 66% of the run, 2 served for clients that had left)", "queued work up to 12.0ms (p99)", "5 of 10 requests never succeeded"}, nil},
+		{"timeouts in the limiter's queue", cfg("leaky-bucket", 1, true), with(func(m *sim.Metrics) { m.Errors, m.QueueTimeouts, m.BackendUtilization, m.Wasted = 9, 7, 0.5, 1 }),
+			[]string{"9 requests failed, 7 of them timing out in the limiter's queue (the backend busy 50% of the run, 1 served for clients that had left)"}, []string{"the backend failed"}},
 		{"backend failures without waste", cfg("token-bucket", 1, true), with(func(m *sim.Metrics) { m.Errors, m.BackendUtilization = 9, 0.5 }),
 			[]string{"the backend failed 9 requests (busy 50% of the run)"}, []string{"clients that had left"}},
 		{"few retries", cfg("token-bucket", 1, false), with(func(m *sim.Metrics) { m.RetryAmplification = 1.4 }),
 			nil, []string{"retries"}},
 		{"shards, false denials", sharded(cfg("token-bucket", 1, false), algorithms.PickRandom), with(func(m *sim.Metrics) {
 			m.Attempts, m.FalseDenials, m.ShardImbalance, m.PeakWindowRatio = 1000, 71, 1.047, 0.99
-		}), []string{"policy held", "contract kept", "8 shards, random: 71 false denials (7.1% of decisions) while the shards together had room; the busiest shard admitted 1.05× the mean"}, nil},
+		}), []string{"policy held", "contract kept", "8 shards, random: 71 false denials (7.1% of decisions): refused by a shard, accepted by one key under the whole limit with the same history; the busiest shard admitted 1.05× the mean"}, nil},
 		{"shards, none false", sharded(cfg("gcra", 1, false), algorithms.PickTwoChoices), with(func(m *sim.Metrics) { m.ShardImbalance = 1.017 }),
 			[]string{"8 shards, two choices: no false denials; the busiest shard admitted 1.02× the mean"}, []string{"false denials ("}},
 		{"limits, wasted and starved", limits(cfg("token-bucket", 1, false), algorithms.InOrder), with(func(m *sim.Metrics) {

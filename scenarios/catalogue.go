@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ratelab/internal/suggest"
 	"ratelab/sim"
 )
 
@@ -84,12 +85,25 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 
 // Load reads and parses the scenario file at path.
 func Load(file string) (*Catalogue, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("scenario file: %w", err)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("scenario file: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: more than %d MiB, too large for a scenario file (the catalogue is a few dozen KiB); is it the right file? A request log is named by a client's file = \"…\"", file, MaxFileSize>>20)
+	}
 	return Parse(FileSource(file), data)
 }
+
+// MaxFileSize is the most a scenario file may hold, in bytes: Load reads no
+// further, so a device that never ends (/dev/zero) or a log given by mistake is
+// refused rather than read into memory whole.
+const MaxFileSize = 16 << 20
 
 // LoadFS reads and parses the scenario file at name in fsys.
 func LoadFS(fsys fs.FS, name string) (*Catalogue, error) {
@@ -109,13 +123,17 @@ func (c *Catalogue) Names() []string {
 	return names
 }
 
-// Index returns the position of the scenario called name, or an error listing the
-// names there are.
+// Index returns the position of the scenario called name, or an error that
+// suggests the nearest name when one is close (a typo) and lists the names
+// there are.
 func (c *Catalogue) Index(name string) (int, error) {
 	for i, s := range c.Scenarios {
 		if s.Name == name {
 			return i, nil
 		}
+	}
+	if near := suggest.Nearest(name, c.Names()); near != "" {
+		return -1, fmt.Errorf("unknown scenario %q in %s; did you mean %q? (ratelab list shows them all)", name, c.Source.Name, near)
 	}
 	return -1, fmt.Errorf("unknown scenario %q in %s; known: %s (see ratelab list)", name, c.Source.Name, strings.Join(c.Names(), ", "))
 }

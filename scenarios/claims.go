@@ -54,7 +54,7 @@ func (c *compiler) claims(Overrides) error {
 		if spec.Lane != "" {
 			names, key = []string{spec.Lane}, "lane"
 		}
-		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op.Value(), Than: -1, Times: 1, Scope: -1, Policy: c.written}
+		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op.Value(), Than: -1, Times: 1, Scope: -1, Policy: c.written, Kind: spec.Kind.Value()}
 		for j, name := range names {
 			lane, ok := c.laneIndex(name)
 			if !ok {

@@ -318,6 +318,14 @@ func (o *Op) UnmarshalText(b []byte) error {
 	return o.read(b, "op", words)
 }
 
+// ClaimKind is what kind of fact a claim states (sim.ClaimKind): "fact" (the
+// default) or "invariant".
+type ClaimKind struct{ choice[sim.ClaimKind] }
+
+var claimKinds = named(sim.Fact, sim.Invariant)
+
+func (k *ClaimKind) UnmarshalText(b []byte) error { return k.read(b, "kind", claimKinds) }
+
 // TraceFormat is a trace file's format (traces.ParseFormat): csv, clf (or
 // common, combined) or jsonl (or ndjson).
 type TraceFormat struct{ choice[traces.Format] }

@@ -176,6 +176,15 @@ func (ps *positions) of(s int, path ...any) (at unstable.Position, ok bool) {
 	return at, false
 }
 
+// wrote says scenario s writes the place at path itself (not a default).
+func (ps *positions) wrote(s int, path ...any) bool {
+	if ps == nil {
+		return false
+	}
+	_, ok := ps.at[placeName(append([]any{"scenario", s}, path...))]
+	return ok
+}
+
 // header is a table header's range from its opening bracket, given its key's:
 // "[[scenario.client]]" is placed at its first "[".
 func header(data []byte, key unstable.Range) unstable.Range {

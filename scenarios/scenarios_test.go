@@ -212,6 +212,21 @@ func TestBadInput(t *testing.T) {
 		{"a table where a number belongs", replace("limit = 10", "limit = { n = 10 }"), `dir/test.toml:6:9: scenario.policy.limit: cannot decode TOML inline table where a whole number belongs`, nil},
 		{"a number where a table belongs", replace(`name = "c"`, "name = \"c\"\nretry = 3"), `dir/test.toml:10:9: scenario.client.retry: cannot decode TOML integer where a table belongs`, nil},
 
+		// a setting whose default is not zero, written as zero: an error at its
+		// place, not the default taken with nothing said
+		{"policy burst 0", replace("limit = 10", "limit = 10\nburst = 0"), `dir/test.toml:7:9: scenario "s": burst = 0 is not a setting: burst must be >= 1; leave it out for the default, the limit`, nil},
+		{"policy period 0s", replace("limit = 10", "limit = 10\nperiod = \"0s\""), `dir/test.toml:7:10: scenario "s": period = 0 is not a setting: period must be > 0; leave it out for the default, 1s`, nil},
+		{"tier burst 0", minimal + "[[scenario.tier]]\nname = \"t\"\nlimit = 5\nburst = 0\n", `dir/test.toml:15:9: scenario "s": burst = 0 is not a setting`, nil},
+		{"lane burst 0", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nburst = 0\n", `dir/test.toml:14:9: scenario "s": burst = 0 is not a setting: burst must be >= 1; leave it out for the scenario's`, nil},
+		{"tick 0s", replace(`duration = "2s"`, "duration = \"2s\"\ntick = \"0ms\""), `dir/test.toml:4:8: scenario "s": tick = 0 is not a setting`, nil},
+		{"client per 0s", client(`per = "0s"`), `dir/test.toml:12:7: scenario "s": per = 0 is not a setting: per must be > 0; leave it out for the default, 1s`, nil},
+		{"client cost 0", client(`cost = 0`), `dir/test.toml:12:8: scenario "s": cost = 0 is not a setting: cost must be >= 1`, nil},
+		{"client deliveries 0", client(`deliveries = 0`), `dir/test.toml:12:14: scenario "s": deliveries = 0 is not a setting`, nil},
+		{"client keys 0", client(`keys = 0`), `dir/test.toml:12:8: scenario "s": keys = 0 is not a setting`, nil},
+		{"retry max_attempts 0", client(`retry = { policy = "fixed", max_attempts = 0 }`), `dir/test.toml:12:44: scenario "s": max_attempts = 0 is not a setting: max_attempts must be from 1 to 1000, the first attempt included; for no retries use policy = "none"`, nil},
+		{"retry delay 0s", client(`retry = { policy = "fixed", delay = "0s" }`), `dir/test.toml:12:37: scenario "s": delay = 0 is not a setting: delay must be > 0; for no delay use policy = "immediate"`, nil},
+		{"lognormal sigma 0", client(`cost_distribution = { distribution = "lognormal", median = 2, sigma = 0, max = 5 }`), `scenario "s": sigma = 0 is not a setting`, nil},
+
 		// a claim that names no lane: placed at the name, with the nearest
 		{"claim names no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcrx\"\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:8: scenario "s": claim "x": no lane or algorithm "gcrx"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "gcra"?`, nil},
 		{"claim lists no such lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlanes = [\"gcra\", \"token-buckets\"]\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:18: scenario "s": claim "x": no lane or algorithm "token-buckets"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "token-bucket"?`, nil},
@@ -324,5 +339,32 @@ func TestByteOrderMarkAndShortScenarios(t *testing.T) {
 	cfg, _ := c.Compile("s", Overrides{})
 	if cfg.Tick != 5*time.Millisecond {
 		t.Errorf("a 5 ms scenario has tick %v, want 5ms", cfg.Tick)
+	}
+}
+
+// A scenario file larger than MaxFileSize, or a device that never ends, is
+// refused after MaxFileSize bytes, not read into memory whole.
+func TestLoadRefusesAFileTooLarge(t *testing.T) {
+	big := t.TempDir() + "/big.toml"
+	if err := os.WriteFile(big, []byte(minimal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxFileSize+1); err != nil { // the rest reads as zeros
+		t.Fatal(err)
+	}
+	want := "big.toml: more than 16 MiB, too large for a scenario file"
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load(a file of %d bytes): %v; want %q", MaxFileSize+1, err, want)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := Load("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 16 MiB") {
+			t.Errorf("Load(/dev/zero): %v; want it refused after 16 MiB", err)
+		}
+	}
+	if err := os.Truncate(big, int64(len(minimal))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err != nil {
+		t.Errorf("Load(the file cut back to its scenario): %v", err)
 	}
 }

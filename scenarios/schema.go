@@ -2,7 +2,7 @@ package scenarios
 
 // File is a scenario file: any number of [[scenario]] tables. Every key below is
 // optional unless its comment says otherwise; an unknown key is an error, with its
-// line and column. The README's "Scenario files" section is the guide to this
+// line and column. docs/scenarios.md ("Scenario files") is the guide to this
 // schema, and scenarios.toml its worked examples.
 type File struct {
 	Scenarios []Scenario `toml:"scenario,omitempty"`
@@ -61,6 +61,9 @@ type ClaimSpec struct {
 	Value  *float64 `toml:"value,omitempty"`  // the number compared with, or
 	Than   string   `toml:"than,omitempty"`   // another lane: compared with times × its metric
 	Times  *float64 `toml:"times,omitempty"`  // default 1
+	// Kind is "fact" (default: true of this traffic, false for a broken lane)
+	// or "invariant" (true of the algorithm on any traffic).
+	Kind ClaimKind `toml:"kind,omitempty"`
 
 	// A scope counts only some decisions (metric attempts, accepted, denied,
 	// offered or denied_share): of these clients, of keys with this prefix,

@@ -65,14 +65,15 @@ func (l *Lane) backendArrive(id int32) {
 		return
 	}
 	j := b.jobs.Put(job{req: id, expired: b.b.Timeout == 0})
-	if b.busy < b.b.Concurrency && b.b.ServiceTime <= b.b.Timeout {
+	deadline, timed := l.deadline(l.reqs.At(id))
+	if b.busy < b.b.Concurrency && timed && l.now+b.b.ServiceTime <= deadline {
 		// served at once, done before its client would give up: no timeout
 		b.jobs.At(j).expired = true
 		l.serve(j)
 		return
 	}
-	if b.b.Timeout > 0 {
-		l.schedule(l.now+b.b.Timeout, evBackendTimeout, int(j))
+	if timed {
+		l.schedule(deadline, evBackendTimeout, int(j))
 	}
 	if b.busy < b.b.Concurrency {
 		l.serve(j)
@@ -111,6 +112,31 @@ func (l *Lane) backendDone(j int32) {
 		next := b.queue[b.head]
 		b.head++
 		l.serve(next)
+	}
+}
+
+// deadline is when r's client stops waiting for the answer to its current
+// attempt: the backend's Timeout after it sent it, the time spent in the
+// limiter (a round trip to its store, a leaky bucket's queue, a reservation)
+// included; false when the client waits for ever (no backend, or no timeout).
+func (l *Lane) deadline(r *request) (time.Duration, bool) {
+	if l.backend == nil || l.backend.b.Timeout <= 0 {
+		return 0, false
+	}
+	return r.sent + l.backend.b.Timeout, true
+}
+
+// deadlinePassed: the client of request id stops waiting while the request is
+// still in the limiter's queue. It fails as timed out (and may be retried), an
+// error the client sees like the backend's; the application, its client gone,
+// does not forward it, so the backend never sees it, but the limiter has spent
+// its units.
+func (l *Lane) deadlinePassed(id int32) {
+	l.backend.errors++
+	l.rec.m.QueueTimeouts++
+	l.tick.BackendErrors++
+	if row := l.failedAs(id, OutcomeTimedOut); row != 0 {
+		l.releaseRow(row) // nothing more will be known of it
 	}
 }
 

@@ -34,7 +34,27 @@ type Claim struct {
 	// Policy is the default tier's policy the claim was written for; when the run's
 	// differs (the UI's [ ] { } keys), the claim says so beside its result.
 	Policy algorithms.Policy
+	// Kind says what kind of fact it is: a fact of this traffic, which a broken
+	// lane (allow-all, deny-all, half or twice the policy) would turn false, or an
+	// invariant of the algorithm, which holds on any traffic and is checked on
+	// traffic that pushes against it.
+	Kind ClaimKind
 }
+
+// ClaimKind is what kind of fact a claim states.
+type ClaimKind int
+
+const (
+	// Fact: true of this scenario's traffic, false for a broken lane.
+	Fact ClaimKind = iota
+	// Invariant: true by the algorithm's design on any traffic ("never more
+	// than burst + rate × T"); checked on traffic offered well above what it
+	// allows.
+	Invariant
+)
+
+// String is the kind's name in scenario files.
+func (k ClaimKind) String() string { return [...]string{"fact", "invariant"}[k] }
 
 // Scope is a part of a lane's decisions: those of some clients, of keys with a
 // prefix, landed within [From, To).

@@ -70,6 +70,7 @@ func (l *Lane) attempt(id int32) {
 	r := l.reqs.At(id)
 	r.attempt++
 	r.tries = 0
+	r.sent = l.now
 	l.rec.m.Attempts++
 	l.tick.Attempts++
 	l.decider.decide(id)
@@ -98,6 +99,12 @@ func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration)
 		l.settleRow(r, OutcomeServed, goAhead, false)
 	}
 	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
+	if deadline, ok := l.deadline(r); ok && goAhead >= deadline && !d.OnError {
+		// still in the limiter's queue (or waiting for its reservation) when
+		// the client stops waiting: it never reaches the backend
+		l.schedule(max(deadline, l.now), evDeadline, int(id))
+		return
+	}
 	if goAhead > l.now {
 		l.schedule(goAhead, evAdmit, int(id))
 		return

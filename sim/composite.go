@@ -28,11 +28,10 @@ import (
 //     consume every one; one may refuse by then, and the others' units are spent.
 //   - all or nothing: one stage, every limit at once, atomically.
 //
-// Measured on the way (the stages of a sharded lane also check every other shard,
-// in the same round trip, so the lane knows their room at that moment): false
-// denials (refused while the shards together had room), each shard's admitted
-// units (imbalance), the units limits granted and those wasted on requests refused
-// anyway, and requests starved (never served, though they spent).
+// Measured on the way: each shard's admitted units (imbalance), the units limits
+// granted and those wasted on requests refused anyway, and requests starved
+// (never served, though they spent); a sharded lane's false denials are the
+// lane's to measure, against its whole limit (Lane.wholeLimit).
 type compositeDecider struct {
 	l         *Lane
 	plans     slab.Slab[plan]
@@ -176,22 +175,10 @@ func (d *compositeDecider) appendCalls(calls []algorithms.Call, id int32) []algo
 		return algorithms.Call{Mode: mode, Part: part, Req: req}
 	}
 	if lc.Sharded() {
-		// the deciding call first, then a check of every other shard: their room
-		// at this moment, for false denials
-		lead := []int{p.chosen}
-		mode := algorithms.ModeAllow
 		if lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
-			lead, mode = []int{p.first, p.second}, algorithms.ModeCheck
+			return append(calls, call(algorithms.ModeCheck, p.first), call(algorithms.ModeCheck, p.second))
 		}
-		for _, s := range lead {
-			calls = append(calls, call(mode, s))
-		}
-		for s := 0; s < lc.Shards; s++ {
-			if !slices.Contains(lead, s) {
-				calls = append(calls, call(algorithms.ModeCheck, s))
-			}
-		}
-		return calls
+		return append(calls, call(algorithms.ModeAllow, p.chosen))
 	}
 	order := lc.order(int(r.client))
 	limitCall := func(mode algorithms.Mode, limit int) algorithms.Call {
@@ -240,7 +227,7 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 				if b.RetryAfter < a.RetryAfter {
 					dec, shard = b, p.second
 				}
-				d.shardDecided(id, shard, dec, out)
+				d.shardDecided(id, shard, dec)
 				return
 			}
 			if !a.Allowed || (b.Allowed && b.Remaining > a.Remaining) {
@@ -250,7 +237,7 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 			d.next(id)
 			return
 		}
-		d.shardDecided(id, p.chosen, out[0], out)
+		d.shardDecided(id, p.chosen, out[0])
 		return
 	}
 	order := lc.order(int(r.client))
@@ -303,21 +290,12 @@ func (d *compositeDecider) next(id int32) {
 	d.issue(id)
 }
 
-// shardDecided lands a sharded decision made by shard, its stage's answers in out
-// (every shard's, one each): a denial while the shards together had room for the
-// request is a false denial.
-func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Decision, out []algorithms.Decision) {
+// shardDecided lands a sharded decision made by shard (the lane measures false
+// denials against its whole limit, see Lane.wholeLimit).
+func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Decision) {
 	l := d.l
-	r := l.reqs.At(id)
 	o := decision(dec, l.now+l.Config.RoundTrip)
 	o.shard = int32(shard)
-	if !dec.Allowed {
-		var room float64
-		for _, a := range out {
-			room += algorithms.Room(a, r.cost)
-		}
-		o.falseDenial = room >= float64(r.cost)
-	}
 	d.land(id, o)
 }
 
@@ -355,4 +333,20 @@ func (d *compositeDecider) land(id int32, o landing) {
 	d.plans.Release(l.reqs.At(id).slot)
 	l.reqs.At(id).slot = -1
 	l.land(id, o)
+}
+
+// wholeLimit measures a sharded lane's shard decision on request r against the
+// limit as a whole: one limiter of the lane's whole policy and algorithm, in
+// memory, for the same key, fed every request the shards accepted at the
+// instant they accepted it. A request the shards accepted is taken from it too;
+// for one they refused, it says whether the whole limit, with the same
+// history, would have accepted it: a false denial, the cost of splitting.
+func (l *Lane) wholeLimit(r *request, allowed bool) (falseDenial bool) {
+	k := l.cfg.Keys[r.key]
+	whole := l.whole[k.Tier]
+	if allowed {
+		whole.Allow(k.Name, l.stamp(r), r.cost)
+		return false
+	}
+	return whole.(algorithms.Checker).Check(k.Name, l.stamp(r), r.cost).Allowed
 }

@@ -64,9 +64,12 @@ type Key struct {
 // Backend is a service of limited capacity behind the limiter: Concurrency
 // requests in service at once, each taking ServiceTime, and a first-in first-out
 // queue of Queue waiting requests. A request that finds the queue full fails at
-// once. A client waits at most Timeout (if > 0) for its answer, then counts the
-// request as failed — but the backend does not know, and still serves it when its
-// turn comes: wasted work. Failures go back to the client as errors, which it may
+// once. A client waits at most Timeout (if > 0) for its answer, counted from when
+// it sent the attempt (time in the limiter — a round trip to its store, a leaky
+// bucket's queue, a reservation — included), then counts the request as failed —
+// but a backend that has it does not know, and still serves it when its turn
+// comes: wasted work. A request still in the limiter's queue at its client's
+// deadline is not forwarded. Failures go back to the client as errors, which it may
 // retry. That is how a retry storm grows: a transient overload makes waits exceed
 // the timeout, the backend spends its capacity on abandoned requests, retries add
 // more, and the overload outlives its cause.

@@ -12,6 +12,7 @@ const (
 	evAdmit                           // an accepted request leaves the limiter's queue; ref: request
 	evBackendDone                     // the backend finishes a job; ref: job
 	evBackendTimeout                  // a job's client stops waiting; ref: job
+	evDeadline                        // a client stops waiting while its request is still in the limiter's queue; ref: request
 	evWorker                          // a closed-loop worker sends its next request; ref: client
 	evInput                           // an input (see inputs.go) is applied; ref: input
 )

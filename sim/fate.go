@@ -34,9 +34,10 @@ const (
 	// OutcomeFailed: accepted, and the backend refused it at once (its queue was
 	// full); the client retries it.
 	OutcomeFailed
-	// OutcomeTimedOut: accepted, and its client stopped waiting for the backend
-	// (its timeout); the client retries it. The backend may still serve it later
-	// (wasted).
+	// OutcomeTimedOut: accepted, and its client stopped waiting (the backend's
+	// timeout, from when it sent the attempt), at the backend or still in the
+	// limiter's queue; the client retries it. A backend that has it may still
+	// serve it later (wasted).
 	OutcomeTimedOut
 	// OutcomeDenied: refused by the limiter (or a WATCH that kept losing); the
 	// client retries it.

@@ -26,6 +26,7 @@ type Lane struct {
 	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
 	health   []Health             // what the store says of the limiters' calls (none in memory)
 	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
+	whole    []algorithms.Limiter // a sharded lane's whole limit, per tier, in memory (see wholeLimit)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
 
@@ -119,6 +120,7 @@ type request struct {
 	n        int64
 	cost     int64
 	first    time.Duration // its first attempt
+	sent     time.Duration // its current attempt: the client's deadline runs from here
 	slot     int32         // its pending state in the splitter, or its plan (composite.go)
 	decision algorithms.Decision
 	spent    bool  // a limit spent units for it on an attempt that was refused
@@ -135,6 +137,13 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
+		if lc.Sharded() {
+			whole, err := algorithms.New(lc.Algorithm, p, lc.Options)
+			if err != nil {
+				return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
+			}
+			l.whole = append(l.whole, whole)
+		}
 	}
 	d, err := newDecider(l)
 	if err != nil {
@@ -282,6 +291,8 @@ func (l *Lane) handle(e event) {
 		l.backendDone(e.ref)
 	case evBackendTimeout:
 		l.backendTimeout(e.ref)
+	case evDeadline:
+		l.deadlinePassed(e.ref)
 	}
 }
 
@@ -321,6 +332,9 @@ func (l *Lane) sample() {
 	l.rec.m.PeakKeys = max(l.rec.m.PeakKeys, keys)
 	if l.now-l.lastEvict >= l.evictEvery {
 		for _, lim := range l.limiters {
+			lim.Evict(l.earliestStamp())
+		}
+		for _, lim := range l.whole {
 			lim.Evict(l.earliestStamp())
 		}
 		l.lastEvict = l.now

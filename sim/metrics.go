@@ -22,9 +22,10 @@ type Metrics struct {
 	// every decision in flight has landed).
 	Accepted int64 `json:"accepted"`
 	Denied   int64 `json:"denied"`
-	// Errors is the accepted requests that failed at the backend: the queue was
-	// full, or the client timed out waiting. Wasted is the work the backend did
-	// for clients that had already given up.
+	// Errors is the accepted requests that failed: the backend's queue was
+	// full, or the client's deadline (the backend's timeout, from when it sent
+	// the attempt) passed, at the backend or still in the limiter's queue.
+	// Wasted is the work the backend did for clients that had already given up.
 	Errors int64 `json:"errors"`
 	Wasted int64 `json:"wasted"`
 	// Succeeded is the logical requests that finished well: accepted and, with a
@@ -92,10 +93,11 @@ type Metrics struct {
 	// PeakSpan is PeakLast − PeakFirst: how quickly the peak window filled.
 	PeakSpan time.Duration `json:"peak_span_ms"`
 
-	// FalseDenials, for a sharded lane, is the decisions refused while the shards
-	// together had room for the request: the sum of every shard's room (tokens
-	// left, units unused in the window) at that moment was at least its cost. One
-	// limit of the whole capacity would have allowed them.
+	// FalseDenials, for a sharded lane, is the decisions its shard refused that
+	// the limit as a whole would have accepted: one key under the lane's whole
+	// policy, same algorithm, fed the same history (every request the shards
+	// accepted, at the same instants) — see Lane.wholeLimit. Summing the shards'
+	// fractional room instead would count refusals no single limit makes.
 	FalseDenials int64 `json:"false_denials"`
 	// ShardImbalance, for a sharded lane, is the most units one shard admitted
 	// over the mean of all shards' (1: even; 0 before any admission).
@@ -109,6 +111,10 @@ type Metrics struct {
 	// Starved is the logical requests never served (the client gave up) that had
 	// units spent for them by a limit on some attempt.
 	Starved int64 `json:"starved"`
+	// QueueTimeouts is the Errors whose client's deadline passed while they
+	// were still in the limiter's queue (a leaky bucket's queue, a
+	// reservation): accepted by the limiter, never forwarded.
+	QueueTimeouts int64 `json:"queue_timeouts"`
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool

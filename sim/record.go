@@ -55,9 +55,7 @@ type landing struct {
 	// no decision of the limiter's (d is noDecision): a conflict, denied.
 	lost bool
 	// shard is the shard that decided, for a sharded lane; -1 otherwise.
-	// falseDenial: it refused while the shards together had room.
-	shard       int32
-	falseDenial bool
+	shard int32
 	// limits, for a multi-limit lane, is each limit's decision, as listed (a zero
 	// Limit: not asked); granted the units they granted this attempt.
 	limits  []algorithms.Decision
@@ -122,10 +120,10 @@ func (l *Lane) land(id int32, o landing) {
 			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: o.limits})
 	}
 	m := &l.rec.m
-	switch {
-	case o.shard >= 0 && d.Allowed:
+	if o.shard >= 0 && d.Allowed {
 		l.rec.shardUnits[o.shard] += r.cost
-	case o.falseDenial:
+	}
+	if o.shard >= 0 && !d.OnError && l.wholeLimit(r, d.Allowed) {
 		m.FalseDenials++
 	}
 	if o.limits != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -273,6 +274,10 @@ func (r *Run) ClaimsOn(ms []Metrics) []ClaimResult {
 	}
 	return Judge(r.Config, ms, scoped)
 }
+
+// ScopeCounts are the lane's decisions so far in each of Config.Scopes (what a
+// scoped claim counts), a copy.
+func (l *Lane) ScopeCounts() []ScopeCounts { return slices.Clone(l.rec.scopes.counts) }
 
 // Metrics are every lane's figures so far.
 func (r *Run) Metrics() []Metrics {

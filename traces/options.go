@@ -14,6 +14,7 @@ package traces
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -39,6 +40,9 @@ const (
 
 // formatNames are the names a scenario file or --format may use.
 var formatNames = map[string]Format{"auto": FormatAuto, "csv": FormatCSV, "clf": FormatCLF, "common": FormatCLF, "combined": FormatCLF, "jsonl": FormatJSONL, "ndjson": FormatJSONL}
+
+// FormatNames lists the names ParseFormat reads, sorted.
+func FormatNames() []string { return sortedKeys(formatNames) }
 
 // String is the format's name.
 func (f Format) String() string { return [...]string{"auto", "csv", "clf", "jsonl"}[f] }
@@ -85,6 +89,9 @@ const (
 
 var timeFormatNames = map[string]TimeFormat{"auto": TimeAuto, "": TimeAuto, "ms": TimeOffsetMS, "rfc3339": TimeRFC3339, "unix": TimeUnix, "unix_ms": TimeUnixMS}
 
+// TimeFormatNames lists the names ParseTimeFormat reads, sorted.
+func TimeFormatNames() []string { return sortedKeys(timeFormatNames) }
+
 // ParseTimeFormat reads a time format's name: auto, ms (milliseconds from the
 // trace's start), rfc3339, unix (seconds) or unix_ms.
 func ParseTimeFormat(name string) (TimeFormat, error) {
@@ -108,15 +115,30 @@ const (
 	SpreadUniform
 )
 
+// spreadNames are the names ParseSpread reads; empty is none.
+var spreadNames = map[string]Spread{"": SpreadNone, "none": SpreadNone, "uniform": SpreadUniform}
+
+// SpreadNames lists the names ParseSpread reads, sorted.
+func SpreadNames() []string { return sortedKeys(spreadNames) }
+
 // ParseSpread reads "none" or "uniform".
 func ParseSpread(name string) (Spread, error) {
-	switch name {
-	case "", "none":
-		return SpreadNone, nil
-	case "uniform":
-		return SpreadUniform, nil
+	if s, ok := spreadNames[name]; ok {
+		return s, nil
 	}
 	return 0, fmt.Errorf("spread must be \"none\" or \"uniform\" (got %q)", name)
+}
+
+// sortedKeys is m's keys but the empty one (which stands for the default), sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	var keys []string
+	for k := range m {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // DefaultReorderWindow is how far back in time a line may go, behind the latest

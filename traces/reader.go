@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 )
 
@@ -215,12 +216,15 @@ func (r *Reader) read() error {
 	case err != nil:
 		return fmt.Errorf("%s: %w", r.name, err)
 	}
+	if rec.at < 0 || rec.at > maxTime {
+		return r.skip(&lineProblem{rec.line, fmt.Sprintf("time %s is outside %s, the times ratelab can place", r.show(rec.at), r.timeRange())})
+	}
 	if r.opts.MaxCost > 0 && rec.cost > r.opts.MaxCost {
 		return r.skip(&lineProblem{rec.line, fmt.Sprintf("cost %d is more than %d", rec.cost, r.opts.MaxCost)})
 	}
 	r.stats.Resolution = max(r.stats.Resolution, time.Duration(rec.res)*time.Microsecond)
 	if r.opts.Spread == SpreadUniform && rec.res > 1 {
-		rec.at += int64(spreadHash(r.opts.Seed, uint64(rec.line)) % uint64(rec.res))
+		rec.at = min(rec.at+int64(spreadHash(r.opts.Seed, uint64(rec.line))%uint64(rec.res)), maxTime)
 	}
 	if rec.at < r.newest-r.window {
 		return fmt.Errorf("%s:%d: time %s is %s behind the latest time read before it (%s, line %d), more than the reorder window of %s; raise reorder_window (--reorder-window) to at least that, or sort the file by time",
@@ -253,6 +257,19 @@ func (r *Reader) empty() error {
 	}
 	p := r.stats.Shown[0]
 	return fmt.Errorf("%s: none of its %d lines could be read as %s; the first: %s:%d: %s (check format, key and the field names)", r.name, r.stats.Unparsed, r.opts.Format, r.name, p.Line, p.Why)
+}
+
+// maxTime is the latest time a row may have, in µs from the epoch (or from the
+// start): a Row's At is a time.Duration, which holds up to 2262-04-11. With
+// times from 0 (1970, or the start) the span between any two rows fits one too.
+const maxTime = math.MaxInt64 / int64(time.Microsecond/time.Nanosecond)
+
+// timeRange is the times a row may have (0 to maxTime), for a message.
+func (r *Reader) timeRange() string {
+	if r.stats.Dated {
+		return "1970-01-01 to " + time.UnixMicro(maxTime).UTC().Format(time.DateOnly)
+	}
+	return r.show(0) + " to " + r.show(maxTime)
 }
 
 // show renders a time in µs for a message: a date for dated formats, else

@@ -432,3 +432,32 @@ func TestByteOrderMarkBeforeALogLine(t *testing.T) {
 		t.Errorf("%v, %d rows, %d unparsed", err, len(rows), st.Unparsed)
 	}
 }
+
+// A time outside what ratelab can place — before 1970 or after 2262, where a
+// time.Duration from the epoch would overflow — is an unreadable line, counted
+// and shown, never wrapped around into a time that is not the line's.
+func TestTimesOutsideTheRangeAreUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		o          Options
+		why        string
+	}{
+		{"far.log", `10.0.0.1 - - [10/Oct/2300:00:00:00 +0000] "GET / HTTP/1.1" 200 1
+10.0.0.1 - - [10/Oct/2000:00:00:00 +0000] "GET / HTTP/1.1" 200 1
+`, Options{Format: FormatCLF}, "time 2300-10-10T00:00:00Z is outside 1970-01-01 to 2262-04-11, the times ratelab can place"},
+		{"old.log", `10.0.0.1 - - [10/Oct/1600:00:00:00 +0000] "GET / HTTP/1.1" 200 1
+10.0.0.1 - - [10/Oct/2000:00:00:00 +0000] "GET / HTTP/1.1" 200 1
+`, Options{Format: FormatCLF}, "time 1600-10-10T00:00:00Z is outside 1970-01-01 to 2262-04-11, the times ratelab can place"},
+		{"far.jsonl", `{"time":"9999-01-01T00:00:00Z","key":"a"}
+{"time":"2000-10-10T00:00:00Z","key":"a"}
+`, Options{Format: FormatJSONL}, "time 9999-01-01T00:00:00Z is outside 1970-01-01 to 2262-04-11, the times ratelab can place"},
+	} {
+		rows, st, err := readAll(t, tc.name, tc.data, tc.o)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(rows) != 1 || rows[0].At != 971136000*time.Second || st.Unparsed != 1 || len(st.Shown) != 1 || st.Shown[0].Line != 1 || st.Shown[0].Why != tc.why {
+			t.Errorf("%s: rows %q, %d unparsed, shown %+v; want the 2000 row alone and line 1 shown: %q", tc.name, show(rows), st.Unparsed, st.Shown, tc.why)
+		}
+	}
+}

@@ -85,18 +85,20 @@ func heavyHitters(c Classes, n int) string {
 func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d requests from %d keys over %s", t.Name, t.Count, t.KeyCount, t.Span)
+	fmt.Fprintf(&b, "%s: %s from %s over %s", t.Name, plural(t.Count, "request", "requests"), plural(int64(t.KeyCount), "key", "keys"), t.Span)
 	if t.Format.Layout != "" {
 		fmt.Fprintf(&b, ", read as %s", t.Format)
 	}
-	if t.Stats.Unparsed > 0 {
-		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", t.Stats.Unparsed, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+	if n := t.Stats.Unparsed; n == 1 {
+		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+	} else if n > 1 {
+		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
 	if t.KeyCount > 0 {
 		span := max(t.Span, time.Second).Seconds()
 		rate := func(k int) string { return format.Rate(float64(t.Volume[k]) / span) }
-		fmt.Fprintf(&b, ".\nMedian key: %d requests (%s, peak %d in a second); 99th-percentile key: %d (%s, peak %d); heavy hitters: %s; the heaviest key %s sent %d (%s, peak %d).\n%s",
-			t.Volume[c.Median], rate(c.Median), t.Peak[c.Median], t.Volume[c.P99], rate(c.P99), t.Peak[c.P99], heavyHitters(c, t.KeyCount),
+		fmt.Fprintf(&b, ".\nMedian key: %s (%s, peak %d in a second); 99th-percentile key: %d (%s, peak %d); heavy hitters: %s; the heaviest key %s sent %d (%s, peak %d).\n%s",
+			plural(t.Volume[c.Median], "request", "requests"), rate(c.Median), t.Peak[c.Median], t.Volume[c.P99], rate(c.P99), t.Peak[c.P99], heavyHitters(c, t.KeyCount),
 			printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], rate(c.Heaviest), t.Peak[c.Heaviest], r.Timescales())
 	}
 	return b.String()
@@ -411,4 +413,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// plural is "1 request" or "3 requests".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -228,7 +228,11 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 	case err != nil:
 		m.status, m.statusBad = err.Error(), true
 	case discarded > 0:
-		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded the %d inputs recorded after %s", discarded, format.Duration(at)), false
+		what := fmt.Sprintf("the %d inputs", discarded)
+		if discarded == 1 {
+			what = "the input"
+		}
+		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded %s recorded after %s", what, format.Duration(at)), false
 	}
 	return cmd
 }

@@ -21,7 +21,7 @@ type KeyMap struct {
 	PickOpen, PickBack, ForceQuit key.Binding
 }
 
-// DefaultKeyMap is the key map described in the README.
+// DefaultKeyMap is the key map described in docs/ui.md.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Pause:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),

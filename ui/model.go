@@ -201,6 +201,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case FrameMsg:
 		return m.runner.frame(msg)
+	case stallMsg:
+		return m.runner.checkStall(msg)
 	case jobDone:
 		cmd := m.runner.apply(msg)
 		m.seekArrived()

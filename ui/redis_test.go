@@ -161,3 +161,34 @@ func TestStoppedRedisNeverDelaysAKey(t *testing.T) {
 		t.Errorf("after Redis went on, the frame's result brought the run to %v, want %v", now, 2*Frame)
 	}
 }
+
+// A frame out longer than stallAfter because Redis stopped answering is said on
+// the header — waiting for Redis, and for how long — instead of a frozen clock
+// under "● running"; when the frame lands, the header says running again.
+func TestStoppedRedisIsSaid(t *testing.T) {
+	srv := redistest.Start(t)
+	m, err := New(Options{Catalogue: catalogue(t), Scenario: "boundary-burst", Redis: true, Session: session.Options{RedisURL: srv.URL()}, ManualFrames: true, ExportDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	frame(m)
+	srv.Pause()
+	_, cmd := m.Update(FrameMsg{Generation: m.runner.generation})
+	check := stallMsg{m.runner.frames}
+	time.Sleep(stallAfter + 100*time.Millisecond)
+	m.Update(check) // what the wall-clock tick sends
+	if s := ansi.Strip(m.View().Content); !strings.Contains(s, "● waiting for Redis (1s)") {
+		t.Errorf("with Redis stopped for over a second, the header:\n%s", strings.SplitN(s, "\n", 3)[1])
+	}
+	srv.Resume()
+	m.Update(cmd())
+	if s := ansi.Strip(m.View().Content); strings.Contains(s, "waiting for Redis") || !strings.Contains(s, "● running") {
+		t.Errorf("after Redis went on and the frame landed, the header:\n%s", strings.SplitN(s, "\n", 3)[1])
+	}
+	m.Update(check) // a check of a frame that landed changes nothing
+	if m.runner.stalled != 0 {
+		t.Errorf("a check after the frame landed set stalled to %v", m.runner.stalled)
+	}
+}

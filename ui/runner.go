@@ -94,7 +94,23 @@ type runner struct {
 	// configuration's own. pending is one to make when a seek ends.
 	recorded []sim.Input
 	pending  *sim.Input
+
+	// a frame's advance out longer than stallAfter (a Redis that stopped
+	// answering: each call waits up to its deadline) is said on the header,
+	// with how long, so a frozen clock is never silent. frameOut is when the
+	// frame now out was submitted (zero when none), frames counts frames
+	// submitted (a check belongs to one), stalled how long the one out had
+	// been out at the latest check.
+	frameOut time.Time
+	frames   int
+	stalled  time.Duration
 }
+
+// stallAfter is how long a frame may be out before the header says it waits.
+const stallAfter = time.Second
+
+// stallMsg checks, on the wall clock, whether frame number frame is still out.
+type stallMsg struct{ frame int }
 
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
 
@@ -223,7 +239,7 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 	switch {
 	case r.seeking:
 		target := r.target
-		return r.eng.submit(drive(f.Generation, func(time.Duration) time.Duration { return target }))
+		return r.submitFrame(drive(f.Generation, func(time.Duration) time.Duration { return target }))
 	case r.paused:
 		return nil
 	}
@@ -231,12 +247,35 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 	if r.speed < len(speeds) {
 		span = time.Duration(float64(Frame) * speeds[r.speed])
 	}
-	return r.eng.submit(drive(f.Generation, func(now time.Duration) time.Duration {
+	return r.submitFrame(drive(f.Generation, func(now time.Duration) time.Duration {
 		if span < 0 {
 			return never
 		}
 		return now + span
 	}))
+}
+
+// submitFrame submits a frame's advance and the check that says when it is out
+// too long (none when the caller drives frames: the tests).
+func (r *runner) submitFrame(do func(e *engine) jobDone) tea.Cmd {
+	cmd := r.eng.submit(do)
+	r.frames++
+	r.frameOut = time.Now()
+	if r.manual {
+		return cmd
+	}
+	frame := r.frames
+	return tea.Batch(cmd, tea.Tick(stallAfter, func(time.Time) tea.Msg { return stallMsg{frame} }))
+}
+
+// checkStall records how long the frame out has been out, and checks again a
+// second later while it still is.
+func (r *runner) checkStall(m stallMsg) tea.Cmd {
+	if m.frame != r.frames || r.frameOut.IsZero() {
+		return nil // that frame has landed
+	}
+	r.stalled = time.Since(r.frameOut)
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return m })
 }
 
 // never is past any run's end.
@@ -274,6 +313,9 @@ func (r *runner) applyOne(d jobDone) tea.Cmd {
 		return r.close()
 	}
 	r.snap = d.snap
+	if d.frame {
+		r.frameOut, r.stalled = time.Time{}, 0
+	}
 	if d.input != nil {
 		r.recorded = append(r.recorded, *d.input)
 	}

@@ -105,7 +105,7 @@ func TestRecordedSessionReplaysExactly(t *testing.T) {
 	for i := 0; m.runner.seeking && i < 10_000; i++ {
 		frame(m)
 	}
-	if !strings.Contains(m.status, "discarded the 1 inputs recorded after 1.500s") {
+	if !strings.Contains(m.status, "discarded the input recorded after 1.500s") {
 		t.Errorf("status after an input in the past: %q", m.status)
 	}
 	goTo(m, "4s")

@@ -11,7 +11,7 @@ import (
 
 // Before the run's end the claims are marked for the run so far, and a claim about
 // a stretch that has not begun is marked … rather than ✓: retry-storm's
-// [limits-recover] ("from 20 s on every limit refuses nothing") holds vacuously at
+// [limits-recover] ("from 20 s on … refuse under one attempt in twenty") holds vacuously at
 // 13 s, with nothing to judge it on.
 func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 	m := newModel(t, "retry-storm")
@@ -28,7 +28,7 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 	}
 	press(m, "l")
 	page := strings.Join(strings.Fields(strings.Join(m.lessonLines(m.width), " ")), " ") // unwrapped
-	if !strings.Contains(page, "… from 20 s on every limit refuses nothing") || !strings.Contains(page, "its stretch has not begun") {
+	if !strings.Contains(page, "… from 20 s on the fixed window, the sliding counter and the buckets refuse under one attempt in twenty") || !strings.Contains(page, "its stretch has not begun") {
 		t.Errorf("the lesson page does not say the claim's stretch has not begun:\n%s", page)
 	}
 	press(m, "l")
@@ -38,7 +38,7 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 		frame(m)
 	}
 	s = screen(m)
-	if strings.Contains(s, "…]") || !strings.Contains(s, "[limits-recover ✓]") || !strings.Contains(s, "claims: 7 of 7 hold on this run") {
+	if strings.Contains(s, "…]") || !strings.Contains(s, "[limits-recover ✓]") || !strings.Contains(s, "claims: 9 of 9 hold on this run") {
 		t.Errorf("at the run's end every claim is judged and holds:\n%s", s)
 	}
 }

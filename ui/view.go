@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -175,6 +176,8 @@ func (m *Model) renderHeader() string {
 	switch {
 	case r.done():
 		state = st.Finished.Render("■ finished")
+	case r.stalled > 0:
+		state = st.Warn.Render(fmt.Sprintf("%s (%ds)", m.waitingFor(), int(r.stalled/time.Second)))
 	case r.paused:
 		state = st.Paused.Render("❚❚ paused")
 	}
@@ -186,6 +189,18 @@ func (m *Model) renderHeader() string {
 	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   policy %s   seed %d   backend %s",
 		format.Duration(r.now()), format.Duration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
 	return line1 + "\n" + truncate(line2, m.width)
+}
+
+// waitingFor says what a frame out too long waits for: Redis when a lane is on
+// it (each call waits up to its deadline before it counts as an error), else
+// the run's own work.
+func (m *Model) waitingFor() string {
+	for _, l := range m.runner.cfg.Lanes {
+		if l.Backend == sim.OnRedis {
+			return "● waiting for Redis"
+		}
+	}
+	return "● working"
 }
 
 // backend names where the lanes keep their state: memory, or the Redis address.

@@ -7,42 +7,117 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/present"
 	"ratelab/present/format"
+	"ratelab/sim"
 )
 
-// renderZoom draws the focused lane across the whole width in rows lines: its
-// level, accepted and denied per column as three series with a legend, and the
-// time axis with the lane's window boundaries.
+// zoomChrome is the lines the zoom spends besides its graphs: the title, a
+// label over each of the three graphs, and the time axis.
+const zoomChrome = 5
+
+// renderZoom draws the focused lane across the whole width in rows lines, as
+// three graphs one above the other on the same columns of time, each with its
+// own axis and a label saying what it is: the lane's level (for the no-limit
+// lane, the load it let through against the backend's capacity), the decisions
+// it accepted per column, and those it denied; then the time axis with the
+// lane's window boundaries. Told apart by place and label, not by colour alone.
 func (m *Model) renderZoom(rows int) string {
 	cfg := m.runner.cfg
 	lane, l := cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
 	met := m.runner.snap.Metrics[m.focus]
 	info, _ := algorithms.Lookup(lane.Algorithm)
-	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("  %s  accepted %d  denied %d  errors %d  peak %.2f× the limit",
-		lane.Algorithm, met.Accepted, met.Denied, met.Errors, met.PeakWindowRatio))
+	algorithm := "" // said when the lane's name does not say it
+	if string(lane.Algorithm) != lane.Name {
+		algorithm = "  " + string(lane.Algorithm)
+	}
+	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("%s  accepted %d  denied %d  errors %d  peak/limit %s",
+		algorithm, met.Accepted, met.Denied, met.Errors, metricCell("peak_window_ratio", met)))
 	title = fit(title, m.width)
 	v := m.view(max(2, m.width-axisWidth-2))
 	cols := bin(l.Series, v)
 	if len(cols) < 2 {
 		return title + "\n" + m.styles.Subtle.Render(truncate(fmt.Sprintf("a column every %s; the graph is drawn once two are whole, at %s (w: the whole run)", format.Duration(v.span), format.Duration(v.from+2*v.span)), m.width)) + strings.Repeat("\n", max(0, rows-2))
 	}
-	level, acc, den := make([]float64, len(cols)), make([]float64, len(cols)), make([]float64, len(cols))
-	lo, hi := yRange(cfg, lane)
+	acc, den := make([]float64, len(cols)), make([]float64, len(cols))
 	for i, c := range cols {
-		level[i], acc[i], den[i] = shown(c, info.Shape), float64(c.accepted), float64(c.denied)
-		hi = max(hi, acc[i], den[i])
+		acc[i], den[i] = float64(c.accepted), float64(c.denied)
 	}
-	hi = float64(ladderStep(int64(hi)-1, +1)) // a round top, so the labels are round
-	plot := asciigraph.PlotMany([][]float64{level, acc, den},
-		asciigraph.Height(roundRows(hi-lo, max(3, rows-5))), asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
-		asciigraph.SeriesColors(m.styles.Level, m.styles.AcceptLine, m.styles.DenyLine),
-		asciigraph.SeriesLegends(levelLabel(cfg, lane, info), "accepted per column", "denied per column"),
-		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
-	lines := strings.Split(plot, "\n")
-	legend := lines[len(lines)-1]
-	lines = append(lines[:len(lines)-1], timeAxis(v, boundaries(cfg, lane, v)), legend)
+	// at the UI's smallest (minHeight) the level graph gets 5 lines
+	graphs := rows - zoomChrome
+	countLines := max(zoomCountLines, graphs/4)
+	levelLines := max(3, graphs-2*countLines)
+
+	var lines []string
+	label := func(s string) { lines = append(lines, m.styles.Subtle.Render(truncate(s, m.width))) }
+	var level []string
+	if info.Shape == algorithms.ShapeNone {
+		label(m.loadLabel())
+		level = underLabel(m.loadGraph(cols, v, levelLines, m.width))
+	} else {
+		label(levelLabel(cfg, lane, info))
+		levels := make([]float64, len(cols))
+		for j, c := range cols {
+			levels[j] = shown(c, info.Shape)
+		}
+		lo, hi := yRange(cfg, lane)
+		level = underLabel(m.graph(levels, levelLines, m.width, lo, hi, v))
+	}
+	// the level graph keeps its axis labels round (roundRows) and may not fill
+	// its room: the counts get what it leaves
+	used := len(level)
+	for used > 0 && level[used-1] == "" {
+		used--
+	}
+	spare := len(level) - used
+	lines = append(lines, level[:used+spare%2]...)
+	span := format.Duration(v.span)
+	label(fmt.Sprintf("accepted per column of %s", span))
+	lines = append(lines, underLabel(m.countGraph(acc, countLines+spare/2, m.styles.AcceptLine))...)
+	label(fmt.Sprintf("denied per column of %s", span))
+	lines = append(lines, underLabel(m.countGraph(den, countLines+spare/2, m.styles.DenyLine))...)
+	lines = append(lines, m.styles.Subtle.Render(timeAxis(v, boundaries(cfg, lane, v))))
 	for i := range lines {
 		lines[i] = fit(lines[i], m.width)
 	}
 	return title + "\n" + strings.Join(lines, "\n")
+}
+
+// zoomCountLines is the fewest lines of the accepted and of the denied graph
+// (they get a quarter of the room each when there is more).
+const zoomCountLines = 4
+
+// countGraph plots counts per column, from 0 to a round number at or above the
+// highest, in exactly `lines` lines with the axis labels of the other graphs.
+func (m *Model) countGraph(values []float64, lines int, color asciigraph.AnsiColor) []string {
+	out := make([]string, lines)
+	hi := float64(ladderStep(int64(max(1, maxFloat(values)))-1, +1))
+	rows := min(roundRows(hi, lines-1), int(hi)) // whole counts on the axis: 0 and 1, not 0.3
+	plot := asciigraph.Plot(values,
+		asciigraph.Height(rows), asciigraph.LowerBound(0), asciigraph.UpperBound(hi),
+		asciigraph.SeriesColors(color),
+		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
+	copy(out[lines-rows-1:], strings.Split(plot, "\n"))
+	return out
+}
+
+// underLabel is a graph's lines with the empty ones it starts with (a graph
+// shorter than its room) moved to its end, so that it starts under its label.
+func underLabel(lines []string) []string {
+	i := 0
+	for i < len(lines) && lines[i] == "" {
+		i++
+	}
+	return append(lines[i:], lines[:i]...)
+}
+
+// metricCell is the comparison table's cell for the metric (by its JSON name) of
+// met: what the zoom says agrees with the table ("—" where the table has it).
+func metricCell(metric string, met sim.Metrics) string {
+	for _, c := range present.Columns {
+		if c.Metric == metric {
+			return c.Cell(met)
+		}
+	}
+	return "?"
 }

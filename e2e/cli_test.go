@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"ratelab/present"
+)
+
+// TestRunGolden pins `ratelab run` output for two scenarios: the comparison table
+// and verdicts, byte for byte. Rewrite with go test -run TestRunGolden -update.
+func TestRunGolden(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, golden string }{
+		{"boundary-burst", "testdata/run-boundary-burst.golden"},
+		{"non-atomic-race", "testdata/run-non-atomic-race.golden"},
+	} {
+		code, out, errOut := ratelab(t, "run", "--scenario", tc.name)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, errOut)
+		}
+		if *update {
+			os.MkdirAll("testdata", 0o755)
+			os.WriteFile(tc.golden, []byte(out), 0o644)
+		}
+		want, err := os.ReadFile(tc.golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if out != string(want) {
+			t.Errorf("%s: output differs from %s:\n%s", tc.name, tc.golden, out)
+		}
+	}
+}
+
+func TestRunWritesCSV(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rows, series := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "series.csv")
+	code, out, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--lanes", "token-bucket,fixed-window", "--csv", rows, "--series", series, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"scenario": "bursty-user"`) || strings.Count(out, `"lane":`) != 2 {
+		t.Errorf("json output:\n%s", out)
+	}
+	got, _ := os.ReadFile(rows)
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	if lines[0] != present.RequestColumns || len(lines) != 1+16 {
+		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 16 decisions", lines[0], len(lines)-1)
+	}
+	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false" {
+		t.Errorf("first row %q", lines[1])
+	}
+	s, _ := os.ReadFile(series)
+	if !strings.HasPrefix(string(s), present.SeriesColumns+"\n50.000,fixed-window,0,0,0,0,0,0,0,0\n50.000,token-bucket,5,0,0,0,0,0,0,0\n") {
+		t.Errorf("series.csv starts %q", string(s)[:100])
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the output folder holds %d files; want only the two CSVs (no temporary left)", len(entries))
+	}
+
+	// CSV to standard output sends the comparison to standard error
+	code, out, errOut = ratelab(t, "run", "--scenario", "bursty-user", "--lanes", "gcra", "--csv", "-")
+	if code != 0 || !strings.HasPrefix(out, present.RequestColumns) || !strings.Contains(errOut, "bursty-user — ") {
+		t.Errorf("--csv -: exit %d, stdout starts %.40q, stderr %.80q", code, out, errOut)
+	}
+}
+
+func TestBadInputExitCodes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimt = 5\n"), 0o644)
+	noDir := filepath.Join(dir, "missing", "rows.csv")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run"}, 2, "run: --scenario is required; see ratelab list for the names"},
+		{[]string{"run", "--scenario", "nope"}, 2, `unknown scenario "nope" in scenarios.toml; known: boundary-burst, bucket-bound, sandbox, bursty-user`},
+		{[]string{"run", "--scenario", "x", "--file", bad}, 2, bad + `:5:1: unknown key "limt" in [scenario.policy]; did you mean "limit"?`},
+		{[]string{"run", "--scenario", "x", "--file", filepath.Join(dir, "none.toml")}, 2, "scenario file: open " + filepath.Join(dir, "none.toml") + ": no such file or directory"},
+		{[]string{"run", "--scenario", "boundary-burst", "--lanes", "token-buckit"}, 2, `--lanes: scenario "boundary-burst" has no lane or algorithm "token-buckit"`},
+		{[]string{"run", "--scenario", "boundary-burst", "--csv", noDir}, 2, "--csv " + noDir + " cannot be written: no such file or directory"},
+		{[]string{"run", "--scenario", "boundary-burst", "--series", dir}, 2, "--series " + dir + " is a directory; give a file name"},
+		{[]string{"run", "--scenario", "boundary-burst", "--format", "xml"}, 2, `run: --format must be table or json (got "xml")`},
+		{[]string{"run", "--scenario", "boundary-burst", "--seed", "-1"}, 2, `invalid value "-1" for flag --seed: want a whole number >= 0`},
+		{[]string{"run", "--scenario", "boundary-burst", "--csv", "-", "--series", "-"}, 2, "would both write to standard output"},
+		{[]string{"run", "--scenario", "boundary-burst", "stray"}, 2, `run: unexpected argument "stray"`},
+		{[]string{"run", "--scenario", "boundary-burst", "--watch-keys", "api-key-1"}, 2, "run: --watch-keys adds level columns to the series CSV; give --series PATH (or -) too"},
+		{[]string{"run", "--scenario", "boundary-burst", "--series", "-", "--watch-keys", "nope"}, 2, `run: --watch-keys: "nope" is not a key any client of scenario "boundary-burst" uses; its keys include api-key-1`},
+		{[]string{"run", "--scenario", "boundary-burst", "--series", "-", "--watch-keys", "api-key-1,api-key-1"}, 2, `run: --watch-keys names "api-key-1" twice; list each key once`},
+		{[]string{"run", "--bogus"}, 2, "run: flag provided but not defined: --bogus"},
+		{[]string{"run", "--scenaro", "x"}, 2, "did you mean --scenario?"},
+		{[]string{"run", "--scenario", "retry-strom"}, 2, `unknown scenario "retry-strom" in scenarios.toml; did you mean "retry-storm"?`},
+		{[]string{"rn"}, 2, `unknown command "rn"; did you mean "run"?`},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"list", "--file", bad}, 2, `did you mean "limit"?`},
+	} {
+		code, _, errOut := ratelab(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("ratelab %s: exit %d, stderr:\n%s\nwant exit %d and %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("failed runs left files behind: %v", entries)
+	}
+}
+
+func TestListAndVersion(t *testing.T) {
+	t.Parallel()
+	code, out, _ := ratelab(t, "list")
+	if code != 0 || !strings.HasPrefix(out, "boundary-burst ") || strings.Count(out, "\n") < 10 {
+		t.Errorf("list: exit %d:\n%s", code, out)
+	}
+	// the release, then the Go it was built with (the root package's
+	// TestVersion pins the release itself)
+	code, out, _ = ratelab(t, "version")
+	if code != 0 || !regexp.MustCompile(`^ratelab \d+\.\d+\.\d+ \((commit [0-9a-f]{12}, (tree clean|with changes not committed)|commit unknown: [^)]*)\) `+regexp.QuoteMeta(runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)+"\n$").MatchString(out) {
+		t.Errorf("version: exit %d: %s", code, out)
+	}
+}

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ratelab/present"
+	"ratelab/sim"
+)
+
+// The zoom draws the level, the accepted and the denied as three graphs, one
+// under the other, each under a label saying what it is and on an axis of its
+// own, so that they are told apart without colour; it fills its room exactly at
+// every size; its peak/limit is the table's cell.
+func TestZoomTellsItsGraphsApartWithoutColour(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "m")
+	for m.runner.snap.Now < m.runner.cfg.Duration {
+		frame(m)
+	}
+	press(m, "enter") // the fixed window
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 48}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		s := screen(m)
+		if n := strings.Count(s, "\n") + 1; n != size[1] {
+			t.Errorf("%d×%d: the screen has %d lines", size[0], size[1], n)
+		}
+		lines := strings.Split(s, "\n")
+		var labels []int
+		for i, line := range lines {
+			for _, l := range []string{"units in the window (column max)", "accepted per column of", "denied per column of"} {
+				if strings.HasPrefix(line, l) {
+					labels = append(labels, i)
+					// under the label, its graph: a line of its y axis
+					if i+1 >= len(lines) || !regexp.MustCompile(`^ *\d+(\.\d+)?k? ┤|^ *\d+(\.\d+)?k? ┼`).MatchString(lines[i+1]) {
+						t.Errorf("%d×%d: no graph under %q:\n%s", size[0], size[1], l, s)
+					}
+				}
+			}
+		}
+		if len(labels) != 3 || !(labels[0] < labels[1] && labels[1] < labels[2]) {
+			t.Errorf("%d×%d: the three labels at lines %v:\n%s", size[0], size[1], labels, s)
+		}
+		if !strings.Contains(s, "fixed-window  accepted 200  denied 120  errors 0  peak/limit 2.00") {
+			t.Errorf("%d×%d: the title:\n%s", size[0], size[1], lines[2])
+		}
+	}
+}
+
+// The zoom says peak/limit as the table does: "—" for the no-limit lane.
+func TestMetricCellIsTheTables(t *testing.T) {
+	for _, tc := range []struct {
+		m    sim.Metrics
+		want string
+	}{
+		{sim.Metrics{Algorithm: "none", PeakWindowRatio: 0}, "—"},
+		{sim.Metrics{Algorithm: "fixed-window", PeakWindowRatio: 2}, "2.00"},
+	} {
+		if got := metricCell("peak_window_ratio", tc.m); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.m.Algorithm, got, tc.want)
+		}
+	}
+	for _, c := range present.Columns {
+		if got := metricCell(c.Metric, sim.Metrics{Lane: "L", Algorithm: "gcra"}); got == "?" {
+			t.Errorf("metricCell does not find %s", c.Metric)
+		}
+	}
+}
