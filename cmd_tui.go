@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -64,11 +66,14 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 		if c, o.scenario, err = traceCatalogue(ctx, tr, stderr); err != nil {
 			return err
 		}
+		// the sweep's requests are garbage now: give their memory back, so the
+		// UI holds what the replay needs (the keys, one reorder window)
+		debug.FreeOSMemory()
 	} else if c, err = loadCatalogue(o.file); err != nil {
 		return err
 	}
 	startWork()
-	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: lanes, ExportDir: exportDir,
+	opts := ui.Options{Catalogue: c, Scenario: o.scenario, Seed: o.seed, Lanes: lanes, ExportDir: exportDir, WholeIn: traceWholeIn(tr),
 		Redis: o.redis != "", Strict: o.strict, Session: session.Options{RedisURL: o.redis, Context: ctx}}
 	m, err := ui.New(opts)
 	if err != nil {
@@ -90,6 +95,16 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 		return fmt.Errorf("the terminal UI failed: %w", err)
 	}
 	return nil
+}
+
+// traceWholeIn is how long the UI takes to show a trace whole at the speed it
+// starts at: about a minute (an 83-hour log at 1× would show empty panels for
+// most of an hour); 0, the usual 1×, for scenarios.
+func traceWholeIn(tr traceOptions) time.Duration {
+	if tr.file == "" {
+		return 0
+	}
+	return time.Minute
 }
 
 // crashReport writes the report of a UI that stopped on a bug and returns the error

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -24,28 +24,18 @@ func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*sce
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := o.load(to, 1<<30)
+	t, err := o.load(to, tune.LoadOptions{Budget: 64 << 20}) // past 4 M requests, on disk
 	if err != nil {
 		return nil, "", err
 	}
-	topt := tuneOptions{period: time.Second, points: tune.DefaultPoints, goal: tune.DefaultGoal.String()}
-	g, goal, err := topt.grid(t)
-	if err != nil {
-		return nil, "", err
-	}
+	defer t.Close()
 	bar := newProgressBar(stderr, "policies")
-	results, err := tune.Sweep(ctx, t, g.Policies(t.MaxRequestCost()), 0, bar.update)
+	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: tune.DefaultGoal, Progress: bar.update})
 	bar.done()
 	if err != nil {
 		return nil, "", usageError{err}
 	}
-	rep := tune.NewReport(t, results, goal)
-	best := rep.Best
-	if best < 0 {
-		best = rep.Closest()
-	}
-	lanes := append([]int{best}, tune.Neighbours(results, best, 5)...)
-	doc := traceScenario(o, to, rep, lanes)
+	doc := traceScenario(o, to, rep, rep.Lanes(6))
 	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) }}
 	c, err := scenarios.Parse(src, []byte(doc))
 	if err != nil {
@@ -55,27 +45,35 @@ func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*sce
 }
 
 // traceScenario writes the scenario file for the trace and the chosen lanes.
-func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []int) string {
+func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits) string {
 	t := rep.Trace
-	first := rep.Results[lanes[0]]
+	first := lanes[0]
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[scenario]]\nname = \"trace\"\ntitle = %s\nlesson = %s\nseed = %d\nwatch_key = %s\n\n",
 		tomlString(fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file))),
-		tomlString(rep.Why+" The first lane (marked *) is that policy; the others are its neighbours in the grid (ratelab tune --trace "+o.file+" shows it all)."),
+		tomlString(rep.Advice()+" The first lane (marked *) is that policy; the others are the best of each period and its neighbours in the grid ("+o.tuneCommand()+" shows it all)."),
 		o.seed, tomlString(t.Keys[rep.Classes.Heaviest]))
 	fmt.Fprintf(&b, "[scenario.policy]\nlimit = %d\nperiod = %s\nburst = %d\n\n", first.Limit, tomlString(first.Period.String()), first.Burst)
-	for i, l := range lanes {
-		r := rep.Results[l]
-		name := fmt.Sprintf("%s %d/%s", r.Algorithm, r.Limit, strings.TrimSuffix(strings.TrimSuffix(r.Period.String(), "0s"), "0m"))
-		if info, _ := algorithms.Lookup(r.Algorithm); r.Burst != r.Limit || info.HasBurst() {
-			name += fmt.Sprintf(" burst %d", r.Burst)
+	for i, r := range lanes {
+		name := laneName(r.Policy)
+		if r.Layered() {
+			name += " + " + laneName(r.Long)
 		}
 		if i == 0 {
 			name += " *"
 		}
-		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(string(r.Algorithm)), r.Limit, tomlString(r.Period.String()), r.Burst)
+		if !r.Layered() {
+			fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(string(r.Algorithm)), r.Limit, tomlString(r.Period.String()), r.Burst)
+			continue
+		}
+		// a layered pair: both limits, all or nothing, each on its own key
+		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\ncombine = \"all-or-nothing\"\n\n", tomlString(name))
+		for j, p := range []tune.Policy{r.Policy, r.Long} {
+			fmt.Fprintf(&b, "[[scenario.lane.limits]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\nkey = %s\n\n",
+				tomlString(format.LimitRate(p.Limit, p.Period)), tomlString(string(p.Algorithm)), p.Limit, tomlString(p.Period.String()), p.Burst, tomlString([]string{"short", "long"}[j]+":{key}"))
+		}
 	}
-	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(to.Format.String()), tomlString(to.ReorderWindow.String()))
+	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(t.Format.Format.String()), tomlString(to.ReorderWindow.String()))
 	if o.key != "" {
 		fmt.Fprintf(&b, "key = %s\n", tomlString(o.key))
 	}
@@ -92,6 +90,15 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		b.WriteString("spread = \"uniform\"\n")
 	}
 	return b.String()
+}
+
+// laneName is "token-bucket 5/s burst 20", "fixed-window 300/h".
+func laneName(p tune.Policy) string {
+	name := fmt.Sprintf("%s %s", p.Algorithm, format.LimitRate(p.Limit, p.Period))
+	if info, _ := algorithms.Lookup(p.Algorithm); p.Burst != p.Limit || info.HasBurst() {
+		name += fmt.Sprintf(" burst %d", p.Burst)
+	}
+	return name
 }
 
 // tomlString quotes s as a TOML basic string.

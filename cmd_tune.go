@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,17 +18,25 @@ import (
 
 const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
-                    [--algorithms a,b] [--rate MIN..MAX] [--burst MIN..MAX] [--period 1s]
-                    [--points N] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+                    [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
+                    [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+                    [--memory MiB] [--partition K/N --partial FILE]
+       ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
 
-Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too)
-through a grid of algorithm × rate × burst, on every core, and reports for each
-policy the share of requests denied overall, to the median key and to the
-99th-percentile key by volume, to the ordinary keys (all but the heaviest 1%), and
-how much of the heavy hitters' traffic it admits; then draws the frontier and
-recommends the tightest policy that meets the goal. Nobody retries: a log is what
-was offered. Rates are per --period; ranges are log-spaced in --points steps and
-default to what the trace's keys sent.`
+Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
+the format told by its first lines when not given) through a grid of algorithm ×
+rate × burst for every period (default 1s, 1m, 1h, and 1d for a log of more than
+3 days), on every core, then through layered pairs of a short and a long limit, and
+reports for each the share of requests denied overall, to the median key and to
+the 99th-percentile key by volume, to the ordinary keys, and how much of the heavy
+hitters' traffic it admits (the keys that send twice what the 99th-percentile
+ordinary key does over some period); then the frontier per period, and the policy
+or pair that holds every kind of heavy key hardest within the goal, with why.
+Nobody retries: a log is what was offered. Ranges are log-spaced in --points steps
+and default to what the trace's keys sent over each period. Requests past --memory
+are spilled to disk by key. For a log beyond one machine, --partition K/N --partial
+FILE sweeps one share of the keys, and tune merge adds the partials of every K into
+the report one --single run prints.`
 
 // traceOptions are the flags that say how to read a trace, shared by tune and
 // tui --trace.
@@ -41,7 +51,7 @@ type traceOptions struct {
 // own, for scenarios as well).
 func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default from the file's extension")
+	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
 	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
@@ -63,12 +73,9 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 	to := traces.Options{Key: o.key, TimeField: o.timeField, CostField: o.costField, ReorderWindow: o.reorder, Strict: o.strict, Seed: o.seed, MaxCost: tune.MaxCost}
 	var err error
 	if o.format != "" {
-		to.Format, err = traces.ParseFormat(o.format)
-	} else {
-		to.Format, err = traces.FormatOf(o.file)
-	}
-	if err != nil {
-		return to, usagef("--format: %v", err)
+		if to.Format, err = traces.ParseFormat(o.format); err != nil {
+			return to, usagef("--format: %v", err)
+		}
 	}
 	if to.TimeFormat, err = traces.ParseTimeFormat(o.timeFormat); err != nil {
 		return to, usagef("--time-format: %v", err)
@@ -85,82 +92,146 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 // load reads the trace into memory (streaming it when it needs more than budget
 // bytes); any problem with the file is a usage error, reported before anything
 // is written.
-func (o *traceOptions) load(to traces.Options, budget int64) (*tune.Trace, error) {
-	t, err := tune.Load(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, budget)
-	if err != nil {
+func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
+	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
+	var unknown *traces.UnknownFormatError
+	switch {
+	case errors.As(err, &unknown):
+		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
+	case err != nil:
 		return nil, usageError{err}
 	}
 	return t, nil
+}
+
+// tuneCommand is the ratelab tune command line that reads the trace as these
+// options do (the flags given, none of the defaults), for a message to suggest.
+func (o *traceOptions) tuneCommand() string {
+	args := []string{"ratelab", "tune", "--trace", shellQuote(o.file)}
+	for _, f := range []struct{ name, value, none string }{
+		{"--format", o.format, ""}, {"--key", o.key, ""}, {"--time-field", o.timeField, ""}, {"--time-format", o.timeFormat, "auto"},
+		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"},
+	} {
+		if f.value != "" && f.value != f.none {
+			args = append(args, f.name, shellQuote(f.value))
+		}
+	}
+	if o.reorder != traces.DefaultReorderWindow && o.reorder > 0 {
+		args = append(args, "--reorder-window", o.reorder.String())
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote is s as a shell word: as is when it is plain, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tuneOptions are the flags of ratelab tune.
 type tuneOptions struct {
 	trace                     traceOptions
 	algorithms, rate, burst   string
-	goal, csv, json           string
+	goal, csv, json, periods  string
+	partition, partial        string
 	period                    time.Duration
+	single                    bool
 	points, workers, memoryMB int
 }
 
-// grid checks the grid flags against the trace and returns the grid and the goal.
-func (o *tuneOptions) grid(t *tune.Trace) (tune.Grid, tune.Goal, error) {
-	g := tune.Grid{Period: o.period, Algorithms: tune.DefaultAlgorithms}
+// sweep checks the grid flags and returns what to sweep.
+func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
+	to := tune.Options{Algorithms: tune.DefaultAlgorithms, Points: o.points, Single: o.single, Workers: o.workers}
 	if o.algorithms != "" {
-		g.Algorithms = nil
+		to.Algorithms = nil
 		for _, a := range strings.Split(o.algorithms, ",") {
 			if a = strings.TrimSpace(a); a != "" {
-				g.Algorithms = append(g.Algorithms, algorithms.Name(a))
+				to.Algorithms = append(to.Algorithms, algorithms.Name(a))
 			}
 		}
 	}
-	if err := tune.CheckAlgorithms(g.Algorithms); err != nil {
-		return g, tune.Goal{}, usagef("--algorithms: %v", err)
+	if err := tune.CheckAlgorithms(to.Algorithms); err != nil {
+		return to, usagef("--algorithms: %v", err)
 	}
 	switch {
-	case o.period <= 0 || o.period%time.Microsecond != 0:
-		return g, tune.Goal{}, usagef("--period must be a positive whole number of microseconds (got %s)", o.period)
-	case o.points < 1 || o.points > 64:
-		return g, tune.Goal{}, usagef("--points must be from 1 to 64 (got %d)", o.points)
-	}
-	rate, burst := t.DefaultRanges(o.period)
-	var err error
-	if o.rate != "" {
-		if rate, err = tune.ParseRange(o.rate); err != nil {
-			return g, tune.Goal{}, usagef("--rate: %v", err)
+	case o.period != 0 && o.periods != "":
+		return to, usagef("tune: --period and --periods both name the periods; give one (--periods 1s,1h)")
+	case o.period < 0 || o.period%time.Microsecond != 0:
+		return to, usagef("--period must be a positive whole number of microseconds (got %s)", o.period)
+	case o.period > 0:
+		to.Periods = []time.Duration{o.period}
+	case o.periods != "":
+		var err error
+		if to.Periods, err = tune.ParsePeriods(o.periods); err != nil {
+			return to, usagef("--periods: %v", err)
 		}
+	}
+	if o.points < 1 || o.points > 64 {
+		return to, usagef("--points must be from 1 to 64 (got %d)", o.points)
+	}
+	if o.rate != "" {
+		rate, err := tune.ParseRange(o.rate)
+		if err != nil {
+			return to, usagef("--rate: %v", err)
+		}
+		to.Rate = &rate
 	}
 	if o.burst != "" {
-		if burst, err = tune.ParseRange(o.burst); err != nil {
-			return g, tune.Goal{}, usagef("--burst: %v", err)
+		burst, err := tune.ParseRange(o.burst)
+		if err != nil {
+			return to, usagef("--burst: %v", err)
 		}
+		to.Burst = &burst
 	}
-	g.Rates, g.Bursts = rate.Steps(o.points), burst.Steps(o.points)
-	goal, err := tune.ParseGoal(o.goal)
-	if err != nil {
-		return g, goal, usagef("--goal: %v", err)
+	var err error
+	if to.Goal, err = tune.ParseGoal(o.goal); err != nil {
+		return to, usagef("--goal: %v", err)
 	}
-	return g, goal, nil
+	return to, nil
 }
 
 func runTune(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runTuneMerge(args[1:], stdout, stderr)
+	}
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
-	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per --period (default: 1 to the most any key sent in one period)")
-	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default: 1 to twice the most any key sent in one period)")
-	fs.DurationVar(&o.period, "period", time.Second, "the period rates are per, a `DURATION`")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
+	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
+	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone, a `DURATION` (the same as --periods with one)")
+	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
 	fs.IntVar(&o.points, "points", tune.DefaultPoints, "how many rates and bursts (`N`), log-spaced across their ranges")
 	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: `CLASS<PERCENT`, CLASS one of ordinary, median, p99, all")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
 	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once, `N` (default: GOMAXPROCS, every core)")
-	fs.IntVar(&o.memoryMB, "memory", 1024, "`MiB` the trace may take in memory (16 bytes a request); a larger trace is read again by each worker")
+	fs.IntVar(&o.memoryMB, "memory", 512, "`MiB` the requests may take in memory (16 bytes a request); past that they are spilled to disk by key (in $TMPDIR) and swept a part at a time")
+	fs.StringVar(&o.partition, "partition", "", "`K/N`: sweep only the keys whose hash is K modulo N, and write the counts to --partial for ratelab tune merge (layered pairs are left out)")
+	fs.StringVar(&o.partial, "partial", "", "with --partition, the `FILE` the partial sweep is written to")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "trace", "csv", "json"); err != nil {
+	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial"); err != nil {
 		return err
+	}
+	var part tune.Partition
+	switch {
+	case (o.partition == "") != (o.partial == ""):
+		return usagef("tune: --partition K/N and --partial FILE go together: the partial sweep is written to FILE for ratelab tune merge")
+	case o.partition != "" && (o.csv != "" || o.json != ""):
+		return usagef("tune: a partial sweep writes --partial only; --csv and --json go to ratelab tune merge")
+	case o.partition != "":
+		var err error
+		if part, err = tune.ParsePartition(o.partition); err != nil {
+			return usagef("--partition: %v", err)
+		}
 	}
 	switch {
 	case o.csv == "-" && o.json == "-":
@@ -170,7 +241,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	// neither output over the other, nor over the trace read
 	paths := []namedPath{{"the trace (--trace)", o.trace.file, false}}
-	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}} {
+	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}, {"--partial", o.partial, true}} {
 		if out.path != "" && out.path != "-" {
 			paths = append(paths, out)
 		}
@@ -186,17 +257,17 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	// sweep it stops the workers, and nothing is written (see interrupts)
 	ctx, stop := interrupts()
 	defer stop()
-	t, err := o.trace.load(to, int64(o.memoryMB)<<20)
+	sweep, err := o.sweep(nil)
 	if err != nil {
 		return err
 	}
-	g, goal, err := o.grid(t)
+	t, err := o.trace.load(to, tune.LoadOptions{Budget: int64(o.memoryMB) << 20, Partition: part, Periods: sweep.Periods})
 	if err != nil {
 		return err
 	}
-	policies := g.Policies(t.MaxRequestCost())
-	if len(policies) == 0 {
-		return usagef("tune: no policy in the grid can accept the trace's largest request; raise --burst (and --rate for the windows)")
+	defer t.Close()
+	if o.partial != "" {
+		return o.writePartial(ctx, t, sweep, stdout, stderr)
 	}
 	report := stdout
 	if o.csv == "-" || o.json == "-" {
@@ -216,8 +287,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		defer jsonOut.abort()
 	}
 	bar := newProgressBar(stderr, "policies")
+	sweep.Progress = bar.update
 	startWork()
-	results, err := tune.Sweep(ctx, t, policies, o.workers, bar.update)
+	rep, err := tune.Run(ctx, t, sweep)
 	bar.done()
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v; nothing was written", cause)
@@ -225,7 +297,6 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rep := tune.NewReport(t, results, goal)
 	if csvOut != nil {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
 			return err // it says what was being written (see named)
@@ -239,6 +310,123 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := jsonOut.commit(); err != nil {
+			return err
+		}
+	}
+	return rep.WriteTable(report, 72)
+}
+
+// writePartial sweeps the trace's partition and writes its counts to --partial.
+func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tune.Options, stdout, stderr io.Writer) error {
+	out, err := openOutput("partial", o.partial, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	bar := newProgressBar(stderr, "policies")
+	sweep.Progress = bar.update
+	startWork()
+	p, err := tune.RunPartial(ctx, t, sweep)
+	bar.done()
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%v; nothing was written", cause)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	if err := p.Write(out.w); err != nil {
+		return err
+	}
+	return out.commit()
+}
+
+const tuneMergeUsage = `
+Usage: ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
+
+Adds up the partial sweeps ratelab tune --partition K/N --partial FILE wrote, one
+for every K of N, and prints the report one run over every key prints (the same
+as ratelab tune --single with the same flags), byte for byte.`
+
+// runTuneMerge is ratelab tune merge.
+func runTuneMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tune merge", tuneMergeUsage, stderr)
+	var csvPath, jsonPath string
+	fs.StringVar(&csvPath, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
+	fs.StringVar(&jsonPath, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
+	// the files, with the flags before, between or after them
+	var files []string
+	for rest := args; ; {
+		if err := parseFlags(fs, rest); err != nil && fs.NArg() == 0 {
+			return err
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+		files, rest = append(files, rest[0]), rest[1:]
+	}
+	if err := notEmpty(fs, "csv", "json"); err != nil {
+		return err
+	}
+	switch {
+	case len(files) == 0:
+		return usagef("tune merge: name the partial sweeps to merge, one for every partition")
+	case csvPath == "-" && jsonPath == "-":
+		return usagef("tune merge: --csv - and --json - would both write to standard output; send one to a file")
+	}
+	var paths []namedPath
+	for _, f := range files {
+		paths = append(paths, namedPath{"a partial sweep", f, false})
+	}
+	for _, out := range []namedPath{{"--csv", csvPath, true}, {"--json", jsonPath, true}} {
+		if out.path != "" && out.path != "-" {
+			paths = append(paths, out)
+		}
+	}
+	if err := distinct(paths); err != nil {
+		return err
+	}
+	var parts []*tune.Partial
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return usageError{err}
+		}
+		p, err := tune.ReadPartial(name, bufio.NewReaderSize(f, 1<<20))
+		f.Close()
+		if err != nil {
+			return usageError{err}
+		}
+		parts = append(parts, p)
+	}
+	rep, err := tune.Merge(parts, files)
+	if err != nil {
+		return usagef("tune merge: %v", err)
+	}
+	report := stdout
+	if csvPath == "-" || jsonPath == "-" {
+		report = stderr
+	}
+	return writeReport(rep, csvPath, jsonPath, report, stdout)
+}
+
+// writeReport writes the report's CSV and JSON where asked, then its table.
+func writeReport(rep *tune.Report, csvPath, jsonPath string, report, stdout io.Writer) error {
+	for _, out := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{{"csv", csvPath, rep.WriteCSV}, {"json", jsonPath, rep.WriteJSON}} {
+		if out.path == "" {
+			continue
+		}
+		o, err := openOutput(out.flag, out.path, stdout)
+		if err != nil {
+			return err
+		}
+		if err := out.write(o.w); err != nil {
+			o.abort()
+			return err
+		}
+		if err := o.commit(); err != nil {
 			return err
 		}
 	}

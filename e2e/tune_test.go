@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	"ratelab/internal/tracegen"
+	"ratelab/tune"
 )
 
 // writeLog writes a generated Combined Log of abusers, a crawler and users.
@@ -37,31 +41,149 @@ func TestTuneCommand(t *testing.T) {
 	if errOut != "" {
 		t.Errorf("standard error is not a terminal, yet tune wrote to it: %q", errOut)
 	}
-	for _, want := range []string{"access.log: ", "requests from 303 keys over 10m0s", "heavy hitters: the 3 heaviest keys", "is the tightest policy that meets ordinary<0.10%", "log scale"} {
+	for _, want := range []string{"access.log: ", "requests from 303 keys over 10m0s", "heavy hitters: 3 keys of 303", "over seconds 2 keys stand out (203.0.113.",
+		"The frontier per period", "is the tightest", "that meets ordinary<0.10%", "log scale"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
 	grid, _ := os.ReadFile(csvPath)
-	lines := strings.Split(strings.TrimSpace(string(grid)), "\n")
-	if !strings.HasPrefix(lines[0], "algorithm,limit,period_ms,burst,requests,denied") || len(lines) != 1+4+4+4+16 {
-		t.Errorf("grid CSV: %d lines, header %q", len(lines), lines[0])
+	rows, err := csv.NewReader(bytes.NewReader(grid)).ReadAll()
+	if err != nil || len(rows) < 2 || strings.Join(rows[0], ",") != tune.CSVColumns {
+		t.Fatalf("grid CSV: %v, %d rows, header %q", err, len(rows), rows[0])
 	}
-	if strings.Count(string(grid), ",true\n") != 1 {
-		t.Error("the grid CSV does not mark exactly one policy recommended")
+	recommended, periods, pairs := 0, map[string]int{}, 0
+	for _, r := range rows[1:] {
+		if r[18] == "true" {
+			recommended++
+		}
+		if r[19] != "" {
+			pairs++
+			continue
+		}
+		periods[r[2]]++
+	}
+	// every period of the default (1s, 1m, 1h) swept: 4 rates for each window,
+	// 4 × 4 for the buckets, fewer when a period's range holds fewer
+	if recommended != 1 || len(periods) != 3 || periods["1000"] != 28 || pairs == 0 {
+		t.Errorf("grid CSV: %d recommended, policies per period (ms) %v, %d pairs", recommended, periods, pairs)
 	}
 	var j struct {
 		Policies    []json.RawMessage `json:"policies"`
 		Recommended int               `json:"recommended"`
 	}
 	data, _ := os.ReadFile(jsonPath)
-	if err := json.Unmarshal(data, &j); err != nil || len(j.Policies) != 28 || j.Recommended < 0 {
+	if err := json.Unmarshal(data, &j); err != nil || len(j.Policies) != len(rows)-1 || j.Recommended < 0 {
 		t.Errorf("grid JSON: %v, %d policies, recommended %d", err, len(j.Policies), j.Recommended)
 	}
 	// the same inputs give the same bytes, whatever the number of workers
 	_, again, _ := ratelab(t, append(args[:5:5], "--workers", "1")...)
 	if again != out {
 		t.Error("tune with one worker printed something else than with every core")
+	}
+}
+
+// formatsByContent are one log in each format tune reads, gzipped under a name
+// that says nothing (x.gz), with what reading it by content must say and the
+// flags its fields need.
+func formatsByContent(t *testing.T, dir string) []struct {
+	file, layout string
+	flags        []string
+} {
+	t.Helper()
+	var buf bytes.Buffer
+	tracegen.Write(&buf, tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Duration: 2 * time.Minute, Seed: 5, Users: 50, UserPages: 1.0 / 20,
+		Abusers: 1, AbuserRate: 10, Slowest: time.Second})
+	combined := buf.String()
+	var common, jsonl, csv strings.Builder
+	csv.WriteString("when,client,path\n")
+	line := regexp.MustCompile(`^(\S+) \S+ \S+ \[([^\]]+)\] "GET (\S+) [^"]*" \d+ \d+`)
+	for _, l := range strings.Split(strings.TrimSpace(combined), "\n") {
+		m := line.FindStringSubmatch(l)
+		at, err := time.Parse("02/Jan/2006:15:04:05 -0700", m[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		common.WriteString(m[0] + "\n")
+		fmt.Fprintf(&jsonl, "{\"time\":%q,\"key\":%q,\"path\":%q}\n", at.Format(time.RFC3339), m[1], m[3])
+		fmt.Fprintf(&csv, "%d,%s,%s\n", at.Unix(), m[1], m[3])
+	}
+	cases := []struct {
+		file, layout string
+		flags        []string
+	}{
+		{"combined", "Combined Log Format", nil},
+		{"common", "Common Log Format", nil},
+		{"jsonl", "JSON Lines", nil},
+		{"csv", "CSV with the header when,client,path", []string{"--key", "client", "--time-field", "when", "--time-format", "unix"}},
+	}
+	for i, text := range []string{combined, common.String(), jsonl.String(), csv.String()} {
+		var gz bytes.Buffer
+		w := gzip.NewWriter(&gz)
+		w.Write([]byte(text))
+		w.Close()
+		sub := filepath.Join(dir, cases[i].file)
+		os.MkdirAll(sub, 0o755)
+		cases[i].file = filepath.Join(sub, "x.gz")
+		os.WriteFile(cases[i].file, gz.Bytes(), 0o644)
+	}
+	return cases
+}
+
+// tune reads a gzipped log under a name that says nothing, in each format, by its
+// content, and says which format it chose (in the table and the JSON).
+func TestTuneTellsTheFormatByContent(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range formatsByContent(t, dir) {
+		jsonPath := filepath.Join(filepath.Dir(c.file), "grid.json")
+		code, out, errOut := ratelab(t, append([]string{"tune", "--trace", c.file, "--points", "2", "--algorithms", "token-bucket", "--json", jsonPath}, c.flags...)...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.file, code, errOut)
+			continue
+		}
+		if want := "requests from 51 keys over 2m0s, read as " + c.layout + " (told by its content)"; !strings.Contains(out, want) {
+			t.Errorf("%s: the report lacks %q:\n%s", c.file, want, out)
+		}
+		var j struct {
+			Trace struct {
+				Format, Layout, By string
+				Keys               int
+			}
+		}
+		data, _ := os.ReadFile(jsonPath)
+		json.Unmarshal(bytes.ReplaceAll(bytes.ReplaceAll(data, []byte(`"format_layout"`), []byte(`"layout"`)), []byte(`"format_by"`), []byte(`"by"`)), &j)
+		if j.Trace.Layout != c.layout || j.Trace.By != "content" || j.Trace.Keys != 51 {
+			t.Errorf("%s: the JSON's trace is %+v", c.file, j.Trace)
+		}
+	}
+}
+
+// run replays a scenario's trace whose format neither the scenario nor the name
+// gives, and its note says which format the content told.
+func TestRunTellsATraceFormatByContent(t *testing.T) {
+	dir := t.TempDir()
+	formatsByContent(t, dir)
+	scenario := filepath.Join(dir, "s.toml")
+	os.WriteFile(scenario, []byte(`[[scenario]]
+name = "by-content"
+duration = "2m"
+[scenario.policy]
+limit = 5
+period = "1s"
+burst = 10
+[[scenario.lane]]
+algorithm = "token-bucket"
+[[scenario.client]]
+name = "log"
+pattern = "trace"
+file = "combined/x.gz"
+`), 0o644)
+	code, out, errOut := ratelab(t, "run", "--file", scenario, "--scenario", "by-content")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "trace combined/x.gz (clf: Combined Log Format, told by its content): "; !strings.Contains(out, want) {
+		t.Errorf("run's notes lack %q:\n%s", want, out)
 	}
 }
 
@@ -72,6 +194,7 @@ func TestTuneBadInput(t *testing.T) {
 	log := writeLog(t, dir, time.Minute)
 	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "iso.log"), []byte("1.2.3.4 - - [2026-03-02T00:00:00Z] \"GET / HTTP/1.1\" 200 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x.bin"), []byte("hello world\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"time":"2026-03-02T00:00:00Z","ip":"1.2.3.4"}`+"\n"), 0o644)
 	out := filepath.Join(dir, "out.csv")
 	for _, tc := range []struct {
@@ -79,8 +202,8 @@ func TestTuneBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--trace", filepath.Join(dir, "nope.log")}, "no such file or directory"},
-		{[]string{"--trace", log, "--format", "apache"}, `--format: unknown format "apache"; use csv, clf (Common or Combined Log Format) or jsonl`},
-		{[]string{"--trace", filepath.Join(dir, "x.bin")}, `--format: cannot tell the format of`},
+		{[]string{"--trace", log, "--format", "apache"}, `--format: unknown format "apache"; use csv, clf (Common or Combined Log Format), jsonl or auto (by the file's content)`},
+		{[]string{"--trace", filepath.Join(dir, "x.bin")}, `: "hello world" is not a Common or Combined Log line, a JSON object or a CSV header; give it with --format clf (Common or Combined Log), --format jsonl or --format csv`},
 		{[]string{"--trace", filepath.Join(dir, "empty.log")}, "empty.log: the trace has no requests"},
 		{[]string{"--trace", filepath.Join(dir, "iso.log")}, "iso.log: none of its 1 lines could be read as clf; the first: " + filepath.Join(dir, "iso.log") + ":1: time"},
 		{[]string{"--trace", filepath.Join(dir, "a.jsonl")}, `no field "key" for the key (fields: ip, time); set key`},
@@ -109,13 +232,63 @@ func TestTUIOnATraceInARealTerminal(t *testing.T) {
 	writeLog(t, dir, 5*time.Minute)
 	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
 	sc := s.waitFor("the trace's scenario", func(sc string) bool {
-		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`token-bucket \d+/1s burst \d+ \* +\d+`).MatchString(sc)
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`[a-z-]+ \d+/(s|min|h)( burst \d+)?( \+ [a-z-]+ \d+/(s|min|h)( burst \d+)?)? \* +\d+`).MatchString(sc)
 	})
-	for _, want := range []string{"is the tightest policy that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
+	for _, want := range []string{"that meets ordinary<0.10%", "The first lane (marked *) is that policy", "token-bucket"} {
 		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)
 		}
 	}
 	s.keys("q")
 	s.waitFor("a clean exit", func(sc string) bool { return strings.Contains(sc, "ratelab exited 0") })
+}
+
+// tune --partition K/N --partial FILE for every K, then tune merge: the report,
+// CSV and JSON of one tune --single run, byte for byte; a partition missing or
+// given twice is refused with exit 2.
+func TestTunePartitionsAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	log := writeLog(t, dir, 10*time.Minute)
+	flags := []string{"--trace", log, "--points", "3", "--periods", "1s,1m"}
+	code, want, errOut := ratelab(t, append(append([]string{"tune"}, flags...), "--single", "--csv", filepath.Join(dir, "one.csv"), "--json", filepath.Join(dir, "one.json"))...)
+	if code != 0 {
+		t.Fatalf("tune --single: exit %d: %s", code, errOut)
+	}
+	var parts []string
+	for k := range 3 {
+		part := filepath.Join(dir, fmt.Sprintf("part%d.json", k))
+		if code, _, errOut := ratelab(t, append(append([]string{"tune"}, flags...), "--memory", "1", "--partition", fmt.Sprintf("%d/3", k), "--partial", part)...); code != 0 {
+			t.Fatalf("partition %d: exit %d: %s", k, code, errOut)
+		}
+		parts = append(parts, part)
+	}
+	code, got, errOut := ratelab(t, append([]string{"tune", "merge", "--csv", filepath.Join(dir, "merged.csv"), parts[2]}, parts[0], parts[1], "--json", filepath.Join(dir, "merged.json"))...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if got != want {
+		t.Errorf("the merged report differs from one run's:\n%s\n---- one run:\n%s", got, want)
+	}
+	for _, ext := range []string{"csv", "json"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "one."+ext))
+		b, _ := os.ReadFile(filepath.Join(dir, "merged."+ext))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("the merged %s differs from one run's (%d and %d bytes)", ext, len(b), len(a))
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "merge", parts[0], parts[1]}, "partitions [2/3] of 3 are missing"},
+		{[]string{"tune", "merge", parts[0], parts[1], parts[1], parts[2]}, "are both partition 1/3; give each partition once"},
+		{[]string{"tune", "merge", log}, "not a partial sweep of ratelab tune --partition"},
+		{[]string{"tune", "--trace", log, "--partition", "3/3", "--partial", filepath.Join(dir, "x")}, `--partition: "3/3": K must be from 0 to N-1 (2)`},
+		{[]string{"tune", "--trace", log, "--partition", "0/3"}, "--partition K/N and --partial FILE go together"},
+	} {
+		code, _, errOut := ratelab(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args[1:], code, errOut, tc.want)
+		}
+	}
 }

@@ -13,7 +13,11 @@ import (
 // them); nothing when there is no trace.
 func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
 	for _, t := range sim.TraceReports(cfg) {
-		fmt.Fprintf(w, "  trace %s (%s): %s replayed", t.File, t.Format, plural(t.Rows, "request", "requests"))
+		format := t.Format
+		if t.FormatByContent != "" {
+			format += ": " + t.FormatByContent + ", told by its content"
+		}
+		fmt.Fprintf(w, "  trace %s (%s): %s replayed", t.File, format, plural(t.Rows, "request", "requests"))
 		if t.PastEnd > 0 {
 			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
 		}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -25,6 +26,7 @@ type traceScan struct {
 	past   int64         // rows at or after the cutoff
 	cost   int64         // the largest cost replayed
 	stats  traces.Stats
+	format traces.Detected // the format read, and how it was chosen
 }
 
 // hasTrace says whether any client replays a trace.
@@ -64,12 +66,8 @@ func (c *compiler) traceOptions(spec *ClientSpec, bad func(string, string, ...an
 	o := traces.Options{Key: spec.Key, TimeField: spec.TimeField, CostField: spec.CostField, Strict: c.overrides.Strict,
 		MaxCost: sim.MaxTraceCost, Seed: c.seed()}
 	var err error
+	// a format not set is left to the reader: the file's content, or its name
 	o.Format, o.TimeFormat = spec.Format.Value(), spec.TimeFormat.Value()
-	if !spec.Format.Set() {
-		if o.Format, err = traces.FormatOf(spec.File); err != nil {
-			return o, bad("format", "%v", err)
-		}
-	}
 	if o.Spread, err = traces.ParseSpread(spec.Spread.Mode); err != nil || spec.Spread.Duration.Duration != 0 {
 		return o, bad("spread", "a trace's spread is \"none\" or \"uniform\", not a duration (got %s)", spec.Spread)
 	}
@@ -123,11 +121,16 @@ func (c *compiler) scanTrace(spec *ClientSpec, cutoff time.Duration, bad func(st
 		return nil, err
 	}
 	tr, err := c.openTrace(spec, o, 0)
-	if err != nil {
+	var unknown *traces.UnknownFormatError
+	switch {
+	case errors.As(err, &unknown):
+		return nil, bad("format", "%v; set format = \"clf\", \"jsonl\" or \"csv\"", err)
+	case err != nil:
 		return nil, bad("file", "%v (the path is relative to %s)", err, c.src.Name)
 	}
 	defer tr.Close()
-	scan := &traceScan{opts: o, cutoff: cutoff}
+	o.Format = tr.r.Format().Format // the later reads need not tell it again
+	scan := &traceScan{opts: o, cutoff: cutoff, format: tr.r.Format()}
 	seen := map[string]bool{}
 	for n := 0; ; n++ {
 		row, err := tr.r.Next()
@@ -186,6 +189,9 @@ func (c *compiler) trace(i int, spec *ClientSpec, cl *sim.Client, tier int, bad 
 	o.Strict = false // the file was read whole already; the run skips what that read reported
 	t.Open = func() (sim.TraceReader, error) { return c.openTrace(spec, o, origin) }
 	t.Report = sim.TraceReport{File: spec.File, Format: o.Format.String(), Rows: scan.rows, PastEnd: scan.past, CutoffMS: float64(cl.Stop) / float64(time.Millisecond), Unparsed: scan.stats.Unparsed}
+	if scan.format.By == traces.FormatByContent {
+		t.Report.FormatByContent = scan.format.Layout
+	}
 	for _, p := range scan.stats.Shown {
 		t.Report.Shown = append(t.Report.Shown, fmt.Sprintf("%s:%d: %s", spec.File, p.Line, p.Why))
 	}

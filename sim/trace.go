@@ -28,6 +28,9 @@ const MaxTraceCost = 1 << 30
 type TraceReport struct {
 	File   string `json:"file"`
 	Format string `json:"format"`
+	// FormatByContent is the layout the file's first lines showed ("Combined
+	// Log Format") when neither the scenario nor the file's name said it.
+	FormatByContent string `json:"format_by_content,omitempty"`
 	// Rows is the requests replayed.
 	Rows int64 `json:"rows"`
 	// PastEnd is the rows at or after the client's stop, CutoffMS milliseconds

@@ -23,9 +23,12 @@ import (
 type Format int
 
 const (
+	// FormatAuto leaves the format to the reader: the file's content says it
+	// (see Sniff), or else its name (FormatOf).
+	FormatAuto Format = iota
 	// FormatCSV is comma-separated values with a header row naming the columns;
 	// ratelab's own time_ms,key[,cost] is one such file.
-	FormatCSV Format = iota
+	FormatCSV
 	// FormatCLF is the Common Log Format (`%h %l %u %t "%r" %>s %b`) and the
 	// Combined one, which appends `"%{Referer}i" "%{User-agent}i"` (Apache's
 	// mod_log_config; nginx's predefined "combined" writes the same). Time is
@@ -36,37 +39,37 @@ const (
 )
 
 // formatNames are the names a scenario file or --format may use.
-var formatNames = map[string]Format{"csv": FormatCSV, "clf": FormatCLF, "common": FormatCLF, "combined": FormatCLF, "jsonl": FormatJSONL, "ndjson": FormatJSONL}
+var formatNames = map[string]Format{"auto": FormatAuto, "csv": FormatCSV, "clf": FormatCLF, "common": FormatCLF, "combined": FormatCLF, "jsonl": FormatJSONL, "ndjson": FormatJSONL}
 
 // FormatNames lists the names ParseFormat reads, sorted.
 func FormatNames() []string { return sortedKeys(formatNames) }
 
 // String is the format's name.
-func (f Format) String() string { return [...]string{"csv", "clf", "jsonl"}[f] }
+func (f Format) String() string { return [...]string{"auto", "csv", "clf", "jsonl"}[f] }
 
-// ParseFormat reads a format's name: csv, clf (also common, combined) or jsonl
-// (also ndjson).
+// ParseFormat reads a format's name: csv, clf (also common, combined), jsonl
+// (also ndjson) or auto.
 func ParseFormat(name string) (Format, error) {
 	if f, ok := formatNames[name]; ok {
 		return f, nil
 	}
-	return 0, fmt.Errorf("unknown format %q; use csv, clf (Common or Combined Log Format) or jsonl", name)
+	return 0, fmt.Errorf("unknown format %q; use csv, clf (Common or Combined Log Format), jsonl or auto (by the file's content)", name)
 }
 
-// FormatOf guesses a file's format from its name, a .gz suffix aside: .log and
-// .txt are Common/Combined Log Format, .jsonl, .ndjson and .json JSON Lines, .csv
-// CSV.
-func FormatOf(name string) (Format, error) {
+// FormatOf is the format a file's name says, a .gz suffix aside: .log and .txt
+// are Common/Combined Log Format, .jsonl, .ndjson and .json JSON Lines, .csv
+// CSV; false when the name says none.
+func FormatOf(name string) (Format, bool) {
 	ext := strings.ToLower(path.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
 	switch ext {
 	case ".log", ".txt":
-		return FormatCLF, nil
+		return FormatCLF, true
 	case ".jsonl", ".ndjson", ".json":
-		return FormatJSONL, nil
+		return FormatJSONL, true
 	case ".csv":
-		return FormatCSV, nil
+		return FormatCSV, true
 	}
-	return 0, fmt.Errorf("cannot tell the format of %s from its name; set format = \"clf\", \"jsonl\" or \"csv\"", name)
+	return FormatAuto, false
 }
 
 // TimeFormat is how a JSON Lines or CSV time field is written.
@@ -148,6 +151,8 @@ const MaxUnparsedShown = 5
 
 // Options say how to read a trace.
 type Options struct {
+	// Format is the file's layout; FormatAuto (the zero value) lets the reader
+	// tell it from the content or the name (see Open).
 	Format Format
 	// Key names what identifies a client: for a Common/Combined Log, ip (also
 	// host), user, ident, method or path (without the query string); for JSON

@@ -41,6 +41,10 @@ type Stats struct {
 	First, Last time.Duration
 	// Dated says the times are from the Unix epoch (else from the trace's start).
 	Dated bool
+	// Resolution is the coarsest a timestamp read was written to: 1s for an
+	// access log (its times are whole seconds), 1ms for whole milliseconds.
+	// Spread does not change it.
+	Resolution time.Duration
 }
 
 // Reader reads a trace's requests in time order: lines within the reorder window
@@ -62,6 +66,8 @@ type Reader struct {
 	stats   Stats
 	keys    map[string]string
 	err     error
+
+	detected Detected
 }
 
 // parser reads a file's records one at a time. next returns the next record, or a
@@ -91,8 +97,10 @@ func (p *lineProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line,
 
 // Open reads the trace in rc (named name in messages; closed by Close) with o:
 // gzip-compressed data (by its magic number) is decompressed, a UTF-8 byte-order
-// mark skipped. A header that does not fit o (a CSV without the named columns) is
-// an error now.
+// mark skipped. With FormatAuto the format is the one the first lines are in
+// (Sniff), else the one the name says (FormatOf); when neither says, the error
+// is an *UnknownFormatError. A header that does not fit o (a CSV without the
+// named columns) is an error now.
 func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}}
 	br := bufio.NewReaderSize(rc, 256<<10)
@@ -107,14 +115,40 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
 	}
+	r.detected = Detected{Format: o.Format, Layout: layouts[o.Format], By: FormatGiven}
+	if o.Format == FormatAuto {
+		head, _ := br.Peek(sniffBytes)
+		byName, named := FormatOf(name)
+		sniffed, ok := Sniff(head)
+		switch {
+		case ok && named && sniffed.Format == byName:
+			sniffed.By = FormatByName
+			r.detected = sniffed
+		case ok:
+			r.detected = sniffed
+		case named:
+			r.detected = Detected{Format: byName, Layout: layouts[byName], By: FormatByName}
+		default:
+			rc.Close()
+			first := ""
+			if lines := sampleLines(head); len(lines) > 0 {
+				first = clip(lines[0], 60)
+			}
+			return nil, &UnknownFormatError{Name: name, First: first}
+		}
+		o.Format = r.detected.Format
+		r.opts.Format = o.Format
+	}
 	var err error
 	switch o.Format {
 	case FormatCLF:
 		r.parse, err = newCLF(r, br, o)
 	case FormatJSONL:
 		r.parse, err = newJSONL(r, br, o)
-	default:
+	case FormatCSV:
 		r.parse, err = newCSV(r, br, o)
+	default:
+		err = fmt.Errorf("unknown format %d", o.Format)
 	}
 	if err != nil {
 		rc.Close()
@@ -127,6 +161,12 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	r.stats.Dated = r.parse.dated()
 	return r, nil
 }
+
+// layouts describe the formats for a person, when the content did not say more.
+var layouts = map[Format]string{FormatCLF: "Common/Combined Log Format", FormatJSONL: "JSON Lines", FormatCSV: "CSV with a header"}
+
+// Format is the format the file is read in, and how it was chosen.
+func (r *Reader) Format() Detected { return r.detected }
 
 // Close closes the file.
 func (r *Reader) Close() error { return r.closer.Close() }
@@ -182,6 +222,7 @@ func (r *Reader) read() error {
 	if r.opts.MaxCost > 0 && rec.cost > r.opts.MaxCost {
 		return r.skip(&lineProblem{rec.line, fmt.Sprintf("cost %d is more than %d", rec.cost, r.opts.MaxCost)})
 	}
+	r.stats.Resolution = max(r.stats.Resolution, time.Duration(rec.res)*time.Microsecond)
 	if r.opts.Spread == SpreadUniform && rec.res > 1 {
 		rec.at = min(rec.at+int64(spreadHash(r.opts.Seed, uint64(rec.line))%uint64(rec.res)), maxTime)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 )
 
 // Policy is one point of the grid: an algorithm enforcing Limit per Period with
@@ -26,12 +27,13 @@ func (p Policy) policy() algorithms.Policy {
 	return algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}
 }
 
-// String is "token-bucket 5 per 1s, burst 20"; the windows have no burst.
+// String is "token-bucket 5/s burst 20", "sliding-log 300/h"; the windows have
+// no burst.
 func (p Policy) String() string {
 	if !hasBurst(p.Algorithm) {
-		return fmt.Sprintf("%s %d per %s", p.Algorithm, p.Limit, p.Period)
+		return fmt.Sprintf("%s %s", p.Algorithm, format.LimitRate(p.Limit, p.Period))
 	}
-	return fmt.Sprintf("%s %d per %s, burst %d", p.Algorithm, p.Limit, p.Period, p.Burst)
+	return fmt.Sprintf("%s %s burst %d", p.Algorithm, format.LimitRate(p.Limit, p.Period), p.Burst)
 }
 
 // hasBurst says the algorithm holds a burst (algorithms.Info.HasBurst); the
@@ -91,6 +93,9 @@ type Grid struct {
 	Rates      []int64 // limits per Period
 	Bursts     []int64
 	Period     time.Duration
+	// RateRange and BurstRange are the ranges Rates and Bursts were drawn from,
+	// when known: a recommendation on their edge says so.
+	RateRange, BurstRange Range
 }
 
 // Policies lists the grid in a fixed order: by algorithm (as given), then rate,
@@ -127,16 +132,14 @@ var DefaultAlgorithms = algorithms.Tuned()
 const DefaultPoints = 8
 
 // DefaultRanges are the rate and burst ranges for a trace, per period: rates
-// from 1 to the most any key sent in one period (above which nobody is ever
-// denied), bursts from 1 to twice that.
-func (t *Trace) DefaultRanges(period time.Duration) (rate, burst Range) {
-	var top int64 = 1
-	for _, p := range t.Peak {
-		top = max(top, p)
+// from 1 to the most any key sent in one window of the period (above which
+// nobody is ever denied), bursts from 1 to twice that.
+func (t *Trace) DefaultRanges(period time.Duration) (rate, burst Range, err error) {
+	top, err := t.mostOver(period)
+	if err != nil {
+		return Range{}, Range{}, err
 	}
-	// Peak counts a second; scale it to the period
-	perPeriod := max(1, int64(math.Ceil(float64(top)*period.Seconds())))
-	return Range{1, max(perPeriod, 2)}, Range{1, max(2*perPeriod, 2)}
+	return Range{1, max(top, 2)}, Range{1, max(2*top, 2)}, nil
 }
 
 // Ranks orders the keys by volume, lightest first (ties by first appearance).
@@ -149,33 +152,121 @@ func (t *Trace) ranks() []int {
 	return idx
 }
 
-// Classes split a trace's keys by volume: the median key and the 99th-percentile
-// key, the ordinary keys (all but the heaviest 1%, at least one of them heavy)
-// and the heavy hitters.
+// HeavyFactor is how far above the ordinary a key must go, over some period, to
+// be a heavy hitter: its peak over that period at least this many times the
+// 99th-percentile ordinary key's (and at least minHeavyPeak requests).
+const HeavyFactor = 2
+
+// maxClassRounds bounds the rounds of Classify's search for the ordinary level.
+const maxClassRounds = 20
+
+// minHeavyPeak is the fewest requests in one window that can make a key heavy,
+// so that 2 against 1 does not.
+const minHeavyPeak = 3
+
+// Classes split a trace's keys: the median key and the 99th-percentile key by
+// volume, the heavy hitters (the keys that stand out over some period swept; the
+// top 1% by volume when none does) and the ordinary keys (the rest).
 type Classes struct {
-	Median, P99 int    // key indexes
+	Median, P99 int    // key indexes, by volume
 	Heavy       []bool // per key
 	Heaviest    int    // the key with the most requests
 	HeavyCount  int
+	// ByVolume says no key stood out over any period, and the heavy hitters are
+	// the heaviest 1% of keys by volume (at least one).
+	ByVolume bool
+	// Over says, for each period, how much the 99th-percentile key sent in one
+	// window and which keys stood out.
+	Over []Standout
 }
 
-// Classify ranks the trace's keys.
-func (t *Trace) Classify() Classes {
+// Standout is what the keys sent over one period: the 99th-percentile ordinary
+// key's peak (Typical), and the keys whose peak is at least HeavyFactor times it,
+// heaviest first.
+type Standout struct {
+	Period  time.Duration
+	Typical int64
+	Keys    []int
+	Peaks   []int64 // the keys' peaks, in Keys' order
+}
+
+// Classify ranks the trace's keys over the periods given (as the peaks over
+// each say; see PeakOver).
+func (t *Trace) Classify(periods []time.Duration) (Classes, error) {
+	if len(periods) > maxPeriods {
+		return Classes{}, fmt.Errorf("%d periods; at most %d", len(periods), maxPeriods)
+	}
 	r := t.ranks()
 	n := len(r)
 	c := Classes{Heavy: make([]bool, n)}
 	if n == 0 {
-		return c
+		return c, nil
 	}
 	c.Median = r[(n-1)/2]
-	c.P99 = r[max(0, int(math.Ceil(0.99*float64(n)))-1)]
-	c.HeavyCount = max(1, n-int(math.Ceil(0.99*float64(n))))
-	for _, k := range r[n-c.HeavyCount:] {
-		c.Heavy[k] = true
-	}
+	c.P99 = r[p99Index(n)]
 	c.Heaviest = r[n-1]
-	return c
+	all := make([][]int64, len(periods))
+	for i, p := range periods {
+		var err error
+		if all[i], err = t.PeakOver(p); err != nil {
+			return c, err
+		}
+		c.Over = append(c.Over, Standout{Period: p})
+	}
+	// The ordinary level over each period is the 99th percentile of the keys not
+	// heavy over any: removing the heavy ones can lower it and make more keys
+	// stand out, so repeat until none does (the heavy set only grows).
+	for round := 0; round < maxClassRounds; round++ {
+		grew := false
+		for i := range periods {
+			var ordinary []int64
+			for k, v := range all[i] {
+				if !c.Heavy[k] {
+					ordinary = append(ordinary, v)
+				}
+			}
+			if len(ordinary) == 0 {
+				continue
+			}
+			slices.Sort(ordinary)
+			c.Over[i].Typical = ordinary[p99Index(len(ordinary))]
+			bar := max(HeavyFactor*c.Over[i].Typical, minHeavyPeak)
+			for k, v := range all[i] {
+				if v >= bar && !c.Heavy[k] {
+					c.Heavy[k], grew = true, true
+					c.HeavyCount++
+				}
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	for i := range c.Over {
+		o := &c.Over[i]
+		bar := max(HeavyFactor*o.Typical, minHeavyPeak)
+		for k, v := range all[i] {
+			if v >= bar {
+				o.Keys = append(o.Keys, k)
+			}
+		}
+		sort.SliceStable(o.Keys, func(a, b int) bool { return all[i][o.Keys[a]] > all[i][o.Keys[b]] })
+		for _, k := range o.Keys {
+			o.Peaks = append(o.Peaks, all[i][k])
+		}
+	}
+	if c.HeavyCount == 0 {
+		c.ByVolume = true
+		c.HeavyCount = max(1, n-int(math.Ceil(0.99*float64(n))))
+		for _, k := range r[n-c.HeavyCount:] {
+			c.Heavy[k] = true
+		}
+	}
+	return c, nil
 }
+
+// p99Index is the index of the 99th percentile of n sorted values.
+func p99Index(n int) int { return max(0, int(math.Ceil(0.99*float64(n)))-1) }
 
 // CheckAlgorithms checks names against the registry.
 func CheckAlgorithms(names []algorithms.Name) error {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"ratelab/present/format"
 )
 
 // Goal is what a recommended policy must meet: a key class's share of requests
@@ -55,20 +57,34 @@ func (g Goal) measure(r Result) float64 {
 // Meets says r meets the goal.
 func (g Goal) Meets(r Result) bool { return g.measure(r) < g.Below }
 
-// Recommend picks the tightest policy that meets the goal: the one admitting the
-// smallest share of the heavy hitters' requests; on a tie the lower rate, then the
-// lower burst, then the smaller state, then the earlier in the grid. It returns
-// -1 when no policy meets the goal. why is a sentence saying what the choice
-// does and what the next tighter rate would cost.
+// Recommend picks the policy, or the layered pair, that best separates the heavy
+// hitters from the ordinary keys within the goal: the one that holds every kind
+// of heavy key hardest — the least admitted of the requests of the kind it holds
+// least (WorstKindAdmitted: the keys heavy over seconds are one kind, those
+// heavy over hours another) —, then the least of all the heavy hitters'
+// requests; on a tie the lower rate, then the lower burst, then the smaller
+// state, then the earlier in the grid. A pair is chosen over the best single
+// policy only when it lets the kind it holds least through at least a tenth
+// less (pairMargin): else one limit does as well and is simpler to run. It returns -1
+// when nothing meets the goal. why is a sentence saying what the choice does and
+// what the next tighter rate would cost.
 func Recommend(results []Result, g Goal) (best int, why string) {
-	best = -1
+	single, pair := -1, -1
 	for i, r := range results {
 		if !g.Meets(r) {
 			continue
 		}
-		if best < 0 || tighter(r, results[best]) {
-			best = i
+		at := &single
+		if r.Layered() {
+			at = &pair
 		}
+		if *at < 0 || tighter(r, results[*at]) {
+			*at = i
+		}
+	}
+	best = single
+	if pair >= 0 && (single < 0 || results[pair].WorstKindAdmitted <= pairMargin*results[single].WorstKindAdmitted) {
+		best = pair
 	}
 	if best < 0 {
 		loosest := 0
@@ -82,21 +98,25 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 		}
 		l := results[loosest]
 		return -1, fmt.Sprintf("No policy in the grid meets the goal %s: the closest, %s, still denies %s %s of their requests; widen --rate or --burst upwards.",
-			g, l.Policy, className(g.Class), percent(g.measure(l)))
+			g, l.Limits, className(g.Class), percent(g.measure(l)))
 	}
 	b := results[best]
-	why = fmt.Sprintf("%s is the tightest policy that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %.2f/s of its %.2f/s)",
-		b.Policy, g, className(g.Class), percent(g.measure(b)), percent(b.HeavyAdmitted), b.HeaviestAdmitted, b.HeaviestOffered)
+	what := "the tightest policy"
+	if b.Layered() {
+		what = "the tightest layered pair"
+	}
+	why = fmt.Sprintf("%s is %s that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %s)",
+		b.Limits, what, g, className(g.Class), percentUnder(g.measure(b), g.Below), percent(b.HeavyAdmitted), heaviest(b))
 	// the same algorithm and burst at the next lower rate swept: why not tighter
 	next := -1
 	for i, r := range results {
-		if r.Algorithm == b.Algorithm && r.Burst == b.Burst && r.Limit < b.Limit && (next < 0 || r.Limit > results[next].Limit) {
+		if r.Layered() == b.Layered() && r.Long == b.Long && r.Algorithm == b.Algorithm && r.Period == b.Period && r.Burst == b.Burst && r.Limit < b.Limit && (next < 0 || r.Limit > results[next].Limit) {
 			next = i
 		}
 	}
 	if next >= 0 {
 		n := results[next]
-		why += fmt.Sprintf("; at %d per %s it would deny %s %s", n.Limit, n.Period, className(g.Class), percent(g.measure(n)))
+		why += fmt.Sprintf("; at %s it would deny %s %s", format.LimitRate(n.Limit, n.Period), className(g.Class), percent(g.measure(n)))
 	}
 	return best, why + "."
 }
@@ -116,14 +136,26 @@ func (r *Report) Closest() int {
 // tighter says a holds the heavy hitters harder than b, by Recommend's order.
 func tighter(a, b Result) bool {
 	switch {
+	case a.WorstKindAdmitted != b.WorstKindAdmitted:
+		return a.WorstKindAdmitted < b.WorstKindAdmitted
 	case a.HeavyAdmitted != b.HeavyAdmitted:
 		return a.HeavyAdmitted < b.HeavyAdmitted
-	case a.Limit*int64(b.Period) != b.Limit*int64(a.Period):
-		return a.Limit*int64(b.Period) < b.Limit*int64(a.Period)
+	case rateOf(a.Policy) != rateOf(b.Policy):
+		return rateOf(a.Policy) < rateOf(b.Policy)
+	case rateOf(a.Long) != rateOf(b.Long):
+		return rateOf(a.Long) < rateOf(b.Long)
 	case a.Burst != b.Burst:
 		return a.Burst < b.Burst
 	}
 	return a.PeakStateBytes < b.PeakStateBytes
+}
+
+// rateOf is p's rate per second; 0 for no policy.
+func rateOf(p Policy) float64 {
+	if p.Limit == 0 {
+		return 0
+	}
+	return float64(p.Limit) / p.Period.Seconds()
 }
 
 // Neighbours are the policies next to results[best] in the grid: the same
@@ -184,6 +216,15 @@ func className(class string) string {
 		return "all keys"
 	}
 	return "ordinary keys"
+}
+
+// percentUnder renders f, which is below bound, so that it reads below it:
+// 0.0996% rather than the 0.10% percent rounds it to against a bound of 0.10%.
+func percentUnder(f, bound float64) string {
+	if f < bound && percent(f) == percent(bound) {
+		return strconv.FormatFloat(100*f, 'g', 3, 64) + "%"
+	}
+	return percent(f)
 }
 
 // percent renders a fraction as a percentage with as many decimals as it needs

@@ -16,8 +16,9 @@ import (
 	"github.com/guptarohit/asciigraph"
 )
 
-// Report is a sweep's outcome: the trace, the grid's results, the goal and the
-// recommendation (Best, -1 when none meets the goal).
+// Report is a sweep's outcome: the trace, its keys classed over every period
+// swept, the results (every period's grid in order, then the layered pairs), the
+// goal, and the recommendation (Best, -1 when nothing meets the goal) with why.
 type Report struct {
 	Trace   *Trace
 	Classes Classes
@@ -25,86 +26,198 @@ type Report struct {
 	Goal    Goal
 	Best    int
 	Why     string
+	// Grids are the grids swept, per period (nil when unknown): a
+	// recommendation on an edge of its grid says so.
+	Grids []Grid
 }
 
-// NewReport classifies the trace's keys and picks the recommendation.
-func NewReport(t *Trace, results []Result, g Goal) *Report {
+// NewReport classifies the trace's keys over the periods of the results and
+// picks the recommendation.
+func NewReport(t *Trace, results []Result, g Goal) (*Report, error) {
+	var ps []Policy
+	for _, r := range results {
+		ps = append(ps, r.Policy)
+		if r.Layered() {
+			ps = append(ps, r.Long)
+		}
+	}
+	c, err := t.Classify(periodsOf(ps))
+	if err != nil {
+		return nil, err
+	}
+	return newReport(t, c, results, g, nil), nil
+}
+
+func newReport(t *Trace, c Classes, results []Result, g Goal, grids []Grid) *Report {
 	best, why := Recommend(results, g)
-	return &Report{Trace: t, Classes: t.Classify(), Results: results, Goal: g, Best: best, Why: why}
+	return &Report{Trace: t, Classes: c, Results: results, Goal: g, Best: best, Why: why, Grids: grids}
 }
 
-// heavyHitters names the heavy hitters: the top 1% of n keys by volume, at least
-// one.
-func heavyHitters(count, n int) string {
+// Advice is the recommendation and everything said about it: why, why this
+// period or pair, the grid's edges, the timestamps' resolution; one paragraph.
+func (r *Report) Advice() string {
+	parts := []string{r.Why}
+	if s := r.Reason(); s != "" {
+		parts = append(parts, s)
+	}
+	parts = append(parts, r.Edges()...)
+	if s := r.Resolution(); s != "" {
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// heavyHitters names the heavy hitters: how many of n keys, and how chosen.
+func heavyHitters(c Classes, n int) string {
 	keys := "keys"
-	if count == 1 {
+	if c.HeavyCount == 1 {
 		keys = "key"
 	}
-	return fmt.Sprintf("the %d heaviest %s of %d (the top 1%%, at least one key)", count, keys, n)
+	if c.ByVolume {
+		return fmt.Sprintf("the %d heaviest %s of %d (the top 1%%, at least one key, as none stands out over a period)", c.HeavyCount, keys, n)
+	}
+	return fmt.Sprintf("%d %s of %d", c.HeavyCount, keys, n)
 }
 
-// Summary is a paragraph on the trace: its size, span, keys, the key classes,
-// and what was skipped in reading it.
+// Summary is a paragraph on the trace: its size, span, keys, format, the key
+// classes, which keys stand out over which period, and what was skipped in
+// reading it.
 func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s from %s over %s", t.Name, plural(t.Count, "request", "requests"), plural(int64(len(t.Keys)), "key", "keys"), t.Span)
+	fmt.Fprintf(&b, "%s: %s from %s over %s", t.Name, plural(t.Count, "request", "requests"), plural(int64(t.KeyCount), "key", "keys"), t.Span)
+	if t.Format.Layout != "" {
+		fmt.Fprintf(&b, ", read as %s", t.Format)
+	}
 	if n := t.Stats.Unparsed; n == 1 {
 		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	} else if n > 1 {
 		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
 	}
-	if len(t.Keys) > 0 {
-		fmt.Fprintf(&b, ".\nMedian key: %s (peak %d in a second); 99th-percentile key: %d (peak %d); heavy hitters: %s, up to %s with %d (peak %d).",
-			plural(t.Volume[c.Median], "request", "requests"), t.Peak[c.Median], t.Volume[c.P99], t.Peak[c.P99], heavyHitters(c.HeavyCount, len(t.Keys)), printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], t.Peak[c.Heaviest])
+	if t.KeyCount > 0 {
+		span := max(t.Span, time.Second).Seconds()
+		rate := func(k int) string { return format.Rate(float64(t.Volume[k]) / span) }
+		fmt.Fprintf(&b, ".\nMedian key: %s (%s, peak %d in a second); 99th-percentile key: %d (%s, peak %d); heavy hitters: %s; the heaviest key %s sent %d (%s, peak %d).\n%s",
+			plural(t.Volume[c.Median], "request", "requests"), rate(c.Median), t.Peak[c.Median], t.Volume[c.P99], rate(c.P99), t.Peak[c.P99], heavyHitters(c, t.KeyCount),
+			printable.String(t.Keys[c.Heaviest]), t.Volume[c.Heaviest], rate(c.Heaviest), t.Peak[c.Heaviest], r.Timescales())
 	}
 	return b.String()
 }
 
 // columns of the table and the CSV, in order
-var tableHeader = []string{"", "algorithm", "rate", "burst", "denied", "median key", "p99 key", "ordinary", "heavy admitted", "heaviest /s", "state", "retry p50", "retry p99"}
+var tableHeader = []string{"", "algorithm", "rate", "burst", "denied", "median key", "p99 key", "ordinary", "heavy admitted", "heaviest admitted", "state", "retry p50", "retry p99"}
 
-// WriteTable prints the summary, one row per policy (* marks the recommendation),
-// the frontier chart and the recommendation.
+// WriteTable prints the summary, one row per policy (* marks the
+// recommendation) and per layered pair, the frontier per period and the chart,
+// and the recommendation with its reasons.
 func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 	fmt.Fprintln(w, r.Summary())
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
-	for i, res := range r.Results {
-		mark := ""
-		if i == r.Best {
-			mark = "*"
+	pairs := false
+	for _, layered := range []bool{false, true} {
+		var rows []int
+		for i, res := range r.Results {
+			if res.Layered() == layered {
+				rows = append(rows, i)
+			}
 		}
-		burst := "-"
-		if hasBurst(res.Algorithm) {
-			burst = strconv.FormatInt(res.Burst, 10)
+		if len(rows) == 0 {
+			continue
 		}
-		row := []string{mark, string(res.Algorithm), fmt.Sprintf("%d/%s", res.Limit, shortPeriod(res.Period)), burst, percent(res.DeniedShare),
-			percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
-			fmt.Sprintf("%.2f of %.2f", res.HeaviestAdmitted, res.HeaviestOffered), format.Bytes(res.PeakStateBytes),
-			format.Duration(res.RetryAfterP50), format.Duration(res.RetryAfterP99)}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		if layered {
+			pairs = true
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, "Layered pairs: a request is accepted only when both limits would accept it, and then counts against both.")
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
+		for _, i := range rows {
+			res := r.Results[i]
+			mark := ""
+			if i == r.Best {
+				mark = "*"
+			}
+			alg, rate, burst := string(res.Algorithm), format.LimitRate(res.Limit, res.Period), burstOf(res.Policy)
+			if layered {
+				alg += " + " + string(res.Long.Algorithm)
+				rate += " + " + format.LimitRate(res.Long.Limit, res.Long.Period)
+				burst += " + " + burstOf(res.Long)
+			}
+			row := []string{mark, alg, rate, burst, percent(res.DeniedShare),
+				percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
+				heaviest(res), format.Bytes(res.PeakStateBytes),
+				format.Duration(res.RetryAfterP50), format.Duration(res.RetryAfterP99)}
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(w)
+	if len(r.Classes.Over) > 1 || pairs {
+		if err := r.writeFrontiers(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, r.Frontier(chartWidth))
 	fmt.Fprintln(w)
-	_, err := fmt.Fprintln(w, r.Why)
+	_, err := fmt.Fprintln(w, r.Advice())
 	return err
 }
 
-// shortPeriod is 1s, 1m0s… without the zero tails: 1s, 1m, 1h.
-func shortPeriod(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	s = strings.TrimSuffix(s, "0m")
-	if s == "" {
-		return d.String()
+// burstOf is the burst column: "-" for the windows, which have none.
+func burstOf(p Policy) string {
+	if !hasBurst(p.Algorithm) {
+		return "-"
 	}
-	return s
+	return strconv.FormatInt(p.Burst, 10)
+}
+
+// frontierAt are the shares of ordinary keys' requests denied at which the
+// frontier table reads each period's trade-off.
+var frontierAt = []float64{0.0001, 0.001, 0.01, 0.1}
+
+// writeFrontiers prints the frontier of each period's grid, and of the layered
+// pairs: the least of the heavy hitters' requests any of its policies admits
+// while denying ordinary keys at most each share.
+func (r *Report) writeFrontiers(w io.Writer) error {
+	fmt.Fprintln(w, "The frontier per period: the least of the heavy hitters' requests any policy admits, denying ordinary keys' requests at most")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"period"}
+	for _, x := range frontierAt {
+		head = append(head, percent(x))
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	row := func(name string, keep func(Result) bool) {
+		var of []Result
+		for _, res := range r.Results {
+			if keep(res) {
+				of = append(of, res)
+			}
+		}
+		if len(of) == 0 {
+			return
+		}
+		cells := []string{name}
+		for _, x := range frontierAt {
+			cells = append(cells, percent(minHeavy(of, x)))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	for _, o := range r.Classes.Over {
+		row(format.Period(o.Period), func(res Result) bool { return !res.Layered() && res.Period == o.Period })
+	}
+	row("layered", Result.Layered)
+	return tw.Flush()
+}
+
+// heaviest is the heaviest key's rate admitted of its rate offered, over the
+// trace's span, both in the unit that makes the offered rate readable: "0.3 of
+// 5.8/h".
+func heaviest(r Result) string {
+	u := format.RateUnit(r.HeaviestOffered)
+	return format.Count(r.HeaviestAdmitted, u) + " of " + format.RateIn(r.HeaviestOffered, u)
 }
 
 // Frontier draws the trade-off the grid offers: for each share of ordinary keys'
@@ -150,7 +263,7 @@ func minHeavy(results []Result, x float64) float64 {
 }
 
 // CSVColumns is the grid CSV's header.
-const CSVColumns = "algorithm,limit,period_ms,burst,requests,denied,denied_share,median_key_denied,p99_key_denied,ordinary_denied,heavy_admitted,heaviest_offered_per_s,heaviest_admitted_per_s,peak_state_bytes,retry_after_p50_ms,retry_after_p99_ms,never,meets_goal,recommended"
+const CSVColumns = "algorithm,limit,period_ms,burst,requests,denied,denied_share,median_key_denied,p99_key_denied,ordinary_denied,heavy_admitted,heaviest_offered_per_s,heaviest_admitted_per_s,peak_state_bytes,retry_after_p50_ms,retry_after_p99_ms,never,meets_goal,recommended,long_algorithm,long_limit,long_period_ms,long_burst"
 
 // WriteCSV writes one row per policy, in grid order.
 func (r *Report) WriteCSV(w io.Writer) error {
@@ -181,6 +294,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		b = strconv.AppendBool(b, r.Goal.Meets(res))
 		b = append(b, ',')
 		b = strconv.AppendBool(b, i == r.Best)
+		if res.Layered() {
+			b = append(b, ',')
+			b = append(b, res.Long.Algorithm...)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, res.Long.Limit, 10)
+			b = append(b, ',')
+			f(float64(res.Long.Period) / float64(time.Millisecond))
+			b = strconv.AppendInt(b, res.Long.Burst, 10)
+		} else {
+			b = append(b, ",,,,"...)
+		}
 		b = append(b, '\n')
 	}
 	_, err := w.Write(b)
@@ -207,6 +331,27 @@ type jsonResult struct {
 	RetryAfterP99MS  float64 `json:"retry_after_p99_ms"`
 	Never            int64   `json:"never"`
 	MeetsGoal        bool    `json:"meets_goal"`
+	// the second limit of a layered pair
+	Long *jsonPolicy `json:"long,omitempty"`
+	// per period classed over (trace.timescales' order): the share of the
+	// requests of the keys standing out over it admitted
+	OverAdmitted []float64 `json:"standouts_admitted"`
+}
+
+// jsonPolicy is a layered pair's second limit.
+type jsonPolicy struct {
+	Algorithm string  `json:"algorithm"`
+	Limit     int64   `json:"limit"`
+	PeriodMS  float64 `json:"period_ms"`
+	Burst     int64   `json:"burst"`
+}
+
+// jsonTimescale is one period the keys were classed over.
+type jsonTimescale struct {
+	PeriodMS  float64  `json:"period_ms"`
+	P99Peak   int64    `json:"p99_key_peak"`
+	Standouts []string `json:"standout_keys"`
+	Peaks     []int64  `json:"standout_peaks"`
 }
 
 // WriteJSON writes the report as one JSON object: the trace, the goal, every
@@ -216,6 +361,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out := struct {
 		Trace struct {
 			File      string  `json:"file"`
+			Format    string  `json:"format,omitempty"`
+			Layout    string  `json:"format_layout,omitempty"`
+			FormatBy  string  `json:"format_by,omitempty"`
 			Requests  int64   `json:"requests"`
 			Keys      int     `json:"keys"`
 			SpanMS    float64 `json:"span_ms"`
@@ -224,22 +372,43 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Heaviest  string  `json:"heaviest_key"`
 			MedianVol int64   `json:"median_key_requests"`
 			P99Vol    int64   `json:"p99_key_requests"`
+			ByVolume  bool    `json:"heavy_by_volume"`
+			// Resolution is the coarsest timestamp, in ms (1000 for a log)
+			ResolutionMS float64         `json:"resolution_ms"`
+			Timescales   []jsonTimescale `json:"timescales"`
 		} `json:"trace"`
 		Goal        string       `json:"goal"`
 		Policies    []jsonResult `json:"policies"`
 		Recommended int          `json:"recommended"`
 		Why         string       `json:"why"`
-	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why}
-	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, len(t.Keys), float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
-	if len(t.Keys) > 0 {
+		Advice      string       `json:"advice"`
+	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why, Advice: r.Advice()}
+	if t.Format.Layout != "" { // read from a file, not made in memory
+		out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
+	}
+	out.Trace.File, out.Trace.Requests, out.Trace.Keys, out.Trace.SpanMS, out.Trace.Unparsed = t.Name, t.Count, t.KeyCount, float64(t.Span)/float64(time.Millisecond), t.Stats.Unparsed
+	if t.KeyCount > 0 {
 		out.Trace.Heavy, out.Trace.Heaviest, out.Trace.MedianVol, out.Trace.P99Vol = c.HeavyCount, t.Keys[c.Heaviest], t.Volume[c.Median], t.Volume[c.P99]
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	out.Trace.ByVolume, out.Trace.ResolutionMS = c.ByVolume, ms(t.Stats.Resolution)
+	out.Trace.Timescales = []jsonTimescale{}
+	for _, o := range c.Over {
+		ts := jsonTimescale{PeriodMS: ms(o.Period), P99Peak: o.Typical, Standouts: []string{}, Peaks: []int64{}}
+		for i, k := range o.Keys {
+			ts.Standouts, ts.Peaks = append(ts.Standouts, t.Keys[k]), append(ts.Peaks, o.Peaks[i])
+		}
+		out.Trace.Timescales = append(out.Trace.Timescales, ts)
+	}
 	out.Policies = []jsonResult{}
 	for _, res := range r.Results {
-		out.Policies = append(out.Policies, jsonResult{string(res.Algorithm), res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
+		j := jsonResult{string(res.Algorithm), res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
 			res.MedianKeyDenied, res.P99KeyDenied, res.OrdinaryDenied, res.HeavyAdmitted, res.HeaviestOffered, res.HeaviestAdmitted,
-			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res)})
+			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res), nil, res.OverAdmitted[:len(c.Over)]}
+		if res.Layered() {
+			j.Long = &jsonPolicy{string(res.Long.Algorithm), res.Long.Limit, ms(res.Long.Period), res.Long.Burst}
+		}
+		out.Policies = append(out.Policies, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -1,13 +1,15 @@
 // Package tune finds the limit that fits a trace: it replays a request log
-// through a grid of algorithm × rate × burst, every policy on every core, and
-// reports for each how it treats ordinary keys and heavy hitters, then
-// recommends the tightest policy that meets a goal. A trace is what was offered,
-// so nobody retries: each request is decided once.
+// through a grid of algorithm × rate × burst for every period, every policy on
+// every core, and reports for each how it treats ordinary keys and heavy
+// hitters, then recommends the policy, or the pair of a short and a long limit,
+// that holds every kind of heavy key hardest within a goal. A trace is what was
+// offered, so nobody retries: each request is decided once.
 package tune
 
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"ratelab/traces"
@@ -20,29 +22,44 @@ type Request struct {
 	Cost uint32
 }
 
-// Trace is a request log read once: its requests in time order (in memory as
-// Requests when they fit the budget, else read again from the file for each
-// worker), its keys interned, and what is known about each key.
+// Trace is a request log read once: its requests in time order — in memory as
+// Requests while they fit the budget, else spilled to disk by key (see
+// spill.go) —, its keys interned, and what is known about each key.
 type Trace struct {
 	Name string
 	Keys []string
+	// KeyCount is the number of keys (len(Keys), except in a report merged
+	// from partitions, which keeps only the keys it names).
+	KeyCount int
 	// Requests, in blocks of blockSize (so loading never copies them to grow),
-	// unless the trace is streamed (Streamed).
+	// unless they were spilled to disk (Spilled).
 	Requests [][]Request
-	Streamed bool
-	// Count is the number of requests; Span the time from the origin to past
-	// the last, in whole seconds.
+	// Count is the number of requests (of every partition); Span the time from
+	// the origin to past the last, in whole seconds.
 	Count int64
 	Span  time.Duration
-	// Volume is each key's requests; Peak the most it sent in one second.
+	// Volume is each key's requests; Peak the most it sent in one second (see
+	// PeakOver for other periods).
 	Volume []int64
 	Peak   []int64
 	Stats  traces.Stats
+	// Format is the format the file was read in, and how it was chosen (given,
+	// by its content, by its name).
+	Format traces.Detected
+	// Spread is how requests stamped the same instant were placed (see
+	// traces.Spread).
+	Spread traces.Spread
+	// Partition is the keys whose requests were kept (every key's are counted in
+	// Volume and the peaks).
+	Partition Partition
 
+	peaks   []periodPeaks // by period (see PeakOver)
+	peaksMu sync.Mutex
 	origin  time.Duration
-	open    func() (*traces.Reader, error)
 	keyOf   map[string]uint32
 	maxCost int64
+	spill   *spill // the requests on disk, when they did not fit the budget
+	budget  int64
 }
 
 // blockSize is the requests in one block of Trace.Requests: 1 MiB.
@@ -51,34 +68,63 @@ const blockSize = 1 << 16
 // MaxCost is the largest cost a compact request holds.
 const MaxCost = 1<<32 - 1
 
-// Load reads the trace open gives once. Requests are kept in memory while they
-// take at most budget bytes (16 a request); past that the trace is streamed:
-// every worker reads the file again (the keys are still kept, once).
+// requestBytes is a request's size in memory and on disk.
+const requestBytes = 16
+
+// LoadOptions say how to hold a trace.
+type LoadOptions struct {
+	// Budget is the most bytes the requests may take in memory (16 a request);
+	// past it they are spilled to disk by key, and swept part by part, each part
+	// at most half of it.
+	Budget int64
+	// Partition keeps only the requests of the keys in it (every key is still
+	// counted: volumes and peaks are the whole trace's).
+	Partition Partition
+	// TempDir is where spilled requests go; empty is os.TempDir().
+	TempDir string
+	// Periods are periods other than the standard ones to measure every key's
+	// peak over while reading (a partition keeps only its keys' requests, so it
+	// cannot measure them later).
+	Periods []time.Duration
+}
+
+// Load reads the trace open gives once, keeping requests in memory up to budget
+// bytes and spilling them to disk past that (see LoadWith).
 func Load(name string, open func() (io.ReadCloser, error), o traces.Options, budget int64) (*Trace, error) {
-	reader := func() (*traces.Reader, error) {
-		rc, err := open()
-		if err != nil {
-			return nil, err
-		}
-		return traces.Open(name, rc, o)
+	return LoadWith(name, open, o, LoadOptions{Budget: budget})
+}
+
+// LoadWith reads the trace open gives once, in one pass: it interns the keys,
+// counts each key's requests and peaks over the standard periods, and keeps the
+// requests of lo.Partition's keys in memory while they take at most lo.Budget
+// bytes, moving them to disk by key past that. Close removes what it put on
+// disk.
+func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options, lo LoadOptions) (t *Trace, err error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
 	}
-	r, err := reader()
+	r, err := traces.Open(name, rc, o)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	t := &Trace{Name: name, keyOf: map[string]uint32{}}
-	o.Strict = false // the later reads skip what this one reported
-	t.open = reader
-	var second []int64 // per key: the second of its current count
-	var inSecond []int64
+	t = &Trace{Name: name, keyOf: map[string]uint32{}, Format: r.Format(), Spread: o.Spread, Partition: lo.Partition, budget: lo.Budget}
+	defer func() {
+		if err != nil {
+			t.Close()
+		}
+	}()
+	peaks := newPeakCounters(0, lo.Periods...)
+	var bucket []uint16 // per key: its bucket on disk, or notKept
+	var kept int64      // requests kept
 	for {
 		row, err := r.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return t, err
 		}
 		if t.Count == 0 && r.Stats().Dated {
 			t.origin = row.At.Truncate(time.Second)
@@ -86,89 +132,131 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 		k, ok := t.keyOf[row.Key]
 		if !ok {
 			if len(t.Keys) == 1<<32-1 {
-				return nil, fmt.Errorf("%s: more than %d keys", name, uint32(1<<32-1))
+				return t, fmt.Errorf("%s: more than %d keys", name, uint32(1<<32-1))
 			}
 			k = uint32(len(t.Keys))
 			t.keyOf[row.Key] = k
 			t.Keys = append(t.Keys, row.Key)
-			t.Volume, t.Peak = append(t.Volume, 0), append(t.Peak, 0)
-			second, inSecond = append(second, -1), append(inSecond, 0)
+			t.Volume = append(t.Volume, 0)
+			peaks.grow()
+			h := keyHash(row.Key)
+			b := uint16(h >> 56) // the high bits: the partition takes the low ones
+			if !lo.Partition.Has(h) {
+				b = notKept
+			}
+			bucket = append(bucket, b)
 		}
 		if row.Cost > MaxCost {
-			return nil, fmt.Errorf("%s:%d: cost %d is more than %d", name, row.Line, row.Cost, int64(MaxCost))
+			return t, fmt.Errorf("%s:%d: cost %d is more than %d", name, row.Line, row.Cost, int64(MaxCost))
 		}
 		at := int64((row.At - t.origin) / time.Microsecond)
 		t.Count++
 		t.maxCost = max(t.maxCost, row.Cost)
 		t.Volume[k]++
-		if s := at / 1e6; s != second[k] {
-			second[k], inSecond[k] = s, 0
-		}
-		inSecond[k]++
-		t.Peak[k] = max(t.Peak[k], inSecond[k])
+		peaks.add(k, at)
 		t.Span = time.Duration(at/1e6+1) * time.Second
-		if !t.Streamed && (t.Count)*16 > budget {
-			t.Streamed, t.Requests = true, nil
+		if bucket[k] == notKept {
+			continue
 		}
-		if !t.Streamed {
-			if n := len(t.Requests); n == 0 || len(t.Requests[n-1]) == blockSize {
-				t.Requests = append(t.Requests, make([]Request, 0, blockSize))
+		kept++
+		q := Request{At: at, Key: k, Cost: uint32(row.Cost)}
+		if t.spill == nil && kept*requestBytes > lo.Budget {
+			// past the budget: every request so far to disk, and the rest after
+			if t.spill, err = newSpill(lo.TempDir); err != nil {
+				return t, err
 			}
-			last := &t.Requests[len(t.Requests)-1]
-			*last = append(*last, Request{At: at, Key: k, Cost: uint32(row.Cost)})
+			for _, block := range t.Requests {
+				for _, q := range block {
+					if err := t.spill.add(bucket[q.Key], q); err != nil {
+						return t, err
+					}
+				}
+			}
+			t.Requests = nil
+		}
+		if t.spill != nil {
+			if err := t.spill.add(bucket[k], q); err != nil {
+				return t, err
+			}
+			continue
+		}
+		if n := len(t.Requests); n == 0 || len(t.Requests[n-1]) == blockSize {
+			t.Requests = append(t.Requests, make([]Request, 0, min(blockSize, max(1024, 2*len(t.Requests)*blockSize))))
+		}
+		last := &t.Requests[len(t.Requests)-1]
+		*last = append(*last, q)
+	}
+	if t.spill != nil {
+		if err := t.spill.flush(); err != nil {
+			return t, err
 		}
 	}
 	t.Stats = r.Stats()
+	t.KeyCount = len(t.Keys)
+	t.setPeaks(peaks)
 	return t, nil
+}
+
+// notKept marks a key outside the partition: its requests are counted, not kept.
+const notKept = 1 << 8
+
+// Spilled says the requests are on disk.
+func (t *Trace) Spilled() bool { return t.spill != nil }
+
+// Close removes the requests spilled to disk, if any.
+func (t *Trace) Close() error {
+	if t.spill == nil {
+		return nil
+	}
+	return t.spill.remove()
 }
 
 // FromRequests is a trace of requests already in memory (sorted by time, keys
 // indexing keys), for tests and benchmarks.
 func FromRequests(name string, keys []string, reqs []Request) *Trace {
-	t := &Trace{Name: name, Keys: keys, Requests: [][]Request{reqs}, Count: int64(len(reqs)), Volume: make([]int64, len(keys)), Peak: make([]int64, len(keys))}
-	second, inSecond := make([]int64, len(keys)), make([]int64, len(keys))
-	for i := range second {
-		second[i] = -1
-	}
+	t := &Trace{Name: name, Keys: keys, KeyCount: len(keys), Requests: [][]Request{reqs}, Count: int64(len(reqs)), Volume: make([]int64, len(keys))}
+	peaks := newPeakCounters(len(keys))
 	for _, r := range reqs {
 		t.Volume[r.Key]++
-		if s := r.At / 1e6; s != second[r.Key] {
-			second[r.Key], inSecond[r.Key] = s, 0
-		}
-		inSecond[r.Key]++
-		t.Peak[r.Key] = max(t.Peak[r.Key], inSecond[r.Key])
+		peaks.add(r.Key, r.At)
 		t.maxCost = max(t.maxCost, int64(r.Cost))
 		t.Span = time.Duration(r.At/1e6+1) * time.Second
 	}
+	t.setPeaks(peaks)
 	return t
 }
 
-// each calls fn with every request in time order: from memory, or read again
-// from the file.
+// setPeaks keeps the peaks measured while loading; Peak is the second's.
+func (t *Trace) setPeaks(pcs peakCounters) {
+	t.peaks = pcs.done()
+	t.Peak = t.peaks[0].peak
+}
+
+// parts are the trace's requests as parts of disjoint keys, each in time order,
+// to replay one after the other: all of them in memory, or the spilled buckets
+// a batch at a time.
+func (t *Trace) parts() []func() ([][]Request, error) {
+	if t.spill == nil {
+		return []func() ([][]Request, error){func() ([][]Request, error) { return t.Requests, nil }}
+	}
+	return t.spill.batches(t.budget / 2)
+}
+
+// each calls fn with every request kept, key by key part, in time order within
+// each part.
 func (t *Trace) each(fn func(Request)) error {
-	if !t.Streamed {
-		for _, block := range t.Requests {
-			for _, r := range block {
-				fn(r)
-			}
-		}
-		return nil
-	}
-	r, err := t.open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for {
-		row, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
+	for _, part := range t.parts() {
+		blocks, err := part()
 		if err != nil {
 			return err
 		}
-		fn(Request{At: int64((row.At - t.origin) / time.Microsecond), Key: t.keyOf[row.Key], Cost: uint32(row.Cost)})
+		for _, block := range blocks {
+			for _, q := range block {
+				fn(q)
+			}
+		}
 	}
+	return nil
 }
 
 // MaxRequestCost is the largest cost of any request.

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +47,10 @@ func loadLog(t testing.TB, s tracegen.Spec) (*Trace, []byte) {
 // users (every one of them, not only the 99% tune calls ordinary) untouched.
 func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	tr, _ := loadLog(t, abuseSpec)
-	rate, burst := tr.DefaultRanges(time.Second)
+	rate, burst, err := tr.DefaultRanges(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
 	grid := Grid{Algorithms: DefaultAlgorithms, Rates: rate.Steps(6), Bursts: burst.Steps(6), Period: time.Second}
 	if testing.Short() { // -race -short: a bucket and a window, half the grid
 		grid.Algorithms = []algorithms.Name{"sliding-log", "token-bucket"}
@@ -54,13 +59,16 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := NewReport(tr, results, DefaultGoal)
+	rep, err := NewReport(tr, results, DefaultGoal)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if rep.Best < 0 {
 		t.Fatalf("no recommendation: %s", rep.Why)
 	}
 	best := results[rep.Best]
 	t.Logf("ranges %s and %s; %s", rate, burst, rep.Why)
-	denied, err := Denials(tr, best.Policy)
+	denied, err := Denials(tr, best.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +120,10 @@ func TestSweepIsDeterministic(t *testing.T) {
 	calls := 0
 	three, _ := Sweep(context.Background(), tr, ps, 3, func(done, total int) { calls++ })
 	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
-	if err != nil || !streamed.Streamed {
-		t.Fatalf("a 1000-byte budget did not stream: %v", err)
+	if err != nil || !streamed.Spilled() {
+		t.Fatalf("a 1000-byte budget did not spill to disk: %v", err)
 	}
+	t.Cleanup(func() { streamed.Close() })
 	fromFile, err := Sweep(context.Background(), streamed, ps, 2, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +225,7 @@ func TestRangesGoalsAndGrid(t *testing.T) {
 	for _, p := range g.Policies(2) {
 		names = append(names, p.String())
 	}
-	if got := strings.Join(names, "; "); got != "fixed-window 10 per 1s; token-bucket 1 per 1s, burst 5; token-bucket 10 per 1s, burst 5" {
+	if got := strings.Join(names, "; "); got != "fixed-window 10/s; token-bucket 1/s burst 5; token-bucket 10/s burst 5" {
 		t.Errorf("policies: %s", got)
 	}
 }
@@ -258,7 +267,9 @@ func BenchmarkTune(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = NewReport(tr, res, DefaultGoal)
+		if _, err := NewReport(tr, res, DefaultGoal); err != nil {
+			b.Fatal(err)
+		}
 		decisions += int64(len(ps)) * tr.Count
 	}
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
@@ -272,9 +283,10 @@ func TestSweepStopsWhenTold(t *testing.T) {
 	s.Duration, s.Users = 10*time.Minute, 300
 	tr, data := loadLog(t, s)
 	streamed, err := Load("access.log", func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, traces.Options{Format: traces.FormatCLF}, 1000)
-	if err != nil || !streamed.Streamed {
-		t.Fatalf("a 1000-byte budget did not stream: %v", err)
+	if err != nil || !streamed.Spilled() {
+		t.Fatalf("a 1000-byte budget did not spill to disk: %v", err)
 	}
+	t.Cleanup(func() { streamed.Close() })
 	ps := Grid{Algorithms: []algorithms.Name{"token-bucket", "fixed-window"}, Rates: []int64{2, 5}, Bursts: []int64{5, 20}, Period: time.Second}.Policies(1)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cause := errors.New("stopped by the test")
@@ -283,5 +295,46 @@ func TestSweepStopsWhenTold(t *testing.T) {
 		if _, err := Sweep(ctx, trace, ps, 2, nil); !errors.Is(err, cause) {
 			t.Errorf("%s: a sweep told to stop returned %v, want its cause", name, err)
 		}
+	}
+}
+
+// A key heavy over hours is shown in an hour's unit, in the table and the
+// sentence (the public Apache log's heaviest: 482 requests in 83 hours), and the
+// JSON keeps the exact rate per second.
+func TestRatesAreReadable(t *testing.T) {
+	var reqs []Request
+	span := int64(83 * 3600 * 1e6)
+	for i := range int64(482) {
+		reqs = append(reqs, Request{At: i * span / 482, Key: 0, Cost: 1})
+	}
+	for i := range int64(10) {
+		reqs = append(reqs, Request{At: i*span/10 + 1, Key: 1 + uint32(i), Cost: 1})
+	}
+	slices.SortFunc(reqs, func(a, b Request) int { return cmp.Compare(a.At, b.At) })
+	keys := []string{"crawler"}
+	for i := range 10 {
+		keys = append(keys, fmt.Sprintf("user%d", i))
+	}
+	tr := FromRequests("apache.log", keys, reqs)
+	ps := Grid{Algorithms: []algorithms.Name{"token-bucket"}, Rates: []int64{1}, Bursts: []int64{1}, Period: time.Second}.Policies(1)
+	results, err := Sweep(context.Background(), tr, ps, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := NewReport(tr, results, DefaultGoal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, js bytes.Buffer
+	rep.WriteTable(&table, 40)
+	rep.WriteJSON(&js)
+	if !strings.Contains(table.String(), " 5.8 of 5.8/h ") || !strings.Contains(rep.Why, "(the heaviest key: 5.8 of 5.8/h)") {
+		t.Errorf("the heaviest key's rate is not shown per hour:\n%s", table.String())
+	}
+	if strings.Contains(table.String(), "0.00") {
+		t.Errorf("the table shows 0.00:\n%s", table.String())
+	}
+	if want := fmt.Sprintf(`"heaviest_offered_per_s": %v`, 482/tr.Span.Seconds()); !strings.Contains(js.String(), want) {
+		t.Errorf("the JSON lacks %s:\n%s", want, js.String())
 	}
 }

@@ -45,6 +45,9 @@ type Options struct {
 	// Strict makes a trace line that cannot be read an error (--strict).
 	Strict  bool
 	Session session.Options
+	// WholeIn, when above 0, starts the first run at the speed that shows it whole
+	// in about that much wall time (at least 1×): a trace of days in a minute.
+	WholeIn time.Duration
 	// ManualFrames: the caller sends FrameMsg itself (the tests drive time this
 	// way); otherwise a frame comes every Frame.
 	ManualFrames bool
@@ -103,6 +106,9 @@ func New(opts Options) (*Model, error) {
 	cfg, err := m.runner.compile()
 	if err != nil {
 		return nil, err
+	}
+	if opts.WholeIn > 0 {
+		m.runner.speed = speedToShow(cfg.Duration, opts.WholeIn)
 	}
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)

@@ -67,3 +67,37 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 	}
 	return 0
 }
+
+// Merge adds every duration counted in o, as if each had been added to h.
+func (h *Histogram) Merge(o *Histogram) {
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
+	h.n += o.n
+}
+
+// Buckets are the buckets holding a duration, as (bucket, count) pairs in bucket
+// order: the histogram in a few numbers, for a file (see FromBuckets).
+func (h *Histogram) Buckets() [][2]int64 {
+	out := [][2]int64{}
+	for i, c := range h.counts {
+		if c != 0 {
+			out = append(out, [2]int64{int64(i), c})
+		}
+	}
+	return out
+}
+
+// FromBuckets is the histogram Buckets described; false when a bucket is out of
+// range or a count is not positive.
+func FromBuckets(b [][2]int64) (Histogram, bool) {
+	var h Histogram
+	for _, p := range b {
+		if p[0] < 0 || p[0] >= int64(len(h.counts)) || p[1] <= 0 {
+			return Histogram{}, false
+		}
+		h.counts[p[0]] += p[1]
+		h.n += p[1]
+	}
+	return h, true
+}

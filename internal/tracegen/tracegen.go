@@ -1,7 +1,9 @@
 // Package tracegen writes synthetic access logs in the Combined Log Format for
 // tests and benchmarks: ordinary users who load a page and its assets now and
-// then, a few abusive clients who send steadily at a high rate, and crawlers that
-// walk the site at a moderate one. Lines are written when each request completes
+// then (all the time, or in visits), a few abusive clients who send steadily at a
+// high rate, crawlers that walk the site at a moderate one, feed readers that
+// poll a feed all day (heavy over hours, never over seconds) and scrapers that
+// fire short bursts (heavy over seconds). Lines are written when each request completes
 // (as Apache and nginx do), stamped with when it arrived, so the file is out of
 // order within the longest request's duration. The same Spec writes the same
 // bytes.
@@ -33,6 +35,24 @@ type Spec struct {
 	// Crawlers fetch CrawlerRate pages per second each, evenly.
 	Crawlers    int
 	CrawlerRate float64
+	// Visits, when above 0, makes users come in visits instead of all the time:
+	// Visits visits an hour each on average (exponential gaps), each of
+	// VisitPages pages on average (geometric), PageGap apart on average
+	// (exponential), each page with its assets as above.
+	Visits     float64
+	VisitPages float64
+	PageGap    time.Duration
+	// FeedReaders poll /feed.xml every FeedEvery each (up to a tenth early or
+	// late), all the time, from a random start.
+	FeedReaders int
+	FeedEvery   time.Duration
+	// Scrapers fire bursts of ScraperBurst at ScraperRate requests a second
+	// each, evenly spaced, one burst every ScraperEvery, the first at a random
+	// time within it.
+	Scrapers     int
+	ScraperRate  float64
+	ScraperBurst time.Duration
+	ScraperEvery time.Duration
 	// Slowest is the longest a request takes: lines are written up to this long
 	// after the time they carry.
 	Slowest time.Duration
@@ -40,7 +60,7 @@ type Spec struct {
 
 // Clients are the addresses of each kind of client in a generated log.
 type Clients struct {
-	Users, Abusers, Crawlers []string
+	Users, Abusers, Crawlers, FeedReaders, Scrapers []string
 }
 
 // Addresses returns the addresses Spec s gives its clients.
@@ -55,6 +75,12 @@ func (s Spec) Addresses() Clients {
 	for i := range s.Crawlers {
 		c.Crawlers = append(c.Crawlers, fmt.Sprintf("66.249.66.%d", i+1))
 	}
+	for i := range s.FeedReaders {
+		c.FeedReaders = append(c.FeedReaders, fmt.Sprintf("198.51.100.%d", i+1))
+	}
+	for i := range s.Scrapers {
+		c.Scrapers = append(c.Scrapers, fmt.Sprintf("192.0.2.%d", i+1))
+	}
 	return c
 }
 
@@ -66,6 +92,9 @@ type request struct {
 	path     int32
 }
 
+// feedPath marks a feed reader's request.
+const feedPath = -1 << 30
+
 var paths = []string{"/", "/index.html", "/products", "/products/42", "/cart", "/search?q=rate+limit", "/api/v1/items", "/login", "/about", "/blog/2026/rate-limits"}
 var assets = []string{"/static/app.js", "/static/app.css", "/static/logo.png", "/static/font.woff2", "/favicon.ico", "/static/hero.jpg", "/static/vendor.js", "/static/icons.svg"}
 
@@ -73,7 +102,11 @@ var assets = []string{"/static/app.js", "/static/app.css", "/static/logo.png", "
 func Write(w io.Writer, s Spec) (int, error) {
 	reqs := generate(s)
 	addr := s.Addresses()
-	names := append(append(append([]string(nil), addr.Users...), addr.Abusers...), addr.Crawlers...)
+	var names []string
+	for _, kind := range [][]string{addr.Users, addr.Abusers, addr.Crawlers, addr.FeedReaders, addr.Scrapers} {
+		names = append(names, kind...)
+	}
+	feeds, scrapers := s.Users+s.Abusers+s.Crawlers, s.Users+s.Abusers+s.Crawlers+s.FeedReaders
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var line []byte
 	start := s.Start.Unix()
@@ -87,6 +120,10 @@ func Write(w io.Writer, s Spec) (int, error) {
 		agent := "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
 		user := "-"
 		switch {
+		case c >= scrapers:
+			agent = "curl/8.5.0"
+		case c >= feeds:
+			agent = "ExampleFeedReader/3.0"
 		case c >= s.Users+s.Abusers:
 			agent = "ExampleBot/2.1 (+https://example.com/bot)"
 		case c >= s.Users:
@@ -95,7 +132,9 @@ func Write(w io.Writer, s Spec) (int, error) {
 			user = fmt.Sprintf("user%d", c)
 		}
 		var path string
-		if r.path < 0 {
+		if r.path == feedPath {
+			path = "/feed.xml"
+		} else if r.path < 0 {
 			path = fmt.Sprintf("/products/%d", -r.path)
 		} else if int(r.path) < len(paths) {
 			path = paths[r.path]
@@ -122,15 +161,32 @@ func generate(s Spec) []request {
 			reqs = append(reqs, request{at: at, done: at + rng.Int64N(slowest), client: int32(client), path: int32(path)})
 		}
 	}
+	page := func(t int64, u int) {
+		add(t, u, rng.IntN(len(paths)))
+		for a := range rng.IntN(len(assets) + 1) {
+			add(t+rng.Int64N(1e6), u, len(paths)+a)
+		}
+	}
 	for u := range s.Users {
+		if s.Visits > 0 {
+			// visits: exponential gaps of 1/Visits hours; pages geometric, PageGap apart
+			for t := int64(rng.ExpFloat64() / s.Visits * 3600e6); t < end; t += int64(rng.ExpFloat64() / s.Visits * 3600e6) {
+				at := t
+				for {
+					page(at, u)
+					if rng.Float64()*max(s.VisitPages, 1) < 1 {
+						break
+					}
+					at += int64(rng.ExpFloat64() * float64(s.PageGap/time.Microsecond))
+				}
+			}
+			continue
+		}
 		if s.UserPages <= 0 {
 			break
 		}
 		for t := int64(rng.ExpFloat64() / s.UserPages * 1e6); t < end; t += int64(rng.ExpFloat64() / s.UserPages * 1e6) {
-			add(t, u, rng.IntN(len(paths)))
-			for a := range rng.IntN(len(assets) + 1) {
-				add(t+rng.Int64N(1e6), u, len(paths)+a)
-			}
+			page(t, u)
 		}
 	}
 	for a := range s.Abusers {
@@ -142,6 +198,21 @@ func generate(s Spec) []request {
 		gap := int64(1e6 / s.CrawlerRate)
 		for t, n := rng.Int64N(gap), 1; t < end; t, n = t+gap, n+1 {
 			add(t, s.Users+s.Abusers+c, -n)
+		}
+	}
+	for f := range s.FeedReaders {
+		every := int64(s.FeedEvery / time.Microsecond)
+		for t := rng.Int64N(every); t < end; t += every - every/10 + rng.Int64N(every/5+1) {
+			add(t, s.Users+s.Abusers+s.Crawlers+f, feedPath)
+		}
+	}
+	for sc := range s.Scrapers {
+		every, burst := int64(s.ScraperEvery/time.Microsecond), int64(s.ScraperBurst/time.Microsecond)
+		gap := int64(1e6 / s.ScraperRate)
+		for t := rng.Int64N(every); t < end; t += every {
+			for at := t; at < t+burst; at += gap {
+				add(at, s.Users+s.Abusers+s.Crawlers+s.FeedReaders+sc, rng.IntN(len(paths)))
+			}
 		}
 	}
 	slices.SortStableFunc(reqs, func(a, b request) int {

@@ -1,0 +1,204 @@
+package tune
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"ratelab/internal/histogram"
+	"ratelab/traces"
+)
+
+// A sweep too large for one machine is spread by key: `ratelab tune --partition
+// K/N --partial FILE` sweeps only the keys whose hash is K modulo N (each run
+// reads the whole log, counting every key, and keeps only its keys' requests),
+// and writes its counts — a Partial — to FILE; `ratelab tune merge FILES...`
+// adds the N partials up and prints exactly the report one run over every key
+// prints. Any batch runner can run the N sweeps: a cluster's job array, xargs -P,
+// a workflow engine. Layered pairs are left out of a partitioned sweep, since
+// which pairs are worth replaying depends on every key's results; a single run
+// with --single prints the same report as the merge.
+
+// partialVersion is the Partial file format's version.
+const partialVersion = 1
+
+// Partial is a sweep's counts before its report: the trace as the report shows
+// it, the grids, the classes, every policy's tally, for one partition of the keys
+// or all of them.
+type Partial struct {
+	Version   int       `json:"ratelab_tune_partial"`
+	Partition Partition `json:"partition"`
+	Trace     partialTrace
+	Goal      string
+	Grids     []Grid
+	Classes   partialClasses
+	Totals    totals
+	Limits    []Limits
+	Tallies   []tally
+
+	// for the run that made it
+	classes Classes
+	goal    Goal
+	grids   []Grid
+}
+
+// partialTrace is what a report says of the trace, its keys reduced to those it
+// names.
+type partialTrace struct {
+	Name     string
+	KeyCount int
+	Count    int64
+	Span     time.Duration
+	Stats    traces.Stats
+	Format   traces.Detected
+	Spread   traces.Spread
+	Keys     []string // the keys a report names
+	Volume   []int64
+	Peak     []int64
+	MaxCost  int64
+}
+
+// partialClasses are Classes with key indexes into partialTrace.Keys.
+type partialClasses struct {
+	Median, P99, Heaviest, HeavyCount int
+	ByVolume                          bool
+	Over                              []Standout
+}
+
+func newPartial(t *Trace, c Classes, grids []Grid, g Goal, limits []Limits, tallies []tally, tot totals) *Partial {
+	p := &Partial{Version: partialVersion, Partition: t.Partition, Goal: g.String(), Grids: grids, Totals: tot, Limits: limits, Tallies: tallies, classes: c, goal: g, grids: grids}
+	if p.Partition.N == 0 {
+		p.Partition = Partition{K: 0, N: 1}
+	}
+	pt := partialTrace{Name: t.Name, KeyCount: t.KeyCount, Count: t.Count, Span: t.Span, Stats: t.Stats, Format: t.Format, Spread: t.Spread, MaxCost: t.maxCost}
+	index := map[int]int{}
+	name := func(k int) int {
+		if i, ok := index[k]; ok {
+			return i
+		}
+		index[k] = len(pt.Keys)
+		pt.Keys, pt.Volume, pt.Peak = append(pt.Keys, t.Keys[k]), append(pt.Volume, t.Volume[k]), append(pt.Peak, t.Peak[k])
+		return index[k]
+	}
+	pc := partialClasses{HeavyCount: c.HeavyCount, ByVolume: c.ByVolume}
+	if t.KeyCount > 0 {
+		pc.Median, pc.P99, pc.Heaviest = name(c.Median), name(c.P99), name(c.Heaviest)
+	}
+	for _, o := range c.Over {
+		so := Standout{Period: o.Period, Typical: o.Typical, Peaks: o.Peaks, Keys: []int{}}
+		for _, k := range o.Keys {
+			so.Keys = append(so.Keys, name(k))
+		}
+		pc.Over = append(pc.Over, so)
+	}
+	p.Trace, p.Classes = pt, pc
+	return p
+}
+
+// WritePartial writes p as JSON.
+func (p *Partial) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(p)
+}
+
+// ReadPartial reads a Partial written by Write; name names it in errors.
+func ReadPartial(name string, r io.Reader) (*Partial, error) {
+	var p Partial
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: not a partial sweep of ratelab tune --partition (%v)", name, err)
+	}
+	if p.Version != partialVersion {
+		return nil, fmt.Errorf("%s: a partial sweep of version %d; this ratelab reads version %d (run every partition with the same ratelab)", name, p.Version, partialVersion)
+	}
+	if len(p.Tallies) != len(p.Limits) || p.Partition.N < 1 || p.Partition.K < 0 || p.Partition.K >= p.Partition.N {
+		return nil, fmt.Errorf("%s: a damaged partial sweep (%d tallies for %d policies, partition %s)", name, len(p.Tallies), len(p.Limits), p.Partition)
+	}
+	g, err := ParseGoal(p.Goal)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	p.goal = g
+	return &p, nil
+}
+
+// Merge adds up the partials of every partition of one sweep (each once, in any
+// order) into the report one run over every key gives. The partials must come
+// from the same trace, grid and goal.
+func Merge(parts []*Partial, names []string) (*Report, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("no partial sweep to merge")
+	}
+	first := parts[0]
+	n := first.Partition.N
+	seen := make([]string, n)
+	sum := make([]tally, len(first.Tallies))
+	for i, p := range parts {
+		switch {
+		case p.Partition.N != n:
+			return nil, fmt.Errorf("%s is partition %s and %s partition %s: merge the partials of one sweep, all of N = %d", names[0], first.Partition, names[i], p.Partition, n)
+		case seen[p.Partition.K] != "":
+			return nil, fmt.Errorf("%s and %s are both partition %s; give each partition once", seen[p.Partition.K], names[i], p.Partition)
+		case !sameSweep(first, p):
+			return nil, fmt.Errorf("%s and %s are partials of different sweeps (the trace, the grid or the goal differ); run every partition with the same trace and flags", names[0], names[i])
+		}
+		seen[p.Partition.K] = names[i]
+		for j := range p.Tallies {
+			sum[j].add(&p.Tallies[j])
+		}
+	}
+	var missing []string
+	for k, s := range seen {
+		if s == "" {
+			missing = append(missing, Partition{K: k, N: n}.String())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("partitions %v of %d are missing; run tune --partition for each and merge them all", missing, n)
+	}
+	pt := first.Trace
+	t := &Trace{Name: pt.Name, Keys: pt.Keys, KeyCount: pt.KeyCount, Count: pt.Count, Span: pt.Span, Volume: pt.Volume, Peak: pt.Peak,
+		Stats: pt.Stats, Format: pt.Format, Spread: pt.Spread, maxCost: pt.MaxCost}
+	pc := first.Classes
+	c := Classes{Median: pc.Median, P99: pc.P99, Heaviest: pc.Heaviest, HeavyCount: pc.HeavyCount, ByVolume: pc.ByVolume, Over: pc.Over}
+	results := finalize(sum, first.Limits, first.Totals)
+	return newReport(t, c, results, first.goal, first.Grids), nil
+}
+
+// sameSweep says two partials sweep the same trace with the same grid and goal.
+func sameSweep(a, b *Partial) bool {
+	ja, _ := json.Marshal([]any{a.Trace, a.Goal, a.Grids, a.Classes, a.Totals, a.Limits})
+	jb, _ := json.Marshal([]any{b.Trace, b.Goal, b.Grids, b.Classes, b.Totals, b.Limits})
+	return slices.Equal(ja, jb)
+}
+
+// MarshalJSON writes a tally with its histogram as (bucket, count) pairs.
+func (t tally) MarshalJSON() ([]byte, error) {
+	type plain tally
+	return json.Marshal(struct {
+		plain
+		Retry [][2]int64
+	}{plain(t), t.Retry.Buckets()})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (t *tally) UnmarshalJSON(b []byte) error {
+	type plain tally
+	var v struct {
+		plain
+		Retry [][2]int64
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h, ok := histogram.FromBuckets(v.Retry)
+	if !ok {
+		return fmt.Errorf("a damaged Retry-After histogram")
+	}
+	*t = tally(v.plain)
+	t.Retry = h
+	return nil
+}

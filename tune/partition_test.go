@@ -1,0 +1,124 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"ratelab/internal/tracegen"
+	"ratelab/traces"
+)
+
+// report renders a report every way ratelab tune prints it.
+func report(t *testing.T, rep *Report) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b, 60); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// A sweep spread over partitions of the keys, each run reading the whole log and
+// sweeping its keys only, merges into exactly the report one run gives, byte for
+// byte (table, CSV, JSON); and a trace spilled to disk sweeps into exactly the
+// report the same trace in memory gives, pairs included.
+func TestPartitionsMergeIntoOneRun(t *testing.T) {
+	spec := shapeSpec(4)
+	spec.Duration, spec.Users = 3*time.Hour, 150
+	spec.ScraperEvery = time.Hour
+	var buf bytes.Buffer
+	if _, err := tracegen.Write(&buf, spec); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	o := Options{Points: 4, Goal: DefaultGoal, Single: true, Periods: []time.Duration{time.Second, 10 * time.Second, time.Hour}}
+	whole, err := LoadWith("access.log", open, traces.Options{}, LoadOptions{Budget: 1 << 30, Periods: o.Periods})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Run(context.Background(), whole, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := report(t, one)
+	for _, n := range []int{1, 3} {
+		var parts []*Partial
+		var names []string
+		for k := n - 1; k >= 0; k-- { // in any order
+			tr, err := LoadWith("access.log", open, traces.Options{}, LoadOptions{Budget: 20000, Partition: Partition{K: k, N: n}, TempDir: t.TempDir(), Periods: o.Periods})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := RunPartial(context.Background(), tr, o)
+			tr.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var file bytes.Buffer
+			if err := p.Write(&file); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadPartial("part", &file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts, names = append(parts, back), append(names, Partition{K: k, N: n}.String())
+		}
+		merged, err := Merge(parts, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := report(t, merged); !bytes.Equal(got, want) {
+			os.WriteFile(t.TempDir()+"/got", got, 0o644)
+			t.Errorf("%d partitions merged differ from one run:\n%s\n---- one run:\n%s", n, firstDiff(got, want), firstDiff(want, got))
+		}
+		if n == 3 {
+			if _, err := Merge(parts[:2], names[:2]); err == nil {
+				t.Error("a merge missing a partition was accepted")
+			}
+			if _, err := Merge(append(parts, parts[0]), append(names, names[0])); err == nil {
+				t.Error("a merge with a partition twice was accepted")
+			}
+		}
+	}
+	// spilled to disk, pairs included: the same report as in memory
+	o.Single = false
+	inMemory, err := Run(context.Background(), whole, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spilled, err := LoadWith("access.log", open, traces.Options{}, LoadOptions{Budget: 50000, TempDir: t.TempDir(), Periods: o.Periods})
+	if err != nil || !spilled.Spilled() {
+		t.Fatalf("a 50,000-byte budget did not spill: %v", err)
+	}
+	defer spilled.Close()
+	fromDisk, err := Run(context.Background(), spilled, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := report(t, fromDisk), report(t, inMemory); !bytes.Equal(got, want) {
+		t.Errorf("spilled differs from in memory:\n%s\n----\n%s", firstDiff(got, want), firstDiff(want, got))
+	}
+}
+
+// firstDiff is a from the first line it differs from b, a few lines.
+func firstDiff(a, b []byte) string {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := range la {
+		if i >= len(lb) || !bytes.Equal(la[i], lb[i]) {
+			return string(bytes.Join(la[i:min(len(la), i+4)], []byte("\n")))
+		}
+	}
+	return "(a prefix)"
+}
