@@ -76,6 +76,9 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
+	// Status is the product's answer to a decision: the HTTP status it sends and
+	// the word it logs; nil for an algorithm that is not a product.
+	Status func(d Decision, o Options) (code int, word string)
 
 	build func(Policy, Options) Limiter
 }
@@ -104,6 +107,11 @@ var registry = []Info{
 		build: func(p Policy, o Options) Limiter {
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
+		}},
+	{Name: HAProxyName, Short: "haproxy", Shape: ShapeSlidingWindow, Options: haproxyOptions, Status: haproxyStatus,
+		build: func(p Policy, o Options) Limiter {
+			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
+			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
 		}},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
