@@ -729,3 +729,14 @@ func TestHAProxyStateBytes(t *testing.T) {
 		t.Errorf("StateBytes = %d, want %d", got, want)
 	}
 }
+
+// HAProxy's periods start at each key's first request, so its lanes get no
+// window boundaries drawn on the origin's grid; the fixed window and the
+// sliding counter do.
+func TestGridWindows(t *testing.T) {
+	for name, want := range map[Name]bool{FixedWindowName: true, SlidingCounterName: true, SlidingLogName: false, TokenBucketName: false, HAProxyName: false} {
+		if got := MustLookup(name).GridWindows(); got != want {
+			t.Errorf("%s: GridWindows = %v, want %v", name, got, want)
+		}
+	}
+}
