@@ -174,7 +174,8 @@ func ParseHAProxyVersion(version string) (HAProxyRelease, error) {
 // bit 0 is the lock). The clock is HAProxy's now_ms, the run's time truncated to
 // whole ms. A new entry's counter is zeroed, and its curr_tick, 0, lies more than
 // two periods in the past (as it does unless now_ms is within two periods after
-// its 49.7-day wrap), so its first request starts a period there.
+// its wrap: every 49.7 days, and from 2.8 also 20 s after start, commit
+// 28360dc53), so its first request starts a period there.
 //
 // Counting (update_freq_ctr_period, once per tracked request): within the
 // period, curr_ctr += 1; else the period rotates, prev_ctr = curr_ctr, curr_ctr
@@ -195,9 +196,11 @@ func ParseHAProxyVersion(version string) (HAProxyRelease, error) {
 // request counts one whatever its cost (track-sc0 counts requests), so a cost
 // above Limit is not refused for ever. Every tracked request refreshes the
 // entry's expiry to now + expire (stktable_touch_local); an entry not tracked for
-// expire (default 0: none) is gone, and the next request starts a fresh one. A
-// client that keeps sending faster than Limit per period is never let through
-// with before-deny: its denials keep the rate up.
+// expire (default 0: none) is gone, and the next request starts a fresh one;
+// an expire of two periods or more changes no decision. With before-deny a
+// client that keeps sending Limit + 2 or more requests a period, evenly, reads a
+// rate over Limit at every request after its first period and is never let
+// through again: its denials keep the rate up.
 //
 // Decision: Remaining is Limit − the rate after the decision, floored at 0;
 // Limit is Limit. RetryAfter of a denial is exact to the µs: the first whole ms
@@ -216,9 +219,11 @@ func ParseHAProxyVersion(version string) (HAProxyRelease, error) {
 // let through Limit requests until its entry expires).
 //
 // Not modelled: the table's size (the oldest entries are purged when it is
-// full), peers, and the 49.7-day wrap of now_ms. A period that is not whole ms
-// is rounded up as parse_time_err rounds "1500us" to 2 ms; a period or expire of
-// 2^31 ms or more, which HAProxy refuses, the lane runs.
+// full), peers, and the wrap of now_ms (an entry created within two periods
+// after it starts its first period at the wrap, not at its first request). A
+// period or expire that is not whole ms is rounded up, as parse_time_err rounds
+// "1500us" to 2 ms; a period of 2^31 ms or more, which HAProxy refuses ("timer
+// overflow"), the lane runs (such an expire is refused).
 //
 // Time going backwards: HAProxy's clock (global_now_ms) only moves forward, so
 // the lane reads every request at the latest time it has seen, and RetryAfter and
