@@ -197,7 +197,7 @@ func ParseHAProxyVersion(version string) (HAProxyRelease, error) {
 // above Limit is not refused for ever. Every tracked request refreshes the
 // entry's expiry to now + expire (stktable_touch_local); an entry not tracked for
 // expire (default 0: none) is gone, and the next request starts a fresh one;
-// an expire of two periods or more changes no decision. With before-deny a
+// an expire longer than two periods changes no decision. With before-deny a
 // client that keeps sending Limit + 2 or more requests a period, evenly, reads a
 // rate over Limit at every request after its first period and is never let
 // through again: its denials keep the rate up.

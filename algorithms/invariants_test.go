@@ -215,6 +215,16 @@ func checkAll(seed uint64) error {
 			return err
 		}
 	}
+	// an expire longer than two periods changes nothing HAProxy decides: the
+	// count reads 0 before the entry goes (at exactly two periods a count of 1
+	// still reads 1, by the flapping correction, where a new entry reads 0)
+	for _, track := range []HAProxyTrack{TrackBeforeDeny, TrackAfterDeny} {
+		rel := HAProxyRelease{EvenTicks: true}
+		if err := fail(fmt.Sprintf("haproxy %s: expire 2 × period + 1ms = none", track), checkSameDecisions(
+			decide(NewHAProxy(p, track, 0, rel), trace), decide(NewHAProxy(p, track, 2*p.Period+time.Millisecond, rel), trace), true)); err != nil {
+			return err
+		}
+	}
 	// HAProxy on both places of track-sc0, an expire of a period, and 1.7's odd
 	// ticks (the test's periods are even milliseconds)
 	for _, o := range []Options{{}, {TrackSC: TrackAfterDeny}, {Expire: p.Period}, {HAProxyVersion: "1.7", TrackSC: TrackAfterDeny}, {HAProxyVersion: "2.2.11", Expire: p.Period / 2}} {
