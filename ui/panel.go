@@ -95,7 +95,7 @@ func levelLabel(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info) stri
 		label += " for " + cfg.Keys[cfg.WatchKey].Name
 	}
 	label += " (" + how + ")"
-	if info.Shape == algorithms.ShapeFixedWindow || (info.Shape == algorithms.ShapeSlidingWindow && !info.Exact) {
+	if info.GridWindows() {
 		label += " · ┴ new window"
 	}
 	return label
