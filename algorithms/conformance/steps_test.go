@@ -37,6 +37,10 @@ var lanes = []lane{
 	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
+	{"nginx", algorithms.NginxName, algorithms.Options{}},
+	{"nginx (nodelay)", algorithms.NginxName, algorithms.Options{Nodelay: true}},
+	{"nginx (delay=1)", algorithms.NginxName, algorithms.Options{Delay: 1}},
+	{"nginx (dry run)", algorithms.NginxName, algorithms.Options{DryRun: true}},
 }
 
 // laneNamed returns the lane labelled label.
