@@ -116,7 +116,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"; none for a product that sends none (nginx)
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
@@ -132,6 +132,10 @@ type OptionsSpec struct {
 	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
+	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
+	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
+	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503)
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its
