@@ -186,7 +186,7 @@ func TestProductOptionErrors(t *testing.T) {
 // decides as ngx_http_limit_req_handler does — a request, and the same 0.1 s
 // later refused by slow (e = 999), with or without nodelay — and a request held
 // to two delaying limits waits the longer delay. The request CSV says what
-// nginx answers and logs.
+// nginx answers and logs, and nothing for a lane that is not a product's.
 func TestNginxSeveralLimitsInAScenario(t *testing.T) {
 	doc := `[[scenario]]
 name = "s"
@@ -242,6 +242,10 @@ limit = 1
 burst = 3
 key = "one:{key}"
 
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
 [[scenario.client]]
 name = "c"
 pattern = "bursts"
@@ -272,11 +276,13 @@ bursts = [{at = "0s", count = 1}, {at = "100ms", count = 1}]
 		"0.000 fast+slow true 0.000000 200 PASSED",
 		"0.000 fast+slow nodelay true 0.000000 200 PASSED",
 		"0.000 two delays true 0.000000 200 PASSED",
+		"0.000 tb true 0.000000  ", // not a product's: empty cells
 		"100.000 fast+slow false  503 REJECTED",
 		"100.000 fast+slow nodelay false  503 REJECTED",
 		// at 0.1 s: ten has e = 0 − 1000 + 1000 = 0 (no wait), one e = 0 − 100
 		// + 1000 = 900: the request waits 0.9 s, the longer
 		"100.000 two delays true 900.000000 200 DELAYED",
+		"100.000 tb true 0.000000  ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
