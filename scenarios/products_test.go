@@ -298,7 +298,7 @@ func TestNginxLaneErrors(t *testing.T) {
 		{"algorithm = \"nginx\"\ndelay = 2\nnodelay = true\n", `lane "nginx": delay = 2 and nodelay = true contradict`},
 		{"algorithm = \"nginx\"\nheaders = \"legacy\"\n", `test.toml:14:11: scenario "s": lane "nginx": nginx sends no rate-limit headers`},
 		{"algorithm = \"nginx\"\ndeny_status = 302\n", `deny_status must be an HTTP error status from 400 to 599 (got 302)`},
-		{"algorithm = \"nginx\"\ndeny_status = 0\n", `test.toml:14:15: scenario "s": deny_status = 0 is not a setting: deny_status must be an HTTP error status from 400 to 599; leave it out for the product's default (nginx: 503)`},
+		{"algorithm = \"nginx\"\ndeny_status = 0\n", `test.toml:14:15: scenario "s": deny_status = 0 is not a setting: deny_status must be an HTTP error status from 400 to 599; leave it out for the product's default`},
 		{"algorithm = \"gcra\"\nnodelay = true\n", `nodelay applies to nginx only (this lane runs gcra)`},
 		{"algorithm = \"nginx\"\nbackend = \"redis\"\n", `nginx has no Redis port: it runs in memory only`},
 	} {
