@@ -38,8 +38,9 @@ type Decision struct {
 	// or the current fixed window ends.
 	ResetAfter time.Duration
 	// Delay is how long an accepted request waits before it may run: its place in
-	// a leaky-bucket queue, or the time until a token-bucket reservation's tokens
-	// exist. Zero for everything else.
+	// a leaky-bucket queue, the time until a token-bucket reservation's tokens
+	// exist, a product's own wait (nginx's limit_req delay, Guava's ticket).
+	// Zero for everything else.
 	Delay time.Duration
 	// OnError says the decision is the lane's on_error (open or closed) because
 	// the store failed to answer: the limiter did not decide it. Always false
