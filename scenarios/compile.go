@@ -48,7 +48,10 @@ type Overrides struct {
 	// every lane that does not override them itself.
 	Limit, Burst int64
 	// Redis moves every lane whose file does not name a backend onto Redis
-	// (--redis), but x-time-rate, the in-memory reference. Whether that Redis
+	// (--redis), but those whose algorithm has no Redis port, which stay in
+	// memory: x-time-rate, the in-memory reference, and the product lanes whose
+	// state the product never keeps in Redis (nginx keeps limit_req's in each
+	// server's shared memory zone). Whether that Redis
 	// can run a lane (a cluster's slots) is its store's to say (package session).
 	Redis bool
 	// Strict makes a trace line that cannot be read an error (--strict)

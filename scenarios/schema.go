@@ -116,7 +116,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"; none for a product that sends none (nginx)
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
@@ -134,8 +134,11 @@ type OptionsSpec struct {
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
 	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
 	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`         // haproxy: a denial's HTTP status; default 403
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403)
 	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
+	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
+	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
+	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

@@ -518,3 +518,30 @@ func TestStaleResultsAreDropped(t *testing.T) {
 		t.Error("a frame sent before the pause advanced the run")
 	}
 }
+
+// A product lane's focused line says what the product answers and logs, not
+// ratelab's 429: nginx's 503 REJECTED, 200 DELAYED with its wait, and that it
+// sends no rate-limit headers.
+func TestFocusedProductLaneSaysTheProductsAnswer(t *testing.T) {
+	m := newModel(t, "nginx-burst")
+	press(m, "g")
+	for _, r := range "1.5s" {
+		press(m, string(r))
+	}
+	press(m, "enter")
+	for m.runner.seeking {
+		frame(m)
+	}
+	frame(m)
+	// the burst's last request at 1 s, refused by burst=10: passes again when
+	// the excess has drained to the burst, 100 ms later
+	if s := screen(m); !strings.Contains(s, "nginx burst=10 for page: 503 REJECTED, passes again in 100") || !strings.Contains(s, "nginx sends no RateLimit headers") {
+		t.Errorf("the focused nginx lane's line:\n%s", s)
+	}
+	press(m, "tab")
+	press(m, "tab")
+	press(m, "tab") // the leaky bucket: ratelab's own words
+	if s := screen(m); !strings.Contains(s, "leaky-bucket for page: 429 denied") {
+		t.Errorf("the leaky bucket's line:\n%s", s)
+	}
+}
