@@ -67,6 +67,8 @@ func keyPress(name string) tea.KeyPressMsg {
 		k = tea.Key{Code: tea.KeyDown}
 	case "ctrl+c":
 		k = tea.Key{Code: 'c', Mod: tea.ModCtrl}
+	case "backspace":
+		k = tea.Key{Code: tea.KeyBackspace}
 	default:
 		r := []rune(name)[0]
 		k = tea.Key{Code: r, Text: name}

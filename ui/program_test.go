@@ -67,7 +67,8 @@ func TestGoldenAfterKeys(t *testing.T) {
 	}
 	waitForText(t, tm, "Predict, then see")
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeyEscape})) // skipped: the run goes on
-	for i := 0; i < 30; i++ {                              // 7.52 s: the herds at 6 s and 7 s
+	// 7.52 s: the herds at 6 s and 7 s
+	for i := 0; i < 30; i++ {
 		tm.Send(FrameMsg{Generation: 3})
 	}
 	tm.Send(tea.KeyPressMsg(tea.Key{Code: tea.KeyEnter}))
