@@ -274,3 +274,22 @@ func TestQuestionGolden(t *testing.T) {
 		}
 	}
 }
+
+// The lesson page (l) lists the questions the run has passed, with its answers,
+// and none it has not reached.
+func TestLessonPageListsTheQuestionsPassed(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "l")
+	if s := screen(m); strings.Contains(s, "Questions the run has passed") {
+		t.Errorf("at 0s the lesson page lists questions:\n%s", s)
+	}
+	press(m, "l")
+	seekTo(m, 2*time.Second)
+	press(m, "l")
+	for i := 0; i < 60; i++ {
+		press(m, "down")
+	}
+	if s := words(m); !strings.Contains(s, "Questions the run has passed ? at 1.002s: 140 requests arrived") || !strings.Contains(s, "→ 200 (the claim [fw-200] ✓)") {
+		t.Errorf("at 2s the lesson page does not list the question at 1.002s:\n%s", screen(m))
+	}
+}
