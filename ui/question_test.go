@@ -3,11 +3,14 @@ package ui
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"ratelab/scenarios"
 )
 
 // playToQuestion runs frames until a question is asked (or the run ends).
@@ -291,5 +294,72 @@ func TestLessonPageListsTheQuestionsPassed(t *testing.T) {
 	}
 	if s := words(m); !strings.Contains(s, "Questions the run has passed ? at 1.002s: 140 requests arrived") || !strings.Contains(s, "→ 200 (the claim [fw-200] ✓)") {
 		t.Errorf("at 2s the lesson page does not list the question at 1.002s:\n%s", screen(m))
+	}
+}
+
+// Questions at one instant are asked one after another, numbered in the order
+// asked; the run goes on after the last, and stops again at the next.
+func TestQuestionsAtOneInstant(t *testing.T) {
+	doc := `[[scenario]]
+name = "q"
+duration = "3s"
+[scenario.policy]
+limit = 10
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+[[scenario.claim]]
+id = "acc"
+says = "s"
+lane = "fixed-window"
+metric = "accepted"
+op = "=="
+value = 10
+from = "0s"
+to = "1s"
+[[scenario.question]]
+at = "2s"
+ask = "Third?"
+claim = "acc"
+show = "here"
+[[scenario.question]]
+at = "1s"
+ask = "First?"
+claim = "acc"
+show = "here"
+[[scenario.question]]
+at = "1s"
+ask = "Second?"
+claim = "acc"
+choices = ["under 10", "10 or more"]
+show = "there"
+`
+	c, err := scenarios.Parse(scenarios.FSSource(fstest.MapFS{"q.toml": {Data: []byte(doc)}}, "q.toml"), []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Catalogue: c, ExportDir: t.TempDir(), ManualFrames: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	playToQuestion(t, m)
+	if s := words(m); !strings.Contains(s, "question 1 of 3, at 1.000s First?") {
+		t.Fatalf("the first question:\n%s", screen(m))
+	}
+	typeText(m, "10")
+	press(m, "enter")
+	press(m, "x")
+	if s := words(m); !m.quiz.open || !strings.Contains(s, "question 2 of 3, at 1.000s Second?") || m.runner.now() != time.Second {
+		t.Fatalf("after the first, at %v:\n%s", m.runner.now(), screen(m))
+	}
+	press(m, "esc")
+	if m.quiz.open || m.runner.paused || !strings.Contains(m.status, "skipped the question at 1.000s") {
+		t.Fatalf("after the second: question open %v, paused %v, status %q", m.quiz.open, m.runner.paused, m.status)
+	}
+	playToQuestion(t, m)
+	if s := words(m); !strings.Contains(s, "question 3 of 3, at 2.000s Third?") || m.runner.now() != 2*time.Second {
+		t.Errorf("the third, at %v:\n%s", m.runner.now(), screen(m))
 	}
 }
