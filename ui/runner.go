@@ -278,8 +278,8 @@ func (r *runner) questionDue() bool {
 }
 
 // takeQuestion returns the question the run has reached, if one is due, and
-// pauses the run there; resume says the run was going and goes on once it is
-// answered (see resume).
+// pauses the run there; resume says the run was going, and goes on once the
+// question is closed (see Model.closeQuiz).
 func (r *runner) takeQuestion() (q int, resume bool, ok bool) {
 	if !r.questionDue() {
 		return 0, false, false
@@ -405,6 +405,8 @@ func (r *runner) step(t time.Duration) tea.Cmd {
 	return r.seek(t)
 }
 
+// seekAsking is seek, or with ask step's: the questions it crosses are passed
+// unless ask, when the caller has stopped t at the next one to be asked there.
 func (r *runner) seekAsking(t time.Duration, ask bool) tea.Cmd {
 	if r.cfg == nil {
 		return nil
