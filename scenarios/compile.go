@@ -88,7 +88,7 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 func compile(src Source, pos *positions, index int, s *Scenario, o Overrides) (*sim.Config, error) {
 	c := &compiler{src: src, pos: pos, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
-	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims}
+	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims, c.questions}
 	for _, step := range steps {
 		if err := step(o); err != nil {
 			return nil, err

@@ -30,6 +30,29 @@ type Scenario struct {
 	Backend *BackendSpec `toml:"backend,omitempty"`
 	Claims  []ClaimSpec  `toml:"claim,omitempty"`  // the lesson's facts, checked on every run
 	Changes []ChangeSpec `toml:"change,omitempty"` // timed changes: a recorded session replayed
+	// Questions ask the learner to predict what the run is about to show; each
+	// is answered by a claim's value on the run (see sim.Question).
+	Questions []QuestionSpec `toml:"question,omitempty"`
+}
+
+// QuestionSpec is a question the lesson asks at a moment of its run: the UI
+// pauses there, takes the learner's answer, then shows the run's. The answer is
+// not written here: it is the value, on the run so far at `at`, of the claim
+// named, so it is right for every run whatever its seed, lanes or policy.
+type QuestionSpec struct {
+	At    Duration `toml:"at,omitempty"`    // required: when to ask, > 0 and at most the duration
+	Ask   string   `toml:"ask,omitempty"`   // required: the question
+	Claim string   `toml:"claim,omitempty"` // required: the id of the claim whose value answers it
+	// Lane is whose value answers, when the claim names several lanes.
+	Lane string `toml:"lane,omitempty"`
+	// Choices, if given, are what the learner picks from: ranges of the value
+	// ("100", "101–199", "at least 200", "< 5%"), the right one holding it; or
+	// lanes, the right one the lane on which the claim's comparison holds.
+	Choices []ChoiceText `toml:"choices,omitempty"`
+	// Tolerance is how far a number may be from the answer and still be right
+	// (a question with no choices); default 0, exact.
+	Tolerance *float64 `toml:"tolerance,omitempty"`
+	Show      string   `toml:"show,omitempty"` // required: where on screen to see the answer
 }
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the
