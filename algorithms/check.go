@@ -19,6 +19,7 @@ var (
 	_ Checker = (*TokenBucket)(nil)
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
+	_ Checker = (*EnvoyGlobal)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

@@ -22,10 +22,13 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				opts.Mode = LeakyMode(r.IntN(2))
 			case "token-bucket":
 				opts.MaxReserved = r.Int64N(3) * p.Burst / 2
+			case EnvoyGlobalName:
+				opts.ShadowMode = r.IntN(2) == 0
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false
 			}
+			p = admitted(name, p, opts)
 			checked, _ := New(name, p, opts)
 			twin, _ := New(name, p, opts)
 			trace := randomTrace(r, p, 200, min(3, p.Burst, p.Limit))

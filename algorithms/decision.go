@@ -45,7 +45,29 @@ type Decision struct {
 	// the store failed to answer: the limiter did not decide it. Always false
 	// in memory.
 	OnError bool
+	// Shadow, on a request a product let through only because it runs in dry
+	// run or shadow mode (nginx's limit_req_dry_run, the Envoy rate limit
+	// service's shadow_mode), is what it would have done otherwise: delayed it
+	// or refused it. The request is Allowed, with no Delay; what it was charged
+	// is what the product charges in dry run. ShadowNone for every other
+	// decision.
+	Shadow Shadow
 }
+
+// Shadow is what a product in dry run would have done with a request it let
+// through (Decision.Shadow).
+type Shadow uint8
+
+const (
+	// ShadowNone: nothing held back; the decision is what it says.
+	ShadowNone Shadow = iota
+	// ShadowDelayed: it would have delayed the request (nginx logs
+	// DELAYED_DRY_RUN).
+	ShadowDelayed
+	// ShadowRefused: it would have refused the request (nginx logs
+	// REJECTED_DRY_RUN).
+	ShadowRefused
+)
 
 // Limiter is one algorithm holding per-key state.
 type Limiter interface {

@@ -27,6 +27,24 @@ func randomPolicy(r *rand.Rand) Policy {
 	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
+// admitted is p, or, for a product lane that refuses p's period (one
+// configured only in its own units or values, Info.CheckPolicy), p with the
+// first of 1s, 10s and 1m it takes.
+func admitted(name Name, p Policy, o Options) Policy {
+	a := MustLookup(name)
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), o) == nil {
+		return p
+	}
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), o) == nil {
+			return q
+		}
+	}
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", name, p))
+}
+
 // randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
 // one to three keys: a mix of bursts (zero gaps) and gaps from a fraction of an
 // emission interval to several, with costs from 1 to maxCost.
@@ -172,6 +190,7 @@ func checkAll(seed uint64) error {
 		return nil
 	}
 	windowAligned := func(string) time.Duration { return 0 }
+	unit := admitted(EnvoyGlobalName, p, Options{}) // its windows, of a second or a minute, start at the origin
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
@@ -186,6 +205,7 @@ func checkAll(seed uint64) error {
 		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
+		fail("envoy-global: limit per window of its unit", checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
 	} {
 		if err != nil {
 			return err
@@ -197,7 +217,7 @@ func checkAll(seed uint64) error {
 			if name == "fixed-window" {
 				opts.Rollover = p.Limit / 2
 			}
-			lim, _ := New(name, p, opts)
+			lim, _ := New(name, admitted(name, p, opts), opts)
 			return lim
 		}
 		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {

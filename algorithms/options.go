@@ -35,6 +35,9 @@ type Options struct {
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
 	ConfigLoadAt time.Duration
+	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
+	// limit is answered OK (Decision.Shadow says so) and counted.
+	ShadowMode bool
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the

@@ -76,6 +76,14 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
+	// Status is the product's answer to a decision: the HTTP status it sends and
+	// the word it logs; nil for an algorithm that is not a product.
+	Status func(d Decision, o Options) (code int, word string)
+	// CheckPolicy refuses a policy the product cannot be configured with, with
+	// the lane's options (a period that is not one of its units or values),
+	// naming what it takes; an *OptionError when an option is at fault. nil:
+	// every policy that passes Policy.Validate.
+	CheckPolicy func(Policy, Options) error
 
 	build func(Policy, Options) Limiter
 }
@@ -105,6 +113,9 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
+	{Name: EnvoyGlobalName, Short: "envoy-g", Shape: ShapeFixedWindow, Options: envoyGlobalOptions, Redis: envoyGlobalPort,
+		Status: envoyGlobalStatus, CheckPolicy: CheckEnvoyGlobalPolicy,
+		build: func(p Policy, o Options) Limiter { return NewEnvoyGlobal(p, o.ShadowMode, HeaderOrigin) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
@@ -211,6 +222,11 @@ func New(name Name, p Policy, opts Options) (Limiter, error) {
 	}
 	if err := opts.Check(name); err != nil {
 		return nil, err
+	}
+	if a.CheckPolicy != nil {
+		if err := a.CheckPolicy(p.WithDefaults(), opts); err != nil {
+			return nil, err
+		}
 	}
 	return a.build(p, opts), nil
 }

@@ -108,6 +108,11 @@ func (c *compiler) limits(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(s
 		if err := p.Validate(1); err != nil {
 			return badLimit("limit", "%v", err)
 		}
+		if info.CheckPolicy != nil {
+			if err := info.CheckPolicy(p, opts); err != nil {
+				return badLimit("period", "%v", err)
+			}
+		}
 		text := ls.Key
 		if text == "" {
 			text = "{key}"

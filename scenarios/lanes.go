@@ -117,6 +117,9 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		return lane, bad(key, "%v", err)
 	}
 	lane.Options = opts
+	if err := c.productPolicy(i, spec, info, opts, name, lane); err != nil {
+		return lane, err
+	}
 
 	if spec.Strategy.Set() {
 		st := spec.Strategy.Value()
@@ -176,6 +179,7 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
 	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
+	opts.ShadowMode = s.ShadowMode
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)
@@ -183,6 +187,39 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 		opts.MonotonicTimestamp = *s.MonotonicTimestamp
 	}
 	return opts, opts.Check(info.Name)
+}
+
+// productPolicy refuses, for a product lane that is configured only in its
+// product's units (algorithms.Info.CheckPolicy), a policy of a tier it would
+// enforce that its product cannot be given: at the lane's period when it sets
+// one, else at the tier's or the scenario's.
+func (c *compiler) productPolicy(i int, spec LaneSpec, info algorithms.Info, opts algorithms.Options, name string, lane sim.LaneConfig) error {
+	if info.CheckPolicy == nil || len(spec.Limits) > 0 { // a multi-limit lane's limits are checked each (composite.go)
+		return nil
+	}
+	for t := range c.cfg.Tiers {
+		err := info.CheckPolicy(lane.TierPolicy(c.cfg, t).WithDefaults(), opts)
+		if err == nil {
+			continue
+		}
+		path := []any{"lane", i, "period"}
+		if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
+			path = []any{"lane", i, oe.Key}
+		} else if spec.Period == nil || t > 0 {
+			path = c.tierPeriod(t)
+		}
+		return c.fail(path, "lane %q: %v", name, err)
+	}
+	return nil
+}
+
+// tierPeriod is where tier t's period is written: the scenario's policy for the
+// default tier, else its [[scenario.tier]] table.
+func (c *compiler) tierPeriod(t int) []any {
+	if t == 0 {
+		return []any{"policy", "period"}
+	}
+	return []any{"tier", t - 1, "period"}
 }
 
 // splittable names the algorithms the non-atomic strategies apply to.

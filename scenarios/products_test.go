@@ -103,6 +103,34 @@ rate = 1
 				t.Errorf("accepted: timer %d (want 20), timer loaded 30 s before %d (want 30), timer-free %d (want more than the timer)", ms[0].Accepted, ms[1].Accepted, ms[2].Accepted)
 			}
 		}},
+		{name: "envoy-global", doc: `[[scenario]]
+name = "s"
+duration = "2m"
+
+[scenario.policy]
+limit = 10
+period = "1m"
+
+[[scenario.lane]]
+name = "rls"
+algorithm = "envoy-global"
+
+[[scenario.lane]]
+name = "rls in shadow mode"
+algorithm = "envoy-global"
+shadow_mode = true
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 1
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// each minute of the epoch (the origin is one's start) takes 10 of its
+			// 60; in shadow mode every request passes
+			if ms[0].Accepted != 20 || ms[1].Accepted != 120 {
+				t.Errorf("accepted: the service %d (want 20: 10 a minute), in shadow mode %d (want all 120)", ms[0].Accepted, ms[1].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -127,5 +155,31 @@ func TestProductOptionErrors(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "warmup applies to guava only (this lane runs gcra)") {
 		t.Errorf("warmup on gcra: %v", err)
+	}
+}
+
+// A product lane given a period its product cannot be configured with is
+// refused at the period's place, naming what it takes: the lane's own period,
+// the scenario's (the default tier's) or a tier's, or a limit's.
+func TestProductPolicyErrors(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"the lane's period", minimal + "[[scenario.lane]]\nalgorithm = \"envoy-global\"\nperiod = \"1500ms\"\n",
+			"test.toml:14:10: scenario \"s\": lane \"envoy-global\": period 1.5s is not a unit of Envoy's rate limit service; use one of second (1s), minute (1m0s)"},
+		{"the scenario's period", strings.Replace(minimal, "limit = 10", "limit = 10\nperiod = \"10s\"", 1) + "[[scenario.lane]]\nalgorithm = \"envoy-global\"\n",
+			"test.toml:7:10: scenario \"s\": lane \"envoy-global\": period 10s is not a unit"},
+		{"a tier's period", minimal + "[[scenario.tier]]\nname = \"gold\"\nlimit = 5\nperiod = \"2s\"\n\n[[scenario.lane]]\nalgorithm = \"envoy-global\"\n",
+			"test.toml:15:10: scenario \"s\": lane \"envoy-global\": period 2s is not a unit"},
+		{"a limit's period", minimal + "[[scenario.lane]]\nname = \"two\"\n[[scenario.lane.limits]]\nalgorithm = \"envoy-global\"\n[[scenario.lane.limits]]\nalgorithm = \"envoy-global\"\nperiod = \"5s\"\n",
+			"test.toml:18:10: scenario \"s\": lane \"two\": limit \"limit-2\": period 5s is not a unit"},
+		{"an option on another algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nshadow_mode = true\n",
+			"shadow_mode applies to envoy-global only (this lane runs gcra)"},
+	} {
+		c, err := parse(t, tc.doc, nil)
+		if err == nil {
+			_, err = c.Compile("s", Overrides{})
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -132,6 +132,7 @@ type OptionsSpec struct {
 	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
+	ShadowMode         bool        `toml:"shadow_mode,omitempty"`         // envoy-global: over the limit answered OK, still counted
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

@@ -37,6 +37,25 @@ var lanes = []lane{
 	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
+	{"envoy-global", algorithms.EnvoyGlobalName, algorithms.Options{}},
+	{"envoy-global (shadow_mode)", algorithms.EnvoyGlobalName, algorithms.Options{ShadowMode: true}},
+}
+
+// admitted is p, or, for a product lane configured only in its product's units
+// (algorithms.Info.CheckPolicy), p with the first of 1s, 10s and 1m it takes.
+func admitted(l lane, p algorithms.Policy) algorithms.Policy {
+	a, _ := algorithms.Lookup(l.algorithm)
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), l.opts) == nil {
+		return p
+	}
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), l.opts) == nil {
+			return q
+		}
+	}
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", l.label, p))
 }
 
 // laneNamed returns the lane labelled label.

@@ -1,0 +1,61 @@
+package conformance
+
+import (
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// The product lanes decide as their products' own tests and documented
+// examples say, on every backend that runs them: each vector is a table of steps
+// at fixed instants.
+
+// unixAt is the run time at which a lane's clock reads Unix second s: the run's
+// origin stands for algorithms.HeaderOrigin.
+func unixAt(s float64) time.Duration {
+	return time.Unix(0, int64(s*1e9)).Sub(algorithms.HeaderOrigin)
+}
+
+// Envoy's rate limit service (envoyproxy/ratelimit at f2fb1577,
+// test/redis/fixed_cache_impl_test.go: testRedis). Its test mocks Redis: at Unix
+// second 1234 a 10/second descriptor's key ends _1234 and INCRBY answers 5 (OK,
+// remaining 5, reset 1 s); a 10/minute one's ends _1200 and INCRBY answers 11
+// (OVER_LIMIT); at 1000000 an hour's key ends _997200 and a day's _950400. Here
+// the counts are built by the steps, every request counted, the refused ones too.
+func TestEnvoyGlobalDecidesAsTheServiceTests(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		period time.Duration
+		start  float64 // the window's start, the key's suffix
+		at     float64 // the request the service's test makes
+		after  int64   // the count INCRBY answers it
+		reset  time.Duration
+	}{
+		{"10/second at 1234", time.Second, 1234, 1234, 5, time.Second},
+		{"10/minute at 1234", time.Minute, 1200, 1234, 11, 26 * time.Second},
+		{"10/hour at 1000000", time.Hour, 997200, 1000000, 11, 800 * time.Second},
+		{"10/day at 1000000", 24 * time.Hour, 950400, 1000000, 11, 36800 * time.Second},
+	} {
+		p := algorithms.Policy{Limit: 10, Period: c.period}
+		t.Run(c.name, func(t *testing.T) {
+			onEveryBackend(t, []string{"envoy-global"}, p, func(t *testing.T, _ lane, lim algorithms.Limiter) {
+				var steps []step
+				for i := int64(1); i < c.after; i++ { // earlier requests of the window, from its first second
+					steps = append(steps, step{at: unixAt(c.start), allowed: i <= 10})
+				}
+				want := step{at: unixAt(c.at), allowed: c.after <= 10, remaining: f(float64(max(0, 10-c.after)))}
+				if !want.allowed {
+					want.retry = c.reset // to the window's end: the next key
+				}
+				runSteps(t, lim, append(steps, want,
+					step{check: true, at: unixAt(c.start) - time.Microsecond, allowed: true}, // the window before: another key
+					step{check: true, at: unixAt(c.start + c.period.Seconds()), allowed: true},
+				))
+				if got := lim.Level("k", unixAt(c.at)); got != float64(c.after) {
+					t.Errorf("the window's count = %g, want %d (INCRBY's answer)", got, c.after)
+				}
+			})
+		})
+	}
+}
