@@ -20,6 +20,7 @@ var (
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
 	_ Checker = (*EnvoyGlobal)(nil)
+	_ Checker = (*Cloudflare)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

@@ -24,6 +24,9 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				opts.MaxReserved = r.Int64N(3) * p.Burst / 2
 			case EnvoyGlobalName:
 				opts.ShadowMode = r.IntN(2) == 0
+			case CloudflareName:
+				opts.MitigationTimeout = []time.Duration{0, 10 * time.Second, time.Minute}[r.IntN(3)]
+				opts.CountBlocked = r.IntN(2) == 0
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false

@@ -134,6 +134,26 @@ func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcom
 	return nil
 }
 
+// checkMitigation: after an acceptance, the next refusal of the key starts a
+// mitigation of timeout (the key was not mitigated, so it trips the rule): no
+// request of the key is accepted before it ends.
+func checkMitigation(timeout time.Duration, outs []outcome) error {
+	tripped := map[string]time.Duration{} // the key's last trip
+	open := map[string]bool{}             // an acceptance since it
+	for _, o := range outs {
+		switch {
+		case o.Allowed:
+			if at, ok := tripped[o.key]; ok && o.at < at+timeout {
+				return fmt.Errorf("key %s: accepted at %v, %v after the mitigation that began at %v (%v)", o.key, o.at, o.at-at, at, timeout)
+			}
+			open[o.key] = true
+		case open[o.key]:
+			tripped[o.key], open[o.key] = o.at, false
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -191,6 +211,7 @@ func checkAll(seed uint64) error {
 	}
 	windowAligned := func(string) time.Duration { return 0 }
 	unit := admitted(EnvoyGlobalName, p, Options{}) // its windows, of a second or a minute, start at the origin
+	cf := admitted(CloudflareName, p, Options{})    // 10 s or a minute
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
@@ -205,7 +226,11 @@ func checkAll(seed uint64) error {
 		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
-		fail("envoy-global: limit per window of its unit", checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
+		fail("cloudflare, throttle: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, false), trace))),
+		fail("cloudflare, blocked counted: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, true), trace))),
+		fail("cloudflare: nothing passes a mitigation", checkMitigation(cf.Period, decide(NewCloudflare(cf, cf.Period, r.IntN(2) == 0), trace))),
+		fail("envoy-global: limit per window of its unit",
+			checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
 	} {
 		if err != nil {
 			return err
@@ -264,6 +289,20 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
 	if checkSameDecisions(fw, tb, false) == nil {
 		t.Error("checkSameDecisions saw no difference between the fixed window and the token bucket")
+	}
+	// throttle lets a slow request through 20 s after the 11th of a burst was
+	// refused: under a mitigation of a minute it may not pass
+	p := Policy{Limit: 10, Period: 10 * time.Second}
+	var burst []request
+	for i := 0; i < 11; i++ {
+		burst = append(burst, request{at: 0, key: "k", cost: 1})
+	}
+	burst = append(burst, request{at: 20 * time.Second, key: "k", cost: 1})
+	if checkMitigation(time.Minute, decide(NewCloudflare(p, 0, false), burst)) == nil {
+		t.Error("checkMitigation accepted a request 20 s into a minute's mitigation")
+	}
+	if err := checkMitigation(time.Minute, decide(NewCloudflare(p, time.Minute, false), burst)); err != nil {
+		t.Errorf("checkMitigation refused the lane that mitigates: %v", err)
 	}
 }
 

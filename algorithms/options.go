@@ -38,6 +38,14 @@ type Options struct {
 	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
 	// limit is answered OK (Decision.Shadow says so) and counted.
 	ShadowMode bool
+	// MitigationTimeout is the cloudflare lane's mitigation_timeout: once a key's
+	// rate passes the limit, all its requests are blocked this long (0: throttle).
+	MitigationTimeout time.Duration
+	// CountBlocked makes the cloudflare lane count blocked requests too.
+	CountBlocked bool
+	// DenyStatus is the HTTP status a product lane sends with a denial (0: the
+	// product's default).
+	DenyStatus int
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the

@@ -116,6 +116,9 @@ var registry = []Info{
 	{Name: EnvoyGlobalName, Short: "envoy-g", Shape: ShapeFixedWindow, Options: envoyGlobalOptions, Redis: envoyGlobalPort,
 		Status: envoyGlobalStatus, CheckPolicy: CheckEnvoyGlobalPolicy,
 		build: func(p Policy, o Options) Limiter { return NewEnvoyGlobal(p, o.ShadowMode, HeaderOrigin) }},
+	{Name: CloudflareName, Short: "cf", Shape: ShapeSlidingWindow, Options: cloudflareOptions,
+		Status: cloudflareStatus, CheckPolicy: CheckCloudflarePolicy,
+		build: func(p Policy, o Options) Limiter { return NewCloudflare(p, o.MitigationTimeout, o.CountBlocked) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

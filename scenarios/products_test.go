@@ -131,6 +131,39 @@ rate = 1
 				t.Errorf("accepted: the service %d (want 20: 10 a minute), in shadow mode %d (want all 120)", ms[0].Accepted, ms[1].Accepted)
 			}
 		}},
+		{name: "cloudflare", doc: `[[scenario]]
+name = "s"
+duration = "2m"
+
+[scenario.policy]
+limit = 10
+period = "10s"
+
+[[scenario.lane]]
+name = "throttle"
+algorithm = "cloudflare"
+
+[[scenario.lane]]
+name = "mitigation"
+algorithm = "cloudflare"
+mitigation_timeout = "1m"
+
+[[scenario.lane]]
+name = "counter"
+algorithm = "sliding-counter"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 2
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// at twice the limit: throttle lets the limit through, as the sliding
+			// counter does; a minute's mitigation each time the rate is passed lets
+			// 10 through and then blocks for a minute: 10 in each of the two minutes
+			if ms[0].Accepted != ms[2].Accepted || ms[0].Accepted < 100 || ms[1].Accepted != 20 {
+				t.Errorf("accepted: throttle %d (want the sliding counter's, %d, at least 100), mitigation %d (want 20)", ms[0].Accepted, ms[2].Accepted, ms[1].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -173,6 +206,12 @@ func TestProductPolicyErrors(t *testing.T) {
 			"test.toml:18:10: scenario \"s\": lane \"two\": limit \"limit-2\": period 5s is not a unit"},
 		{"an option on another algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nshadow_mode = true\n",
 			"shadow_mode applies to envoy-global only (this lane runs gcra)"},
+		{"cloudflare's default period", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\n",
+			"test.toml:5:1: scenario \"s\": lane \"cloudflare\": period 1s is not a period Cloudflare takes; use one of 10, 15"},
+		{"a mitigation timeout", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\nmitigation_timeout = \"25h\"\n",
+			"test.toml:15:22: scenario \"s\": lane \"cloudflare\": mitigation_timeout must be 0 (throttle) or one of"},
+		{"a status", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\ndeny_status = 503\n",
+			"test.toml:15:15: scenario \"s\": lane \"cloudflare\": deny_status (response.status_code) must be from 400 to 499"},
 	} {
 		c, err := parse(t, tc.doc, nil)
 		if err == nil {

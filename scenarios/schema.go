@@ -133,6 +133,9 @@ type OptionsSpec struct {
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
 	ShadowMode         bool        `toml:"shadow_mode,omitempty"`         // envoy-global: over the limit answered OK, still counted
+	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`  // cloudflare: block every request this long once the rate is passed; 0: throttle
+	CountBlocked       bool        `toml:"count_blocked,omitempty"`       // cloudflare: blocked requests count too
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // cloudflare: a block's HTTP status (response.status_code); default 429
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

@@ -30,7 +30,7 @@ func TestCapacityIsTheOneRule(t *testing.T) {
 			}
 			c := algorithms.Capacity(l.algorithm, p, l.opts)
 			t.Run(b.name+"/"+l.label, func(t *testing.T) {
-				lim, _ := b.build(t, l, p)
+				lim, _ := b.build(t, l, admitted(l, p))
 				runSteps(t, lim, []step{
 					{at: time.Hour, key: "a", cost: c + 1, allowed: false, retry: algorithms.Forever},
 					{at: time.Hour, key: "b", cost: c, allowed: true},

@@ -59,3 +59,37 @@ func TestEnvoyGlobalDecidesAsTheServiceTests(t *testing.T) {
 		})
 	}
 }
+
+// Cloudflare's rate limiting rules publish no code; their docs' examples
+// (waf/rate-limiting-rules: request-rate, example A; parameters, "With the
+// following behavior") as steps. A rule of 1 request per 10 s: a key's second
+// request takes its counter to 2 and is blocked; with a duration of 10 minutes
+// every request of that key is blocked until it ends, another key's pass; with
+// throttle (duration 0) only the requests over the rate are.
+func TestCloudflareDecidesAsItsDocsExamples(t *testing.T) {
+	p := algorithms.Policy{Limit: 1, Period: 10 * time.Second}
+	end := 2*time.Second + 10*time.Minute
+	for _, c := range []struct {
+		l     lane
+		steps []step
+	}{
+		{lane{"cloudflare (10 minutes)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Minute}}, []step{
+			{at: 0, allowed: true, remaining: f(0)},
+			{at: time.Second, key: "another", allowed: true},
+			{at: 2 * time.Second, allowed: false, retry: 10 * time.Minute, remaining: f(0)},
+			{at: 3 * time.Minute, allowed: false, retry: end - 3*time.Minute},
+			{check: true, at: end - time.Microsecond, allowed: false},
+			{at: end, allowed: true},
+		}},
+		{laneNamed("cloudflare (throttle)"), []step{
+			{at: 0, allowed: true, remaining: f(0)},
+			{at: 2 * time.Second, allowed: false, retry: 18 * time.Second}, // the rate: 1 in [0, 10 s), fading over [10 s, 20 s)
+			{at: 3 * time.Minute, allowed: true},
+		}},
+	} {
+		t.Run(c.l.label, func(t *testing.T) { // in memory: Cloudflare keeps its counters at its edge, not in Redis
+			lim, _ := memory.build(t, c.l, p)
+			runSteps(t, lim, c.steps)
+		})
+	}
+}

@@ -39,6 +39,9 @@ var lanes = []lane{
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
 	{"envoy-global", algorithms.EnvoyGlobalName, algorithms.Options{}},
 	{"envoy-global (shadow_mode)", algorithms.EnvoyGlobalName, algorithms.Options{ShadowMode: true}},
+	{"cloudflare (throttle)", algorithms.CloudflareName, algorithms.Options{}},
+	{"cloudflare (mitigation)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: time.Minute}},
+	{"cloudflare (blocked counted)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Second, CountBlocked: true}},
 }
 
 // admitted is p, or, for a product lane configured only in its product's units
