@@ -21,6 +21,7 @@ var (
 	_ Checker = (*XTimeRate)(nil)
 	_ Checker = (*EnvoyGlobal)(nil)
 	_ Checker = (*Cloudflare)(nil)
+	_ Checker = (*APIGateway)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

@@ -27,6 +27,11 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 			case CloudflareName:
 				opts.MitigationTimeout = []time.Duration{0, 10 * time.Second, time.Minute}[r.IntN(3)]
 				opts.CountBlocked = r.IntN(2) == 0
+			case APIGatewayName:
+				if r.IntN(2) == 0 {
+					opts.QuotaLimit, opts.QuotaPeriod = 1+r.Int64N(20), QuotaPeriod(1+r.IntN(3))
+					opts.QuotaOffset = r.Int64N(opts.QuotaLimit + 1)
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false

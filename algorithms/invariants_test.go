@@ -134,6 +134,16 @@ func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcom
 	return nil
 }
 
+// perRequest is outs with every request costing one unit, as a lane that
+// counts requests takes them.
+func perRequest(outs []outcome) []outcome {
+	out := append([]outcome(nil), outs...)
+	for i := range out {
+		out[i].cost = 1
+	}
+	return out
+}
+
 // checkMitigation: after an acceptance, the next refusal of the key starts a
 // mitigation of timeout (the key was not mitigated, so it trips the rule): no
 // request of the key is accepted before it ends.
@@ -212,6 +222,7 @@ func checkAll(seed uint64) error {
 	windowAligned := func(string) time.Duration { return 0 }
 	unit := admitted(EnvoyGlobalName, p, Options{}) // its windows, of a second or a minute, start at the origin
 	cf := admitted(CloudflareName, p, Options{})    // 10 s or a minute
+	quota := 1 + int64(len(trace))/4                // a day's; the run's origin is midnight UTC
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
@@ -229,7 +240,10 @@ func checkAll(seed uint64) error {
 		fail("cloudflare, throttle: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, false), trace))),
 		fail("cloudflare, blocked counted: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, true), trace))),
 		fail("cloudflare: nothing passes a mitigation", checkMitigation(cf.Period, decide(NewCloudflare(cf, cf.Period, r.IntN(2) == 0), trace))),
+		fail("api-gateway: burst + rate × T, a request a token", checkBucketBound(p, perRequest(decide(NewAPIGateway(p, 0, QuotaNone, 0, HeaderOrigin), trace)))),
+		fail("api-gateway: its quota per UTC day", checkWindowBound(Policy{Limit: quota, Period: 24 * time.Hour}, windowAligned, perRequest(decide(NewAPIGateway(p, quota, QuotaDay, 0, HeaderOrigin), trace)))),
 		fail("envoy-global: limit per window of its unit",
+
 			checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
 	} {
 		if err != nil {

@@ -46,6 +46,12 @@ type Options struct {
 	// DenyStatus is the HTTP status a product lane sends with a denial (0: the
 	// product's default).
 	DenyStatus int
+	// QuotaLimit, QuotaPeriod and QuotaOffset are the api-gateway lane's usage-plan
+	// quota (QuotaSettings): QuotaLimit requests per QuotaPeriod, QuotaOffset
+	// fewer in the initial period; QuotaNone, no quota.
+	QuotaLimit  int64
+	QuotaPeriod QuotaPeriod
+	QuotaOffset int64
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the

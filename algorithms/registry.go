@@ -119,6 +119,11 @@ var registry = []Info{
 	{Name: CloudflareName, Short: "cf", Shape: ShapeSlidingWindow, Options: cloudflareOptions,
 		Status: cloudflareStatus, CheckPolicy: CheckCloudflarePolicy,
 		build: func(p Policy, o Options) Limiter { return NewCloudflare(p, o.MitigationTimeout, o.CountBlocked) }},
+	{Name: APIGatewayName, Short: "apigw", Shape: ShapeBucket, Options: apiGatewayOptions,
+		Status: apiGatewayStatus, CheckPolicy: CheckAPIGatewayPolicy,
+		build: func(p Policy, o Options) Limiter {
+			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
+		}},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

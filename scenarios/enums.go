@@ -190,6 +190,14 @@ var modes = named(algorithms.LeakyQueue, algorithms.LeakyMeter)
 
 func (m *Mode) UnmarshalText(b []byte) error { return m.read(b, "mode", modes) }
 
+// QuotaPeriod is the period of an api-gateway lane's usage-plan quota
+// (algorithms.QuotaPeriods).
+type QuotaPeriod struct{ choice[algorithms.QuotaPeriod] }
+
+var quotaPeriods = named(algorithms.QuotaDay, algorithms.QuotaWeek, algorithms.QuotaMonth)
+
+func (q *QuotaPeriod) UnmarshalText(b []byte) error { return q.read(b, "quota_period", quotaPeriods) }
+
 // ShardPick is how a sharded lane picks a request's shard (algorithms.ShardPicks).
 type ShardPick struct{ choice[algorithms.ShardPick] }
 

@@ -181,6 +181,7 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
 	opts.ShadowMode = s.ShadowMode
 	opts.MitigationTimeout, opts.CountBlocked, opts.DenyStatus = s.MitigationTimeout.Duration, s.CountBlocked, s.DenyStatus
+	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)

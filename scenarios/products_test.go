@@ -164,6 +164,40 @@ rate = 2
 				t.Errorf("accepted: throttle %d (want the sliding counter's, %d, at least 100), mitigation %d (want 20)", ms[0].Accepted, ms[2].Accepted, ms[1].Accepted)
 			}
 		}},
+		{name: "api-gateway", doc: `[[scenario]]
+name = "s"
+duration = "10s"
+
+[scenario.policy]
+limit = 10
+burst = 5
+
+[[scenario.lane]]
+name = "throttle"
+algorithm = "api-gateway"
+
+[[scenario.lane]]
+name = "usage plan"
+algorithm = "api-gateway"
+quota_limit = 30
+quota_period = "day"
+quota_offset = 10
+
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// the throttle is the token bucket's: 5 at once, then 10 a second; the
+			// usage plan stops at its first day's 30 − 10
+			if ms[0].Accepted != ms[2].Accepted || ms[0].Accepted < 100 || ms[1].Accepted != 20 {
+				t.Errorf("accepted: throttle %d (want the token bucket's, %d), usage plan %d (want 20)", ms[0].Accepted, ms[2].Accepted, ms[1].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -210,6 +244,10 @@ func TestProductPolicyErrors(t *testing.T) {
 			"test.toml:5:1: scenario \"s\": lane \"cloudflare\": period 1s is not a period Cloudflare takes; use one of 10, 15"},
 		{"a mitigation timeout", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\nmitigation_timeout = \"25h\"\n",
 			"test.toml:15:22: scenario \"s\": lane \"cloudflare\": mitigation_timeout must be 0 (throttle) or one of"},
+		{"a quota without a period", minimal + "[[scenario.lane]]\nalgorithm = \"api-gateway\"\nquota_limit = 100\n",
+			"test.toml:14:15: scenario \"s\": lane \"api-gateway\": quota_limit = 100 needs quota_period = \"day\", \"week\" or \"month\""},
+		{"a quota period", minimal + "[[scenario.lane]]\nalgorithm = \"api-gateway\"\nquota_limit = 100\nquota_period = \"year\"\n",
+			`quota_period must be one of "day", "week", "month" (got "year")`},
 		{"a status", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\ndeny_status = 503\n",
 			"test.toml:15:15: scenario \"s\": lane \"cloudflare\": deny_status (response.status_code) must be from 400 to 499"},
 	} {

@@ -136,6 +136,9 @@ type OptionsSpec struct {
 	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`  // cloudflare: block every request this long once the rate is passed; 0: throttle
 	CountBlocked       bool        `toml:"count_blocked,omitempty"`       // cloudflare: blocked requests count too
 	DenyStatus         int         `toml:"deny_status,omitempty"`         // cloudflare: a block's HTTP status (response.status_code); default 429
+	QuotaLimit         int64       `toml:"quota_limit,omitempty"`         // api-gateway: the usage plan's quota, requests per quota_period
+	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`        // api-gateway: "day", "week" or "month" (UTC)
+	QuotaOffset        int64       `toml:"quota_offset,omitempty"`        // api-gateway: taken off the quota in the first period
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

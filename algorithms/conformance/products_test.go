@@ -93,3 +93,58 @@ func TestCloudflareDecidesAsItsDocsExamples(t *testing.T) {
 		})
 	}
 }
+
+// Amazon API Gateway publishes no code; its developer guide's examples
+// (awsdocs/amazon-api-gateway-developer-guide at 13945642,
+// doc_source/api-gateway-request-throttling.md, "Account-Level Throttling"),
+// with the default account throttle of 10,000 requests a second and a burst of
+// 5,000: the requests served of each one-second sequence. "The 101st
+// millisecond" is the one starting at 100 ms, by when 1,000 tokens are back.
+func TestAPIGatewayDecidesAsItsGuideExamples(t *testing.T) {
+	p := algorithms.Policy{Limit: 10000, Period: time.Second, Burst: 5000}
+	burst := func(at time.Duration, n int) []time.Duration {
+		out := make([]time.Duration, n)
+		for i := range out {
+			out[i] = at
+		}
+		return out
+	}
+	spread := func(from, span time.Duration, n int) []time.Duration { // request i at from + i × span / n
+		out := make([]time.Duration, n)
+		for i := range out {
+			out[i] = from + (span * time.Duration(i) / time.Duration(n)).Truncate(time.Microsecond)
+		}
+		return out
+	}
+	cat := func(parts ...[]time.Duration) []time.Duration {
+		var out []time.Duration
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		at     []time.Duration
+		served int
+	}{
+		{"10,000 evenly over the second (10 a millisecond)", spread(0, time.Second, 10000), 10000},
+		{"10,000 in the first millisecond", burst(0, 10000), 5000},
+		{"5,000 in the first millisecond, 5,000 spread over the other 999", cat(burst(0, 5000), spread(ms(1), ms(999), 5000)), 10000},
+		{"5,000 in the first millisecond, 5,000 at the 101st", cat(burst(0, 5000), burst(ms(100), 5000)), 6000},
+		{"5,000 in the first millisecond, 1,000 at the 101st, 4,000 over the other 899", cat(burst(0, 5000), burst(ms(100), 1000), spread(ms(101), ms(899), 4000)), 10000},
+	} {
+		t.Run(c.name, func(t *testing.T) { // in memory: API Gateway's counters are its own
+			lim, _ := memory.build(t, laneNamed("api-gateway"), p)
+			served := 0
+			for _, at := range c.at {
+				if lim.Allow("account", at, 1).Allowed {
+					served++
+				}
+			}
+			if served != c.served {
+				t.Errorf("served %d, want %d", served, c.served)
+			}
+		})
+	}
+}

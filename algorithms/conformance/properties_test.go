@@ -247,6 +247,11 @@ func init() {
 		"capacity": "under shadow_mode the rate limit service answers OK to every request, a cost above the limit too (it is counted, and would have been OVER_LIMIT)",
 		"header":   "for the same reason a request over the remaining passes: the count is past the limit, remaining 0, and the answer OK",
 	}
+	apiGateway := map[string]string{
+		"capacity": "API Gateway counts requests: a token each, whatever its cost, so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while one token is left (and with a quota spent none does, however many tokens)",
+	}
+	waivers["api-gateway"], waivers["api-gateway (quota)"] = apiGateway, apiGateway
 	waivers["envoy-local (1.30 timer)"] = map[string]string{
 		"capacity": "Envoy's timer bucket (TimerTokenBucket::consume) takes one token per request whatever its cost, so no cost is refused for ever",
 		"header":   "for the same reason a request of any cost passes while one token is left",

@@ -42,6 +42,8 @@ var lanes = []lane{
 	{"cloudflare (throttle)", algorithms.CloudflareName, algorithms.Options{}},
 	{"cloudflare (mitigation)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: time.Minute}},
 	{"cloudflare (blocked counted)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Second, CountBlocked: true}},
+	{"api-gateway", algorithms.APIGatewayName, algorithms.Options{}},
+	{"api-gateway (quota)", algorithms.APIGatewayName, algorithms.Options{QuotaLimit: 20, QuotaPeriod: algorithms.QuotaDay, QuotaOffset: 5}},
 }
 
 // admitted is p, or, for a product lane configured only in its product's units
