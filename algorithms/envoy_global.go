@@ -140,7 +140,8 @@ var envoyGlobalPort = &RedisPort{Script: "envoy_global", Call: func(p Policy, o 
 // a request one descriptor puts over; a key that goes over is still
 // incremented: EnvoyGlobalRequest models it), NEAR_LIMIT_RATIO (stats only),
 // EXPIRATION_JITTER_MAX_SECONDS and the EXPIRE (a key outlives its window).
-// Envoy's DRAFT_VERSION_03 headers are not sent by the lane.
+// Envoy's DRAFT_VERSION_03 headers are a lane's headers = "envoy"
+// (HeadersEnvoy).
 //
 // Time going backwards: a request stamped in an earlier window counts in that
 // window's own count, as the service's INCRBY on that window's key does. The

@@ -208,3 +208,36 @@ func TestEnvoyGlobalRequest(t *testing.T) {
 		t.Errorf("a request over a shadow_mode limit only: %+v; want OK, shadowed", d)
 	}
 }
+
+// Envoy's DRAFT_VERSION_03 headers, its own vectors
+// (test/extensions/filters/http/ratelimit/ratelimit_headers_test.cc at
+// aa010617): a descriptor status is a quota (requests_per_unit the policy's
+// limit per its unit, limit_remaining the decision's remaining,
+// duration_until_reset its reset), the limit's name the quota's.
+func TestEnvoyGlobalHeaders(t *testing.T) {
+	status := func(name string, limit int64, unit time.Duration, remaining float64, reset time.Duration) Quota {
+		return Quota{Name: name, Policy: Policy{Limit: limit, Period: unit}, Decision: Decision{Allowed: true, Remaining: remaining, ResetAfter: reset}}
+	}
+	for _, c := range []struct {
+		name   string
+		quotas []Quota
+		want   string
+	}{
+		{"empty name is not appended", []Quota{status("", 1, time.Minute, 2, 3*time.Second)},
+			`x-ratelimit-limit: 1, 1;w=60|x-ratelimit-remaining: 2|x-ratelimit-reset: 3`},
+		{"an unknown unit is ignored in window, but not overall (a week is unknown to the filter)", []Quota{status("first", 1, 168*time.Hour, 2, 3*time.Second), status("second", 4, time.Hour, 5, 6*time.Second)},
+			`x-ratelimit-limit: 1, 4;w=3600;name="second"|x-ratelimit-remaining: 2|x-ratelimit-reset: 3`},
+		{"normal case, multiple arguments", []Quota{status("first", 1, time.Minute, 2, 3*time.Second), status("second", 4, time.Hour, 5, 6*time.Second)},
+			`x-ratelimit-limit: 1, 1;w=60;name="first", 4;w=3600;name="second"|x-ratelimit-remaining: 2|x-ratelimit-reset: 3`},
+		{"the least remaining reports; a refusal sends no Retry-After", []Quota{status("a", 10, time.Second, 7, time.Second), {Name: "b", Policy: Policy{Limit: 100, Period: 720 * time.Hour}, Decision: Decision{RetryAfter: time.Hour, ResetAfter: ms(2500)}}},
+			`x-ratelimit-limit: 100, 10;w=1;name="a", 100;w=2592000;name="b"|x-ratelimit-remaining: 0|x-ratelimit-reset: 3`},
+	} {
+		var got []string
+		for _, h := range HeadersEnvoy.Render(0, c.quotas[len(c.quotas)-1].Decision, c.quotas) {
+			got = append(got, h.Name+": "+h.Value)
+		}
+		if strings.Join(got, "|") != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, strings.Join(got, "|"), c.want)
+		}
+	}
+}
