@@ -163,8 +163,14 @@ func shardsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	return fact
 }
 
-// limitsFact: how a multi-limit lane combined its limits.
+// limitsFact: how a multi-limit lane combined its limits. A lane of one limit
+// (written as a limit for its key template: "global", one for all) combines
+// nothing and wastes nothing: it says whose the limit is.
 func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
+	if len(lane.Limits) == 1 {
+		l := lane.Limits[0]
+		return fmt.Sprintf("one limit (%s), key %q", l.Name, l.Template.String())
+	}
 	names := make([]string, len(lane.Limits))
 	for i, l := range lane.Limits {
 		names[i] = l.Name

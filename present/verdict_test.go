@@ -94,6 +94,13 @@ func TestVerdictBranches(t *testing.T) {
 			m.GrantedUnits, m.WastedUnits, m.Starved, m.PeakWindowRatio = 32024, 11221, 90, 3
 		}), []string{"L: 2 limits (requests, tokens), in order: 11221 of the 32024 units they granted were wasted on calls refused anyway (35%); 90 requests gave up having paid"},
 			[]string{"policy", "contract"}},
+		{"one limit, one key for all", func() *sim.Config {
+			c := cfg("token-bucket", 1, false)
+			global, _ := algorithms.ParseKeyTemplate("global")
+			c.Lanes[0].Limits = []sim.LimitConfig{{Name: "global", Algorithm: "token-bucket", Template: global}}
+			return c
+		}(), with(func(m *sim.Metrics) { m.GrantedUnits = 10 }),
+			[]string{"L: one limit (global), key \"global\""}, []string{"wasted", "1 limits", "in order"}},
 		{"limits, nothing wasted", limits(cfg("token-bucket", 1, false), algorithms.AllOrNothing), with(func(m *sim.Metrics) { m.GrantedUnits = 500 }),
 			[]string{"2 limits (requests, tokens), all or nothing: nothing they granted was wasted"}, []string{"gave up having paid", "policy"}},
 	} {
