@@ -192,7 +192,11 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	var facts []string
 	if m.StoreErrors > 0 {
-		facts = append(facts, fmt.Sprintf("%s made without Redis (on_error)", plural(m.StoreErrors, "decision", "decisions")))
+		without := "Redis" // failing to answer
+		if m.Backend == sim.InMemory.String() {
+			without = "the store, down" // an outage of the scenario's
+		}
+		facts = append(facts, fmt.Sprintf("%s made without %s (on_error)", plural(m.StoreErrors, "decision", "decisions"), without))
 	}
 	if m.Conflicts > 0 {
 		facts = append(facts, fmt.Sprintf("%s gave up after losing WATCH races", plural(m.Conflicts, "decision", "decisions")))

@@ -259,7 +259,8 @@ const (
 // String is the clock's name in files.
 func (c Clock) String() string { return [...]string{"client", "server"}[c] }
 
-// OnError is what a lane decides when its store (Redis) fails.
+// OnError is what a lane decides when its store fails: Redis failing to answer,
+// or an outage of the scenario's (a change store = "down", see outage.go).
 type OnError int
 
 const (
@@ -284,9 +285,14 @@ type LaneConfig struct {
 	WatchRetries int
 	// Backend is where the limiter's state lives.
 	Backend Store
-	// Clock stamps the requests; OnError decides when the store fails (Redis).
+	// Clock stamps the requests; OnError decides when the store fails (Redis
+	// failing, or an outage: see outage.go).
 	Clock   Clock
 	OnError OnError
+	// TTL, when > 0, makes each key's state expire this long after the last
+	// request it accepted, as a store's key with that expiry does: its next
+	// request finds it new (see algorithms.WithTTL). In memory only.
+	TTL time.Duration
 
 	// Shards, when > 1, splits the lane's policy into that many limits of about
 	// 1/Shards each (algorithms.ShardPolicies), each with its own state; ShardPick
