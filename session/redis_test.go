@@ -85,7 +85,7 @@ var horizon = map[string]time.Duration{
 	"sandbox": 3 * time.Second,
 	"tiers":   2 * time.Second, "non-atomic-race": 200 * time.Millisecond, "thundering-herd": 8 * time.Second,
 	"retry-storm": 12 * time.Second, "retry-storm-backoff": 12 * time.Second,
-	"hot-key-shards": 5 * time.Second,
+	"hot-key-shards": 5 * time.Second, "failover": 17 * time.Second,
 }
 
 // TestEveryScenarioOnRedisDecidesAsInMemory: every shipped scenario, its lanes on
