@@ -211,6 +211,31 @@ var shardPicks = named(algorithms.PickRandom, algorithms.PickTwoChoices)
 
 func (p *ShardPick) UnmarshalText(b []byte) error { return p.read(b, "shard_pick", shardPicks) }
 
+// Balance is how a load balancer spreads a lane's requests over its instances
+// (sim.Balance): "round-robin", "random" or "weighted".
+type Balance struct{ choice[sim.Balance] }
+
+var balances = []word[sim.Balance]{
+	{name: sim.BalanceRoundRobin.String(), value: sim.BalanceRoundRobin, gloss: "in turn"},
+	{name: sim.BalanceRandom.String(), value: sim.BalanceRandom},
+	{name: sim.BalanceWeighted.String(), value: sim.BalanceWeighted, gloss: "in the shares of weights"},
+}
+
+func (b *Balance) UnmarshalText(text []byte) error { return b.read(text, "balance", balances) }
+
+// PerInstance is what each instance of a lane kept per instance holds
+// (sim.PerInstance): "whole" (the lane's policy) or "share" (a share of it).
+type PerInstance struct{ choice[sim.PerInstance] }
+
+var perInstances = []word[sim.PerInstance]{
+	{name: sim.InstanceWhole.String(), value: sim.InstanceWhole, gloss: "the lane's whole policy, each"},
+	{name: sim.InstanceShare.String(), value: sim.InstanceShare, gloss: "the policy divided by the instances"},
+}
+
+func (p *PerInstance) UnmarshalText(text []byte) error {
+	return p.read(text, "per_instance", perInstances)
+}
+
 // Combine is how a multi-limit lane combines its limits (algorithms.Combines).
 type Combine struct{ choice[algorithms.Combine] }
 

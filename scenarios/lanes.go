@@ -129,8 +129,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 	}
 	backend := spec.Backend.Value()
-	if !spec.Backend.Set() && o.Redis && ported && spec.TTL == nil {
-		backend = sim.OnRedis // a lane with a ttl stays in memory (see below)
+	if !spec.Backend.Set() && o.Redis && ported && spec.TTL == nil && (spec.Instances == nil || *spec.Instances == 1) {
+		backend = sim.OnRedis // a lane with a ttl, or kept per instance, stays in memory (see below, and instances)
 	}
 	if backend == sim.OnRedis {
 		lane.Backend = sim.OnRedis

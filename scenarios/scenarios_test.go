@@ -239,6 +239,18 @@ func TestBadInput(t *testing.T) {
 		{"ttl of two days", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nttl = \"48h\"\n", `ttl must be from 1µs to 24h0m0s`, nil},
 		{"change that changes nothing", minimal + "[[scenario.change]]\nat = \"1s\"\n", `the change changes nothing; set rate, retry, clock_fix, glitch or store`, nil},
 
+		// a limit kept per instance behind a load balancer
+		{"balance without instances", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbalance = \"random\"\n", `dir/test.toml:14:11: scenario "s": lane "gcra": balance applies to a lane kept on several instances; add instances = N (2 or more)`, nil},
+		{"misspelt balance", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nbalance = \"round-robbin\"\n", `dir/test.toml:15:11: scenario.lane: balance must be one of "round-robin" (in turn), "random", "weighted" (in the shares of weights) (got "round-robbin"); did you mean "round-robin"?`, nil},
+		{"weighted without weights", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 3\nbalance = \"weighted\"\n", `scenario "s": lane "gcra": balance = "weighted" needs weights, one number per instance (3; got 0)`, nil},
+		{"weights without weighted", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nweights = [1, 2]\n", `dir/test.toml:15:11: scenario "s": lane "gcra": weights apply to balance = "weighted" (this lane's balance is "round-robin")`, nil},
+		{"a weight of 0", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nbalance = \"weighted\"\nweights = [1, 0]\n", `lane "gcra": weights[1] must be from 1 to 1000000 (got 0)`, nil},
+		{"instances and shards", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nshards = 2\n", `lane "gcra": a lane is sharded (shards) or kept per instance (instances), not both`, nil},
+		{"instances on redis", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = \"redis\"\ninstances = 2\n", `dir/test.toml:15:13: scenario "s": lane "gcra": instances keep the limit in each instance's own memory; a lane on Redis shares one store`, nil},
+		{"instances 0", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 0\n", `dir/test.toml:14:13: scenario "s": lane "gcra": instances must be from 1 to 1000 (got 0)`, nil},
+		{"a share of less than one", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 11\nper_instance = \"share\"\n", `lane "gcra": instances = 11 with per_instance = "share" is more than the burst (10) of tier "default"`, nil},
+		{"misspelt per_instance", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nper_instance = \"half\"\n", `per_instance must be one of "whole" (the lane's whole policy, each), "share" (the policy divided by the instances) (got "half")`, nil},
+
 		// a claim that names no lane: placed at the name, with the nearest
 		{"claim names no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcrx\"\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:8: scenario "s": claim "x": no lane or algorithm "gcrx"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "gcra"?`, nil},
 		{"claim lists no such lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlanes = [\"gcra\", \"token-buckets\"]\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:18: scenario "s": claim "x": no lane or algorithm "token-buckets"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "token-bucket"?`, nil},

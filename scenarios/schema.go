@@ -116,6 +116,11 @@ type LaneSpec struct {
 	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
 	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
 
+	Instances   *int        `toml:"instances,omitempty"`    // keep the limit in each of this many instances' memory, behind a load balancer; default 1
+	PerInstance PerInstance `toml:"per_instance,omitempty"` // "whole" (default: each instance the whole policy) or "share" (the policy divided)
+	Balance     Balance     `toml:"balance,omitempty"`      // "round-robin" (default), "random" or "weighted"
+	Weights     []int       `toml:"weights,omitempty"`      // weighted: each instance's share of the requests, one number per instance
+
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)

@@ -299,6 +299,16 @@ type LaneConfig struct {
 	// chooses the one a request goes to (see composite.go).
 	Shards    int
 	ShardPick algorithms.ShardPick
+	// Instances, when > 1, keeps the lane's limit in the memory of that many
+	// application instances behind a load balancer, each a limiter of the
+	// lane's whole policy (PerInstance InstanceWhole: what a limit written per
+	// server does, together Instances times it) or of a share of it
+	// (InstanceShare, as shards split it); Balance picks each request's
+	// instance, Weights their shares under BalanceWeighted. See balance.go.
+	Instances   int
+	PerInstance PerInstance
+	Balance     Balance
+	Weights     []int
 	// Limits, when not empty, holds every request to each of them (the lane's
 	// Algorithm, Options and Policy are those of the first), combined by Combine;
 	// Orders, per client, is the order in-order takes them in (nil: as listed).

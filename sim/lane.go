@@ -26,7 +26,7 @@ type Lane struct {
 	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
 	health   []Health             // what the store says of the limiters' calls (none in memory)
 	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
-	whole    []algorithms.Limiter // a sharded lane's whole limit, per tier, in memory (see wholeLimit)
+	whole    []algorithms.Limiter // a sharded or balanced lane's whole limit, per tier, in memory (see wholeLimit)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
 
@@ -68,6 +68,8 @@ type Lane struct {
 
 	// last is the latest decision (see LastDecision).
 	last latest
+	// turn is the next instance a round-robin balancer sends to (balance.go).
+	turn int
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -141,7 +143,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
-		if lc.Sharded() {
+		if lc.Pieces() > 1 {
 			whole, err := algorithms.New(lc.Algorithm, p, lc.Options)
 			if err == nil && lc.TTL > 0 {
 				whole, err = algorithms.WithTTL(whole, lc.TTL) // its keys expire as the shards' do
