@@ -40,8 +40,12 @@ func (c *compiler) lanes(o Overrides) error {
 		for _, want := range o.Lanes {
 			found := false
 			for _, l := range c.cfg.Lanes {
-				if (l.Name == want || string(l.Algorithm) == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
-					kept, found = append(kept, l), true
+				if l.Name != want && string(l.Algorithm) != want {
+					continue
+				}
+				found = true // kept already, perhaps, by an algorithm named before
+				if !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
+					kept = append(kept, l)
 				}
 			}
 			if !found {

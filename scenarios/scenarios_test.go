@@ -96,6 +96,14 @@ func TestOverrides(t *testing.T) {
 	if cfg.Seed != 99 || len(cfg.Lanes) != 2 || cfg.Lanes[0].Name != "fixed-window" || cfg.Tiers[0].Policy.Limit != 20 || cfg.Tiers[0].Policy.Burst != 3 {
 		t.Errorf("seed %d, lanes %v, policy %s; want 99, fixed-window then gcra (file order), 20 per 1s burst 3", cfg.Seed, cfg.Lanes, cfg.Tiers[0].Policy)
 	}
+	// a lane named after one an algorithm already kept is kept once, not "no lane"
+	named, err := parse(t, minimal+"[[scenario.lane]]\nalgorithm = \"gcra\"\n[[scenario.lane]]\nname = \"g2\"\nalgorithm = \"gcra\"\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if both, err := named.Compile("s", Overrides{Lanes: []string{"gcra", "g2"}}); err != nil || len(both.Lanes) != 2 {
+		t.Errorf("--lanes gcra,g2: %v, %d lanes; want both gcra lanes", err, len(both.Lanes))
+	}
 	if _, err := c.Compile("s", Overrides{Lanes: []string{"gcr"}}); err == nil || !strings.Contains(err.Error(), `--lanes: scenario "s" has no lane or algorithm "gcr"; its lanes are: fixed-window, sliding-log`) {
 		t.Errorf("unknown lane: %v", err)
 	}

@@ -416,6 +416,21 @@ func TestClusterDecidesAsInMemory(t *testing.T) {
 			}
 		}
 	}
+	// a flush deletes the lane's keys on every master (the multi-limit lane of
+	// flushScenario meets a per-key and a global key in one script: not on a cluster)
+	c, err := scenarios.Parse(scenarios.Source{Name: "flush.toml"}, []byte(flushScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("flush", scenarios.Overrides{Redis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Lanes = slices.DeleteFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.MultiLimit() })
+	rows, _, _ := replay(t, cfg, cl.URL(), cfg.Duration)
+	if memRows, _, _ := replay(t, inMemory(cfg), "", cfg.Duration); rows != memRows {
+		t.Errorf("a staged outage and flush on the cluster differ from memory:\n%s", firstDifference(rows, memRows))
+	}
 	shardsSpread(t, cl)
 }
 
