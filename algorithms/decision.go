@@ -96,6 +96,20 @@ type Limiter interface {
 	Evict(now time.Duration) int
 }
 
+// Forgetter is a limiter that can lose its state as a store does: a key that
+// expires (Forget), or every key at once, a store flushed or a failover to an
+// empty replica (ForgetAll). A key forgotten is new again: its next request finds
+// the idle state a new key gets (a full bucket, an empty window), whatever it had
+// spent. Unlike Evict, forgetting changes decisions: that is what it is for.
+// Every limiter in this package with per-key state is one (the no-limit lane
+// keeps none); so is a Redis limiter (it deletes the keys).
+type Forgetter interface {
+	// Forget drops key's state and says whether it had any.
+	Forget(key string) bool
+	// ForgetAll drops every key's state and returns how many keys had some.
+	ForgetAll() int
+}
+
 // microsToDuration turns microseconds into a duration, saturating at Forever.
 func microsToDuration(us int64) time.Duration {
 	if us >= foreverUS {

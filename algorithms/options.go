@@ -115,7 +115,7 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"delay", fmt.Errorf("delay must be a number of requests >= 0 (got %d)", o.Delay)}
 	case o.Delay > 0 && o.Nodelay:
 		return &OptionError{"delay", fmt.Errorf("delay = %d and nodelay = true contradict: nodelay delays no request, delay = N delays those beyond the first N of the excess; keep one", o.Delay)}
-	case o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599):
+	case algorithm == NginxName && o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599): // limit_req_status; haproxy and cloudflare check their own
 		return &OptionError{"deny_status", fmt.Errorf("deny_status must be an HTTP error status from 400 to 599 (got %d)", o.DenyStatus)}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {

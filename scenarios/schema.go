@@ -57,9 +57,11 @@ type QuestionSpec struct {
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the
 // UI's live controls make them (and save them): a client's rate or retry policy,
-// the clock-skew fix of every token-bucket lane, a backend glitch. A table may make
-// several; at one instant, requests sent by hand (a hand client's file) come
-// first, then the changes in file order.
+// the clock-skew fix of every token-bucket lane, a backend glitch; or as a
+// lesson stages it: every lane's store going down, coming back up, or losing its
+// state (sim's outage.go). A table may make several; at one instant, requests
+// sent by hand (a hand client's file) come first, then the changes in file
+// order.
 type ChangeSpec struct {
 	At       Duration   `toml:"at,omitempty"`        // required: when
 	Client   string     `toml:"client,omitempty"`    // the client rate and retry change
@@ -68,6 +70,7 @@ type ChangeSpec struct {
 	Retry    *RetrySpec `toml:"retry,omitempty"`     // its new retry policy
 	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
+	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up" or "flushed"
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
@@ -128,12 +131,18 @@ type LaneSpec struct {
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
 	WatchRetries *int      `toml:"watch_retries,omitempty"` // default 20
 
-	Backend Backend `toml:"backend,omitempty"`  // "memory" (default) or "redis"
-	Clock   Clock   `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
-	OnError OnError `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
+	Backend Backend   `toml:"backend,omitempty"`  // "memory" (default) or "redis"
+	Clock   Clock     `toml:"clock,omitempty"`    // "client" (default) or "server": the store's clock
+	OnError OnError   `toml:"on_error,omitempty"` // when the store fails (redis, or a store = "down" change): "closed" (default: deny) or "open" (allow)
+	TTL     *Duration `toml:"ttl,omitempty"`      // in memory: a key's state expires this long after its last acceptance; default never
 
 	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
 	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
+
+	Instances   *int        `toml:"instances,omitempty"`    // keep the limit in each of this many instances' memory, behind a load balancer; default 1
+	PerInstance PerInstance `toml:"per_instance,omitempty"` // "whole" (default: each instance the whole policy) or "share" (the policy divided)
+	Balance     Balance     `toml:"balance,omitempty"`      // "round-robin" (default), "random" or "weighted"
+	Weights     []int       `toml:"weights,omitempty"`      // weighted: each instance's share of the requests, one number per instance
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
