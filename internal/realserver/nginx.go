@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,8 @@ func (l NginxLimit) DelayOf(excess int64) time.Duration {
 }
 
 // Nginx is one nginx on 127.0.0.1, serving a small static file at /f behind
-// limit_req.
+// limit_req, and one at /clock with no limit, whose log lines are readings of
+// nginx's clock (Load.Clock).
 type Nginx struct {
 	Port  int
 	Limit NginxLimit
@@ -157,6 +159,9 @@ http {
         root %s;
         location = /token {
         }
+        location = /clock {
+            access_log %s ratelab;
+        }
         location = /f {
             access_log %s ratelab;
             %s
@@ -166,7 +171,7 @@ http {
     }
 }
 `, d("nginx.pid"), d("events.log"), d("tmp-body"), d("tmp-proxy"), d("tmp-fastcgi"), d("tmp-uwsgi"), d("tmp-scgi"),
-		nginxLogFormat, n.Limit.RateString(), n.Port, d("www"), d("events.log"), n.Limit.Directive(), status, dry)
+		nginxLogFormat, n.Limit.RateString(), n.Port, d("www"), d("events.log"), d("events.log"), n.Limit.Directive(), status, dry)
 }
 
 // StartNginx starts nginx enforcing l for t, stopped when t ends. The
@@ -183,8 +188,10 @@ func StartNginx(t testing.TB, l NginxLimit) *Nginx {
 	if err := os.Mkdir(www, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(www, "f"), []byte("ok\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"f", "clock"} {
+		if err := os.WriteFile(filepath.Join(www, f), []byte("ok\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	startWithRetry(t, func(port int) error {
 		n.Port = port
@@ -225,9 +232,10 @@ func (n *Nginx) Stop() {
 func (n *Nginx) Log() string { return readFile(filepath.Join(n.dir, "events.log")) }
 
 // Requests waits until nginx has logged the requests with the given ids (at most
-// 5 s), then reads the log and returns every request of it, in the order nginx
-// decided them, each with the instant of nginx's clock it was decided at (see
-// NginxRequest and DeriveNginxArrivals).
+// 5 s), then reads the log and returns every request of it to /f, in the order
+// nginx decided them, each with the instant of nginx's clock it was decided at
+// (see NginxRequest and DeriveNginxArrivals; the requests to /clock serve that
+// only).
 func (n *Nginx) Requests(ids []int64) ([]NginxRequest, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -240,7 +248,10 @@ func (n *Nginx) Requests(ids []int64) ([]NginxRequest, error) {
 			err = logged(ids, got)
 		}
 		if err == nil {
-			return reqs, DeriveNginxArrivals(reqs, n.Limit)
+			if err := DeriveNginxArrivals(reqs, n.Limit); err != nil {
+				return nil, err
+			}
+			return slices.DeleteFunc(reqs, func(r NginxRequest) bool { return r.ID == clockID }), nil
 		}
 		if time.Now().After(deadline) {
 			return nil, err

@@ -48,6 +48,10 @@ type NginxRequest struct {
 	order       int   // index of the line where nginx decided it
 }
 
+// clockID is the ID of a request to /clock, which has none: it is not limited,
+// and is answered at once, so its log line reads nginx's clock exactly.
+const clockID = -1
+
 // Derivation says how a request's arrival on nginx's clock was found.
 type Derivation int
 
@@ -102,6 +106,7 @@ func ParseNginxLog(log string, l NginxLimit) ([]NginxRequest, error) {
 			r.order = i
 			e := errs[r.ID]
 			switch r.LimitStatus {
+			case "-": // a request to /clock
 			case "PASSED":
 				if e != nil {
 					return nil, fmt.Errorf("events log line %d: request %d PASSED, but limit_req logged %q for it at line %d", i+1, r.ID, line, e.order+1)
@@ -181,6 +186,9 @@ func parseNginxAccess(line string) (NginxRequest, error) {
 			err = fmt.Errorf("%s %q is not an integer", name, s)
 		}
 		return v
+	}
+	if f[7] == "-" && f[8] == "-" && f[9] == "-" { // /clock
+		f[9] = fmt.Sprint(clockID)
 	}
 	msec := ms(f[1], "$msec")
 	rt := ms(f[2], "$request_time")

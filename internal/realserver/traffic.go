@@ -34,6 +34,11 @@ type Load struct {
 	Deadline time.Duration
 	// Timeout is each request's own (default 10 s).
 	Timeout time.Duration
+	// Clock is the rate, in requests per second, at which one more sender
+	// sends GET <base>/clock, evenly, on its own connection, while the others
+	// send: to nginx, readings of its clock between the limited requests
+	// (DeriveNginxArrivals). 0: none.
+	Clock float64
 }
 
 // Response is one request the load sent and its answer.
@@ -171,7 +176,44 @@ func Drive(ctx context.Context, base string, l Load) ([]Response, error) {
 			}
 		}()
 	}
+	clockDone := make(chan struct{})
+	var clocks sync.WaitGroup
+	if l.Clock > 0 {
+		clocks.Add(1)
+		go func() {
+			defer clocks.Done()
+			client := &http.Client{Timeout: l.Timeout, Transport: &http.Transport{
+				DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+				MaxIdleConnsPerHost: 1,
+				MaxConnsPerHost:     1,
+			}}
+			defer client.CloseIdleConnections()
+			every := time.Duration(float64(time.Second) / l.Clock)
+			next := time.Now()
+			for {
+				select {
+				case <-clockDone:
+					return
+				case <-ctx.Done():
+					return
+				default:
+				}
+				if wait := time.Until(next); wait > 0 {
+					time.Sleep(wait)
+				}
+				next = next.Add(every)
+				resp, err := client.Get(base + "/clock")
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
 	wg.Wait()
+	close(clockDone)
+	clocks.Wait()
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, firstErr
 }
