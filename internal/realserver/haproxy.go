@@ -89,7 +89,6 @@ type HAProxy struct {
 	Limit HAProxyLimit
 	dir   string
 	proc  *process
-	t     testing.TB
 }
 
 // config is the whole haproxy.cfg: one thread (one scheduler, so global_now_ms
@@ -136,7 +135,7 @@ func StartHAProxy(t testing.TB, l HAProxyLimit) *HAProxy {
 	if err := l.validate(); err != nil {
 		t.Fatal(err)
 	}
-	h := &HAProxy{Limit: l, dir: t.TempDir(), t: t}
+	h := &HAProxy{Limit: l, dir: t.TempDir()}
 	t.Cleanup(h.Stop)
 	startWithRetry(t, func(port int) error {
 		h.Port = port

@@ -106,7 +106,6 @@ type Nginx struct {
 	Limit NginxLimit
 	dir   string
 	proc  *process
-	t     testing.TB
 }
 
 // nginxLogFormat is the access log's line: the wall-clock time at logging
@@ -182,7 +181,7 @@ func StartNginx(t testing.TB, l NginxLimit) *Nginx {
 	if err := l.validate(); err != nil {
 		t.Fatal(err)
 	}
-	n := &Nginx{Limit: l, dir: t.TempDir(), t: t}
+	n := &Nginx{Limit: l, dir: t.TempDir()}
 	t.Cleanup(n.Stop)
 	www := filepath.Join(n.dir, "www")
 	if err := os.Mkdir(www, 0o755); err != nil {
@@ -248,7 +247,7 @@ func (n *Nginx) Requests(ids []int64) ([]NginxRequest, error) {
 			err = logged(ids, got)
 		}
 		if err == nil {
-			if err := DeriveNginxArrivals(reqs, n.Limit); err != nil {
+			if err := DeriveNginxArrivals(reqs); err != nil {
 				return nil, err
 			}
 			return slices.DeleteFunc(reqs, func(r NginxRequest) bool { return r.ID == clockID }), nil

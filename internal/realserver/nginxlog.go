@@ -43,6 +43,7 @@ type NginxRequest struct {
 	ServedKnown bool
 
 	// from the log, in milliseconds
+	wallLogged  int64 // $msec: nginx's cached wall clock at the log line
 	wallArrival int64 // $msec - $request_time: nginx's cached wall clock at the first byte
 	connTime    int64 // $connection_time
 	order       int   // index of the line where nginx decided it
@@ -199,7 +200,7 @@ func parseNginxAccess(line string) (NginxRequest, error) {
 	r.Key = f[8]
 	r.ID = integer(f[9], "$arg_id")
 	r.RequestTime = time.Duration(rt) * time.Millisecond
-	r.wallArrival = msec - rt
+	r.wallLogged, r.wallArrival = msec, msec-rt
 	r.Excess = -1
 	return r, err
 }
@@ -216,52 +217,55 @@ func sortByOrder(reqs []NginxRequest) {
 
 // DeriveNginxArrivals sets each request's Arrival: the value of nginx's clock
 // limit_req read when it decided the request, which is what a replay must give
-// the lane. reqs are in decision order (ParseNginxLog).
+// the lane. reqs are in decision order (ParseNginxLog); requests to /clock
+// among them serve as readings of the clock.
 //
 // nginx's clock. limit_req reads ngx_current_msec, CLOCK_MONOTONIC in whole
 // milliseconds, cached: ngx_time_update sets it after each epoll_wait, together
 // with the cached wall clock ($msec, gettimeofday in whole milliseconds), so every
 // request handled in one event-loop iteration sees the same instant
-// (src/core/ngx_times.c, src/event/modules/ngx_epoll_module.c, nginx 1.22). The
-// log offers three clocks, none of them that one at the decision:
-//   - $msec - $request_time is the cached wall clock when the request's first
-//     byte was read (r->start_sec, start_msec), which is the iteration that
-//     decided it: ngx_http_wait_request_handler and ngx_http_keepalive_handler
-//     create the request and run it to limit_req in one call. Both clocks advance
-//     together, but each is floored to the millisecond on its own, so the
-//     monotonic one is the wall one plus a constant F, or F+1 (ε ∈ {0, 1}).
-//   - $connection_time is ngx_current_msec at the log line minus the connection's
-//     own ngx_current_msec at accept (c->start_time): exact differences on the
-//     right clock, but from a start unknown to the log.
-//   - For a request answered at once (passed, refused, any dry run) the log line
-//     is written in the same handler call as the decision, so the decision's
-//     instant is start + $connection_time exactly.
+// (src/core/ngx_times.c, src/event/modules/ngx_epoll_module.c, nginx 1.22). Both
+// clocks advance together, but each is floored to the millisecond on its own, so
+// at any instant the monotonic one reads the wall one plus a constant F, or F+1
+// (ε ∈ {0, 1}). The log offers:
+//   - $msec, the cached wall clock at the log line, and $msec - $request_time,
+//     at the request's first byte (r->start_sec, start_msec), the iteration
+//     that decided it: ngx_http_wait_request_handler and
+//     ngx_http_keepalive_handler create the request and run it to limit_req in
+//     one call;
+//   - $connection_time, ngx_current_msec at the log line minus the connection's
+//     own at accept (c->start_time): exact differences on the right clock, from
+//     a start the log does not give.
 //
-// So, with arrivals counted from the constant F: a connection's start s must
-// satisfy s + $connection_time - wall ∈ {0, 1} for every request it answered at
-// once; two of them whose wall - $connection_time differ by one pin s, and the
-// arrivals of all its requests answered at once are then exact (ArrivalPinned).
-// A connection whose requests all give the same value has two candidates; the
-// one that keeps its arrivals between those pinned before and after them in
-// decision order (nginx's clock never goes back) is taken, else the more common
-// ε. A delayed request's arrival is its wall clock plus ε: the candidate that
-// fits between the pinned arrivals around it and leaves its timer's delay
-// before its log line (Served - Arrival >= Delay: nginx never fires a timer
-// early) is taken (ArrivalBounded); when both fit, the later, for which the
-// timer fired on time, the usual case: nginx sleeps in epoll_wait for the
-// timer's key minus its cached clock, from a call made after that clock, so it
-// wakes within the key's millisecond unless it waits for the CPU
-// (ArrivalEstimated, right to a millisecond). A request neither answered at once
-// nor delayed takes the more common ε. A log no candidate fits is an error: the clocks do
-// not behave as read above.
-func DeriveNginxArrivals(reqs []NginxRequest, l NginxLimit) error {
+// A request not delayed (passed, refused, any dry run, /clock) is logged in the
+// handler call that decided it, so it was decided at its connection's start s
+// plus $connection_time, and s + $connection_time - $msec ∈ {0, 1} (arrivals
+// counted from F). Two such requests of a connection whose $msec -
+// $connection_time differ by one pin s, and the arrivals of all its requests not
+// delayed are then exact (ArrivalPinned). A connection whose requests all give
+// the same value has two candidates; the one that keeps its arrivals between
+// the pinned arrivals decided before and after them (nginx's clock never goes
+// back) is taken, else the more common ε (ArrivalEstimated).
+//
+// A delayed request was decided at its first byte's wall clock plus ε, and
+// logged when its timer fired, no sooner than its delay after (Served - Arrival
+// >= Delay): of the two candidates, the one that fits between the pinned
+// arrivals decided around it and its timer is taken (ArrivalBounded); when both
+// fit, the later, for which the timer fired on time, the usual case: nginx
+// sleeps in epoll_wait for the timer's key minus its cached clock, from a call
+// made after that clock, so it wakes within the key's millisecond unless it
+// waits for a CPU (ArrivalEstimated, right to a millisecond). Readings of the
+// clock at /clock, thousands a second, leave few delayed requests with two
+// candidates. A log no candidate fits is an error: the clocks did not behave as
+// read above.
+func DeriveNginxArrivals(reqs []NginxRequest) error {
 	const unknown = int64(-1) << 62
-	answeredAtOnce := func(r *NginxRequest) bool { return r.LimitStatus != "DELAYED" && r.RequestTime == 0 }
+	// decided in the handler call that logged it: all but a delayed request
+	answeredAtOnce := func(r *NginxRequest) bool { return r.LimitStatus != "DELAYED" }
 
 	// 1. each connection's start, as an interval of one or two candidates
 	type start struct {
 		lo, hi int64 // candidates lo..hi (hi-lo <= 1)
-		n      int   // requests answered at once
 		pinned bool
 	}
 	starts := map[int64]*start{}
@@ -270,13 +274,13 @@ func DeriveNginxArrivals(reqs []NginxRequest, l NginxLimit) error {
 		if !answeredAtOnce(r) {
 			continue
 		}
-		d := r.wallArrival - r.connTime
+		d := r.wallLogged - r.connTime
 		s := starts[r.Connection]
 		if s == nil {
 			s = &start{lo: d, hi: d + 1}
 			starts[r.Connection] = s
 		}
-		s.lo, s.hi, s.n = max(s.lo, d), min(s.hi, d+1), s.n+1
+		s.lo, s.hi = max(s.lo, d), min(s.hi, d+1)
 		if s.lo > s.hi {
 			return fmt.Errorf("connection %d: its requests answered at once give starts from %d to %d ms, more than one millisecond apart: nginx's monotonic and wall clocks did not advance together (a clock step?)", r.Connection, s.hi-1, s.lo)
 		}
@@ -364,7 +368,7 @@ func DeriveNginxArrivals(reqs []NginxRequest, l NginxLimit) error {
 	for i := range reqs {
 		if exact[i] != unknown {
 			all++
-			if exact[i]-reqs[i].wallArrival == 1 {
+			if exact[i]-reqs[i].wallLogged == 1 {
 				ones++
 			}
 		}
@@ -402,7 +406,7 @@ func DeriveNginxArrivals(reqs []NginxRequest, l NginxLimit) error {
 			if a < lo[i] || a > hi[i] {
 				continue
 			}
-			if r.ServedKnown && r.LimitStatus == "DELAYED" && a+r.Delay.Milliseconds() > r.Served.Milliseconds() {
+			if r.ServedKnown && a+r.Delay.Milliseconds() > r.Served.Milliseconds() {
 				continue
 			}
 			fit = append(fit, a)
@@ -414,11 +418,8 @@ func DeriveNginxArrivals(reqs []NginxRequest, l NginxLimit) error {
 			r.Arrival, r.Derived = time.Duration(fit[0])*time.Millisecond, ArrivalBounded
 		default:
 			a := r.wallArrival + common
-			if r.ServedKnown && r.LimitStatus == "DELAYED" {
-				// the later: its timer fired on time (a timer is late only
-				// when the worker waits for the CPU past a millisecond's
-				// edge)
-				a = fit[1]
+			if r.ServedKnown {
+				a = fit[1] // the later: its timer fired on time
 			}
 			r.Arrival, r.Derived = time.Duration(a)*time.Millisecond, ArrivalEstimated
 		}

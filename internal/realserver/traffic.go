@@ -34,10 +34,10 @@ type Load struct {
 	Deadline time.Duration
 	// Timeout is each request's own (default 10 s).
 	Timeout time.Duration
-	// Clock is the rate, in requests per second, at which one more sender
-	// sends GET <base>/clock, evenly, on its own connection, while the others
-	// send: to nginx, readings of its clock between the limited requests
-	// (DeriveNginxArrivals). 0: none.
+	// Clock is the rate, in requests per second (at most 10,000), at which one
+	// more sender sends GET <base>/clock, evenly, on its own connection, while
+	// the others send: to nginx, readings of its clock between the limited
+	// requests (DeriveNginxArrivals). 0: none.
 	Clock float64
 }
 
@@ -66,6 +66,8 @@ func (l Load) validate() error {
 		return fmt.Errorf("load: %d weights for %d keys", len(l.Weights), len(l.Keys))
 	case l.Rate < 0:
 		return fmt.Errorf("load: rate must be >= 0 (got %g)", l.Rate)
+	case l.Clock < 0 || l.Clock > 10000:
+		return fmt.Errorf("load: clock must be from 0 to 10000 requests a second (got %g)", l.Clock)
 	}
 	return nil
 }
@@ -190,7 +192,7 @@ func Drive(ctx context.Context, base string, l Load) ([]Response, error) {
 			defer client.CloseIdleConnections()
 			every := time.Duration(float64(time.Second) / l.Clock)
 			next := time.Now()
-			for {
+			for range int(l.Clock * (l.Deadline + l.Timeout).Seconds()) {
 				select {
 				case <-clockDone:
 					return
