@@ -122,6 +122,7 @@ func TestHAProxyLaneAgainstHAProxy(t *testing.T) {
 			out := replayServed(lane, list)
 			out.report(t, fmt.Sprintf("%s (http_req_rate(%s), threshold %d)", c.name, c.limit.Period, c.limit.Threshold))
 			t.Logf("haproxy: %s", countWords(words))
+			logAcceptDates(t, reqs)
 			checkLockOut(t, c, reqs)
 		})
 	}
@@ -151,4 +152,19 @@ func checkLockOut(t *testing.T, c haproxyCase, reqs []realserver.HAProxyRequest)
 	case !c.limit.CountDenied && through == 0:
 		t.Errorf("key %s got nothing through in the last second; denials not counted, it should get some", c.lockedOut)
 	}
+}
+
+// logAcceptDates logs how far the log's accept date (%Ts.%ms) is from the date
+// the rules ran at: on a keep-alive connection it is when the previous request
+// ended (h1_detach resets it), so it is no arrival to replay.
+func logAcceptDates(t *testing.T, reqs []realserver.HAProxyRequest) {
+	t.Helper()
+	off, most := 0, time.Duration(0)
+	for _, r := range reqs {
+		if d := r.Arrival - time.Duration(r.AcceptMillis)*time.Millisecond; d != 0 {
+			off++
+			most = max(most, d)
+		}
+	}
+	t.Logf("the accept date (%%ms) is not the millisecond the rules ran at for %d of %d requests (up to %s before)", off, len(reqs), most)
 }
