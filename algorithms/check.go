@@ -20,6 +20,7 @@ var (
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
 	_ Checker = (*Unlimited)(nil)
+	_ Checker = (*HAProxy)(nil)
 )
 
 // Room is how many units the limiter that made d for a request of cost had room

@@ -35,6 +35,18 @@ type Options struct {
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
 	ConfigLoadAt time.Duration
+	// TrackSC is where the haproxy lane's http-request track-sc0 sits relative
+	// to its deny: before it (denied requests are counted) or after it.
+	TrackSC HAProxyTrack
+	// Expire is the haproxy lane's stick-table expire: an entry no request has
+	// tracked for this long is gone (0: entries never expire).
+	Expire time.Duration
+	// DenyStatus is the HTTP status a product lane sends with a denial (0: the
+	// product's default).
+	DenyStatus int
+	// HAProxyVersion is the HAProxy release the haproxy lane runs ("2.2.11"; "":
+	// the newest).
+	HAProxyVersion string
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -80,6 +92,15 @@ func (o Options) Check(algorithm Name) error {
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
 		return &OptionError{"envoy_version", err}
+	}
+	if _, err := ParseHAProxyVersion(o.HAProxyVersion); err != nil {
+		return &OptionError{"haproxy_version", err}
+	}
+	if err := haproxyExpireCheck(o); err != nil {
+		return err
+	}
+	if algorithm == HAProxyName {
+		return haproxyCheck(o)
 	}
 	return nil
 }

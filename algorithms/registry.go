@@ -52,6 +52,10 @@ type Info struct {
 	// Exact says the algorithm enforces its policy exactly in every window
 	// (sliding-log); an estimate (sliding-counter) may stray a little.
 	Exact bool
+	// Anchored says its windows start at each key's first request and move with
+	// the key's traffic (HAProxy's stick-table counters), not on the origin's
+	// grid, so no window boundaries are drawn for it.
+	Anchored bool
 	// Options are the scenario keys it takes beyond the policy, each declared in
 	// the algorithm's own file; Options.Check refuses any other set for it.
 	Options []Option
@@ -76,6 +80,9 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
+	// Status is the product's answer to a decision: the HTTP status it sends and
+	// the word it logs; nil for an algorithm that is not a product.
+	Status func(d Decision, o Options) (code int, word string)
 
 	build func(Policy, Options) Limiter
 }
@@ -105,6 +112,11 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
+	{Name: HAProxyName, Short: "haproxy", Shape: ShapeSlidingWindow, Anchored: true, Options: haproxyOptions, Status: haproxyStatus,
+		build: func(p Policy, o Options) Limiter {
+			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
+			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
+		}},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
@@ -113,6 +125,13 @@ var registry = []Info{
 // GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period
 // only, and the no-limit lane nothing.
 func (i Info) HasBurst() bool { return i.Shape == ShapeBucket || i.Shape == ShapeLeaky }
+
+// GridWindows says the algorithm counts in windows on the origin's grid (each
+// key's offset from it with random starts): the fixed window and the sliding
+// counter, whose window boundaries the charts and the UI mark.
+func (i Info) GridWindows() bool {
+	return !i.Anchored && (i.Shape == ShapeFixedWindow || (i.Shape == ShapeSlidingWindow && !i.Exact))
+}
 
 // Splittable says the state is one value a client can read and write back, so
 // the non-atomic strategies (multi, watch) apply.

@@ -176,6 +176,7 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
 	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
+	opts.TrackSC, opts.Expire, opts.DenyStatus, opts.HAProxyVersion = s.TrackSC.Value(), s.Expire.Duration, s.DenyStatus, s.HAProxyVersion
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)

@@ -103,6 +103,42 @@ rate = 1
 				t.Errorf("accepted: timer %d (want 20), timer loaded 30 s before %d (want 30), timer-free %d (want more than the timer)", ms[0].Accepted, ms[1].Accepted, ms[2].Accepted)
 			}
 		}},
+		{name: "haproxy", doc: `[[scenario]]
+name = "s"
+duration = "5s"
+
+[scenario.policy]
+limit = 10
+
+[[scenario.lane]]
+name = "counted"
+algorithm = "haproxy"
+headers = "x-ratelimit"
+
+[[scenario.lane]]
+name = "looked up first"
+algorithm = "haproxy"
+track_sc = "after-deny"
+expire = "30s"
+deny_status = 429
+haproxy_version = "2.6.12"
+
+[[scenario.lane]]
+name = "counter"
+algorithm = "sliding-counter"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// 20 a second against gt 10 per 1s: counted before the deny, only the
+			// first period's 10 pass (the denials keep the rate at 21); looked up
+			// first, about 10 a second pass, as through the sliding counter
+			if ms[0].Accepted != 10 || ms[1].Accepted < 40 || ms[2].Accepted < 40 {
+				t.Errorf("accepted of 100: counted before the deny %d (want 10), looked up first %d, sliding counter %d (want about 50)", ms[0].Accepted, ms[1].Accepted, ms[2].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -127,5 +163,21 @@ func TestProductOptionErrors(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "warmup applies to guava only (this lane runs gcra)") {
 		t.Errorf("warmup on gcra: %v", err)
+	}
+	for _, c := range []struct{ lane, want string }{
+		{"algorithm = \"haproxy\"\ntrack_sc = \"befor-deny\"\n", `track_sc must be one of "before-deny" (denied requests are counted), "after-deny" (only requests let through are counted) (got "befor-deny"); did you mean "before-deny"?`},
+		{"algorithm = \"haproxy\"\ndeny_status = 418\n", "deny_status 418 is not one HAProxy 2.6 can send from a deny"},
+		{"algorithm = \"haproxy\"\nexpire = \"-1s\"\n", "expire must be from 0 to"},
+		{"algorithm = \"haproxy\"\nhaproxy_version = \"2.x\"\n", `haproxy_version "2.x" is not an HAProxy release`},
+		{"algorithm = \"token-bucket\"\nexpire = \"30s\"\n", "expire applies to haproxy only (this lane runs token-bucket)"},
+		{"algorithm = \"sliding-log\"\ntrack_sc = \"after-deny\"\n", `track_sc = "after-deny" applies to haproxy only (this lane runs sliding-log)`},
+	} {
+		c2, err := parse(t, minimal+"[[scenario.lane]]\n"+c.lane, nil)
+		if err == nil {
+			_, err = c2.Compile("s", Overrides{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error containing %q", c.lane, err, c.want)
+		}
 	}
 }

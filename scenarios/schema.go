@@ -132,6 +132,10 @@ type OptionsSpec struct {
 	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
+	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
+	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // haproxy: a denial's HTTP status; default 403
+	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

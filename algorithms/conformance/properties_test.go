@@ -243,6 +243,15 @@ func init() {
 	for _, label := range []string{"guava", "guava (warm-up)", "guava (acquire timeout)"} {
 		waivers[label] = guava
 	}
+	haproxy := map[string]string{
+		"capacity": "HAProxy's track-sc0 counts a request as one whatever its cost (update_freq_ctr_period(..., 1)), so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while the rate is within the threshold; HAProxy sends no rate-limit header",
+	}
+	for _, l := range lanes {
+		if l.algorithm == algorithms.HAProxyName {
+			waivers[l.label] = haproxy
+		}
+	}
 	waivers["envoy-local (1.30 timer)"] = map[string]string{
 		"capacity": "Envoy's timer bucket (TimerTokenBucket::consume) takes one token per request whatever its cost, so no cost is refused for ever",
 		"header":   "for the same reason a request of any cost passes while one token is left",
