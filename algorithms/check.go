@@ -19,6 +19,7 @@ var (
 	_ Checker = (*TokenBucket)(nil)
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
+	_ Checker = (*Nginx)(nil)
 	_ Checker = (*Unlimited)(nil)
 	_ Checker = (*HAProxy)(nil)
 )

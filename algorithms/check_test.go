@@ -22,11 +22,20 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				opts.Mode = LeakyMode(r.IntN(2))
 			case "token-bucket":
 				opts.MaxReserved = r.Int64N(3) * p.Burst / 2
+			case "nginx":
+				opts.Nodelay, opts.DryRun = r.IntN(2) == 0, r.IntN(3) == 0
+				if !opts.Nodelay {
+					opts.Delay = r.Int64N(p.Burst)
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false
 			}
-			checked, _ := New(name, p, opts)
+			p = enforceable(name, p, opts)
+			checked, err := New(name, p, opts)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", name, seed, err)
+			}
 			twin, _ := New(name, p, opts)
 			trace := randomTrace(r, p, 200, min(3, p.Burst, p.Limit))
 			for i, q := range trace {

@@ -27,6 +27,22 @@ func randomPolicy(r *rand.Rand) Policy {
 	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
+// enforceable is p, or, for an algorithm that cannot enforce p as written
+// (Info.CheckPolicy: nginx takes a rate per second or per minute only), p at
+// the nearest period it can: 1s below a minute, 1m from there.
+func enforceable(name Name, p Policy, o Options) Policy {
+	a := MustLookup(name)
+	if a.CheckPolicy == nil || a.CheckPolicy(p, o) == nil {
+		return p
+	}
+	if p.Period < time.Minute {
+		p.Period = time.Second
+	} else {
+		p.Period = time.Minute
+	}
+	return p
+}
+
 // randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
 // one to three keys: a mix of bursts (zero gaps) and gaps from a fraction of an
 // emission interval to several, with costs from 1 to maxCost.
@@ -244,16 +260,68 @@ func checkAll(seed uint64) error {
 		}
 	}
 	for _, name := range Names() {
+		opts := Options{}
+		if name == "fixed-window" {
+			opts.Rollover = p.Limit / 2
+		}
+		ep := enforceable(name, p, opts)
+		if _, err := New(name, ep, opts); err != nil {
+			return fail(string(name), err)
+		}
 		fresh := func() Limiter {
-			opts := Options{}
-			if name == "fixed-window" {
-				opts.Rollover = p.Limit / 2
-			}
-			lim, _ := New(name, p, opts)
+			lim, _ := New(name, ep, opts)
 			return lim
 		}
 		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {
 			return err
+		}
+	}
+	np := enforceable(NginxName, p, Options{})
+	return fail("nginx: burst + rate × (T + 1 ms), one request more per expiry", checkNginxBound(np, trace))
+}
+
+// checkNginxBound: the accepted cost of a key over any [t0, t1] is at most
+// burst + rate × (t1 − t0 + 1 ms), nginx's leaky bucket of the policy's burst
+// draining on a millisecond clock (the rate truncated to milli-requests per
+// second only drains less), plus one request for each time nginx's expiry
+// deleted the key's node in between: expiry forgives an excess up to 999
+// (a drained excess without lookup's + 1000). Compared exactly, × Period in µs.
+func checkNginxBound(p Policy, trace []request) error {
+	z := NewNginx(p, Options{})
+	periodUS := int64(p.Period / time.Microsecond)
+	type acc struct {
+		at      time.Duration
+		cost    int64
+		expired int // the key's node deletions before it
+	}
+	byKey := map[string][]acc{}
+	expired := map[string]int{}
+	for _, q := range trace {
+		before := map[string]bool{}
+		for k := range z.states {
+			before[k] = true
+		}
+		d := z.Allow(q.key, q.at, q.cost)
+		for k := range before {
+			if z.states[k] == nil {
+				expired[k]++
+			}
+		}
+		if d.Allowed {
+			byKey[q.key] = append(byKey[q.key], acc{q.at, q.cost, expired[q.key]})
+		}
+	}
+	for key, as := range byKey {
+		for i := range as {
+			var sum int64
+			for j := i; j < len(as); j++ {
+				sum += as[j].cost
+				spanUS := int64((as[j].at-as[i].at)/time.Microsecond) + 1000
+				forgiven := int64(as[j].expired - as[i].expired)
+				if sum*periodUS > (p.Burst+forgiven)*periodUS+p.Limit*spanUS {
+					return fmt.Errorf("key %s: %d requests accepted in [%v, %v], more than burst %d + rate × (span + 1 ms) + %d expired", key, sum, as[i].at, as[j].at, p.Burst, forgiven)
+				}
+			}
 		}
 	}
 	return nil

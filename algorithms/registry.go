@@ -80,9 +80,21 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
-	// Status is the product's answer to a decision: the HTTP status it sends and
-	// the word it logs; nil for an algorithm that is not a product.
+	// CheckPolicy refuses a policy the algorithm cannot enforce as its product
+	// writes it, with the lane's options (nginx: a rate per second or per
+	// minute only), naming the fix; an *OptionError when an option is at fault.
+	// nil: every policy that passes Policy.Validate.
+	CheckPolicy func(Policy, Options) error
+	// Status is a product lane's answer to a decision: the HTTP status the
+	// product sends (a refusal's is the lane's deny_status, or the product's
+	// default) and the word it logs (nginx's $limit_req_status: PASSED,
+	// DELAYED, REJECTED, DELAYED_DRY_RUN, REJECTED_DRY_RUN). nil for an
+	// algorithm that is not a product's; a run with a lane that has one adds
+	// the request CSV's http_status and product_status columns.
 	Status func(d Decision, o Options) (code int, word string)
+	// NoHeaders says the product sends no rate-limit headers (nginx's
+	// limit_req): its lanes show none, and a lane's headers key is refused.
+	NoHeaders bool
 
 	build func(Policy, Options) Limiter
 }
@@ -117,6 +129,9 @@ var registry = []Info{
 			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
 			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
 		}},
+	{Name: NginxName, Short: "nginx", Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
+		Status: nginxStatus, NoHeaders: true,
+		build: func(p Policy, o Options) Limiter { return NewNginx(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
@@ -230,6 +245,11 @@ func New(name Name, p Policy, opts Options) (Limiter, error) {
 	}
 	if err := opts.Check(name); err != nil {
 		return nil, err
+	}
+	if a.CheckPolicy != nil {
+		if err := a.CheckPolicy(p.WithDefaults(), opts); err != nil {
+			return nil, err
+		}
 	}
 	return a.build(p, opts), nil
 }

@@ -740,3 +740,220 @@ func TestGridWindows(t *testing.T) {
 		}
 	}
 }
+
+// nginxStep is a step and the $limit_req_status word nginx logs for it.
+type nginxStep struct {
+	step
+	word string // PASSED, DELAYED, REJECTED, DELAYED_DRY_RUN, REJECTED_DRY_RUN; "": not checked
+}
+
+// runNginxSteps feeds steps to the zone z (its location's options o) and checks
+// each decision, and the word nginx logs for it when the step has one.
+func runNginxSteps(t *testing.T, z *Nginx, o Options, steps []nginxStep) {
+	t.Helper()
+	for i, s := range steps {
+		d := z.Allow("k", s.at, max(1, s.cost))
+		if d.Allowed != s.allowed || (s.retry != 0 && d.RetryAfter != s.retry) || (!math.IsNaN(s.remaining) && d.Remaining != s.remaining) || d.Delay != s.delay {
+			t.Errorf("step %d: nginx.Allow(k, %v, cost %d) = %+v, want allowed %v, retry %v, remaining %g, delay %v", i, s.at, max(1, s.cost), d, s.allowed, s.retry, s.remaining, s.delay)
+		}
+		if _, word := nginxStatus(d, o); s.word != "" && word != s.word {
+			t.Errorf("step %d: at %v nginx logs %s, want %s", i, s.at, word, s.word)
+		}
+	}
+}
+
+// nginx-tests limit_req.t (nginx/nginx-tests at 76bb761c): zone one, rate=2r/s
+// (2000 milli-requests/s), limit_req burst=1 nodelay: the policy's burst is 2.
+// Requests 1 and 2 pass (e = 0, then 998 at 1 ms), 3 is refused (e = 1996 >
+// 1000) and told to come back when 998 has drained, at 500 ms; refusals are not
+// counted, so at 600 ms e = 998 − 1198 + 1000 = 800 passes ("rejects not
+// counted"), and 1 ms before the retry time it is still refused.
+func TestNginxLimitReqT(t *testing.T) {
+	o := Options{Nodelay: true}
+	z := NewNginx(Policy{Limit: 2, Period: time.Second, Burst: 2}, o)
+	runNginxSteps(t, z, o, []nginxStep{
+		{step{at: 0, allowed: true, remaining: 1}, "PASSED"},
+		{step{at: ms(1), allowed: true, remaining: 0}, "PASSED"},
+		{step{at: ms(2), allowed: false, retry: ms(498), remaining: 0}, "REJECTED"},
+		{step{at: ms(3), allowed: false, retry: ms(497), remaining: 0}, "REJECTED"},
+		{step{at: ms(4), allowed: false, remaining: 0}, "REJECTED"},
+		{step{at: ms(499), allowed: false, retry: ms(1), remaining: 0}, "REJECTED"},
+		{step{at: ms(600), allowed: true, remaining: 0}, "PASSED"}, // e = 800
+	})
+	if got := z.states["k"].Excess; got != 800 {
+		t.Errorf("excess after 'rejects not counted' = %d, want 800", got)
+	}
+	// the same zone in /status, limit_req_status 501: refused with 501
+	if code, word := nginxStatus(z.Check("k", ms(601), 1), Options{DenyStatus: 501}); code != 501 || word != "REJECTED" {
+		t.Errorf("/status: %d %s, want 501 REJECTED", code, word)
+	}
+	if code, _ := nginxStatus(Decision{}, Options{}); code != 503 {
+		t.Errorf("a refusal's default status is %d, want 503", code)
+	}
+	// zone long, rate=2r/s burst=5 (policy burst 6), no nodelay: the second
+	// request waits 1000 × 1000 / 2000 = 500 ms
+	long := NewNginx(Policy{Limit: 2, Period: time.Second, Burst: 6}, Options{})
+	runNginxSteps(t, long, Options{}, []nginxStep{
+		{step{at: 0, allowed: true, remaining: 5}, "PASSED"},
+		{step{at: 0, allowed: true, remaining: 4, delay: ms(500)}, "DELAYED"},
+	})
+	// zone fast, rate=1000r/s burst=1: 100 ms after a request, e = 0 − 100000 +
+	// 1000 is negative and clamped to 0 ("negative excess")
+	fast := NewNginx(Policy{Limit: 1000, Period: time.Second, Burst: 2}, Options{})
+	runNginxSteps(t, fast, Options{}, []nginxStep{
+		{step{at: 0, allowed: true, remaining: 1}, "PASSED"},
+		{step{at: ms(100), allowed: true, remaining: 1}, "PASSED"},
+	})
+	if got := fast.states["k"].Excess; got != 0 {
+		t.Errorf("fast: excess after 100 ms = %d, want 0 (negative excess clamped)", got)
+	}
+}
+
+// nginx-tests limit_req_delay.t: rate=30r/m (500 milli-requests/s), limit_req
+// delay=1 burst=2 (policy burst 3): r1 e = 0 and r2 e = 1000 (≤ delay_m) go at
+// once; r3 e = 2000 waits (2000 − 1000) × 1000 / 500 = 2 s; r4, sent 0.2 s into
+// r3's wait, has e = 2000 − 100 + 1000 > 2000: refused.
+func TestNginxLimitReqDelayT(t *testing.T) {
+	o := Options{Delay: 1}
+	z := NewNginx(Policy{Limit: 30, Period: time.Minute, Burst: 3}, o)
+	runNginxSteps(t, z, o, []nginxStep{
+		{step{at: 0, allowed: true, remaining: 2}, "PASSED"},
+		{step{at: ms(1), allowed: true, remaining: 1}, "PASSED"}, // X-Time: 0.000
+		{step{at: ms(2), allowed: true, remaining: 0, delay: 2 * time.Second}, "DELAYED"},
+		{step{at: ms(202), allowed: false, remaining: 0}, "REJECTED"},
+	})
+}
+
+// nginx-tests limit_req_dry_run.t: zone one, rate=1r/m, limit_req_dry_run on.
+// /delay (burst=2): PASSED, then DELAYED_DRY_RUN, passing at once but charged
+// (e = 1000, which would wait 62.5 s); /reject (no burst, the same zone): e =
+// 2000 > 0, REJECTED_DRY_RUN, passing and not charged; /reject/off (dry run
+// off): 503 REJECTED. A location's burst is its limit_req's, so /reject is the
+// zone read with burst 0: the same nodes (one key: the queue needs no sharing).
+func TestNginxLimitReqDryRunT(t *testing.T) {
+	dry := Options{DryRun: true}
+	delay := NewNginx(Policy{Limit: 1, Period: time.Minute, Burst: 3}, dry)
+	runNginxSteps(t, delay, dry, []nginxStep{
+		{step{at: 0, allowed: true, remaining: 2}, "PASSED"},
+		{step{at: ms(1), allowed: true, remaining: 1}, "DELAYED_DRY_RUN"},
+	})
+	reject := *delay
+	reject.burst = 0
+	runNginxSteps(t, &reject, dry, []nginxStep{
+		{step{at: ms(2), allowed: true, remaining: 0}, "REJECTED_DRY_RUN"},
+	})
+	off := reject
+	off.dryRun = false
+	runNginxSteps(t, &off, Options{}, []nginxStep{
+		{step{at: ms(3), allowed: false, remaining: 0}, "REJECTED"},
+	})
+	if got := delay.states["k"].Excess; got != 1000 {
+		t.Errorf("excess after the dry run = %d, want 1000: the delayed request charged, the rejected ones not", got)
+	}
+}
+
+// rate=1r/m is 16 milli-requests per second: a request drains in 62.5 s, not
+// 60. Without a burst, a request 60 s after the first has e = 0 − 960 + 1000 =
+// 40 > 0 and is refused until 62.5 s; 7r/m is 116 (an interval of 8.62 s, not
+// 8.57).
+func TestNginxPerMinuteDrainsIn62AndAHalfSeconds(t *testing.T) {
+	z := NewNginx(Policy{Limit: 1, Period: time.Minute, Burst: 1}, Options{})
+	if z.rate != 16 {
+		t.Fatalf("1r/m: rate_m = %d, want 16", z.rate)
+	}
+	if r := NewNginx(Policy{Limit: 7, Period: time.Minute, Burst: 1}, Options{}).rate; r != 116 {
+		t.Errorf("7r/m: rate_m = %d, want 116", r)
+	}
+	runSteps(t, z, []step{
+		{at: 0, allowed: true, remaining: 0},
+		{at: time.Minute, allowed: false, retry: 2500 * time.Millisecond, remaining: 0},
+		{at: 62499 * time.Millisecond, allowed: false, retry: time.Millisecond, remaining: 0},
+		{at: 62500*time.Millisecond - time.Microsecond, allowed: false, retry: time.Microsecond, remaining: 0},
+		{at: 62500 * time.Millisecond, allowed: true, remaining: 0},
+	})
+}
+
+// Without a burst, one key passes one request per millisecond at most: a
+// second request in the same millisecond adds a whole 1000 (ms = 0 drains
+// nothing), so 5000r/s passes 1,000 a second when requests share milliseconds
+// (nginx/nginx PR #12).
+func TestNginxOneKeyWithoutBurstIsCappedAtAThousandPerSecond(t *testing.T) {
+	z := NewNginx(Policy{Limit: 5000, Period: time.Second, Burst: 1}, Options{})
+	runSteps(t, z, []step{
+		{at: ms(7.2), allowed: true, remaining: 0},
+		{at: ms(7.9), allowed: false, retry: ms(0.1), remaining: 0},
+		{at: ms(8), allowed: true, remaining: 0},
+	})
+	accepted := 0
+	for at := time.Second; at < 2*time.Second; at += 100 * time.Microsecond { // 10,000 a second
+		if z.Allow("k", at, 1).Allowed {
+			accepted++
+		}
+	}
+	if accepted != 1000 {
+		t.Errorf("5000r/s without a burst, 10,000 requests in a second: %d passed, want 1000", accepted)
+	}
+}
+
+// The clock going backwards (1.15.0+): a request stamped up to 60 s before the
+// stored time drains nothing (ms = 0); more than 60 s before, it counts as 1 ms
+// after it, and then stores its own, earlier, time.
+func TestNginxClockBackwardsClamps(t *testing.T) {
+	o := Options{Nodelay: true}
+	z := NewNginx(Policy{Limit: 1000, Period: time.Second, Burst: 3}, o) // 1000 milli-requests drain per ms
+	runSteps(t, z, []step{
+		{at: 100 * time.Second, allowed: true, remaining: 2},
+		{at: 100 * time.Second, allowed: true, remaining: 1},
+		{at: 100 * time.Second, allowed: true, remaining: 0},
+		{at: 99990 * time.Millisecond, allowed: false, retry: ms(11), remaining: 0}, // ms = 0: e = 3000
+		{at: 30 * time.Second, allowed: true, remaining: 0},                         // ms = 1: e = 2000 − 1000 + 1000
+		{at: 30 * time.Second, allowed: false, retry: ms(1), remaining: 0},          // last is now 30 s
+		{at: 100 * time.Second, allowed: true, remaining: 2},
+	})
+}
+
+// delay=N is two-stage: at 10r/s with burst=5 delay=2 (policy burst 6), six
+// requests at once: the first three go at once (e ≤ 2000), the next wait 100,
+// 200 and 300 ms, the seventh is refused; with nodelay none waits, and without
+// either every excess request does.
+func TestNginxDelayTwoStages(t *testing.T) {
+	p := Policy{Limit: 10, Period: time.Second, Burst: 6}
+	burst := func(delays ...time.Duration) []step {
+		var s []step
+		for i, d := range delays {
+			s = append(s, step{at: 0, allowed: true, remaining: float64(5 - i), delay: d})
+		}
+		return append(s, step{at: 0, allowed: false, retry: ms(100), remaining: 0})
+	}
+	runSteps(t, NewNginx(p, Options{Delay: 2}), burst(0, 0, 0, ms(100), ms(200), ms(300)))
+	runSteps(t, NewNginx(p, Options{Nodelay: true}), burst(0, 0, 0, 0, 0, 0))
+	runSteps(t, NewNginx(p, Options{}), burst(0, ms(100), ms(200), ms(300), ms(400), ms(500)))
+	// a delay runs until nginx's millisecond clock reads now + the delay: from
+	// 0.4 ms into a millisecond, 0.6 ms less
+	runSteps(t, NewNginx(p, Options{}), []step{
+		{at: ms(0.4), allowed: true, remaining: 5},
+		{at: ms(0.4), allowed: true, remaining: 4, delay: ms(99.6)},
+	})
+}
+
+// A cost of c is c requests in one millisecond, all or none: from an idle key
+// the c-th has e = (c − 1) × 1000; above the policy's burst, never. A refusal's
+// remaining is what one request would still get; a request waits as its first
+// unit would.
+func TestNginxCost(t *testing.T) {
+	z := NewNginx(Policy{Limit: 10, Period: time.Second, Burst: 4}, Options{Nodelay: true})
+	runSteps(t, z, []step{
+		{at: 0, cost: 3, allowed: true, remaining: 1},                  // e = 2000
+		{at: 0, cost: 2, allowed: false, retry: ms(100), remaining: 1}, // e = 4000 > 3000; one would pass (e₁ = 3000)
+		{at: 0, cost: 5, allowed: false, retry: Forever, remaining: 1}, // more than the burst
+		{at: ms(100), cost: 2, allowed: true, remaining: 0},            // e = 2000 − 1000 + 1000 + 1000
+		{at: ms(100), allowed: false, retry: ms(100), remaining: 0},    // e = 4000
+		{at: ms(500), cost: 4, allowed: true, remaining: 0},            // drained: e = 3000
+		{at: time.Hour, cost: 4, allowed: true, remaining: 0},          // idle: e = 0 + 3000
+	})
+	runSteps(t, NewNginx(Policy{Limit: 10, Period: time.Second, Burst: 4}, Options{}), []step{
+		{at: 0, cost: 2, allowed: true, remaining: 2},                  // its first unit has e = 0: no wait
+		{at: 0, allowed: true, remaining: 1, delay: ms(200)},           // e = 2000
+		{at: 0, cost: 2, allowed: false, retry: ms(100), remaining: 1}, // e₁ = 3000 would pass alone
+	})
+}

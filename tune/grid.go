@@ -105,7 +105,9 @@ type Grid struct {
 
 // Policies lists the grid in a fixed order: by algorithm (as given), then rate,
 // then burst. A burst below a request's cost could never accept it and is left
-// out, and so is a policy that cannot be replayed exactly over g.Span (LeftOut).
+// out, and so is a policy the algorithm cannot enforce as its product writes it
+// (algorithms.Info.CheckPolicy: nginx sweeps the periods of 1s and 1m only) and
+// one that cannot be replayed exactly over g.Span (LeftOut).
 func (g Grid) Policies(maxCost int64) []Policy {
 	all, _ := g.policies(maxCost)
 	return all
@@ -128,16 +130,20 @@ func (g Grid) policies(maxCost int64) (in, out []Policy) {
 		in = append(in, p)
 	}
 	for _, a := range g.Algorithms {
+		info, _ := algorithms.Lookup(a)
+		enforceable := func(p Policy) bool {
+			return info.CheckPolicy == nil || info.CheckPolicy(p.policy(), info.Defaults) == nil
+		}
 		for _, r := range g.Rates {
 			if !hasBurst(a) {
-				if r >= maxCost {
-					add(Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r})
+				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r}); r >= maxCost && enforceable(p) {
+					add(p)
 				}
 				continue
 			}
 			for _, b := range g.Bursts {
-				if b >= maxCost {
-					add(Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b})
+				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b}); b >= maxCost && enforceable(p) {
+					add(p)
 				}
 			}
 		}
