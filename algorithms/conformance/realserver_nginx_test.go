@@ -1,8 +1,3 @@
-//go:build realserver_lanes
-
-// (Built once the nginx and haproxy lanes are on main; until then go test
-// -tags realserver_lanes, on a tree that has them.)
-
 package conformance
 
 import (
