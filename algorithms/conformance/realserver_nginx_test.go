@@ -133,7 +133,7 @@ func TestNginxLaneAgainstNginx(t *testing.T) {
 				if r.Excess >= 0 {
 					did += fmt.Sprintf(" (excess %d.%03d, delay %s)", r.Excess/1000, r.Excess%1000, r.Delay)
 				}
-				list[i] = served{id: r.ID, key: r.Key, at: r.Arrival - origin, did: did,
+				list[i] = served{id: r.ID, key: r.Key, at: r.Arrival - origin, did: did, estimated: r.Derived == realserver.ArrivalEstimated,
 					agrees: func(d algorithms.Decision) (bool, string) {
 						code, word := info.Status(d, opts)
 						ok := code == r.Status && word == r.LimitStatus && (word != "DELAYED" || d.Delay == r.Delay)

@@ -37,6 +37,9 @@ type served struct {
 	at time.Duration
 	// did is what the server did, for messages.
 	did string
+	// estimated says at is right only to a millisecond (nginx's delayed
+	// requests, realserver.ArrivalEstimated); else it is the server's exactly.
+	estimated bool
 	// agrees says the lane's decision d is the server's, or how it is not.
 	agrees func(d algorithms.Decision) (bool, string)
 }
@@ -45,7 +48,10 @@ type served struct {
 type replayed struct {
 	compared  int
 	explained map[time.Duration]int // by the shift that explains them
-	failures  []string
+	// explainedExact are the explained disagreements on arrivals read exactly
+	// (the lane's state there follows earlier estimated ones).
+	explainedExact int
+	failures       []string
 	// decisions are the lane's, request by request (at the moved instant when
 	// a shift explained it).
 	decisions []algorithms.Decision
@@ -70,6 +76,9 @@ func replayServed(lane algorithms.Limiter, reqs []served) replayed {
 				if ok, _ := r.agrees(check.Check(r.key, r.at+shift, 1)); ok {
 					at, moved = r.at+shift, true
 					out.explained[shift]++
+					if !r.estimated {
+						out.explainedExact++
+					}
 					break
 				}
 			}
@@ -89,8 +98,8 @@ func replayServed(lane algorithms.Limiter, reqs []served) replayed {
 // report logs a replay's counts and fails t on its failures (the first 20).
 func (r replayed) report(t *testing.T, what string) {
 	t.Helper()
-	t.Logf("%s: %d requests compared, %d disagreements explained by moving the arrival 1 ms (%d earlier, %d later), %d not explained",
-		what, r.compared, r.explainedAll(), r.explained[-time.Millisecond], r.explained[time.Millisecond], len(r.failures))
+	t.Logf("%s: %d requests compared, %d disagreements explained by moving the arrival 1 ms (%d earlier, %d later; %d of them on arrivals read exactly), %d not explained",
+		what, r.compared, r.explainedAll(), r.explained[-time.Millisecond], r.explained[time.Millisecond], r.explainedExact, len(r.failures))
 	for i, f := range r.failures {
 		if i == 20 {
 			t.Errorf("… and %d more", len(r.failures)-20)
