@@ -47,10 +47,11 @@ type Decision struct {
 	// in memory.
 	OnError bool
 	// Shadow, on a request a product let through only because it runs in dry
-	// run (nginx's limit_req_dry_run), is what it would have done otherwise:
-	// delayed it or refused it. The request is Allowed, with no Delay; what it
-	// was charged is what the product charges in dry run. ShadowNone for every
-	// other decision.
+	// run or shadow mode (nginx's limit_req_dry_run, the Envoy rate limit
+	// service's shadow_mode), is what it would have done otherwise: delayed it
+	// or refused it. The request is Allowed, with no Delay; what it was charged
+	// is what the product charges in dry run. ShadowNone for every other
+	// decision.
 	Shadow Shadow
 }
 

@@ -55,6 +55,20 @@ type Options struct {
 	// DenyStatus is the HTTP status a product lane answers a refused request with
 	// (nginx's limit_req_status); 0, the product's default (algorithms.Info.Status).
 	DenyStatus int
+	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
+	// limit is answered OK (Decision.Shadow says so) and counted.
+	ShadowMode bool
+	// MitigationTimeout is the cloudflare lane's mitigation_timeout: once a key's
+	// rate passes the limit, all its requests are blocked this long (0: throttle).
+	MitigationTimeout time.Duration
+	// CountBlocked makes the cloudflare lane count blocked requests too.
+	CountBlocked bool
+	// QuotaLimit, QuotaPeriod and QuotaOffset are the api-gateway lane's usage-plan
+	// quota (QuotaSettings): QuotaLimit requests per QuotaPeriod, QuotaOffset
+	// fewer in the initial period; QuotaNone, no quota.
+	QuotaLimit  int64
+	QuotaPeriod QuotaPeriod
+	QuotaOffset int64
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the

@@ -203,6 +203,14 @@ var trackSCs = []word[algorithms.HAProxyTrack]{
 
 func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", trackSCs) }
 
+// QuotaPeriod is the period of an api-gateway lane's usage-plan quota
+// (algorithms.QuotaPeriods).
+type QuotaPeriod struct{ choice[algorithms.QuotaPeriod] }
+
+var quotaPeriods = named(algorithms.QuotaDay, algorithms.QuotaWeek, algorithms.QuotaMonth)
+
+func (q *QuotaPeriod) UnmarshalText(b []byte) error { return q.read(b, "quota_period", quotaPeriods) }
+
 // ShardPick is how a sharded lane picks a request's shard (algorithms.ShardPicks).
 type ShardPick struct{ choice[algorithms.ShardPick] }
 
@@ -222,7 +230,7 @@ type Headers struct {
 	choice[algorithms.HeaderFamily]
 }
 
-var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX)
+var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy)
 
 func (h *Headers) UnmarshalText(b []byte) error { return h.read(b, "headers", headerFamilies) }
 

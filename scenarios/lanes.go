@@ -219,6 +219,9 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
 	opts.TrackSC, opts.Expire, opts.HAProxyVersion = s.TrackSC.Value(), s.Expire.Duration, s.HAProxyVersion
 	opts.Nodelay, opts.Delay, opts.DryRun, opts.DenyStatus = s.Nodelay, s.Delay, s.DryRun, s.DenyStatus
+	opts.ShadowMode = s.ShadowMode
+	opts.MitigationTimeout, opts.CountBlocked = s.MitigationTimeout.Duration, s.CountBlocked
+	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)

@@ -139,7 +139,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"; none for a product that sends none (nginx)
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy"; none for a product that sends none (nginx)
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
@@ -157,11 +157,17 @@ type OptionsSpec struct {
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
 	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
 	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403)
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429)
 	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
 	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
 	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
 	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
+	ShadowMode         bool        `toml:"shadow_mode,omitempty"`         // envoy-global: over the limit answered OK, still counted
+	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`  // cloudflare: block every request this long once the rate is passed; 0: throttle
+	CountBlocked       bool        `toml:"count_blocked,omitempty"`       // cloudflare: blocked requests count too
+	QuotaLimit         int64       `toml:"quota_limit,omitempty"`         // api-gateway: the usage plan's quota, requests per quota_period
+	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`        // api-gateway: "day", "week" or "month" (UTC)
+	QuotaOffset        int64       `toml:"quota_offset,omitempty"`        // api-gateway: taken off the quota in the first period
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its
