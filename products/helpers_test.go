@@ -23,6 +23,8 @@ type confCase struct {
 	// reads (ratelab reads it with a warning: NGINX Plus's sync); noLine
 	// says its message names no line (nginx's zero size shared memory zone)
 	refuses, noLine bool
+	// noCheck says the real server is not asked (a module it may lack)
+	noCheck bool
 }
 
 // write puts c's files in a new temporary folder and returns the main file's

@@ -162,6 +162,9 @@ server 8080 @nginx.conf:5
 // accepts, refuses what it refuses, at the same line.
 func checkNginx(t *testing.T, c confCase, main string) {
 	t.Helper()
+	if c.noCheck {
+		return
+	}
 	r := producttest.NginxTest(t, main)
 	switch {
 	case c.refuses:
@@ -251,6 +254,146 @@ func TestNginxErrors(t *testing.T) {
 			"nginx.conf":    "events {}\nhttp {\n" + zone + "include conf.d/*.conf;\n}\n",
 			"conf.d/a.conf": "server {\n  listen 8080;\n  limit_req zone=ip burst=-1;\n}\n"},
 			err: `conf.d/a.conf:3: invalid burst value "burst=-1"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.main = "nginx.conf"
+			_, main := c.check(t, Nginx)
+			checkNginx(t, c, main)
+		})
+	}
+}
+
+// What a configuration does that changes limiting and that ratelab does not
+// model is a warning at its file:line (nginx -t accepts each of these files,
+// but for NGINX Plus's sync and a Lua module's directive).
+func TestNginxWarnings(t *testing.T) {
+	zone := "limit_req_zone $binary_remote_addr zone=ip:10m rate=5r/s;\n"
+	for _, c := range []confCase{
+		{name: "connections and bandwidth", files: ngxIn(zone + "limit_conn_zone $binary_remote_addr zone=conn:10m;\n" +
+			"server {\n listen 8080;\n limit_req zone=ip;\n limit_conn conn 10;\n location /dl/ { limit_rate 50k; limit_rate_after 1m; }\n}\n"),
+			lanes: "server 8080 @nginx.conf:5 [server 8080; server 8080 location /dl/]\n  nginx.conf:7 key=$binary_remote_addr→ip zone=ip rate=5r/s status=503\n",
+			warns: []string{
+				"nginx.conf:8: limit_conn conn 10 limits concurrent connections per key",
+				"nginx.conf:9: limit_rate 50k limits the response's bandwidth, not the requests",
+				"nginx.conf:9: limit_rate_after 1m limits the response's bandwidth",
+			}},
+		{name: "keys", files: ngxIn(`limit_req_zone $arg_token zone=arg:1m rate=1r/s;
+limit_req_zone $cookie_session zone=cookie:1m rate=1r/s;
+limit_req_zone $request_uri zone=uri:1m rate=1r/s;
+limit_req_zone $host zone=host:1m rate=1r/s;
+limit_req_zone global zone=const:1m rate=1r/s;
+limit_req_zone "" zone=empty:1m rate=1r/s;
+limit_req_zone $request_method zone=method:1m rate=1r/s;
+server {
+ listen 8080;
+ limit_req zone=arg; limit_req zone=cookie; limit_req zone=uri; limit_req zone=host;
+ limit_req zone=const; limit_req zone=empty; limit_req zone=method;
+}
+`),
+			lanes: `
+server 8080 @nginx.conf:10
+  nginx.conf:12 key=$arg_token→? zone=arg rate=1r/s status=503
+  nginx.conf:12 key=$cookie_session→user zone=cookie rate=1r/s status=503
+  nginx.conf:12 key=$request_uri→path zone=uri rate=1r/s status=503
+  nginx.conf:12 key=$host→shared zone=host rate=1r/s status=503
+  nginx.conf:13 key=global→shared zone=const rate=1r/s status=503
+  nginx.conf:13 key=→? zone=empty rate=1r/s status=503
+  nginx.conf:13 key=$request_method→method zone=method rate=1r/s status=503
+`,
+			warns: []string{
+				"nginx.conf:3: no field of a request log stands for $arg_token; the lane keys requests by the trace's own key",
+				"nginx.conf:4: the cookie session is not in a Common/Combined Log",
+				"nginx.conf:5: $request_uri keeps the query string",
+				"nginx.conf:6: $host is the request's Host",
+				"nginx.conf:7: a constant: every request shares one key",
+				"nginx.conf:8: the key is empty for every request",
+			}},
+		{name: "keys a map or set decides", files: ngxIn(`map $http_x_tier $tier_key {
+  default $binary_remote_addr;
+  "gold"  "";
+}
+map $http_x_tier $mixed_key {
+  default $binary_remote_addr;
+  "gold"  $http_x_api_key;
+}
+limit_req_zone $tier_key zone=tier:1m rate=1r/s;
+limit_req_zone $mixed_key zone=mixed:1m rate=1r/s;
+limit_req_zone $set_key zone=set:1m rate=1r/s;
+server {
+ listen 8080;
+ set $set_key $remote_addr;
+ limit_req zone=tier; limit_req zone=mixed; limit_req zone=set;
+}
+`),
+			lanes: `
+server 8080 @nginx.conf:14
+  nginx.conf:17 key=$tier_key→ip zone=tier rate=1r/s status=503
+  nginx.conf:17 key=$mixed_key→? zone=mixed rate=1r/s status=503
+  nginx.conf:17 key=$set_key→? zone=set rate=1r/s status=503
+`,
+			warns: []string{
+				"nginx.conf:11: $tier_key is set by the map at nginx.conf:3 to $binary_remote_addr or to an empty key, which nginx does not limit",
+				"nginx.conf:12: $mixed_key is set by the map at nginx.conf:7: the map decides each request's key",
+				"nginx.conf:13: $set_key is set by set at nginx.conf:16, which ratelab does not evaluate",
+			}},
+		{name: "NGINX Plus's sync", refuses: true, files: ngxIn("limit_req_zone $binary_remote_addr zone=ip:10m rate=5r/s sync;\nlimit_req zone=ip;\nserver { listen 8080; }\n"),
+			lanes: "http @nginx.conf:2 [server 8080]\n  nginx.conf:4 key=$binary_remote_addr→ip zone=ip rate=5r/s status=503 sync\n",
+			warns: []string{`nginx.conf:3: limit_req_zone "ip": sync (NGINX Plus; stock nginx refuses it) shares the zone's state across a cluster`}},
+		{name: "what runs before limit_req", files: ngxIn(zone + `limit_req zone=ip;
+server {
+  listen 8080;
+  location /health { return 200; }
+  location /old { rewrite ^/old/(.*)$ /new/$1 last; }
+  location /maybe {
+    if ($arg_debug) { return 403; }
+    if ($arg_x) { add_header X-X 1; }
+  }
+  location /new { }
+}
+server {
+  listen 8081;
+  return 301 https://example.com$request_uri;
+}
+`),
+			lanes: "http @nginx.conf:2 [server 8080; server 8080 location /health; server 8080 location /old; server 8080 location /maybe; server 8080 location /new; server 8081]\n  nginx.conf:4 key=$binary_remote_addr→ip zone=ip rate=5r/s status=503\n",
+			warns: []string{
+				"nginx.conf:7: server 8080 location /health: return ends the request in the rewrite phase, before limit_req runs",
+				"nginx.conf:8: server 8080 location /old: rewrite ^/old/(.*)$ /new/$1 last — a request it rewrites with last is limited by the location it lands in",
+				"nginx.conf:10: server 8080 location /maybe: the if block here returns or rewrites",
+				"nginx.conf:17: server 8081: return ends the request in the rewrite phase",
+			}},
+		{name: "internal redirects and subrequests", files: ngxIn(zone + `server {
+  listen 8080;
+  location / { try_files $uri @app; auth_request /auth; mirror /mirror; }
+  location @app { limit_req zone=ip burst=5; }
+  location /auth { internal; limit_req zone=ip; }
+  location /mirror { internal; }
+}
+`),
+			lanes: `
+server 8080 location @app @nginx.conf:7
+  nginx.conf:7 key=$binary_remote_addr→ip zone=ip rate=5r/s burst=5 status=503
+server 8080 location /auth @nginx.conf:8
+  nginx.conf:8 key=$binary_remote_addr→ip zone=ip rate=5r/s status=503
+`,
+			warns: []string{
+				`nginx.conf:3: zone "ip" holds the limits of 2 lanes`,
+				"nginx.conf:6: auth_request /auth makes subrequests",
+				"nginx.conf:6: mirror /mirror makes subrequests",
+				"nginx.conf:7: server 8080 location @app is a named location, reached only by an internal redirect",
+				"nginx.conf:8: server 8080 location /auth is internal",
+			}},
+		{name: "Lua", refuses: true, files: ngxIn(zone + "server {\n listen 8080;\n limit_req zone=ip;\n access_by_lua_block { local lim = require \"resty.limit.req\" }\n}\n"),
+			lanes: "server 8080 @nginx.conf:4\n  nginx.conf:6 key=$binary_remote_addr→ip zone=ip rate=5r/s status=503\n",
+			warns: []string{"nginx.conf:7: server 8080: access_by_lua_block runs Lua code around limit_req"}},
+		// (nginx -t is not asked: stream is a module Debian's nginx loads
+		// from a package of its own, which may not be installed)
+		{name: "a zone no limit uses, and stream's connections", noCheck: true, files: map[string]string{"nginx.conf": "events {}\nhttp {\n" + zone + "}\n" +
+			"stream {\n limit_conn_zone $binary_remote_addr zone=s:1m;\n server { listen 9000; limit_conn s 1; proxy_pass 127.0.0.1:9001; }\n}\n"},
+			warns: []string{
+				`nginx.conf:3: limit_req_zone "ip" is used by no limit_req: it limits nothing`,
+				"nginx.conf:7: limit_conn s 1 limits a stream (TCP/UDP) server's concurrent connections",
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.main = "nginx.conf"

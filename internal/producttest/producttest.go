@@ -86,7 +86,7 @@ func NginxTest(t testing.TB, path string) Result {
 func HAProxyCheck(t testing.TB, path string) Result {
 	t.Helper()
 	bin := NeedHAProxy(t)
-	out := run(t, bin, "-c", "-q", "-f", path)
+	out := run(t, bin, "-c", "-f", path)
 	r := Result{OK: out.ok, Output: out.text}
 	if m := haproxyPlace.FindStringSubmatch(out.text); m != nil {
 		r.File = m[1]
