@@ -185,6 +185,7 @@ func sectionMode(s *hapSection, inherited string) string {
 func (r *hapReader) split(name string, data []byte) error {
 	var cur *hapSection
 	n := 0
+	proxies := map[string]*hapSection{}
 	for line := range strings.Lines(string(data)) {
 		n++
 		words, err := hapWords(line)
@@ -205,9 +206,14 @@ func (r *hapReader) split(name string, data []byte) error {
 				if cur.name == "" {
 					return errorf(place, "'%s' needs a name: %s NAME", cur.kind, cur.kind)
 				}
-				for _, s := range r.sections {
-					if s.name == cur.name && s.kind != "defaults" && s.kind != "peers" && cur.kind != "peers" && (s.kind == "listen" || cur.kind == "listen" || s.kind == cur.kind) {
-						return errorf(place, "%s '%s' has the same name as the %s at %s; give it another", cur.kind, cur.name, s.kind, s.place)
+				// a frontend and a backend may share a name; a listen is
+				// both
+				for _, kind := range []string{"frontend", "backend"} {
+					if cur.kind != "peers" && (cur.kind == kind || cur.kind == "listen") {
+						if s, ok := proxies[kind+" "+cur.name]; ok {
+							return errorf(place, "%s '%s' has the same name as the %s at %s; give it another", cur.kind, cur.name, s.kind, s.place)
+						}
+						proxies[kind+" "+cur.name] = cur
 					}
 				}
 			}

@@ -233,6 +233,8 @@ func (r *ngxReader) read(stmts []*ngxStmt) error {
 			http = s
 		case isLimitReq(s.name):
 			return errorf(s.place, "\"%s\" directive is not allowed here; it goes in http, server or location", s.name)
+		case s.name == "server" || s.name == "location":
+			return errorf(s.place, "\"%s\" directive is not allowed here, outside http: a file of server blocks (sites-enabled/…, conf.d/…) is included into http by the main nginx.conf; read that one (its http block declares the zones)", s.name)
 		case s.name == "stream" && s.isBlock:
 			r.walkStream(s.block)
 		}
@@ -656,17 +658,23 @@ func (r *ngxReader) resolve() {
 		appliesCtx         []*ngxCtx
 		unreachedByRewrite []*ngxStmt
 	}
+	type groupKey struct {
+		source *ngxCtx
+		status int
+		dryRun bool
+	}
 	var groups []*group
+	byKey := map[groupKey]*group{}
 	find := func(c *ngxCtx) *group {
-		for _, g := range groups {
-			// the log level decides nothing: contexts that differ only in
-			// it share a lane
-			if g.source == c.effSource && g.status == c.effStatus && g.dryRun == c.effDryRun {
-				return g
-			}
+		// the log level decides nothing: contexts that differ only in it
+		// share a lane
+		k := groupKey{c.effSource, c.effStatus, c.effDryRun}
+		if g, ok := byKey[k]; ok {
+			return g
 		}
 		g := &group{source: c.effSource, status: c.effStatus, dryRun: c.effDryRun, level: c.effLevel, first: c}
 		groups = append(groups, g)
+		byKey[k] = g
 		return g
 	}
 	for _, c := range r.ctxs {

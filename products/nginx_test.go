@@ -402,3 +402,60 @@ server 8080 location /auth @nginx.conf:8
 		})
 	}
 }
+
+// A zone holds about 8,000 $binary_remote_addr states a megabyte, as the
+// module's documentation says; a longer key, fewer.
+func TestNginxZoneCapacity(t *testing.T) {
+	for i, c := range []struct {
+		size     int64
+		keyBytes int
+		min, max int64
+	}{
+		{1 << 20, 4, 7900, 8192},      // "about 8 thousand 128-byte states"
+		{10 << 20, 4, 80000, 81920},   // ten times that
+		{1 << 20, 48, 7900, 8192},     // 80+48 = 128 bytes: still one chunk
+		{1 << 20, 49, 3950, 4096},     // 129 bytes take a 256-byte chunk
+		{NginxZoneMinSize, 4, 0, 256}, // the smallest zone: 8 pages, two of them the pool's
+	} {
+		got := NginxLimit{ZoneSize: c.size}.ZoneCapacity(c.keyBytes)
+		if got < c.min || got > c.max {
+			t.Errorf("case %d: ZoneCapacity(%d bytes, %d-byte keys) = %d, want %d to %d", i, c.size, c.keyBytes, got, c.min, c.max)
+		}
+	}
+}
+
+// A zone or table smaller than a trace's keys is a warning at its line, saying
+// what the product does when it is full; one large enough is none.
+func TestKeyWarnings(t *testing.T) {
+	ngx, err := Read("nginx.conf", []byte("events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;\nlimit_req_zone $http_x_key zone=k:1m rate=1r/s;\nserver { limit_req zone=ip; limit_req zone=k; }\n}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hap, err := Read("haproxy.cfg", []byte("defaults\n mode http\nbackend st\n stick-table type ip size 1k nopurge store http_req_rate(10s)\nfrontend fe\n http-request track-sc0 src table st\n http-request deny if { sc_http_req_rate(0) gt 10 }\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		cfg      *Config
+		keys     int64
+		keyBytes int
+		want     []string
+	}{
+		{ngx, 1000, 20, nil},
+		{ngx, 5000, 60, []string{`nginx.conf:4: zone "k" (1.0MiB) holds about 4032 keys of 60 bytes and the trace has 5000`}},
+		{ngx, 9000, 20, []string{`nginx.conf:3: zone "ip" (1.0MiB) holds about 8064 keys of 4 bytes`, `nginx.conf:4: zone "k"`}},
+		{hap, 1024, 20, nil},
+		{hap, 1025, 20, []string{"haproxy.cfg:4: table st holds 1024 entries and the trace has 1025 keys: when it is full, with nopurge HAProxy stores no new key"}},
+	} {
+		got := c.cfg.KeyWarnings(c.keys, c.keyBytes)
+		if len(got) != len(c.want) {
+			t.Errorf("case %d: %d warnings, want %d: %v", i, len(got), len(c.want), got)
+			continue
+		}
+		for j, w := range c.want {
+			if !strings.HasPrefix(got[j].String(), w) {
+				t.Errorf("case %d: warning %q, want %q…", i, got[j], w)
+			}
+		}
+	}
+}

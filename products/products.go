@@ -248,7 +248,9 @@ func Detect(data []byte) (Product, bool) {
 				continue
 			}
 		}
-		if last := t[len(t)-1]; last == ';' || last == '{' || last == '}' {
+		// a directive: a name of lowercase letters, digits and _, its
+		// words ended by ; or {
+		if last := t[len(t)-1]; (last == ';' || last == '{') && isDirectiveName(word) {
 			ngx++
 		}
 	}
@@ -259,4 +261,18 @@ func Detect(data []byte) (Product, bool) {
 		return Nginx, true
 	}
 	return Unknown, false
+}
+
+// isDirectiveName says w can be an nginx directive's name.
+func isDirectiveName(w []byte) bool {
+	w = bytes.TrimRight(w, ";{")
+	if len(w) == 0 {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
