@@ -130,7 +130,6 @@ type ngxCtx struct {
 	name   string
 	place  Place
 	parent *ngxCtx
-	stmt   *ngxStmt
 
 	limits   []ngxReq // its own limit_req, in order
 	status   int      // 0: not set here
@@ -246,7 +245,7 @@ func (r *ngxReader) read(stmts []*ngxStmt) error {
 	if err := r.collect(http.block, true); err != nil {
 		return err
 	}
-	root := &ngxCtx{kind: ngxHTTP, name: "http", place: http.place, stmt: http}
+	root := &ngxCtx{kind: ngxHTTP, name: "http", place: http.place}
 	if err := r.context(root, http.block); err != nil {
 		return err
 	}
@@ -459,7 +458,7 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 				continue // upstream's server, or a misplaced one gonginx read
 			}
 			servers++
-			sc := &ngxCtx{kind: ngxServer, name: serverName(s, servers), place: s.place, parent: c, stmt: s}
+			sc := &ngxCtx{kind: ngxServer, name: serverName(s, servers), place: s.place, parent: c}
 			if err := r.context(sc, s.block); err != nil {
 				return err
 			}
@@ -470,7 +469,7 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 			if len(s.args) < 1 || len(s.args) > 2 {
 				return errorf(s.place, "invalid number of arguments in \"location\" directive; write location /path { … } or location ~ regex { … }")
 			}
-			lc := &ngxCtx{kind: ngxLocation, name: c.name + " location " + strings.Join(s.args, " "), place: s.place, parent: c, stmt: s}
+			lc := &ngxCtx{kind: ngxLocation, name: c.name + " location " + strings.Join(s.args, " "), place: s.place, parent: c}
 			lc.named = strings.HasPrefix(s.args[0], "@")
 			if c.kind == ngxServer && (len(s.args) == 1 && s.args[0] == "/" || len(s.args) == 2 && s.args[0] == "^~" && s.args[1] == "/") {
 				c.catchAll = true
@@ -649,14 +648,13 @@ func (r *ngxReader) resolve() {
 	r.zoneWarnings()
 
 	type group struct {
-		source             *ngxCtx
-		status             int
-		dryRun             bool
-		level              string
-		first              *ngxCtx
-		applies            []string
-		appliesCtx         []*ngxCtx
-		unreachedByRewrite []*ngxStmt
+		source     *ngxCtx
+		status     int
+		dryRun     bool
+		level      string
+		first      *ngxCtx
+		applies    []string
+		appliesCtx []*ngxCtx
 	}
 	type groupKey struct {
 		source *ngxCtx
