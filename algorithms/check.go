@@ -19,7 +19,9 @@ var (
 	_ Checker = (*TokenBucket)(nil)
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
+	_ Checker = (*Nginx)(nil)
 	_ Checker = (*Unlimited)(nil)
+	_ Checker = (*HAProxy)(nil)
 )
 
 // Room is how many units the limiter that made d for a request of cost had room

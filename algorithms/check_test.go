@@ -22,11 +22,20 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				opts.Mode = LeakyMode(r.IntN(2))
 			case "token-bucket":
 				opts.MaxReserved = r.Int64N(3) * p.Burst / 2
+			case "nginx":
+				opts.Nodelay, opts.DryRun = r.IntN(2) == 0, r.IntN(3) == 0
+				if !opts.Nodelay {
+					opts.Delay = r.Int64N(p.Burst)
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false
 			}
-			checked, _ := New(name, p, opts)
+			p = enforceable(name, p, opts)
+			checked, err := New(name, p, opts)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", name, seed, err)
+			}
 			twin, _ := New(name, p, opts)
 			trace := randomTrace(r, p, 200, min(3, p.Burst, p.Limit))
 			for i, q := range trace {
@@ -62,6 +71,34 @@ func TestRoom(t *testing.T) {
 	} {
 		if got := Room(c.d, c.cost); got != c.want {
 			t.Errorf("step %d: Room(%+v, %d) = %g, want %g", i, c.d, c.cost, got, c.want)
+		}
+	}
+}
+
+// The same for the haproxy lane in each of its modes: both places of track-sc0,
+// expiry, 1.7's odd ticks and the counters that never rotate.
+func TestHAProxyCheckIsAllowWithoutTheWrite(t *testing.T) {
+	for i, o := range []Options{{TrackSC: TrackAfterDeny}, {Expire: 700 * time.Millisecond}, {TrackSC: TrackAfterDeny, Expire: 3 * time.Second, HAProxyVersion: "1.7"}, {HAProxyVersion: "2.2.11", Expire: 2 * time.Second}, {HAProxyVersion: "2.0.21", TrackSC: TrackAfterDeny}} {
+		for seed := uint64(1); seed <= 40; seed++ {
+			r := rand.New(rand.NewPCG(seed, 12))
+			p := randomPolicy(r)
+			checked, _ := New(HAProxyName, p, o)
+			twin, _ := New(HAProxyName, p, o)
+			for j, q := range randomTrace(r, p, 200, 3) {
+				if r.IntN(8) == 0 {
+					q.at -= time.Duration(r.Int64N(int64(p.Period))).Truncate(time.Microsecond)
+				}
+				if r.IntN(4) == 0 {
+					checked.(Checker).Check("other", q.at, 1)
+				}
+				got, want := checked.(Checker).Check(q.key, q.at, q.cost), twin.Allow(q.key, q.at, q.cost)
+				if got != want {
+					t.Fatalf("options %d %+v seed %d step %d: Check = %+v, Allow = %+v", i, o, seed, j, got, want)
+				}
+				if d := checked.Allow(q.key, q.at, q.cost); d != want {
+					t.Fatalf("options %d %+v seed %d step %d: after checks Allow = %+v, the twin's %+v", i, o, seed, j, d, want)
+				}
+			}
 		}
 	}
 }

@@ -38,14 +38,36 @@ type Decision struct {
 	// or the current fixed window ends.
 	ResetAfter time.Duration
 	// Delay is how long an accepted request waits before it may run: its place in
-	// a leaky-bucket queue, or the time until a token-bucket reservation's tokens
-	// exist. Zero for everything else.
+	// a leaky-bucket queue, the time until a token-bucket reservation's tokens
+	// exist, a product's own wait (nginx's limit_req delay, Guava's ticket).
+	// Zero for everything else.
 	Delay time.Duration
 	// OnError says the decision is the lane's on_error (open or closed) because
 	// the store failed to answer: the limiter did not decide it. Always false
 	// in memory.
 	OnError bool
+	// Shadow, on a request a product let through only because it runs in dry
+	// run (nginx's limit_req_dry_run), is what it would have done otherwise:
+	// delayed it or refused it. The request is Allowed, with no Delay; what it
+	// was charged is what the product charges in dry run. ShadowNone for every
+	// other decision.
+	Shadow Shadow
 }
+
+// Shadow is what a product in dry run would have done with a request it let
+// through (Decision.Shadow).
+type Shadow uint8
+
+const (
+	// ShadowNone: nothing held back; the decision is what it says.
+	ShadowNone Shadow = iota
+	// ShadowDelayed: it would have delayed the request (nginx logs
+	// DELAYED_DRY_RUN).
+	ShadowDelayed
+	// ShadowRefused: it would have refused the request (nginx logs
+	// REJECTED_DRY_RUN).
+	ShadowRefused
+)
 
 // Limiter is one algorithm holding per-key state.
 type Limiter interface {

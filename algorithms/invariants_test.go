@@ -27,6 +27,22 @@ func randomPolicy(r *rand.Rand) Policy {
 	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
+// enforceable is p, or, for an algorithm that cannot enforce p as written
+// (Info.CheckPolicy: nginx takes a rate per second or per minute only), p at
+// the nearest period it can: 1s below a minute, 1m from there.
+func enforceable(name Name, p Policy, o Options) Policy {
+	a := MustLookup(name)
+	if a.CheckPolicy == nil || a.CheckPolicy(p, o) == nil {
+		return p
+	}
+	if p.Period < time.Minute {
+		p.Period = time.Second
+	} else {
+		p.Period = time.Minute
+	}
+	return p
+}
+
 // randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
 // one to three keys: a mix of bursts (zero gaps) and gaps from a fraction of an
 // emission interval to several, with costs from 1 to maxCost.
@@ -116,6 +132,30 @@ func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcom
 	return nil
 }
 
+// checkCounterBound: HAProxy's counter lets at most Limit requests through per
+// counter period (the rate it reads is at least the period's count, and only a
+// rate within the threshold passes), and the periods of an entry are disjoint
+// spans of Period (rotated by Period from an even start, re-anchored only two
+// periods on, a new entry only after expire ≥ Period of silence), so n + 1
+// periods at most meet a window of n periods: no window (t − n × Period, t]
+// holds more than (n + 1) × Limit requests let through, whatever they cost. The
+// bound is reached: Limit at the end of one period and Limit at the end of the
+// next, whose weight of the last is then under one request.
+func checkCounterBound(p Policy, n int64, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for j := range acc {
+			var count int64
+			for i := j; i >= 0 && acc[i].at > acc[j].at-time.Duration(n)*p.Period; i-- {
+				count++
+			}
+			if count > (n+1)*p.Limit {
+				return fmt.Errorf("key %s: %d requests let through in the %d periods ending %v, more than %d × %d", key, count, n, acc[j].at, n+1, p.Limit)
+			}
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -191,17 +231,97 @@ func checkAll(seed uint64) error {
 			return err
 		}
 	}
-	for _, name := range Names() {
+	// an expire longer than two periods changes nothing HAProxy decides: the
+	// count reads 0 before the entry goes (at exactly two periods a count of 1
+	// still reads 1, by the flapping correction, where a new entry reads 0)
+	for _, track := range []HAProxyTrack{TrackBeforeDeny, TrackAfterDeny} {
+		rel := HAProxyRelease{EvenTicks: true}
+		if err := fail(fmt.Sprintf("haproxy %s: expire 2 × period + 1ms = none", track), checkSameDecisions(
+			decide(NewHAProxy(p, track, 0, rel), trace), decide(NewHAProxy(p, track, 2*p.Period+time.Millisecond, rel), trace), true)); err != nil {
+			return err
+		}
+	}
+	// HAProxy on both places of track-sc0, an expire of a period, and 1.7's odd
+	// ticks (the test's periods are even milliseconds)
+	for _, o := range []Options{{}, {TrackSC: TrackAfterDeny}, {Expire: p.Period}, {HAProxyVersion: "1.7", TrackSC: TrackAfterDeny}, {HAProxyVersion: "2.2.11", Expire: p.Period / 2}} {
 		fresh := func() Limiter {
-			opts := Options{}
-			if name == "fixed-window" {
-				opts.Rollover = p.Limit / 2
+			lim, _ := New(HAProxyName, p, o)
+			return lim
+		}
+		if o.HAProxyVersion != "2.2.11" { // its counters of a second or more never rotate; an expire shorter than a period resets them
+			for _, n := range []int64{1, 3} {
+				if err := fail(fmt.Sprintf("haproxy %+v: (n + 1) × limit in n periods", o), checkCounterBound(p, n, decide(fresh(), trace))); err != nil {
+					return err
+				}
 			}
-			lim, _ := New(name, p, opts)
+		}
+		if err := fail(fmt.Sprintf("haproxy %+v: eviction", o), checkEvictionInvisible(fresh, trace)); err != nil {
+			return err
+		}
+	}
+	for _, name := range Names() {
+		opts := Options{}
+		if name == "fixed-window" {
+			opts.Rollover = p.Limit / 2
+		}
+		ep := enforceable(name, p, opts)
+		if _, err := New(name, ep, opts); err != nil {
+			return fail(string(name), err)
+		}
+		fresh := func() Limiter {
+			lim, _ := New(name, ep, opts)
 			return lim
 		}
 		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {
 			return err
+		}
+	}
+	np := enforceable(NginxName, p, Options{})
+	return fail("nginx: burst + rate × (T + 1 ms), one request more per expiry", checkNginxBound(np, trace))
+}
+
+// checkNginxBound: the accepted cost of a key over any [t0, t1] is at most
+// burst + rate × (t1 − t0 + 1 ms), nginx's leaky bucket of the policy's burst
+// draining on a millisecond clock (the rate truncated to milli-requests per
+// second only drains less), plus one request for each time nginx's expiry
+// deleted the key's node in between: expiry forgives an excess up to 999
+// (a drained excess without lookup's + 1000). Compared exactly, × Period in µs.
+func checkNginxBound(p Policy, trace []request) error {
+	z := NewNginx(p, Options{})
+	periodUS := int64(p.Period / time.Microsecond)
+	type acc struct {
+		at      time.Duration
+		cost    int64
+		expired int // the key's node deletions before it
+	}
+	byKey := map[string][]acc{}
+	expired := map[string]int{}
+	for _, q := range trace {
+		before := map[string]bool{}
+		for k := range z.states {
+			before[k] = true
+		}
+		d := z.Allow(q.key, q.at, q.cost)
+		for k := range before {
+			if z.states[k] == nil {
+				expired[k]++
+			}
+		}
+		if d.Allowed {
+			byKey[q.key] = append(byKey[q.key], acc{q.at, q.cost, expired[q.key]})
+		}
+	}
+	for key, as := range byKey {
+		for i := range as {
+			var sum int64
+			for j := i; j < len(as); j++ {
+				sum += as[j].cost
+				spanUS := int64((as[j].at-as[i].at)/time.Microsecond) + 1000
+				forgiven := int64(as[j].expired - as[i].expired)
+				if sum*periodUS > (p.Burst+forgiven)*periodUS+p.Limit*spanUS {
+					return fmt.Errorf("key %s: %d requests accepted in [%v, %v], more than burst %d + rate × (span + 1 ms) + %d expired", key, sum, as[i].at, as[j].at, p.Burst, forgiven)
+				}
+			}
 		}
 	}
 	return nil
@@ -209,8 +329,9 @@ func checkAll(seed uint64) error {
 
 // TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
 // traces (a random policy each): the buckets never pass burst + rate × T, the
-// windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
-// the token bucket does, and eviction changes no decision.
+// windows never pass their limit, HAProxy's counter never passes (n + 1) ×
+// limit in n periods, GCRA, the leaky meter and x/time/rate decide as the token
+// bucket does, and eviction changes no decision.
 //
 // x/time/rate uses float64 tokens and treats a wait under one nanosecond as none;
 // on microsecond-aligned times with at most 1,000 credits refilled per µs (here
@@ -241,6 +362,16 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	if checkSlidingBound(perSecond100, fw) == nil {
 		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
 	}
+	if checkCounterBound(perSecond100, 1, fw) != nil {
+		t.Error("checkCounterBound refused 200 units in one 1 s window at limit 100")
+	}
+	var thrice []outcome
+	for i := range 301 {
+		thrice = append(thrice, outcome{request{at: ms(float64(i)), key: "k", cost: 1}, Decision{Allowed: true}})
+	}
+	if checkCounterBound(perSecond100, 1, thrice) == nil {
+		t.Error("checkCounterBound accepted 301 requests in 301 ms at limit 100")
+	}
 	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
 	if checkSameDecisions(fw, tb, false) == nil {
 		t.Error("checkSameDecisions saw no difference between the fixed window and the token bucket")
@@ -257,4 +388,20 @@ func FuzzInvariants(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// The counter bound needs expire ≥ Period (or none): an entry that expires
+// sooner is replaced by a new one whose period overlaps the old one's, and the
+// bound fails on some traces.
+func TestHAProxyShortExpireBreaksTheCounterBound(t *testing.T) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		p := randomPolicy(r)
+		trace := randomTrace(r, p, 150, min(p.Burst, p.Limit, 3))
+		lim, _ := New(HAProxyName, p, Options{Expire: p.Period / 10})
+		if checkCounterBound(p, 1, decide(lim, trace)) != nil {
+			return
+		}
+	}
+	t.Error("an expire of a tenth of the period never broke the counter bound on 100 traces")
 }

@@ -39,3 +39,11 @@ func (k *keyed[S]) evict(idle func(*S) bool) int {
 	}
 	return evicted
 }
+
+// forget drops key's state.
+func (k *keyed[S]) forget(key string) {
+	if _, ok := k.states[key]; ok {
+		delete(k.states, key)
+		k.keyBytes -= int64(len(key))
+	}
+}

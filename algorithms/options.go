@@ -35,6 +35,26 @@ type Options struct {
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
 	ConfigLoadAt time.Duration
+	// TrackSC is where the haproxy lane's http-request track-sc0 sits relative
+	// to its deny: before it (denied requests are counted) or after it.
+	TrackSC HAProxyTrack
+	// Expire is the haproxy lane's stick-table expire: an entry no request has
+	// tracked for this long is gone (0: entries never expire).
+	Expire time.Duration
+	// HAProxyVersion is the HAProxy release the haproxy lane runs ("2.2.11"; "":
+	// the newest).
+	HAProxyVersion string
+	// Nodelay is nginx's limit_req nodelay: requests within the burst go at once.
+	Nodelay bool
+	// Delay is nginx's limit_req delay=N (1.15.7+), in requests: the excess up to
+	// N goes at once, beyond it requests are delayed; 0, every excess request is.
+	Delay int64
+	// DryRun is nginx's limit_req_dry_run on: every request passes, at once, and
+	// is charged as it would have been (Decision.Shadow says what nginx logs).
+	DryRun bool
+	// DenyStatus is the HTTP status a product lane answers a refused request with
+	// (nginx's limit_req_status); 0, the product's default (algorithms.Info.Status).
+	DenyStatus int
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -77,9 +97,24 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"config_load_at", fmt.Errorf("config_load_at must be a whole number of microseconds (got %s)", o.ConfigLoadAt)}
 	case o.AcquireTimeout < 0 || o.AcquireTimeout%Resolution != 0:
 		return &OptionError{"acquire_timeout", fmt.Errorf("acquire_timeout must be >= 0 and a whole number of microseconds (got %s)", o.AcquireTimeout)}
+	case o.Delay < 0:
+		return &OptionError{"delay", fmt.Errorf("delay must be a number of requests >= 0 (got %d)", o.Delay)}
+	case o.Delay > 0 && o.Nodelay:
+		return &OptionError{"delay", fmt.Errorf("delay = %d and nodelay = true contradict: nodelay delays no request, delay = N delays those beyond the first N of the excess; keep one", o.Delay)}
+	case o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599):
+		return &OptionError{"deny_status", fmt.Errorf("deny_status must be an HTTP error status from 400 to 599 (got %d)", o.DenyStatus)}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
 		return &OptionError{"envoy_version", err}
+	}
+	if _, err := ParseHAProxyVersion(o.HAProxyVersion); err != nil {
+		return &OptionError{"haproxy_version", err}
+	}
+	if err := haproxyExpireCheck(o); err != nil {
+		return err
+	}
+	if algorithm == HAProxyName {
+		return haproxyCheck(o)
 	}
 	return nil
 }

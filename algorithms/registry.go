@@ -52,6 +52,10 @@ type Info struct {
 	// Exact says the algorithm enforces its policy exactly in every window
 	// (sliding-log); an estimate (sliding-counter) may stray a little.
 	Exact bool
+	// Anchored says its windows start at each key's first request and move with
+	// the key's traffic (HAProxy's stick-table counters), not on the origin's
+	// grid, so no window boundaries are drawn for it.
+	Anchored bool
 	// Options are the scenario keys it takes beyond the policy, each declared in
 	// the algorithm's own file; Options.Check refuses any other set for it.
 	Options []Option
@@ -76,6 +80,21 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
+	// CheckPolicy refuses a policy the algorithm cannot enforce as its product
+	// writes it, with the lane's options (nginx: a rate per second or per
+	// minute only), naming the fix; an *OptionError when an option is at fault.
+	// nil: every policy that passes Policy.Validate.
+	CheckPolicy func(Policy, Options) error
+	// Status is a product lane's answer to a decision: the HTTP status the
+	// product sends (a refusal's is the lane's deny_status, or the product's
+	// default) and the word it logs (nginx's $limit_req_status: PASSED,
+	// DELAYED, REJECTED, DELAYED_DRY_RUN, REJECTED_DRY_RUN). nil for an
+	// algorithm that is not a product's; a run with a lane that has one adds
+	// the request CSV's http_status and product_status columns.
+	Status func(d Decision, o Options) (code int, word string)
+	// NoHeaders says the product sends no rate-limit headers (nginx's
+	// limit_req): its lanes show none, and a lane's headers key is refused.
+	NoHeaders bool
 
 	build func(Policy, Options) Limiter
 }
@@ -105,6 +124,14 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
+	{Name: HAProxyName, Short: "haproxy", Shape: ShapeSlidingWindow, Anchored: true, Options: haproxyOptions, Status: haproxyStatus,
+		build: func(p Policy, o Options) Limiter {
+			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
+			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
+		}},
+	{Name: NginxName, Short: "nginx", Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
+		Status: nginxStatus, NoHeaders: true,
+		build: func(p Policy, o Options) Limiter { return NewNginx(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
@@ -113,6 +140,13 @@ var registry = []Info{
 // GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period
 // only, and the no-limit lane nothing.
 func (i Info) HasBurst() bool { return i.Shape == ShapeBucket || i.Shape == ShapeLeaky }
+
+// GridWindows says the algorithm counts in windows on the origin's grid (each
+// key's offset from it with random starts): the fixed window and the sliding
+// counter, whose window boundaries the charts and the UI mark.
+func (i Info) GridWindows() bool {
+	return !i.Anchored && (i.Shape == ShapeFixedWindow || (i.Shape == ShapeSlidingWindow && !i.Exact))
+}
 
 // Splittable says the state is one value a client can read and write back, so
 // the non-atomic strategies (multi, watch) apply.
@@ -211,6 +245,11 @@ func New(name Name, p Policy, opts Options) (Limiter, error) {
 	}
 	if err := opts.Check(name); err != nil {
 		return nil, err
+	}
+	if a.CheckPolicy != nil {
+		if err := a.CheckPolicy(p.WithDefaults(), opts); err != nil {
+			return nil, err
+		}
 	}
 	return a.build(p, opts), nil
 }

@@ -97,3 +97,12 @@ func (l *templated) SetMonotonic(on bool) {
 		s.SetMonotonic(on)
 	}
 }
+
+// JoinSet passes SetJoiner through: lim joins others of its kind into a Set of
+// its own, if it can.
+func (l *templated) JoinSet(parts []Limiter) (Set, bool) {
+	if j, ok := l.Limiter.(SetJoiner); ok {
+		return j.JoinSet(parts)
+	}
+	return nil, false
+}

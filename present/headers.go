@@ -20,8 +20,8 @@ import (
 // limit (algorithm none) sends none.
 func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 	lane := cfg.Lanes[row.Lane]
-	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
-		return nil // no limiter, no rate-limit fields
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || info.NoHeaders {
+		return nil // no limiter, or a product that sends none: no rate-limit fields
 	}
 	tier := cfg.Keys[row.Key].Tier
 	d := algorithms.Decision{Allowed: row.Allowed, Remaining: row.Remaining, Limit: row.Limit, RetryAfter: row.RetryAfter, ResetAfter: row.ResetAfter}
@@ -50,12 +50,21 @@ func HeaderColumns(cfg *sim.Config) []string {
 	var names []string
 	for f := range algorithms.HeaderFamilies {
 		family := algorithms.HeaderFamily(f)
-		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family }) {
+		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family && sendsHeaders(l) }) {
 			fields := family.Names()
 			names = append(names, fields[:len(fields)-1]...)
 		}
 	}
 	return append(names, "Retry-After")
+}
+
+// sendsHeaders says lane l's family counts among the columns: all but a
+// product's that sends no rate-limit headers (algorithms.Info.NoHeaders). The
+// no-limit lane's family still counts, as it always has, though its cells are
+// empty.
+func sendsHeaders(l sim.LaneConfig) bool {
+	info, _ := algorithms.Lookup(l.Algorithm)
+	return !info.NoHeaders
 }
 
 // NewRequestWriterWithHeaders is NewRequestWriter with the response headers of

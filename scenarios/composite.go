@@ -14,6 +14,9 @@ import (
 // several limits per request and how they combine, and its headers' family.
 func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
 	lane.Headers = spec.Headers.Value()
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.NoHeaders && spec.Headers.Set() {
+		return bad("headers", "%s sends no rate-limit headers, so its responses carry none; remove headers (the request CSV's http_status and product_status say what it answers)", lane.Algorithm)
+	}
 	if err := c.shards(spec, lane, bad); err != nil {
 		return err
 	}

@@ -190,6 +190,19 @@ var modes = named(algorithms.LeakyQueue, algorithms.LeakyMeter)
 
 func (m *Mode) UnmarshalText(b []byte) error { return m.read(b, "mode", modes) }
 
+// TrackSC is where an HAProxy lane's track-sc0 rule sits relative to its deny:
+// "before-deny" (denied requests are counted) or "after-deny".
+type TrackSC struct {
+	choice[algorithms.HAProxyTrack]
+}
+
+var trackSCs = []word[algorithms.HAProxyTrack]{
+	{name: algorithms.TrackBeforeDeny.String(), value: algorithms.TrackBeforeDeny, gloss: "denied requests are counted"},
+	{name: algorithms.TrackAfterDeny.String(), value: algorithms.TrackAfterDeny, gloss: "only requests let through are counted"},
+}
+
+func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", trackSCs) }
+
 // ShardPick is how a sharded lane picks a request's shard (algorithms.ShardPicks).
 type ShardPick struct{ choice[algorithms.ShardPick] }
 

@@ -136,7 +136,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Backend = sim.OnRedis
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
 		if info.Redis == nil {
-			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
+			return lane, bad("backend", "%s has no Redis port: it runs in memory only (docs/redis-and-bench.md); remove backend = \"redis\"", spec.Algorithm)
 		}
 		if !ported {
 			return lane, bad("backend", "a limit runs %s, which has no Redis port; give every limit an algorithm with one, or keep the lane in memory", unported(spec.Limits))
@@ -165,7 +165,48 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
 	}
-	return lane, nil
+	return lane, c.enforceable(i, spec, lane, bad)
+}
+
+// enforceable refuses a lane whose algorithm cannot enforce one of its policies
+// as its product writes it (algorithms.Info.CheckPolicy): nginx's rate per
+// second or per minute, its delay within the burst. The message is placed at
+// the option at fault, or at the period: the limit's, the lane's, or the
+// tier's the lane takes it from.
+func (c *compiler) enforceable(i int, spec LaneSpec, lane sim.LaneConfig, bad func(string, string, ...any) error) error {
+	for t, tier := range c.cfg.Tiers {
+		for _, part := range lane.Parts(c.cfg, t) {
+			info, _ := algorithms.Lookup(part.Algorithm)
+			if info.CheckPolicy == nil {
+				continue
+			}
+			err := info.CheckPolicy(part.Policy, part.Options)
+			if err == nil {
+				continue
+			}
+			what := ""
+			if len(c.cfg.Tiers) > 1 && part.Limit < 0 {
+				what = fmt.Sprintf("tier %q: ", tier.Name)
+			}
+			if part.Limit >= 0 {
+				what = fmt.Sprintf("limit %q: ", lane.Limits[part.Limit].Name)
+			}
+			if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
+				return bad(oe.Key, "%s%v", what, err)
+			}
+			path := []any{"policy", "period"}
+			switch {
+			case part.Limit >= 0 && spec.Limits[part.Limit].Period != nil:
+				path = []any{"lane", i, "limits", part.Limit, "period"}
+			case spec.Period != nil:
+				path = []any{"lane", i, "period"}
+			case t > 0:
+				path = []any{"tier", t - 1, "period"}
+			}
+			return c.fail(path, "lane %q: %s%v", lane.Name, what, err)
+		}
+	}
+	return nil
 }
 
 // options are the lane's options for the algorithm info: its defaults, with what
@@ -176,6 +217,8 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
 	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
+	opts.TrackSC, opts.Expire, opts.HAProxyVersion = s.TrackSC.Value(), s.Expire.Duration, s.HAProxyVersion
+	opts.Nodelay, opts.Delay, opts.DryRun, opts.DenyStatus = s.Nodelay, s.Delay, s.DryRun, s.DenyStatus
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)

@@ -30,6 +30,29 @@ type Scenario struct {
 	Backend *BackendSpec `toml:"backend,omitempty"`
 	Claims  []ClaimSpec  `toml:"claim,omitempty"`  // the lesson's facts, checked on every run
 	Changes []ChangeSpec `toml:"change,omitempty"` // timed changes: a recorded session replayed
+	// Questions ask the learner to predict what the run is about to show; each
+	// is answered by a claim's value on the run (see sim.Question).
+	Questions []QuestionSpec `toml:"question,omitempty"`
+}
+
+// QuestionSpec is a question the lesson asks at a moment of its run: the UI
+// pauses there, takes the learner's answer, then shows the run's. The answer is
+// not written here: it is the value, on the run so far at `at`, of the claim
+// named, so it is right for every run whatever its seed, lanes or policy.
+type QuestionSpec struct {
+	At    Duration `toml:"at,omitempty"`    // required: when to ask, > 0 and at most the duration
+	Ask   string   `toml:"ask,omitempty"`   // required: the question
+	Claim string   `toml:"claim,omitempty"` // required: the id of the claim whose value answers it
+	// Lane is whose value answers, when the claim names several lanes.
+	Lane string `toml:"lane,omitempty"`
+	// Choices, if given, are what the learner picks from: ranges of the value
+	// ("100", "101–199", "at least 200", "< 5%"), the right one holding it; or
+	// lanes, the right one the lane on which the claim's comparison holds.
+	Choices []ChoiceText `toml:"choices,omitempty"`
+	// Tolerance is how far a number may be from the answer and still be right
+	// (a question with no choices); default 0, exact.
+	Tolerance *float64 `toml:"tolerance,omitempty"`
+	Show      string   `toml:"show,omitempty"` // required: where on screen to see the answer
 }
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the
@@ -116,7 +139,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"; none for a product that sends none (nginx)
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
@@ -132,6 +155,13 @@ type OptionsSpec struct {
 	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
+	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
+	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403)
+	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
+	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
+	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
+	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

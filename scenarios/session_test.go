@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -64,6 +65,9 @@ func TestSavedSessionsReplayExactly(t *testing.T) {
 			}
 			if a, b := csvOf(t, cfg), csvOf(t, again); a != b {
 				t.Errorf("%s (overrides %+v): the saved session replays differently", name, o)
+			}
+			if !reflect.DeepEqual(cfg.Questions, again.Questions) {
+				t.Errorf("%s: the saved session asks %+v; the scenario %+v", name, again.Questions, cfg.Questions)
 			}
 		}
 	}

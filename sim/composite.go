@@ -300,8 +300,10 @@ func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Deci
 }
 
 // limitsDecided lands a multi-limit decision: allowed when every limit allowed.
-// Its retry-after is the latest of the refusing limits'; its delay the longest;
-// remaining, limit and reset are the first listed limit's that was asked.
+// Its retry-after is the latest of the refusing limits'; its delay the longest
+// (as nginx's ngx_http_limit_req_account has it), and a product's dry-run
+// shadow the strongest (a refusal over a delay); remaining, limit and reset are
+// the first listed limit's that was asked.
 func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 	l := d.l
 	r := l.reqs.At(id)
@@ -317,7 +319,7 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 		}
 		dec.OnError = dec.OnError || ld.OnError
 		if allowed {
-			dec.Delay = max(dec.Delay, ld.Delay)
+			dec.Delay, dec.Shadow = max(dec.Delay, ld.Delay), max(dec.Shadow, ld.Shadow)
 		} else if !ld.Allowed {
 			dec.RetryAfter = max(dec.RetryAfter, ld.RetryAfter)
 		}

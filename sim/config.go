@@ -44,6 +44,9 @@ type Config struct {
 	// decisions they count.
 	Claims []Claim
 	Scopes []Scope
+	// Questions are what the lesson asks the learner to predict, each answered
+	// by a claim's value at its instant (see Question).
+	Questions []Question
 	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
 	// one at a time: slower, and, as the tests check, the same run.
 	NoLookahead bool

@@ -60,7 +60,7 @@ func checkProperties(t *testing.T, b backend, l lane, seed uint64) error {
 // left unchecked.
 func checkPropertiesWaiving(t *testing.T, b backend, l lane, seed uint64, waived map[string]string) error {
 	r := rand.New(rand.NewPCG(seed, 18))
-	p := randomPolicy(r)
+	p := enforceable(&l, randomPolicy(r))
 	if l.opts.MaxReserved > 0 {
 		l.opts.MaxReserved = 1 + r.Int64N(2*p.Burst)
 	}
@@ -242,6 +242,19 @@ func init() {
 	}
 	for _, label := range []string{"guava", "guava (warm-up)", "guava (acquire timeout)"} {
 		waivers[label] = guava
+	}
+	haproxy := map[string]string{
+		"capacity": "HAProxy's track-sc0 counts a request as one whatever its cost (update_freq_ctr_period(..., 1)), so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while the rate is within the threshold; HAProxy sends no rate-limit header",
+	}
+	for _, l := range lanes {
+		if l.algorithm == algorithms.HAProxyName {
+			waivers[l.label] = haproxy
+		}
+	}
+	waivers["nginx (dry run)"] = map[string]string{
+		"capacity": "limit_req_dry_run lets every request through, whatever it costs; what nginx would have done is only logged (Decision.Shadow)",
+		"header":   "for the same reason Check accepts more than the room left; nginx sends no rate-limit header",
 	}
 	waivers["envoy-local (1.30 timer)"] = map[string]string{
 		"capacity": "Envoy's timer bucket (TimerTokenBucket::consume) takes one token per request whatever its cost, so no cost is refused for ever",

@@ -37,6 +37,15 @@ var lanes = []lane{
 	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
+	{"haproxy", algorithms.HAProxyName, algorithms.Options{}},
+	{"haproxy (after-deny)", algorithms.HAProxyName, algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
+	{"haproxy (expire 700ms)", algorithms.HAProxyName, algorithms.Options{Expire: 700 * time.Millisecond}},
+	{"haproxy (1.7)", algorithms.HAProxyName, algorithms.Options{HAProxyVersion: "1.7"}},
+	{"haproxy (2.2.11, expire 3s)", algorithms.HAProxyName, algorithms.Options{HAProxyVersion: "2.2.11", Expire: 3 * time.Second}},
+	{"nginx", algorithms.NginxName, algorithms.Options{}},
+	{"nginx (nodelay)", algorithms.NginxName, algorithms.Options{Nodelay: true}},
+	{"nginx (delay=1)", algorithms.NginxName, algorithms.Options{Delay: 1}},
+	{"nginx (dry run)", algorithms.NginxName, algorithms.Options{DryRun: true}},
 }
 
 // laneNamed returns the lane labelled label.
