@@ -87,7 +87,7 @@ frontend lookup
 		t.Errorf("notes %v, want none", notes)
 	}
 	want := map[string]int{
-		"http": 1, // /ret (never limited: a warning says so) and /inh/ share it
+		"http":                                 1, // /ret (never limited: a warning says so) and /inh/ share it
 		"server 127.0.0.1:8080 location /own/": 3,
 		"server 127.0.0.1:8080 location /dry/": 6,
 		"frontend after":                       2,
