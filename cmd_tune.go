@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/products"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -45,13 +46,19 @@ type traceOptions struct {
 	reorder                                                     time.Duration
 	strict                                                      bool
 	seed                                                        uint64
+	// config is a product's configuration whose lanes join the trace's
+	// (run and tui --trace --config), configFormat its product
+	config, configFormat string
 }
 
 // flags registers the trace flags; --seed and --strict too when own (tui has its
-// own, for scenarios as well).
-func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
+// own, for scenarios as well); --format when format (run's --format is its
+// table's: there the log's format is told by its content or its name).
+func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	if format {
+		fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	}
 	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
@@ -63,6 +70,12 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
 		fs.Uint64Var(&o.seed, "seed", 1, "`N` seeds the uniform spread")
 	}
+}
+
+// configFlags registers --config and --config-format (run and tui --trace).
+func (o *traceOptions) configFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.config, "config", "", "with --trace, add a lane per context that limits in the product configuration `FILE` (an nginx.conf and what it includes, or a haproxy.cfg)")
+	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(products.ProductNames(), " or ")+"; by default told by its content")
 }
 
 // options checks the flags and returns how to read the trace.
@@ -200,7 +213,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
-	o.trace.flags(fs, true)
+	o.trace.flags(fs, true, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
