@@ -21,7 +21,7 @@ const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
                     [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
                     [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
-                    [--memory MiB] [--partition K/N --partial FILE]
+                    [--memory MiB] [--partition K/N --partial FILE] [--target PRODUCT]
        ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
 
 Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
@@ -37,7 +37,10 @@ Nobody retries: a log is what was offered. Ranges are log-spaced in --points ste
 and default to what the trace's keys sent over each period. Requests past --memory
 are spilled to disk by key. For a log beyond one machine, --partition K/N --partial
 FILE sweeps one share of the keys, and tune merge adds the partials of every K into
-the report one --single run prints.`
+the report one --single run prints. --target sweeps a product's own limit, its lane
+with the parameters it writes (see --target), and prints the recommendation as the
+lines to paste into its configuration, with what they do to the log: who is
+refused, who is delayed and by how much.`
 
 // traceOptions are the flags that say how to read a trace, shared by tune and
 // tui --trace.
@@ -148,6 +151,8 @@ func shellQuote(s string) string {
 // tuneOptions are the flags of ratelab tune.
 type tuneOptions struct {
 	trace                     traceOptions
+	target                    string
+	algorithmsGiven           bool
 	algorithms, rate, burst   string
 	goal, csv, json, periods  string
 	partition, partial        string
@@ -169,6 +174,16 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	}
 	if err := tune.CheckAlgorithms(to.Algorithms); err != nil {
 		return to, usagef("--algorithms: %v", err)
+	}
+	if o.target != "" {
+		p, err := products.ParseProduct(o.target)
+		if err != nil {
+			return to, usagef("--target: %v", err)
+		}
+		if o.algorithmsGiven {
+			return to, usagef("tune: --target sweeps the product's own lane; drop --algorithms")
+		}
+		to.Algorithms, to.Single, to.Variants, to.Periods = targetSweep(p)
 	}
 	switch {
 	case o.period != 0 && o.periods != "":
@@ -215,6 +230,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	var o tuneOptions
 	o.trace.flags(fs, true, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(products.ProductNames(), " or ")+"): its lane with its own parameters, and print the recommendation as a configuration snippet to paste")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
 	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
@@ -231,9 +247,10 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial"); err != nil {
+	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial", "target"); err != nil {
 		return err
 	}
+	fs.Visit(func(f *flag.Flag) { o.algorithmsGiven = o.algorithmsGiven || f.Name == "algorithms" })
 	var part tune.Partition
 	switch {
 	case (o.partition == "") != (o.partial == ""):
@@ -326,7 +343,15 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return rep.WriteTable(report, 72)
+	if err := rep.WriteTable(report, 72); err != nil {
+		return err
+	}
+	if o.target != "" {
+		p, _ := products.ParseProduct(o.target)
+		_, err := fmt.Fprint(report, "\n"+targetSnippet(p, rep, o.trace.traceKey(t.Format.Format)))
+		return err
+	}
+	return nil
 }
 
 // writePartial sweeps the trace's partition and writes its counts to --partial.
