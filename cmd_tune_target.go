@@ -93,8 +93,8 @@ func targetSnippet(p products.Product, rep *tune.Report, traceKey string) string
 		rep.Trace.Name, tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
 		tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
 	if res.Delayed > 0 {
-		fmt.Fprintf(&b, " It delays %s of them (the ordinary keys' %s, the heavy hitters' %s), by %s at the median and %s at the 99th percentile: nginx holds each until its turn.",
-			tune.Percent(res.DelayedShare), tune.Percent(res.OrdinaryDelayed), tune.Percent(res.HeavyDelayed), format.Duration(res.DelayP50), format.Duration(res.DelayP99))
+		fmt.Fprintf(&b, " It delays %s of them (the ordinary keys' %s, the heavy hitters' %s), by %s at the median and %s at the 99th percentile: %s holds each until its turn.",
+			tune.Percent(res.DelayedShare), tune.Percent(res.OrdinaryDelayed), tune.Percent(res.HeavyDelayed), format.Duration(res.DelayP50), format.Duration(res.DelayP99), p)
 	} else if p == products.Nginx {
 		b.WriteString(" It delays none.")
 	}
