@@ -20,15 +20,15 @@ const tuiUsage = `
 Usage: ratelab [tui] [--scenario NAME] [--file F] [--lanes a,b] [--seed N]
                      [--redis URL] [--export-dir DIR]
        ratelab tui --trace FILE [--format …] [--key …] [trace flags as for tune]
-                   [--config FILE [--config-format nginx|haproxy]]
+                   [--config FILE [--config-format PRODUCT]]
 
 Opens the terminal UI on the embedded scenarios (or the file given): every lane
 graphed live, the comparison, the lesson. Press ? inside for every key. With
 --trace it first sweeps the log as ratelab tune does, then replays it through the
 recommended policy and its neighbours in the grid, a lane each; --config adds a
-lane per context that limits in an nginx.conf or a haproxy.cfg, named after where
-it is, and prints on standard error, as file:line notes, what the file does that
-the lanes do not model.`
+lane per context that limits in a product's configuration file (see
+--config-format), named after where it is, and prints on standard error, as
+file:line notes, what the file does that the lanes do not model.`
 
 func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("tui", tuiUsage, stderr)

@@ -78,7 +78,7 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 		opts.Product = p
 	} else if data, err := os.ReadFile(o.config); err == nil {
 		if _, ok := products.Detect(data); !ok {
-			return nil, usagef("--config %s: its content is neither an nginx.conf (directives ending in ; and blocks in { }) nor a haproxy.cfg (sections: global, defaults, frontend, backend, listen); give --config-format %s", o.config, strings.Join(products.ProductNames(), " or "))
+			return nil, usagef("--config %s: its content is neither an %s.conf (directives ending in ; and blocks in { }) nor a %s.cfg (sections: global, defaults, frontend, backend, listen); give --config-format %s", o.config, products.Nginx, products.HAProxy, strings.Join(products.ProductNames(), " or "))
 		}
 	}
 	cfg, err := products.ReadFile(o.config, opts)
