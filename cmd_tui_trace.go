@@ -41,7 +41,7 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	defer t.Close()
 	var notes []string
 	if conf != nil {
-		notes = configNotes(conf, o.traceKey(t.Format.Format))
+		notes = configNotes(conf, o.traceKey(t.Format.Format), int64(t.KeyCount))
 	}
 	bar := newProgressBar(stderr, "policies")
 	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: tune.DefaultGoal, Progress: bar.update})
@@ -110,10 +110,13 @@ func (o *traceOptions) traceKey(f traces.Format) string {
 	return ""
 }
 
-// configNotes are what a configuration does that its lanes do not model, and
-// how its keys differ from the trace's, each "file:line: …".
-func configNotes(cfg *products.Config, traceKey string) []string {
+// configNotes are what a configuration does that its lanes do not model, how
+// its keys differ from the trace's, and the zones or tables too small for the
+// trace's keys (of 32 bytes, where the key's length is not fixed), each
+// "file:line: …".
+func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
 	_, mapped := cfg.Ratelab(traceKey)
+	mapped = append(mapped, cfg.KeyWarnings(keys, 32)...)
 	var notes []string
 	for _, w := range append(cfg.Warnings, mapped...) {
 		notes = append(notes, w.String())

@@ -125,6 +125,13 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 		return nil, bad("config", "%v", err)
 	}
 	lanes, notes := cfg.Ratelab(c.traceKey())
+	// a zone or table that holds fewer keys than the scenario's clients have
+	// (the keys compiled before the lanes: a trace's every key)
+	longest := 0
+	for _, k := range c.cfg.Keys {
+		longest = max(longest, len(k.Name))
+	}
+	notes = append(notes, cfg.KeyWarnings(int64(len(c.cfg.Keys)), longest)...)
 	for _, w := range append(cfg.Warnings, notes...) {
 		c.cfg.Notes = append(c.cfg.Notes, c.configPlace(i, spec, w.Place)+": "+w.Text)
 	}
