@@ -52,6 +52,9 @@ type traceOptions struct {
 	// config is a product's configuration whose lanes join the trace's
 	// (run and tui --trace --config), configFormat its product
 	config, configFormat string
+	// noFormat says the command has no --format for the log (run's is its
+	// table's): the log's content or name must tell it
+	noFormat bool
 }
 
 // flags registers the trace flags; --seed and --strict too when own (tui has its
@@ -62,6 +65,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 	if format {
 		fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
 	}
+	o.noFormat = !format
 	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
@@ -112,6 +116,8 @@ func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace
 	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
 	var unknown *traces.UnknownFormatError
 	switch {
+	case errors.As(err, &unknown) && o.noFormat:
+		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
 	case errors.As(err, &unknown):
 		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
 	case err != nil:
