@@ -27,11 +27,21 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				if !opts.Nodelay {
 					opts.Delay = r.Int64N(p.Burst)
 				}
+			case EnvoyGlobalName:
+				opts.ShadowMode = r.IntN(2) == 0
+			case CloudflareName:
+				opts.MitigationTimeout = []time.Duration{0, 10 * time.Second, time.Minute}[r.IntN(3)]
+				opts.CountBlocked = r.IntN(2) == 0
+			case APIGatewayName:
+				if r.IntN(2) == 0 {
+					opts.QuotaLimit, opts.QuotaPeriod = 1+r.Int64N(20), QuotaPeriod(1+r.IntN(3))
+					opts.QuotaOffset = r.Int64N(opts.QuotaLimit + 1)
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false
 			}
-			p = enforceable(name, p, opts)
+			p = admitted(name, p, opts)
 			checked, err := New(name, p, opts)
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", name, seed, err)

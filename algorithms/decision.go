@@ -47,10 +47,11 @@ type Decision struct {
 	// in memory.
 	OnError bool
 	// Shadow, on a request a product let through only because it runs in dry
-	// run (nginx's limit_req_dry_run), is what it would have done otherwise:
-	// delayed it or refused it. The request is Allowed, with no Delay; what it
-	// was charged is what the product charges in dry run. ShadowNone for every
-	// other decision.
+	// run or shadow mode (nginx's limit_req_dry_run, the Envoy rate limit
+	// service's shadow_mode), is what it would have done otherwise: delayed it
+	// or refused it. The request is Allowed, with no Delay; what it was charged
+	// is what the product charges in dry run. ShadowNone for every other
+	// decision.
 	Shadow Shadow
 }
 
@@ -93,6 +94,20 @@ type Limiter interface {
 	// provided no later request is made at a time before now: with clocks that
 	// disagree, pass the earliest any of them reads.
 	Evict(now time.Duration) int
+}
+
+// Forgetter is a limiter that can lose its state as a store does: a key that
+// expires (Forget), or every key at once, a store flushed or a failover to an
+// empty replica (ForgetAll). A key forgotten is new again: its next request finds
+// the idle state a new key gets (a full bucket, an empty window), whatever it had
+// spent. Unlike Evict, forgetting changes decisions: that is what it is for.
+// Every limiter in this package with per-key state is one (the no-limit lane
+// keeps none); so is a Redis limiter (it deletes the keys).
+type Forgetter interface {
+	// Forget drops key's state and says whether it had any.
+	Forget(key string) bool
+	// ForgetAll drops every key's state and returns how many keys had some.
+	ForgetAll() int
 }
 
 // microsToDuration turns microseconds into a duration, saturating at Forever.

@@ -27,20 +27,22 @@ func randomPolicy(r *rand.Rand) Policy {
 	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
-// enforceable is p, or, for an algorithm that cannot enforce p as written
-// (Info.CheckPolicy: nginx takes a rate per second or per minute only), p at
-// the nearest period it can: 1s below a minute, 1m from there.
-func enforceable(name Name, p Policy, o Options) Policy {
+// admitted is p, or, for a product lane that refuses p's period (one
+// configured only in its own units or values, Info.CheckPolicy), p with the
+// first of 1s, 10s and 1m it takes.
+func admitted(name Name, p Policy, o Options) Policy {
 	a := MustLookup(name)
-	if a.CheckPolicy == nil || a.CheckPolicy(p, o) == nil {
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), o) == nil {
 		return p
 	}
-	if p.Period < time.Minute {
-		p.Period = time.Second
-	} else {
-		p.Period = time.Minute
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), o) == nil {
+			return q
+		}
 	}
-	return p
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", name, p))
 }
 
 // randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
@@ -156,6 +158,36 @@ func checkCounterBound(p Policy, n int64, outs []outcome) error {
 	return nil
 }
 
+// perRequest is outs with every request costing one unit, as a lane that
+// counts requests takes them.
+func perRequest(outs []outcome) []outcome {
+	out := append([]outcome(nil), outs...)
+	for i := range out {
+		out[i].cost = 1
+	}
+	return out
+}
+
+// checkMitigation: after an acceptance, the next refusal of the key starts a
+// mitigation of timeout (the key was not mitigated, so it trips the rule): no
+// request of the key is accepted before it ends.
+func checkMitigation(timeout time.Duration, outs []outcome) error {
+	tripped := map[string]time.Duration{} // the key's last trip
+	open := map[string]bool{}             // an acceptance since it
+	for _, o := range outs {
+		switch {
+		case o.Allowed:
+			if at, ok := tripped[o.key]; ok && o.at < at+timeout {
+				return fmt.Errorf("key %s: accepted at %v, %v after the mitigation that began at %v (%v)", o.key, o.at, o.at-at, at, timeout)
+			}
+			open[o.key] = true
+		case open[o.key]:
+			tripped[o.key], open[o.key] = o.at, false
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -212,6 +244,9 @@ func checkAll(seed uint64) error {
 		return nil
 	}
 	windowAligned := func(string) time.Duration { return 0 }
+	unit := admitted(EnvoyGlobalName, p, Options{}) // its windows, of a second or a minute, start at the origin
+	cf := admitted(CloudflareName, p, Options{})    // 10 s or a minute
+	quota := 1 + int64(len(trace))/4                // a day's; the run's origin is midnight UTC
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
@@ -226,6 +261,14 @@ func checkAll(seed uint64) error {
 		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
+		fail("cloudflare, throttle: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, false), trace))),
+		fail("cloudflare, blocked counted: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, true), trace))),
+		fail("cloudflare: nothing passes a mitigation", checkMitigation(cf.Period, decide(NewCloudflare(cf, cf.Period, r.IntN(2) == 0), trace))),
+		fail("api-gateway: burst + rate × T, a request a token", checkBucketBound(p, perRequest(decide(NewAPIGateway(p, 0, QuotaNone, 0, HeaderOrigin), trace)))),
+		fail("api-gateway: its quota per UTC day", checkWindowBound(Policy{Limit: quota, Period: 24 * time.Hour}, windowAligned, perRequest(decide(NewAPIGateway(p, quota, QuotaDay, 0, HeaderOrigin), trace)))),
+		fail("envoy-global: limit per window of its unit",
+
+			checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
 	} {
 		if err != nil {
 			return err
@@ -264,7 +307,7 @@ func checkAll(seed uint64) error {
 		if name == "fixed-window" {
 			opts.Rollover = p.Limit / 2
 		}
-		ep := enforceable(name, p, opts)
+		ep := admitted(name, p, opts)
 		if _, err := New(name, ep, opts); err != nil {
 			return fail(string(name), err)
 		}
@@ -276,7 +319,7 @@ func checkAll(seed uint64) error {
 			return err
 		}
 	}
-	np := enforceable(NginxName, p, Options{})
+	np := admitted(NginxName, p, Options{})
 	return fail("nginx: burst + rate × (T + 1 ms), one request more per expiry", checkNginxBound(np, trace))
 }
 
@@ -375,6 +418,20 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
 	if checkSameDecisions(fw, tb, false) == nil {
 		t.Error("checkSameDecisions saw no difference between the fixed window and the token bucket")
+	}
+	// throttle lets a slow request through 20 s after the 11th of a burst was
+	// refused: under a mitigation of a minute it may not pass
+	p := Policy{Limit: 10, Period: 10 * time.Second}
+	var burst []request
+	for i := 0; i < 11; i++ {
+		burst = append(burst, request{at: 0, key: "k", cost: 1})
+	}
+	burst = append(burst, request{at: 20 * time.Second, key: "k", cost: 1})
+	if checkMitigation(time.Minute, decide(NewCloudflare(p, 0, false), burst)) == nil {
+		t.Error("checkMitigation accepted a request 20 s into a minute's mitigation")
+	}
+	if err := checkMitigation(time.Minute, decide(NewCloudflare(p, time.Minute, false), burst)); err != nil {
+		t.Errorf("checkMitigation refused the lane that mitigates: %v", err)
 	}
 }
 

@@ -26,20 +26,39 @@ var noneElsewhere = map[string]string{
 	"cmd_tune.go":        "--spread none",
 }
 
-// productNames are the products whose configuration files products/ reads,
-// and whose binaries internal/producttest runs (nginx -t, haproxy -c): there a
-// product's name is the product's, not its lane's.
-var productNames = []string{"nginx", "haproxy"}
+// productElsewhere lists the files outside this package where a product lane's
+// name (productNames: "nginx", "haproxy") is written in a string for the product
+// itself rather than its lane, and what it means there: a product lane is named
+// after the product, whose access logs ratelab reads and whose real servers the
+// tests run.
+var productElsewhere = map[string]string{
+	"cmd_tune.go":                       "the tune command's help: an Apache or nginx access log",
+	"internal/realserver/realserver.go": "the servers' binaries and packages",
+	"internal/realserver/nginx.go":      "nginx the server: its binary, its files, its configuration's errors",
+	"internal/realserver/nginxlog.go":   "nginx the server: its clocks and its log",
+	"internal/realserver/haproxy.go":    "HAProxy the server: its binary, its files, its configuration's errors",
+}
 
-// productDirs are the folders that write the products' names.
+// productNames are the lanes named after their product, which productElsewhere's
+// files may write for the product.
+var productNames = []Name{NginxName, HAProxyName}
+
+// productDirs are the folders whose every file writes the products' names for
+// the products: products/ reads their configuration files, internal/producttest
+// runs nginx -t and haproxy -c.
 var productDirs = []string{"products/", "internal/producttest/"}
 
-// nginxElsewhere lists the files outside this package where the word "nginx"
-// is written in a string for the server rather than its limit_req lane, and
-// what it means there: the lane is named after the product, whose access logs
-// ratelab also reads.
-var nginxElsewhere = map[string]string{
-	"cmd_tune.go": "the tune command's help: an Apache or nginx access log",
+// forProduct says the file at rel may write a product's name for the product.
+func forProduct(rel string) bool {
+	return productElsewhere[rel] != "" || slices.ContainsFunc(productDirs, func(d string) bool { return strings.HasPrefix(rel, d) })
+}
+
+// withoutProducts is s with every product's name taken out.
+func withoutProducts(s string) string {
+	for _, n := range productNames {
+		s = strings.ReplaceAll(s, string(n), "")
+	}
+	return s
 }
 
 // No algorithm's name is spelled outside this package: every other package names
@@ -62,15 +81,6 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 	}
 	// a limiter's name as a word of its own: not inside a longer name or a path
 	within := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(limiters, "|") + `)($|[^a-z0-9_-])`)
-	// productDirs write the products' names (nginx.conf, "haproxy -c"), which
-	// their lanes share: there a name is the product's, not the lane's
-	var others []string
-	for _, l := range limiters {
-		if !slices.Contains(productNames, l) {
-			others = append(others, l)
-		}
-	}
-	withinProducts := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(others, "|") + `)($|[^a-z0-9_-])`)
 	fset := token.NewFileSet()
 	checked := 0
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -112,8 +122,7 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 				if _, ok := noneElsewhere[rel]; !ok {
 					t.Errorf("%s: %q is the no-limit algorithm's name; write UnlimitedName, or, if the word means something else here, add the file to noneElsewhere with what it means", where, s)
 				}
-			case slices.ContainsFunc(productDirs, func(d string) bool { return strings.HasPrefix(rel, d) }) && !withinProducts.MatchString(s):
-			case within.MatchString(s) && !(nginxElsewhere[rel] != "" && !within.MatchString(strings.ReplaceAll(s, string(NginxName), ""))):
+			case within.MatchString(s) && !(forProduct(rel) && !within.MatchString(withoutProducts(s))):
 				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (Info) for the fact", where, s)
 			}
 			return true
@@ -131,9 +140,9 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 			t.Errorf("noneElsewhere lists %s, which does not exist: remove it", file)
 		}
 	}
-	for file := range nginxElsewhere {
+	for file := range productElsewhere {
 		if _, err := os.Stat(filepath.Join(root, file)); err != nil {
-			t.Errorf("nginxElsewhere lists %s, which does not exist: remove it", file)
+			t.Errorf("productElsewhere lists %s, which does not exist: remove it", file)
 		}
 	}
 }

@@ -416,7 +416,7 @@ func (l *Nginx) expire(now int64) {
 			}
 		}
 		l.unlink(s)
-		l.forget(s.key)
+		l.Forget(s.key)
 	}
 }
 

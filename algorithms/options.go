@@ -55,6 +55,20 @@ type Options struct {
 	// DenyStatus is the HTTP status a product lane answers a refused request with
 	// (nginx's limit_req_status); 0, the product's default (algorithms.Info.Status).
 	DenyStatus int
+	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
+	// limit is answered OK (Decision.Shadow says so) and counted.
+	ShadowMode bool
+	// MitigationTimeout is the cloudflare lane's mitigation_timeout: once a key's
+	// rate passes the limit, all its requests are blocked this long (0: throttle).
+	MitigationTimeout time.Duration
+	// CountBlocked makes the cloudflare lane count blocked requests too.
+	CountBlocked bool
+	// QuotaLimit, QuotaPeriod and QuotaOffset are the api-gateway lane's usage-plan
+	// quota (QuotaSettings): QuotaLimit requests per QuotaPeriod, QuotaOffset
+	// fewer in the initial period; QuotaNone, no quota.
+	QuotaLimit  int64
+	QuotaPeriod QuotaPeriod
+	QuotaOffset int64
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -101,7 +115,7 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"delay", fmt.Errorf("delay must be a number of requests >= 0 (got %d)", o.Delay)}
 	case o.Delay > 0 && o.Nodelay:
 		return &OptionError{"delay", fmt.Errorf("delay = %d and nodelay = true contradict: nodelay delays no request, delay = N delays those beyond the first N of the excess; keep one", o.Delay)}
-	case o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599):
+	case algorithm == NginxName && o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599): // limit_req_status; haproxy and cloudflare check their own
 		return &OptionError{"deny_status", fmt.Errorf("deny_status must be an HTTP error status from 400 to 599 (got %d)", o.DenyStatus)}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {

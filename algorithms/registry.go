@@ -132,6 +132,17 @@ var registry = []Info{
 	{Name: NginxName, Short: "nginx", Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
 		Status: nginxStatus, NoHeaders: true,
 		build: func(p Policy, o Options) Limiter { return NewNginx(p, o) }},
+	{Name: EnvoyGlobalName, Short: "envoy-g", Shape: ShapeFixedWindow, Options: envoyGlobalOptions, Redis: envoyGlobalPort,
+		Status: envoyGlobalStatus, CheckPolicy: CheckEnvoyGlobalPolicy,
+		build: func(p Policy, o Options) Limiter { return NewEnvoyGlobal(p, o.ShadowMode, HeaderOrigin) }},
+	{Name: CloudflareName, Short: "cf", Shape: ShapeSlidingWindow, Options: cloudflareOptions,
+		Status: cloudflareStatus, CheckPolicy: CheckCloudflarePolicy,
+		build: func(p Policy, o Options) Limiter { return NewCloudflare(p, o.MitigationTimeout, o.CountBlocked) }},
+	{Name: APIGatewayName, Short: "apigw", Shape: ShapeBucket, Options: apiGatewayOptions,
+		Status: apiGatewayStatus, CheckPolicy: CheckAPIGatewayPolicy,
+		build: func(p Policy, o Options) Limiter {
+			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
+		}},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

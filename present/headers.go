@@ -33,8 +33,9 @@ func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 				quotas = append(quotas, algorithms.Quota{Name: lane.Limits[i].Name, Policy: lane.Limits[i].Policy, Decision: ld})
 			}
 		}
-	case lane.Sharded() && row.Shard >= 0:
-		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: algorithms.ShardPolicies(lane.TierPolicy(cfg, tier), lane.Shards)[row.Shard], Decision: d}}
+	case lane.Pieces() > 1 && row.Shard >= 0:
+		p, _ := lane.PiecePolicy(cfg, tier, int(row.Shard))
+		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: p, Decision: d}}
 	}
 	if len(quotas) == 0 { // a plain lane, or no limit was asked (a WATCH that kept losing)
 		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: lane.TierPolicy(cfg, tier), Decision: d}}

@@ -129,9 +129,9 @@ func TestRatelabMapping(t *testing.T) {
 			note: "nginx keys this limit by $http_x_api_key (the log's user); the requests replayed are keyed by ip"},
 		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: 10 * time.Second, Expire: 30 * time.Second, Op: "ge", Threshold: 100, Counted: true, Status: 429}},
 			want: RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 99, Period: 10 * time.Second}, Options: algorithms.Options{TrackSC: algorithms.TrackBeforeDeny, Expire: 30 * time.Second, DenyStatus: 429}}},
-		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 200}},
+		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 418, Action: "return"}},
 			want: RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 101, Period: time.Minute}, Options: algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
-			note: "the lane answers a refusal with 403 (the status 200 is not one http-request deny sends)"},
+			note: "the lane answers a refusal with 403 (the status 418 is not one http-request deny sends)"},
 		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "ge", Threshold: 1, Counted: true, Cond: "if { sc0_http_req_rate ge 1 }", Status: 403}},
 			note: "if { sc0_http_req_rate ge 1 } refuses every request", noRun: true},
 	} {

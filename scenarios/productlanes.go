@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"ratelab/algorithms"
@@ -26,48 +27,34 @@ func isProductLane(spec LaneSpec) bool {
 	return spec.Product.Set() || spec.Config != "" || spec.ConfigFile != ""
 }
 
-// productOnly are the lane keys a product lane takes; the others say what its
-// configuration says.
+// productOther is the first key spec writes beside a product's configuration
+// (all but name, product, config and config_file): the configuration says what
+// they would; "" when it writes none. Every field of the schema is looked at,
+// so a key added to lanes later is refused here until a product lane takes it.
 func productOther(spec LaneSpec) string {
-	switch {
-	case spec.Algorithm.Set():
-		return "algorithm"
-	case spec.Limit != nil:
-		return "limit"
-	case spec.Period != nil:
-		return "period"
-	case spec.Burst != nil:
-		return "burst"
-	case spec.RetryAfterJitter != nil:
-		return "retry_after_jitter"
-	case spec.OptionsSpec != OptionsSpec{}:
-		return "the algorithm's options"
-	case spec.Strategy.Set():
-		return "strategy"
-	case spec.RoundTrip != nil:
-		return "round_trip"
-	case spec.WatchRetries != nil:
-		return "watch_retries"
-	case spec.Backend.Set():
-		return "backend"
-	case spec.Clock.Set():
-		return "clock"
-	case spec.OnError.Set():
-		return "on_error"
-	case spec.Shards != nil:
-		return "shards"
-	case spec.ShardPick.Set():
-		return "shard_pick"
-	case len(spec.Limits) > 0:
-		return "limits"
-	case spec.Combine.Set():
-		return "combine"
-	case spec.Order != nil:
-		return "order"
-	case spec.Headers.Set():
-		return "headers"
+	var first func(v reflect.Value) string
+	first = func(v reflect.Value) string {
+		t := v.Type()
+		for i := range t.NumField() {
+			f, fv := t.Field(i), v.Field(i)
+			if f.Anonymous {
+				if k := first(fv); k != "" {
+					return k
+				}
+				continue
+			}
+			key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			switch key {
+			case "", "name", "product", "config", "config_file":
+				continue
+			}
+			if !fv.IsZero() {
+				return key
+			}
+		}
+		return ""
 	}
-	return ""
+	return first(reflect.ValueOf(spec))
 }
 
 // productLanes compiles lane i, which reads a product's configuration, into

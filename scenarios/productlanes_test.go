@@ -135,6 +135,8 @@ func TestProductLaneErrors(t *testing.T) {
 			`test.toml:16:15: scenario "s": lane 1: give the configuration once`},
 		{"a policy beside it", "product = \"nginx\"\nconfig_file = \"conf/nginx.conf\"\nburst = 3\n",
 			`test.toml:14:11: scenario "s": lane 1: a nginx lane takes its limits, and everything else about them, from its configuration: remove burst`},
+		{"instances beside it", "product = \"nginx\"\nconfig_file = \"conf/nginx.conf\"\ninstances = 3\n",
+			`test.toml:14:11: scenario "s": lane 1: a nginx lane takes its limits, and everything else about them, from its configuration: remove instances`},
 		{"a misspelt product", "product = \"ngnix\"\nconfig_file = \"conf/nginx.conf\"\n",
 			`did you mean "nginx"`},
 		{"nothing limits", "product = \"nginx\"\nconfig_file = \"conf/empty.conf\"\n",

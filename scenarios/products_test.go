@@ -190,6 +190,101 @@ timeout = "250ms"
 				t.Errorf("nginx delay=2: %d timed out (want 1: the 300 ms wait), %d served (want 5)", two.QueueTimeouts, two.Succeeded)
 			}
 		}},
+		{name: "envoy-global", doc: `[[scenario]]
+name = "s"
+duration = "2m"
+
+[scenario.policy]
+limit = 10
+period = "1m"
+
+[[scenario.lane]]
+name = "rls"
+algorithm = "envoy-global"
+
+[[scenario.lane]]
+name = "rls in shadow mode"
+algorithm = "envoy-global"
+shadow_mode = true
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 1
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// each minute of the epoch (the origin is one's start) takes 10 of its
+			// 60; in shadow mode every request passes
+			if ms[0].Accepted != 20 || ms[1].Accepted != 120 {
+				t.Errorf("accepted: the service %d (want 20: 10 a minute), in shadow mode %d (want all 120)", ms[0].Accepted, ms[1].Accepted)
+			}
+		}},
+		{name: "cloudflare", doc: `[[scenario]]
+name = "s"
+duration = "2m"
+
+[scenario.policy]
+limit = 10
+period = "10s"
+
+[[scenario.lane]]
+name = "throttle"
+algorithm = "cloudflare"
+
+[[scenario.lane]]
+name = "mitigation"
+algorithm = "cloudflare"
+mitigation_timeout = "1m"
+
+[[scenario.lane]]
+name = "counter"
+algorithm = "sliding-counter"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 2
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// at twice the limit: throttle lets the limit through, as the sliding
+			// counter does; a minute's mitigation each time the rate is passed lets
+			// 10 through and then blocks for a minute: 10 in each of the two minutes
+			if ms[0].Accepted != ms[2].Accepted || ms[0].Accepted < 100 || ms[1].Accepted != 20 {
+				t.Errorf("accepted: throttle %d (want the sliding counter's, %d, at least 100), mitigation %d (want 20)", ms[0].Accepted, ms[2].Accepted, ms[1].Accepted)
+			}
+		}},
+		{name: "api-gateway", doc: `[[scenario]]
+name = "s"
+duration = "10s"
+
+[scenario.policy]
+limit = 10
+burst = 5
+
+[[scenario.lane]]
+name = "throttle"
+algorithm = "api-gateway"
+
+[[scenario.lane]]
+name = "usage plan"
+algorithm = "api-gateway"
+quota_limit = 30
+quota_period = "day"
+quota_offset = 10
+
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// the throttle is the token bucket's: 5 at once, then 10 a second; the
+			// usage plan stops at its first day's 30 − 10
+			if ms[0].Accepted != ms[2].Accepted || ms[0].Accepted < 100 || ms[1].Accepted != 20 {
+				t.Errorf("accepted: throttle %d (want the token bucket's, %d), usage plan %d (want 20)", ms[0].Accepted, ms[2].Accepted, ms[1].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -371,5 +466,41 @@ func TestNginxLaneErrors(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), `lane "nginx": tier "free": nginx's limit_req_zone takes a rate per second or per minute only`) {
 		t.Errorf("a tier at 1 per hour: %v", err)
+	}
+}
+
+// A product lane given a period its product cannot be configured with is
+// refused at the period's place, naming what it takes: the lane's own period,
+// the scenario's (the default tier's) or a tier's, or a limit's.
+func TestProductPolicyErrors(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"the lane's period", minimal + "[[scenario.lane]]\nalgorithm = \"envoy-global\"\nperiod = \"1500ms\"\n",
+			"test.toml:14:10: scenario \"s\": lane \"envoy-global\": period 1.5s is not a unit of Envoy's rate limit service; use one of second (1s), minute (1m0s)"},
+		{"the scenario's period", strings.Replace(minimal, "limit = 10", "limit = 10\nperiod = \"10s\"", 1) + "[[scenario.lane]]\nalgorithm = \"envoy-global\"\n",
+			"test.toml:7:10: scenario \"s\": lane \"envoy-global\": period 10s is not a unit"},
+		{"a tier's period", minimal + "[[scenario.tier]]\nname = \"gold\"\nlimit = 5\nperiod = \"2s\"\n\n[[scenario.lane]]\nalgorithm = \"envoy-global\"\n",
+			"test.toml:15:10: scenario \"s\": lane \"envoy-global\": tier \"gold\": period 2s is not a unit"},
+		{"a limit's period", minimal + "[[scenario.lane]]\nname = \"two\"\n[[scenario.lane.limits]]\nalgorithm = \"envoy-global\"\n[[scenario.lane.limits]]\nalgorithm = \"envoy-global\"\nperiod = \"5s\"\n",
+			"test.toml:18:10: scenario \"s\": lane \"two\": limit \"limit-2\": period 5s is not a unit"},
+		{"an option on another algorithm", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nshadow_mode = true\n",
+			"shadow_mode applies to envoy-global only (this lane runs gcra)"},
+		{"cloudflare's default period", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\n",
+			"test.toml:5:1: scenario \"s\": lane \"cloudflare\": period 1s is not a period Cloudflare takes; use one of 10, 15"},
+		{"a mitigation timeout", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\nmitigation_timeout = \"25h\"\n",
+			"test.toml:15:22: scenario \"s\": lane \"cloudflare\": mitigation_timeout must be 0 (throttle) or one of"},
+		{"a quota without a period", minimal + "[[scenario.lane]]\nalgorithm = \"api-gateway\"\nquota_limit = 100\n",
+			"test.toml:14:15: scenario \"s\": lane \"api-gateway\": quota_limit = 100 needs quota_period = \"day\", \"week\" or \"month\""},
+		{"a quota period", minimal + "[[scenario.lane]]\nalgorithm = \"api-gateway\"\nquota_limit = 100\nquota_period = \"year\"\n",
+			`quota_period must be one of "day", "week", "month" (got "year")`},
+		{"a status", minimal + "[[scenario.lane]]\nalgorithm = \"cloudflare\"\nperiod = \"10s\"\ndeny_status = 503\n",
+			"test.toml:15:15: scenario \"s\": lane \"cloudflare\": deny_status (response.status_code) must be from 400 to 499"},
+	} {
+		c, err := parse(t, tc.doc, nil)
+		if err == nil {
+			_, err = c.Compile("s", Overrides{})
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -57,9 +57,11 @@ type QuestionSpec struct {
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the
 // UI's live controls make them (and save them): a client's rate or retry policy,
-// the clock-skew fix of every token-bucket lane, a backend glitch. A table may make
-// several; at one instant, requests sent by hand (a hand client's file) come
-// first, then the changes in file order.
+// the clock-skew fix of every token-bucket lane, a backend glitch; or as a
+// lesson stages it: every lane's store going down, coming back up, or losing its
+// state (sim's outage.go). A table may make several; at one instant, requests
+// sent by hand (a hand client's file) come first, then the changes in file
+// order.
 type ChangeSpec struct {
 	At       Duration   `toml:"at,omitempty"`        // required: when
 	Client   string     `toml:"client,omitempty"`    // the client rate and retry change
@@ -68,6 +70,7 @@ type ChangeSpec struct {
 	Retry    *RetrySpec `toml:"retry,omitempty"`     // its new retry policy
 	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
+	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up" or "flushed"
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
@@ -128,18 +131,24 @@ type LaneSpec struct {
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
 	WatchRetries *int      `toml:"watch_retries,omitempty"` // default 20
 
-	Backend Backend `toml:"backend,omitempty"`  // "memory" (default) or "redis"
-	Clock   Clock   `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
-	OnError OnError `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
+	Backend Backend   `toml:"backend,omitempty"`  // "memory" (default) or "redis"
+	Clock   Clock     `toml:"clock,omitempty"`    // "client" (default) or "server": the store's clock
+	OnError OnError   `toml:"on_error,omitempty"` // when the store fails (redis, or a store = "down" change): "closed" (default: deny) or "open" (allow)
+	TTL     *Duration `toml:"ttl,omitempty"`      // in memory: a key's state expires this long after its last acceptance; default never
 
 	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
 	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
+
+	Instances   *int        `toml:"instances,omitempty"`    // keep the limit in each of this many instances' memory, behind a load balancer; default 1
+	PerInstance PerInstance `toml:"per_instance,omitempty"` // "whole" (default: each instance the whole policy) or "share" (the policy divided)
+	Balance     Balance     `toml:"balance,omitempty"`      // "round-robin" (default), "random" or "weighted"
+	Weights     []int       `toml:"weights,omitempty"`      // weighted: each instance's share of the requests, one number per instance
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit"; none for a product that sends none (nginx)
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy"; none for a product that sends none (nginx)
 
 	// Or a product's own configuration, instead of the keys above: the lane is
 	// the lanes it describes, one per context that limits (docs/scenarios.md,
@@ -164,11 +173,17 @@ type OptionsSpec struct {
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
 	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
 	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403)
+	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429)
 	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
 	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
 	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
 	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
+	ShadowMode         bool        `toml:"shadow_mode,omitempty"`         // envoy-global: over the limit answered OK, still counted
+	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`  // cloudflare: block every request this long once the rate is passed; 0: throttle
+	CountBlocked       bool        `toml:"count_blocked,omitempty"`       // cloudflare: blocked requests count too
+	QuotaLimit         int64       `toml:"quota_limit,omitempty"`         // api-gateway: the usage plan's quota, requests per quota_period
+	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`        // api-gateway: "day", "week" or "month" (UTC)
+	QuotaOffset        int64       `toml:"quota_offset,omitempty"`        // api-gateway: taken off the quota in the first period
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

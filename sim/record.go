@@ -106,13 +106,13 @@ func (l *Lane) LastDecision() (Last, bool) {
 
 // land records what a decider decided for request id, now, and carries the
 // request on: a denial (or a lost WATCH race) to its client's retry policy, an
-// acceptance to its admission. noDecision (a lost race) says nothing about the
-// watched level.
+// acceptance to its admission. noDecision (a lost race) and a decision of
+// on_error (the store failed) say nothing about the watched level.
 func (l *Lane) land(id int32, o landing) {
 	r := l.reqs.At(id)
 	d := o.d
 	l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
-	if int(r.key) == l.cfg.WatchKey && d != noDecision && !l.Config.Composite() {
+	if int(r.key) == l.cfg.WatchKey && d != noDecision && !d.OnError && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {

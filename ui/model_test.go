@@ -567,3 +567,28 @@ func TestFocusedProductLaneSaysTheProductsAnswer(t *testing.T) {
 		t.Errorf("the leaky bucket's line:\n%s", s)
 	}
 }
+
+// A scenario's staged outage shows on the lanes in memory: "store down" on each
+// panel while it lasts, and the verdict's count of decisions made without it.
+func TestStagedOutageShows(t *testing.T) {
+	m := newModel(t, "store-down")
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	frame(m)
+	press(m, "space")
+	seek := func(to string) {
+		for _, k := range append([]string{"g"}, append(strings.Split(to, ""), "enter")...) {
+			press(m, k)
+		}
+		for i := 0; m.runner.seeking && i < 5000; i++ {
+			frame(m)
+		}
+	}
+	seek("25s")
+	if s := screen(m); strings.Count(s, "store down") != 2 || strings.Contains(s, "redis unavailable") {
+		t.Errorf("at 25 s, in the outage, both lanes should say store down:\n%s", s)
+	}
+	seek("35s")
+	if s := screen(m); strings.Contains(s, "store down") {
+		t.Errorf("at 35 s the store is up again:\n%s", s)
+	}
+}

@@ -230,7 +230,11 @@ func (m *Model) panelTitle(lane sim.LaneConfig, unavailable bool, met sim.Metric
 			s += st.Deny.Render(" " + err + compact(met.Errors))
 		}
 		if unavailable {
-			s = st.Error.Render("redis unavailable ") + s
+			down := "redis unavailable " // failing to answer
+			if lane.Backend == sim.InMemory {
+				down = "store down " // an outage of the scenario's
+			}
+			s = st.Error.Render(down) + s
 		}
 		return s
 	}

@@ -60,7 +60,7 @@ func checkProperties(t *testing.T, b backend, l lane, seed uint64) error {
 // left unchecked.
 func checkPropertiesWaiving(t *testing.T, b backend, l lane, seed uint64, waived map[string]string) error {
 	r := rand.New(rand.NewPCG(seed, 18))
-	p := enforceable(&l, randomPolicy(r))
+	p := admitted(&l, randomPolicy(r))
 	if l.opts.MaxReserved > 0 {
 		l.opts.MaxReserved = 1 + r.Int64N(2*p.Burst)
 	}
@@ -206,7 +206,7 @@ func TestMemoryAndRedisDecideAlike(t *testing.T) {
 		t.Run(l.label, func(t *testing.T) {
 			for seed := uint64(1); seed <= 12; seed++ {
 				r := rand.New(rand.NewPCG(seed, 81))
-				p := randomPolicy(r)
+				p := admitted(&l, randomPolicy(r))
 				o := l.opts
 				if o.MaxReserved > 0 {
 					o.MaxReserved = 1 + r.Int64N(2*p.Burst)
@@ -256,6 +256,15 @@ func init() {
 		"capacity": "limit_req_dry_run lets every request through, whatever it costs; what nginx would have done is only logged (Decision.Shadow)",
 		"header":   "for the same reason Check accepts more than the room left; nginx sends no rate-limit header",
 	}
+	waivers["envoy-global (shadow_mode)"] = map[string]string{
+		"capacity": "under shadow_mode the rate limit service answers OK to every request, a cost above the limit too (it is counted, and would have been OVER_LIMIT)",
+		"header":   "for the same reason a request over the remaining passes: the count is past the limit, remaining 0, and the answer OK",
+	}
+	apiGateway := map[string]string{
+		"capacity": "API Gateway counts requests: a token each, whatever its cost, so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while one token is left (and with a quota spent none does, however many tokens)",
+	}
+	waivers["api-gateway"], waivers["api-gateway (quota)"] = apiGateway, apiGateway
 	waivers["envoy-local (1.30 timer)"] = map[string]string{
 		"capacity": "Envoy's timer bucket (TimerTokenBucket::consume) takes one token per request whatever its cost, so no cost is refused for ever",
 		"header":   "for the same reason a request of any cost passes while one token is left",

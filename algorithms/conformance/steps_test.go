@@ -46,6 +46,35 @@ var lanes = []lane{
 	{"nginx (nodelay)", algorithms.NginxName, algorithms.Options{Nodelay: true}},
 	{"nginx (delay=1)", algorithms.NginxName, algorithms.Options{Delay: 1}},
 	{"nginx (dry run)", algorithms.NginxName, algorithms.Options{DryRun: true}},
+	{"envoy-global", algorithms.EnvoyGlobalName, algorithms.Options{}},
+	{"envoy-global (shadow_mode)", algorithms.EnvoyGlobalName, algorithms.Options{ShadowMode: true}},
+	{"cloudflare (throttle)", algorithms.CloudflareName, algorithms.Options{}},
+	{"cloudflare (mitigation)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: time.Minute}},
+	{"cloudflare (blocked counted)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Second, CountBlocked: true}},
+	{"api-gateway", algorithms.APIGatewayName, algorithms.Options{}},
+	{"api-gateway (quota)", algorithms.APIGatewayName, algorithms.Options{QuotaLimit: 20, QuotaPeriod: algorithms.QuotaDay, QuotaOffset: 5}},
+}
+
+// admitted is p, or, for a product lane configured only in its product's units
+// (algorithms.Info.CheckPolicy: nginx takes a rate per second or per minute),
+// p with the first of 1s, 10s and 1m it takes; an nginx delay is kept within
+// nginx's burst (the policy's less one).
+func admitted(l *lane, p algorithms.Policy) algorithms.Policy {
+	if l.opts.Delay > 0 {
+		l.opts.Delay = min(l.opts.Delay, p.WithDefaults().Burst-1)
+	}
+	a, _ := algorithms.Lookup(l.algorithm)
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), l.opts) == nil {
+		return p
+	}
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), l.opts) == nil {
+			return q
+		}
+	}
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", l.label, p))
 }
 
 // laneNamed returns the lane labelled label.

@@ -39,25 +39,6 @@ func randomPolicy(r *rand.Rand) algorithms.Policy {
 	return algorithms.Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
-// enforceable is p as lane l's algorithm can enforce it: nginx takes a rate per
-// second or per minute only (algorithms.Info.CheckPolicy), so its lanes get the
-// nearest of 1s and 1m, and a delay within nginx's burst.
-func enforceable(l *lane, p algorithms.Policy) algorithms.Policy {
-	info, _ := algorithms.Lookup(l.algorithm)
-	if info.CheckPolicy == nil {
-		return p
-	}
-	if info.CheckPolicy(p, algorithms.Options{}) != nil {
-		if p.Period < time.Minute {
-			p.Period = time.Second
-		} else {
-			p.Period = time.Minute
-		}
-	}
-	l.opts.Delay = min(l.opts.Delay, p.WithDefaults().Burst-1)
-	return p
-}
-
 // randomTrace draws a trace of shape sh for policy p.
 func randomTrace(r *rand.Rand, p algorithms.Policy, sh traceShape) []stamped {
 	p = p.WithDefaults()
