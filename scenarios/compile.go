@@ -64,16 +64,17 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // compiler turns one scenario into a sim.Config, stopping at the first problem.
 type compiler struct {
 	overrides Overrides
+	src       Source
+	pos       *positions
+	index     int
+	s         *Scenario
+	cfg       *sim.Config
+	keyOf     map[sim.Key]int
+	scans     map[int]*traceScan // trace clients read before the duration was known
+	written   algorithms.Policy  // tier 0's policy as the file writes it, before overrides
+
 	// expanded are the names of the lanes product configurations describe
 	expanded []string
-	src      Source
-	pos      *positions
-	index    int
-	s        *Scenario
-	cfg      *sim.Config
-	keyOf    map[sim.Key]int
-	scans    map[int]*traceScan // trace clients read before the duration was known
-	written  algorithms.Policy  // tier 0's policy as the file writes it, before overrides
 }
 
 // problem is a validation error that knows where it was written.
