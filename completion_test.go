@@ -98,6 +98,7 @@ rate = 5
 		{line: "run --config-format ", want: []string{"nginx", "haproxy"}},
 		{line: "tui --config-format h", want: []string{"haproxy"}},
 		{line: "run --config ", kind: kindFiles},
+		{line: "tune --target n", want: []string{"nginx"}},
 		{line: "tui --format c", want: []string{"clf", "combined", "common", "csv"}},
 		{line: "tune --time-format unix", want: []string{"unix", "unix_ms"}},
 		{line: "tune --spread ", want: []string{"none", "uniform"}},
