@@ -52,7 +52,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := interrupts() // see runRun
 	defer stop()
-	_, cfg, err := compileScenario(o)
+	_, cfg, err := compileScenario(o, nil)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
                    [--csv PATH|-] [--headers] [--series PATH|-] [--watch-keys k1,k2]
                    [--plot DIR] [--format table|json] [--strict]
+       ratelab run --trace FILE [--key …] [trace flags as for tune, but --format]
+                   [--config FILE [--config-format PRODUCT]] [the outputs above]
 
 Runs one scenario headless, on the virtual clock, and prints the lane comparison.
 The same inputs give byte-identical output, every time. With --csv - or --series -
@@ -33,7 +35,14 @@ be a file (written whole or not at all, through a symlink too) or a device or FI
 temporary files are removed, and nothing is written. --plot DIR writes the run's
 charts (SVG and PNG) into DIR, which appears whole or not at all; an existing DIR
 is replaced only when it is empty or ratelab wrote it (it holds a .ratelab file).
-On a terminal, a progress bar on standard error shows how far the run is.`
+On a terminal, a progress bar on standard error shows how far the run is.
+
+With --trace it replays a request log as tui --trace does (the recommended policy
+and its neighbours, after a sweep like tune's; the log's format told by its
+content or its name), and --config adds a lane per context that limits in a
+product's configuration file (see --config-format), named after where it is.
+What a scenario's product configurations do that their lanes do not model is
+printed on standard error, as file:line notes.`
 
 // runFormats are the comparison's formats (--format), the default first.
 var runFormats = []string{"table", "json"}
@@ -50,7 +59,10 @@ type runOptions struct {
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", runUsage, stderr)
 	var o runOptions
+	var tr traceOptions
 	o.scenarioFlags(fs, "the scenario to run, by `NAME` (see ratelab list)")
+	tr.flags(fs, false, false)
+	tr.configFlags(fs)
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.plot, "plot", "", "write the run's charts as SVG and PNG into the folder `DIR`")
@@ -61,12 +73,16 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "watch-keys", "plot"); err != nil {
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "csv", "series", "watch-keys", "plot", "trace", "config"); err != nil {
 		return err
 	}
 	switch {
-	case o.scenario == "":
-		return usagef("run: --scenario is required; see ratelab list for the names")
+	case tr.file != "" && (o.scenario != "" || o.file != ""):
+		return usagef("run: --trace replays its own scenario; drop --file and --scenario")
+	case tr.file == "" && tr.config != "":
+		return usagef("run: --config adds lanes to the scenario --trace replays; for a scenario file, write a lane with product = \"…\" and config_file = \"…\" (docs/scenarios.md)")
+	case o.scenario == "" && tr.file == "":
+		return usagef("run: --scenario is required (or --trace FILE); see ratelab list for the names")
 	case !slices.Contains(runFormats, o.format):
 		return usagef("run: --format must be %s (got %q)", strings.Join(runFormats, " or "), o.format)
 	case o.csv == "-" && o.series == "-":
@@ -82,9 +98,24 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	// run, which cleans up and says where it stopped
 	ctx, stop := interrupts()
 	defer stop()
-	c, cfg, err := compileScenario(o)
+	var c *scenarios.Catalogue
+	if tr.file != "" {
+		if o.seed != nil {
+			tr.seed = *o.seed
+		}
+		tr.strict = o.strict
+		if c, o.scenario, _, err = traceCatalogue(ctx, "run", tr, stderr); err != nil {
+			return err
+		}
+	}
+	c, cfg, err := compileScenario(o, c)
 	if err != nil {
 		return err
+	}
+	// what the product configurations do that their lanes do not model: notes
+	// (no "ratelab:" before them), before the run
+	for _, n := range cfg.Notes {
+		fmt.Fprintln(stderr, n)
 	}
 	if err := watchKeys(cfg, o.watchKeys); err != nil {
 		return err
@@ -279,16 +310,17 @@ func (o *runOptions) laneNames() ([]string, error) {
 	return names, nil
 }
 
-// compileScenario loads the catalogue and compiles the chosen scenario with the
-// command line's overrides.
-func compileScenario(o runOptions) (*scenarios.Catalogue, *sim.Config, error) {
+// compileScenario loads the catalogue (unless c is one already) and compiles
+// the chosen scenario with the command line's overrides.
+func compileScenario(o runOptions, c *scenarios.Catalogue) (*scenarios.Catalogue, *sim.Config, error) {
 	lanes, err := o.laneNames()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := loadCatalogue(o.file)
-	if err != nil {
-		return nil, nil, err
+	if c == nil {
+		if c, err = loadCatalogue(o.file); err != nil {
+			return nil, nil, err
+		}
 	}
 	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
 	cfg, err := c.Compile(o.scenario, ov)

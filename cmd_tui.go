@@ -20,11 +20,15 @@ const tuiUsage = `
 Usage: ratelab [tui] [--scenario NAME] [--file F] [--lanes a,b] [--seed N]
                      [--redis URL] [--export-dir DIR]
        ratelab tui --trace FILE [--format …] [--key …] [trace flags as for tune]
+                   [--config FILE [--config-format PRODUCT]]
 
 Opens the terminal UI on the embedded scenarios (or the file given): every lane
 graphed live, the comparison, the lesson. Press ? inside for every key. With
 --trace it first sweeps the log as ratelab tune does, then replays it through the
-recommended policy and its neighbours in the grid, a lane each.`
+recommended policy and its neighbours in the grid, a lane each; --config adds a
+lane per context that limits in a product's configuration file (see
+--config-format), named after where it is, and prints on standard error, as
+file:line notes, what the file does that the lanes do not model.`
 
 func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("tui", tuiUsage, stderr)
@@ -33,11 +37,12 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	exportDir := "."
 	o.scenarioFlags(fs, "the scenario to open on, by `NAME` (see ratelab list); the first if empty")
 	fs.StringVar(&exportDir, "export-dir", ".", "the folder `DIR` where e writes the CSV files and P the charts")
-	tr.flags(fs, false)
+	tr.flags(fs, false, true)
+	tr.configFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "export-dir"); err != nil {
+	if err := notEmpty(fs, "scenario", "file", "lanes", "redis", "export-dir", "config"); err != nil {
 		return err
 	}
 	lanes, err := o.laneNames()
@@ -63,12 +68,20 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 			tr.seed = *o.seed
 		}
 		tr.strict = o.strict
-		if c, o.scenario, err = traceCatalogue(ctx, tr, stderr); err != nil {
+		var notes []string
+		if c, o.scenario, notes, err = traceCatalogue(ctx, "tui", tr, stderr); err != nil {
 			return err
+		}
+		// the configuration's notes stay on the terminal behind the UI, and
+		// are there when it ends
+		for _, n := range notes {
+			fmt.Fprintln(stderr, n)
 		}
 		// the sweep's requests are garbage now: give their memory back, so the
 		// UI holds what the replay needs (the keys, one reorder window)
 		debug.FreeOSMemory()
+	} else if tr.config != "" {
+		return usagef("tui: --config adds lanes to the scenario --trace replays; for a scenario file, write a lane with product = \"…\" and config_file = \"…\" (docs/scenarios.md)")
 	} else if c, err = loadCatalogue(o.file); err != nil {
 		return err
 	}

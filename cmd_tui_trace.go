@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/present/format"
+	"ratelab/products"
 	"ratelab/scenarios"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -18,34 +20,112 @@ import (
 // traceCatalogue sweeps the trace as ratelab tune does (the default grid and
 // goal) and returns a catalogue of one scenario that replays it through the
 // recommended policy (or, when none meets the goal, the closest) and its
-// neighbours in the grid, one lane each.
-func traceCatalogue(ctx context.Context, o traceOptions, stderr io.Writer) (*scenarios.Catalogue, string, error) {
-	to, err := o.options("tui")
+// neighbours in the grid, one lane each, and, with --config, a lane per
+// context that limits in the product's configuration; notes are what that
+// configuration does that its lanes do not model ("file:line: …").
+func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.Writer) (*scenarios.Catalogue, string, []string, error) {
+	to, err := o.options(cmd)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
+	}
+	// the configuration is read before the sweep: a file its product would
+	// refuse stops the command at once
+	conf, err := o.readConfig()
+	if err != nil {
+		return nil, "", nil, err
 	}
 	t, err := o.load(to, tune.LoadOptions{Budget: 64 << 20}) // past 4 M requests, on disk
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	defer t.Close()
+	var notes []string
+	if conf != nil {
+		notes = configNotes(conf, o.traceKey(t.Format.Format), int64(t.KeyCount))
+	}
 	bar := newProgressBar(stderr, "policies")
 	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: tune.DefaultGoal, Progress: bar.update})
 	bar.done()
 	if err != nil {
-		return nil, "", usageError{err}
+		return nil, "", nil, usageError{err}
 	}
-	doc := traceScenario(o, to, rep, rep.Lanes(6))
-	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) }}
+	doc := traceScenario(o, to, rep, rep.Lanes(6), conf)
+	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) },
+		Path: func(name string) string { return name }} // paths as given, relative to the working folder
 	c, err := scenarios.Parse(src, []byte(doc))
 	if err != nil {
-		return nil, "", usageError{err}
+		return nil, "", nil, usageError{err}
 	}
-	return c, c.Names()[0], nil
+	return c, c.Names()[0], notes, nil
+}
+
+// readConfig reads --config, of the product --config-format names or its
+// content tells; nil without --config. A file the product would refuse is a
+// usage error naming its file:line and the fix.
+func (o *traceOptions) readConfig() (*products.Config, error) {
+	if o.config == "" {
+		if o.configFormat != "" {
+			return nil, usagef("--config-format says the product of --config FILE; give --config too")
+		}
+		return nil, nil
+	}
+	var opts products.Options
+	if o.configFormat != "" {
+		p, err := products.ParseProduct(o.configFormat)
+		if err != nil {
+			return nil, usagef("--config-format: %v", err)
+		}
+		opts.Product = p
+	} else if data, err := os.ReadFile(o.config); err == nil {
+		if _, ok := products.Detect(data); !ok {
+			return nil, usagef("--config %s: its content is neither an %s.conf (directives ending in ; and blocks in { }) nor a %s.cfg (sections: global, defaults, frontend, backend, listen); give --config-format %s", o.config, products.Nginx, products.HAProxy, strings.Join(products.ProductNames(), " or "))
+		}
+	}
+	cfg, err := products.ReadFile(o.config, opts)
+	if err != nil {
+		if _, ok := errors.AsType[*products.Error](err); ok {
+			return nil, usagef("--config %v", err)
+		}
+		return nil, usagef("--config: %v", err)
+	}
+	if len(cfg.Lanes) == 0 {
+		why := ""
+		if len(cfg.Warnings) > 0 {
+			why = "; " + cfg.Warnings[0].String()
+		}
+		return nil, usagef("--config %s: its %s configuration limits no request (no limit_req in a server or location; no http-request deny on http_req_rate)%s", o.config, cfg.Product, why)
+	}
+	return cfg, nil
+}
+
+// traceKey is what the replayed requests are keyed by: --key, or ip for a
+// Common/Combined Log ("" for another format without --key: its key field).
+func (o *traceOptions) traceKey(f traces.Format) string {
+	switch {
+	case o.key != "":
+		return o.key
+	case f == traces.FormatCLF:
+		return "ip"
+	}
+	return ""
+}
+
+// configNotes are what a configuration does that its lanes do not model, how
+// its keys differ from the trace's, and the zones or tables too small for the
+// trace's keys (of 32 bytes, where the key's length is not fixed), each
+// "file:line: …".
+func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
+	_, mapped := cfg.Ratelab(traceKey)
+	mapped = append(mapped, cfg.KeyWarnings(keys, 32)...)
+	var notes []string
+	for _, w := range append(cfg.Warnings, mapped...) {
+		notes = append(notes, w.String())
+	}
+	return notes
 }
 
 // traceScenario writes the scenario file for the trace and the chosen lanes.
-func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits) string {
+func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits, conf *products.Config) string {
 	t := rep.Trace
 	first := lanes[0]
 	var b strings.Builder
@@ -72,6 +152,12 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 			fmt.Fprintf(&b, "[[scenario.lane.limits]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\nkey = %s\n\n",
 				tomlString(format.LimitRate(p.Limit, p.Period)), tomlString(string(p.Algorithm)), p.Limit, tomlString(p.Period.String()), p.Burst, tomlString([]string{"short", "long"}[j]+":{key}"))
 		}
+	}
+	if conf != nil {
+		// the configuration's lanes, named after their contexts (the
+		// scenario compiler reads the file again, as a scenario file's
+		// config_file)
+		fmt.Fprintf(&b, "[[scenario.lane]]\nproduct = %s\nconfig_file = %s\n\n", tomlString(conf.Product.String()), tomlString(conf.File))
 	}
 	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(t.Format.Format.String()), tomlString(to.ReorderWindow.String()))
 	if o.key != "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/products"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -20,7 +21,7 @@ const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
                     [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
                     [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
-                    [--memory MiB] [--partition K/N --partial FILE]
+                    [--memory MiB] [--partition K/N --partial FILE] [--target PRODUCT]
        ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
 
 Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
@@ -36,7 +37,10 @@ Nobody retries: a log is what was offered. Ranges are log-spaced in --points ste
 and default to what the trace's keys sent over each period. Requests past --memory
 are spilled to disk by key. For a log beyond one machine, --partition K/N --partial
 FILE sweeps one share of the keys, and tune merge adds the partials of every K into
-the report one --single run prints.`
+the report one --single run prints. --target sweeps a product's own limit, its lane
+with the parameters it writes (see --target), and prints the recommendation as the
+lines to paste into its configuration, with what they do to the log: who is
+refused, who is delayed and by how much.`
 
 // traceOptions are the flags that say how to read a trace, shared by tune and
 // tui --trace.
@@ -45,13 +49,23 @@ type traceOptions struct {
 	reorder                                                     time.Duration
 	strict                                                      bool
 	seed                                                        uint64
+	// config is a product's configuration whose lanes join the trace's
+	// (run and tui --trace --config), configFormat its product
+	config, configFormat string
+	// noFormat says the command has no --format for the log (run's is its
+	// table's): the log's content or name must tell it
+	noFormat bool
 }
 
 // flags registers the trace flags; --seed and --strict too when own (tui has its
-// own, for scenarios as well).
-func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
+// own, for scenarios as well); --format when format (run's --format is its
+// table's: there the log's format is told by its content or its name).
+func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
-	fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	if format {
+		fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	}
+	o.noFormat = !format
 	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
@@ -63,6 +77,12 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own bool) {
 		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
 		fs.Uint64Var(&o.seed, "seed", 1, "`N` seeds the uniform spread")
 	}
+}
+
+// configFlags registers --config and --config-format (run and tui --trace).
+func (o *traceOptions) configFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, or a %s.cfg)", products.Nginx, products.HAProxy))
+	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(products.ProductNames(), " or ")+"; by default told by its content")
 }
 
 // options checks the flags and returns how to read the trace.
@@ -96,6 +116,8 @@ func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace
 	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
 	var unknown *traces.UnknownFormatError
 	switch {
+	case errors.As(err, &unknown) && o.noFormat:
+		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
 	case errors.As(err, &unknown):
 		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
 	case err != nil:
@@ -135,6 +157,8 @@ func shellQuote(s string) string {
 // tuneOptions are the flags of ratelab tune.
 type tuneOptions struct {
 	trace                     traceOptions
+	target                    string
+	algorithmsGiven           bool
 	algorithms, rate, burst   string
 	goal, csv, json, periods  string
 	partition, partial        string
@@ -156,6 +180,16 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	}
 	if err := tune.CheckAlgorithms(to.Algorithms); err != nil {
 		return to, usagef("--algorithms: %v", err)
+	}
+	if o.target != "" {
+		p, err := products.ParseProduct(o.target)
+		if err != nil {
+			return to, usagef("--target: %v", err)
+		}
+		if o.algorithmsGiven {
+			return to, usagef("tune: --target sweeps the product's own lane; drop --algorithms")
+		}
+		to.Algorithms, to.Single, to.Variants, to.Periods = targetSweep(p)
 	}
 	switch {
 	case o.period != 0 && o.periods != "":
@@ -200,8 +234,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
-	o.trace.flags(fs, true)
+	o.trace.flags(fs, true, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(products.ProductNames(), " or ")+"): its lane with its own parameters, and print the recommendation as a configuration snippet to paste")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
 	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
@@ -218,9 +253,10 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial"); err != nil {
+	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial", "target"); err != nil {
 		return err
 	}
+	fs.Visit(func(f *flag.Flag) { o.algorithmsGiven = o.algorithmsGiven || f.Name == "algorithms" })
 	var part tune.Partition
 	switch {
 	case (o.partition == "") != (o.partial == ""):
@@ -313,7 +349,15 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return rep.WriteTable(report, 72)
+	if err := rep.WriteTable(report, 72); err != nil {
+		return err
+	}
+	if o.target != "" {
+		p, _ := products.ParseProduct(o.target)
+		_, err := fmt.Fprint(report, "\n"+targetSnippet(p, rep, o.trace.traceKey(t.Format.Format)))
+		return err
+	}
+	return nil
 }
 
 // writePartial sweeps the trace's partition and writes its counts to --partial.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/products"
 	"ratelab/scenarios"
 	"ratelab/traces"
 )
@@ -261,6 +262,8 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 		return offerAfter(prefix, cur, plain(runFormats))
 	case f.Name == "format":
 		return offerAfter(prefix, cur, plain(traces.FormatNames()))
+	case f.Name == "config-format" || f.Name == "target":
+		return offerAfter(prefix, cur, plain(products.ProductNames()))
 	case f.Name == "time-format":
 		return offerAfter(prefix, cur, plain(traces.TimeFormatNames()))
 	case f.Name == "spread":

@@ -16,6 +16,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/throttled/throttled/v2 v2.15.0
+	github.com/tufanbarisyildirim/gonginx v0.0.0-20260220081509-8e17ce617db3
 	go.uber.org/ratelimit v0.3.1
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.17.0

@@ -25,7 +25,7 @@ func TestTUITraceOpensOnTuneRecommendation(t *testing.T) {
 			want := recommendedRow(t, out)
 
 			o := traceOptions{file: file, timeFormat: "auto", spread: "none", reorder: traces.DefaultReorderWindow, seed: 1}
-			c, name, err := traceCatalogue(context.Background(), o, io.Discard)
+			c, name, _, err := traceCatalogue(context.Background(), "tui", o, io.Discard)
 			if err != nil {
 				t.Fatalf("traceCatalogue(%s): %v", file, err)
 			}

@@ -43,6 +43,16 @@ var productElsewhere = map[string]string{
 // files may write for the product.
 var productNames = []Name{NginxName, HAProxyName}
 
+// productDirs are the folders whose every file writes the products' names for
+// the products: products/ reads their configuration files, internal/producttest
+// runs nginx -t and haproxy -c.
+var productDirs = []string{"products/", "internal/producttest/"}
+
+// forProduct says the file at rel may write a product's name for the product.
+func forProduct(rel string) bool {
+	return productElsewhere[rel] != "" || slices.ContainsFunc(productDirs, func(d string) bool { return strings.HasPrefix(rel, d) })
+}
+
 // withoutProducts is s with every product's name taken out.
 func withoutProducts(s string) string {
 	for _, n := range productNames {
@@ -112,7 +122,7 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 				if _, ok := noneElsewhere[rel]; !ok {
 					t.Errorf("%s: %q is the no-limit algorithm's name; write UnlimitedName, or, if the word means something else here, add the file to noneElsewhere with what it means", where, s)
 				}
-			case within.MatchString(s) && !(productElsewhere[rel] != "" && !within.MatchString(withoutProducts(s))):
+			case within.MatchString(s) && !(forProduct(rel) && !within.MatchString(withoutProducts(s))):
 				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (Info) for the fact", where, s)
 			}
 			return true

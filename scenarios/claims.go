@@ -179,7 +179,7 @@ func (c *compiler) declared(name string) bool {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(c.expanded, name) // a lane a product's configuration describes
 }
 
 // noLane says the scenario has no lane called name, lists its lanes and

@@ -72,6 +72,9 @@ type compiler struct {
 	keyOf     map[sim.Key]int
 	scans     map[int]*traceScan // trace clients read before the duration was known
 	written   algorithms.Policy  // tier 0's policy as the file writes it, before overrides
+
+	// expanded are the names of the lanes product configurations describe
+	expanded []string
 }
 
 // problem is a validation error that knows where it was written.

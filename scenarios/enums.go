@@ -8,6 +8,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/suggest"
+	"ratelab/products"
 	"ratelab/sim"
 	"ratelab/traces"
 )
@@ -216,6 +217,13 @@ var trackSCs = []word[algorithms.HAProxyTrack]{
 }
 
 func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", trackSCs) }
+
+// Product is the product whose configuration a lane reads (products.Product).
+type Product struct{ choice[products.Product] }
+
+var productWords = named(products.Nginx, products.HAProxy)
+
+func (p *Product) UnmarshalText(b []byte) error { return p.read(b, "product", productWords) }
 
 // QuotaPeriod is the period of an api-gateway lane's usage-plan quota
 // (algorithms.QuotaPeriods).

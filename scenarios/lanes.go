@@ -20,20 +20,34 @@ func (c *compiler) lanes(o Overrides) error {
 		}
 	}
 	for i, spec := range specs {
-		lane, err := c.lane(i, spec)
-		if err != nil {
-			return err
+		var lanes []sim.LaneConfig
+		if isProductLane(spec) {
+			var err error
+			if lanes, err = c.productLanes(i, spec); err != nil {
+				return err
+			}
+			for _, l := range lanes {
+				c.expanded = append(c.expanded, l.Name)
+			}
+		} else {
+			lane, err := c.lane(i, spec)
+			if err != nil {
+				return err
+			}
+			lanes = []sim.LaneConfig{lane}
 		}
-		if err := plain("lane name", lane.Name); err != nil {
-			return c.fail([]any{"lane", i, "name"}, "lane %d: %v", i+1, err)
+		for _, lane := range lanes {
+			if err := plain("lane name", lane.Name); err != nil {
+				return c.fail([]any{"lane", i, "name"}, "lane %d: %v", i+1, err)
+			}
+			if strings.Contains(lane.Name, ",") {
+				return c.fail([]any{"lane", i, "name"}, "lane %q: a lane name cannot hold a comma (--lanes separates names with commas)", lane.Name)
+			}
+			if slices.ContainsFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == lane.Name }) {
+				return c.fail([]any{"lane", i, "name"}, "two lanes are named %q; give each a name = \"…\"", lane.Name)
+			}
+			c.cfg.Lanes = append(c.cfg.Lanes, lane)
 		}
-		if strings.Contains(lane.Name, ",") {
-			return c.fail([]any{"lane", i, "name"}, "lane %q: a lane name cannot hold a comma (--lanes separates names with commas)", lane.Name)
-		}
-		if slices.ContainsFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == lane.Name }) {
-			return c.fail([]any{"lane", i, "name"}, "two lanes are named %q; give each a name = \"…\"", lane.Name)
-		}
-		c.cfg.Lanes = append(c.cfg.Lanes, lane)
 	}
 	if len(o.Lanes) > 0 {
 		var kept []sim.LaneConfig

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -23,6 +24,10 @@ import (
 type positions struct {
 	at     map[string]unstable.Position
 	values map[[2]int]value // by line and column
+	// text is the line a string value's text starts on: its opening quote's,
+	// or the next line for a multi-line string that starts with a line break
+	// (which TOML drops)
+	text map[string]int
 }
 
 // value is a value as written: its kind, and its key from the file's top, table
@@ -33,7 +38,7 @@ type value struct {
 }
 
 func newPositions() *positions {
-	return &positions{at: map[string]unstable.Position{}, values: map[[2]int]value{}}
+	return &positions{at: map[string]unstable.Position{}, values: map[[2]int]value{}, text: map[string]int{}}
 }
 
 // index reads data with go-toml's parser. A document it cannot parse gives no
@@ -85,8 +90,19 @@ func (ps *positions) resolve(key []any, counts map[string]int) []any {
 // keyValue places a key-value at path, its key's last part at key, and the
 // values inside an inline table or an array.
 func (ps *positions) keyValue(p *unstable.Parser, path []any, key unstable.Range, v *unstable.Node) {
-	where := p.Shape(valueAfter(p.Data(), key)).Start
+	after := valueAfter(p.Data(), key)
+	where := p.Shape(after).Start
 	ps.put(path, where)
+	if v.Kind == unstable.String {
+		line, rest := where.Line, p.Data()[after.Offset:]
+		if (bytes.HasPrefix(rest, []byte(`"""`)) || bytes.HasPrefix(rest, []byte("'''"))) &&
+			(bytes.HasPrefix(rest[3:], []byte("\n")) || bytes.HasPrefix(rest[3:], []byte("\r\n"))) {
+			line++
+		}
+		if _, seen := ps.text[placeName(path)]; !seen {
+			ps.text[placeName(path)] = line
+		}
+	}
 	ps.values[[2]int{where.Line, where.Column}] = value{v.Kind, keyNames(path)}
 	switch v.Kind {
 	case unstable.InlineTable:
@@ -226,4 +242,14 @@ func (ps *positions) place(file string, s int, path ...any) string {
 		return fmt.Sprintf("%s:%d:%d", file, at.Line, at.Column)
 	}
 	return file
+}
+
+// textLine is the line the text of the string at path in scenario s starts
+// on (see positions.text); false when the file does not write it.
+func (ps *positions) textLine(s int, path ...any) (int, bool) {
+	if ps == nil {
+		return 0, false
+	}
+	line, ok := ps.text[placeName(append([]any{"scenario", s}, path...))]
+	return line, ok
 }

@@ -149,6 +149,13 @@ type LaneSpec struct {
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
 	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy"; none for a product that sends none (nginx)
+
+	// Or a product's own configuration, instead of the keys above: the lane is
+	// the lanes it describes, one per context that limits (docs/scenarios.md,
+	// "A product's configuration").
+	Product    Product `toml:"product,omitempty"`     // "nginx" or "haproxy"
+	Config     string  `toml:"config,omitempty"`      // the configuration as its file writes it; in a literal string, its lines are the file's
+	ConfigFile string  `toml:"config_file,omitempty"` // or its file (nginx.conf, haproxy.cfg), relative to this file
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is

@@ -50,6 +50,9 @@ type Config struct {
 	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
 	// one at a time: slower, and, as the tests check, the same run.
 	NoLookahead bool
+	// Notes are what the product configurations the lanes were read from do
+	// that the lanes do not model, each "file:line: what" (package products).
+	Notes []string
 }
 
 // Tier is a named limit policy, such as "free" or "enterprise".

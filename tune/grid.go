@@ -20,6 +20,9 @@ type Policy struct {
 	Limit     int64
 	Period    time.Duration
 	Burst     int64
+	// Knobs are a product lane's options the grid sets (ratelab tune
+	// --target): the zero Knobs is the algorithm's defaults.
+	Knobs Knobs `json:",omitzero"`
 }
 
 // policy is p as the algorithms package takes it.
@@ -27,13 +30,73 @@ func (p Policy) policy() algorithms.Policy {
 	return algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}
 }
 
+// Options are the options p's limiter runs with: the algorithm's defaults,
+// with p's knobs.
+func (p Policy) Options() algorithms.Options {
+	info, _ := algorithms.Lookup(p.Algorithm)
+	o := info.Defaults
+	o.Nodelay, o.Delay, o.TrackSC = p.Knobs.Nodelay, p.Knobs.Delay, p.Knobs.TrackSC
+	return o
+}
+
 // String is "token-bucket 5/s burst 20", "sliding-log 300/h"; the windows have
-// no burst.
+// no burst; knobs follow ("nginx 10/s burst 21 nodelay").
 func (p Policy) String() string {
+	s := fmt.Sprintf("%s %s burst %d", p.Algorithm, format.LimitRate(p.Limit, p.Period), p.Burst)
 	if !hasBurst(p.Algorithm) {
-		return fmt.Sprintf("%s %s", p.Algorithm, format.LimitRate(p.Limit, p.Period))
+		s = fmt.Sprintf("%s %s", p.Algorithm, format.LimitRate(p.Limit, p.Period))
 	}
-	return fmt.Sprintf("%s %s burst %d", p.Algorithm, format.LimitRate(p.Limit, p.Period), p.Burst)
+	if k := p.Knobs.String(); k != "" {
+		s += " " + k
+	}
+	return s
+}
+
+// Knobs are the options of a product's lane that ratelab tune --target sweeps
+// beside the rate and the burst: nginx's nodelay and delay=N, and where
+// HAProxy's track-sc0 sits relative to its deny.
+type Knobs struct {
+	Nodelay bool                    `json:"nodelay,omitempty"`
+	Delay   int64                   `json:"delay,omitempty"`
+	TrackSC algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+}
+
+// String is how the product writes the knobs: "nodelay", "delay=3",
+// "after-deny"; "" for the defaults.
+func (k Knobs) String() string {
+	var parts []string
+	if k.Nodelay {
+		parts = append(parts, "nodelay")
+	}
+	if k.Delay > 0 {
+		parts = append(parts, fmt.Sprintf("delay=%d", k.Delay))
+	}
+	if k.TrackSC != algorithms.TrackBeforeDeny {
+		parts = append(parts, k.TrackSC.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// Variant is a way a grid sets each policy's knobs, from its burst: nginx's
+// nodelay, delay=N at half its burst (the policy's burst less one, halved,
+// rounded down; left out when that is 0, the variant without delay=), or
+// where HAProxy's track-sc0 sits.
+type Variant struct {
+	Nodelay   bool                    `json:"nodelay,omitempty"`
+	DelayHalf bool                    `json:"delay_half,omitempty"`
+	TrackSC   algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+}
+
+// knobs are the variant's knobs for a policy of burst b; false when it is
+// another variant's.
+func (v Variant) knobs(b int64) (Knobs, bool) {
+	k := Knobs{Nodelay: v.Nodelay, TrackSC: v.TrackSC}
+	if v.DelayHalf {
+		if k.Delay = (b - 1) / 2; k.Delay == 0 {
+			return k, false
+		}
+	}
+	return k, true
 }
 
 // hasBurst says the algorithm holds a burst (algorithms.Info.HasBurst); the
@@ -93,6 +156,9 @@ type Grid struct {
 	Rates      []int64 // limits per Period
 	Bursts     []int64
 	Period     time.Duration
+	// Variants are the knobs each policy is swept with (ratelab tune
+	// --target); none: the algorithms' defaults.
+	Variants []Variant `json:",omitempty"`
 	// RateRange and BurstRange are the ranges Rates and Bursts were drawn from,
 	// when known: a recommendation on their edge says so.
 	RateRange, BurstRange Range
@@ -129,21 +195,33 @@ func (g Grid) policies(maxCost int64) (in, out []Policy) {
 		}
 		in = append(in, p)
 	}
+	variants := g.Variants
+	if len(variants) == 0 {
+		variants = []Variant{{}}
+	}
 	for _, a := range g.Algorithms {
 		info, _ := algorithms.Lookup(a)
 		enforceable := func(p Policy) bool {
-			return info.CheckPolicy == nil || info.CheckPolicy(p.policy(), info.Defaults) == nil
+			return info.CheckPolicy == nil || info.CheckPolicy(p.policy(), p.Options()) == nil
+		}
+		each := func(p Policy) {
+			for _, v := range variants {
+				var ok bool
+				if p.Knobs, ok = v.knobs(p.Burst); ok && enforceable(p) {
+					add(p)
+				}
+			}
 		}
 		for _, r := range g.Rates {
 			if !hasBurst(a) {
-				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r}); r >= maxCost && enforceable(p) {
-					add(p)
+				if r >= maxCost {
+					each(Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r})
 				}
 				continue
 			}
 			for _, b := range g.Bursts {
-				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b}); b >= maxCost && enforceable(p) {
-					add(p)
+				if b >= maxCost {
+					each(Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b})
 				}
 			}
 		}

@@ -243,3 +243,6 @@ func percent(f float64) string {
 	}
 	return fmt.Sprintf("%.4f%%", p)
 }
+
+// Percent renders a share as the report does: 12%, 0.35%, 0.012%.
+func Percent(f float64) string { return percent(f) }

@@ -42,6 +42,10 @@ type tally struct {
 	MedianDenied, P99Denied     int64
 	HeaviestDenied              int64
 	Retry                       histogram.Histogram
+	// Delayed are the requests accepted to wait (nginx without nodelay), of
+	// ordinary keys and of heavy hitters, and how long they waited
+	Delayed, OrdinaryDelayed, HeavyDelayed int64
+	Delay                                  histogram.Histogram
 	// State is the limiter state held just before each eviction instant, and
 	// last at the end of the trace (see tickOf).
 	State []int64
@@ -60,6 +64,10 @@ func (a *tally) add(b *tally) {
 	a.P99Denied += b.P99Denied
 	a.HeaviestDenied += b.HeaviestDenied
 	a.Retry.Merge(&b.Retry)
+	a.Delayed += b.Delayed
+	a.OrdinaryDelayed += b.OrdinaryDelayed
+	a.HeavyDelayed += b.HeavyDelayed
+	a.Delay.Merge(&b.Delay)
 	if len(a.State) < len(b.State) {
 		a.State = append(a.State, make([]int64, len(b.State)-len(a.State))...)
 	}
@@ -121,11 +129,10 @@ func newLimiter(t *Trace, p Policy) (algorithms.Limiter, error) {
 	if err := p.policy().CheckHorizon(t.Span); err != nil {
 		return nil, fmt.Errorf("%s: %v", p, err)
 	}
-	info, err := algorithms.Get(p.Algorithm)
-	if err != nil {
+	if _, err := algorithms.Get(p.Algorithm); err != nil {
 		return nil, err
 	}
-	return algorithms.New(p.Algorithm, p.policy(), info.Defaults)
+	return algorithms.New(p.Algorithm, p.policy(), p.Options())
 }
 
 func newReplay(t *Trace, p Limits, k *kinds) (*replay, error) {
@@ -205,10 +212,19 @@ func (r *replay) decide(q Request) {
 			r.long.Allow(key, now, cost)
 		}
 	}
+	t := &r.tally
 	if d.Allowed {
+		if d.Delay > 0 {
+			t.Delayed++
+			if r.k.class[q.Key]&heavyBit != 0 {
+				t.HeavyDelayed++
+			} else {
+				t.OrdinaryDelayed++
+			}
+			t.Delay.Add(d.Delay)
+		}
 		return
 	}
-	t := &r.tally
 	t.Denied++
 	class := r.k.class[q.Key]
 	if class&heavyBit != 0 {
@@ -324,5 +340,10 @@ func (o totals) result(p Limits, t *tally) Result {
 		res.HeaviestAdmitted = float64(o.Heaviest-t.HeaviestDenied) / span
 	}
 	res.RetryAfterP50, res.RetryAfterP99 = t.Retry.Quantile(0.5), t.Retry.Quantile(0.99)
+	res.Delayed = t.Delayed
+	res.DelayedShare, res.OrdinaryDelayed, res.HeavyDelayed = share(t.Delayed, o.Count), share(t.OrdinaryDelayed, o.Ordinary), share(t.HeavyDelayed, o.Heavy)
+	if t.Delayed > 0 {
+		res.DelayP50, res.DelayP99 = t.Delay.Quantile(0.5), t.Delay.Quantile(0.99)
+	}
 	return res
 }

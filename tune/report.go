@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -132,8 +133,13 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 			fmt.Fprintln(w)
 			fmt.Fprintln(w, "Layered pairs: a request is accepted only when both limits would accept it, and then counts against both.")
 		}
+		delays := slices.ContainsFunc(r.Results, func(res Result) bool { return res.Delayed > 0 })
+		header := tableHeader
+		if delays {
+			header = append(slices.Clone(header), "delayed", "delay p50", "delay p99")
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, strings.Join(tableHeader, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 		for _, i := range rows {
 			res := r.Results[i]
 			mark := ""
@@ -141,6 +147,9 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 				mark = "*"
 			}
 			alg, rate, burst := string(res.Algorithm), format.LimitRate(res.Limit, res.Period), burstOf(res.Policy)
+			if k := res.Knobs.String(); k != "" {
+				alg += " " + k
+			}
 			if layered {
 				alg += " + " + string(res.Long.Algorithm)
 				rate += " + " + format.LimitRate(res.Long.Limit, res.Long.Period)
@@ -150,6 +159,9 @@ func (r *Report) WriteTable(w io.Writer, chartWidth int) error {
 				percent(res.MedianKeyDenied), percent(res.P99KeyDenied), percent(res.OrdinaryDenied), percent(res.HeavyAdmitted),
 				heaviest(res), format.Bytes(res.PeakStateBytes),
 				format.Duration(res.RetryAfterP50), format.Duration(res.RetryAfterP99)}
+			if delays {
+				row = append(row, percent(res.DelayedShare), format.Duration(res.DelayP50), format.Duration(res.DelayP99))
+			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 		}
 		if err := tw.Flush(); err != nil {
@@ -266,7 +278,7 @@ func minHeavy(results []Result, x float64) float64 {
 }
 
 // CSVColumns is the grid CSV's header.
-const CSVColumns = "algorithm,limit,period_ms,burst,requests,denied,denied_share,median_key_denied,p99_key_denied,ordinary_denied,heavy_admitted,heaviest_offered_per_s,heaviest_admitted_per_s,peak_state_bytes,retry_after_p50_ms,retry_after_p99_ms,never,meets_goal,recommended,long_algorithm,long_limit,long_period_ms,long_burst"
+const CSVColumns = "algorithm,limit,period_ms,burst,requests,denied,denied_share,median_key_denied,p99_key_denied,ordinary_denied,heavy_admitted,heaviest_offered_per_s,heaviest_admitted_per_s,peak_state_bytes,retry_after_p50_ms,retry_after_p99_ms,never,meets_goal,recommended,long_algorithm,long_limit,long_period_ms,long_burst,options,delayed,delayed_share,delay_p50_ms,delay_p99_ms"
 
 // WriteCSV writes one row per policy, in grid order.
 func (r *Report) WriteCSV(w io.Writer) error {
@@ -308,6 +320,15 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		} else {
 			b = append(b, ",,,,"...)
 		}
+		// a target's knobs and delays (columns appended after the others)
+		b = append(b, ',')
+		b = append(b, res.Knobs.String()...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, res.Delayed, 10)
+		b = append(b, ',')
+		f(res.DelayedShare)
+		f(float64(res.DelayP50) / float64(time.Millisecond))
+		b = strconv.AppendFloat(b, float64(res.DelayP99)/float64(time.Millisecond), 'g', 6, 64)
 		b = append(b, '\n')
 	}
 	_, err := w.Write(b)
@@ -339,6 +360,15 @@ type jsonResult struct {
 	// per period classed over (trace.timescales' order): the share of the
 	// requests of the keys standing out over it admitted
 	OverAdmitted []float64 `json:"standouts_admitted"`
+	// a target's knobs (nodelay, delay=N, after-deny), and the requests it
+	// delayed (nginx without nodelay): how many, their shares, how long
+	Options         string  `json:"options,omitempty"`
+	Delayed         int64   `json:"delayed,omitempty"`
+	DelayedShare    float64 `json:"delayed_share,omitempty"`
+	OrdinaryDelayed float64 `json:"ordinary_delayed,omitempty"`
+	HeavyDelayed    float64 `json:"heavy_delayed,omitempty"`
+	DelayP50MS      float64 `json:"delay_p50_ms,omitempty"`
+	DelayP99MS      float64 `json:"delay_p99_ms,omitempty"`
 }
 
 // jsonPolicy is a layered pair's second limit.
@@ -407,10 +437,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, res := range r.Results {
 		j := jsonResult{string(res.Algorithm), res.Limit, ms(res.Period), res.Burst, res.Requests, res.Denied, res.DeniedShare,
 			res.MedianKeyDenied, res.P99KeyDenied, res.OrdinaryDenied, res.HeavyAdmitted, res.HeaviestOffered, res.HeaviestAdmitted,
-			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res), nil, res.OverAdmitted[:len(c.Over)]}
+			res.PeakStateBytes, ms(res.RetryAfterP50), ms(res.RetryAfterP99), res.Never, r.Goal.Meets(res), nil, res.OverAdmitted[:len(c.Over)], "", 0, 0, 0, 0, 0, 0}
 		if res.Layered() {
 			j.Long = &jsonPolicy{string(res.Long.Algorithm), res.Long.Limit, ms(res.Long.Period), res.Long.Burst}
 		}
+		j.Options, j.Delayed, j.DelayedShare, j.OrdinaryDelayed, j.HeavyDelayed = res.Knobs.String(), res.Delayed, res.DelayedShare, res.OrdinaryDelayed, res.HeavyDelayed
+		j.DelayP50MS, j.DelayP99MS = ms(res.DelayP50), ms(res.DelayP99)
 		out.Policies = append(out.Policies, j)
 	}
 	enc := json.NewEncoder(w)

@@ -32,6 +32,8 @@ type Options struct {
 	Goal        Goal
 	// Single leaves out the layered pairs.
 	Single bool
+	// Variants are the knobs every policy is swept with (see Grid.Variants).
+	Variants []Variant
 	// Workers is how many policies are replayed at once; 0 is GOMAXPROCS.
 	Workers int
 	// Progress, when not nil, is called after each policy; total grows once,
@@ -74,7 +76,7 @@ func (o Options) Grids(t *Trace) ([]Grid, error) {
 		if o.Burst != nil {
 			burst = *o.Burst
 		}
-		grids = append(grids, Grid{Algorithms: algs, Rates: rate.Steps(points), Bursts: burst.Steps(points), Period: p, RateRange: rate, BurstRange: burst, Span: t.Span})
+		grids = append(grids, Grid{Algorithms: algs, Rates: rate.Steps(points), Bursts: burst.Steps(points), Period: p, RateRange: rate, BurstRange: burst, Span: t.Span, Variants: o.Variants})
 	}
 	return grids, nil
 }

@@ -65,6 +65,15 @@ type Result struct {
 	// could be accepted later; Never counts those that never could.
 	RetryAfterP50, RetryAfterP99 time.Duration
 	Never                        int64
+	// Delayed are the requests accepted to wait before they go on (nginx's
+	// limit_req without nodelay); DelayedShare their share of all requests,
+	// OrdinaryDelayed and HeavyDelayed of the ordinary keys' and of the heavy
+	// hitters' requests; DelayP50 and DelayP99 how long they waited (quantiles
+	// within 1%).
+	Delayed                       int64
+	DelayedShare                  float64
+	OrdinaryDelayed, HeavyDelayed float64
+	DelayP50, DelayP99            time.Duration
 }
 
 // Sweep replays the trace through every policy on `workers` goroutines

@@ -1,0 +1,80 @@
+package products
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// noFiles reads no included file: a fuzzed configuration stays in memory.
+var noFiles = Options{
+	ReadFile: func(string) ([]byte, error) { return nil, os.ErrNotExist },
+	Glob:     func(string) ([]string, error) { return nil, nil },
+}
+
+// checkConfig holds what every read must give, whatever the input: an *Error
+// placed in the file, or a Config whose lanes have unique names, places and
+// limits of the product read, and whose warnings are placed.
+func checkConfig(t *testing.T, p Product, c *Config, err error) {
+	t.Helper()
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Place.File == "" || e.Text == "" {
+			t.Fatalf("error %v is not an *Error placed in a file", err)
+		}
+		return
+	}
+	names := map[string]bool{}
+	for _, l := range c.Lanes {
+		if l.Name == "" || names[l.Name] || l.Place.Line <= 0 || len(l.Limits) == 0 {
+			t.Fatalf("lane %+v: want a unique name, a place and limits", l)
+		}
+		names[l.Name] = true
+		for _, m := range l.Limits {
+			if m.Place.Line <= 0 || (p == Nginx) != (m.Nginx != nil) || (p == HAProxy) != (m.HAProxy != nil) {
+				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
+			}
+			if n := m.Nginx; n != nil && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {
+				t.Fatalf("limit %+v: parameters nginx refuses", *n)
+			}
+			if h := m.HAProxy; h != nil && (h.Period <= 0 || (h.Op != "gt" && h.Op != "ge")) {
+				t.Fatalf("limit %+v: a period and gt or ge", *h)
+			}
+		}
+	}
+	for _, w := range c.Warnings {
+		if w.Place.File == "" || w.Text == "" {
+			t.Fatalf("warning %+v: want a place and a text", w)
+		}
+	}
+}
+
+// No input makes the nginx reader panic, hang or answer without a place.
+func FuzzNginxConfig(f *testing.F) {
+	for _, seed := range []string{ngxSite, ngxSiteSearch, "", "}", "{", ";", "http {", `"`, "http { limit_req zone=a; }",
+		"events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nlimit_req zone=a burst=2 nodelay;\nserver { location / { limit_req zone=a delay=1; } }\n}\n",
+		"http { content_by_lua_block { ngx.say(\"}\") } }", "http { server { location ~ \"^/x{2}$\" { } } }", "http { map $a $b { default ${c}; } }",
+		"http { include a.conf; }", "http { limit_req_zone $x zone=a:1m rate=1r/m sync; server { limit_req zone=a; } }"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, conf string) {
+		o := noFiles
+		o.Product = Nginx
+		c, err := Read("nginx.conf", []byte(conf), o)
+		checkConfig(t, Nginx, c, err)
+	})
+}
+
+// No input makes the HAProxy reader panic, hang or answer without a place.
+func FuzzHAProxyConfig(f *testing.F) {
+	for _, seed := range []string{"", "frontend", "frontend fe\n http-request deny if {", "#\n'", "\\x",
+		"backend st\n stick-table type ip size 1m expire 30s store http_req_rate(10s)\nfrontend fe\n http-request track-sc0 src table st\n http-request deny deny_status 429 if { sc_http_req_rate(0) gt 100 }\n",
+		"frontend fe\n stick-table type ip size 1k store http_req_rate(1s)\n acl a sc0_http_req_rate 10:\n http-request track-sc0 src\n http-request deny unless !a || { src_http_req_rate lt 3 }\n",
+		"peers p\n table t type ip size 1k store http_req_rate(1s)\nfrontend fe\n http-request deny if { src,table_http_req_rate(p/t) gt 1 }\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, conf string) {
+		c, err := Read("haproxy.cfg", []byte(conf), Options{Product: HAProxy})
+		checkConfig(t, HAProxy, c, err)
+	})
+}

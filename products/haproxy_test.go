@@ -1,0 +1,289 @@
+package products
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"ratelab/internal/producttest"
+)
+
+// hapIn puts sections after a defaults section of five lines (mode http, the
+// three timeouts), so the text's first line is line 6.
+func hapIn(text string) map[string]string {
+	return map[string]string{"haproxy.cfg": "defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" + text}
+}
+
+// checkHAProxy runs haproxy -c on the case's main file: it accepts what the
+// reader accepts, refuses what it refuses, at the same line.
+func checkHAProxy(t *testing.T, c confCase, main string) {
+	t.Helper()
+	if c.noCheck {
+		return
+	}
+	r := producttest.HAProxyCheck(t, main)
+	switch {
+	case c.refuses:
+		if r.OK {
+			t.Errorf("haproxy -c accepts it; the case says it refuses it")
+		}
+	case c.err == "" && !r.OK:
+		t.Errorf("haproxy -c refuses what ratelab reads:\n%s", r.Output)
+	case c.err != "" && r.OK:
+		t.Errorf("haproxy -c accepts what ratelab refuses (%s)", c.err)
+	case c.err != "" && !c.noLine:
+		want := strings.TrimSuffix(strings.SplitN(c.err, " ", 2)[0], ":")
+		got := r.File + ":" + strconv.Itoa(r.Line)
+		if !strings.HasSuffix(got, want) {
+			t.Errorf("haproxy -c places the error at %s, ratelab at %s:\n%s", got, want, r.Output)
+		}
+	}
+}
+
+const hapBackend = "backend be\n    server s1 127.0.0.1:8081\n"
+
+// The reader finds every frontend, listen and backend that refuses requests on
+// a stick table's http_req_rate, with the table's period and expire, the
+// threshold as the rule compares it, and whether a refused request is counted
+// (the track-sc rule runs before the rule that reads the rate).
+func TestHAProxyLanes(t *testing.T) {
+	for _, c := range []confCase{{
+		name: "a table in a backend, tracked then read",
+		files: hapIn(`backend st_src
+    stick-table type ip size 1m expire 30s store http_req_rate(10s)
+
+frontend fe
+    bind 127.0.0.1:8080
+    http-request track-sc0 src table st_src
+    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 100 }
+    default_backend be
+` + hapBackend),
+		lanes: `
+frontend fe @haproxy.cfg:9
+  haproxy.cfg:12 key=src→ip table=st_src period=10s gt 100 counted sc0 expire=30s deny 429
+`,
+	}, {
+		name: "its own table, sc0_http_req_rate, ge, an ACL by name",
+		files: hapIn(`listen api
+    bind 127.0.0.1:8080
+    stick-table type string len 64 size 100k expire 1m store http_req_rate(1m),conn_cur
+    acl too_fast sc0_http_req_rate ge 600
+    http-request track-sc0 req.hdr(x-api-key)
+    http-request deny if too_fast
+    server s1 127.0.0.1:8081
+`),
+		lanes: `
+listen api @haproxy.cfg:6
+  haproxy.cfg:11 key=req.hdr(x-api-key)→user table=api period=1m0s ge 600 counted sc0 expire=1m0s deny 403
+`,
+		warns: []string{"haproxy.cfg:11: key req.hdr(x-api-key) — the header x-api-key is not in a Common/Combined Log"},
+	}, {
+		name: "a lookup before the track: refused requests are not counted",
+		files: hapIn(`frontend fe
+    bind 127.0.0.1:8080
+    stick-table type ip size 1m expire 10s store http_req_rate(10s)
+    http-request deny deny_status 429 if { src_http_req_rate gt 20 }
+    http-request track-sc0 src
+    default_backend be
+` + hapBackend),
+		lanes: `
+frontend fe @haproxy.cfg:6
+  haproxy.cfg:9 key=src→ip table=fe period=10s gt 20 not-counted expire=10s deny 429
+`,
+	}, {
+		name: "a connection tracked at the TCP layer, unless, a range, return",
+		files: hapIn(`backend per_ip
+    stick-table type ipv6 size 200k expire 2m store http_req_rate(1m)
+backend per_path
+    stick-table type string size 10k store http_req_rate(1s)
+frontend fe
+    bind 127.0.0.1:8080
+    tcp-request connection track-sc1 src table per_ip
+    http-request track-sc2 path table per_path
+    http-request deny deny_status 503 unless { sc_http_req_rate(1) le 300 }
+    http-request return status 429 if { sc2_http_req_rate 50: }
+    default_backend be
+` + hapBackend),
+		lanes: `
+frontend fe @haproxy.cfg:10
+  haproxy.cfg:14 key=src→ip table=per_ip period=1m0s gt 300 counted sc1 expire=2m0s deny 503
+  haproxy.cfg:15 key=path→path table=per_path period=1s ge 50 counted sc2 return 429
+`,
+		warns: []string{"haproxy.cfg:10: frontend fe has 2 rules that refuse by rate: HAProxy refuses a request at the first that matches"},
+	}, {
+		name: "a key converted by table_http_req_rate",
+		files: hapIn(`backend users
+    stick-table type string size 10k expire 1h store http_req_rate(1h)
+frontend fe
+    bind 127.0.0.1:8080
+    http-request track-sc0 req.hdr(x-user) table users
+    http-request deny if { req.hdr(x-user),table_http_req_rate(users) gt 1000 }
+    default_backend be
+` + hapBackend),
+		lanes: `
+frontend fe @haproxy.cfg:8
+  haproxy.cfg:11 key=req.hdr(x-user)→user table=users period=1h0m0s gt 1000 counted expire=1h0m0s deny 403
+`,
+		warns: []string{"haproxy.cfg:11: key req.hdr(x-user) — the header x-user is not in a Common/Combined Log"},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			c.main = "haproxy.cfg"
+			_, main := c.check(t, HAProxy)
+			checkHAProxy(t, c, main)
+		})
+	}
+}
+
+// What a configuration does that ratelab does not model is a warning at its
+// file:line; haproxy -c accepts each of these files.
+func TestHAProxyWarnings(t *testing.T) {
+	table := "    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n"
+	fe := "frontend fe\n    bind 127.0.0.1:8080\n" + table // lines 6-8
+	for _, c := range []confCase{
+		{name: "the deny before the track never refuses", files: hapIn(fe + `    http-request deny if { sc_http_req_rate(0) gt 10 }
+    http-request track-sc0 src
+    default_backend be
+` + hapBackend),
+			warns: []string{"haproxy.cfg:9: sc_http_req_rate(0) reads sticky counter 0, which no track-sc0 before this rule tracks (track-sc0 at haproxy.cfg:10 comes after it: move it before this rule): it finds no entry and the rule never refuses"}},
+		{name: "a table without http_req_rate", files: hapIn(`frontend fe
+    bind 127.0.0.1:8080
+    stick-table type ip size 100k expire 30s store conn_rate(10s)
+    http-request track-sc0 src
+    http-request deny if { sc0_http_req_rate gt 10 }
+    default_backend be
+` + hapBackend),
+			warns: []string{"haproxy.cfg:10: table fe (at haproxy.cfg:8) does not store http_req_rate, so sc0_http_req_rate finds no rate and the rule never refuses"}},
+		{name: "other counters, actions and conditions", files: hapIn(fe + `    acl api path_beg /api
+    acl fast sc_http_req_rate(0) gt 50
+    acl fast sc_http_req_rate(0) gt 40
+    http-request track-sc0 src
+    http-request deny if { sc_conn_rate(0) gt 10 }
+    http-request tarpit if { sc_http_req_rate(0) gt 500 }
+    http-request silent-drop if { sc_http_req_rate(0) gt 1000 }
+    http-request set-var(txn.rate) sc_http_req_rate(0) if { sc_http_req_rate(0) gt 5 }
+    http-request deny if api { sc_http_req_rate(0) gt 100 }
+    http-request deny if fast
+    http-request deny unless { sc_http_req_rate(0) gt 200 }
+    http-request deny if { sc0_http_err_rate gt 10 } || { sc_http_req_rate(0) ge 300 }
+    default_backend be
+` + hapBackend),
+			lanes: `
+frontend fe @haproxy.cfg:6
+  haproxy.cfg:14 key=src→ip table=fe period=10s gt 500 counted sc0 expire=30s tarpit 500
+  haproxy.cfg:15 key=src→ip table=fe period=10s gt 1000 counted sc0 expire=30s silent-drop
+  haproxy.cfg:17 key=src→ip table=fe period=10s gt 100 counted sc0 expire=30s deny 403
+  haproxy.cfg:20 key=src→ip table=fe period=10s ge 300 counted sc0 expire=30s deny 403
+`,
+			warns: []string{
+				"haproxy.cfg:6: frontend fe has 4 rules that refuse by rate",
+				"haproxy.cfg:13: deny reads sc_conn_rate(0), a counter ratelab does not model",
+				"haproxy.cfg:14: tarpit holds a refused request open",
+				"haproxy.cfg:15: silent-drop closes the connection without a response",
+				"haproxy.cfg:16: http-request set-var(txn.rate) reads http_req_rate but is not an http-request rule that refuses",
+				`haproxy.cfg:17: the condition "if api { sc_http_req_rate(0) gt 100 }" combines the rate with other ACLs`,
+				"haproxy.cfg:18: the condition reads http_req_rate 2 times: not modelled",
+				`haproxy.cfg:19: the condition "unless { sc_http_req_rate(0) gt 200 }" refuses requests whose rate is at most 200, not those above a threshold`,
+				"haproxy.cfg:20: deny reads sc0_http_err_rate, a counter ratelab does not model",
+				`haproxy.cfg:20: the condition "if { sc0_http_err_rate gt 10 } || { sc_http_req_rate(0) ge 300 }" combines the rate with other ACLs`,
+			}},
+		{name: "a conditional track, a peers table, a backend, a defaults rule", files: map[string]string{"haproxy.cfg": `peers mypeers
+    peer local 127.0.0.1:10000
+    table shared type ip size 100k expire 1m store http_req_rate(10s)
+defaults
+    mode http
+    timeout client 5s
+    timeout server 5s
+    timeout connect 1s
+frontend fe
+    bind 127.0.0.1:8080
+    http-request track-sc0 src table mypeers/shared if { path_beg /api }
+    http-request deny if { sc_http_req_rate(0) gt 10 }
+    default_backend be
+backend be
+    stick-table type ip size 10k store http_req_rate(1s)
+    http-request track-sc1 src
+    http-request deny if { sc1_http_req_rate gt 5 }
+    server s1 127.0.0.1:8081
+`},
+			lanes: `
+frontend fe @haproxy.cfg:9
+  haproxy.cfg:12 key=src→ip table=mypeers/shared period=10s gt 10 counted sc0 expire=1m0s deny 403
+backend be @haproxy.cfg:14
+  haproxy.cfg:17 key=src→ip table=be period=1s gt 5 counted sc1 deny 403
+`,
+			warns: []string{
+				"haproxy.cfg:3: table mypeers/shared is replicated to the peers of section mypeers",
+				`haproxy.cfg:11: track-sc0 counts only the requests that match "if { path_beg /api }"`,
+				"haproxy.cfg:12: table mypeers/shared is replicated to peers mypeers",
+				"haproxy.cfg:14: backend be holds the requests routed to it",
+			}},
+		{name: "rules that read the rate elsewhere", files: hapIn(`backend st
+` + table + `frontend a
+    bind 127.0.0.1:8080
+    http-request track-sc0 src table st
+    default_backend be
+frontend b
+    bind 127.0.0.1:8081
+    tcp-request content reject if { src_http_req_rate(st) gt 100 }
+    http-request deny if { src_http_req_rate(st) gt 50 }
+    default_backend be
+frontend c
+    bind 127.0.0.1:8082
+    mode tcp
+    tcp-request connection track-sc0 src table st
+    http-request deny if { sc_http_req_rate(0) gt 50 }
+    default_backend be
+` + hapBackend),
+			warns: []string{
+				"haproxy.cfg:14: tcp-request content reject reads http_req_rate but is not an http-request rule that refuses",
+				"haproxy.cfg:15: src_http_req_rate(st) looks src up in table st, which no track-sc of frontend b fills with that key",
+				"haproxy.cfg:21: frontend c is in a proxy in mode tcp: HAProxy ignores http-request rules there",
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.main = "haproxy.cfg"
+			_, main := c.check(t, HAProxy)
+			checkHAProxy(t, c, main)
+		})
+	}
+}
+
+// A configuration haproxy -c refuses is an error at the line it names.
+func TestHAProxyErrors(t *testing.T) {
+	table := "    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n"
+	fe := "frontend fe\n    bind 127.0.0.1:8080\n" + table // lines 6-8
+	for _, c := range []confCase{
+		{name: "track-sc3", files: hapIn(fe + "    http-request track-sc3 src\n"),
+			err: "haproxy.cfg:9: 3 track-sc number exceeding 2 (MAX_SESS_STKCTR-1) value"},
+		{name: "an unknown table", files: hapIn(fe + "    http-request track-sc0 src table st_scr\nbackend st_src\n" + table),
+			err: "haproxy.cfg:9: unable to find table 'st_scr' referenced by track-sc0; did you mean st_src?", noLine: true},
+		{name: "no table to track in", files: hapIn("frontend fe\n    bind 127.0.0.1:8080\n    http-request track-sc0 src\n"),
+			err: "haproxy.cfg:8: unable to find table 'fe' referenced by track-sc0: frontend fe has no stick-table", noLine: true},
+		{name: "an ACL never declared", files: hapIn(fe + "    acl too_fast sc_http_req_rate(0) gt 10\n    http-request track-sc0 src\n    http-request deny if to_fast\n"),
+			err: "haproxy.cfg:11: no such ACL : 'to_fast'; declare it with acl to_fast … in this section (its ACLs are too_fast)"},
+		{name: "a status without an error page", files: hapIn(fe + "    http-request track-sc0 src\n    http-request deny deny_status 418 if { sc_http_req_rate(0) gt 10 }\n"),
+			err: "haproxy.cfg:10: status code '418' not handled by default with 'default-errorfiles' argument"},
+		{name: "a status out of range", files: hapIn(fe + "    http-request track-sc0 src\n    http-request deny deny_status 600 if { sc_http_req_rate(0) gt 10 }\n"),
+			err: "haproxy.cfg:10: Unexpected status code '600'"},
+		{name: "a table without a size", files: hapIn("backend st\n    stick-table type ip expire 30s store http_req_rate(10s)\n"),
+			err: "haproxy.cfg:7: stick-table: missing size"},
+		{name: "an unknown data type", files: hapIn("backend st\n    stick-table type ip size 1k store http_req_rat(10s)\n"),
+			err: "haproxy.cfg:7: stick-table: unknown data type 'http_req_rat' in store"},
+		{name: "a bad expire", files: hapIn("backend st\n    stick-table type ip size 1k expire 30x store http_req_rate(10s)\n"),
+			err: "haproxy.cfg:7: stick-table: invalid expire '30x'"},
+		{name: "two tables in one proxy", files: hapIn("backend st\n" + table + table),
+			err: "haproxy.cfg:8: only one stick-table per proxy"},
+		{name: "a lookup in an unknown table", files: hapIn(fe + "    http-request track-sc0 src\n    http-request deny if { src_http_req_rate(nosuch) gt 10 }\n"),
+			err: "haproxy.cfg:10: unable to find table 'nosuch' referenced in src_http_req_rate(nosuch)"},
+		{name: "a keyword out of section", files: map[string]string{"haproxy.cfg": "    bind :80\nfrontend fe\n"},
+			err: "haproxy.cfg:1: unknown keyword 'bind' out of section"},
+		{name: "an unmatched quote", files: hapIn(fe + "    http-request deny deny_status \"429 if { sc_http_req_rate(0) gt 10 }\n"),
+			err: "haproxy.cfg:9: unmatched quote"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.main = "haproxy.cfg"
+			_, main := c.check(t, HAProxy)
+			checkHAProxy(t, c, main)
+		})
+	}
+}

@@ -1,0 +1,428 @@
+package products
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tufanbarisyildirim/gonginx/config"
+	"github.com/tufanbarisyildirim/gonginx/parser"
+)
+
+// An nginx.conf is read in two steps: github.com/tufanbarisyildirim/gonginx
+// parses each file into directives, blocks and parameters, and a scan of the
+// same text (scanNginx) checks its structure as nginx's own tokenizer does
+// (src/core/ngx_conf_file.c, ngx_conf_read_token: "unexpected }", an
+// unterminated quote) and finds the line nginx names for each directive — the
+// line of the ";" or "{" that ends its words, which is where nginx -t places a
+// message. (gonginx records the line of a block's closing "}".) Includes are
+// followed here, file by file, so that every directive keeps its own file.
+
+// ngxStmt is one directive: its name and arguments as nginx reads them (quotes
+// removed, escapes applied), its place, and its block's directives.
+type ngxStmt struct {
+	name    string
+	args    []string
+	place   Place // the line of the ; or { that ends its words
+	isBlock bool
+	block   []*ngxStmt
+}
+
+// String is the directive as written, its arguments quoted where they need it.
+func (s *ngxStmt) String() string {
+	var b strings.Builder
+	b.WriteString(s.name)
+	for _, a := range s.args {
+		b.WriteByte(' ')
+		if a == "" || strings.ContainsAny(a, " \t;{}#\"'") {
+			b.WriteString(strconv.Quote(a))
+		} else {
+			b.WriteString(a)
+		}
+	}
+	return b.String()
+}
+
+// maxIncludeDepth bounds nested includes; maxFiles the files one configuration
+// may read.
+const (
+	maxIncludeDepth = 32
+	maxFiles        = 1024
+)
+
+// ngxFiles reads a configuration and the files it includes.
+type ngxFiles struct {
+	o     Options
+	dir   string          // relative includes are read from here
+	stack []string        // the files being read, outermost first
+	read  int             // files read
+	seen  map[string]bool // the files read, for the warnings about includes
+}
+
+// parseFile reads one file's directives, its includes followed.
+func (f *ngxFiles) parseFile(name string, data []byte) ([]*ngxStmt, error) {
+	if len(f.stack) >= maxIncludeDepth {
+		return nil, errorf(Place{File: name}, "includes nest more than %d deep", maxIncludeDepth)
+	}
+	if f.read++; f.read > maxFiles {
+		return nil, errorf(Place{File: name}, "the configuration includes more than %d files", maxFiles)
+	}
+	lines, err := scanNginx(name, data)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := parseGonginx(name, string(data))
+	if err != nil {
+		return nil, err
+	}
+	// the scan and gonginx read the same text: their directives, in order,
+	// have the same names; the scan's lines are those nginx names
+	i := 0
+	var place func([]*ngxStmt) bool
+	place = func(list []*ngxStmt) bool {
+		for _, s := range list {
+			if i >= len(lines) || lines[i].name != s.name {
+				return false
+			}
+			s.place = Place{File: name, Line: lines[i].line}
+			i++
+			if !place(s.block) {
+				return false
+			}
+		}
+		return true
+	}
+	if !place(stmts) || i != len(lines) {
+		return nil, errorf(Place{File: name}, "the directives read do not line up with the file's text (a construct this reader does not follow; a Lua block with unbalanced braces in a string?)")
+	}
+	f.stack = append(f.stack, name)
+	defer func() { f.stack = f.stack[:len(f.stack)-1] }()
+	return f.expand(stmts)
+}
+
+// expand replaces each include in list (at any depth) by the directives of the
+// files it names.
+func (f *ngxFiles) expand(list []*ngxStmt) ([]*ngxStmt, error) {
+	var out []*ngxStmt
+	for _, s := range list {
+		if s.name != "include" || s.isBlock {
+			if s.isBlock {
+				var err error
+				if s.block, err = f.expand(s.block); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, s)
+			continue
+		}
+		if len(s.args) != 1 {
+			return nil, errorf(s.place, "invalid number of arguments in \"include\" directive; include takes one file or pattern")
+		}
+		inc, err := f.include(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inc...)
+	}
+	return out, nil
+}
+
+// include reads the files an include directive names: a path relative to the
+// main file's directory (nginx's conf prefix), or a pattern whose matches are
+// read in order (none is fine), as ngx_conf_include does.
+func (f *ngxFiles) include(s *ngxStmt) ([]*ngxStmt, error) {
+	pattern := s.args[0]
+	if !filepath.IsAbs(pattern) {
+		pattern = filepath.Join(f.dir, pattern)
+	}
+	names := []string{pattern}
+	if strings.ContainsAny(s.args[0], "*?[") {
+		matches, err := f.o.glob(pattern)
+		if err != nil {
+			return nil, errorf(s.place, "include %q: %v", s.args[0], err)
+		}
+		names = names[:0]
+		hidden := strings.HasPrefix(filepath.Base(pattern), ".")
+		for _, m := range matches {
+			if !hidden && strings.HasPrefix(filepath.Base(m), ".") {
+				continue // glob(3) does not match a leading dot with *
+			}
+			names = append(names, m)
+		}
+		slices.Sort(names)
+	}
+	var out []*ngxStmt
+	for _, name := range names {
+		if slices.Contains(f.stack, name) {
+			return nil, errorf(s.place, "include %q includes %s again, which is being read: an include cycle", s.args[0], name)
+		}
+		data, err := f.o.readFile(name)
+		if err != nil {
+			return nil, errorf(s.place, "include %q: %v (relative paths are read from %s)", s.args[0], err, f.dir)
+		}
+		if len(data) > MaxFileSize {
+			return nil, errorf(s.place, "include %q: %s is %d bytes; ratelab reads configurations up to %d", s.args[0], name, len(data), MaxFileSize)
+		}
+		stmts, err := f.parseFile(name, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, stmts...)
+	}
+	return out, nil
+}
+
+// gonginxLine finds "line N" in a gonginx error.
+var gonginxLine = regexp.MustCompile(`line (\d+)`)
+
+// parseGonginx parses one file's text with gonginx, includes not followed,
+// directives not checked against its list (modules add their own; the reader
+// checks the ones that limit).
+func parseGonginx(name, text string) (stmts []*ngxStmt, err error) {
+	defer func() {
+		// gonginx is a third-party parser: whatever it does with a file, the
+		// reader answers with an error, never a crash
+		if r := recover(); r != nil {
+			stmts, err = nil, errorf(Place{File: name}, "the nginx parser failed on this file (%v)", r)
+		}
+	}()
+	p := parser.NewStringParser(text, parser.WithSkipValidDirectivesErr(), parser.WithSkipComments())
+	c, err := p.Parse()
+	if err != nil {
+		place := Place{File: name}
+		if m := gonginxLine.FindStringSubmatch(err.Error()); m != nil {
+			place.Line, _ = strconv.Atoi(m[1])
+		}
+		return nil, errorf(place, "%v", err)
+	}
+	if c == nil || c.Block == nil {
+		return nil, nil
+	}
+	return convertGonginx(c.Block), nil
+}
+
+func convertGonginx(b config.IBlock) []*ngxStmt {
+	var out []*ngxStmt
+	for _, d := range b.GetDirectives() {
+		if d == nil {
+			continue
+		}
+		s := &ngxStmt{name: ngxUnquote(d.GetName())}
+		for _, p := range d.GetParameters() {
+			s.args = append(s.args, ngxUnquote(p.Value))
+		}
+		if inner := d.GetBlock(); inner != nil && !isNilBlock(inner) {
+			s.isBlock = true
+			s.block = convertGonginx(inner)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// isNilBlock says a block interface holds a nil pointer.
+func isNilBlock(b config.IBlock) bool {
+	switch v := b.(type) {
+	case *config.Block:
+		return v == nil
+	}
+	return false
+}
+
+// ngxUnquote reads a word as ngx_conf_read_token does: surrounding quotes
+// removed, and \" \' \\ \t \r \n turned into what they stand for.
+func ngxUnquote(w string) string {
+	if len(w) >= 2 && (w[0] == '"' || w[0] == '\'') && w[len(w)-1] == w[0] {
+		w = w[1 : len(w)-1]
+	}
+	if !strings.Contains(w, `\`) {
+		return w
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == '\\' && i+1 < len(w) {
+			switch w[i+1] {
+			case '"', '\'', '\\':
+				b.WriteByte(w[i+1])
+				i++
+				continue
+			case 't':
+				b.WriteByte('\t')
+				i++
+				continue
+			case 'r':
+				b.WriteByte('\r')
+				i++
+				continue
+			case 'n':
+				b.WriteByte('\n')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
+// scanLine is one directive as the scan found it: its name and the line of the
+// ; or { that ends its words.
+type scanLine struct {
+	name string
+	line int
+}
+
+// scanNginx checks a file's structure as ngx_conf_read_token does and lists its
+// directives in order (a block's before its contents), with the line nginx
+// names for each. Words are split where gonginx splits them, so the two lists
+// line up.
+func scanNginx(name string, data []byte) ([]scanLine, error) {
+	var (
+		out   []scanLine
+		words []string // the current directive's words so far
+		first int      // the line of its first word
+		depth int
+		line  = 1
+		opens []int // the lines of the blocks still open
+	)
+	bad := func(l int, format string, args ...any) error {
+		return errorf(Place{File: name, Line: l}, format, args...)
+	}
+	n := len(data)
+	for i := 0; i < n; {
+		c := data[i]
+		switch {
+		case c == '\n':
+			line++
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '#':
+			for i < n && data[i] != '\n' && data[i] != '\r' {
+				i++
+			}
+		case c == ';':
+			if len(words) == 0 {
+				return nil, bad(line, "unexpected \";\"; a directive is a name and its arguments, ended by ;")
+			}
+			out = append(out, scanLine{words[0], line})
+			words = words[:0]
+			i++
+		case c == '{':
+			if len(words) == 0 {
+				return nil, bad(line, "unexpected \"{\"; a block starts with its directive's name (server {, location /path {)")
+			}
+			out = append(out, scanLine{words[0], line})
+			lua := strings.HasSuffix(words[len(words)-1], "_by_lua_block")
+			words = words[:0]
+			i++
+			if lua {
+				// gonginx reads a Lua block as code up to the "}" that
+				// balances it, skipping # comments
+				braces := 0
+				for ; i < n; i++ {
+					if data[i] == '\n' {
+						line++
+					}
+					if data[i] == '#' {
+						for i+1 < n && data[i+1] != '\n' && data[i+1] != '\r' {
+							i++
+						}
+						continue
+					}
+					if data[i] == '{' {
+						braces++
+					}
+					if data[i] == '}' {
+						if braces == 0 {
+							break
+						}
+						braces--
+					}
+				}
+				if i >= n {
+					return nil, bad(line, "unexpected end of file in the Lua block opened at line %d, expecting \"}\"", first)
+				}
+				i++ // its closing }
+				continue
+			}
+			depth++
+			opens = append(opens, line)
+		case c == '}':
+			if len(words) > 0 {
+				return nil, bad(line, "unexpected \"}\" after %q: the directive before it needs its ;", words[0])
+			}
+			if depth == 0 {
+				return nil, bad(line, "unexpected \"}\": no block is open here")
+			}
+			depth--
+			opens = opens[:len(opens)-1]
+			i++
+		case c == '"' || c == '\'' || c == '`':
+			start, from := line, i
+			i++
+			for ; i < n && data[i] != c; i++ {
+				if data[i] == '\\' && i+1 < n && data[i+1] == c {
+					i++
+				}
+				if data[i] == '\n' {
+					line++
+				}
+			}
+			if i >= n {
+				return nil, bad(start, "unexpected end of file: the quote opened here is never closed")
+			}
+			i++
+			if len(words) == 0 {
+				first = start
+			}
+			words = append(words, string(data[from:i]))
+		default:
+			// a word, split as gonginx splits it: up to a space, ;, a line's
+			// end, or a { or } that is not part of a ${variable}
+			from := i
+			inVar := false
+			prev := byte(0)
+			for i < n {
+				ch := data[i]
+				if ch == ' ' || ch == '\t' || ch == ';' || ch == '\n' || ch == '\r' {
+					break
+				}
+				if ch == '{' {
+					if prev == '$' {
+						inVar = true
+					} else if !inVar {
+						break
+					}
+				} else if ch == '}' {
+					if !inVar {
+						break
+					}
+					inVar = false
+				}
+				prev = ch
+				i++
+			}
+			if i == from { // cannot happen: c is none of the above
+				i++
+				continue
+			}
+			if len(words) == 0 {
+				first = line
+			}
+			words = append(words, ngxUnquote(string(data[from:i])))
+		}
+	}
+	if len(words) > 0 {
+		return nil, bad(line, "unexpected end of file, expecting \";\" or \"}\" after %q (line %d)", words[0], first)
+	}
+	if depth > 0 {
+		return nil, bad(line, "unexpected end of file, expecting \"}\" to close the block opened at line %d", opens[len(opens)-1])
+	}
+	for i := range out {
+		out[i].name = ngxUnquote(out[i].name)
+	}
+	return out, nil
+}

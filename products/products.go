@@ -1,0 +1,278 @@
+// Package products reads the configuration files of the products whose rate
+// limiters ratelab emulates — nginx's nginx.conf (limit_req) and HAProxy's
+// haproxy.cfg (stick tables and http_req_rate) — into lanes: every context that
+// limits requests, with its limits in the product's own terms (nginx: rate,
+// burst, nodelay, delay, dry run, status; HAProxy: period, threshold, whether
+// denied requests are counted, expire, status) and what identifies a client in
+// a request log for each (its key).
+//
+// A file is checked as the product checks it: what the product refuses is an
+// *Error at its file:line, with the fix. What the file does that changes
+// limiting and that ratelab does not model (nginx's limit_conn or limit_rate, a
+// key set by a map, a return before the limits run; HAProxy's other counters,
+// tarpit, combined conditions) is a Warning at its file:line: never silently
+// left out.
+package products
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Product is a product whose configuration ratelab reads.
+type Product int
+
+const (
+	// Unknown is no product: Read tells it from the file's content.
+	Unknown Product = iota
+	// Nginx is nginx's ngx_http_limit_req_module, read from an nginx.conf.
+	Nginx
+	// HAProxy is HAProxy's stick tables with http_req_rate, read from a
+	// haproxy.cfg.
+	HAProxy
+)
+
+var productNames = [...]string{"", "nginx", "haproxy"}
+
+// String is the product's name as files and flags write it.
+func (p Product) String() string {
+	if p < 0 || int(p) >= len(productNames) {
+		return fmt.Sprintf("Product(%d)", int(p))
+	}
+	return productNames[p]
+}
+
+// ProductNames are the names ParseProduct reads.
+func ProductNames() []string { return productNames[1:] }
+
+// ParseProduct reads a product's name.
+func ParseProduct(name string) (Product, error) {
+	for i, n := range productNames[1:] {
+		if strings.EqualFold(name, n) {
+			return Product(i + 1), nil
+		}
+	}
+	return Unknown, fmt.Errorf("unknown product %q; use %s", name, strings.Join(ProductNames(), " or "))
+}
+
+// Place is a line of a configuration file.
+type Place struct {
+	File string
+	Line int // from 1; 0 when the whole file is meant
+}
+
+// String is file:line (only file when Line is 0).
+func (p Place) String() string {
+	if p.Line <= 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Line)
+}
+
+// Warning is something a configuration does that changes which requests are
+// limited, or how, and that ratelab does not model; or a fact about the file a
+// reader should know (a zone no limit uses). It is shown, never an error.
+type Warning struct {
+	Place Place
+	Text  string
+}
+
+// String is "file:line: text".
+func (w Warning) String() string { return w.Place.String() + ": " + w.Text }
+
+// Error is a configuration the product itself would refuse (nginx -t, haproxy
+// -c), or one ratelab cannot read: its place, what is wrong and the fix.
+type Error struct {
+	Place Place
+	Text  string
+}
+
+func (e *Error) Error() string { return e.Place.String() + ": " + e.Text }
+
+// errorf makes an *Error at place.
+func errorf(place Place, format string, args ...any) *Error {
+	return &Error{Place: place, Text: fmt.Sprintf(format, args...)}
+}
+
+// Config is what a product's configuration says about limiting requests.
+type Config struct {
+	Product Product
+	File    string
+	// Lanes are the contexts that limit requests, in the file's order.
+	Lanes []Lane
+	// Warnings are what the file does that ratelab does not model, in the
+	// file's order (included files where they are included).
+	Warnings []Warning
+}
+
+// Lane is one context that limits requests — an nginx server or location, a
+// HAProxy frontend, listen or backend section — and the limits a request there
+// is held to, in the order the product applies them.
+type Lane struct {
+	// Name says where it is: "server example.com location /api/",
+	// "frontend fe". Names are unique within a Config.
+	Name string
+	// Place is where the context opens.
+	Place Place
+	// Applies lists the contexts whose requests these limits hold (nginx: the
+	// servers and locations that inherit them, this one first when it handles
+	// requests itself); empty for HAProxy, where it is the section itself.
+	Applies []string
+	Limits  []Limit
+}
+
+// Limit is one limit of a lane: where it is written, what identifies a client
+// for it, and its parameters in the product's terms (one of Nginx and HAProxy
+// is set, as the Config's Product).
+type Limit struct {
+	Place   Place
+	Key     Key
+	Nginx   *NginxLimit
+	HAProxy *HAProxyLimit
+}
+
+// Key is what identifies a client for a limit: the product's expression, and
+// the request log's fields that stand for it.
+type Key struct {
+	// Expr is the product's key as written: "$binary_remote_addr", "src",
+	// "req.hdr(x-api-key)".
+	Expr string
+	// Trace names the fields of a request log that identify the same client,
+	// in ratelab's trace key syntax (traces.Options.Key): "ip", "user",
+	// "path", "method", or several joined by "+". Empty when every request
+	// shares one key (Shared) or when no field stands for the expression
+	// (Mapped false).
+	Trace string
+	// Shared says every request has the same key: the limit holds all of them
+	// together ($server_name, a constant).
+	Shared bool
+	// Mapped says Trace or Shared stands for Expr. When false, a Warning at
+	// the key's place says so, and a lane keeps the trace's own key.
+	Mapped bool
+	// Note says how the log's fields differ from the product's key, when they
+	// do (a header the log does not have, the query string); empty when they
+	// are the same.
+	Note string
+}
+
+// Options say how to read a configuration file.
+type Options struct {
+	// Product is the file's product; Unknown tells it from the content.
+	Product Product
+	// Dir is the directory relative include paths are read from (nginx reads
+	// them from the main file's directory); empty: the main file's.
+	Dir string
+	// ReadFile reads an included file; nil reads the file system.
+	ReadFile func(name string) ([]byte, error)
+	// Glob lists the files an include pattern matches; nil globs the file
+	// system.
+	Glob func(pattern string) ([]string, error)
+}
+
+func (o Options) readFile(name string) ([]byte, error) {
+	if o.ReadFile != nil {
+		return o.ReadFile(name)
+	}
+	return os.ReadFile(name)
+}
+
+func (o Options) glob(pattern string) ([]string, error) {
+	if o.Glob != nil {
+		return o.Glob(pattern)
+	}
+	return filepath.Glob(pattern)
+}
+
+// MaxFileSize is the most a configuration file, or one it includes, may hold.
+const MaxFileSize = 16 << 20
+
+// ReadFile reads the configuration at path (see Read).
+func ReadFile(path string, o Options) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Read(path, data, o)
+}
+
+// Read reads a product's configuration, named name, from data: nginx or
+// HAProxy as o.Product says, or as the content tells (Detect). A file the
+// product would refuse is an *Error naming file:line and the fix.
+func Read(name string, data []byte, o Options) (*Config, error) {
+	if len(data) > MaxFileSize {
+		return nil, errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
+	}
+	p := o.Product
+	if p == Unknown {
+		var ok bool
+		if p, ok = Detect(data); !ok {
+			return nil, errorf(Place{File: name}, "neither an nginx.conf (directives ending in ; and blocks in { }) nor a haproxy.cfg (sections: global, defaults, frontend, backend, listen); say which with the product (%s)", strings.Join(ProductNames(), " or "))
+		}
+	}
+	switch p {
+	case Nginx:
+		return readNginx(name, data, o)
+	case HAProxy:
+		return readHAProxy(name, data)
+	}
+	return nil, fmt.Errorf("unknown product %v", p)
+}
+
+// Detect tells a configuration's product by its content: HAProxy's sections
+// start at the beginning of a line with a section keyword and hold no braces
+// or semicolons at the ends of lines; nginx's directives end in ; and open
+// blocks with {. False when neither stands out.
+func Detect(data []byte) (Product, bool) {
+	var ngx, hap int
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		word := t
+		if i := bytes.IndexAny(t, " \t"); i >= 0 {
+			word = t[:i]
+		}
+		switch string(word) {
+		case "frontend", "backend", "listen", "defaults", "global", "peers", "userlist", "resolvers":
+			if line[0] != ' ' && line[0] != '\t' && !bytes.ContainsAny(t, "{;") {
+				hap += 3
+				continue
+			}
+		case "bind", "stick-table", "http-request", "tcp-request", "default_backend", "use_backend", "acl", "mode", "timeout", "maxconn", "server":
+			if !bytes.HasSuffix(t, []byte(";")) && !bytes.HasSuffix(t, []byte("{")) {
+				hap++
+				continue
+			}
+		}
+		// a directive: a name of lowercase letters, digits and _, its
+		// words ended by ; or {
+		if last := t[len(t)-1]; (last == ';' || last == '{') && isDirectiveName(word) {
+			ngx++
+		}
+	}
+	switch {
+	case hap > ngx && hap >= 3:
+		return HAProxy, true
+	case ngx > hap && ngx >= 1:
+		return Nginx, true
+	}
+	return Unknown, false
+}
+
+// isDirectiveName says w can be an nginx directive's name.
+func isDirectiveName(w []byte) bool {
+	w = bytes.TrimRight(w, ";{")
+	if len(w) == 0 {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

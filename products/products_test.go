@@ -1,0 +1,57 @@
+package products
+
+import (
+	"strings"
+	"testing"
+)
+
+// A configuration's product is told by its content: nginx's directives end in
+// ; and open blocks with {, HAProxy's sections start lines with a keyword; a
+// request log or an empty file is neither.
+func TestDetect(t *testing.T) {
+	for i, c := range []struct {
+		text string
+		want Product
+		ok   bool
+	}{
+		{ngxSite, Nginx, true},
+		{ngxSiteSearch, Nginx, true},
+		{"limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n", Nginx, true},
+		{"global\n    daemon\ndefaults\n    mode http\nfrontend fe\n    bind :80\n    http-request deny if { sc_http_req_rate(0) gt 10 }\n", HAProxy, true},
+		{"# rate limits\nbackend st\n  stick-table type ip size 1m store http_req_rate(10s)\n", HAProxy, true},
+		{"frontend fe\n  http-request track-sc0 src\n  http-request deny if { sc0_http_req_rate gt 5 }\n  http-request deny if { sc0_http_req_rate gt 5 }\n", HAProxy, true},
+		{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326` + "\n", Unknown, false},
+		{"", Unknown, false},
+		{`{"time": 1, "key": "a"}` + "\n", Unknown, false},
+	} {
+		got, ok := Detect([]byte(c.text))
+		if got != c.want || ok != c.ok {
+			t.Errorf("case %d: Detect = %v, %v; want %v, %v", i, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// Read tells the product when it is not given, and a file neither product's
+// is an error that says how to name it.
+func TestReadTellsTheProduct(t *testing.T) {
+	c, err := Read("site.conf", []byte(ngxSiteSearch+"limit_req_zone $binary_remote_addr zone=perip:1m rate=1r/s;\n"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "site.conf:1: \"server\" directive is not allowed here, outside http") || !strings.Contains(err.Error(), "read that one") {
+		t.Errorf("a server block outside http: %v, %v; want nginx's refusal at site.conf:1, and which file to read", c, err)
+	}
+	c, err = Read("lb.cfg", []byte("defaults\n mode http\nfrontend fe\n stick-table type ip size 1k store http_req_rate(1s)\n http-request track-sc0 src\n http-request deny if { sc0_http_req_rate gt 1 }\n"), Options{})
+	if err != nil || c.Product != HAProxy || len(c.Lanes) != 1 {
+		t.Errorf("a haproxy.cfg: %+v, %v; want one HAProxy lane", c, err)
+	}
+	_, err = Read("access.log", []byte(`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326`+"\n"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "access.log: neither an nginx.conf") || !strings.Contains(err.Error(), "nginx or haproxy") {
+		t.Errorf("a log: %v; want an error naming the file and the products", err)
+	}
+	for _, name := range []string{"nginx", "NGINX", "haproxy"} {
+		if _, err := ParseProduct(name); err != nil {
+			t.Errorf("ParseProduct(%q): %v", name, err)
+		}
+	}
+	if _, err := ParseProduct("envoy"); err == nil || !strings.Contains(err.Error(), "use nginx or haproxy") {
+		t.Errorf("ParseProduct(envoy): %v; want the products named", err)
+	}
+}

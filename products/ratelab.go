@@ -1,0 +1,188 @@
+package products
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"ratelab/algorithms"
+)
+
+// RatelabLane is a lane as ratelab runs it: one limit, or several that each
+// request is held to (nginx's several limit_req: all or nothing, the longest
+// delay, as algorithms.NginxRequest decides).
+type RatelabLane struct {
+	// Name is the context's (Lane.Name), with no comma or control character
+	// (a lane's name is a word of --lanes).
+	Name    string
+	Place   Place
+	Limits  []RatelabLimit
+	Combine algorithms.Combine // for several limits
+}
+
+// RatelabLimit is one limit as ratelab runs it: the product's lane
+// (algorithms.NginxName or HAProxyName), its policy and options, and the key
+// template it keeps its state under ("{key}": the request's key; text without
+// it: one key every request shares).
+type RatelabLimit struct {
+	Name      string // the zone (nginx) or the table (HAProxy)
+	Place     Place
+	Algorithm algorithms.Name
+	Policy    algorithms.Policy
+	Options   algorithms.Options
+	Key       string
+}
+
+// Ratelab maps the configuration's lanes to ratelab's: an nginx lane to one
+// lane of its limit_req, in order (several: all or nothing); a HAProxy rule to
+// a lane of its own (a proxy's rules each count their own table). traceKey is
+// what identifies a client in the requests replayed (a trace's key: "ip",
+// "user", "ip+path"; "" when the traffic is not a log's): a limit keyed by
+// something else keeps the request's key, and a Warning says so. A limit
+// ratelab cannot run (a threshold that refuses every request) is left out,
+// with a Warning.
+func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
+	var lanes []RatelabLane
+	var notes []Warning
+	names := map[string]bool{}
+	unique := func(name string, place Place) string {
+		name = laneWord(name)
+		if names[name] {
+			name = fmt.Sprintf("%s (%s)", name, laneWord(place.String()))
+		}
+		names[name] = true
+		return name
+	}
+	for _, l := range c.Lanes {
+		switch c.Product {
+		case Nginx:
+			lane := RatelabLane{Place: l.Place, Combine: algorithms.AllOrNothing}
+			for _, m := range l.Limits {
+				lim, note := nginxRatelab(m, traceKey)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lane.Limits = append(lane.Limits, lim)
+			}
+			lane.Name = unique(l.Name, l.Place)
+			lanes = append(lanes, lane)
+		case HAProxy:
+			for _, m := range l.Limits {
+				lim, note, ok := haproxyRatelab(m, traceKey)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				if !ok {
+					continue
+				}
+				name := l.Name
+				if len(l.Limits) > 1 {
+					name = fmt.Sprintf("%s line %d", l.Name, m.Place.Line)
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(name, m.Place), Place: m.Place, Limits: []RatelabLimit{lim}})
+			}
+		}
+	}
+	return lanes, notes
+}
+
+// laneWord makes a context's name a lane's: a comma becomes a semicolon, a
+// control character a space.
+func laneWord(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ',':
+			return ';'
+		case unicode.IsControl(r):
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// keyTemplate is the key template of a limit keyed by k, for requests keyed by
+// traceKey, and a note when they differ.
+func keyTemplate(k Key, name, traceKey string, p Product) (string, string) {
+	switch {
+	case k.Mapped && k.Shared:
+		return "shared " + strings.NewReplacer("{", "(", "}", ")").Replace(name), ""
+	case k.Mapped && traceKey != "" && !sameFields(k.Trace, traceKey):
+		return "{key}", fmt.Sprintf("%s keys this limit by %s (the log's %s); the requests replayed are keyed by %s, which the lane uses (read the log with --key %s, or key = %q, to key it as %s does)",
+			p, k.Expr, k.Trace, traceKey, k.Trace, k.Trace, p)
+	}
+	return "{key}", ""
+}
+
+// sameFields says two trace keys name the same fields, in any order.
+func sameFields(a, b string) bool {
+	split := func(s string) []string {
+		parts := strings.Split(s, "+")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+			if parts[i] == "host" {
+				parts[i] = "ip"
+			}
+		}
+		slices.Sort(parts)
+		return slices.Compact(parts)
+	}
+	return slices.Equal(split(a), split(b))
+}
+
+// nginxRatelab is one limit_req as the nginx lane runs it: rate=Nr/s is N per
+// 1s, Nr/m N per 1m; nginx's burst=B is the policy's burst B+1 (the request
+// served plus the excess nginx counts); nodelay, delay=N, limit_req_dry_run and
+// limit_req_status as the lane's options. A delay above the burst delays no
+// request, as nodelay.
+func nginxRatelab(m Limit, traceKey string) (RatelabLimit, string) {
+	n := m.Nginx
+	o := algorithms.Options{Nodelay: n.NoDelay, Delay: n.Delay, DryRun: n.DryRun}
+	if o.Delay > n.Burst {
+		o.Nodelay, o.Delay = true, 0
+	}
+	if n.Status != 503 {
+		o.DenyStatus = n.Status
+	}
+	key, note := keyTemplate(m.Key, n.Zone, traceKey, Nginx)
+	return RatelabLimit{Name: n.Zone, Place: m.Place, Algorithm: algorithms.NginxName, Key: key, Options: o,
+		Policy: algorithms.Policy{Limit: n.Rate, Period: n.Per, Burst: n.Burst + 1}}, note
+}
+
+// haproxyRatelab is one rule as the haproxy lane runs it: the table's period;
+// a limit the lane compares as the rule does (counted before the deny: it
+// passes while the rate read, with the request, is at most Limit, so gt N is
+// N and ge N is N−1; looked up before the track: it refuses when the rate
+// read, without the request, is at least Limit, so ge N is N and gt N is
+// N+1); the table's expire; deny_status when it is one the lane sends.
+func haproxyRatelab(m Limit, traceKey string) (RatelabLimit, string, bool) {
+	h := m.HAProxy
+	o := algorithms.Options{TrackSC: algorithms.TrackAfterDeny, Expire: h.Expire}
+	limit := h.Threshold
+	switch {
+	case h.Counted && h.Op == "ge":
+		limit--
+	case !h.Counted && h.Op == "gt":
+		limit++
+	}
+	if h.Counted {
+		o.TrackSC = algorithms.TrackBeforeDeny
+	}
+	if limit <= 0 {
+		return RatelabLimit{}, fmt.Sprintf("%s refuses every request (its rate is always at least %d): no lane", h.Cond, h.Threshold), false
+	}
+	var note string
+	if h.Status != 403 && h.Status != 0 {
+		o.DenyStatus = h.Status
+		if err := o.Check(algorithms.HAProxyName); err != nil {
+			o.DenyStatus = 0
+			note = fmt.Sprintf("the lane answers a refusal with 403 (the status %d is not one http-request deny sends)", h.Status)
+		}
+	}
+	key, keyNote := keyTemplate(m.Key, h.Table, traceKey, HAProxy)
+	if keyNote != "" {
+		note = strings.TrimPrefix(note+"; "+keyNote, "; ")
+	}
+	return RatelabLimit{Name: h.Table, Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
+		Policy: algorithms.Policy{Limit: limit, Period: h.Period}}, note, true
+}

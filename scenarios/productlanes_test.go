@@ -1,0 +1,209 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/sim"
+)
+
+// productDoc is a scenario of one client sending 20 requests a second for two
+// seconds, and the lanes given.
+func productDoc(lanes string) string {
+	return `[[scenario]]
+name = "s"
+duration = "2s"
+
+[scenario.policy]
+limit = 5
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+
+` + lanes
+}
+
+// A lane written as a product's configuration becomes one lane per context
+// that limits, named after it, running the product's lane with the file's
+// parameters: several limit_req all or nothing.
+func TestProductLanesFromConfig(t *testing.T) {
+	doc := productDoc(`[[scenario.lane]]
+product = "nginx"
+config = '''
+events {}
+http {
+    limit_req_zone $binary_remote_addr zone=one:1m rate=2r/s;
+    limit_req_zone $server_name zone=all:1m rate=60r/m;
+    server {
+        listen 8080;
+        location / { limit_req zone=one burst=3 nodelay; }
+        location /api/ {
+            limit_req zone=one burst=3 nodelay;
+            limit_req zone=all burst=1 nodelay;
+            limit_req_status 429;
+        }
+    }
+}
+'''
+
+[[scenario.lane]]
+name = "ha"
+product = "haproxy"
+config = '''
+defaults
+    mode http
+frontend fe
+    stick-table type ip size 100k expire 30s store http_req_rate(1s)
+    http-request track-sc0 src
+    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 4 }
+'''
+`)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range cfg.Lanes {
+		names = append(names, l.Name)
+	}
+	want := []string{"nginx: server 8080 location /", "nginx: server 8080 location /api/", "ha"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Fatalf("lanes %q, want %q", names, want)
+	}
+	api := cfg.Lanes[1]
+	if len(api.Limits) != 2 || api.Combine.String() != "all-or-nothing" || api.Limits[0].Policy.Burst != 4 || api.Limits[1].Template.String() != "shared all" || api.Limits[1].Options.DenyStatus != 429 {
+		t.Errorf("the /api/ lane: %+v; want two limits all or nothing, burst 4 (burst=3 and the request), the second on one shared key, status 429", api)
+	}
+	if len(cfg.Notes) != 2 || !strings.Contains(cfg.Notes[0], `test.toml:18: zone "one" holds the limits of 2 lanes`) || !strings.Contains(cfg.Notes[1], `test.toml:19: limit_req_zone "all": key $server_name`) {
+		t.Errorf("notes %q; want the shared key and the shared zone at their lines of the scenario file", cfg.Notes)
+	}
+	ms := runConfig(t, cfg)
+	// 40 requests, 50 ms apart: nginx 2r/s with burst=3 nodelay lets 4 through
+	// at once and then one each 500 ms; the /api/ lane also holds all to 1 a
+	// second with burst=1; HAProxy counts every request, so after 4 in the
+	// first second the client, sending 20 a second, stays over
+	for i, w := range []int64{4 + 3, 2 + 1, 4} {
+		if ms[i].Accepted != w {
+			t.Errorf("lane %q accepted %d of 40, want %d", cfg.Lanes[i].Name, ms[i].Accepted, w)
+		}
+	}
+}
+
+func runConfig(t *testing.T, cfg *sim.Config) []sim.Metrics {
+	t.Helper()
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	return r.Metrics()
+}
+
+// A product lane's configuration errors are placed at their lines: of the
+// scenario file for a config written in it, of the file for a config_file;
+// its keys at theirs.
+func TestProductLaneErrors(t *testing.T) {
+	files := map[string]string{
+		"conf/nginx.conf":   "events {}\nhttp {\n  limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n  include sites/*.conf;\n  server { listen 8080; location / { limit_req zone=a burst=2; } }\n}\n",
+		"conf/bad.conf":     "events {}\nhttp {\n  include sites/x.conf;\n}\n",
+		"conf/sites/x.conf": "server {\n  listen 8081;\n  limit_req zone=b;\n}\n",
+		"conf/empty.conf":   "events {}\nhttp {\n  server { listen 8080; limit_rate 10k; }\n}\n",
+	}
+	for _, c := range []struct{ name, lane, want string }{
+		{"a typo in the config", "product = \"nginx\"\nconfig = '''\nevents {}\nhttp {\n    limit_req_zon $binary_remote_addr zone=a:1m rate=1r/s;\n}\n'''\n",
+			`test.toml:18: scenario "s": lane 1: unknown directive "limit_req_zon"; did you mean limit_req_zone?`},
+		{"a typo on the config's first line", "product = \"haproxy\"\nconfig = 'frontnd fe'\n",
+			`test.toml:15: scenario "s": lane 1: unknown keyword 'frontnd' out of section`},
+		{"an error in an included file", "name = \"prod\"\nproduct = \"nginx\"\nconfig_file = \"conf/bad.conf\"\n",
+			`conf/sites/x.conf:3: scenario "s": lane "prod": limit_req zone=b: no limit_req_zone declares zone "b"`},
+		{"a file that is not there", "product = \"nginx\"\nconfig_file = \"conf/nginx.cnf\"\n",
+			`test.toml:15:15: scenario "s": lane 1: open dir/conf/nginx.cnf: file does not exist`},
+		{"no product", "config_file = \"conf/nginx.conf\"\n",
+			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy)`},
+		{"no configuration", "product = \"haproxy\"\n",
+			`test.toml:14:11: scenario "s": lane 1: a haproxy lane reads its configuration: give config`},
+		{"both", "product = \"nginx\"\nconfig = 'events {}'\nconfig_file = \"conf/nginx.conf\"\n",
+			`test.toml:16:15: scenario "s": lane 1: give the configuration once`},
+		{"a policy beside it", "product = \"nginx\"\nconfig_file = \"conf/nginx.conf\"\nburst = 3\n",
+			`test.toml:14:11: scenario "s": lane 1: a nginx lane takes its limits, and everything else about them, from its configuration: remove burst`},
+		{"instances beside it", "product = \"nginx\"\nconfig_file = \"conf/nginx.conf\"\ninstances = 3\n",
+			`test.toml:14:11: scenario "s": lane 1: a nginx lane takes its limits, and everything else about them, from its configuration: remove instances`},
+		{"a misspelt product", "product = \"ngnix\"\nconfig_file = \"conf/nginx.conf\"\n",
+			`did you mean "nginx"`},
+		{"nothing limits", "product = \"nginx\"\nconfig_file = \"conf/empty.conf\"\n",
+			`test.toml:15:15: scenario "s": lane 1: its nginx configuration limits no request (no limit_req in a server or location; no http-request deny on http_req_rate): conf/empty.conf:3: limit_rate 10k limits the response's bandwidth`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parse(t, productDoc("[[scenario.lane]]\n"+c.lane), files)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A product lane's limits are keyed as the trace is: a limit keyed by
+// something else keeps the trace's key, and a note says so; a claim names the
+// lanes a configuration describes.
+func TestProductLaneKeysAndClaims(t *testing.T) {
+	doc := `[[scenario]]
+name = "s"
+
+[scenario.policy]
+limit = 5
+
+[[scenario.lane]]
+name = "api"
+product = "nginx"
+config = '''
+events {}
+http {
+    limit_req_zone $http_x_api_key zone=k:1m rate=1r/s;
+    server { listen 8080; limit_req zone=k burst=2 nodelay; }
+}
+'''
+
+[[scenario.client]]
+name = "log"
+pattern = "trace"
+file = "access.log"
+
+[[scenario.claim]]
+id = "held"
+says = "the api lane refuses some"
+lane = "api"
+metric = "denied"
+op = ">"
+value = 0
+`
+	log := strings.Repeat(`10.0.0.1 - alice [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 2326`+"\n", 10)
+	c, err := parse(t, doc, map[string]string{"access.log": log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range cfg.Notes {
+		if strings.Contains(n, "test.toml:14: nginx keys this limit by $http_x_api_key (the log's user); the requests replayed are keyed by ip") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("notes %q; want the key's difference at its line", cfg.Notes)
+	}
+	if ms := runConfig(t, cfg); ms[0].Accepted != 3 || ms[0].Denied != 7 {
+		t.Errorf("the lane accepted %d and denied %d of 10 requests in one second, want 3 (burst=2 nodelay) and 7", ms[0].Accepted, ms[0].Denied)
+	}
+}
