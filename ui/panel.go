@@ -53,7 +53,7 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	info, _ := algorithms.Lookup(lane.Algorithm)
 	v := m.view(graphColumns(w))
 	cols := bin(l.Series, v)
-	lines := []string{m.panelTitle(lane, l.Unavailable, met, inner)}
+	lines := []string{m.panelTitle(i, l.Unavailable, met, inner)}
 	if info.Shape == algorithms.ShapeNone {
 		lines = append(lines, st.Subtle.Render(truncate(m.loadLabel(), inner)))
 		lines = append(lines, m.loadGraph(cols, v, h-panelChrome, inner)...)
@@ -217,12 +217,13 @@ func formatAxisTime(d time.Duration) string {
 	return d.Truncate(time.Second).String()
 }
 
-// panelTitle is a panel's first line, inner cells wide: the lane's name and its
+// panelTitle is lane i's panel's first line, inner cells wide: its name and its
 // counters. The whole name when it fits beside the counters; else a short form
 // that keeps lanes told apart (the algorithm abbreviated, then what differs:
 // "fw·jitter", "tb·fix off"); else the counters drop their labels (a accepted, d
 // denied, e errors); what still does not fit is cut.
-func (m *Model) panelTitle(lane sim.LaneConfig, unavailable bool, met sim.Metrics, inner int) string {
+func (m *Model) panelTitle(i int, unavailable bool, met sim.Metrics, inner int) string {
+	lane := m.runner.cfg.Lanes[i]
 	st := m.styles
 	counters := func(acc, den, err string) string {
 		s := st.Counters.Render(fmt.Sprintf("%s%s %s%s", acc, compact(met.Accepted), den, compact(met.Denied)))
@@ -238,7 +239,7 @@ func (m *Model) panelTitle(lane sim.LaneConfig, unavailable bool, met sim.Metric
 		}
 		return s
 	}
-	name, short := lane.Name, shortName(lane)
+	name, short := lane.Name, shortName(m.runner.cfg.Lanes, i)
 	c := counters("acc ", "den ", "err ")
 	room := inner - lipgloss.Width(c) - 1
 	switch {
@@ -257,23 +258,59 @@ func (m *Model) panelTitle(lane sim.LaneConfig, unavailable bool, met sim.Metric
 	return fit(title+strings.Repeat(" ", gap)+c, inner)
 }
 
-// shortName is a lane's name in few cells that still tells it apart from the
+// shortName is lane i's name in few cells that still tells it apart from the
 // scenario's other lanes: the algorithm's short name (algorithms.Info.Short),
 // then what the name adds to it ("fixed-window (random start)" is "fw·random
-// start"); a name that does not mention its algorithm is kept as it is.
-func shortName(lane sim.LaneConfig) string {
+// start"); a name that does not mention its algorithm is kept as it is. When
+// every lane of the algorithm adds words that begin alike for two words or more
+// (the lanes of one nginx.conf: "nginx: server example.com location /api/",
+// "… location /login"), all but the last of those shared words go, so what
+// differs is what shows: "nginx·location /api/", "nginx·location /login".
+func shortName(lanes []sim.LaneConfig, i int) string {
+	lane := lanes[i]
 	info, ok := algorithms.Lookup(lane.Algorithm)
-	algorithm := string(lane.Algorithm)
-	if !ok || !strings.Contains(lane.Name, algorithm) {
+	rest, mentions := addedWords(lane)
+	if !ok || !mentions {
 		return lane.Name
 	}
-	abbr := info.Short
-	rest := strings.TrimSpace(strings.Replace(lane.Name, algorithm, "", 1))
-	rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")"))
 	if rest == "" {
-		return abbr
+		return info.Short
 	}
-	return abbr + "·" + rest
+	words := strings.Fields(rest)
+	shared := len(words)
+	peers := 0
+	for _, l := range lanes {
+		if l.Algorithm != lane.Algorithm {
+			continue
+		}
+		r, m := addedWords(l)
+		if !m {
+			continue
+		}
+		peers++
+		other := strings.Fields(r)
+		n := 0
+		for n < min(shared, len(other)) && words[n] == other[n] {
+			n++
+		}
+		shared = n
+	}
+	if peers > 1 && shared >= 2 && shared < len(words) {
+		rest = strings.Join(words[shared-1:], " ")
+	}
+	return info.Short + "·" + rest
+}
+
+// addedWords is what a lane's name adds to its algorithm's name, without the
+// brackets or a colon around it, and whether the name mentions the algorithm.
+func addedWords(lane sim.LaneConfig) (string, bool) {
+	algorithm := string(lane.Algorithm)
+	if !strings.Contains(lane.Name, algorithm) {
+		return "", false
+	}
+	rest := strings.TrimSpace(strings.Replace(lane.Name, algorithm, "", 1))
+	rest = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")")), true
 }
 
 // firstColumn says, before a graph's first column is whole, when it will be
@@ -395,7 +432,7 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	}
 	name := lane.Name
 	if lipgloss.Width(name) > compactNameWidth {
-		name = shortName(lane) // "token-bucket (fix off)" and "(fix on)" cut alike
+		name = shortName(m.runner.cfg.Lanes, i) // "token-bucket (fix off)" and "(fix on)" cut alike
 	}
 	name = fmt.Sprintf("%-*s", compactNameWidth, truncate(name, compactNameWidth))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))

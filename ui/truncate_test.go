@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"charm.land/lipgloss/v2"
+
+	"ratelab/algorithms"
+	"ratelab/sim"
 )
 
 // truncateByRunes is truncate as it was written first: cut a rune at a time and
@@ -52,5 +55,34 @@ func TestTruncate(t *testing.T) {
 		if got, want := truncate(s, n), truncateByRunes(s, n); got != want {
 			t.Fatalf("truncate(%q, %d) = %q, want %q", s, n, got, want)
 		}
+	}
+}
+
+// A lane's short form keeps what tells it from the scenario's other lanes: the
+// algorithm's abbreviation and what the name adds; the words every lane of the
+// algorithm begins alike with (two or more: the lanes of one nginx.conf) go but
+// the last, and one shared word ("fix off", "fix on") stays.
+func TestShortName(t *testing.T) {
+	lane := func(name string, a algorithms.Name) sim.LaneConfig { return sim.LaneConfig{Name: name, Algorithm: a} }
+	nginx := []sim.LaneConfig{
+		lane("nginx: server example.com location /api/", algorithms.NginxName),
+		lane("nginx: server example.com location /login", algorithms.NginxName),
+		lane("nginx: server example.com location /", algorithms.NginxName),
+		lane("token-bucket", algorithms.TokenBucketName),
+	}
+	for i, want := range []string{"nginx·location /api/", "nginx·location /login", "nginx·location /", "tb"} {
+		if got := shortName(nginx, i); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", nginx[i].Name, got, want)
+		}
+	}
+	fix := []sim.LaneConfig{lane("token-bucket (fix off)", algorithms.TokenBucketName), lane("token-bucket (fix on)", algorithms.TokenBucketName), lane("my own", algorithms.GCRAName)}
+	for i, want := range []string{"tb·fix off", "tb·fix on", "my own"} {
+		if got := shortName(fix, i); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", fix[i].Name, got, want)
+		}
+	}
+	one := []sim.LaneConfig{lane("nginx: server example.com location /api/", algorithms.NginxName)}
+	if got := shortName(one, 0); got != "nginx·server example.com location /api/" {
+		t.Errorf("a lone lane's short form: %q", got)
 	}
 }
