@@ -19,6 +19,9 @@ var (
 	_ Checker = (*TokenBucket)(nil)
 	_ Checker = (*GCRA)(nil)
 	_ Checker = (*XTimeRate)(nil)
+	_ Checker = (*Guava)(nil)
+	_ Checker = (*EnvoyLocal)(nil)
+	_ Checker = (*Spring)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

@@ -31,10 +31,17 @@ const (
 	// (limit − remaining) and -Resource (the policy's name); one limit per
 	// response, the one closest to being reached.
 	HeadersX
+	// HeadersSpring: what Spring Cloud Gateway's RedisRateLimiter sends on every
+	// response, allowed or not (RedisRateLimiter.getHeaders): X-RateLimit-Remaining
+	// (the tokens its script returned; −1 when Redis failed and it let the request
+	// through), X-RateLimit-Replenish-Rate, X-RateLimit-Burst-Capacity and
+	// X-RateLimit-Requested-Tokens, the policy as SpringConfigOf states it; no
+	// Retry-After.
+	HeadersSpring
 )
 
 // HeaderFamilies are the families' names in scenario files.
-var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit"}
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "spring"}
 
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
@@ -55,6 +62,7 @@ func (f HeaderFamily) Names() []string {
 		HeadersDraft:  {"RateLimit-Policy", "RateLimit"},
 		HeadersLegacy: {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		HeadersX:      {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+		HeadersSpring: {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
 	}[f]
 	return append(append([]string(nil), names...), "Retry-After")
 }
@@ -118,6 +126,16 @@ func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []He
 			{"X-RateLimit-Used", fmt.Sprint(max(0, quota-left))},
 			{"X-RateLimit-Resource", q.Name},
 		}
+	case HeadersSpring:
+		q := closest(quotas)
+		c := SpringConfigOf(q.Policy)
+		left := springTokens(q.Decision, c)
+		return []Header{
+			{"X-RateLimit-Remaining", fmt.Sprint(left)},
+			{"X-RateLimit-Replenish-Rate", fmt.Sprint(c.ReplenishRate)},
+			{"X-RateLimit-Burst-Capacity", fmt.Sprint(c.BurstCapacity)},
+			{"X-RateLimit-Requested-Tokens", fmt.Sprint(c.RequestedTokens)},
+		}
 	}
 	if !d.Allowed && d.RetryAfter != Forever {
 		h = append(h, Header{"Retry-After", fmt.Sprint(ceilSeconds(d.RetryAfter))})
@@ -154,3 +172,18 @@ func closest(quotas []Quota) Quota {
 
 // ceilSeconds is d in whole seconds, rounded up.
 func ceilSeconds(d time.Duration) int64 { return ceilDiv(int64(d), int64(time.Second)) }
+
+// springTokens is the tokens a decision leaves in Spring's count (Remaining is
+// in units of cost, tokens / requestedTokens): whole tokens, rounded down for a
+// lane that counts fractions; −1 when the store failed, as Spring reports its
+// fail-open.
+func springTokens(d Decision, c SpringConfig) int64 {
+	if d.OnError {
+		return -1
+	}
+	tokens := d.Remaining * float64(c.RequestedTokens)
+	if whole := math.Round(tokens); math.Abs(tokens-whole) < 1e-6 {
+		return int64(whole)
+	}
+	return int64(math.Floor(tokens))
+}

@@ -116,6 +116,35 @@ func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcom
 	return nil
 }
 
+// checkSpringBound: Spring's bucket gains its tokens at whole seconds, so over
+// any [t0, t1] it accepts at most burst + rate × (whole seconds begun in
+// between), ⌊t1⌋ − ⌊t0⌋, compared exactly in Spring's tokens; in the ttl trap
+// (nothing stored) it accepts every request within the capacity.
+func checkSpringBound(p Policy, outs []outcome) error {
+	c := SpringConfigOf(p)
+	sec := func(at time.Duration) int64 { return floorDiv(int64(at), int64(time.Second)) }
+	if c.TTL() == 0 {
+		for i, o := range outs {
+			if !o.Allowed && o.cost <= p.WithDefaults().Burst {
+				return fmt.Errorf("ttl trap: request %d (%s at %v, cost %d) refused; nothing is stored, so nothing within the capacity is", i, o.key, o.at, o.cost)
+			}
+		}
+		return nil
+	}
+	for key, acc := range accepted(outs) {
+		for i := range acc {
+			var tokens int64
+			for j := i; j < len(acc); j++ {
+				tokens += acc[j].cost * c.RequestedTokens
+				if most := c.BurstCapacity + c.ReplenishRate*(sec(acc[j].at)-sec(acc[i].at)); tokens > most {
+					return fmt.Errorf("key %s: %d tokens accepted in [%v, %v], more than burstCapacity %d + replenishRate %d × %d whole seconds", key, tokens, acc[i].at, acc[j].at, c.BurstCapacity, c.ReplenishRate, sec(acc[j].at)-sec(acc[i].at))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -186,6 +215,7 @@ func checkAll(seed uint64) error {
 		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
+		fail("spring: burst + rate × whole seconds", checkSpringBound(p, decide(NewSpring(p), trace))),
 	} {
 		if err != nil {
 			return err
@@ -208,7 +238,8 @@ func checkAll(seed uint64) error {
 }
 
 // TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
-// traces (a random policy each): the buckets never pass burst + rate × T, the
+// traces (a random policy each): the buckets never pass burst + rate × T (Spring's
+// per whole second, or nothing stored and nothing refused in its ttl trap), the
 // windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
 // the token bucket does, and eviction changes no decision.
 //
@@ -240,6 +271,12 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	}
 	if checkSlidingBound(perSecond100, fw) == nil {
 		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
+	}
+	if checkSpringBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkSpringBound accepted 320 units in 2 ms at burst 100, 100 a second")
+	}
+	if checkSpringBound(Policy{Limit: 300, Period: time.Second, Burst: 100}, fw) == nil {
+		t.Error("checkSpringBound accepted refusals in the ttl trap (300 a second, burst 100)")
 	}
 	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
 	if checkSameDecisions(fw, tb, false) == nil {

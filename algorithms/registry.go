@@ -76,6 +76,15 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
+	// Status is the product's answer to a decision: the HTTP status it sends and
+	// the word it logs; nil for an algorithm that is not a product.
+	Status func(d Decision, o Options) (code int, word string)
+	// Refuse says why a policy cannot run on it with these options: a product
+	// whose own configuration cannot state the policy (Kong's windows are a
+	// second, a minute, an hour, a day…), in a message that names the product's
+	// way to write the nearest one; nil, or a nil error, when it runs every valid
+	// policy. algorithms.New and the scenario compiler ask it.
+	Refuse func(p Policy, o Options) error
 
 	build func(Policy, Options) Limiter
 }
@@ -105,6 +114,8 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
+	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, Refuse: springRefuse,
+		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
@@ -130,6 +141,15 @@ func (i Info) LevelName() string {
 		return "nothing (no limit)"
 	}
 	return "units in the window"
+}
+
+// Refuses is Refuse's answer for p with o, nil when the algorithm runs every
+// policy.
+func (i Info) Refuses(p Policy, o Options) error {
+	if i.Refuse == nil {
+		return nil
+	}
+	return i.Refuse(p.WithDefaults(), o)
 }
 
 // TakesOption says the algorithm takes the scenario key named key.
@@ -210,6 +230,9 @@ func New(name Name, p Policy, opts Options) (Limiter, error) {
 		return nil, err
 	}
 	if err := opts.Check(name); err != nil {
+		return nil, err
+	}
+	if err := a.Refuses(p, opts); err != nil {
 		return nil, err
 	}
 	return a.build(p, opts), nil

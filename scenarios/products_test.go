@@ -103,6 +103,35 @@ rate = 1
 				t.Errorf("accepted: timer %d (want 20), timer loaded 30 s before %d (want 30), timer-free %d (want more than the timer)", ms[0].Accepted, ms[1].Accepted, ms[2].Accepted)
 			}
 		}},
+		{name: "spring", doc: `[[scenario]]
+name = "s"
+duration = "10s"
+
+[scenario.policy]
+limit = 3
+burst = 2
+
+[[scenario.lane]]
+name = "spring"
+algorithm = "spring"
+
+[[scenario.lane]]
+name = "spring ttl trap"
+algorithm = "spring"
+burst = 1
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// replenishRate 3, burstCapacity 2 (ttl 1 s): 2 at once, then at each
+			// whole second 3 tokens of which the bucket holds 2: 2 + 9 × 2 = 20 of
+			// 200; with burstCapacity 1 the ttl is 0 and all 200 pass
+			if ms[0].Accepted != 20 || ms[1].Accepted != 200 {
+				t.Errorf("accepted: spring %d (want 20: 2 at each whole second), the ttl trap %d (want all 200)", ms[0].Accepted, ms[1].Accepted)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))
@@ -119,6 +148,14 @@ func TestProductOptionErrors(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), `envoy_version "latest" is not an Envoy release; write one such as "1.30"`) {
 		t.Errorf("envoy_version = \"latest\": %v", err)
+	}
+	doc = minimal + "[[scenario.lane]]\nalgorithm = \"spring\"\nlimit = 1\nperiod = \"4000000001us\"\n"
+	c, err = parse(t, doc, nil)
+	if err == nil {
+		_, err = c.Compile("s", Overrides{})
+	}
+	if err == nil || !strings.Contains(err.Error(), `lane "spring": 1 per 1h6m40.000001s, burst 1 takes requestedTokens 4000000001`) {
+		t.Errorf("a policy Spring cannot state: %v", err)
 	}
 	doc = minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nwarmup = \"2s\"\n"
 	c, err = parse(t, doc, nil)

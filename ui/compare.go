@@ -91,7 +91,7 @@ func (m *Model) renderVerdicts(verdicts []string) []string {
 }
 
 // renderHeaders is the HTTP response headers the focused lane's latest decision
-// would send, in the lane's family (draft, legacy or x-ratelimit).
+// would send, in the lane's family (draft, legacy, x-ratelimit or a product's).
 func (m *Model) renderHeaders() string {
 	lane, l := m.runner.cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
 	last, ok := l.Last, l.HasLast

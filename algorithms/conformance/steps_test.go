@@ -37,6 +37,7 @@ var lanes = []lane{
 	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
+	{"spring", algorithms.SpringName, algorithms.Options{}},
 }
 
 // laneNamed returns the lane labelled label.

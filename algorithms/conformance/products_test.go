@@ -1,0 +1,166 @@
+package conformance
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"ratelab/algorithms"
+	"ratelab/algorithms/redislua"
+	"ratelab/internal/redistest"
+)
+
+// The product lanes against their products' own tests.
+
+// springCall is one call of Spring's request_rate_limiter.lua as
+// RedisRateLimiter makes it: KEYS tokens and timestamp, ARGV replenishRate,
+// burstCapacity, now in seconds ("" for Redis TIME), requested.
+func springCall(t *testing.T, c redis.UniversalClient, id string, rate, capacity int64, now string, requested int64) []int64 {
+	t.Helper()
+	keys := []string{"redis-rate-limiter-lua-script-tests.{" + id + "}.tokens", "redis-rate-limiter-lua-script-tests.{" + id + "}.timestamp"}
+	r, err := c.Eval(context.Background(), redislua.Script("spring"), keys, rate, capacity, now, requested).Int64Slice()
+	if err != nil {
+		t.Fatalf("EVAL spring.lua as Spring calls it: %v", err)
+	}
+	return r
+}
+
+// springTTLs are the seconds to expiry of id's two keys (−2: no such key).
+func springTTLs(t *testing.T, c redis.UniversalClient, id string) []int64 {
+	t.Helper()
+	var ttls []int64
+	for _, suffix := range []string{".tokens", ".timestamp"} {
+		d, err := c.TTL(context.Background(), "redis-rate-limiter-lua-script-tests.{"+id+"}"+suffix).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ttls = append(ttls, int64(d/time.Second))
+		if d < 0 {
+			ttls[len(ttls)-1] = int64(d) // go-redis: −2 ns for no key, −1 ns for no expiry
+		}
+	}
+	return ttls
+}
+
+// ratelab's spring.lua, called with Spring's own arguments, answers what
+// Spring's RedisRateLimiterLuaScriptTests (spring-cloud-gateway-server-webflux/
+// src/test/java/org/springframework/cloud/gateway/filter/ratelimit/, at
+// 5227205c) expect of request_rate_limiter.lua, on this test's redis-server; and
+// with now left empty it reads Redis TIME, as RedisRateLimiter.isAllowed has it
+// do since 3.0.6.
+func TestSpringScriptAsSpringCallsIt(t *testing.T) {
+	s, err := redislua.Open(context.Background(), redistest.Start(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := s.Client()
+	now := time.Now().Unix()
+	at := func(dt int64) string { return strconv.FormatInt(now+dt, 10) }
+
+	// testNewAccess: rate 1, capacity 10, 1 requested: allowed, 9 left, both keys
+	// kept for at least capacity / rate seconds (Spring's ttl is twice that)
+	if got := springCall(t, c, "new_access", 1, 10, at(0), 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("testNewAccess: %v, want [1 9]", got)
+	}
+	for _, ttl := range springTTLs(t, c, "new_access") {
+		if ttl < 10 {
+			t.Errorf("testNewAccess: a key's TTL is %d s, want >= 10", ttl)
+		}
+	}
+	// testTokenFilled: 5 of 10, then 3 s later (3 tokens back) 5 more: 3 left
+	springCall(t, c, "token_filled", 1, 10, at(0), 5)
+	if got := springCall(t, c, "token_filled", 1, 10, at(3), 5); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("testTokenFilled: %v, want [1 3]", got)
+	}
+	for _, ttl := range springTTLs(t, c, "token_filled") {
+		if ttl < 10 {
+			t.Errorf("testTokenFilled: a key's TTL is %d s, want >= 10", ttl)
+		}
+	}
+	// testAfterTillTime: a fill time (10 s) later the bucket is full again
+	springCall(t, c, "after_fill_time", 1, 10, at(0), 1)
+	if got := springCall(t, c, "after_fill_time", 1, 10, at(10), 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("testAfterTillTime: %v, want [1 9]", got)
+	}
+	// testTokensNotEnough: 20 requested of a capacity of 10: denied, 10 left
+	if got := springCall(t, c, "tokens_not_enough", 1, 10, at(0), 20); !slices.Equal(got, []int64{0, 10}) {
+		t.Errorf("testTokensNotEnough: %v, want [0 10]", got)
+	}
+	// testCapacityExceedsMaxInt: a capacity of 2^53 − 1 is exact on the Redis
+	// Spring's test runs (redis:5.0.14-alpine); from Redis 7.0, SETEX refuses
+	// its ttl (2^54 − 2 s, past what a millisecond clock holds), the script
+	// fails, and RedisRateLimiter lets the request through with remaining −1
+	const maxSafe = 1<<53 - 1
+	keys := []string{"redis-rate-limiter-lua-script-tests.{capacity_exceeds_max_int}.tokens", "redis-rate-limiter-lua-script-tests.{capacity_exceeds_max_int}.timestamp"}
+	got, err := c.Eval(context.Background(), redislua.Script("spring"), keys, 1, int64(maxSafe), at(0), 1).Int64Slice()
+	if major := redisMajor(t, c); major >= 7 {
+		if err == nil || !strings.Contains(err.Error(), "invalid expire time") {
+			t.Errorf("testCapacityExceedsMaxInt on Redis %d: %v, %v; want SETEX's \"invalid expire time\"", major, got, err)
+		}
+	} else if !slices.Equal(got, []int64{1, maxSafe - 1}) {
+		t.Errorf("testCapacityExceedsMaxInt: %v, %v; want [1 %d]", got, err, int64(maxSafe-1))
+	}
+
+	// now empty: the script reads Redis TIME and stores its second
+	if got := springCall(t, c, "redis_time", 1, 10, "", 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("now from Redis TIME: %v, want [1 9]", got)
+	}
+	stamp, err := c.Get(context.Background(), "redis-rate-limiter-lua-script-tests.{redis_time}.timestamp").Int64()
+	if err != nil || stamp < now || stamp > time.Now().Unix() {
+		t.Errorf("now from Redis TIME stored timestamp %d (%v), want a second from %d to now", stamp, err, now)
+	}
+
+	// the ttl trap: replenishRate 3, burstCapacity 1 (a YAML route that sets
+	// only replenish-rate: 3) is ttl floor(2/3) = 0: nothing is stored, and
+	// every request is allowed
+	for i := range 5 {
+		if got := springCall(t, c, "ttl_trap", 3, 1, at(0), 1); !slices.Equal(got, []int64{1, 0}) {
+			t.Errorf("ttl trap, request %d: %v, want [1 0]", i, got)
+		}
+	}
+	if ttls := springTTLs(t, c, "ttl_trap"); !slices.Equal(ttls, []int64{-2, -2}) {
+		t.Errorf("ttl trap: the keys' TTLs are %v, want none stored", ttls)
+	}
+}
+
+// Spring's RedisRateLimiterLuaScriptTests as steps of the spring lane, in
+// memory and as ratelab calls spring.lua on Redis: rate 1, capacity 10, the
+// requested tokens as the cost, on the virtual clock in whole seconds.
+func TestSpringLuaScriptTestsOnEveryBackend(t *testing.T) {
+	p := algorithms.Policy{Limit: 1, Period: time.Second, Burst: 10}
+	onEveryBackend(t, []string{"spring"}, p, func(t *testing.T, _ lane, lim algorithms.Limiter) {
+		runSteps(t, lim, []step{
+			{at: 0, key: "new_access", allowed: true, remaining: f(9)},
+			{at: 0, key: "token_filled", cost: 5, allowed: true, remaining: f(5)},
+			{at: 3 * time.Second, key: "token_filled", cost: 5, allowed: true, remaining: f(3)},
+			{at: 0, key: "after_fill_time", allowed: true, remaining: f(9)},
+			{at: 10 * time.Second, key: "after_fill_time", allowed: true, remaining: f(9)},
+			{at: 0, key: "tokens_not_enough", cost: 20, allowed: false, retry: algorithms.Forever, remaining: f(10)},
+			// whole seconds: 2.999 s after emptying, two tokens
+			{at: 0, key: "seconds", cost: 10, allowed: true, remaining: f(0)},
+			{at: ms(2999), key: "seconds", cost: 3, allowed: false, retry: time.Millisecond, remaining: f(2)},
+			{at: 3 * time.Second, key: "seconds", cost: 3, allowed: true, remaining: f(0)},
+		})
+	})
+}
+
+// redisMajor is the server's major version.
+func redisMajor(t *testing.T, c redis.UniversalClient) int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ := strings.Cut(info, "redis_version:")
+	major, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	if err != nil {
+		t.Fatalf("redis_version in %q: %v", info, err)
+	}
+	return major
+}
