@@ -22,6 +22,7 @@ var (
 	_ Checker = (*Guava)(nil)
 	_ Checker = (*EnvoyLocal)(nil)
 	_ Checker = (*Spring)(nil)
+	_ Checker = (*Traefik)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

@@ -38,10 +38,14 @@ const (
 	// X-RateLimit-Requested-Tokens, the policy as SpringConfigOf states it; no
 	// Retry-After.
 	HeadersSpring
+	// HeadersTraefik: what Traefik's rateLimit middleware sends, on a 429 only
+	// (serveDelayError): X-Retry-In, the wait as a Go duration, and Retry-After,
+	// the wait rounded up to the second. No header tells a client its remaining.
+	HeadersTraefik
 )
 
 // HeaderFamilies are the families' names in scenario files.
-var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "spring"}
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "spring", "traefik"}
 
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
@@ -59,10 +63,11 @@ func ParseHeaderFamily(name string) (HeaderFamily, bool) {
 // Names are the fields family f sends, in order, Retry-After last.
 func (f HeaderFamily) Names() []string {
 	names := [][]string{
-		HeadersDraft:  {"RateLimit-Policy", "RateLimit"},
-		HeadersLegacy: {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
-		HeadersX:      {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
-		HeadersSpring: {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
+		HeadersDraft:   {"RateLimit-Policy", "RateLimit"},
+		HeadersLegacy:  {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+		HeadersX:       {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+		HeadersSpring:  {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
+		HeadersTraefik: {"X-Retry-In"},
 	}[f]
 	return append(append([]string(nil), names...), "Retry-After")
 }
@@ -125,6 +130,10 @@ func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []He
 			{"X-RateLimit-Reset", fmt.Sprint(ceilDiv(reset.UnixNano(), int64(time.Second)))},
 			{"X-RateLimit-Used", fmt.Sprint(max(0, quota-left))},
 			{"X-RateLimit-Resource", q.Name},
+		}
+	case HeadersTraefik:
+		if !d.Allowed && d.RetryAfter != Forever {
+			h = []Header{{"X-Retry-In", d.RetryAfter.String()}}
 		}
 	case HeadersSpring:
 		q := closest(quotas)

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -145,6 +146,45 @@ func checkSpringBound(p Policy, outs []outcome) error {
 	return nil
 }
 
+// checkTraefikBound: Traefik's bucket is x/time/rate's, one token a request: the
+// requests it lets go (at + Delay) within any [t0, t1] number at most burst +
+// rate × (t1 − t0), up to the library's float64 rounding; the bound starts over
+// where a request finds its key's bucket expired (its whole second ttl or more
+// after the key's previous request's), which makes it full again.
+func checkTraefikBound(p Policy, outs []outcome) error {
+	p = p.WithDefaults()
+	c := TraefikConfigOf(p)
+	sec := func(at time.Duration) int64 { return floorDiv(int64(at), int64(time.Second)) }
+	type run struct {
+		key   string
+		first int
+	}
+	last := map[string]time.Duration{}
+	start := map[string]int{}
+	gone := map[run][]time.Duration{} // departures of each key's run of requests between expiries
+	for i, o := range outs {
+		if at, seen := last[o.key]; !seen || sec(o.at)-sec(at) >= c.TTL {
+			start[o.key] = i
+		}
+		last[o.key] = o.at
+		if o.Allowed {
+			r := run{o.key, start[o.key]}
+			gone[r] = append(gone[r], o.at+o.Delay)
+		}
+	}
+	for r, deps := range gone {
+		slices.Sort(deps)
+		for i := range deps {
+			for j := i; j < len(deps); j++ {
+				if n := float64(j - i + 1); n > float64(p.Burst)+float64(c.Rate)*(deps[j]-deps[i]).Seconds()+1e-6 {
+					return fmt.Errorf("key %s: %g requests let go in [%v, %v], more than burst %d + %g a second", r.key, n, deps[i], deps[j], p.Burst, float64(c.Rate))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -216,6 +256,7 @@ func checkAll(seed uint64) error {
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
 		fail("spring: burst + rate × whole seconds", checkSpringBound(p, decide(NewSpring(p), trace))),
+		fail("traefik: burst + rate × T on departures, between expiries", checkTraefikBound(p, decide(NewTraefik(p), trace))),
 	} {
 		if err != nil {
 			return err
@@ -239,7 +280,8 @@ func checkAll(seed uint64) error {
 
 // TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
 // traces (a random policy each): the buckets never pass burst + rate × T (Spring's
-// per whole second, or nothing stored and nothing refused in its ttl trap), the
+// per whole second, or nothing stored and nothing refused in its ttl trap;
+// Traefik's on the times requests are let go, between expiries), the
 // windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
 // the token bucket does, and eviction changes no decision.
 //
@@ -271,6 +313,9 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	}
 	if checkSlidingBound(perSecond100, fw) == nil {
 		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
+	}
+	if checkTraefikBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkTraefikBound accepted 320 requests let go in 2 ms at burst 100, 100 a second")
 	}
 	if checkSpringBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
 		t.Error("checkSpringBound accepted 320 units in 2 ms at burst 100, 100 a second")

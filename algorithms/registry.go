@@ -116,6 +116,8 @@ var registry = []Info{
 		}},
 	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, Refuse: springRefuse,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
+	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, Refuse: traefikRefuse,
+		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

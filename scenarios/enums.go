@@ -209,7 +209,7 @@ type Headers struct {
 	choice[algorithms.HeaderFamily]
 }
 
-var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersSpring)
+var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersSpring, algorithms.HeadersTraefik)
 
 func (h *Headers) UnmarshalText(b []byte) error { return h.read(b, "headers", headerFamilies) }
 

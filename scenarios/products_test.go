@@ -132,6 +132,35 @@ rate = 20
 				t.Errorf("accepted: spring %d (want 20: 2 at each whole second), the ttl trap %d (want all 200)", ms[0].Accepted, ms[1].Accepted)
 			}
 		}},
+		{name: "traefik", doc: `[[scenario]]
+name = "s"
+duration = "2s"
+
+[scenario.policy]
+limit = 100
+burst = 1
+
+[[scenario.lane]]
+name = "traefik"
+algorithm = "traefik"
+
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 400
+`, check: func(t *testing.T, ms []sim.Metrics) {
+			// Traefik's "Average is respected": 400 a second at average 100, burst
+			// 1 serve 201 in 2 s, all but the first after a wait of up to 5 ms
+			// (maxDelay); the token bucket serves about as many, none delayed
+			tr, tb := ms[0], ms[1]
+			if tr.Accepted < 190 || tr.Accepted > 205 || tr.QueueDelayP99 == 0 || tb.QueueDelayP99 != 0 {
+				t.Errorf("traefik accepted %d (want 190 to 205, Traefik's bounds), p99 delay %v (want > 0); the token bucket's p99 delay %v (want 0)", tr.Accepted, tr.QueueDelayP99, tb.QueueDelayP99)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, runProductScenario(t, tc.doc))

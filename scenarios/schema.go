@@ -116,7 +116,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "spring"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "spring", "traefik"
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is

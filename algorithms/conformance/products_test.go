@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
 
 	"ratelab/algorithms"
 	"ratelab/algorithms/redislua"
@@ -148,6 +150,74 @@ func TestSpringLuaScriptTestsOnEveryBackend(t *testing.T) {
 			{at: 3 * time.Second, key: "seconds", cost: 3, allowed: true, remaining: f(0)},
 		})
 	})
+}
+
+// traefikSource is in_memory_limiter.go's Allow as Traefik's code reads, over
+// golang.org/x/time/rate, with its ttlmap reduced to what a few sources need (a
+// map of limiters and their expiries in whole Unix seconds, dropped when a
+// request finds them expired), on a clock the test sets.
+type traefikSource struct {
+	rate     rate.Limit
+	burst    int
+	maxDelay time.Duration
+	ttl      int
+	buckets  map[string]*rate.Limiter
+	expiry   map[string]int64
+}
+
+// newTraefikSource is New's derivation for average, period and burst.
+func newTraefikSource(average int64, period time.Duration, burst int) *traefikSource {
+	rtl := float64(average*int64(time.Second)) / float64(period)
+	maxDelay, ttl := 500*time.Millisecond, 1
+	if rtl >= 1 {
+		maxDelay = time.Second / (time.Duration(rtl) * 2)
+		ttl++
+	} else {
+		ttl += int(1 / rtl)
+	}
+	return &traefikSource{rate: rate.Limit(rtl), burst: burst, maxDelay: maxDelay, ttl: ttl, buckets: map[string]*rate.Limiter{}, expiry: map[string]int64{}}
+}
+
+// serve is Allow at now and ServeHTTP's verdict: served after delay, or 429.
+func (s *traefikSource) serve(source string, now time.Time) (served bool, delay time.Duration) {
+	bucket, exists := s.buckets[source]
+	if exists && s.expiry[source] <= now.Unix() {
+		exists = false
+	}
+	if !exists {
+		bucket = rate.NewLimiter(s.rate, s.burst)
+	}
+	s.buckets[source], s.expiry[source] = bucket, now.Add(time.Duration(s.ttl)*time.Second).Unix()
+	res := bucket.ReserveN(now, 1)
+	delay = res.DelayFrom(now)
+	if delay > s.maxDelay {
+		res.CancelAt(now)
+		return false, delay
+	}
+	return true, delay
+}
+
+// The traefik lane decides as Traefik's middleware: on seeded random policies
+// and traces (clocks behind and ahead, idle hours, costs Traefik ignores), each
+// request served or refused alike, with the same delay and, refused, a
+// RetryAfter that is Traefik's X-Retry-In.
+func TestTraefikLaneIsTraefiksMiddleware(t *testing.T) {
+	compared := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 4))
+		p := randomPolicy(r)
+		lane, _ := algorithms.New(algorithms.TraefikName, p, algorithms.Options{})
+		traefik := newTraefikSource(p.Limit, p.Period, int(p.Burst))
+		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Burst, maxCost: p.Burst + 3, keys: 3, skewed: true, hours: true}) {
+			d := lane.Allow(q.Key, q.Now, q.Cost)
+			served, delay := traefik.serve(q.Key, algorithms.HeaderOrigin.Add(q.Now))
+			if d.Allowed != served || (served && d.Delay != delay) || (!served && d.RetryAfter != delay) {
+				t.Fatalf("seed %d, %s: request %d (%s at %v): lane %+v; Traefik served %v after %v", seed, p, i, q.Key, q.Now, d, served, delay)
+			}
+			compared++
+		}
+	}
+	t.Logf("compared: %d decisions", compared)
 }
 
 // redisMajor is the server's major version.

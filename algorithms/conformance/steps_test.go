@@ -38,6 +38,7 @@ var lanes = []lane{
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
 	{"spring", algorithms.SpringName, algorithms.Options{}},
+	{"traefik", algorithms.TraefikName, algorithms.Options{}},
 }
 
 // laneNamed returns the lane labelled label.
