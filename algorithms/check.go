@@ -23,6 +23,7 @@ var (
 	_ Checker = (*EnvoyLocal)(nil)
 	_ Checker = (*Spring)(nil)
 	_ Checker = (*Traefik)(nil)
+	_ Checker = (*Kong)(nil)
 	_ Checker = (*Unlimited)(nil)
 )
 

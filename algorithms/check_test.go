@@ -22,11 +22,23 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				opts.Mode = LeakyMode(r.IntN(2))
 			case "token-bucket":
 				opts.MaxReserved = r.Int64N(3) * p.Burst / 2
+			case "kong":
+				p = statable(KongName, p, opts)
+				opts.KongPolicy = KongPolicy(r.IntN(3))
+				if opts.KongPolicy != KongRedis {
+					opts.KongIncrementDelay = time.Duration(r.Int64N(3)) * p.Period / 4
+				}
+				if r.IntN(2) == 0 {
+					opts.KongWindows[KongDay] = p.Limit * 100 // a second window, enforced with the policy's
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false
 			}
-			checked, _ := New(name, p, opts)
+			checked, err := New(name, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			twin, _ := New(name, p, opts)
 			trace := randomTrace(r, p, 200, min(3, p.Burst, p.Limit))
 			for i, q := range trace {

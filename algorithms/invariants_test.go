@@ -185,6 +185,28 @@ func checkTraefikBound(p Policy, outs []outcome) error {
 	return nil
 }
 
+// checkKongBound: with its increments landing before the next request, Kong
+// admits at most each window's limit of requests (not costs) in each of its
+// UTC windows, whatever the policy.
+func checkKongBound(limits KongWindows, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for w, limit := range limits {
+			if limit == 0 {
+				continue
+			}
+			counts := map[int64]int64{}
+			for _, o := range acc {
+				unix, _ := kongClock(toMicros(o.at))
+				start := kongWindowStart(w, unix)
+				if counts[start]++; counts[start] > limit {
+					return fmt.Errorf("key %s: %d requests admitted in the %s from %v, limit %d", key, counts[start], kongWindowNames[w], time.Unix(start, 0).UTC(), limit)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkSameDecisions: a and b accepted and denied the same requests.
 func checkSameDecisions(a, b []outcome, alsoRemaining bool) error {
 	for i := range a {
@@ -227,6 +249,23 @@ func checkEvictionInvisible(fresh func() Limiter, trace []request) error {
 	return nil
 }
 
+// statable is p, or, for a product that cannot state it, the nearest policy it
+// can: Kong's windows are a second, a minute, an hour and a day (a period under
+// a minute becomes a second, a longer one a minute).
+func statable(name Name, p Policy, o Options) Policy {
+	if MustLookup(name).Refuses(p, o) == nil {
+		return p
+	}
+	if name == KongName {
+		period := time.Second
+		if p.Period >= time.Minute {
+			period = time.Minute
+		}
+		p.Period = period
+	}
+	return p
+}
+
 // checkAll runs every invariant on one seeded trace.
 func checkAll(seed uint64) error {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -244,6 +283,10 @@ func checkAll(seed uint64) error {
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
+	kongOpts := Options{KongWindows: KongWindows{KongHour: 30 * p.Limit}}
+	kong := NewKong(statable(KongName, p, kongOpts), kongOpts)
+	kongOpts.KongPolicy = KongRedis
+	kongRedis := NewKong(statable(KongName, p, kongOpts), kongOpts)
 	for _, err := range []error{
 		fail("token bucket: burst + rate × T", checkBucketBound(p, tb)),
 		fail("gcra: burst + rate × T", checkBucketBound(p, decide(NewGCRA(p), trace))),
@@ -257,6 +300,8 @@ func checkAll(seed uint64) error {
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
 		fail("spring: burst + rate × whole seconds", checkSpringBound(p, decide(NewSpring(p), trace))),
 		fail("traefik: burst + rate × T on departures, between expiries", checkTraefikBound(p, decide(NewTraefik(p), trace))),
+		fail("kong local: each window's limit", checkKongBound(kong.Limits(), decide(kong, trace))),
+		fail("kong redis: each window's limit", checkKongBound(kongRedis.Limits(), decide(kongRedis, trace))),
 	} {
 		if err != nil {
 			return err
@@ -268,7 +313,7 @@ func checkAll(seed uint64) error {
 			if name == "fixed-window" {
 				opts.Rollover = p.Limit / 2
 			}
-			lim, _ := New(name, p, opts)
+			lim, _ := New(name, statable(name, p, opts), opts)
 			return lim
 		}
 		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {
@@ -281,7 +326,8 @@ func checkAll(seed uint64) error {
 // TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
 // traces (a random policy each): the buckets never pass burst + rate × T (Spring's
 // per whole second, or nothing stored and nothing refused in its ttl trap;
-// Traefik's on the times requests are let go, between expiries), the
+// Traefik's on the times requests are let go, between expiries; Kong's in each
+// of its UTC windows), the
 // windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
 // the token bucket does, and eviction changes no decision.
 //
@@ -313,6 +359,9 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	}
 	if checkSlidingBound(perSecond100, fw) == nil {
 		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
+	}
+	if checkKongBound(KongWindows{KongSecond: 100}, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkKongBound accepted 140 requests in the second from 0 at 100 a second")
 	}
 	if checkTraefikBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
 		t.Error("checkTraefikBound accepted 320 requests let go in 2 ms at burst 100, 100 a second")

@@ -35,6 +35,15 @@ type Options struct {
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
 	ConfigLoadAt time.Duration
+	// KongPolicy is where the kong lane's counters live and when they count
+	// (config.policy: local, cluster or redis).
+	KongPolicy KongPolicy
+	// KongWindows are the kong lane's limits beyond the policy's own window:
+	// per second, minute, hour, day, month and year (0: none).
+	KongWindows KongWindows
+	// KongIncrementDelay is how long after its decision an allowed request's
+	// increment lands in the kong lane's counters (local and cluster).
+	KongIncrementDelay time.Duration
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -77,6 +86,15 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"config_load_at", fmt.Errorf("config_load_at must be a whole number of microseconds (got %s)", o.ConfigLoadAt)}
 	case o.AcquireTimeout < 0 || o.AcquireTimeout%Resolution != 0:
 		return &OptionError{"acquire_timeout", fmt.Errorf("acquire_timeout must be >= 0 and a whole number of microseconds (got %s)", o.AcquireTimeout)}
+	case o.KongIncrementDelay < 0 || o.KongIncrementDelay%Resolution != 0:
+		return &OptionError{"kong_increment_delay", fmt.Errorf("kong_increment_delay must be >= 0 and a whole number of microseconds (got %s)", o.KongIncrementDelay)}
+	case o.KongIncrementDelay != 0 && o.KongPolicy == KongRedis:
+		return &OptionError{"kong_increment_delay", fmt.Errorf(`kong_increment_delay applies to kong_policy = "local" and "cluster": with "redis" the count is an INCR made before the decision`)}
+	}
+	for w, limit := range o.KongWindows {
+		if limit < 0 {
+			return &OptionError{"kong_windows", fmt.Errorf("kong_windows: %s must be > 0 (got %d)", kongWindowNames[w], limit)}
+		}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
 		return &OptionError{"envoy_version", err}

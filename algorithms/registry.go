@@ -118,6 +118,8 @@ var registry = []Info{
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, Refuse: traefikRefuse,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
+	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, Refuse: kongRefuse,
+		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

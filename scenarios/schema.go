@@ -123,15 +123,18 @@ type LaneSpec struct {
 // one an algorithm declares (algorithms.Info.Options) and applies to the
 // algorithms that declare it; set for another, it is an error.
 type OptionsSpec struct {
-	WindowStart        WindowStart `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
-	Rollover           int64       `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
-	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
-	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
-	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
-	Warmup             Duration    `toml:"warmup,omitempty"`              // guava: SmoothWarmingUp over this long
-	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
-	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
-	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
+	WindowStart        WindowStart `toml:"window_start,omitempty"`         // fixed-window: "epoch" (default) or "random"
+	Rollover           int64       `toml:"rollover,omitempty"`             // fixed-window: most unused units carried over
+	Mode               Mode        `toml:"mode,omitempty"`                 // leaky-bucket: "queue" (default) or "meter"
+	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"`  // token-bucket: store max(now, ts); default true
+	MaxReserved        int64       `toml:"max_reserved,omitempty"`         // token-bucket: reservations this deep
+	Warmup             Duration    `toml:"warmup,omitempty"`               // guava: SmoothWarmingUp over this long
+	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`      // guava: tryAcquire's timeout
+	EnvoyVersion       string      `toml:"envoy_version,omitempty"`        // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
+	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`       // envoy-local timer bucket: when the fill timer was armed
+	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
+	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
+	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

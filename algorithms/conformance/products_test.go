@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -213,6 +214,159 @@ func TestTraefikLaneIsTraefiksMiddleware(t *testing.T) {
 			served, delay := traefik.serve(q.Key, algorithms.HeaderOrigin.Add(q.Now))
 			if d.Allowed != served || (served && d.Delay != delay) || (!served && d.RetryAfter != delay) {
 				t.Fatalf("seed %d, %s: request %d (%s at %v): lane %+v; Traefik served %v after %v", seed, p, i, q.Key, q.Now, d, served, delay)
+			}
+			compared++
+		}
+	}
+	t.Logf("compared: %d decisions", compared)
+}
+
+// kongPlugin is the rate-limiting plugin's access phase as handler.lua and
+// policies/init.lua read (Kong 3.11), with its counters in a map: shm:incr for
+// local (a key lives while its expiry is ahead), the database for cluster (rows
+// read by primary key, never expired), Redis INCR-then-EXPIRE for redis (a key
+// lives until the clock is past its expiry); increments landing at once.
+type kongPlugin struct {
+	policy   string
+	limits   map[string]int64
+	counters map[string]*kongCount
+}
+
+type kongCount struct{ value, expiresMS int64 }
+
+var kongPeriods = []string{"second", "minute", "hour", "day", "month", "year"}
+var kongExpiration = map[string]int64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "month": 2592000, "year": 31536000}
+
+// timestamps is get_timestamps: each period's start, in Unix seconds.
+func kongTimestamps(unix int64) map[string]int64 {
+	t := time.Unix(unix, 0).UTC()
+	y, mo, d := t.Date()
+	return map[string]int64{
+		"second": unix,
+		"minute": time.Date(y, mo, d, t.Hour(), t.Minute(), 0, 0, time.UTC).Unix(),
+		"hour":   time.Date(y, mo, d, t.Hour(), 0, 0, 0, time.UTC).Unix(),
+		"day":    time.Date(y, mo, d, 0, 0, 0, 0, time.UTC).Unix(),
+		"month":  time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC).Unix(),
+		"year":   time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).Unix(),
+	}
+}
+
+func (k *kongPlugin) live(c *kongCount, ms int64) bool {
+	switch k.policy {
+	case "cluster":
+		return true
+	case "redis":
+		return ms <= c.expiresMS
+	}
+	return ms < c.expiresMS
+}
+
+// incr is shm:incr(key, 1, 0, ttl) or Redis INCR (+ EXPIRE on 1): the value after.
+func (k *kongPlugin) incr(key, period string, ms int64) int64 {
+	c, ok := k.counters[key]
+	if !ok || !k.live(c, ms) {
+		c = &kongCount{expiresMS: ms + kongExpiration[period]*1000}
+		k.counters[key] = c
+	}
+	c.value++
+	return c.value
+}
+
+// access answers a request at n µs: allowed, and the headers RateLimit-Limit,
+// RateLimit-Remaining, RateLimit-Reset (also Retry-After when refused).
+func (k *kongPlugin) access(id string, n int64) (allowed bool, limit, remaining, reset int64) {
+	unix := algorithms.HeaderOrigin.Unix() + n/1_000_000
+	if n < 0 && n%1_000_000 != 0 {
+		unix--
+	}
+	ms := n / 1000
+	if n < 0 && n%1000 != 0 {
+		ms--
+	}
+	stamps := kongTimestamps(unix)
+	usage := map[string]int64{}
+	stop := ""
+	for _, period := range kongPeriods {
+		lim, ok := k.limits[period]
+		if !ok {
+			continue
+		}
+		key := fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period)
+		var used int64
+		if k.policy == "redis" {
+			used = k.incr(key, period, ms) - 1
+		} else if c, ok := k.counters[key]; ok && k.live(c, ms) {
+			used = c.value
+		}
+		usage[period] = lim - used
+		if lim-used <= 0 {
+			stop = period
+		}
+	}
+	window := int64(0)
+	first := true
+	for _, period := range kongPeriods {
+		lim, ok := k.limits[period]
+		if !ok {
+			continue
+		}
+		cur := usage[period]
+		if stop == "" || stop == period {
+			cur--
+		}
+		cur = max(0, cur)
+		if first || cur < remaining || (cur == remaining && kongExpiration[period] > window) {
+			first, limit, window, remaining = false, lim, kongExpiration[period], cur
+			reset = max(1, window-(unix-stamps[period]))
+		}
+	}
+	if stop != "" {
+		return false, limit, remaining, reset
+	}
+	if k.policy != "redis" {
+		for _, period := range kongPeriods {
+			if _, ok := k.limits[period]; ok {
+				k.incr(fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period), period, ms)
+			}
+		}
+	}
+	return true, limit, remaining, reset
+}
+
+// The kong lane decides as the plugin's code: on seeded random configs (every
+// policy, the policy's window with others of the six, a longer one never below
+// a shorter) and traces (clocks behind and ahead, idle hours), the same
+// answers and the same RateLimit-Limit, -Remaining, -Reset and Retry-After.
+func TestKongLaneIsKongsPlugin(t *testing.T) {
+	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
+	compared := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		which := algorithms.KongPolicy(r.IntN(3))
+		w := r.IntN(len(periods))
+		p := algorithms.Policy{Limit: 1 + r.Int64N(20), Period: periods[w]}
+		plugin := &kongPlugin{policy: which.String(), limits: map[string]int64{kongPeriods[w]: p.Limit}, counters: map[string]*kongCount{}}
+		o := algorithms.Options{KongPolicy: which}
+		limit := p.Limit
+		for other := w + 1; other < len(kongPeriods); other++ { // longer windows, never below
+			if r.IntN(3) == 0 {
+				limit += r.Int64N(3 * limit)
+				o.KongWindows[other], plugin.limits[kongPeriods[other]] = limit, limit
+			}
+		}
+		lane, err := algorithms.New(algorithms.KongName, p, o)
+		if err != nil {
+			t.Fatalf("seed %d, %s, %+v: %v", seed, p, o.KongWindows, err)
+		}
+		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Limit, maxCost: 3, keys: 3, skewed: true, hours: true}) {
+			d := lane.Allow(q.Key, q.Now, q.Cost)
+			allowed, lim, rem, reset := plugin.access(q.Key, algorithms.Micros(q.Now))
+			want := algorithms.Decision{Allowed: allowed, Limit: lim, Remaining: float64(rem), ResetAfter: time.Duration(reset) * time.Second}
+			if !allowed {
+				want.RetryAfter = want.ResetAfter
+			}
+			if d != want {
+				t.Fatalf("seed %d, %s policy, %s, %+v: request %d (%s at %v): lane %+v, plugin %+v", seed, which, p, o.KongWindows, i, q.Key, q.Now, d, want)
 			}
 			compared++
 		}

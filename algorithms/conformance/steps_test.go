@@ -39,6 +39,9 @@ var lanes = []lane{
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
 	{"spring", algorithms.SpringName, algorithms.Options{}},
 	{"traefik", algorithms.TraefikName, algorithms.Options{}},
+	{"kong", algorithms.KongName, algorithms.Options{}},
+	{"kong (redis)", algorithms.KongName, algorithms.Options{KongPolicy: algorithms.KongRedis, KongWindows: algorithms.KongWindows{algorithms.KongDay: 1000}}},
+	{"kong (increment delay)", algorithms.KongName, algorithms.Options{KongIncrementDelay: 3 * time.Millisecond}},
 }
 
 // laneNamed returns the lane labelled label.
