@@ -253,7 +253,7 @@ func checkEvictionInvisible(fresh func() Limiter, trace []request) error {
 // can: Kong's windows are a second, a minute, an hour and a day (a period under
 // a minute becomes a second, a longer one a minute).
 func statable(name Name, p Policy, o Options) Policy {
-	if MustLookup(name).Refuses(p, o) == nil {
+	if check := MustLookup(name).CheckPolicy; check == nil || check(p, o) == nil {
 		return p
 	}
 	if name == KongName {

@@ -94,15 +94,16 @@ func kongLimits(p Policy, o Options) (KongWindows, error) {
 	}
 	limits := o.KongWindows
 	if limits[w] != 0 {
-		return limits, fmt.Errorf("kong_windows sets %s, which the policy's period (%s) already is; set the limit there", kongWindowNames[w], p.Period)
+		return limits, &OptionError{"kong_windows", fmt.Errorf("kong_windows sets %s, which the policy's period (%s) already is; set the limit there", kongWindowNames[w], p.Period)}
 	}
 	limits[w] = p.Limit
 	return limits, nil
 }
 
-// kongRefuse is the plugin's schema: the policy's period a window of its own,
-// and no longer window's limit below a shorter one's (validate_periods_order).
-func kongRefuse(p Policy, o Options) error {
+// checkKongPolicy is the plugin's schema: the policy's period a window of its
+// own, and no longer window's limit below a shorter one's
+// (validate_periods_order); an *OptionError when kong_windows is at fault.
+func checkKongPolicy(p Policy, o Options) error {
 	limits, err := kongLimits(p, o)
 	if err != nil {
 		return err
@@ -110,7 +111,7 @@ func kongRefuse(p Policy, o Options) error {
 	for i, lower := range limits {
 		for j := i + 1; j < len(limits) && lower != 0; j++ {
 			if upper := limits[j]; upper != 0 && upper < lower {
-				return fmt.Errorf("the limit for %s(%d) cannot be lower than the limit for %s(%d), as Kong's schema has it", kongWindowNames[j], upper, kongWindowNames[i], lower)
+				return &OptionError{"kong_windows", fmt.Errorf("the limit for %s(%d) cannot be lower than the limit for %s(%d), as Kong's schema has it", kongWindowNames[j], upper, kongWindowNames[i], lower)}
 			}
 		}
 	}
@@ -196,7 +197,7 @@ type KongPending struct {
 const kongCounterBytes = 2*36 + 13 + 6 + 8
 
 // NewKong returns Kong's rate-limiting plugin enforcing p and the windows and
-// policy of o; p and o must pass kongRefuse.
+// policy of o; p and o must pass checkKongPolicy.
 func NewKong(p Policy, o Options) *Kong {
 	p = p.WithDefaults()
 	limits, _ := kongLimits(p, o)

@@ -76,15 +76,18 @@ type Info struct {
 	// Baseline marks the no-limit lane, which is not a limiter (nor a limit of a
 	// multi-limit lane).
 	Baseline bool
-	// Status is the product's answer to a decision: the HTTP status it sends and
-	// the word it logs; nil for an algorithm that is not a product.
+	// CheckPolicy refuses a policy the algorithm cannot enforce as its product
+	// writes it, with the lane's options (nginx: a rate per second or per
+	// minute only), naming the fix; an *OptionError when an option is at fault.
+	// nil: every policy that passes Policy.Validate.
+	CheckPolicy func(Policy, Options) error
+	// Status is a product lane's answer to a decision: the HTTP status the
+	// product sends (a refusal's is the lane's deny_status, or the product's
+	// default) and the word it logs (nginx's $limit_req_status: PASSED,
+	// DELAYED, REJECTED, DELAYED_DRY_RUN, REJECTED_DRY_RUN). nil for an
+	// algorithm that is not a product's; a run with a lane that has one adds
+	// the request CSV's http_status and product_status columns.
 	Status func(d Decision, o Options) (code int, word string)
-	// Refuse says why a policy cannot run on it with these options: a product
-	// whose own configuration cannot state the policy (Kong's windows are a
-	// second, a minute, an hour, a day…), in a message that names the product's
-	// way to write the nearest one; nil, or a nil error, when it runs every valid
-	// policy. algorithms.New and the scenario compiler ask it.
-	Refuse func(p Policy, o Options) error
 
 	build func(Policy, Options) Limiter
 }
@@ -114,11 +117,11 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
-	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, Refuse: springRefuse,
+	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
-	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, Refuse: traefikRefuse,
+	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
-	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, Refuse: kongRefuse,
+	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
 		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
@@ -145,15 +148,6 @@ func (i Info) LevelName() string {
 		return "nothing (no limit)"
 	}
 	return "units in the window"
-}
-
-// Refuses is Refuse's answer for p with o, nil when the algorithm runs every
-// policy.
-func (i Info) Refuses(p Policy, o Options) error {
-	if i.Refuse == nil {
-		return nil
-	}
-	return i.Refuse(p.WithDefaults(), o)
 }
 
 // TakesOption says the algorithm takes the scenario key named key.
@@ -236,8 +230,10 @@ func New(name Name, p Policy, opts Options) (Limiter, error) {
 	if err := opts.Check(name); err != nil {
 		return nil, err
 	}
-	if err := a.Refuses(p, opts); err != nil {
-		return nil, err
+	if a.CheckPolicy != nil {
+		if err := a.CheckPolicy(p.WithDefaults(), opts); err != nil {
+			return nil, err
+		}
 	}
 	return a.build(p, opts), nil
 }

@@ -59,7 +59,7 @@ type SpringConfig struct {
 	RequestedTokens int64 // tokens one unit of cost takes
 }
 
-// SpringConfigOf is p as Spring states it (p must pass Spring's Refuse: its
+// SpringConfigOf is p as Spring states it (p must pass checkSpringPolicy: its
 // numbers fit Spring's types). k = period in µs / gcd(limit × 10⁶, period in µs).
 func SpringConfigOf(p Policy) SpringConfig {
 	c, _ := springConfig(p)
@@ -92,8 +92,8 @@ func springConfig(p Policy) (SpringConfig, error) {
 	return c, nil
 }
 
-// springRefuse refuses a policy whose Spring numbers do not fit Spring's types.
-func springRefuse(p Policy, _ Options) error {
+// checkSpringPolicy refuses a policy whose Spring numbers do not fit Spring's types.
+func checkSpringPolicy(p Policy, _ Options) error {
 	_, err := springConfig(p)
 	return err
 }

@@ -33,9 +33,9 @@ func traefikStatus(d Decision, _ Options) (int, string) {
 	return http.StatusOK, "forwarded"
 }
 
-// traefikRefuse refuses a limit whose average × 1s overflows Traefik's int64
+// checkTraefikPolicy refuses a limit whose average × 1s overflows Traefik's int64
 // (New: config.Average*int64(time.Second)).
-func traefikRefuse(p Policy, _ Options) error {
+func checkTraefikPolicy(p Policy, _ Options) error {
 	if p.Limit > math.MaxInt64/int64(time.Second) {
 		return fmt.Errorf("average %d overflows Traefik's average × 1s (an int64 of nanoseconds); the largest average is %d", p.Limit, math.MaxInt64/int64(time.Second))
 	}

@@ -7,9 +7,8 @@ import (
 	"ratelab/sim"
 )
 
-// capacity checks that every lane's product can state its policy, that every
-// request can be accepted by every lane at all, and that each lane's arithmetic
-// stays exact over the run.
+// capacity checks that every request can be accepted by every lane at all, and
+// that each lane's arithmetic stays exact over the run.
 func (c *compiler) capacity(Overrides) error {
 	horizon := c.cfg.Horizon()
 	for li, lane := range c.cfg.Lanes {
@@ -17,17 +16,13 @@ func (c *compiler) capacity(Overrides) error {
 			tier := c.cfg.Keys[cl.Keys[0]].Tier
 			for _, part := range lane.Parts(c.cfg, tier) {
 				p, largest := part.Policy, cl.LargestCost()
-				info, _ := algorithms.Lookup(part.Algorithm)
-				if err := info.Refuses(p, part.Options); err != nil {
-					return c.fail([]any{"lane", li}, "lane %q: %v", lane.Name, err)
-				}
 				if part.Limit >= 0 && lane.Limits[part.Limit].Cost > 0 {
 					largest = lane.Limits[part.Limit].Cost
 				}
 				room := algorithms.Capacity(part.Algorithm, p, part.Options)
 				if largest > room {
 					what := "burst"
-					if info.Shape == algorithms.ShapeFixedWindow || info.Shape == algorithms.ShapeSlidingWindow {
+					if info, _ := algorithms.Lookup(part.Algorithm); info.Shape == algorithms.ShapeFixedWindow || info.Shape == algorithms.ShapeSlidingWindow {
 						what = "limit per window"
 					}
 					whose, fix := fmt.Sprintf("lane %q's", lane.Name), ""

@@ -167,7 +167,48 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
 	}
-	return lane, nil
+	return lane, c.enforceable(i, spec, lane, bad)
+}
+
+// enforceable refuses a lane whose algorithm cannot enforce one of its policies
+// as its product writes it (algorithms.Info.CheckPolicy): nginx's rate per
+// second or per minute, its delay within the burst. The message is placed at
+// the option at fault, or at the period: the limit's, the lane's, or the
+// tier's the lane takes it from.
+func (c *compiler) enforceable(i int, spec LaneSpec, lane sim.LaneConfig, bad func(string, string, ...any) error) error {
+	for t, tier := range c.cfg.Tiers {
+		for _, part := range lane.Parts(c.cfg, t) {
+			info, _ := algorithms.Lookup(part.Algorithm)
+			if info.CheckPolicy == nil {
+				continue
+			}
+			err := info.CheckPolicy(part.Policy, part.Options)
+			if err == nil {
+				continue
+			}
+			what := ""
+			if len(c.cfg.Tiers) > 1 && part.Limit < 0 {
+				what = fmt.Sprintf("tier %q: ", tier.Name)
+			}
+			if part.Limit >= 0 {
+				what = fmt.Sprintf("limit %q: ", lane.Limits[part.Limit].Name)
+			}
+			if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
+				return bad(oe.Key, "%s%v", what, err)
+			}
+			path := []any{"policy", "period"}
+			switch {
+			case part.Limit >= 0 && spec.Limits[part.Limit].Period != nil:
+				path = []any{"lane", i, "limits", part.Limit, "period"}
+			case spec.Period != nil:
+				path = []any{"lane", i, "period"}
+			case t > 0:
+				path = []any{"tier", t - 1, "period"}
+			}
+			return c.fail(path, "lane %q: %s%v", lane.Name, what, err)
+		}
+	}
+	return nil
 }
 
 // options are the lane's options for the algorithm info: its defaults, with what

@@ -43,7 +43,7 @@ func randomPolicy(r *rand.Rand) algorithms.Policy {
 // it can: Kong's windows are a second, a minute, an hour and a day (a period
 // under a minute becomes a second, under an hour a minute, else an hour).
 func stated(l lane, p algorithms.Policy) algorithms.Policy {
-	if info, _ := algorithms.Lookup(l.algorithm); info.Refuses(p, l.opts) == nil {
+	if info, _ := algorithms.Lookup(l.algorithm); info.CheckPolicy == nil || info.CheckPolicy(p, l.opts) == nil {
 		return p
 	}
 	if l.algorithm == algorithms.KongName {
