@@ -128,7 +128,7 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	page := report.Page{
-		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Figures: figs, Notes: notes,
+		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Answers: r.Answers(), Figures: figs, Notes: notes,
 		Files: []report.File{
 			{Name: "requests.csv", What: "every decision, one row each, as ratelab run --csv writes it (its columns: docs/csv-and-metrics.md in ratelab's repository)"},
 			{Name: "series.csv", What: "each lane's series, one row per tick, as ratelab run --series writes it (the same section)"},

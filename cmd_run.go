@@ -212,9 +212,9 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if o.format == "json" {
-		return present.WriteJSON(report, cfg, r.Metrics(), r.Claims())
+		return present.WriteJSON(report, cfg, r.Metrics(), r.Claims(), r.Answers())
 	}
-	if err := present.WriteTable(report, cfg, r.Metrics(), r.Claims(), o.explain); err != nil {
+	if err := present.WriteTable(report, cfg, r.Metrics(), r.Claims(), r.Answers(), o.explain); err != nil {
 		return err
 	}
 	present.WriteTraceNotes(report, cfg)

@@ -21,10 +21,15 @@ var (
 	_ Checker = (*XTimeRate)(nil)
 	_ Checker = (*Guava)(nil)
 	_ Checker = (*EnvoyLocal)(nil)
+	_ Checker = (*Nginx)(nil)
+	_ Checker = (*EnvoyGlobal)(nil)
+	_ Checker = (*Cloudflare)(nil)
+	_ Checker = (*APIGateway)(nil)
 	_ Checker = (*Spring)(nil)
 	_ Checker = (*Traefik)(nil)
 	_ Checker = (*Kong)(nil)
 	_ Checker = (*Unlimited)(nil)
+	_ Checker = (*HAProxy)(nil)
 )
 
 // Room is how many units the limiter that made d for a request of cost had room

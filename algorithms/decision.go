@@ -38,14 +38,37 @@ type Decision struct {
 	// or the current fixed window ends.
 	ResetAfter time.Duration
 	// Delay is how long an accepted request waits before it may run: its place in
-	// a leaky-bucket queue, or the time until a token-bucket reservation's tokens
-	// exist. Zero for everything else.
+	// a leaky-bucket queue, the time until a token-bucket reservation's tokens
+	// exist, a product's own wait (nginx's limit_req delay, Guava's ticket).
+	// Zero for everything else.
 	Delay time.Duration
 	// OnError says the decision is the lane's on_error (open or closed) because
 	// the store failed to answer: the limiter did not decide it. Always false
 	// in memory.
 	OnError bool
+	// Shadow, on a request a product let through only because it runs in dry
+	// run or shadow mode (nginx's limit_req_dry_run, the Envoy rate limit
+	// service's shadow_mode), is what it would have done otherwise: delayed it
+	// or refused it. The request is Allowed, with no Delay; what it was charged
+	// is what the product charges in dry run. ShadowNone for every other
+	// decision.
+	Shadow Shadow
 }
+
+// Shadow is what a product in dry run would have done with a request it let
+// through (Decision.Shadow).
+type Shadow uint8
+
+const (
+	// ShadowNone: nothing held back; the decision is what it says.
+	ShadowNone Shadow = iota
+	// ShadowDelayed: it would have delayed the request (nginx logs
+	// DELAYED_DRY_RUN).
+	ShadowDelayed
+	// ShadowRefused: it would have refused the request (nginx logs
+	// REJECTED_DRY_RUN).
+	ShadowRefused
+)
 
 // Limiter is one algorithm holding per-key state.
 type Limiter interface {
@@ -71,6 +94,20 @@ type Limiter interface {
 	// provided no later request is made at a time before now: with clocks that
 	// disagree, pass the earliest any of them reads.
 	Evict(now time.Duration) int
+}
+
+// Forgetter is a limiter that can lose its state as a store does: a key that
+// expires (Forget), or every key at once, a store flushed or a failover to an
+// empty replica (ForgetAll). A key forgotten is new again: its next request finds
+// the idle state a new key gets (a full bucket, an empty window), whatever it had
+// spent. Unlike Evict, forgetting changes decisions: that is what it is for.
+// Every limiter in this package with per-key state is one (the no-limit lane
+// keeps none); so is a Redis limiter (it deletes the keys).
+type Forgetter interface {
+	// Forget drops key's state and says whether it had any.
+	Forget(key string) bool
+	// ForgetAll drops every key's state and returns how many keys had some.
+	ForgetAll() int
 }
 
 // microsToDuration turns microseconds into a duration, saturating at Forever.

@@ -31,6 +31,16 @@ const (
 	// (limit − remaining) and -Resource (the policy's name); one limit per
 	// response, the one closest to being reached.
 	HeadersX
+	// HeadersEnvoy: what Envoy's ratelimit filter sends with
+	// enable_x_ratelimit_headers: DRAFT_VERSION_03 (source/extensions/filters/
+	// http/ratelimit/ratelimit_headers.cc at 9339410b, XRateLimitHeaderUtils::
+	// create): x-ratelimit-limit, the requests_per_unit of the policy with the
+	// least remaining then, per policy, ", <limit>;w=<unit in seconds>" and
+	// ";name=\"<its name>\"" when it has one (a unit Envoy does not convert, a
+	// week or any period not a second, minute, hour, day, 30-day month or
+	// 365-day year, gives no member); x-ratelimit-remaining and
+	// x-ratelimit-reset (seconds) of that policy. No Retry-After.
+	HeadersEnvoy
 	// HeadersSpring: what Spring Cloud Gateway's RedisRateLimiter sends on every
 	// response, allowed or not (RedisRateLimiter.getHeaders): X-RateLimit-Remaining
 	// (the tokens its script returned; −1 when Redis failed and it let the request
@@ -45,7 +55,7 @@ const (
 )
 
 // HeaderFamilies are the families' names in scenario files.
-var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "spring", "traefik"}
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik"}
 
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
@@ -66,6 +76,7 @@ func (f HeaderFamily) Names() []string {
 		HeadersDraft:   {"RateLimit-Policy", "RateLimit"},
 		HeadersLegacy:  {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
 		HeadersX:       {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+		HeadersEnvoy:   {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"},
 		HeadersSpring:  {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
 		HeadersTraefik: {"X-Retry-In"},
 	}[f]
@@ -131,6 +142,8 @@ func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []He
 			{"X-RateLimit-Used", fmt.Sprint(max(0, quota-left))},
 			{"X-RateLimit-Resource", q.Name},
 		}
+	case HeadersEnvoy:
+		return envoyHeaders(quotas)
 	case HeadersTraefik:
 		if !d.Allowed && d.RetryAfter != Forever {
 			h = []Header{{"X-Retry-In", d.RetryAfter.String()}}
@@ -195,4 +208,34 @@ func springTokens(d Decision, c SpringConfig) int64 {
 		return int64(whole)
 	}
 	return int64(math.Floor(tokens))
+}
+
+// envoyHeaders are Envoy's DRAFT_VERSION_03 headers for quotas (HeadersEnvoy).
+func envoyHeaders(quotas []Quota) []Header {
+	least, policies := 0, ""
+	for i, q := range quotas {
+		if remainingOf(q.Decision) < remainingOf(quotas[least].Decision) {
+			least = i
+		}
+		p := q.Policy.WithDefaults()
+		window := int64(0) // XRateLimitHeaderUtils::convertRateLimitUnit
+		for _, u := range envoyGlobalUnits {
+			if u.name != "week" && p.Period == time.Duration(u.seconds)*time.Second {
+				window = u.seconds
+			}
+		}
+		if window == 0 {
+			continue
+		}
+		policies += fmt.Sprintf(", %d;w=%d", p.Limit, window)
+		if q.Name != "" {
+			policies += fmt.Sprintf(";name=\"%s\"", q.Name)
+		}
+	}
+	q := quotas[least]
+	return []Header{
+		{"x-ratelimit-limit", fmt.Sprint(q.Policy.Limit) + policies},
+		{"x-ratelimit-remaining", fmt.Sprint(remainingOf(q.Decision))},
+		{"x-ratelimit-reset", fmt.Sprint(ceilSeconds(q.Decision.ResetAfter))},
+	}
 }

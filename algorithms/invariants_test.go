@@ -28,6 +28,24 @@ func randomPolicy(r *rand.Rand) Policy {
 	return Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
+// admitted is p, or, for a product lane that refuses p's period (one
+// configured only in its own units or values, Info.CheckPolicy), p with the
+// first of 1s, 10s and 1m it takes.
+func admitted(name Name, p Policy, o Options) Policy {
+	a := MustLookup(name)
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), o) == nil {
+		return p
+	}
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), o) == nil {
+			return q
+		}
+	}
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", name, p))
+}
+
 // randomTrace draws n requests at microsecond-aligned, non-decreasing instants, over
 // one to three keys: a mix of bursts (zero gaps) and gaps from a fraction of an
 // emission interval to several, with costs from 1 to maxCost.
@@ -117,6 +135,30 @@ func checkWindowBound(p Policy, offset func(string) time.Duration, outs []outcom
 	return nil
 }
 
+// checkCounterBound: HAProxy's counter lets at most Limit requests through per
+// counter period (the rate it reads is at least the period's count, and only a
+// rate within the threshold passes), and the periods of an entry are disjoint
+// spans of Period (rotated by Period from an even start, re-anchored only two
+// periods on, a new entry only after expire ≥ Period of silence), so n + 1
+// periods at most meet a window of n periods: no window (t − n × Period, t]
+// holds more than (n + 1) × Limit requests let through, whatever they cost. The
+// bound is reached: Limit at the end of one period and Limit at the end of the
+// next, whose weight of the last is then under one request.
+func checkCounterBound(p Policy, n int64, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for j := range acc {
+			var count int64
+			for i := j; i >= 0 && acc[i].at > acc[j].at-time.Duration(n)*p.Period; i-- {
+				count++
+			}
+			if count > (n+1)*p.Limit {
+				return fmt.Errorf("key %s: %d requests let through in the %d periods ending %v, more than %d × %d", key, count, n, acc[j].at, n+1, p.Limit)
+			}
+		}
+	}
+	return nil
+}
+
 // checkSpringBound: Spring's bucket gains its tokens at whole seconds, so over
 // any [t0, t1] it accepts at most burst + rate × (whole seconds begun in
 // between), ⌊t1⌋ − ⌊t0⌋, compared exactly in Spring's tokens; in the ttl trap
@@ -141,6 +183,36 @@ func checkSpringBound(p Policy, outs []outcome) error {
 					return fmt.Errorf("key %s: %d tokens accepted in [%v, %v], more than burstCapacity %d + replenishRate %d × %d whole seconds", key, tokens, acc[i].at, acc[j].at, c.BurstCapacity, c.ReplenishRate, sec(acc[j].at)-sec(acc[i].at))
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// perRequest is outs with every request costing one unit, as a lane that
+// counts requests takes them.
+func perRequest(outs []outcome) []outcome {
+	out := append([]outcome(nil), outs...)
+	for i := range out {
+		out[i].cost = 1
+	}
+	return out
+}
+
+// checkMitigation: after an acceptance, the next refusal of the key starts a
+// mitigation of timeout (the key was not mitigated, so it trips the rule): no
+// request of the key is accepted before it ends.
+func checkMitigation(timeout time.Duration, outs []outcome) error {
+	tripped := map[string]time.Duration{} // the key's last trip
+	open := map[string]bool{}             // an acceptance since it
+	for _, o := range outs {
+		switch {
+		case o.Allowed:
+			if at, ok := tripped[o.key]; ok && o.at < at+timeout {
+				return fmt.Errorf("key %s: accepted at %v, %v after the mitigation that began at %v (%v)", o.key, o.at, o.at-at, at, timeout)
+			}
+			open[o.key] = true
+		case open[o.key]:
+			tripped[o.key], open[o.key] = o.at, false
 		}
 	}
 	return nil
@@ -249,23 +321,6 @@ func checkEvictionInvisible(fresh func() Limiter, trace []request) error {
 	return nil
 }
 
-// statable is p, or, for a product that cannot state it, the nearest policy it
-// can: Kong's windows are a second, a minute, an hour and a day (a period under
-// a minute becomes a second, a longer one a minute).
-func statable(name Name, p Policy, o Options) Policy {
-	if check := MustLookup(name).CheckPolicy; check == nil || check(p, o) == nil {
-		return p
-	}
-	if name == KongName {
-		period := time.Second
-		if p.Period >= time.Minute {
-			period = time.Minute
-		}
-		p.Period = period
-	}
-	return p
-}
-
 // checkAll runs every invariant on one seeded trace.
 func checkAll(seed uint64) error {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -280,13 +335,16 @@ func checkAll(seed uint64) error {
 		return nil
 	}
 	windowAligned := func(string) time.Duration { return 0 }
+	unit := admitted(EnvoyGlobalName, p, Options{}) // its windows, of a second or a minute, start at the origin
+	cf := admitted(CloudflareName, p, Options{})    // 10 s or a minute
+	quota := 1 + int64(len(trace))/4                // a day's; the run's origin is midnight UTC
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
 	kongOpts := Options{KongWindows: KongWindows{KongHour: 30 * p.Limit}}
-	kong := NewKong(statable(KongName, p, kongOpts), kongOpts)
+	kong := NewKong(admitted(KongName, p, kongOpts), kongOpts)
 	kongOpts.KongPolicy = KongRedis
-	kongRedis := NewKong(statable(KongName, p, kongOpts), kongOpts)
+	kongRedis := NewKong(admitted(KongName, p, kongOpts), kongOpts)
 	for _, err := range []error{
 		fail("token bucket: burst + rate × T", checkBucketBound(p, tb)),
 		fail("gcra: burst + rate × T", checkBucketBound(p, decide(NewGCRA(p), trace))),
@@ -298,6 +356,14 @@ func checkAll(seed uint64) error {
 		fail("fixed window: limit per window", checkWindowBound(p, windowAligned, decide(NewFixedWindow(p, false, 0), trace))),
 		fail("fixed window, random start: limit per window", checkWindowBound(p, randomOffset, decide(NewFixedWindow(p, true, 0), trace))),
 		fail("sliding counter: limit per aligned window", checkWindowBound(p, windowAligned, decide(NewSlidingCounter(p), trace))),
+		fail("cloudflare, throttle: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, false), trace))),
+		fail("cloudflare, blocked counted: limit per aligned window", checkWindowBound(cf, windowAligned, decide(NewCloudflare(cf, 0, true), trace))),
+		fail("cloudflare: nothing passes a mitigation", checkMitigation(cf.Period, decide(NewCloudflare(cf, cf.Period, r.IntN(2) == 0), trace))),
+		fail("api-gateway: burst + rate × T, a request a token", checkBucketBound(p, perRequest(decide(NewAPIGateway(p, 0, QuotaNone, 0, HeaderOrigin), trace)))),
+		fail("api-gateway: its quota per UTC day", checkWindowBound(Policy{Limit: quota, Period: 24 * time.Hour}, windowAligned, perRequest(decide(NewAPIGateway(p, quota, QuotaDay, 0, HeaderOrigin), trace)))),
+		fail("envoy-global: limit per window of its unit",
+
+			checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
 		fail("spring: burst + rate × whole seconds", checkSpringBound(p, decide(NewSpring(p), trace))),
 		fail("traefik: burst + rate × T on departures, between expiries", checkTraefikBound(p, decide(NewTraefik(p), trace))),
 		fail("kong local: each window's limit", checkKongBound(kong.Limits(), decide(kong, trace))),
@@ -307,17 +373,97 @@ func checkAll(seed uint64) error {
 			return err
 		}
 	}
-	for _, name := range Names() {
+	// an expire longer than two periods changes nothing HAProxy decides: the
+	// count reads 0 before the entry goes (at exactly two periods a count of 1
+	// still reads 1, by the flapping correction, where a new entry reads 0)
+	for _, track := range []HAProxyTrack{TrackBeforeDeny, TrackAfterDeny} {
+		rel := HAProxyRelease{EvenTicks: true}
+		if err := fail(fmt.Sprintf("haproxy %s: expire 2 × period + 1ms = none", track), checkSameDecisions(
+			decide(NewHAProxy(p, track, 0, rel), trace), decide(NewHAProxy(p, track, 2*p.Period+time.Millisecond, rel), trace), true)); err != nil {
+			return err
+		}
+	}
+	// HAProxy on both places of track-sc0, an expire of a period, and 1.7's odd
+	// ticks (the test's periods are even milliseconds)
+	for _, o := range []Options{{}, {TrackSC: TrackAfterDeny}, {Expire: p.Period}, {HAProxyVersion: "1.7", TrackSC: TrackAfterDeny}, {HAProxyVersion: "2.2.11", Expire: p.Period / 2}} {
 		fresh := func() Limiter {
-			opts := Options{}
-			if name == "fixed-window" {
-				opts.Rollover = p.Limit / 2
+			lim, _ := New(HAProxyName, p, o)
+			return lim
+		}
+		if o.HAProxyVersion != "2.2.11" { // its counters of a second or more never rotate; an expire shorter than a period resets them
+			for _, n := range []int64{1, 3} {
+				if err := fail(fmt.Sprintf("haproxy %+v: (n + 1) × limit in n periods", o), checkCounterBound(p, n, decide(fresh(), trace))); err != nil {
+					return err
+				}
 			}
-			lim, _ := New(name, statable(name, p, opts), opts)
+		}
+		if err := fail(fmt.Sprintf("haproxy %+v: eviction", o), checkEvictionInvisible(fresh, trace)); err != nil {
+			return err
+		}
+	}
+	for _, name := range Names() {
+		opts := Options{}
+		if name == "fixed-window" {
+			opts.Rollover = p.Limit / 2
+		}
+		ep := admitted(name, p, opts)
+		if _, err := New(name, ep, opts); err != nil {
+			return fail(string(name), err)
+		}
+		fresh := func() Limiter {
+			lim, _ := New(name, ep, opts)
 			return lim
 		}
 		if err := fail("eviction", checkEvictionInvisible(fresh, trace)); err != nil {
 			return err
+		}
+	}
+	np := admitted(NginxName, p, Options{})
+	return fail("nginx: burst + rate × (T + 1 ms), one request more per expiry", checkNginxBound(np, trace))
+}
+
+// checkNginxBound: the accepted cost of a key over any [t0, t1] is at most
+// burst + rate × (t1 − t0 + 1 ms), nginx's leaky bucket of the policy's burst
+// draining on a millisecond clock (the rate truncated to milli-requests per
+// second only drains less), plus one request for each time nginx's expiry
+// deleted the key's node in between: expiry forgives an excess up to 999
+// (a drained excess without lookup's + 1000). Compared exactly, × Period in µs.
+func checkNginxBound(p Policy, trace []request) error {
+	z := NewNginx(p, Options{})
+	periodUS := int64(p.Period / time.Microsecond)
+	type acc struct {
+		at      time.Duration
+		cost    int64
+		expired int // the key's node deletions before it
+	}
+	byKey := map[string][]acc{}
+	expired := map[string]int{}
+	for _, q := range trace {
+		before := map[string]bool{}
+		for k := range z.states {
+			before[k] = true
+		}
+		d := z.Allow(q.key, q.at, q.cost)
+		for k := range before {
+			if z.states[k] == nil {
+				expired[k]++
+			}
+		}
+		if d.Allowed {
+			byKey[q.key] = append(byKey[q.key], acc{q.at, q.cost, expired[q.key]})
+		}
+	}
+	for key, as := range byKey {
+		for i := range as {
+			var sum int64
+			for j := i; j < len(as); j++ {
+				sum += as[j].cost
+				spanUS := int64((as[j].at-as[i].at)/time.Microsecond) + 1000
+				forgiven := int64(as[j].expired - as[i].expired)
+				if sum*periodUS > (p.Burst+forgiven)*periodUS+p.Limit*spanUS {
+					return fmt.Errorf("key %s: %d requests accepted in [%v, %v], more than burst %d + rate × (span + 1 ms) + %d expired", key, sum, as[i].at, as[j].at, p.Burst, forgiven)
+				}
+			}
 		}
 	}
 	return nil
@@ -327,9 +473,9 @@ func checkAll(seed uint64) error {
 // traces (a random policy each): the buckets never pass burst + rate × T (Spring's
 // per whole second, or nothing stored and nothing refused in its ttl trap;
 // Traefik's on the times requests are let go, between expiries; Kong's in each
-// of its UTC windows), the
-// windows never pass their limit, GCRA, the leaky meter and x/time/rate decide as
-// the token bucket does, and eviction changes no decision.
+// of its UTC windows), the windows never pass their limit, HAProxy's counter
+// never passes (n + 1) × limit in n periods, GCRA, the leaky meter and
+// x/time/rate decide as the token bucket does, and eviction changes no decision.
 //
 // x/time/rate uses float64 tokens and treats a wait under one nanosecond as none;
 // on microsecond-aligned times with at most 1,000 credits refilled per µs (here
@@ -360,6 +506,16 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	if checkSlidingBound(perSecond100, fw) == nil {
 		t.Error("checkSlidingBound accepted 200 units in one 1 s window")
 	}
+	if checkCounterBound(perSecond100, 1, fw) != nil {
+		t.Error("checkCounterBound refused 200 units in one 1 s window at limit 100")
+	}
+	var thrice []outcome
+	for i := range 301 {
+		thrice = append(thrice, outcome{request{at: ms(float64(i)), key: "k", cost: 1}, Decision{Allowed: true}})
+	}
+	if checkCounterBound(perSecond100, 1, thrice) == nil {
+		t.Error("checkCounterBound accepted 301 requests in 301 ms at limit 100")
+	}
 	if checkKongBound(KongWindows{KongSecond: 100}, decide(NewUnlimited(perSecond100), trace)) == nil {
 		t.Error("checkKongBound accepted 140 requests in the second from 0 at 100 a second")
 	}
@@ -376,6 +532,20 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	if checkSameDecisions(fw, tb, false) == nil {
 		t.Error("checkSameDecisions saw no difference between the fixed window and the token bucket")
 	}
+	// throttle lets a slow request through 20 s after the 11th of a burst was
+	// refused: under a mitigation of a minute it may not pass
+	p := Policy{Limit: 10, Period: 10 * time.Second}
+	var burst []request
+	for i := 0; i < 11; i++ {
+		burst = append(burst, request{at: 0, key: "k", cost: 1})
+	}
+	burst = append(burst, request{at: 20 * time.Second, key: "k", cost: 1})
+	if checkMitigation(time.Minute, decide(NewCloudflare(p, 0, false), burst)) == nil {
+		t.Error("checkMitigation accepted a request 20 s into a minute's mitigation")
+	}
+	if err := checkMitigation(time.Minute, decide(NewCloudflare(p, time.Minute, false), burst)); err != nil {
+		t.Errorf("checkMitigation refused the lane that mitigates: %v", err)
+	}
 }
 
 // FuzzInvariants runs every invariant on fuzzer-chosen seeds.
@@ -388,4 +558,20 @@ func FuzzInvariants(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// The counter bound needs expire ≥ Period (or none): an entry that expires
+// sooner is replaced by a new one whose period overlaps the old one's, and the
+// bound fails on some traces.
+func TestHAProxyShortExpireBreaksTheCounterBound(t *testing.T) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		p := randomPolicy(r)
+		trace := randomTrace(r, p, 150, min(p.Burst, p.Limit, 3))
+		lim, _ := New(HAProxyName, p, Options{Expire: p.Period / 10})
+		if checkCounterBound(p, 1, decide(lim, trace)) != nil {
+			return
+		}
+	}
+	t.Error("an expire of a tenth of the period never broke the counter bound on 100 traces")
 }

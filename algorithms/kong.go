@@ -20,6 +20,8 @@ var kongOptions = []Option{
 		set: func(o Options) string { return setIf(o.KongWindows != (KongWindows{}), "kong_windows") }},
 	{Key: "kong_increment_delay", Doc: `local and cluster: how long after its decision a request's increment lands (ngx.timer.at), so requests in between read the count without it; default 0 (it lands before the next request)`,
 		set: func(o Options) string { return setIf(o.KongIncrementDelay != 0, "kong_increment_delay") }},
+	{Key: "deny_status", Doc: "the HTTP status of a refusal, config.error_code (400 to 599, what kong.response.error takes); default 429",
+		set: func(o Options) string { return setIf(o.DenyStatus != 0, "deny_status") }},
 }
 
 // KongPolicy is where the Kong lane's counters live and when they count
@@ -65,11 +67,15 @@ var kongWindowNames = [6]string{"second", "minute", "hour", "day", "month", "yea
 var kongExpiration = [6]int64{1, 60, 3600, 86400, 2592000, 31536000}
 
 // kongStatus is the plugin's answer: the request goes on, or
-// kong.response.error(error_code, error_message), 429 "API rate limit
-// exceeded" by default.
-func kongStatus(d Decision, _ Options) (int, string) {
+// kong.response.error(error_code, error_message): config.error_code
+// (deny_status, default 429) and the default error_message, "API rate limit
+// exceeded".
+func kongStatus(d Decision, o Options) (int, string) {
 	if d.Allowed {
 		return http.StatusOK, "forwarded"
+	}
+	if o.DenyStatus != 0 {
+		return o.DenyStatus, "API rate limit exceeded"
 	}
 	return http.StatusTooManyRequests, "API rate limit exceeded"
 }
@@ -102,8 +108,14 @@ func kongLimits(p Policy, o Options) (KongWindows, error) {
 
 // checkKongPolicy is the plugin's schema: the policy's period a window of its
 // own, and no longer window's limit below a shorter one's
-// (validate_periods_order); an *OptionError when kong_windows is at fault.
+// (validate_periods_order); and an error_code kong.response.error can send
+// (kong/pdk/response.lua: 400 to 599; the schema takes any number above 0,
+// and any other fails the access phase with a 500). An *OptionError when
+// kong_windows or deny_status is at fault.
 func checkKongPolicy(p Policy, o Options) error {
+	if s := o.DenyStatus; s != 0 && (s < 400 || s > 599) {
+		return &OptionError{"deny_status", fmt.Errorf("deny_status (config.error_code) must be from 400 to 599: Kong's schema takes any number above 0, but kong.response.error refuses one outside 400 to 599 and the request fails with a 500 (got %d)", s)}
+	}
 	limits, err := kongLimits(p, o)
 	if err != nil {
 		return err
@@ -399,6 +411,25 @@ func (k *Kong) Level(key string, now time.Duration) float64 {
 	w, _ := KongWindowOf(k.policy.Period)
 	used, _ := k.count(s, w, kongWindowStart(w, unix), ms)
 	return float64(used)
+}
+
+// Forget drops key's counters and the increments still to land for it, as a
+// store that loses the key: its next request counts from zero. It says whether
+// the key had any.
+func (k *Kong) Forget(key string) bool {
+	if s, ok := k.state(key); ok {
+		for _, c := range s.Counters {
+			k.counters -= int64(len(c))
+		}
+	}
+	return k.keyed.Forget(key)
+}
+
+// ForgetAll drops every key's counters and pending increments, as a store
+// flushed loses them, and returns how many keys had some.
+func (k *Kong) ForgetAll() int {
+	k.counters = 0
+	return k.keyed.ForgetAll()
 }
 
 // Evict lands the increments due by now, then forgets counters of windows

@@ -168,6 +168,8 @@ func TestKongRefuses(t *testing.T) {
 		{Policy{Limit: 10, Period: time.Minute}, Options{KongWindows: KongWindows{KongMinute: 5}}, "kong_windows sets minute, which the policy's period (1m0s) already is"},
 		{Policy{Limit: 6, Period: time.Minute}, Options{KongWindows: KongWindows{KongHour: 5}}, "the limit for hour(5) cannot be lower than the limit for minute(6)"},
 		{Policy{Limit: 6, Period: time.Minute}, Options{KongPolicy: KongRedis, KongIncrementDelay: time.Millisecond}, `kong_increment_delay applies to kong_policy = "local" and "cluster"`},
+		{Policy{Limit: 6, Period: time.Minute}, Options{DenyStatus: 399}, "deny_status (config.error_code) must be from 400 to 599"},
+		{Policy{Limit: 6, Period: time.Minute}, Options{DenyStatus: 600}, "deny_status (config.error_code) must be from 400 to 599"},
 	} {
 		if _, err := New(KongName, tc.p, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s, %+v: %v, want an error containing %q", tc.p, tc.o.KongWindows, err, tc.want)
@@ -176,6 +178,19 @@ func TestKongRefuses(t *testing.T) {
 	info := MustLookup(KongName)
 	if code, word := info.Status(Decision{}, Options{}); code != 429 || word != "API rate limit exceeded" {
 		t.Errorf("refused: %d %q, want the plugin's 429 and error_message", code, word)
+	}
+	// error_code: kong.response.error takes 400 to 599, both ends included
+	for _, status := range []int{400, 503, 599} {
+		o := Options{DenyStatus: status}
+		if _, err := New(KongName, Policy{Limit: 6, Period: time.Minute}, o); err != nil {
+			t.Errorf("deny_status %d: %v, want it taken", status, err)
+		}
+		if code, word := info.Status(Decision{}, o); code != status || word != "API rate limit exceeded" {
+			t.Errorf("refused with deny_status %d: %d %q, want %d and the error_message", status, code, word, status)
+		}
+		if code, _ := info.Status(Decision{Allowed: true}, o); code != 200 {
+			t.Errorf("allowed with deny_status %d: %d, want 200", status, code)
+		}
 	}
 }
 

@@ -35,6 +35,40 @@ type Options struct {
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
 	ConfigLoadAt time.Duration
+	// TrackSC is where the haproxy lane's http-request track-sc0 sits relative
+	// to its deny: before it (denied requests are counted) or after it.
+	TrackSC HAProxyTrack
+	// Expire is the haproxy lane's stick-table expire: an entry no request has
+	// tracked for this long is gone (0: entries never expire).
+	Expire time.Duration
+	// HAProxyVersion is the HAProxy release the haproxy lane runs ("2.2.11"; "":
+	// the newest).
+	HAProxyVersion string
+	// Nodelay is nginx's limit_req nodelay: requests within the burst go at once.
+	Nodelay bool
+	// Delay is nginx's limit_req delay=N (1.15.7+), in requests: the excess up to
+	// N goes at once, beyond it requests are delayed; 0, every excess request is.
+	Delay int64
+	// DryRun is nginx's limit_req_dry_run on: every request passes, at once, and
+	// is charged as it would have been (Decision.Shadow says what nginx logs).
+	DryRun bool
+	// DenyStatus is the HTTP status a product lane answers a refused request with
+	// (nginx's limit_req_status); 0, the product's default (algorithms.Info.Status).
+	DenyStatus int
+	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
+	// limit is answered OK (Decision.Shadow says so) and counted.
+	ShadowMode bool
+	// MitigationTimeout is the cloudflare lane's mitigation_timeout: once a key's
+	// rate passes the limit, all its requests are blocked this long (0: throttle).
+	MitigationTimeout time.Duration
+	// CountBlocked makes the cloudflare lane count blocked requests too.
+	CountBlocked bool
+	// QuotaLimit, QuotaPeriod and QuotaOffset are the api-gateway lane's usage-plan
+	// quota (QuotaSettings): QuotaLimit requests per QuotaPeriod, QuotaOffset
+	// fewer in the initial period; QuotaNone, no quota.
+	QuotaLimit  int64
+	QuotaPeriod QuotaPeriod
+	QuotaOffset int64
 	// KongPolicy is where the kong lane's counters live and when they count
 	// (config.policy: local, cluster or redis).
 	KongPolicy KongPolicy
@@ -86,6 +120,12 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"config_load_at", fmt.Errorf("config_load_at must be a whole number of microseconds (got %s)", o.ConfigLoadAt)}
 	case o.AcquireTimeout < 0 || o.AcquireTimeout%Resolution != 0:
 		return &OptionError{"acquire_timeout", fmt.Errorf("acquire_timeout must be >= 0 and a whole number of microseconds (got %s)", o.AcquireTimeout)}
+	case o.Delay < 0:
+		return &OptionError{"delay", fmt.Errorf("delay must be a number of requests >= 0 (got %d)", o.Delay)}
+	case o.Delay > 0 && o.Nodelay:
+		return &OptionError{"delay", fmt.Errorf("delay = %d and nodelay = true contradict: nodelay delays no request, delay = N delays those beyond the first N of the excess; keep one", o.Delay)}
+	case algorithm == NginxName && o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599): // limit_req_status; haproxy, cloudflare and kong check their own
+		return &OptionError{"deny_status", fmt.Errorf("deny_status must be an HTTP error status from 400 to 599 (got %d)", o.DenyStatus)}
 	case o.KongIncrementDelay < 0 || o.KongIncrementDelay%Resolution != 0:
 		return &OptionError{"kong_increment_delay", fmt.Errorf("kong_increment_delay must be >= 0 and a whole number of microseconds (got %s)", o.KongIncrementDelay)}
 	case o.KongIncrementDelay != 0 && o.KongPolicy == KongRedis:
@@ -98,6 +138,15 @@ func (o Options) Check(algorithm Name) error {
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
 		return &OptionError{"envoy_version", err}
+	}
+	if _, err := ParseHAProxyVersion(o.HAProxyVersion); err != nil {
+		return &OptionError{"haproxy_version", err}
+	}
+	if err := haproxyExpireCheck(o); err != nil {
+		return err
+	}
+	if algorithm == HAProxyName {
+		return haproxyCheck(o)
 	}
 	return nil
 }

@@ -52,6 +52,10 @@ type Info struct {
 	// Exact says the algorithm enforces its policy exactly in every window
 	// (sliding-log); an estimate (sliding-counter) may stray a little.
 	Exact bool
+	// Anchored says its windows start at each key's first request and move with
+	// the key's traffic (HAProxy's stick-table counters), not on the origin's
+	// grid, so no window boundaries are drawn for it.
+	Anchored bool
 	// Options are the scenario keys it takes beyond the policy, each declared in
 	// the algorithm's own file; Options.Check refuses any other set for it.
 	Options []Option
@@ -88,6 +92,9 @@ type Info struct {
 	// algorithm that is not a product's; a run with a lane that has one adds
 	// the request CSV's http_status and product_status columns.
 	Status func(d Decision, o Options) (code int, word string)
+	// NoHeaders says the product sends no rate-limit headers (nginx's
+	// limit_req): its lanes show none, and a lane's headers key is refused.
+	NoHeaders bool
 
 	build func(Policy, Options) Limiter
 }
@@ -117,6 +124,25 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
+	{Name: HAProxyName, Short: "haproxy", Shape: ShapeSlidingWindow, Anchored: true, Options: haproxyOptions, Status: haproxyStatus,
+		build: func(p Policy, o Options) Limiter {
+			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
+			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
+		}},
+	{Name: NginxName, Short: "nginx", Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
+		Status: nginxStatus, NoHeaders: true,
+		build: func(p Policy, o Options) Limiter { return NewNginx(p, o) }},
+	{Name: EnvoyGlobalName, Short: "envoy-g", Shape: ShapeFixedWindow, Options: envoyGlobalOptions, Redis: envoyGlobalPort,
+		Status: envoyGlobalStatus, CheckPolicy: CheckEnvoyGlobalPolicy,
+		build: func(p Policy, o Options) Limiter { return NewEnvoyGlobal(p, o.ShadowMode, HeaderOrigin) }},
+	{Name: CloudflareName, Short: "cf", Shape: ShapeSlidingWindow, Options: cloudflareOptions,
+		Status: cloudflareStatus, CheckPolicy: CheckCloudflarePolicy,
+		build: func(p Policy, o Options) Limiter { return NewCloudflare(p, o.MitigationTimeout, o.CountBlocked) }},
+	{Name: APIGatewayName, Short: "apigw", Shape: ShapeBucket, Options: apiGatewayOptions,
+		Status: apiGatewayStatus, CheckPolicy: CheckAPIGatewayPolicy,
+		build: func(p Policy, o Options) Limiter {
+			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
+		}},
 	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
@@ -131,6 +157,13 @@ var registry = []Info{
 // GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period
 // only, and the no-limit lane nothing.
 func (i Info) HasBurst() bool { return i.Shape == ShapeBucket || i.Shape == ShapeLeaky }
+
+// GridWindows says the algorithm counts in windows on the origin's grid (each
+// key's offset from it with random starts): the fixed window and the sliding
+// counter, whose window boundaries the charts and the UI mark.
+func (i Info) GridWindows() bool {
+	return !i.Anchored && (i.Shape == ShapeFixedWindow || (i.Shape == ShapeSlidingWindow && !i.Exact))
+}
 
 // Splittable says the state is one value a client can read and write back, so
 // the non-atomic strategies (multi, watch) apply.

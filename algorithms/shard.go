@@ -52,11 +52,12 @@ func ShardPolicies(p Policy, n int) []Policy {
 	return out
 }
 
-// ShardOptions is o for shard i of n: the fixed window's rollover and the token
-// bucket's reservations are split as the limit is.
+// ShardOptions is o for shard i of n: the fixed window's rollover, the token
+// bucket's reservations and nginx's delay are split as the limit is.
 func ShardOptions(o Options, n, i int) Options {
 	o.Rollover = shareOf(o.Rollover, n, i)
 	o.MaxReserved = shareOf(o.MaxReserved, n, i)
+	o.Delay = shareOf(o.Delay, n, i)
 	return o
 }
 

@@ -237,3 +237,13 @@ func (p *memorySplitter[S]) CommitState(slot int32, key string) bool {
 }
 
 func (p *memorySplitter[S]) DropState(slot int32) { p.slots.Release(slot) }
+
+// Invalidate is told that the limiter's state was dropped (a store flushed): every
+// key ever written changes, as deleting it does on Redis, so a WATCH read before
+// it fails to commit.
+func (p *memorySplitter[S]) Invalidate() int {
+	for key := range p.versions {
+		p.versions[key]++
+	}
+	return len(p.versions)
+}

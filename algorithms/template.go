@@ -97,3 +97,29 @@ func (l *templated) SetMonotonic(on bool) {
 		s.SetMonotonic(on)
 	}
 }
+
+// JoinSet passes SetJoiner through: lim joins others of its kind into a Set of
+// its own, if it can.
+func (l *templated) JoinSet(parts []Limiter) (Set, bool) {
+	if j, ok := l.Limiter.(SetJoiner); ok {
+		return j.JoinSet(parts)
+	}
+	return nil, false
+}
+
+// Forget drops the state of key's rendered key (a template that names no field:
+// the one key every request shares), if the limiter can forget.
+func (l *templated) Forget(key string) bool {
+	if f, ok := l.Limiter.(Forgetter); ok {
+		return f.Forget(l.t.Render(key))
+	}
+	return false
+}
+
+// ForgetAll drops every key's state, if the limiter can forget.
+func (l *templated) ForgetAll() int {
+	if f, ok := l.Limiter.(Forgetter); ok {
+		return f.ForgetAll()
+	}
+	return 0
+}

@@ -287,3 +287,22 @@ func (tr *Traefik) Level(key string, now time.Duration) float64 {
 
 // Evict forgets nothing (see Traefik): the map holds at most 65,536 buckets.
 func (tr *Traefik) Evict(time.Duration) int { return 0 }
+
+// Forget drops key's bucket, as a gateway restarted loses its map: the
+// source's next request gets a new, full one. It says whether it had one.
+func (tr *Traefik) Forget(key string) bool {
+	e, ok := tr.m.items[key]
+	if !ok {
+		return false
+	}
+	heap.Remove(&tr.m.expiries, e.index)
+	tr.m.delete(e)
+	return true
+}
+
+// ForgetAll drops every bucket and returns how many there were.
+func (tr *Traefik) ForgetAll() int {
+	n := len(tr.m.items)
+	tr.m = traefikMap{items: map[string]*traefikEntry{}}
+	return n
+}

@@ -53,9 +53,11 @@ func (s mutantStore) Limiter(lane int, lc sim.LaneConfig, part sim.Part) (algori
 	case s.m == half:
 		p := part.Policy.WithDefaults()
 		part.Policy.Limit, part.Policy.Burst = max(1, p.Limit/2), max(1, p.Burst/2)
+		part.Options.Delay = min(part.Options.Delay/2, part.Policy.Burst-1) // nginx's delay=N counts requests, as the burst does
 	case s.m == twice:
 		p := part.Policy.WithDefaults()
 		part.Policy.Limit, part.Policy.Burst = 2*p.Limit, 2*p.Burst
+		part.Options.Delay *= 2
 	}
 	return sim.Memory.Limiter(lane, lc, part)
 }

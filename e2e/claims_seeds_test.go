@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
@@ -75,5 +76,88 @@ func TestClaimsHoldOnEverySeed(t *testing.T) {
 				mu.Unlock()
 			}
 		})
+	}
+}
+
+// Every shipped question has an answer on every seed 1..20 (1..3 under -short),
+// and the same one: its claim holds on the run so far at the question's
+// instant, a question of choices has exactly one right choice, the same on
+// every seed, and a number is defined. The log prints each question's answer
+// on seed 1 and its range over the seeds.
+func TestQuestionsAnsweredOnEverySeed(t *testing.T) {
+	c := catalogue(t)
+	asked := 0
+	for _, name := range c.Names() {
+		cfg, err := c.Compile(name, scenarios.Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Questions) == 0 {
+			continue
+		}
+		asked += len(cfg.Questions)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lo, hi := map[int]float64{}, map[int]float64{}
+			laneLo, laneHi := map[int][]float64{}, map[int][]float64{} // a question of lanes: each choice's value
+			first := map[int]string{}
+			for _, seed := range sweepSeeds() {
+				cfg, err := c.Compile(name, scenarios.Overrides{Seed: &seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := sim.NewRun(cfg, sim.Memory)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.AdvanceTo(cfg.Duration); err != nil {
+					t.Fatal(err)
+				}
+				r.Close()
+				answers := r.Answers()
+				if len(answers) != len(cfg.Questions) {
+					t.Fatalf("seed %d: %d answers to %d questions", seed, len(answers), len(cfg.Questions))
+				}
+				for _, a := range answers {
+					q := cfg.Questions[a.Question]
+					line := present.AnswerLine(cfg, a)
+					switch right, ok := a.Choice(); {
+					case !a.Claim.Holds:
+						t.Errorf("seed %d: the claim does not hold at the question's instant: %s\n%s", seed, present.ClaimLine(cfg, a.Claim), line)
+					case len(q.Choices) > 0 && !ok:
+						t.Errorf("seed %d: no single right choice: %s", seed, line)
+					case len(q.Choices) == 0 && a.Undefined:
+						t.Errorf("seed %d: no number answers it: %s", seed, line)
+					case len(q.Choices) > 0 && seed > 1 && q.Choices[right].Text != first[a.Question]:
+						t.Errorf("seed %d: the right choice is %q; on seed 1 it was %q", seed, q.Choices[right].Text, first[a.Question])
+					case len(q.Choices) > 0 && seed == 1:
+						first[a.Question] = q.Choices[right].Text
+					}
+					if seed == 1 {
+						t.Logf("%s", line)
+						lo[a.Question], hi[a.Question] = a.Value, a.Value
+					}
+					lo[a.Question], hi[a.Question] = min(lo[a.Question], a.Value), max(hi[a.Question], a.Value)
+					if laneLo[a.Question] == nil {
+						laneLo[a.Question], laneHi[a.Question] = slices.Clone(a.Values), slices.Clone(a.Values)
+					}
+					for i, v := range a.Values {
+						laneLo[a.Question][i], laneHi[a.Question][i] = min(laneLo[a.Question][i], v), max(laneHi[a.Question][i], v)
+					}
+				}
+			}
+			for i, q := range cfg.Questions {
+				if !q.LaneChoices() {
+					t.Logf("question at %s: its value over seeds 1..%d ranges from %s to %s", q.At, len(sweepSeeds()), present.Value(q, lo[i]), present.Value(q, hi[i]))
+					continue
+				}
+				for j, ch := range q.Choices {
+					t.Logf("question at %s: %s's %s over seeds 1..%d ranges from %s to %s", q.At, ch.Text, cfg.Claims[q.Claim].Metric, len(sweepSeeds()), present.Value(q, laneLo[i][j]), present.Value(q, laneHi[i][j]))
+				}
+			}
+		})
+	}
+	if asked < 5 {
+		t.Errorf("the catalogue asks %d questions; the lessons ask at least five", asked)
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,43 @@ func TestRunGolden(t *testing.T) {
 		if out != string(want) {
 			t.Errorf("%s: output differs from %s:\n%s", tc.name, tc.golden, out)
 		}
+	}
+}
+
+// ratelab run prints each of the lesson's questions with the run's answer after
+// the claims, and --format json carries them; --lanes that leave a question's
+// lanes out drop it.
+func TestRunAnswersTheQuestions(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := ratelab(t, "run", "--scenario", "thundering-herd")
+	want := "  ? at 6.020s: At 5 s each of 200 clients sent 20 requests against 10 per second: half were denied, each told to retry when the window ends, at 6.000 s. How many requests does the fixed window let through in the 20 ms after 6.000 s? a) under 200  b) 200 to 999  c) 1,000 to 1,999  d) 2,000 or more → c) 1,000 to 1,999 — the run: 1670 (the claim [herd-6s] ✓)\n"
+	if code != 0 || !strings.HasSuffix(out, want) {
+		t.Errorf("exit %d (%s); the output does not end with the question and its answer:\n%s", code, errOut, out)
+	}
+	code, out, errOut = ratelab(t, "run", "--scenario", "thundering-herd", "--format", "json")
+	var r struct {
+		Questions []struct {
+			AtMS   float64  `json:"at_ms"`
+			Claim  string   `json:"claim"`
+			Lane   string   `json:"lane"`
+			Answer string   `json:"answer"`
+			Value  *float64 `json:"value"`
+			Right  []string `json:"right"`
+			Holds  bool     `json:"claim_holds"`
+		} `json:"questions"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != 0 || err != nil {
+		t.Fatalf("exit %d (%s), %v", code, errOut, err)
+	}
+	if len(r.Questions) != 1 {
+		t.Fatalf("JSON questions: %+v", r.Questions)
+	}
+	if q := r.Questions[0]; q.AtMS != 6020 || q.Claim != "herd-6s" || q.Lane != "fixed-window" || q.Value == nil || *q.Value != 1670 || len(q.Right) != 1 || q.Right[0] != "1,000 to 1,999" || !q.Holds || q.Answer != "c) 1,000 to 1,999 — the run: 1670" {
+		t.Errorf("JSON question: %+v", q)
+	}
+	code, out, _ = ratelab(t, "run", "--scenario", "thundering-herd", "--lanes", "token-bucket")
+	if code != 0 || strings.Contains(out, "? at") {
+		t.Errorf("--lanes token-bucket: exit %d, and the question about the fixed window is asked:\n%s", code, out)
 	}
 }
 

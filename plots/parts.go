@@ -125,7 +125,7 @@ func addHorizontal(p *plot.Plot, style draw.LineStyle, y float64, from, to time.
 // starts), for the algorithms that count in windows (fixed window, sliding
 // counter); none for the others. As the UI's time axis (ui/timeview.go).
 func boundaries(d *Data, l Lane, from, to time.Duration) []time.Duration {
-	if l.Info.Shape != algorithms.ShapeFixedWindow && !(l.Info.Shape == algorithms.ShapeSlidingWindow && !l.Info.Exact) {
+	if !l.Info.GridWindows() {
 		return nil
 	}
 	k := d.Config.Keys[d.Config.WatchKey]

@@ -22,6 +22,15 @@ const RequestFateColumns = "decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,
 // row per decision.
 const RequestColumns = RequestContractColumns + "," + RequestFateColumns
 
+// RequestProductColumns follow the fate columns when a lane of the run is a
+// product's (its algorithm has an algorithms.Info.Status): http_status, the
+// status the product answers (a refusal's: the lane's deny_status or the
+// product's default; a request it passes on: 200, the application's answer,
+// whose fate the outcome column tells), and product_status, the word it logs
+// (nginx's $limit_req_status). Both are empty on the other lanes' rows. A run
+// with no product lane has neither column.
+const RequestProductColumns = "http_status,product_status"
+
 // SeriesContractColumns are the series CSV's first 5 columns.
 const SeriesContractColumns = "time_ms,lane,level,accepted,denied"
 
@@ -41,7 +50,8 @@ const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,
 // latency_ms (from the logical request's first attempt to this attempt's answer;
 // empty while in flight) and wasted (true/false). These times have six decimals,
 // exact to the nanosecond, so every figure of the comparison can be recomputed
-// from them.
+// from them. A run with a product lane adds RequestProductColumns after the
+// fate columns.
 type RequestWriter struct {
 	w   *bufio.Writer
 	cfg *sim.Config
@@ -50,6 +60,12 @@ type RequestWriter struct {
 	lanes   [][]byte // "lane,algorithm,backend"
 	clients [][]byte // "client,node"
 	keys    [][]byte
+	// status is each lane's product answer (algorithms.Info.Status, nil for a
+	// lane that is not a product's), and options its options; product says some
+	// lane has one, so the product columns are written.
+	status  []func(algorithms.Decision, algorithms.Options) (int, string)
+	options []algorithms.Options
+	product bool
 	// headerCols, with headers, are the columns of the response headers
 	// (headers.go), appended after the others.
 	headerCols  []string
@@ -65,12 +81,18 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg, headerCols: headerCols}
 	for _, l := range cfg.Lanes {
 		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(string(l.Algorithm))+","+csvField(l.Backend.String())))
+		info, _ := algorithms.Lookup(l.Algorithm)
+		rw.status, rw.options = append(rw.status, info.Status), append(rw.options, l.Options)
+		rw.product = rw.product || info.Status != nil
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
 	}
 	rw.keys = make([][]byte, len(cfg.Keys))
 	header := RequestColumns
+	if rw.product {
+		header += "," + RequestProductColumns
+	}
 	for _, c := range headerCols {
 		header += "," + csvField(c)
 	}
@@ -109,6 +131,9 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 			b = appendMillis(b, row.RetryAfter)
 		}
 		b = appendFate(b, row)
+		if rw.product {
+			b = rw.appendProduct(b, row)
+		}
 		if rw.headerCols != nil {
 			b = rw.appendHeaders(b, row)
 		}
@@ -141,6 +166,42 @@ func appendFate(b []byte, row *sim.Row) []byte {
 	}
 	b = append(b, ',')
 	return strconv.AppendBool(b, row.Wasted)
+}
+
+// appendProduct appends the product columns of row (RequestProductColumns):
+// its lane's product answer, or two empty cells.
+func (rw *RequestWriter) appendProduct(b []byte, row *sim.Row) []byte {
+	status := rw.status[row.Lane]
+	if status == nil {
+		return append(b, ',', ',')
+	}
+	code, word := status(ProductDecision(*row), rw.options[row.Lane])
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, ',')
+	return append(b, word...)
+}
+
+// ProductStatus is what lane l's product answers for d, the HTTP status and the
+// word it logs (algorithms.Info.Status), and false when l is not a product's.
+func ProductStatus(l sim.LaneConfig, d algorithms.Decision) (code int, word string, ok bool) {
+	info, _ := algorithms.Lookup(l.Algorithm)
+	if info.Status == nil {
+		return 0, "", false
+	}
+	code, word = info.Status(d, l.Options)
+	return code, word, true
+}
+
+// ProductDecision is as much of row's decision as a product's answer reads
+// (algorithms.Info.Status): allowed, the wait (the queue delay of an accepted
+// request) and a dry run's shadow.
+func ProductDecision(row sim.Row) algorithms.Decision {
+	d := algorithms.Decision{Allowed: row.Allowed, Shadow: row.Shadow}
+	if row.Allowed {
+		d.Delay = row.QueueDelay
+	}
+	return d
 }
 
 // Flush writes out what is buffered.

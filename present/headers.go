@@ -20,8 +20,8 @@ import (
 // limit (algorithm none) sends none.
 func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 	lane := cfg.Lanes[row.Lane]
-	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone {
-		return nil // no limiter, no rate-limit fields
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || info.NoHeaders {
+		return nil // no limiter, or a product that sends none: no rate-limit fields
 	}
 	tier := cfg.Keys[row.Key].Tier
 	d := algorithms.Decision{Allowed: row.Allowed, Remaining: row.Remaining, Limit: row.Limit, RetryAfter: row.RetryAfter, ResetAfter: row.ResetAfter}
@@ -33,8 +33,9 @@ func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 				quotas = append(quotas, algorithms.Quota{Name: lane.Limits[i].Name, Policy: lane.Limits[i].Policy, Decision: ld})
 			}
 		}
-	case lane.Sharded() && row.Shard >= 0:
-		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: algorithms.ShardPolicies(lane.TierPolicy(cfg, tier), lane.Shards)[row.Shard], Decision: d}}
+	case lane.Pieces() > 1 && row.Shard >= 0:
+		p, _ := lane.PiecePolicy(cfg, tier, int(row.Shard))
+		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: p, Decision: d}}
 	}
 	if len(quotas) == 0 { // a plain lane, or no limit was asked (a WATCH that kept losing)
 		quotas = []algorithms.Quota{{Name: cfg.Tiers[tier].Name, Policy: lane.TierPolicy(cfg, tier), Decision: d}}
@@ -50,7 +51,7 @@ func HeaderColumns(cfg *sim.Config) []string {
 	var names []string
 	for f := range algorithms.HeaderFamilies {
 		family := algorithms.HeaderFamily(f)
-		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family }) {
+		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family && sendsHeaders(l) }) {
 			for _, name := range family.Names() {
 				if name != "Retry-After" && !slices.Contains(names, name) {
 					names = append(names, name) // X-RateLimit-Remaining is two families'
@@ -59,6 +60,15 @@ func HeaderColumns(cfg *sim.Config) []string {
 		}
 	}
 	return append(names, "Retry-After")
+}
+
+// sendsHeaders says lane l's family counts among the columns: all but a
+// product's that sends no rate-limit headers (algorithms.Info.NoHeaders). The
+// no-limit lane's family still counts, as it always has, though its cells are
+// empty.
+func sendsHeaders(l sim.LaneConfig) bool {
+	info, _ := algorithms.Lookup(l.Algorithm)
+	return !info.NoHeaders
 }
 
 // NewRequestWriterWithHeaders is NewRequestWriter with the response headers of

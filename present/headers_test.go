@@ -80,3 +80,37 @@ func TestResponseHeaders(t *testing.T) {
 		t.Errorf("without headers the columns are the thirteen of the contract and the six of the fate: %q", plainCSV.String())
 	}
 }
+
+// A haproxy lane takes headers like any lane. HAProxy sends none of its own (a
+// configuration adds them, http-response set-header with
+// %[sc_http_req_rate(0)]), so ratelab's say what its decision would let a server
+// say: the threshold less the rate left, the wait until the rate reads 0, and a
+// refusal's exact wait rounded up to the second.
+func TestHAProxyLaneHeaders(t *testing.T) {
+	p := algorithms.Policy{Limit: 3, Period: 10 * time.Second}
+	hx := lane("hx", algorithms.HAProxyName)
+	hx.Options, hx.Headers = algorithms.Options{}, algorithms.HeadersLegacy
+	cfg := newConfig(p, time.Minute, []sim.LaneConfig{hx}, sim.Client{Name: "c"})
+	lim, err := algorithms.New(algorithms.HAProxyName, p, hx.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		want string
+	}{
+		{"RateLimit-Limit: 3|RateLimit-Remaining: 2|RateLimit-Reset: 21"},                 // rate 1; it reads 0 at 23.001 s
+		{"RateLimit-Limit: 3|RateLimit-Remaining: 1|RateLimit-Reset: 16"},                 // 2; ⌊2 × (23000 − u) / 10000⌋ = 0 from 18.001 s
+		{"RateLimit-Limit: 3|RateLimit-Remaining: 0|RateLimit-Reset: 17"},                 // 3; from 19.667 s
+		{"RateLimit-Limit: 3|RateLimit-Remaining: 0|RateLimit-Reset: 18|Retry-After: 13"}, // 4: denied until 15.501 s; 0 from 20.501 s
+	} {
+		d := lim.Allow("c", 3*time.Second, 1)
+		row := sim.Row{At: 3 * time.Second, Allowed: d.Allowed, Remaining: d.Remaining, Limit: d.Limit, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Shard: -1}
+		var got []string
+		for _, h := range ResponseHeaders(cfg, row) {
+			got = append(got, h.Name+": "+h.Value)
+		}
+		if strings.Join(got, "|") != tc.want {
+			t.Errorf("%+v: got %s, want %s", d, strings.Join(got, "|"), tc.want)
+		}
+	}
+}

@@ -23,6 +23,8 @@ type Report struct {
 	Lanes      []LaneReport `json:"lanes"`
 	Lesson     string       `json:"lesson,omitempty"`
 	Claims     []ClaimJSON  `json:"claims,omitempty"`
+	// Questions are the lesson's questions with the run's answers.
+	Questions []QuestionJSON `json:"questions,omitempty"`
 	// Traces say what each trace client replayed and what it skipped.
 	Traces []sim.TraceReport `json:"traces,omitempty"`
 }
@@ -90,8 +92,9 @@ func writeMember(b *bytes.Buffer, name string, value any) error {
 }
 
 // WriteJSON prints the comparison as an indented Report, with the lesson and its
-// claims judged on the run, and what each trace client replayed.
-func WriteJSON(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult) error {
+// claims judged on the run, its questions and the run's answers, and what each
+// trace client replayed.
+func WriteJSON(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult, answers []sim.Answer) error {
 	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: format.Millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson, Traces: sim.TraceReports(cfg)}
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
@@ -106,6 +109,7 @@ func WriteJSON(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.Clai
 		}
 		r.Claims = append(r.Claims, j)
 	}
+	r.Questions = questionsJSON(cfg, answers)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

@@ -26,6 +26,7 @@ func TestOneIsSingular(t *testing.T) {
 	}{
 		{"no limit", cfg("none"), func(m *sim.Metrics) { m.PeakAcceptedPerSecond = 1 }, "up to 1 request let through in one second"},
 		{"store errors", cfg("token-bucket"), func(m *sim.Metrics) { m.StoreErrors = 1 }, "1 decision made without Redis (on_error)"},
+		{"an outage in memory", cfg("token-bucket"), func(m *sim.Metrics) { m.StoreErrors, m.Backend = 2, "memory" }, "2 decisions made without the store, down (on_error)"},
 		{"conflicts", cfg("token-bucket"), func(m *sim.Metrics) { m.Conflicts = 1 }, "1 decision gave up after losing WATCH races"},
 		{"backend errors", cfg("token-bucket"), func(m *sim.Metrics) { m.Errors, m.BackendUtilization = 1, 0.5 }, "the backend failed 1 request (busy 50% of the run)"},
 		{"starved", limits(cfg("token-bucket"), algorithms.InOrder), func(m *sim.Metrics) { m.GrantedUnits, m.WastedUnits, m.Starved = 10, 1, 1 }, "; 1 request gave up having paid"},

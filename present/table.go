@@ -57,9 +57,10 @@ func Describe(cfg *sim.Config) string {
 }
 
 // WriteTable prints the comparison: the scenario, one row per lane, a verdict per
-// lane, then the lesson and each of its claims with ✓ or ✗ on this run, and, with
-// explain, what every column means. Output depends only on its inputs.
-func WriteTable(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult, explain bool) error {
+// lane, then the lesson and each of its claims with ✓ or ✗ on this run, each of
+// its questions with the run's answer, and, with explain, what every column
+// means. Output depends only on its inputs.
+func WriteTable(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult, answers []sim.Answer, explain bool) error {
 	fmt.Fprintf(w, "%s — %s\n%s\n\n", cfg.Name, cfg.Title, Describe(cfg))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var row []string
@@ -88,6 +89,12 @@ func WriteTable(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.Cla
 		fmt.Fprintln(w)
 		for _, c := range claims {
 			fmt.Fprintf(w, "  %s [%s] %s\n", Mark(c), c.ID, strings.TrimPrefix(ClaimLine(cfg, c), Mark(c)+" "))
+		}
+	}
+	if len(answers) > 0 {
+		fmt.Fprintln(w)
+		for _, a := range answers {
+			fmt.Fprintf(w, "  %s\n", AnswerLine(cfg, a))
 		}
 	}
 	if explain {

@@ -22,7 +22,8 @@ import (
 //     an estimate.
 //
 // A sharded lane is judged as one limit (its shards add up to the policy), and
-// says what the shards cost: false denials, and how evenly they admitted. A lane
+// says what the shards cost: false denials, and how evenly they admitted; so is
+// a lane kept per instance (each instance the whole policy: together past it). A lane
 // holding requests to several limits (each of them an atomic limiter) is judged on
 // how it combines them: the units its limits granted to calls refused anyway, and
 // the calls that gave up having paid.
@@ -52,7 +53,7 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	default:
 		facts = append(facts, policyYardstick(cfg, lane, m), contractYardstick(cfg, lane, info, m))
 	}
-	if lane.Sharded() {
+	if lane.Pieces() > 1 {
 		facts = append(facts, shardsFact(lane, m))
 	}
 	facts = append(facts, consequences(cfg, m)...)
@@ -149,22 +150,33 @@ func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Inf
 	return "contract kept: at most burst + rate × T"
 }
 
-// shardsFact: what splitting the limit cost.
+// shardsFact: what splitting the limit cost, into shards or over instances.
 func shardsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	fact := fmt.Sprintf("%d shards, %s: ", lane.Shards, strings.ReplaceAll(lane.ShardPick.String(), "-", " "))
+	piece, aPiece := "shard", "a shard"
+	if lane.Balanced() {
+		fact = fmt.Sprintf("%d instances, %s: ", lane.Instances, strings.ReplaceAll(lane.Balance.String(), "-", " "))
+		piece, aPiece = "instance", "an instance"
+	}
 	if m.FalseDenials == 0 {
 		fact += "no false denials"
 	} else {
-		fact += fmt.Sprintf("%d false denials (%s%% of decisions): refused by a shard, accepted by one key under the whole limit with the same history", m.FalseDenials, format.Number(format.RoundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)))
+		fact += fmt.Sprintf("%d false denials (%s%% of decisions): refused by %s, accepted by one key under the whole limit with the same history", m.FalseDenials, format.Number(format.RoundTo(100*float64(m.FalseDenials)/float64(max(1, m.Attempts)), 0.1)), aPiece)
 	}
 	if m.ShardImbalance > 0 {
-		fact += fmt.Sprintf("; the busiest shard admitted %s× the mean", format.Ratio(m.ShardImbalance))
+		fact += fmt.Sprintf("; the busiest %s admitted %s× the mean", piece, format.Ratio(m.ShardImbalance))
 	}
 	return fact
 }
 
-// limitsFact: how a multi-limit lane combined its limits.
+// limitsFact: how a multi-limit lane combined its limits. A lane of one limit
+// (written as a limit for its key template: "global", one for all) combines
+// nothing and wastes nothing: it says whose the limit is.
 func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
+	if len(lane.Limits) == 1 {
+		l := lane.Limits[0]
+		return fmt.Sprintf("one limit (%s), key %q", l.Name, l.Template.String())
+	}
 	names := make([]string, len(lane.Limits))
 	for i, l := range lane.Limits {
 		names[i] = l.Name
@@ -186,7 +198,11 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	var facts []string
 	if m.StoreErrors > 0 {
-		facts = append(facts, fmt.Sprintf("%s made without Redis (on_error)", plural(m.StoreErrors, "decision", "decisions")))
+		without := "Redis" // failing to answer
+		if m.Backend == sim.InMemory.String() {
+			without = "the store, down" // an outage of the scenario's
+		}
+		facts = append(facts, fmt.Sprintf("%s made without %s (on_error)", plural(m.StoreErrors, "decision", "decisions"), without))
 	}
 	if m.Conflicts > 0 {
 		facts = append(facts, fmt.Sprintf("%s gave up after losing WATCH races", plural(m.Conflicts, "decision", "decisions")))

@@ -90,10 +90,25 @@ func TestVerdictBranches(t *testing.T) {
 		}), []string{"policy held", "contract kept", "8 shards, random: 71 false denials (7.1% of decisions): refused by a shard, accepted by one key under the whole limit with the same history; the busiest shard admitted 1.05× the mean"}, nil},
 		{"shards, none false", sharded(cfg("gcra", 1, false), algorithms.PickTwoChoices), with(func(m *sim.Metrics) { m.ShardImbalance = 1.017 }),
 			[]string{"8 shards, two choices: no false denials; the busiest shard admitted 1.02× the mean"}, []string{"false denials ("}},
+		{"instances, uneven", func() *sim.Config {
+			c := cfg("token-bucket", 1, false)
+			c.Lanes[0].Instances, c.Lanes[0].Balance, c.Lanes[0].Weights = 4, sim.BalanceWeighted, []int{5, 1, 1, 1}
+			return c
+		}(), with(func(m *sim.Metrics) {
+			m.Attempts, m.FalseDenials, m.ShardImbalance, m.PeakWindowRatio = 1000, 300, 2.5, 0.9
+		}),
+			[]string{"4 instances, weighted: 300 false denials (30% of decisions): refused by an instance", "the busiest instance admitted 2.50× the mean"}, []string{"shard"}},
 		{"limits, wasted and starved", limits(cfg("token-bucket", 1, false), algorithms.InOrder), with(func(m *sim.Metrics) {
 			m.GrantedUnits, m.WastedUnits, m.Starved, m.PeakWindowRatio = 32024, 11221, 90, 3
 		}), []string{"L: 2 limits (requests, tokens), in order: 11221 of the 32024 units they granted were wasted on calls refused anyway (35%); 90 requests gave up having paid"},
 			[]string{"policy", "contract"}},
+		{"one limit, one key for all", func() *sim.Config {
+			c := cfg("token-bucket", 1, false)
+			global, _ := algorithms.ParseKeyTemplate("global")
+			c.Lanes[0].Limits = []sim.LimitConfig{{Name: "global", Algorithm: "token-bucket", Template: global}}
+			return c
+		}(), with(func(m *sim.Metrics) { m.GrantedUnits = 10 }),
+			[]string{"L: one limit (global), key \"global\""}, []string{"wasted", "1 limits", "in order"}},
 		{"limits, nothing wasted", limits(cfg("token-bucket", 1, false), algorithms.AllOrNothing), with(func(m *sim.Metrics) { m.GrantedUnits = 500 }),
 			[]string{"2 limits (requests, tokens), all or nothing: nothing they granted was wasted"}, []string{"gave up having paid", "policy"}},
 	} {

@@ -28,6 +28,8 @@ type Page struct {
 	Config  *sim.Config
 	Metrics []sim.Metrics
 	Claims  []sim.ClaimResult
+	// Answers are the lesson's questions answered on the run.
+	Answers []sim.Answer
 	Figures []plots.Figure
 	// Notes are what the figures leave out and why.
 	Notes []string
@@ -52,6 +54,7 @@ type view struct {
 	Duration                     string
 	Lesson                       []string
 	Claims                       []claimView
+	Questions                    []questionView
 	Columns                      []present.Column
 	Rows                         [][]string
 	Verdicts                     []string
@@ -67,6 +70,13 @@ type view struct {
 type claimView struct {
 	Holds              bool
 	Mark, Says, ID, Of string
+}
+
+// questionView is a question of the lesson and the run's answer, which the page
+// shows folded, to be predicted first.
+type questionView struct {
+	At, Ask, Choices, Answer string
+	Claim, Mark, Show        string
 }
 
 type figureView struct {
@@ -89,6 +99,11 @@ func Write(w io.Writer, p Page) error {
 	}
 	for _, c := range p.Claims {
 		v.Claims = append(v.Claims, claimView{Holds: c.Holds, Mark: present.Mark(c), Says: c.Says, ID: c.ID, Of: present.Evidence(cfg, c)})
+	}
+	for _, a := range p.Answers {
+		q := cfg.Questions[a.Question]
+		v.Questions = append(v.Questions, questionView{At: format.Duration(q.At), Ask: q.Ask, Choices: present.Choices(q),
+			Answer: present.AnswerText(cfg, a), Claim: a.Claim.ID, Mark: present.Mark(a.Claim), Show: q.Show})
 	}
 	for _, m := range p.Metrics {
 		var row []string

@@ -50,14 +50,20 @@ func TestPage(t *testing.T) {
 	}
 	claims[0].Holds = false // as if it failed on this run
 	var b bytes.Buffer
-	err = Write(&b, Page{Config: cfg, Metrics: ms, Claims: claims, Figures: figs, Notes: notes,
+	if len(r.Answers()) != 1 {
+		t.Fatalf("boundary-burst answers %d questions for these lanes; want its one", len(r.Answers()))
+	}
+	err = Write(&b, Page{Config: cfg, Metrics: ms, Claims: claims, Answers: r.Answers(), Figures: figs, Notes: notes,
 		Files: []File{{Name: "requests.csv", What: "every decision"}}, Command: "ratelab report --scenario boundary-burst"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(b.String())
 	want := []string{cfg.Title, present.Describe(cfg), `<a href="requests.csv">requests.csv</a>`, "ratelab report --scenario boundary-burst",
-		`<li class="fails" id="claim-` + claims[0].ID + `"><span class="mark">✗</span>`, `@media print`}
+		`<li class="fails" id="claim-` + claims[0].ID + `"><span class="mark">✗</span>`, `@media print`,
+		// the question, its answer folded to be predicted first
+		`<span class="mono">at 1.002s</span> 140 requests arrived at 0.999 s`,
+		`<details><summary>The run's answer</summary><p><strong>200</strong>, by the claim <a class="mono" href="#claim-fw-200">[fw-200]</a> ✓. In the UI: the fixed window's panel`}
 	for _, cl := range claims[1:] {
 		want = append(want, `<li class="holds" id="claim-`+cl.ID+`"><span class="mark">✓</span>`+cl.Says, present.Evidence(cfg, cl))
 	}

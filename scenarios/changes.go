@@ -115,6 +115,9 @@ func (c *compiler) changes(Overrides) error {
 		if ch.ClockFix.Set() {
 			add(sim.Input{Kind: sim.InputClockFix, Fix: ch.ClockFix.Value()})
 		}
+		if ch.Store.Set() {
+			add(sim.Input{Kind: sim.InputStore, Store: ch.Store.Value()})
+		}
 		if ch.Glitch != nil {
 			if c.cfg.Backend == nil {
 				return bad("glitch", "a glitch slows the backend, and this scenario has none; add a [scenario.backend]")
@@ -122,7 +125,7 @@ func (c *compiler) changes(Overrides) error {
 			add(sim.Input{Kind: sim.InputGlitch, Glitch: *ch.Glitch})
 		}
 		if made == 0 {
-			return bad("at", "the change changes nothing; set rate, retry, clock_fix or glitch")
+			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch or store")
 		}
 	}
 	if len(c.cfg.Inputs) > MaxInputs {

@@ -48,7 +48,10 @@ type Overrides struct {
 	// every lane that does not override them itself.
 	Limit, Burst int64
 	// Redis moves every lane whose file does not name a backend onto Redis
-	// (--redis), but x-time-rate, the in-memory reference. Whether that Redis
+	// (--redis), but those whose algorithm has no Redis port, which stay in
+	// memory: x-time-rate, the in-memory reference, and the product lanes whose
+	// state the product never keeps in Redis (nginx keeps limit_req's in each
+	// server's shared memory zone). Whether that Redis
 	// can run a lane (a cluster's slots) is its store's to say (package session).
 	Redis bool
 	// Strict makes a trace line that cannot be read an error (--strict)
@@ -85,7 +88,7 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 func compile(src Source, pos *positions, index int, s *Scenario, o Overrides) (*sim.Config, error) {
 	c := &compiler{src: src, pos: pos, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
-	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims}
+	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims, c.questions}
 	for _, step := range steps {
 		if err := step(o); err != nil {
 			return nil, err

@@ -14,10 +14,76 @@ import (
 // several limits per request and how they combine, and its headers' family.
 func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
 	lane.Headers = spec.Headers.Value()
+	if info, _ := algorithms.Lookup(lane.Algorithm); info.NoHeaders && spec.Headers.Set() {
+		return bad("headers", "%s sends no rate-limit headers, so its responses carry none; remove headers (the request CSV's http_status and product_status say what it answers)", lane.Algorithm)
+	}
 	if err := c.shards(spec, lane, bad); err != nil {
 		return err
 	}
+	if err := c.instances(spec, lane, bad); err != nil {
+		return err
+	}
 	return c.limits(i, spec, lane, bad)
+}
+
+// MaxInstances is the most instances a lane's limit may be kept in.
+const MaxInstances = 1000
+
+// instances compiles instances, balance and weights: the lane's limit kept in
+// each instance's memory behind a load balancer (sim/balance.go).
+func (c *compiler) instances(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	if spec.Instances == nil || *spec.Instances == 1 {
+		switch {
+		case spec.PerInstance.Set():
+			return bad("per_instance", "per_instance applies to a lane kept on several instances; add instances = N (2 or more)")
+		case spec.Balance.Set():
+			return bad("balance", "balance applies to a lane kept on several instances; add instances = N (2 or more)")
+		case spec.Weights != nil:
+			return bad("weights", "weights apply to a lane kept on several instances with balance = \"weighted\"; add instances = N (2 or more)")
+		}
+		return nil
+	}
+	n := *spec.Instances
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	switch {
+	case n < 1 || n > MaxInstances:
+		return bad("instances", "instances must be from 1 to %d (got %d); it is how many application instances keep the limit, each in its own memory", MaxInstances, n)
+	case lane.Backend == sim.OnRedis:
+		return bad("instances", "instances keep the limit in each instance's own memory; a lane on Redis shares one store, which is one limit: keep the lane in memory (a lane with instances stays there under --redis), or remove instances")
+	case spec.Shards != nil:
+		return bad("instances", "a lane is sharded (shards) or kept per instance (instances), not both")
+	case len(spec.Limits) > 0:
+		return bad("instances", "instances keep one limit per instance; this lane holds each request to several ([[scenario.lane.limits]]): remove instances, or give the limit a lane of its own")
+	case info.Shape == algorithms.ShapeNone:
+		return bad("instances", "the no-limit lane has nothing to keep; remove instances")
+	case lane.Strategy != algorithms.Atomic:
+		return bad("instances", "instances apply to atomic lanes (strategy %q reads and writes one store); remove instances or the strategy", lane.Strategy)
+	}
+	balance := spec.Balance.Value()
+	switch {
+	case balance == sim.BalanceWeighted && len(spec.Weights) != n:
+		return bad("weights", "balance = \"weighted\" needs weights, one number per instance (%d; got %d)", n, len(spec.Weights))
+	case balance != sim.BalanceWeighted && spec.Weights != nil:
+		return bad("weights", "weights apply to balance = \"weighted\" (this lane's balance is %q)", balance)
+	}
+	for j, w := range spec.Weights {
+		if w < 1 || w > 1_000_000 {
+			return bad("weights", "weights[%d] must be from 1 to 1000000 (got %d): an instance's share of the requests", j, w)
+		}
+	}
+	per := spec.PerInstance.Value()
+	for t := range c.cfg.Tiers {
+		p := lane.TierPolicy(c.cfg, t).WithDefaults()
+		what, most := "burst", p.Burst
+		if p.Limit < most {
+			what, most = "limit", p.Limit
+		}
+		if per == sim.InstanceShare && int64(n) > most {
+			return bad("instances", "instances = %d with per_instance = \"share\" is more than the %s (%d) of tier %q: an instance would get less than one unit; use at most %d instances, or raise the %s", n, what, most, c.cfg.Tiers[t].Name, most, what)
+		}
+	}
+	lane.Instances, lane.PerInstance, lane.Balance, lane.Weights = n, per, balance, slices.Clone(spec.Weights)
+	return nil
 }
 
 // shards compiles shards and shard_pick.

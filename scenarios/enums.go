@@ -144,25 +144,39 @@ var backends = named(sim.InMemory, sim.OnRedis)
 
 func (s *Backend) UnmarshalText(b []byte) error { return s.read(b, "backend", backends) }
 
-// Clock is what stamps a Redis lane's requests: "client" or "server".
+// Clock is what stamps a lane's requests: "client" (the requester's node) or
+// "server" (the store's own clock: Redis TIME, or in memory the limiter's).
 type Clock struct{ choice[sim.Clock] }
 
 var clocks = []word[sim.Clock]{
 	{name: sim.ClientClock.String(), value: sim.ClientClock, gloss: "the caller's clock"},
-	{name: sim.ServerClock.String(), value: sim.ServerClock, gloss: "Redis TIME"},
+	{name: sim.ServerClock.String(), value: sim.ServerClock, gloss: "the store's: Redis TIME"},
 }
 
 func (c *Clock) UnmarshalText(b []byte) error { return c.read(b, "clock", clocks) }
 
-// OnError is what a Redis lane decides when Redis fails: "closed" or "open".
+// OnError is what a lane decides when its store fails (Redis failing, or a
+// store = "down" change): "closed" or "open".
 type OnError struct{ choice[sim.OnError] }
 
 var onErrors = []word[sim.OnError]{
-	{name: sim.FailClosed.String(), value: sim.FailClosed, gloss: "deny when Redis fails"},
+	{name: sim.FailClosed.String(), value: sim.FailClosed, gloss: "deny when the store fails"},
 	{name: sim.FailOpen.String(), value: sim.FailOpen, gloss: "allow"},
 }
 
 func (o *OnError) UnmarshalText(b []byte) error { return o.read(b, "on_error", onErrors) }
+
+// StoreEvent is a change to every lane's store (sim.StoreChange): "down" (on_error
+// decides until it is up), "up", or "flushed" (every key lost).
+type StoreEvent struct{ choice[sim.StoreChange] }
+
+var storeEvents = []word[sim.StoreChange]{
+	{name: sim.StoreDown.String(), value: sim.StoreDown, gloss: "unreachable: on_error decides"},
+	{name: sim.StoreUp.String(), value: sim.StoreUp, gloss: "answers again"},
+	{name: sim.StoreFlushed.String(), value: sim.StoreFlushed, gloss: "every key lost, as after a failover to an empty replica"},
+}
+
+func (e *StoreEvent) UnmarshalText(b []byte) error { return e.read(b, "store", storeEvents) }
 
 // Strategy is how a lane's deciders reach the state: "atomic", "multi" or
 // "watch" (algorithms.Strategies).
@@ -190,12 +204,58 @@ var modes = named(algorithms.LeakyQueue, algorithms.LeakyMeter)
 
 func (m *Mode) UnmarshalText(b []byte) error { return m.read(b, "mode", modes) }
 
+// TrackSC is where an HAProxy lane's track-sc0 rule sits relative to its deny:
+// "before-deny" (denied requests are counted) or "after-deny".
+type TrackSC struct {
+	choice[algorithms.HAProxyTrack]
+}
+
+var trackSCs = []word[algorithms.HAProxyTrack]{
+	{name: algorithms.TrackBeforeDeny.String(), value: algorithms.TrackBeforeDeny, gloss: "denied requests are counted"},
+	{name: algorithms.TrackAfterDeny.String(), value: algorithms.TrackAfterDeny, gloss: "only requests let through are counted"},
+}
+
+func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", trackSCs) }
+
+// QuotaPeriod is the period of an api-gateway lane's usage-plan quota
+// (algorithms.QuotaPeriods).
+type QuotaPeriod struct{ choice[algorithms.QuotaPeriod] }
+
+var quotaPeriods = named(algorithms.QuotaDay, algorithms.QuotaWeek, algorithms.QuotaMonth)
+
+func (q *QuotaPeriod) UnmarshalText(b []byte) error { return q.read(b, "quota_period", quotaPeriods) }
+
 // ShardPick is how a sharded lane picks a request's shard (algorithms.ShardPicks).
 type ShardPick struct{ choice[algorithms.ShardPick] }
 
 var shardPicks = named(algorithms.PickRandom, algorithms.PickTwoChoices)
 
 func (p *ShardPick) UnmarshalText(b []byte) error { return p.read(b, "shard_pick", shardPicks) }
+
+// Balance is how a load balancer spreads a lane's requests over its instances
+// (sim.Balance): "round-robin", "random" or "weighted".
+type Balance struct{ choice[sim.Balance] }
+
+var balances = []word[sim.Balance]{
+	{name: sim.BalanceRoundRobin.String(), value: sim.BalanceRoundRobin, gloss: "in turn"},
+	{name: sim.BalanceRandom.String(), value: sim.BalanceRandom},
+	{name: sim.BalanceWeighted.String(), value: sim.BalanceWeighted, gloss: "in the shares of weights"},
+}
+
+func (b *Balance) UnmarshalText(text []byte) error { return b.read(text, "balance", balances) }
+
+// PerInstance is what each instance of a lane kept per instance holds
+// (sim.PerInstance): "whole" (the lane's policy) or "share" (a share of it).
+type PerInstance struct{ choice[sim.PerInstance] }
+
+var perInstances = []word[sim.PerInstance]{
+	{name: sim.InstanceWhole.String(), value: sim.InstanceWhole, gloss: "the lane's whole policy, each"},
+	{name: sim.InstanceShare.String(), value: sim.InstanceShare, gloss: "the policy divided by the instances"},
+}
+
+func (p *PerInstance) UnmarshalText(text []byte) error {
+	return p.read(text, "per_instance", perInstances)
+}
 
 // Combine is how a multi-limit lane combines its limits (algorithms.Combines).
 type Combine struct{ choice[algorithms.Combine] }
@@ -216,7 +276,7 @@ type Headers struct {
 	choice[algorithms.HeaderFamily]
 }
 
-var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersSpring, algorithms.HeadersTraefik)
+var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy, algorithms.HeadersSpring, algorithms.HeadersTraefik)
 
 func (h *Headers) UnmarshalText(b []byte) error { return h.read(b, "headers", headerFamilies) }
 

@@ -42,8 +42,12 @@ func (c *compiler) lanes(o Overrides) error {
 		for _, want := range o.Lanes {
 			found := false
 			for _, l := range c.cfg.Lanes {
-				if (l.Name == want || string(l.Algorithm) == want) && !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
-					kept, found = append(kept, l), true
+				if l.Name != want && string(l.Algorithm) != want {
+					continue
+				}
+				found = true // kept already, perhaps, by an algorithm named before
+				if !slices.ContainsFunc(kept, func(k sim.LaneConfig) bool { return k.Name == l.Name }) {
+					kept = append(kept, l)
 				}
 			}
 			if !found {
@@ -131,14 +135,14 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 	}
 	backend := spec.Backend.Value()
-	if !spec.Backend.Set() && o.Redis && ported {
-		backend = sim.OnRedis
+	if !spec.Backend.Set() && o.Redis && ported && spec.TTL == nil && (spec.Instances == nil || *spec.Instances == 1) {
+		backend = sim.OnRedis // a lane with a ttl, or kept per instance, stays in memory (see below, and instances)
 	}
 	if backend == sim.OnRedis {
 		lane.Backend = sim.OnRedis
 		lane.RoundTrip = time.Millisecond // a network store; the lookahead batches one round trip
 		if info.Redis == nil {
-			return lane, bad("backend", "%s is the in-memory reference; it has no Redis port", spec.Algorithm)
+			return lane, bad("backend", "%s has no Redis port: it runs in memory only (docs/redis-and-bench.md); remove backend = \"redis\"", spec.Algorithm)
 		}
 		if !ported {
 			return lane, bad("backend", "a limit runs %s, which has no Redis port; give every limit an algorithm with one, or keep the lane in memory", unported(spec.Limits))
@@ -157,12 +161,20 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.WatchRetries = *spec.WatchRetries
 	}
 	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
-	if lane.Backend == sim.InMemory && (spec.Clock.Set() || spec.OnError.Set()) {
-		key := "clock"
-		if !spec.Clock.Set() {
-			key = "on_error"
+	if lane.Backend == sim.InMemory && spec.OnError.Set() && !c.outage() {
+		return lane, bad("on_error", "on_error decides when the store fails: on a backend = \"redis\" lane, or in a scenario whose store goes down (a [[scenario.change]] with store = \"down\"); this lane's store never fails")
+	}
+	if spec.TTL != nil {
+		ttl := spec.TTL.Duration
+		switch {
+		case lane.Backend == sim.OnRedis:
+			return lane, bad("ttl", "ttl is kept on the virtual clock, in memory: Redis expires keys on its own wall clock, which a simulated run outpaces; keep the lane in memory (a lane with a ttl stays there under --redis)")
+		case lane.Strategy != algorithms.Atomic:
+			return lane, bad("ttl", "ttl applies to atomic lanes (strategy %q reads and writes the state itself)", lane.Strategy)
+		case ttl <= 0 || ttl > algorithms.MaxTTL || ttl%time.Microsecond != 0:
+			return lane, bad("ttl", "ttl must be from 1µs to %s, a whole number of microseconds (got %s); leave it out for keys that never expire", algorithms.MaxTTL, spec.TTL)
 		}
-		return lane, bad(key, "clock and on_error apply to backend = \"redis\" lanes only")
+		lane.TTL = ttl
 	}
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
@@ -219,6 +231,11 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
 	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
 	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
+	opts.TrackSC, opts.Expire, opts.HAProxyVersion = s.TrackSC.Value(), s.Expire.Duration, s.HAProxyVersion
+	opts.Nodelay, opts.Delay, opts.DryRun, opts.DenyStatus = s.Nodelay, s.Delay, s.DryRun, s.DenyStatus
+	opts.ShadowMode = s.ShadowMode
+	opts.MitigationTimeout, opts.CountBlocked = s.MitigationTimeout.Duration, s.CountBlocked
+	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
 	opts.KongPolicy, opts.KongIncrementDelay = s.KongPolicy.Value(), s.KongIncrementDelay.Duration
 	if s.KongWindows != nil {
 		w, err := s.KongWindows.limits()
@@ -234,6 +251,12 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 		opts.MonotonicTimestamp = *s.MonotonicTimestamp
 	}
 	return opts, opts.Check(info.Name)
+}
+
+// outage says the scenario takes its store down (a change with store = "down"),
+// so on_error decides some requests of lanes in memory too.
+func (c *compiler) outage() bool {
+	return slices.ContainsFunc(c.s.Changes, func(ch ChangeSpec) bool { return ch.Store.Value() == sim.StoreDown && ch.Store.Set() })
 }
 
 // splittable names the algorithms the non-atomic strategies apply to.

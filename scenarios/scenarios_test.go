@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -94,6 +95,14 @@ func TestOverrides(t *testing.T) {
 	}
 	if cfg.Seed != 99 || len(cfg.Lanes) != 2 || cfg.Lanes[0].Name != "fixed-window" || cfg.Tiers[0].Policy.Limit != 20 || cfg.Tiers[0].Policy.Burst != 3 {
 		t.Errorf("seed %d, lanes %v, policy %s; want 99, fixed-window then gcra (file order), 20 per 1s burst 3", cfg.Seed, cfg.Lanes, cfg.Tiers[0].Policy)
+	}
+	// a lane named after one an algorithm already kept is kept once, not "no lane"
+	named, err := parse(t, minimal+"[[scenario.lane]]\nalgorithm = \"gcra\"\n[[scenario.lane]]\nname = \"g2\"\nalgorithm = \"gcra\"\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if both, err := named.Compile("s", Overrides{Lanes: []string{"gcra", "g2"}}); err != nil || len(both.Lanes) != 2 {
+		t.Errorf("--lanes gcra,g2: %v, %d lanes; want both gcra lanes", err, len(both.Lanes))
 	}
 	if _, err := c.Compile("s", Overrides{Lanes: []string{"gcr"}}); err == nil || !strings.Contains(err.Error(), `--lanes: scenario "s" has no lane or algorithm "gcr"; its lanes are: fixed-window, sliding-log`) {
 		t.Errorf("unknown lane: %v", err)
@@ -206,6 +215,7 @@ func TestBadInput(t *testing.T) {
 		{"missing pattern", strings.Replace(minimal, "pattern = \"constant\"\nrate = 5\n", "", 1), `dir/test.toml:8:1: scenario "s": client "c": pattern is missing; use one of "constant", "poisson", "bursts", "ramp", "closed-loop", "trace", "hand"`, nil},
 		{"misspelt retry on", client(`retry = { policy = "fixed", on = ["deny", "eror"] }`), `dir/test.toml:12:43: scenario.client.retry: on must be one of "deny" (a 429), "error" (a backend failure) (got "eror"); did you mean "error"?`, nil},
 		{"misspelt clock fix", minimal + "[[scenario.change]]\nat = \"1s\"\nclock_fix = \"of\"\n", `dir/test.toml:14:13: scenario.change: clock_fix must be one of "on", "off", "as-configured" (got "of"); did you mean "on"?`, nil},
+		{"misspelt store change", minimal + "[[scenario.change]]\nat = \"1s\"\nstore = \"donw\"\n", `dir/test.toml:14:9: scenario.change: store must be one of "down" (unreachable: on_error decides), "up" (answers again), "flushed" (every key lost, as after a failover to an empty replica) (got "donw"); did you mean "down"?`, nil},
 		{"quoted key", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\n\"mode\" = \"metre\"\n", `dir/test.toml:14:10: scenario.lane: mode must be one of "queue", "meter" (got "metre"); did you mean "meter"?`, nil},
 
 		// values of the wrong type, named as written, with what belongs there in words
@@ -228,6 +238,26 @@ func TestBadInput(t *testing.T) {
 		{"retry max_attempts 0", client(`retry = { policy = "fixed", max_attempts = 0 }`), `dir/test.toml:12:44: scenario "s": max_attempts = 0 is not a setting: max_attempts must be from 1 to 1000, the first attempt included; for no retries use policy = "none"`, nil},
 		{"retry delay 0s", client(`retry = { policy = "fixed", delay = "0s" }`), `dir/test.toml:12:37: scenario "s": delay = 0 is not a setting: delay must be > 0; for no delay use policy = "immediate"`, nil},
 		{"lognormal sigma 0", client(`cost_distribution = { distribution = "lognormal", median = 2, sigma = 0, max = 5 }`), `scenario "s": sigma = 0 is not a setting`, nil},
+
+		// a store that fails or forgets, and a lane's ttl: where each applies
+		{"on_error with nothing to fail", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\non_error = \"open\"\n", `dir/test.toml:14:12: scenario "s": lane "gcra": on_error decides when the store fails: on a backend = "redis" lane, or in a scenario whose store goes down (a [[scenario.change]] with store = "down"); this lane's store never fails`, nil},
+		{"ttl on redis", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = \"redis\"\nttl = \"1m\"\n", `dir/test.toml:15:7: scenario "s": lane "gcra": ttl is kept on the virtual clock, in memory: Redis expires keys on its own wall clock, which a simulated run outpaces; keep the lane in memory`, nil},
+		{"ttl with multi", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nstrategy = \"multi\"\nttl = \"1m\"\n", `dir/test.toml:15:7: scenario "s": lane "gcra": ttl applies to atomic lanes (strategy "multi" reads and writes the state itself)`, nil},
+		{"ttl 0s", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nttl = \"0s\"\n", `dir/test.toml:14:7: scenario "s": lane "gcra": ttl must be from 1µs to 24h0m0s, a whole number of microseconds (got 0s); leave it out for keys that never expire`, nil},
+		{"ttl of two days", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nttl = \"48h\"\n", `ttl must be from 1µs to 24h0m0s`, nil},
+		{"change that changes nothing", minimal + "[[scenario.change]]\nat = \"1s\"\n", `the change changes nothing; set rate, retry, clock_fix, glitch or store`, nil},
+
+		// a limit kept per instance behind a load balancer
+		{"balance without instances", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbalance = \"random\"\n", `dir/test.toml:14:11: scenario "s": lane "gcra": balance applies to a lane kept on several instances; add instances = N (2 or more)`, nil},
+		{"misspelt balance", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nbalance = \"round-robbin\"\n", `dir/test.toml:15:11: scenario.lane: balance must be one of "round-robin" (in turn), "random", "weighted" (in the shares of weights) (got "round-robbin"); did you mean "round-robin"?`, nil},
+		{"weighted without weights", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 3\nbalance = \"weighted\"\n", `scenario "s": lane "gcra": balance = "weighted" needs weights, one number per instance (3; got 0)`, nil},
+		{"weights without weighted", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nweights = [1, 2]\n", `dir/test.toml:15:11: scenario "s": lane "gcra": weights apply to balance = "weighted" (this lane's balance is "round-robin")`, nil},
+		{"a weight of 0", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nbalance = \"weighted\"\nweights = [1, 0]\n", `lane "gcra": weights[1] must be from 1 to 1000000 (got 0)`, nil},
+		{"instances and shards", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nshards = 2\n", `lane "gcra": a lane is sharded (shards) or kept per instance (instances), not both`, nil},
+		{"instances on redis", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbackend = \"redis\"\ninstances = 2\n", `dir/test.toml:15:13: scenario "s": lane "gcra": instances keep the limit in each instance's own memory; a lane on Redis shares one store`, nil},
+		{"instances 0", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 0\n", `dir/test.toml:14:13: scenario "s": lane "gcra": instances must be from 1 to 1000 (got 0)`, nil},
+		{"a share of less than one", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 11\nper_instance = \"share\"\n", `lane "gcra": instances = 11 with per_instance = "share" is more than the burst (10) of tier "default"`, nil},
+		{"misspelt per_instance", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nper_instance = \"half\"\n", `per_instance must be one of "whole" (the lane's whole policy, each), "share" (the policy divided by the instances) (got "half")`, nil},
 
 		// a claim that names no lane: placed at the name, with the nearest
 		{"claim names no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcrx\"\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:8: scenario "s": claim "x": no lane or algorithm "gcrx"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "gcra"?`, nil},
@@ -379,4 +409,70 @@ func quotedNames() string {
 		q = append(q, strconv.Quote(string(n)))
 	}
 	return strings.Join(q, ", ")
+}
+
+// A store that goes down, comes back and is flushed, as changes: inputs in time
+// order; on_error on a lane in memory (its store now fails), clock = "server" in
+// memory (the limiter's own clock), a ttl; and under --redis the ttl lane stays
+// in memory while the other moves.
+func TestStoreChangesAndTTL(t *testing.T) {
+	doc := minimal + `[[scenario.lane]]
+algorithm = "token-bucket"
+on_error = "open"
+clock = "server"
+ttl = "1m30s"
+[[scenario.lane]]
+algorithm = "gcra"
+[[scenario.change]]
+at = "1500ms"
+store = "flushed"
+[[scenario.change]]
+at = "500ms"
+store = "down"
+[[scenario.change]]
+at = "1s"
+store = "up"
+`
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range cfg.Inputs {
+		got = append(got, fmt.Sprintf("%v %v", in.At, in.Store))
+	}
+	if want := "500ms down,1s up,1.5s flushed"; strings.Join(got, ",") != want || cfg.Inputs[0].Kind != sim.InputStore {
+		t.Errorf("inputs %v, want %s, each a store change", got, want)
+	}
+	tb := cfg.Lanes[0]
+	if tb.OnError != sim.FailOpen || tb.Clock != sim.ServerClock || tb.TTL != 90*time.Second || cfg.Lanes[1].TTL != 0 {
+		t.Errorf("lane %+v; want on_error open, the server's clock, a ttl of 1m30s (and none on gcra)", tb)
+	}
+	onRedis, err := c.Compile("s", Overrides{Redis: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onRedis.Lanes[0].Backend != sim.InMemory || onRedis.Lanes[1].Backend != sim.OnRedis {
+		t.Errorf("under --redis: the ttl lane on %v, gcra on %v; want memory (a ttl is kept on the virtual clock) and redis", onRedis.Lanes[0].Backend, onRedis.Lanes[1].Backend)
+	}
+	// a session saved with a store change made live writes it back
+	path, session, err := c.WriteSession("s", Overrides{}, append(cfg.Inputs, sim.Input{At: 1800 * time.Millisecond, Kind: sim.InputStore, Store: sim.StoreDown}), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := saved.Compile(session, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(again.Inputs); n != 4 || again.Inputs[3].Store != sim.StoreDown || again.Inputs[3].At != 1800*time.Millisecond {
+		t.Errorf("the saved session's inputs: %+v; want the three changes and a store down at 1.8s", again.Inputs)
+	}
 }

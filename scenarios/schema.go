@@ -30,13 +30,38 @@ type Scenario struct {
 	Backend *BackendSpec `toml:"backend,omitempty"`
 	Claims  []ClaimSpec  `toml:"claim,omitempty"`  // the lesson's facts, checked on every run
 	Changes []ChangeSpec `toml:"change,omitempty"` // timed changes: a recorded session replayed
+	// Questions ask the learner to predict what the run is about to show; each
+	// is answered by a claim's value on the run (see sim.Question).
+	Questions []QuestionSpec `toml:"question,omitempty"`
+}
+
+// QuestionSpec is a question the lesson asks at a moment of its run: the UI
+// pauses there, takes the learner's answer, then shows the run's. The answer is
+// not written here: it is the value, on the run so far at `at`, of the claim
+// named, so it is right for every run whatever its seed, lanes or policy.
+type QuestionSpec struct {
+	At    Duration `toml:"at,omitempty"`    // required: when to ask, > 0 and at most the duration
+	Ask   string   `toml:"ask,omitempty"`   // required: the question
+	Claim string   `toml:"claim,omitempty"` // required: the id of the claim whose value answers it
+	// Lane is whose value answers, when the claim names several lanes.
+	Lane string `toml:"lane,omitempty"`
+	// Choices, if given, are what the learner picks from: ranges of the value
+	// ("100", "101–199", "at least 200", "< 5%"), the right one holding it; or
+	// lanes, the right one the lane on which the claim's comparison holds.
+	Choices []ChoiceText `toml:"choices,omitempty"`
+	// Tolerance is how far a number may be from the answer and still be right
+	// (a question with no choices); default 0, exact.
+	Tolerance *float64 `toml:"tolerance,omitempty"`
+	Show      string   `toml:"show,omitempty"` // required: where on screen to see the answer
 }
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the
 // UI's live controls make them (and save them): a client's rate or retry policy,
-// the clock-skew fix of every token-bucket lane, a backend glitch. A table may make
-// several; at one instant, requests sent by hand (a hand client's file) come
-// first, then the changes in file order.
+// the clock-skew fix of every token-bucket lane, a backend glitch; or as a
+// lesson stages it: every lane's store going down, coming back up, or losing its
+// state (sim's outage.go). A table may make several; at one instant, requests
+// sent by hand (a hand client's file) come first, then the changes in file
+// order.
 type ChangeSpec struct {
 	At       Duration   `toml:"at,omitempty"`        // required: when
 	Client   string     `toml:"client,omitempty"`    // the client rate and retry change
@@ -45,6 +70,7 @@ type ChangeSpec struct {
 	Retry    *RetrySpec `toml:"retry,omitempty"`     // its new retry policy
 	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
+	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up" or "flushed"
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
@@ -105,18 +131,24 @@ type LaneSpec struct {
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
 	WatchRetries *int      `toml:"watch_retries,omitempty"` // default 20
 
-	Backend Backend `toml:"backend,omitempty"`  // "memory" (default) or "redis"
-	Clock   Clock   `toml:"clock,omitempty"`    // redis: "client" (default) or "server"
-	OnError OnError `toml:"on_error,omitempty"` // redis: "closed" (default: deny) or "open" (allow)
+	Backend Backend   `toml:"backend,omitempty"`  // "memory" (default) or "redis"
+	Clock   Clock     `toml:"clock,omitempty"`    // "client" (default) or "server": the store's clock
+	OnError OnError   `toml:"on_error,omitempty"` // when the store fails (redis, or a store = "down" change): "closed" (default: deny) or "open" (allow)
+	TTL     *Duration `toml:"ttl,omitempty"`      // in memory: a key's state expires this long after its last acceptance; default never
 
 	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
 	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"
+
+	Instances   *int        `toml:"instances,omitempty"`    // keep the limit in each of this many instances' memory, behind a load balancer; default 1
+	PerInstance PerInstance `toml:"per_instance,omitempty"` // "whole" (default: each instance the whole policy) or "share" (the policy divided)
+	Balance     Balance     `toml:"balance,omitempty"`      // "round-robin" (default), "random" or "weighted"
+	Weights     []int       `toml:"weights,omitempty"`      // weighted: each instance's share of the requests, one number per instance
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "spring", "traefik"
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy", "spring", "traefik"; none for a product that sends none (nginx)
 }
 
 // OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
@@ -132,6 +164,19 @@ type OptionsSpec struct {
 	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`      // guava: tryAcquire's timeout
 	EnvoyVersion       string      `toml:"envoy_version,omitempty"`        // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`       // envoy-local timer bucket: when the fill timer was armed
+	TrackSC            TrackSC     `toml:"track_sc,omitempty"`             // haproxy: "before-deny" (default; denials counted) or "after-deny"
+	Expire             Duration    `toml:"expire,omitempty"`               // haproxy: the stick-table's expire; default none
+	DenyStatus         int         `toml:"deny_status,omitempty"`          // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429; kong: config.error_code, default 429)
+	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`      // haproxy: the release ("2.2.11"); default the newest
+	Nodelay            bool        `toml:"nodelay,omitempty"`              // nginx: limit_req's nodelay
+	Delay              int64       `toml:"delay,omitempty"`                // nginx: limit_req's delay=N (requests)
+	DryRun             bool        `toml:"dry_run,omitempty"`              // nginx: limit_req_dry_run on
+	ShadowMode         bool        `toml:"shadow_mode,omitempty"`          // envoy-global: over the limit answered OK, still counted
+	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`   // cloudflare: block every request this long once the rate is passed; 0: throttle
+	CountBlocked       bool        `toml:"count_blocked,omitempty"`        // cloudflare: blocked requests count too
+	QuotaLimit         int64       `toml:"quota_limit,omitempty"`          // api-gateway: the usage plan's quota, requests per quota_period
+	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`         // api-gateway: "day", "week" or "month" (UTC)
+	QuotaOffset        int64       `toml:"quota_offset,omitempty"`         // api-gateway: taken off the quota in the first period
 	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
 	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
 	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands

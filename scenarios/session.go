@@ -173,6 +173,8 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 	case sim.InputGlitch:
 		glitch := in.Glitch
 		ch.Glitch = &glitch
+	case sim.InputStore:
+		ch.Store = StoreEvent{choiceOf(in.Store, storeEvents)}
 	}
 	return ch
 }

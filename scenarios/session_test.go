@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -30,9 +31,9 @@ func csvOf(t *testing.T, cfg *sim.Config) string {
 	return b.String()
 }
 
-// A session saved with nothing done replays every shipped scenario exactly, with
-// the command line's and the UI's overrides written into it; one with inputs
-// replays them.
+// A session saved with nothing done (the run's inputs are the scenario's own
+// changes) replays every shipped scenario exactly, with the command line's and
+// the UI's overrides written into it; one with inputs replays them.
 func TestSavedSessionsReplayExactly(t *testing.T) {
 	c, err := LoadFS(os.DirFS(".."), "scenarios.toml")
 	if err != nil {
@@ -49,7 +50,7 @@ func TestSavedSessionsReplayExactly(t *testing.T) {
 				continue // an adjustment the scenario cannot take (costs above the burst)
 			}
 			dir := t.TempDir()
-			path, session, err := c.WriteSession(name, o, nil, dir)
+			path, session, err := c.WriteSession(name, o, cfg.Inputs, dir) // a run with nothing done: its own changes
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -64,6 +65,9 @@ func TestSavedSessionsReplayExactly(t *testing.T) {
 			}
 			if a, b := csvOf(t, cfg), csvOf(t, again); a != b {
 				t.Errorf("%s (overrides %+v): the saved session replays differently", name, o)
+			}
+			if !reflect.DeepEqual(cfg.Questions, again.Questions) {
+				t.Errorf("%s: the saved session asks %+v; the scenario %+v", name, again.Questions, cfg.Questions)
 			}
 		}
 	}

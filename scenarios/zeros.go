@@ -56,6 +56,7 @@ func (c *compiler) zeroSettings() []zeroSetting {
 	}
 	for i, l := range s.Lanes {
 		add(l.Burst != nil && *l.Burst == 0, "burst must be >= 1; leave it out for the scenario's", "lane", i, "burst")
+		add(l.DenyStatus == 0, "deny_status must be an HTTP error status from 400 to 599; leave it out for the product's default", "lane", i, "deny_status")
 		for j, ls := range l.Limits {
 			add(ls.Burst != nil && *ls.Burst == 0, "burst must be >= 1; leave it out for the limit's own", "lane", i, "limits", j, "burst")
 		}

@@ -61,6 +61,12 @@ func (s *redisStore) Limiter(i int, lane sim.LaneConfig, part sim.Part) (algorit
 	if lane.Backend != sim.OnRedis {
 		return sim.Memory.Limiter(i, lane, part)
 	}
+	if lane.Balanced() { // the scenario compiler keeps such a lane in memory
+		return nil, nil, fmt.Errorf("lane %q: instances keep the limit in each instance's own memory; on Redis the lane shares one store: run it in memory", lane.Name)
+	}
+	if lane.TTL > 0 { // the scenario compiler keeps such a lane in memory
+		return nil, nil, fmt.Errorf("lane %q: a ttl is kept on the virtual clock, in memory only (Redis expires keys on its own wall clock, which a simulated run outpaces); run the lane in memory", lane.Name)
+	}
 	c := redislua.Config{
 		Lane: fmt.Sprintf("%d.%d", i, part.Tier), Algorithm: part.Algorithm, Policy: part.Policy, Options: part.Options,
 		FailOpen: lane.OnError == sim.FailOpen, Template: part.Template,

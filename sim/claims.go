@@ -251,29 +251,34 @@ type ClaimResult struct {
 func Judge(cfg *Config, ms []Metrics, scoped [][]ScopeCounts) []ClaimResult {
 	out := make([]ClaimResult, 0, len(cfg.Claims))
 	for _, c := range cfg.Claims {
-		value := func(lane int) float64 {
-			if c.Scope >= 0 {
-				return scoped[lane][c.Scope].value(c.Metric)
-			}
-			v, _ := metricValue(ms[lane], c.Metric)
-			return v
-		}
-		r := ClaimResult{Claim: c, Holds: true, Adjusted: cfg.Tiers[0].Policy != c.Policy}
-		for _, lane := range c.Lanes {
-			got, want := value(lane), c.Value
-			if c.Than >= 0 {
-				want = c.Times * value(c.Than)
-			}
-			undefined := math.IsNaN(got) || math.IsNaN(want)
-			if undefined {
-				got, want = 0, 0
-			}
-			r.Got, r.Want, r.Undefined = append(r.Got, got), append(r.Want, want), append(r.Undefined, undefined)
-			r.Holds = r.Holds && !undefined && compare(got, c.Op, want)
-		}
-		out = append(out, r)
+		out = append(out, judge(cfg, c, ms, scoped))
 	}
 	return out
+}
+
+// judge evaluates claim c on lanes' metrics and scope counts.
+func judge(cfg *Config, c Claim, ms []Metrics, scoped [][]ScopeCounts) ClaimResult {
+	value := func(lane int) float64 {
+		if c.Scope >= 0 {
+			return scoped[lane][c.Scope].value(c.Metric)
+		}
+		v, _ := metricValue(ms[lane], c.Metric)
+		return v
+	}
+	r := ClaimResult{Claim: c, Holds: true, Adjusted: cfg.Tiers[0].Policy != c.Policy}
+	for _, lane := range c.Lanes {
+		got, want := value(lane), c.Value
+		if c.Than >= 0 {
+			want = c.Times * value(c.Than)
+		}
+		undefined := math.IsNaN(got) || math.IsNaN(want)
+		if undefined {
+			got, want = 0, 0
+		}
+		r.Got, r.Want, r.Undefined = append(r.Got, got), append(r.Want, want), append(r.Undefined, undefined)
+		r.Holds = r.Holds && !undefined && compare(got, c.Op, want)
+	}
+	return r
 }
 
 // compare says whether got op want holds.

@@ -73,6 +73,10 @@ func (l *Lane) attempt(id int32) {
 	r.sent = l.now
 	l.rec.m.Attempts++
 	l.tick.Attempts++
+	if l.storeDown {
+		l.unreachable(id)
+		return
+	}
 	l.decider.decide(id)
 }
 

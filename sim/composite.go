@@ -89,6 +89,9 @@ func (d *compositeDecider) decide(id int32) {
 	if lc := l.Config; lc.Sharded() {
 		p.first, p.second = algorithms.PickShards(shardDraw(l.cfg.Seed, r.client, r.n, r.attempt), lc.Shards)
 		p.chosen = p.first
+	} else if lc.Balanced() {
+		p.first = l.instance(r)
+		p.chosen = p.first
 	} else {
 		p.decisions = make([]algorithms.Decision, len(lc.Limits))
 	}
@@ -174,8 +177,8 @@ func (d *compositeDecider) appendCalls(calls []algorithms.Call, id int32) []algo
 	call := func(mode algorithms.Mode, part int) algorithms.Call {
 		return algorithms.Call{Mode: mode, Part: part, Req: req}
 	}
-	if lc.Sharded() {
-		if lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
+	if lc.Pieces() > 1 {
+		if lc.Sharded() && lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
 			return append(calls, call(algorithms.ModeCheck, p.first), call(algorithms.ModeCheck, p.second))
 		}
 		return append(calls, call(algorithms.ModeAllow, p.chosen))
@@ -219,8 +222,8 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 	lc := l.Config
 	r := l.reqs.At(id)
 	p := d.plans.At(r.slot)
-	if lc.Sharded() {
-		if lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
+	if lc.Pieces() > 1 {
+		if lc.Sharded() && lc.ShardPick == algorithms.PickTwoChoices && p.step == 0 {
 			a, b := out[0], out[1]
 			if !a.Allowed && !b.Allowed { // neither has room: the earlier retry
 				dec, shard := a, p.first
@@ -290,8 +293,8 @@ func (d *compositeDecider) next(id int32) {
 	d.issue(id)
 }
 
-// shardDecided lands a sharded decision made by shard (the lane measures false
-// denials against its whole limit, see Lane.wholeLimit).
+// shardDecided lands a decision made by shard, a shard or an instance (the lane
+// measures false denials against its whole limit, see Lane.wholeLimit).
 func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Decision) {
 	l := d.l
 	o := decision(dec, l.now+l.Config.RoundTrip)
@@ -300,8 +303,10 @@ func (d *compositeDecider) shardDecided(id int32, shard int, dec algorithms.Deci
 }
 
 // limitsDecided lands a multi-limit decision: allowed when every limit allowed.
-// Its retry-after is the latest of the refusing limits'; its delay the longest;
-// remaining, limit and reset are the first listed limit's that was asked.
+// Its retry-after is the latest of the refusing limits'; its delay the longest
+// (as nginx's ngx_http_limit_req_account has it), and a product's dry-run
+// shadow the strongest (a refusal over a delay); remaining, limit and reset are
+// the first listed limit's that was asked.
 func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 	l := d.l
 	r := l.reqs.At(id)
@@ -317,7 +322,7 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 		}
 		dec.OnError = dec.OnError || ld.OnError
 		if allowed {
-			dec.Delay = max(dec.Delay, ld.Delay)
+			dec.Delay, dec.Shadow = max(dec.Delay, ld.Delay), max(dec.Shadow, ld.Shadow)
 		} else if !ld.Allowed {
 			dec.RetryAfter = max(dec.RetryAfter, ld.RetryAfter)
 		}
@@ -335,10 +340,10 @@ func (d *compositeDecider) land(id int32, o landing) {
 	l.land(id, o)
 }
 
-// wholeLimit measures a sharded lane's shard decision on request r against the
-// limit as a whole: one limiter of the lane's whole policy and algorithm, in
-// memory, for the same key, fed every request the shards accepted at the
-// instant they accepted it. A request the shards accepted is taken from it too;
+// wholeLimit measures a sharded lane's shard decision (or a balanced lane's
+// instance's) on request r against the limit as a whole: one limiter of the
+// lane's whole policy and algorithm, in memory, for the same key, fed every
+// request the shards (the instances) accepted at the instant they accepted it. A request the shards accepted is taken from it too;
 // for one they refused, it says whether the whole limit, with the same
 // history, would have accepted it: a false denial, the cost of splitting.
 func (l *Lane) wholeLimit(r *request, allowed bool) (falseDenial bool) {

@@ -44,6 +44,9 @@ type Config struct {
 	// decisions they count.
 	Claims []Claim
 	Scopes []Scope
+	// Questions are what the lesson asks the learner to predict, each answered
+	// by a claim's value at its instant (see Question).
+	Questions []Question
 	// NoLookahead makes lanes that could batch their decisions (on Redis) decide
 	// one at a time: slower, and, as the tests check, the same run.
 	NoLookahead bool
@@ -259,7 +262,8 @@ const (
 // String is the clock's name in files.
 func (c Clock) String() string { return [...]string{"client", "server"}[c] }
 
-// OnError is what a lane decides when its store (Redis) fails.
+// OnError is what a lane decides when its store fails: Redis failing to answer,
+// or an outage of the scenario's (a change store = "down", see outage.go).
 type OnError int
 
 const (
@@ -284,15 +288,30 @@ type LaneConfig struct {
 	WatchRetries int
 	// Backend is where the limiter's state lives.
 	Backend Store
-	// Clock stamps the requests; OnError decides when the store fails (Redis).
+	// Clock stamps the requests; OnError decides when the store fails (Redis
+	// failing, or an outage: see outage.go).
 	Clock   Clock
 	OnError OnError
+	// TTL, when > 0, makes each key's state expire this long after the last
+	// request it accepted, as a store's key with that expiry does: its next
+	// request finds it new (see algorithms.WithTTL). In memory only.
+	TTL time.Duration
 
 	// Shards, when > 1, splits the lane's policy into that many limits of about
 	// 1/Shards each (algorithms.ShardPolicies), each with its own state; ShardPick
 	// chooses the one a request goes to (see composite.go).
 	Shards    int
 	ShardPick algorithms.ShardPick
+	// Instances, when > 1, keeps the lane's limit in the memory of that many
+	// application instances behind a load balancer, each a limiter of the
+	// lane's whole policy (PerInstance InstanceWhole: what a limit written per
+	// server does, together Instances times it) or of a share of it
+	// (InstanceShare, as shards split it); Balance picks each request's
+	// instance, Weights their shares under BalanceWeighted. See balance.go.
+	Instances   int
+	PerInstance PerInstance
+	Balance     Balance
+	Weights     []int
 	// Limits, when not empty, holds every request to each of them (the lane's
 	// Algorithm, Options and Policy are those of the first), combined by Combine;
 	// Orders, per client, is the order in-order takes them in (nil: as listed).

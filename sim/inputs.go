@@ -10,7 +10,8 @@ import (
 
 // Inputs are what a person does to a running simulation, each at a virtual time:
 // requests sent by hand, a client's rate or retry policy changed, the clock-skew
-// fix switched, a backend glitch turned on or off. They are part of the run's
+// fix switched, a backend glitch turned on or off, the store taken down, brought
+// back or flushed. They are part of the run's
 // configuration (Config.Inputs, and Run.AddInput for those made live), and every
 // lane applies each at its instant before anything else at that instant — an input
 // made live at virtual time t is made when the lanes have run every event before
@@ -35,6 +36,9 @@ type Input struct {
 	Fix ClockFix
 	// Glitch: the backend serves four times slower while on.
 	Glitch bool
+	// Store: every lane's store goes down, comes back up, or loses its state
+	// (see outage.go).
+	Store StoreChange
 }
 
 // InputKind says what an Input does.
@@ -46,6 +50,7 @@ const (
 	InputRetry
 	InputClockFix
 	InputGlitch
+	InputStore
 )
 
 // ClockFix is a setting of the token bucket's monotonic timestamp for every lane.
@@ -104,6 +109,8 @@ func (l *Lane) applyInput(i int32) {
 				s.SetMonotonic(monotonic)
 			}
 		}
+	case InputStore:
+		l.changeStore(in.Store)
 	case InputGlitch:
 		if l.backend != nil {
 			l.backend.b.ServiceTime = l.cfg.Backend.ServiceTime

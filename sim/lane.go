@@ -26,7 +26,7 @@ type Lane struct {
 	limiters []algorithms.Limiter // one per tier; a composite lane's every part, tier by tier
 	health   []Health             // what the store says of the limiters' calls (none in memory)
 	sets     []algorithms.Set     // a composite lane's parts, per tier (see composite.go)
-	whole    []algorithms.Limiter // a sharded lane's whole limit, per tier, in memory (see wholeLimit)
+	whole    []algorithms.Limiter // a sharded or balanced lane's whole limit, per tier, in memory (see wholeLimit)
 	periods  []time.Duration      // each tier's policy period, as this lane enforces it
 	decider  decider
 
@@ -48,6 +48,10 @@ type Lane struct {
 
 	// failuresSeen is the store's failures at the last tick's end.
 	failuresSeen int64
+	// storeDown says the lane's store is down (an outage, see outage.go);
+	// outageErrors counts the decisions on_error made meanwhile.
+	storeDown    bool
+	outageErrors int64
 
 	// stream, when not nil, receives every decision as it lands (see stream.go);
 	// samples every tick's sample as it closes.
@@ -64,6 +68,8 @@ type Lane struct {
 
 	// last is the latest decision (see LastDecision).
 	last latest
+	// turn is the next instance a round-robin balancer sends to (balance.go).
+	turn int
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -137,8 +143,11 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
-		if lc.Sharded() {
+		if lc.Pieces() > 1 {
 			whole, err := algorithms.New(lc.Algorithm, p, lc.Options)
+			if err == nil && lc.TTL > 0 {
+				whole, err = algorithms.WithTTL(whole, lc.TTL) // its keys expire as the shards' do
+			}
 			if err != nil {
 				return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 			}
@@ -190,8 +199,12 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 // one per tick, or coarser in a long run (see MaxSeriesPoints).
 func (l *Lane) Series() []Sample { return l.series.kept }
 
-// Unavailable says the lane's store (Redis) failed at its last call.
+// Unavailable says the lane's store is down (an outage) or failed at its last
+// call (Redis).
 func (l *Lane) Unavailable() bool {
+	if l.storeDown {
+		return true
+	}
 	for _, h := range l.health {
 		if h.Unavailable() {
 			return true
@@ -226,9 +239,10 @@ func (l *Lane) complete(m Metrics) Metrics {
 	return m
 }
 
-// storeFailures is the store's failures so far, over the lane's limiters.
+// storeFailures is the store's failures so far: the decisions an outage left
+// to on_error, and the failures of the lane's limiters' calls (Redis).
 func (l *Lane) storeFailures() int64 {
-	var n int64
+	n := l.outageErrors
 	for _, h := range l.health {
 		n += h.Failures()
 	}

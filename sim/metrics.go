@@ -93,14 +93,16 @@ type Metrics struct {
 	// PeakSpan is PeakLast − PeakFirst: how quickly the peak window filled.
 	PeakSpan time.Duration `json:"peak_span_ms"`
 
-	// FalseDenials, for a sharded lane, is the decisions its shard refused that
+	// FalseDenials, for a sharded lane (or one kept per instance, an instance
+	// for a shard), is the decisions its shard refused that
 	// the limit as a whole would have accepted: one key under the lane's whole
 	// policy, same algorithm, fed the same history (every request the shards
 	// accepted, at the same instants) — see Lane.wholeLimit. Summing the shards'
 	// fractional room instead would count refusals no single limit makes.
 	FalseDenials int64 `json:"false_denials"`
-	// ShardImbalance, for a sharded lane, is the most units one shard admitted
-	// over the mean of all shards' (1: even; 0 before any admission).
+	// ShardImbalance, for a sharded lane (or one kept per instance), is the
+	// most units one shard (instance) admitted over the mean of all shards' (1:
+	// even; 0 before any admission).
 	ShardImbalance float64 `json:"shard_imbalance"`
 	// GrantedUnits, for a multi-limit lane, is the units its limits granted, each
 	// limit's counted (a request of 1 request and 400 tokens granted by both is

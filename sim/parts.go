@@ -26,20 +26,36 @@ func (l LaneConfig) Sharded() bool { return l.Shards > 1 }
 // MultiLimit says the lane holds each request to several limits.
 func (l LaneConfig) MultiLimit() bool { return len(l.Limits) > 0 }
 
+// Balanced says the lane's limit is kept per instance behind a load balancer.
+func (l LaneConfig) Balanced() bool { return l.Instances > 1 }
+
+// Pieces is how many limiters the lane's limit is kept in, one of which decides
+// each request: its shards, or its instances; 1 otherwise.
+func (l LaneConfig) Pieces() int {
+	switch {
+	case l.Sharded():
+		return l.Shards
+	case l.Balanced():
+		return l.Instances
+	}
+	return 1
+}
+
 // Composite says a decision of the lane calls more than one limiter: it is
-// sharded or holds several limits.
-func (l LaneConfig) Composite() bool { return l.Sharded() || l.MultiLimit() }
+// sharded, kept per instance, or holds several limits.
+func (l LaneConfig) Composite() bool { return l.Pieces() > 1 || l.MultiLimit() }
 
 // Parts are the lane's limiters for tier t, in the order a decision names them:
-// the lane itself, its shards (shard i's policy is algorithms.ShardPolicies's
-// i-th), or its limits as listed.
+// the lane itself, its shards or its instances (piece i's policy is
+// PiecePolicy's; Shard is the piece), or its limits as listed.
 func (l LaneConfig) Parts(cfg *Config, t int) []Part {
 	p := l.TierPolicy(cfg, t)
 	switch {
-	case l.Sharded():
-		parts := make([]Part, l.Shards)
-		for i, sp := range algorithms.ShardPolicies(p, l.Shards) {
-			parts[i] = Part{Tier: t, Shard: i, Limit: -1, Algorithm: l.Algorithm, Policy: sp, Options: algorithms.ShardOptions(l.Options, l.Shards, i)}
+	case l.Pieces() > 1:
+		parts := make([]Part, l.Pieces())
+		for i := range parts {
+			pp, o := l.PiecePolicy(cfg, t, i)
+			parts[i] = Part{Tier: t, Shard: i, Limit: -1, Algorithm: l.Algorithm, Policy: pp, Options: o}
 		}
 		return parts
 	case l.MultiLimit():
@@ -87,16 +103,16 @@ func (l *Lane) buildParts(index, t int, store StateStore) error {
 			return err
 		}
 		l.sets = append(l.sets, set)
-		if l.Config.Sharded() && t == 0 {
-			l.rec.shardUnits = make([]int64, l.Config.Shards)
+		if n := l.Config.Pieces(); n > 1 && t == 0 {
+			l.rec.shardUnits = make([]int64, n)
 		}
 	}
 	return nil
 }
 
 // level is key k's level at now, for the graphs: its limiter's; the sum of a
-// sharded lane's shards (the tokens, or units in the window, of them all); a
-// multi-limit lane's first limit's.
+// sharded lane's shards, or of the instances (the tokens, or units in the
+// window, of them all); a multi-limit lane's first limit's.
 func (l *Lane) level(k Key) float64 {
 	if !l.Config.Composite() {
 		return l.limiters[k.Tier].Level(k.Name, l.now)

@@ -18,6 +18,9 @@ type Row struct {
 	Allowed    bool
 	Remaining  float64
 	RetryAfter time.Duration
+	// Shadow is what a product in dry run would have done with the request it
+	// let through (algorithms.Decision.Shadow).
+	Shadow algorithms.Shadow
 	// For the headers (RequestWriter with headers, the UI): the decision's reset
 	// and limit, the shard that made it (-1 when the lane is not sharded), and a
 	// multi-limit lane's decision per limit (as listed; a zero Limit: not asked).
@@ -97,19 +100,19 @@ func (l *Lane) LastDecision() (Last, bool) {
 	}
 	d := l.last.d
 	return Last{Decision: d, Key: l.cfg.Keys[l.last.key], Row: Row{At: l.last.at, Lane: l.Index, Key: int(l.last.key),
-		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit,
+		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit,
 		Shard: l.last.shard, Limits: l.last.limits}}, true
 }
 
 // land records what a decider decided for request id, now, and carries the
 // request on: a denial (or a lost WATCH race) to its client's retry policy, an
-// acceptance to its admission. noDecision (a lost race) says nothing about the
-// watched level.
+// acceptance to its admission. noDecision (a lost race) and a decision of
+// on_error (the store failed) say nothing about the watched level.
 func (l *Lane) land(id int32, o landing) {
 	r := l.reqs.At(id)
 	d := o.d
 	l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
-	if int(r.key) == l.cfg.WatchKey && d != noDecision && !l.Config.Composite() {
+	if int(r.key) == l.cfg.WatchKey && d != noDecision && !d.OnError && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {
@@ -117,7 +120,7 @@ func (l *Lane) land(id int32, o landing) {
 	}
 	if l.stream != nil {
 		l.holdRow(r, Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
-			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: o.limits})
+			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: o.limits})
 	}
 	m := &l.rec.m
 	if o.shard >= 0 && d.Allowed {

@@ -36,13 +36,19 @@ type Run struct {
 	workers *workers  // the lanes' goroutines, started on the first advance
 	inputs  *[]Input  // the configuration's inputs, then those added (see AddInput)
 	final   []Metrics // once done, the metrics a Snapshot shows (taken once)
+
+	// the lesson's questions in the order asked (see askAt), how many of them
+	// the run has reached, and their answers
+	order   []int
+	asked   int
+	answers []Answer
 }
 
 // NewRun starts a run of cfg at virtual time zero, its lanes' state kept in
 // store (Memory, or a Redis: see package session).
 func NewRun(cfg *Config, store StateStore) (*Run, error) {
 	inputs := append([]Input(nil), cfg.Inputs...)
-	r := &Run{Config: cfg, inputs: &inputs}
+	r := &Run{Config: cfg, inputs: &inputs, order: askAt(cfg)}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	for i := range cfg.Lanes {
 		l, err := newLane(cfg, i, r.inputs, store)
@@ -100,8 +106,25 @@ func (r *Run) Done() bool { return r.now >= r.Config.Duration }
 // their sink as the lanes make them; the samples of the ticks passed go to the
 // series sink at the end (a caller that wants them in bounded memory advances a
 // bounded stretch at a time).
+//
+// On its way it stops at each question's instant (see Question), to record its
+// answer on the run as it is then.
 func (r *Run) AdvanceTo(t time.Duration) error {
 	t = min(t, r.Config.Duration)
+	for {
+		stop := min(t, r.nextQuestion())
+		if err := r.advance(stop); err != nil {
+			return err
+		}
+		r.answerDue()
+		if stop == t {
+			return nil
+		}
+	}
+}
+
+// advance runs every lane up to virtual time t (see AdvanceTo).
+func (r *Run) advance(t time.Duration) error {
 	if r.now >= t {
 		return nil
 	}

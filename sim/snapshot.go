@@ -15,7 +15,9 @@ type Snapshot struct {
 	Metrics []Metrics
 	// Claims are the lesson's claims judged on Metrics.
 	Claims []ClaimResult
-	Lanes  []LaneSnapshot
+	// Answers are the lesson's questions answered so far (see Run.Answers).
+	Answers []Answer
+	Lanes   []LaneSnapshot
 }
 
 // LaneSnapshot is one lane in a Snapshot.
@@ -62,6 +64,7 @@ func (r *Run) Snapshot() *Snapshot {
 		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Unavailable: l.Unavailable()}
 	}
 	s.Claims = Judge(r.Config, s.Metrics, scoped)
+	s.Answers = r.Answers()
 	return s
 }
 

@@ -164,12 +164,12 @@ func appendRow(b []byte, r *Row) []byte {
 		int64(r.DecidedAt), int64(r.AdmittedAt), int64(r.QueueDelay), int64(r.Latency), int64(len(r.Limits))} {
 		b = le.AppendUint64(b, uint64(v))
 	}
-	b = append(b, flags(r.Allowed, r.Wasted), byte(r.Outcome))
+	b = append(b, flags(r.Allowed, r.Wasted)|byte(r.Shadow)<<2, byte(r.Outcome))
 	for _, d := range r.Limits {
 		for _, v := range []int64{int64(math.Float64bits(d.Remaining)), d.Limit, int64(d.RetryAfter), int64(d.ResetAfter), int64(d.Delay)} {
 			b = le.AppendUint64(b, uint64(v))
 		}
-		b = append(b, flags(d.Allowed, d.OnError))
+		b = append(b, flags(d.Allowed, d.OnError)|byte(d.Shadow)<<2)
 	}
 	return b
 }
@@ -193,14 +193,14 @@ func decodeRow(b []byte) (Row, int, bool) {
 	r := Row{At: time.Duration(v(0)), Lane: int(v(1)), Client: int(v(2)), Key: int(v(3)), Request: v(4), Attempt: int(v(5)), Cost: v(6),
 		Remaining: math.Float64frombits(uint64(v(7))), RetryAfter: time.Duration(v(8)), ResetAfter: time.Duration(v(9)), Limit: v(10), Shard: int32(v(11)),
 		DecidedAt: time.Duration(v(12)), AdmittedAt: time.Duration(v(13)), QueueDelay: time.Duration(v(14)), Latency: time.Duration(v(15)),
-		Allowed: b[17*8]&1 != 0, Wasted: b[17*8]&2 != 0, Outcome: Outcome(b[17*8+1])}
+		Allowed: b[17*8]&1 != 0, Wasted: b[17*8]&2 != 0, Shadow: algorithms.Shadow(b[17*8] >> 2), Outcome: Outcome(b[17*8+1])}
 	if n > 0 {
 		r.Limits = make([]algorithms.Decision, n)
 		for i := range r.Limits {
 			p := b[rowFixed+i*limitSize:]
 			w := func(j int) int64 { return int64(le.Uint64(p[8*j:])) }
 			r.Limits[i] = algorithms.Decision{Remaining: math.Float64frombits(uint64(w(0))), Limit: w(1), RetryAfter: time.Duration(w(2)),
-				ResetAfter: time.Duration(w(3)), Delay: time.Duration(w(4)), Allowed: p[40]&1 != 0, OnError: p[40]&2 != 0}
+				ResetAfter: time.Duration(w(3)), Delay: time.Duration(w(4)), Allowed: p[40]&1 != 0, OnError: p[40]&2 != 0, Shadow: algorithms.Shadow(p[40] >> 2)}
 		}
 	}
 	return r, size, true

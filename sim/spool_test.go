@@ -16,9 +16,9 @@ func TestSpoolKeepsOrderAndRows(t *testing.T) {
 	row := func(i int) Row {
 		r := Row{At: time.Duration(i) * time.Microsecond, Lane: i % 3, Client: i % 5, Key: i % 7, Request: int64(i), Attempt: 1 + i%2, Cost: 3,
 			Allowed: i%2 == 0, Remaining: float64(i) / 3, RetryAfter: algorithms.Forever, Shard: int32(i%4) - 1,
-			DecidedAt: -time.Duration(i), Latency: -1, Outcome: Outcome(i % 7), Wasted: i%3 == 0}
+			DecidedAt: -time.Duration(i), Latency: -1, Outcome: Outcome(i % 7), Wasted: i%3 == 0, Shadow: algorithms.Shadow(i % 3)}
 		if i%5 == 0 {
-			r.Limits = []algorithms.Decision{{Allowed: true, Remaining: 0.5, Limit: 10, Delay: time.Second, OnError: true}, {}}
+			r.Limits = []algorithms.Decision{{Allowed: true, Remaining: 0.5, Limit: 10, Delay: time.Second, OnError: true, Shadow: algorithms.ShadowRefused}, {}}
 		}
 		return r
 	}

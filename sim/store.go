@@ -29,16 +29,22 @@ type Health interface {
 }
 
 // Memory keeps every lane's state in the process's memory: each part's
-// limiter is algorithms.New's, its keys named by the part's template. It never
-// fails.
+// limiter is algorithms.New's, its keys expiring after the lane's TTL if it has
+// one (algorithms.WithTTL) and named by the part's template. It never fails (an
+// outage of the scenario's is the lane's, see outage.go).
 var Memory StateStore = memory{}
 
 type memory struct{}
 
-func (memory) Limiter(_ int, _ LaneConfig, part Part) (algorithms.Limiter, Health, error) {
+func (memory) Limiter(_ int, lc LaneConfig, part Part) (algorithms.Limiter, Health, error) {
 	lim, err := algorithms.New(part.Algorithm, part.Policy, part.Options)
 	if err != nil {
 		return nil, nil, err
+	}
+	if lc.TTL > 0 {
+		if lim, err = algorithms.WithTTL(lim, lc.TTL); err != nil {
+			return nil, nil, err
+		}
 	}
 	return algorithms.WithTemplate(lim, part.Template), nil, nil
 }

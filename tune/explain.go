@@ -207,6 +207,21 @@ func (r *Report) Edges() []string {
 	return out
 }
 
+// LeftOut says which policies of the grids were not swept because their exact
+// arithmetic cannot span the log (a large rate per hour over a long log whose
+// credits need more than 2^53), with the first of them; "" when none was.
+func (r *Report) LeftOut() string {
+	var left []Policy
+	for _, g := range r.Grids {
+		left = append(left, g.LeftOut(r.Trace.MaxRequestCost())...)
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s of the grid (%s first) %s not swept: exact arithmetic cannot replay %s over the log's %s; a rate that shares more factors with its period (a round number) can.",
+		plural(int64(len(left)), "policy", "policies"), left[0], map[bool]string{true: "was", false: "were"}[len(left) == 1], map[bool]string{true: "it", false: "them"}[len(left) == 1], r.Trace.Span)
+}
+
 // Resolution says what the log's one-second timestamps mean for limits of a
 // second or less, when the trace has them and such a period was swept.
 func (r *Report) Resolution() string {

@@ -96,28 +96,59 @@ type Grid struct {
 	// RateRange and BurstRange are the ranges Rates and Bursts were drawn from,
 	// when known: a recommendation on their edge says so.
 	RateRange, BurstRange Range
+	// Span is the time the trace covers, when known: a policy whose exact
+	// arithmetic cannot reach that far (a large rate per hour that shares few
+	// factors with the period, over a long log) is left out of Policies and
+	// counted by LeftOut, instead of failing the whole sweep.
+	Span time.Duration
 }
 
 // Policies lists the grid in a fixed order: by algorithm (as given), then rate,
-// then burst. A burst below a request's cost could never accept it and is left out.
+// then burst. A burst below a request's cost could never accept it and is left
+// out, and so is a policy the algorithm cannot enforce as its product writes it
+// (algorithms.Info.CheckPolicy: nginx sweeps the periods of 1s and 1m only) and
+// one that cannot be replayed exactly over g.Span (LeftOut).
 func (g Grid) Policies(maxCost int64) []Policy {
-	var out []Policy
+	all, _ := g.policies(maxCost)
+	return all
+}
+
+// LeftOut lists the grid's policies that could accept the largest request but
+// whose exact arithmetic cannot span g.Span (algorithms.Policy.CheckHorizon), in
+// the order of Policies.
+func (g Grid) LeftOut(maxCost int64) []Policy {
+	_, out := g.policies(maxCost)
+	return out
+}
+
+func (g Grid) policies(maxCost int64) (in, out []Policy) {
+	add := func(p Policy) {
+		if g.Span > 0 && p.policy().CheckHorizon(g.Span) != nil {
+			out = append(out, p)
+			return
+		}
+		in = append(in, p)
+	}
 	for _, a := range g.Algorithms {
+		info, _ := algorithms.Lookup(a)
+		enforceable := func(p Policy) bool {
+			return info.CheckPolicy == nil || info.CheckPolicy(p.policy(), info.Defaults) == nil
+		}
 		for _, r := range g.Rates {
 			if !hasBurst(a) {
-				if r >= maxCost {
-					out = append(out, Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r})
+				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: r}); r >= maxCost && enforceable(p) {
+					add(p)
 				}
 				continue
 			}
 			for _, b := range g.Bursts {
-				if b >= maxCost {
-					out = append(out, Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b})
+				if p := (Policy{Algorithm: a, Limit: r, Period: g.Period, Burst: b}); b >= maxCost && enforceable(p) {
+					add(p)
 				}
 			}
 		}
 	}
-	return out
+	return in, out
 }
 
 // DefaultAlgorithms are those tune sweeps unless told otherwise, as the registry

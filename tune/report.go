@@ -61,6 +61,9 @@ func (r *Report) Advice() string {
 		parts = append(parts, s)
 	}
 	parts = append(parts, r.Edges()...)
+	if s := r.LeftOut(); s != "" {
+		parts = append(parts, s)
+	}
 	if s := r.Resolution(); s != "" {
 		parts = append(parts, s)
 	}

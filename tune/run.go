@@ -74,7 +74,7 @@ func (o Options) Grids(t *Trace) ([]Grid, error) {
 		if o.Burst != nil {
 			burst = *o.Burst
 		}
-		grids = append(grids, Grid{Algorithms: algs, Rates: rate.Steps(points), Bursts: burst.Steps(points), Period: p, RateRange: rate, BurstRange: burst})
+		grids = append(grids, Grid{Algorithms: algs, Rates: rate.Steps(points), Bursts: burst.Steps(points), Period: p, RateRange: rate, BurstRange: burst, Span: t.Span})
 	}
 	return grids, nil
 }
@@ -102,11 +102,16 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 	}
 	var periods []time.Duration
 	var singles []Limits
+	var leftOut []Policy
 	for _, g := range grids {
 		periods = append(periods, g.Period)
 		for _, p := range g.Policies(t.MaxRequestCost()) {
 			singles = append(singles, Limits{Policy: p})
 		}
+		leftOut = append(leftOut, g.LeftOut(t.MaxRequestCost())...)
+	}
+	if len(singles) == 0 && len(leftOut) > 0 {
+		return nil, fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, leftOut[0], leftOut[0].policy().CheckHorizon(t.Span))
 	}
 	if len(singles) == 0 {
 		return nil, fmt.Errorf("no policy in the grid can accept the trace's largest request (cost %d); raise --burst (and --rate for the windows)", t.MaxRequestCost())

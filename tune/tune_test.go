@@ -338,3 +338,31 @@ func TestRatesAreReadable(t *testing.T) {
 		t.Errorf("the JSON lacks %s:\n%s", want, js.String())
 	}
 }
+
+// A policy whose exact arithmetic cannot span the log is left out of the sweep
+// and said, instead of failing the whole tune: 446,363 an hour with a burst of
+// twice that needs more than 2^53 over 2h46m40s (found on a generated 10 M-line
+// log with a million keys, whose busiest key's hour set the grid's top), while a
+// round 450,000 an hour fits.
+func TestPoliciesThatCannotBeExactAreLeftOut(t *testing.T) {
+	span := 2*time.Hour + 46*time.Minute + 40*time.Second
+	g := Grid{Algorithms: []algorithms.Name{algorithms.TokenBucketName}, Rates: []int64{446363, 450000}, Bursts: []int64{892726}, Period: time.Hour, Span: span}
+	in, out := g.Policies(1), g.LeftOut(1)
+	if len(in) != 1 || in[0].Limit != 450000 {
+		t.Errorf("swept %v; want only 450000/h", in)
+	}
+	if len(out) != 1 || out[0].Limit != 446363 {
+		t.Fatalf("left out %v; want 446363/h", out)
+	}
+	if err := out[0].policy().CheckHorizon(span); err == nil {
+		t.Errorf("%s is left out but replays exactly over %s", out[0], span)
+	}
+	r := &Report{Trace: &Trace{Span: span}, Grids: []Grid{g}, Best: -1}
+	if s := r.LeftOut(); !strings.Contains(s, "1 policy of the grid (") || !strings.Contains(s, "446363") || !strings.Contains(s, "2h46m40s") {
+		t.Errorf("the report says %q", s)
+	}
+	g.Span = 0 // unknown: nothing is left out
+	if len(g.LeftOut(1)) != 0 || len(g.Policies(1)) != 2 {
+		t.Error("a grid with no span left a policy out")
+	}
+}

@@ -15,9 +15,7 @@ import (
 func BenchmarkView(b *testing.B) {
 	m := newModel(b, "boundary-burst")
 	press(m, "m")
-	for !m.runner.done() {
-		frame(m)
-	}
+	playToEnd(m)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

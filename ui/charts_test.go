@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // P writes the charts of the run so far, in the background, into a folder of the
@@ -12,9 +13,7 @@ import (
 // written is a message, not a crash.
 func TestChartsWriteTheRunSoFar(t *testing.T) {
 	m := newModel(t, "boundary-burst")
-	for i := 0; i < 25; i++ { // 1.25 s: past the burst at 1.000 s
-		frame(m)
-	}
+	seekTo(m, 1250*time.Millisecond) // past the burst at 1.000 s (and its question)
 	want := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-charts")
 	for range 2 {
 		cmd := press(m, "P")

@@ -91,7 +91,8 @@ func (m *Model) renderVerdicts(verdicts []string) []string {
 }
 
 // renderHeaders is the HTTP response headers the focused lane's latest decision
-// would send, in the lane's family (draft, legacy, x-ratelimit or a product's).
+// would send, in the lane's family (draft, legacy, x-ratelimit, or a product's:
+// envoy, spring, traefik).
 func (m *Model) renderHeaders() string {
 	lane, l := m.runner.cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
 	last, ok := l.Last, l.HasLast
@@ -110,8 +111,22 @@ func (m *Model) renderHeaders() string {
 	if d.Delay > 0 {
 		outcome += ", queued " + format.Duration(d.Delay)
 	}
+	code, word, product := present.ProductStatus(lane, d)
+	if product { // the product's own answer: nginx's 503 REJECTED, 200 DELAYED…
+		outcome = fmt.Sprintf("%d %s", code, word)
+		if !d.Allowed {
+			outcome += ", passes again in " + format.Duration(d.RetryAfter)
+		}
+		if d.Delay > 0 {
+			outcome += ", waits " + format.Duration(d.Delay)
+		}
+	}
 	line := fmt.Sprintf("%s for %s: %s, remaining %s · %s", lane.Name, k.Name, outcome, compactFloat(d.Remaining), strings.Join(parts, "  "))
-	if len(parts) == 0 {
+	switch {
+	case len(parts) > 0:
+	case product:
+		line = fmt.Sprintf("%s for %s: %s, remaining %s · %s sends no RateLimit headers", lane.Name, k.Name, outcome, compactFloat(d.Remaining), lane.Algorithm)
+	default:
 		line = fmt.Sprintf("%s for %s: %s · no limiter, so no RateLimit headers", lane.Name, k.Name, outcome)
 	}
 	return m.styles.Header.Render(truncate(line, m.width))

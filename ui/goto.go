@@ -80,12 +80,27 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// seekTo seeks to t (within the run), saying so until it is there.
+// seekTo seeks to t (within the run), saying so until it is there. The
+// lesson's questions on the way are passed, not asked.
 func (m *Model) seekTo(t time.Duration) tea.Cmd {
 	t = max(0, min(t, m.runner.cfg.Duration))
+	m.announceSeek(t)
+	return m.runner.seek(t)
+}
+
+// stepTo steps forward to t as playing would: stopping at a question on the
+// way, to ask it.
+func (m *Model) stepTo(t time.Duration) tea.Cmd {
+	t = max(0, min(t, m.runner.cfg.Duration))
+	cmd := m.runner.step(t)
+	m.announceSeek(m.runner.position())
+	return cmd
+}
+
+// announceSeek says a seek to t is under way, until it is there.
+func (m *Model) announceSeek(t time.Duration) {
 	m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", format.Duration(t)), false
 	m.seekStatus = m.status
-	return m.runner.seek(t)
 }
 
 // seekArrived replaces the "going to" status once the seek it announced is over.

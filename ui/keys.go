@@ -15,6 +15,8 @@ type KeyMap struct {
 	Send, Send10, NextKey, Client          key.Binding
 	ClientFaster, ClientSlower, Retry, Fix key.Binding
 	Glitch, Save                           key.Binding
+	// on a lesson's question (question.go)
+	Answer, Skip, Choose key.Binding
 	// on the help screen
 	HelpPage, ScrollUp, ScrollDown key.Binding
 	// in the picker, where letters filter and only ctrl+c quits
@@ -59,6 +61,9 @@ func DefaultKeyMap() KeyMap {
 		Plot:         key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "charts of the run so far (SVG, PNG)")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Answer:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "question: answer it; then any key goes on")),
+		Skip:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "question: skip it")),
+		Choose:       key.NewBinding(key.WithKeys("a", "b", "c", "d", "e", "f", "g", "h", "i", "up", "down"), key.WithHelp("a–i", "question: pick a choice (or ↑ ↓)")),
 		HelpPage:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),
 		ScrollUp:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "help: scroll up")),
 		ScrollDown:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "help: scroll down")),
@@ -83,6 +88,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
 		{k.Export, k.Plot, k.Help, k.Quit},
+		{k.Answer, k.Choose, k.Skip},
 		{k.HelpPage, k.ScrollUp, k.ScrollDown},
 		{k.PickOpen, k.PickBack, k.ForceQuit},
 	}

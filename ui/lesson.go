@@ -15,8 +15,9 @@ import (
 )
 
 // The lesson page (l): the scenario's lesson with every citation marked ✓ or ✗ for
-// the run being shown, then each claim with the numbers behind it; scrollable, so
-// it works at 80×24. On the main screen the lesson's citations are marked the same
+// the run being shown, then each claim with the numbers behind it, the questions
+// the run has passed with its answers, and the verdicts; scrollable, so it works
+// at 80×24. On the main screen the lesson's citations are marked the same
 // way, and a line counts the claims that hold.
 
 // citation matches a claim cited in a lesson: [id].
@@ -123,6 +124,15 @@ func (m *Model) lessonLines(width int) []string {
 				prefix = ""
 			}
 			out = append(out, colourMarks(st, prefix+line))
+		}
+	}
+	if s := m.runner.snap; s != nil && len(s.Answers) > 0 {
+		// the questions the run has passed, with its answers
+		out = append(out, "", st.Title.Render("Questions the run has passed"))
+		for _, a := range s.Answers {
+			for _, line := range strings.Split(wrap(present.AnswerLine(cfg, a), width-2), "\n") {
+				out = append(out, colourMarks(st, "  "+line))
+			}
 		}
 	}
 	if s := m.runner.snap; s != nil {

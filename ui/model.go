@@ -4,8 +4,9 @@
 //
 // The root Model is the only model that returns a tea.View. It owns sub-models,
 // each with its own state and update: the runner (the simulation and how virtual
-// time moves, runner.go), the picker, the zoom, the exporter and the help screen;
-// size flows down from the root's WindowSizeMsg.
+// time moves, runner.go), the picker, the zoom, the exporter, the help screen and
+// the lesson's questions (question.go); size flows down from the root's
+// WindowSizeMsg.
 //
 // Update never waits on the run: starting, advancing, seeking and making inputs
 // are jobs on the run's engine (engine.go), each a tea.Cmd whose typed result
@@ -70,6 +71,7 @@ type Model struct {
 	help   helpView
 	jump   gotoPrompt
 	ctl    controls
+	quiz   quiz // the lesson's question being asked (question.go)
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool
@@ -113,6 +115,7 @@ func New(opts Options) (*Model, error) {
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)
 	m.jump = newGotoPrompt()
+	m.quiz = newQuiz()
 	m.start = m.runner.open(cfg)
 	m.ctl.reset(cfg)
 	m.relayout()
@@ -206,6 +209,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case jobDone:
 		cmd := m.runner.apply(msg)
 		m.seekArrived()
+		m.askDue()
 		return cmd
 	case closedMsg:
 		m.runner.closed(msg)
@@ -223,6 +227,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.quit()
 		}
 		switch {
+		case m.quiz.open:
+			return m.quizKey(msg)
 		case m.picker.open:
 			return m.pick(msg)
 		case m.jump.open:
@@ -283,7 +289,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Pause):
 		return r.pause()
 	case key.Matches(msg, k.Step) && r.snap != nil:
-		return m.seekTo(r.position() + m.columnSpan())
+		return m.stepTo(r.position() + m.columnSpan())
 	case key.Matches(msg, k.Back) && r.snap != nil:
 		return m.seekTo(r.position() - m.columnSpan())
 	case key.Matches(msg, k.GoTo):

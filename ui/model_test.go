@@ -67,6 +67,8 @@ func keyPress(name string) tea.KeyPressMsg {
 		k = tea.Key{Code: tea.KeyDown}
 	case "ctrl+c":
 		k = tea.Key{Code: 'c', Mod: tea.ModCtrl}
+	case "backspace":
+		k = tea.Key{Code: tea.KeyBackspace}
 	default:
 		r := []rune(name)[0]
 		k = tea.Key{Code: r, Text: name}
@@ -137,6 +139,27 @@ func frame(m *Model) tea.Cmd {
 	return next
 }
 
+// seekTo goes to t as g does (passing the lesson's questions on the way), and
+// waits until it is there.
+func seekTo(m *Model, t time.Duration) {
+	m.seekTo(t)
+	for i := 0; m.runner.seeking && i < 10_000; i++ {
+		frame(m)
+	}
+}
+
+// playToEnd runs frames until the run is at its end, skipping (esc) each of
+// the lesson's questions it stops at on the way.
+func playToEnd(m *Model) {
+	for i := 0; (!m.runner.done() || m.quiz.open) && i < 100_000; i++ {
+		if m.quiz.open {
+			press(m, "esc")
+			continue
+		}
+		frame(m)
+	}
+}
+
 func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	frame(m)
@@ -162,8 +185,13 @@ func TestFramesAdvanceVirtualTimeBySpeed(t *testing.T) {
 	}
 	press(m, "m")
 	frame(m)
+	if now := m.runner.now(); now != 1002*time.Millisecond || !m.quiz.open {
+		t.Errorf("one frame at max speed stopped at %v (question open: %v); want the lesson's question at 1.002s", now, m.quiz.open)
+	}
+	press(m, "esc")
+	frame(m)
 	if !m.runner.done() || !strings.Contains(screen(m), "■ finished") {
-		t.Errorf("one frame at max speed on a 3 s scenario: done %v; header %q", m.runner.done(), strings.Split(screen(m), "\n")[1])
+		t.Errorf("the next frame at max speed on a 3 s scenario: done %v; header %q", m.runner.done(), strings.Split(screen(m), "\n")[1])
 	}
 	if cmd := frame(m); cmd != nil {
 		t.Error("a finished run still schedules frames")
@@ -240,9 +268,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 func TestWholeRunView(t *testing.T) {
 	m := newModel(t, "retry-storm") // 40 s: a stretch of 10 s
 	press(m, "m")
-	for !m.runner.done() {
-		frame(m)
-	}
+	playToEnd(m)
 	if v := m.view(100); v.from < 29*time.Second {
 		t.Errorf("the sliding view starts at %v, want the last 10 s", v.from)
 	}
@@ -329,7 +355,7 @@ func TestRestartAndScenarioSwitching(t *testing.T) {
 func TestFocusZoomAndHelp(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	press(m, "m")
-	frame(m)
+	playToEnd(m)
 	press(m, "tab")
 	press(m, "tab")
 	if m.focus != 2 || !strings.Contains(screen(m), "sliding-counter for api-key-1: 429 denied") {
@@ -391,9 +417,7 @@ func TestBurstAndRateKeysRestartWithTheNewPolicy(t *testing.T) {
 
 func TestExportWritesTheRunSoFar(t *testing.T) {
 	m := newModel(t, "boundary-burst")
-	for i := 0; i < 25; i++ { // 1.25 s
-		frame(m)
-	}
+	seekTo(m, 1250*time.Millisecond) // past the burst (and its question)
 	cmd := press(m, "e")
 	if cmd == nil || !strings.Contains(screen(m), "exporting the CSVs…") {
 		t.Fatal("e did not start an export")
@@ -484,9 +508,7 @@ func TestLadder(t *testing.T) {
 func TestPanelCountersFit(t *testing.T) {
 	m := newModel(t, "retry-storm")
 	press(m, "m")
-	for !m.runner.done() {
-		frame(m)
-	}
+	playToEnd(m)
 	s := screen(m)
 	for _, met := range m.runner.snap.Metrics {
 		if met.Errors > 0 && !strings.Contains(s, "den "+compact(met.Denied)+" err "+compact(met.Errors)+" │") {
@@ -516,5 +538,57 @@ func TestStaleResultsAreDropped(t *testing.T) {
 	press(m, "space")
 	if _, cmd := m.Update(FrameMsg{Generation: gen}); cmd != nil {
 		t.Error("a frame sent before the pause advanced the run")
+	}
+}
+
+// A product lane's focused line says what the product answers and logs, not
+// ratelab's 429: nginx's 503 REJECTED, 200 DELAYED with its wait, and that it
+// sends no rate-limit headers.
+func TestFocusedProductLaneSaysTheProductsAnswer(t *testing.T) {
+	m := newModel(t, "nginx-burst")
+	press(m, "g")
+	for _, r := range "1.5s" {
+		press(m, string(r))
+	}
+	press(m, "enter")
+	for m.runner.seeking {
+		frame(m)
+	}
+	frame(m)
+	// the burst's last request at 1 s, refused by burst=10: passes again when
+	// the excess has drained to the burst, 100 ms later
+	if s := screen(m); !strings.Contains(s, "nginx burst=10 for page: 503 REJECTED, passes again in 100") || !strings.Contains(s, "nginx sends no RateLimit headers") {
+		t.Errorf("the focused nginx lane's line:\n%s", s)
+	}
+	press(m, "tab")
+	press(m, "tab")
+	press(m, "tab") // the leaky bucket: ratelab's own words
+	if s := screen(m); !strings.Contains(s, "leaky-bucket for page: 429 denied") {
+		t.Errorf("the leaky bucket's line:\n%s", s)
+	}
+}
+
+// A scenario's staged outage shows on the lanes in memory: "store down" on each
+// panel while it lasts, and the verdict's count of decisions made without it.
+func TestStagedOutageShows(t *testing.T) {
+	m := newModel(t, "store-down")
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	frame(m)
+	press(m, "space")
+	seek := func(to string) {
+		for _, k := range append([]string{"g"}, append(strings.Split(to, ""), "enter")...) {
+			press(m, k)
+		}
+		for i := 0; m.runner.seeking && i < 5000; i++ {
+			frame(m)
+		}
+	}
+	seek("25s")
+	if s := screen(m); strings.Count(s, "store down") != 2 || strings.Contains(s, "redis unavailable") {
+		t.Errorf("at 25 s, in the outage, both lanes should say store down:\n%s", s)
+	}
+	seek("35s")
+	if s := screen(m); strings.Contains(s, "store down") {
+		t.Errorf("at 35 s the store is up again:\n%s", s)
 	}
 }

@@ -26,7 +26,7 @@ func TestRedisNotThere(t *testing.T) {
 	}
 	defer m.Close()
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-	for i := 0; i < 25; i++ {
+	for i := 0; i < 20; i++ { // 1 s: past the burst at 0.999 s, before the question at 1.002 s
 		frame(m)
 	}
 	screen := ansi.Strip(m.View().Content)

@@ -89,6 +89,12 @@ type runner struct {
 	seeking bool
 	target  time.Duration
 
+	// nextQuestion is the first of the lesson's questions (cfg.Questions, in
+	// the order asked) the run has not yet asked or passed: playing, the run
+	// stops at its instant and it is asked (see takeQuestion); a seek past it
+	// passes it, and going back before it makes it next again.
+	nextQuestion int
+
 	// recorded are the inputs made live on this scenario (see sim.Input), in the
 	// order made: every restart and replay includes them, after the
 	// configuration's own. pending is one to make when a seek ends.
@@ -165,6 +171,7 @@ func (r *runner) restart() tea.Cmd {
 	var start tea.Cmd
 	r.eng, start = newEngine(r.engines, cfg, r.session)
 	r.snap, r.applied = newSnapshot(cfg, sim.Opening(cfg)), 0
+	r.nextQuestion = 0
 	return tea.Batch(closing, start)
 }
 
@@ -247,12 +254,54 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 	if r.speed < len(speeds) {
 		span = time.Duration(float64(Frame) * speeds[r.speed])
 	}
+	stop := r.questionAt() // the run pauses there to ask
 	return r.submitFrame(drive(f.Generation, func(now time.Duration) time.Duration {
 		if span < 0 {
-			return never
+			return stop
 		}
-		return now + span
+		return min(now+span, stop)
 	}))
+}
+
+// questionAt is the instant of the next question to ask, or never.
+func (r *runner) questionAt() time.Duration {
+	if r.cfg != nil && r.nextQuestion < len(r.cfg.Questions) {
+		return r.cfg.Questions[r.nextQuestion].At
+	}
+	return never
+}
+
+// questionDue says the run shown has reached the next question's instant by
+// playing (not by a seek still under way).
+func (r *runner) questionDue() bool {
+	return r.snap != nil && r.eng != nil && !r.seeking && r.snap.Now >= r.questionAt()
+}
+
+// takeQuestion returns the question the run has reached, if one is due, and
+// pauses the run there; resume says the run was going, and goes on once the
+// question is closed (see Model.closeQuiz).
+func (r *runner) takeQuestion() (q int, resume bool, ok bool) {
+	if !r.questionDue() {
+		return 0, false, false
+	}
+	q, resume = r.nextQuestion, !r.paused
+	r.nextQuestion++
+	r.paused = true
+	r.generation++ // a frame out is dropped
+	return q, resume, true
+}
+
+// passQuestions makes the questions at or before t passed and those after it
+// to be asked: a seek to t passes the ones it crosses, and going back before
+// one asks it again.
+func (r *runner) passQuestions(t time.Duration) {
+	r.nextQuestion = 0
+	if r.cfg == nil {
+		return
+	}
+	for r.nextQuestion < len(r.cfg.Questions) && r.cfg.Questions[r.nextQuestion].At <= t {
+		r.nextQuestion++
+	}
 }
 
 // submitFrame submits a frame's advance and the check that says when it is out
@@ -328,17 +377,37 @@ func (r *runner) applyOne(d jobDone) tea.Cmd {
 		}
 		return nil
 	}
-	if d.frame && d.generation == r.generation {
+	if d.frame && d.generation == r.generation && !r.questionDue() {
 		return r.nextFrame() // one chain of frames: a frame of an older generation (paused since) schedules none
 	}
-	return nil
+	return nil // at a question: the root asks it (takeQuestion)
 }
 
 // seek moves the run to virtual time t (within the run) and pauses there. Going
 // back replays the run from its start — it is deterministic, so the replay makes
 // the same decisions and no history is kept — and going forward advances it; both
 // in frames within the frame budget, so a long seek keeps the picture moving.
+// The lesson's questions at or before t are passed, not asked; those after it
+// will be.
 func (r *runner) seek(t time.Duration) tea.Cmd {
+	return r.seekAsking(t, false)
+}
+
+// step moves the run forward to t as seek does, but as playing would: it stops
+// at the next question on the way, which is then asked.
+func (r *runner) step(t time.Duration) tea.Cmd {
+	if r.cfg != nil && t > r.position() {
+		if at := r.questionAt(); at > r.position() && at <= t {
+			t = at
+		}
+		return r.seekAsking(t, true)
+	}
+	return r.seek(t)
+}
+
+// seekAsking is seek, or with ask step's: the questions it crosses are passed
+// unless ask, when the caller has stopped t at the next one to be asked there.
+func (r *runner) seekAsking(t time.Duration, ask bool) tea.Cmd {
 	if r.cfg == nil {
 		return nil
 	}
@@ -346,6 +415,9 @@ func (r *runner) seek(t time.Duration) tea.Cmd {
 	var restart tea.Cmd
 	if r.eng == nil || t < r.now() {
 		restart = r.restart()
+	}
+	if !ask {
+		r.passQuestions(t)
 	}
 	r.paused, r.seeking, r.target = true, true, t
 	r.generation++

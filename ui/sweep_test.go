@@ -23,6 +23,7 @@ var sweepKeys = []string{
 	"space", ".", "right", "+", "-", "m", "r", "n", "p", "s", "/", "tab", "shift+tab",
 	"enter", "esc", "up", "down", "left", "[", "]", "{", "}", "e", "?", "q", "h", "z", "1",
 	"g", "w", "l", "x", "X", "k", "c", ">", "<", "R", "F", "G", "S", "P",
+	"a", "b", "0", "2", "backspace", // a question's choices and numbers
 }
 
 // driver runs a model and remembers what was done to it, for the failure message.

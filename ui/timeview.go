@@ -114,7 +114,7 @@ func shown(c column, shape algorithms.Shape) float64 {
 // period spans at least two columns (denser marks would fill the axis).
 func boundaries(cfg *sim.Config, lane sim.LaneConfig, v timeView) []time.Duration {
 	info, _ := algorithms.Lookup(lane.Algorithm)
-	if info.Shape != algorithms.ShapeFixedWindow && !(info.Shape == algorithms.ShapeSlidingWindow && !info.Exact) {
+	if !info.GridWindows() {
 		return nil
 	}
 	k := cfg.Keys[cfg.WatchKey]

@@ -49,6 +49,8 @@ func (m *Model) render() string {
 	case m.width < minWidth || m.height < minHeight:
 		msg := fmt.Sprintf("ratelab needs a terminal of at least %d×%d; this one is %d×%d. Make it larger, or press q to quit.", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.styles.Warn.Render(wrap(msg, m.width)))
+	case m.quiz.open && m.runner.cfg != nil:
+		return m.renderHeader() + "\n" + m.renderQuiz(m.width, m.height-3) + "\n" + m.quizHelp()
 	case m.picker.open:
 		return m.renderHeader() + "\n" + m.picker.view()
 	case m.help.open:

@@ -18,9 +18,7 @@ import (
 func TestZoomTellsItsGraphsApartWithoutColour(t *testing.T) {
 	m := newModel(t, "boundary-burst")
 	press(m, "m")
-	for m.runner.snap.Now < m.runner.cfg.Duration {
-		frame(m)
-	}
+	playToEnd(m)
 	press(m, "enter") // the fixed window
 	for _, size := range [][2]int{{80, 24}, {120, 40}, {160, 48}} {
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})

@@ -30,7 +30,8 @@ func TestCapacityIsTheOneRule(t *testing.T) {
 			}
 			c := algorithms.Capacity(l.algorithm, p, l.opts)
 			t.Run(b.name+"/"+l.label, func(t *testing.T) {
-				lim, _ := b.build(t, l, p)
+				ap := admitted(&l, p)
+				lim, _ := b.build(t, l, ap)
 				runSteps(t, lim, []step{
 					{at: time.Hour, key: "a", cost: c + 1, allowed: false, retry: algorithms.Forever},
 					{at: time.Hour, key: "b", cost: c, allowed: true},

@@ -12,7 +12,12 @@
 //     github.com/throttled/throttled/v2, github.com/go-redis/redis_rate/v10 on its
 //     own Lua, github.com/juju/ratelimit, go.uber.org/ratelimit), with the
 //     parameters mapped as docs/peers.md says and every legitimate difference
-//     named and checked to be exactly that.
+//     named and checked to be exactly that;
+//   - realserver_test.go, realserver_nginx_test.go, realserver_haproxy_test.go:
+//     the product lanes against the real nginx and HAProxy
+//     (internal/realserver): seeded concurrent traffic sent to the server, its
+//     decisions and the instants of its own clock read back from its log and
+//     replayed through the lane, every decision compared (the full run only).
 //
 // The peers are test-only dependencies: nothing outside this package imports them.
 package conformance

@@ -61,7 +61,7 @@ func checkProperties(t *testing.T, b backend, l lane, seed uint64) error {
 // left unchecked.
 func checkPropertiesWaiving(t *testing.T, b backend, l lane, seed uint64, waived map[string]string) error {
 	r := rand.New(rand.NewPCG(seed, 18))
-	p := stated(l, randomPolicy(r))
+	p := admitted(&l, randomPolicy(r))
 	if l.opts.MaxReserved > 0 {
 		l.opts.MaxReserved = 1 + r.Int64N(2*p.Burst)
 	}
@@ -211,7 +211,7 @@ func TestMemoryAndRedisDecideAlike(t *testing.T) {
 		t.Run(l.label, func(t *testing.T) {
 			for seed := uint64(1); seed <= 12; seed++ {
 				r := rand.New(rand.NewPCG(seed, 81))
-				p := randomPolicy(r)
+				p := admitted(&l, randomPolicy(r))
 				o := l.opts
 				if o.MaxReserved > 0 {
 					o.MaxReserved = 1 + r.Int64N(2*p.Burst)
@@ -252,6 +252,28 @@ func init() {
 	for _, label := range []string{"guava", "guava (warm-up)", "guava (acquire timeout)"} {
 		waivers[label] = guava
 	}
+	haproxy := map[string]string{
+		"capacity": "HAProxy's track-sc0 counts a request as one whatever its cost (update_freq_ctr_period(..., 1)), so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while the rate is within the threshold; HAProxy sends no rate-limit header",
+	}
+	for _, l := range lanes {
+		if l.algorithm == algorithms.HAProxyName {
+			waivers[l.label] = haproxy
+		}
+	}
+	waivers["nginx (dry run)"] = map[string]string{
+		"capacity": "limit_req_dry_run lets every request through, whatever it costs; what nginx would have done is only logged (Decision.Shadow)",
+		"header":   "for the same reason Check accepts more than the room left; nginx sends no rate-limit header",
+	}
+	waivers["envoy-global (shadow_mode)"] = map[string]string{
+		"capacity": "under shadow_mode the rate limit service answers OK to every request, a cost above the limit too (it is counted, and would have been OVER_LIMIT)",
+		"header":   "for the same reason a request over the remaining passes: the count is past the limit, remaining 0, and the answer OK",
+	}
+	apiGateway := map[string]string{
+		"capacity": "API Gateway counts requests: a token each, whatever its cost, so no cost is refused for ever",
+		"header":   "for the same reason a request of any cost passes while one token is left (and with a quota spent none does, however many tokens)",
+	}
+	waivers["api-gateway"], waivers["api-gateway (quota)"] = apiGateway, apiGateway
 	waivers["spring"] = map[string]string{
 		"header": "Spring's ttl trap (replenishRate > 2 × burstCapacity): the script stores nothing, so the remaining it reports (capacity − requested) is not what the next request finds, a full bucket; outside the trap the promise holds (TestSpringHeaderHoldsOutsideTheTTLTrap)",
 	}

@@ -37,11 +37,49 @@ var lanes = []lane{
 	{"envoy-local", algorithms.EnvoyLocalName, algorithms.Options{}},
 	{"envoy-local (1.30 timer)", algorithms.EnvoyLocalName, algorithms.Options{EnvoyVersion: "1.30", ConfigLoadAt: 123456 * time.Microsecond}},
 	{"guava (acquire timeout)", algorithms.GuavaName, algorithms.Options{AcquireTimeout: 300 * time.Millisecond}},
+	{"haproxy", algorithms.HAProxyName, algorithms.Options{}},
+	{"haproxy (after-deny)", algorithms.HAProxyName, algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
+	{"haproxy (expire 700ms)", algorithms.HAProxyName, algorithms.Options{Expire: 700 * time.Millisecond}},
+	{"haproxy (1.7)", algorithms.HAProxyName, algorithms.Options{HAProxyVersion: "1.7"}},
+	{"haproxy (2.2.11, expire 3s)", algorithms.HAProxyName, algorithms.Options{HAProxyVersion: "2.2.11", Expire: 3 * time.Second}},
+	{"nginx", algorithms.NginxName, algorithms.Options{}},
+	{"nginx (nodelay)", algorithms.NginxName, algorithms.Options{Nodelay: true}},
+	{"nginx (delay=1)", algorithms.NginxName, algorithms.Options{Delay: 1}},
+	{"nginx (dry run)", algorithms.NginxName, algorithms.Options{DryRun: true}},
+	{"envoy-global", algorithms.EnvoyGlobalName, algorithms.Options{}},
+	{"envoy-global (shadow_mode)", algorithms.EnvoyGlobalName, algorithms.Options{ShadowMode: true}},
+	{"cloudflare (throttle)", algorithms.CloudflareName, algorithms.Options{}},
+	{"cloudflare (mitigation)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: time.Minute}},
+	{"cloudflare (blocked counted)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Second, CountBlocked: true}},
+	{"api-gateway", algorithms.APIGatewayName, algorithms.Options{}},
+	{"api-gateway (quota)", algorithms.APIGatewayName, algorithms.Options{QuotaLimit: 20, QuotaPeriod: algorithms.QuotaDay, QuotaOffset: 5}},
 	{"spring", algorithms.SpringName, algorithms.Options{}},
 	{"traefik", algorithms.TraefikName, algorithms.Options{}},
 	{"kong", algorithms.KongName, algorithms.Options{}},
 	{"kong (redis)", algorithms.KongName, algorithms.Options{KongPolicy: algorithms.KongRedis, KongWindows: algorithms.KongWindows{algorithms.KongDay: 1000}}},
 	{"kong (increment delay)", algorithms.KongName, algorithms.Options{KongIncrementDelay: 3 * time.Millisecond}},
+}
+
+// admitted is p, or, for a product lane configured only in its product's units
+// (algorithms.Info.CheckPolicy: nginx takes a rate per second or per minute),
+// p with the first of 1s, 10s and 1m it takes; an nginx delay is kept within
+// nginx's burst (the policy's less one).
+func admitted(l *lane, p algorithms.Policy) algorithms.Policy {
+	if l.opts.Delay > 0 {
+		l.opts.Delay = min(l.opts.Delay, p.WithDefaults().Burst-1)
+	}
+	a, _ := algorithms.Lookup(l.algorithm)
+	if a.CheckPolicy == nil || a.CheckPolicy(p.WithDefaults(), l.opts) == nil {
+		return p
+	}
+	for _, period := range []time.Duration{time.Second, 10 * time.Second, time.Minute} {
+		q := p
+		q.Period = period
+		if a.CheckPolicy(q.WithDefaults(), l.opts) == nil {
+			return q
+		}
+	}
+	panic(fmt.Sprintf("%s takes none of the periods 1s, 10s, 1m for %s", l.label, p))
 }
 
 // laneNamed returns the lane labelled label.

@@ -39,26 +39,6 @@ func randomPolicy(r *rand.Rand) algorithms.Policy {
 	return algorithms.Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit)}
 }
 
-// stated is p, or, for a lane whose product cannot state it, the nearest policy
-// it can: Kong's windows are a second, a minute, an hour and a day (a period
-// under a minute becomes a second, under an hour a minute, else an hour).
-func stated(l lane, p algorithms.Policy) algorithms.Policy {
-	if info, _ := algorithms.Lookup(l.algorithm); info.CheckPolicy == nil || info.CheckPolicy(p, l.opts) == nil {
-		return p
-	}
-	if l.algorithm == algorithms.KongName {
-		switch {
-		case p.Period < time.Minute:
-			p.Period = time.Second
-		case p.Period < time.Hour:
-			p.Period = time.Minute
-		default:
-			p.Period = time.Hour
-		}
-	}
-	return p
-}
-
 // randomTrace draws a trace of shape sh for policy p.
 func randomTrace(r *rand.Rand, p algorithms.Policy, sh traceShape) []stamped {
 	p = p.WithDefaults()

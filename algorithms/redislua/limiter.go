@@ -1,9 +1,11 @@
 package redislua
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +68,7 @@ var (
 	_ algorithms.StepBatcher  = (*Limiter)(nil)
 	_ algorithms.Checker      = (*Limiter)(nil)
 	_ algorithms.SetJoiner    = (*Limiter)(nil)
+	_ algorithms.Forgetter    = (*Limiter)(nil)
 )
 
 // measureEvery is how much virtual time passes between two measures of a lane's
@@ -233,10 +236,7 @@ func (l *Limiter) Evict(now time.Duration) int {
 	}
 	l.measured, l.everMeasured = now, true
 	ctx := l.store.ctx
-	pattern := "{" + l.store.Prefix + ":" + l.cfg.Lane + "}:*"
-	if l.cfg.Part != "" {
-		pattern = "{" + l.store.Prefix + ":" + l.cfg.Lane + "[|}]*:" + l.cfg.Part + ":*"
-	}
+	pattern := l.pattern()
 	var bytes, count atomic.Int64 // the nodes are measured at once
 	err := forEachNode(ctx, l.store.client, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
@@ -270,6 +270,80 @@ func (l *Limiter) Evict(now time.Duration) int {
 		l.stateBytes, l.keyCount = bytes.Load(), int(count.Load())
 	}
 	return 0
+}
+
+// pattern matches the Redis keys of this limiter, and of no other lane or part
+// (SCAN's pattern).
+func (l *Limiter) pattern() string {
+	if l.cfg.Part != "" {
+		return "{" + l.store.Prefix + ":" + l.cfg.Lane + "[|}]*:" + l.cfg.Part + ":*"
+	}
+	return "{" + l.store.Prefix + ":" + l.cfg.Lane + "}:*"
+}
+
+// Forget deletes key's Redis keys (UNLINK): its next request finds it new, as
+// after the key expired. It says whether Redis had any of them; false too when
+// Redis fails (the lane is then shown unavailable).
+func (l *Limiter) Forget(key string) bool {
+	keys := l.redisKeys(key)
+	n, err := l.store.client.Unlink(l.store.ctx, keys[0]).Result()
+	for _, k := range keys[1:] { // one slot each on a cluster: a command each
+		m, e := l.store.client.Unlink(l.store.ctx, k).Result()
+		n, err = n+m, cmp.Or(err, e)
+	}
+	l.unavailable.Store(err != nil)
+	return n > 0
+}
+
+// ForgetAll deletes every Redis key of this limiter — a SCAN on its pattern on
+// every node, then UNLINK of each key it found (pipelined), never a key outside
+// the run's prefix and the limiter's lane — as a flushed store or a failover to
+// an empty replica loses them. It returns how many keys Redis removed; when
+// Redis fails the lane is shown unavailable, and what was not removed stays.
+func (l *Limiter) ForgetAll() int {
+	ctx := l.store.ctx
+	own := "{" + l.store.Prefix + ":" + l.cfg.Lane
+	var removed atomic.Int64 // the nodes are flushed at once
+	err := forEachNode(ctx, l.store.client, func(ctx context.Context, node *redis.Client) error {
+		var batch []string
+		unlink := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			pipe := node.Pipeline()
+			cmds := make([]*redis.IntCmd, len(batch))
+			for i, k := range batch {
+				cmds[i] = pipe.Unlink(ctx, k)
+			}
+			pipe.Exec(ctx)
+			batch = batch[:0]
+			for _, c := range cmds {
+				n, err := c.Result()
+				if err != nil {
+					return err
+				}
+				removed.Add(n)
+			}
+			return nil
+		}
+		iter := node.Scan(ctx, 0, l.pattern(), 1000).Iterator()
+		for iter.Next(ctx) {
+			if !strings.HasPrefix(iter.Val(), own) {
+				continue
+			}
+			if batch = append(batch, iter.Val()); len(batch) == 500 {
+				if err := unlink(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return err
+		}
+		return unlink()
+	})
+	l.unavailable.Store(err != nil)
+	return int(removed.Load())
 }
 
 // SetMonotonic switches a token bucket's max(now, ts) fix from the next call on

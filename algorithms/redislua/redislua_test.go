@@ -22,7 +22,7 @@ var ported = algorithms.Where(func(a algorithms.Info) bool { return a.Redis != n
 // checked by the differential tests through ported, and an algorithm that loses
 // its port fails here.
 func TestPortedAlgorithms(t *testing.T) {
-	want := []algorithms.Name{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "spring"}
+	want := []algorithms.Name{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "envoy-global", "spring"}
 	if !slices.Equal(ported, want) {
 		t.Errorf("algorithms with a Redis port: %v, want %v", ported, want)
 	}
@@ -58,6 +58,8 @@ func options(name algorithms.Name, r *rand.Rand, p algorithms.Policy) algorithms
 	case "token-bucket":
 		o.MonotonicTimestamp = r.IntN(2) == 0
 		o.MaxReserved = r.Int64N(3) * p.Burst / 2
+	case "envoy-global":
+		o.ShadowMode = r.IntN(2) == 0
 	}
 	return o
 }
@@ -100,7 +102,7 @@ func differ(mem algorithms.Limiter, red *Limiter, reqs []algorithms.Request, r *
 			want := mem.Allow(q.Key, q.Now, q.Cost)
 			g := got[j]
 			if g.Allowed != want.Allowed || g.RetryAfter != want.RetryAfter || g.ResetAfter != want.ResetAfter ||
-				g.Delay != want.Delay || g.Limit != want.Limit || math.Abs(g.Remaining-want.Remaining) > 1e-6 {
+				g.Delay != want.Delay || g.Limit != want.Limit || g.Shadow != want.Shadow || math.Abs(g.Remaining-want.Remaining) > 1e-6 {
 				return fmt.Errorf("request %d (%s at %v, cost %d): redis %+v, memory %+v", j, q.Key, q.Now, q.Cost, g, want)
 			}
 		}
@@ -123,6 +125,9 @@ func differential(t *testing.T, s *Store, seeds int) {
 			limit := 1 + r.Int64N(20)
 			periods := []time.Duration{100 * time.Millisecond, time.Second, 1500 * time.Millisecond, time.Minute}
 			p := algorithms.Policy{Limit: limit, Period: periods[r.IntN(len(periods))], Burst: 1 + r.Int64N(2*limit), RetryJitter: float64(r.IntN(2)) * 0.5}
+			if name == "envoy-global" { // its periods are the service's units
+				p.Period = []time.Duration{time.Second, time.Minute}[r.IntN(2)]
+			}
 			opts := options(name, r, p)
 			mem, err := algorithms.New(name, p, opts)
 			if err != nil {

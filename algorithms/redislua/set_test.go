@@ -32,6 +32,9 @@ func TestSetDecidesAsInMemory(t *testing.T) {
 			name := ported[r.IntN(len(ported))]
 			limit := 2 + r.Int64N(10)
 			p := algorithms.Policy{Limit: limit, Period: []time.Duration{100 * time.Millisecond, time.Second}[r.IntN(2)], Burst: 1 + r.Int64N(2*limit), RetryJitter: float64(r.IntN(2)) * 0.5}
+			if name == "envoy-global" { // its periods are the service's units
+				p.Period = time.Second
+			}
 			o := options(name, r, p)
 			tmpl, _ := algorithms.ParseKeyTemplate(templates[r.IntN(len(templates))])
 			m, err := algorithms.New(name, p, o)
