@@ -116,6 +116,9 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 		return nil, fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, leftOut[0], leftOut[0].policy().CheckHorizon(t.Span))
 	}
 	if len(singles) == 0 {
+		if err := refusal(grids); err != nil {
+			return nil, fmt.Errorf("no policy in the grid is one the product can be configured with (%v); give --periods it takes", err)
+		}
 		return nil, fmt.Errorf("no policy in the grid can accept the trace's largest request (cost %d); raise --burst (and --rate for the windows)", t.MaxRequestCost())
 	}
 	c, err := t.Classify(periods)
@@ -216,4 +219,23 @@ func (r *Report) Lanes(most int) []Limits {
 		add(i)
 	}
 	return out
+}
+
+// refusal is why a product refuses its grids' policies (nginx takes a rate per
+// second or per minute only): the first algorithm's refusal of a grid's first
+// rate at the grid's period, or nil when none refuses.
+func refusal(grids []Grid) error {
+	for _, g := range grids {
+		for _, a := range g.Algorithms {
+			info, _ := algorithms.Lookup(a)
+			if info.CheckPolicy == nil || len(g.Rates) == 0 {
+				continue
+			}
+			p := Policy{Algorithm: a, Limit: g.Rates[0], Period: g.Period, Burst: max(g.Rates[0], 1)}
+			if err := info.CheckPolicy(p.policy(), info.Defaults); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

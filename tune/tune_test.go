@@ -366,3 +366,13 @@ func TestPoliciesThatCannotBeExactAreLeftOut(t *testing.T) {
 		t.Error("a grid with no span left a policy out")
 	}
 }
+
+// A product that cannot be configured with any period asked for says so, and
+// how to ask, instead of blaming the requests' cost.
+func TestAProductsPeriodsAreNamed(t *testing.T) {
+	tr := zipfTrace(2_000, 20)
+	_, err := Run(context.Background(), tr, Options{Algorithms: []algorithms.Name{algorithms.NginxName}, Periods: []time.Duration{time.Hour}, Points: 2, Goal: DefaultGoal})
+	if err == nil || !strings.Contains(err.Error(), "per second or per minute only") || !strings.Contains(err.Error(), "give --periods") || strings.Contains(err.Error(), "largest request") {
+		t.Errorf("nginx swept per hour: %v", err)
+	}
+}
