@@ -142,7 +142,16 @@ func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Inf
 		return "an estimate by design, within the limit here"
 	}
 	if m.OverGrant > 0 {
-		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", format.Number(format.RoundTo(m.ExcessUnits, 1)), format.Number(format.RoundTo(100*m.OverGrant, 0.1)))
+		// a fraction of a unit (a timer's refill a little ahead of the
+		// continuous bound) is said as that fraction, never "0 units past"
+		units, percent := format.RoundTo(m.ExcessUnits, 1), format.RoundTo(100*m.OverGrant, 0.1)
+		if units == 0 {
+			units = format.RoundTo(m.ExcessUnits, 0.01)
+		}
+		if percent == 0 {
+			percent = format.RoundTo(100*m.OverGrant, 0.001)
+		}
+		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", format.Number(units), format.Number(percent))
 	}
 	if m.PeakWindowRatio > 1 {
 		return fmt.Sprintf("contract kept: its burst of %d on top of the rate, as designed", p.Burst)
