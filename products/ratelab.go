@@ -82,6 +82,37 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 				}
 				lanes = append(lanes, RatelabLane{Name: unique(name, m.Place), Place: m.Place, Limits: []RatelabLimit{lim}})
 			}
+		case EnvoyLocal:
+			// the buckets in the order requestAllowed takes them: in
+			// order, stopping at the first refusal, earlier ones kept
+			lane := RatelabLane{Place: l.Place, Combine: algorithms.InOrder}
+			for _, m := range l.Limits {
+				e := m.EnvoyLocal
+				name := "token_bucket"
+				if e.Descriptor != "" {
+					name = "descriptor " + e.Descriptor
+				}
+				key, note := keyTemplate(m.Key, laneWord(name), traceKey, EnvoyLocal)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lane.Limits = append(lane.Limits, RatelabLimit{Name: name, Place: m.Place, Algorithm: algorithms.EnvoyLocalName, Key: key,
+					Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
+			}
+			lane.Name = unique(l.Name, l.Place)
+			lanes = append(lanes, lane)
+		case EnvoyGlobal:
+			for _, m := range l.Limits {
+				e := m.EnvoyGlobal
+				key, note := keyTemplate(m.Key, laneWord(e.Descriptor), traceKey, EnvoyGlobal)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
+					Options: algorithms.Options{ShadowMode: e.ShadowMode},
+					Policy:  algorithms.Policy{Limit: e.RequestsPerUnit, Period: e.Period}}}})
+			}
 		}
 	}
 	return lanes, notes
