@@ -2,9 +2,9 @@ package products
 
 import (
 	"errors"
-	"time"
 	"os"
 	"testing"
+	"time"
 )
 
 // noFiles reads no included file: a fuzzed configuration stays in memory.

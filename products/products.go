@@ -68,6 +68,26 @@ func (p Product) String() string {
 // ProductNames are the names ParseProduct reads.
 func ProductNames() []string { return productNames[1:] }
 
+// Limiting says what in a configuration of the product limits requests, for
+// a message about one that limits none.
+func (p Product) Limiting() string {
+	switch p {
+	case Nginx:
+		return "limit_req in a server or location"
+	case HAProxy:
+		return "http-request deny on http_req_rate"
+	case EnvoyLocal:
+		return "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%"
+	case EnvoyGlobal:
+		return "descriptor with a rate_limit of requests_per_unit above 0"
+	case Cloudflare:
+		return "rule with a ratelimit"
+	case APIGateway:
+		return "throttle with a rateLimit"
+	}
+	return "limit"
+}
+
 // TargetNames are the products tune --target writes a configuration for.
 func TargetNames() []string { return productNames[1:3] }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"ratelab/algorithms"
@@ -112,6 +113,46 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
 					Options: algorithms.Options{ShadowMode: e.ShadowMode},
 					Policy:  algorithms.Policy{Limit: e.RequestsPerUnit, Period: e.Period}}}})
+			}
+		case Cloudflare:
+			for _, m := range l.Limits {
+				cf := m.Cloudflare
+				key, note := keyTemplate(m.Key, laneWord(cf.Rule), traceKey, Cloudflare)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
+				if cf.Status != 429 {
+					o.DenyStatus = cf.Status
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: cf.Rule, Place: m.Place, Algorithm: algorithms.CloudflareName, Key: key, Options: o,
+					Policy: algorithms.Policy{Limit: cf.RequestsPerPeriod, Period: cf.Period}}}})
+			}
+		case APIGateway:
+			for _, m := range l.Limits {
+				a := m.APIGateway
+				key, note := keyTemplate(m.Key, laneWord(a.Scope), traceKey, APIGateway)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				// rateLimit requests a second: whole, per 1s; else in
+				// thousandths, per 1000s
+				p := algorithms.Policy{Limit: a.RateMilli, Period: 1000 * time.Second, Burst: a.Burst}
+				if a.RateMilli%1000 == 0 {
+					p.Limit, p.Period = a.RateMilli/1000, time.Second
+				}
+				o := algorithms.Options{QuotaLimit: a.QuotaLimit, QuotaOffset: a.QuotaOffset}
+				switch a.QuotaPeriod {
+				case "DAY":
+					o.QuotaPeriod = algorithms.QuotaDay
+				case "WEEK":
+					o.QuotaPeriod = algorithms.QuotaWeek
+				case "MONTH":
+					o.QuotaPeriod = algorithms.QuotaMonth
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: a.Scope, Place: m.Place, Algorithm: algorithms.APIGatewayName, Key: key, Options: o, Policy: p}}})
 			}
 		}
 	}
