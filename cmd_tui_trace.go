@@ -76,7 +76,7 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 			return nil, usagef("--config-format: %v", err)
 		}
 		opts.Product = p
-	} else if data, err := os.ReadFile(o.config); err == nil {
+	} else if data, err := products.ReadLimited(o.config); err == nil {
 		if _, ok := products.Detect(data); !ok {
 			return nil, usagef("--config %s: %s; give --config-format %s", o.config, products.NotDetected, strings.Join(products.ProductNames(), " or "))
 		}
@@ -120,6 +120,9 @@ func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
 	var notes []string
 	for _, w := range append(cfg.Warnings, mapped...) {
 		notes = append(notes, w.String())
+	}
+	if n := len(cfg.Lanes); n > 1 {
+		notes = append(notes, fmt.Sprintf("%s: its %d lanes each replay the whole log: which location or frontend a request reaches is not modelled, so read each lane as that limit on all of the traffic", cfg.File, n))
 	}
 	return notes
 }

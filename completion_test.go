@@ -90,7 +90,7 @@ rate = 5
 		{line: "run --file " + mine + " --scenario my-api --lanes ", want: []string{"token-bucket", "gcra", "tb-fast"}, more: true},
 		{line: "run --scenario retry-storm --lanes ", want: []string{"none", "fixed-window", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"}, more: true},
 		{line: "run --scenario boundary-burst --lanes n", want: nil, more: true}, // it has no no-limit lane
-		{line: "tune --algorithms token-bucket,s", want: []string{"token-bucket,sliding-log", "token-bucket,sliding-counter"}, more: true},
+		{line: "tune --algorithms token-bucket,sl", want: []string{"token-bucket,sliding-log", "token-bucket,sliding-counter"}, more: true},
 		{line: "bench --strategies atomic,", want: []string{"atomic,multi", "atomic,watch"}, more: true},
 		{line: "bench --shard-picks ", want: algorithms.ShardPicks, more: true},
 		{line: "run --format ", want: []string{"table", "json"}},

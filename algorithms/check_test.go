@@ -37,6 +37,15 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 					opts.QuotaLimit, opts.QuotaPeriod = 1+r.Int64N(20), QuotaPeriod(1+r.IntN(3))
 					opts.QuotaOffset = r.Int64N(opts.QuotaLimit + 1)
 				}
+			case "kong":
+				p = admitted(KongName, p, opts) // here: kong_increment_delay is a fraction of the period Kong takes
+				opts.KongPolicy = KongPolicy(r.IntN(3))
+				if opts.KongPolicy != KongRedis {
+					opts.KongIncrementDelay = time.Duration(r.Int64N(3)) * p.Period / 4
+				}
+				if r.IntN(2) == 0 {
+					opts.KongWindows[KongDay] = p.Limit * 100 // a second window, enforced with the policy's
+				}
 			}
 			if name != "token-bucket" {
 				opts.MonotonicTimestamp = false

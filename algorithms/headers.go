@@ -41,10 +41,21 @@ const (
 	// 365-day year, gives no member); x-ratelimit-remaining and
 	// x-ratelimit-reset (seconds) of that policy. No Retry-After.
 	HeadersEnvoy
+	// HeadersSpring: what Spring Cloud Gateway's RedisRateLimiter sends on every
+	// response, allowed or not (RedisRateLimiter.getHeaders): X-RateLimit-Remaining
+	// (the tokens its script returned; −1 when Redis failed and it let the request
+	// through), X-RateLimit-Replenish-Rate, X-RateLimit-Burst-Capacity and
+	// X-RateLimit-Requested-Tokens, the policy as SpringConfigOf states it; no
+	// Retry-After.
+	HeadersSpring
+	// HeadersTraefik: what Traefik's rateLimit middleware sends, on a 429 only
+	// (serveDelayError): X-Retry-In, the wait as a Go duration, and Retry-After,
+	// the wait rounded up to the second. No header tells a client its remaining.
+	HeadersTraefik
 )
 
 // HeaderFamilies are the families' names in scenario files.
-var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy"}
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik"}
 
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
@@ -62,10 +73,12 @@ func ParseHeaderFamily(name string) (HeaderFamily, bool) {
 // Names are the fields family f sends, in order, Retry-After last.
 func (f HeaderFamily) Names() []string {
 	names := [][]string{
-		HeadersDraft:  {"RateLimit-Policy", "RateLimit"},
-		HeadersLegacy: {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
-		HeadersX:      {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
-		HeadersEnvoy:  {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"},
+		HeadersDraft:   {"RateLimit-Policy", "RateLimit"},
+		HeadersLegacy:  {"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"},
+		HeadersX:       {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Used", "X-RateLimit-Resource"},
+		HeadersEnvoy:   {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"},
+		HeadersSpring:  {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
+		HeadersTraefik: {"X-Retry-In"},
 	}[f]
 	return append(append([]string(nil), names...), "Retry-After")
 }
@@ -131,6 +144,20 @@ func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []He
 		}
 	case HeadersEnvoy:
 		return envoyHeaders(quotas)
+	case HeadersTraefik:
+		if !d.Allowed && d.RetryAfter != Forever {
+			h = []Header{{"X-Retry-In", d.RetryAfter.String()}}
+		}
+	case HeadersSpring:
+		q := closest(quotas)
+		c := SpringConfigOf(q.Policy)
+		left := springTokens(q.Decision, c)
+		return []Header{
+			{"X-RateLimit-Remaining", fmt.Sprint(left)},
+			{"X-RateLimit-Replenish-Rate", fmt.Sprint(c.ReplenishRate)},
+			{"X-RateLimit-Burst-Capacity", fmt.Sprint(c.BurstCapacity)},
+			{"X-RateLimit-Requested-Tokens", fmt.Sprint(c.RequestedTokens)},
+		}
 	}
 	if !d.Allowed && d.RetryAfter != Forever {
 		h = append(h, Header{"Retry-After", fmt.Sprint(ceilSeconds(d.RetryAfter))})
@@ -167,6 +194,21 @@ func closest(quotas []Quota) Quota {
 
 // ceilSeconds is d in whole seconds, rounded up.
 func ceilSeconds(d time.Duration) int64 { return ceilDiv(int64(d), int64(time.Second)) }
+
+// springTokens is the tokens a decision leaves in Spring's count (Remaining is
+// in units of cost, tokens / requestedTokens): whole tokens, rounded down for a
+// lane that counts fractions; −1 when the store failed, as Spring reports its
+// fail-open.
+func springTokens(d Decision, c SpringConfig) int64 {
+	if d.OnError {
+		return -1
+	}
+	tokens := d.Remaining * float64(c.RequestedTokens)
+	if whole := math.Round(tokens); math.Abs(tokens-whole) < 1e-6 {
+		return int64(whole)
+	}
+	return int64(math.Floor(tokens))
+}
 
 // envoyHeaders are Envoy's DRAFT_VERSION_03 headers for quotas (HeadersEnvoy).
 func envoyHeaders(quotas []Quota) []Header {

@@ -37,6 +37,12 @@ func TestHeaderFamilies(t *testing.T) {
 			[]string{"X-RateLimit-Limit: 100000", "X-RateLimit-Remaining: 1500", "X-RateLimit-Reset: " + itoa(origin+91+12), "X-RateLimit-Used: 98500", "X-RateLimit-Resource: tokens", "Retry-After: 2"}},
 		{"x-ratelimit, one", HeadersX, allowed, []Quota{rpm},
 			[]string{"X-RateLimit-Limit: 60", "X-RateLimit-Remaining: 41", "X-RateLimit-Reset: " + itoa(origin+91+19), "X-RateLimit-Used: 19", "X-RateLimit-Resource: requests"}},
+		{"spring: every response, no Retry-After", HeadersSpring, denied, []Quota{rpm},
+			[]string{"X-RateLimit-Remaining: 41", "X-RateLimit-Replenish-Rate: 1", "X-RateLimit-Burst-Capacity: 60", "X-RateLimit-Requested-Tokens: 1"}},
+		{"spring: 1 a minute is 60 tokens a request", HeadersSpring, allowed, []Quota{{Name: "slow", Policy: Policy{Limit: 1, Period: time.Minute}, Decision: Decision{Allowed: true, Remaining: 0.5}}},
+			[]string{"X-RateLimit-Remaining: 30", "X-RateLimit-Replenish-Rate: 1", "X-RateLimit-Burst-Capacity: 60", "X-RateLimit-Requested-Tokens: 60"}},
+		{"spring: Redis failed, let through", HeadersSpring, allowed, []Quota{{Name: "r", Policy: rpm.Policy, Decision: Decision{Allowed: true, OnError: true}}},
+			[]string{"X-RateLimit-Remaining: -1", "X-RateLimit-Replenish-Rate: 1", "X-RateLimit-Burst-Capacity: 60", "X-RateLimit-Requested-Tokens: 1"}},
 		{"never passes: no Retry-After", HeadersLegacy, Decision{RetryAfter: Forever}, []Quota{rpm},
 			[]string{"RateLimit-Limit: 60", "RateLimit-Remaining: 41", "RateLimit-Reset: 19"}},
 	} {

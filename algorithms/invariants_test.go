@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -158,6 +159,35 @@ func checkCounterBound(p Policy, n int64, outs []outcome) error {
 	return nil
 }
 
+// checkSpringBound: Spring's bucket gains its tokens at whole seconds, so over
+// any [t0, t1] it accepts at most burst + rate × (whole seconds begun in
+// between), ⌊t1⌋ − ⌊t0⌋, compared exactly in Spring's tokens; in the ttl trap
+// (nothing stored) it accepts every request within the capacity.
+func checkSpringBound(p Policy, outs []outcome) error {
+	c := SpringConfigOf(p)
+	sec := func(at time.Duration) int64 { return floorDiv(int64(at), int64(time.Second)) }
+	if c.TTL() == 0 {
+		for i, o := range outs {
+			if !o.Allowed && o.cost <= p.WithDefaults().Burst {
+				return fmt.Errorf("ttl trap: request %d (%s at %v, cost %d) refused; nothing is stored, so nothing within the capacity is", i, o.key, o.at, o.cost)
+			}
+		}
+		return nil
+	}
+	for key, acc := range accepted(outs) {
+		for i := range acc {
+			var tokens int64
+			for j := i; j < len(acc); j++ {
+				tokens += acc[j].cost * c.RequestedTokens
+				if most := c.BurstCapacity + c.ReplenishRate*(sec(acc[j].at)-sec(acc[i].at)); tokens > most {
+					return fmt.Errorf("key %s: %d tokens accepted in [%v, %v], more than burstCapacity %d + replenishRate %d × %d whole seconds", key, tokens, acc[i].at, acc[j].at, c.BurstCapacity, c.ReplenishRate, sec(acc[j].at)-sec(acc[i].at))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // perRequest is outs with every request costing one unit, as a lane that
 // counts requests takes them.
 func perRequest(outs []outcome) []outcome {
@@ -183,6 +213,67 @@ func checkMitigation(timeout time.Duration, outs []outcome) error {
 			open[o.key] = true
 		case open[o.key]:
 			tripped[o.key], open[o.key] = o.at, false
+		}
+	}
+	return nil
+}
+
+// checkTraefikBound: Traefik's bucket is x/time/rate's, one token a request: the
+// requests it lets go (at + Delay) within any [t0, t1] number at most burst +
+// rate × (t1 − t0), up to the library's float64 rounding; the bound starts over
+// where a request finds its key's bucket expired (its whole second ttl or more
+// after the key's previous request's), which makes it full again.
+func checkTraefikBound(p Policy, outs []outcome) error {
+	p = p.WithDefaults()
+	c := TraefikConfigOf(p)
+	sec := func(at time.Duration) int64 { return floorDiv(int64(at), int64(time.Second)) }
+	type run struct {
+		key   string
+		first int
+	}
+	last := map[string]time.Duration{}
+	start := map[string]int{}
+	gone := map[run][]time.Duration{} // departures of each key's run of requests between expiries
+	for i, o := range outs {
+		if at, seen := last[o.key]; !seen || sec(o.at)-sec(at) >= c.TTL {
+			start[o.key] = i
+		}
+		last[o.key] = o.at
+		if o.Allowed {
+			r := run{o.key, start[o.key]}
+			gone[r] = append(gone[r], o.at+o.Delay)
+		}
+	}
+	for r, deps := range gone {
+		slices.Sort(deps)
+		for i := range deps {
+			for j := i; j < len(deps); j++ {
+				if n := float64(j - i + 1); n > float64(p.Burst)+float64(c.Rate)*(deps[j]-deps[i]).Seconds()+1e-6 {
+					return fmt.Errorf("key %s: %g requests let go in [%v, %v], more than burst %d + %g a second", r.key, n, deps[i], deps[j], p.Burst, float64(c.Rate))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkKongBound: with its increments landing before the next request, Kong
+// admits at most each window's limit of requests (not costs) in each of its
+// UTC windows, whatever the policy.
+func checkKongBound(limits KongWindows, outs []outcome) error {
+	for key, acc := range accepted(outs) {
+		for w, limit := range limits {
+			if limit == 0 {
+				continue
+			}
+			counts := map[int64]int64{}
+			for _, o := range acc {
+				unix, _ := kongClock(toMicros(o.at))
+				start := kongWindowStart(w, unix)
+				if counts[start]++; counts[start] > limit {
+					return fmt.Errorf("key %s: %d requests admitted in the %s from %v, limit %d", key, counts[start], kongWindowNames[w], time.Unix(start, 0).UTC(), limit)
+				}
+			}
 		}
 	}
 	return nil
@@ -250,6 +341,10 @@ func checkAll(seed uint64) error {
 	randomOffset := func(key string) time.Duration {
 		return time.Duration(KeyHash(key)%uint64(p.Period/time.Microsecond)) * time.Microsecond
 	}
+	kongOpts := Options{KongWindows: KongWindows{KongHour: 30 * p.Limit}}
+	kong := NewKong(admitted(KongName, p, kongOpts), kongOpts)
+	kongOpts.KongPolicy = KongRedis
+	kongRedis := NewKong(admitted(KongName, p, kongOpts), kongOpts)
 	for _, err := range []error{
 		fail("token bucket: burst + rate × T", checkBucketBound(p, tb)),
 		fail("gcra: burst + rate × T", checkBucketBound(p, decide(NewGCRA(p), trace))),
@@ -269,6 +364,10 @@ func checkAll(seed uint64) error {
 		fail("envoy-global: limit per window of its unit",
 
 			checkWindowBound(unit, windowAligned, decide(NewEnvoyGlobal(unit, false, HeaderOrigin), trace))),
+		fail("spring: burst + rate × whole seconds", checkSpringBound(p, decide(NewSpring(p), trace))),
+		fail("traefik: burst + rate × T on departures, between expiries", checkTraefikBound(p, decide(NewTraefik(p), trace))),
+		fail("kong local: each window's limit", checkKongBound(kong.Limits(), decide(kong, trace))),
+		fail("kong redis: each window's limit", checkKongBound(kongRedis.Limits(), decide(kongRedis, trace))),
 	} {
 		if err != nil {
 			return err
@@ -371,10 +470,12 @@ func checkNginxBound(p Policy, trace []request) error {
 }
 
 // TestInvariantsOnRandomTraces checks every invariant on 1,000 seeded random
-// traces (a random policy each): the buckets never pass burst + rate × T, the
-// windows never pass their limit, HAProxy's counter never passes (n + 1) ×
-// limit in n periods, GCRA, the leaky meter and x/time/rate decide as the token
-// bucket does, and eviction changes no decision.
+// traces (a random policy each): the buckets never pass burst + rate × T (Spring's
+// per whole second, or nothing stored and nothing refused in its ttl trap;
+// Traefik's on the times requests are let go, between expiries; Kong's in each
+// of its UTC windows), the windows never pass their limit, HAProxy's counter
+// never passes (n + 1) × limit in n periods, GCRA, the leaky meter and
+// x/time/rate decide as the token bucket does, and eviction changes no decision.
 //
 // x/time/rate uses float64 tokens and treats a wait under one nanosecond as none;
 // on microsecond-aligned times with at most 1,000 credits refilled per µs (here
@@ -414,6 +515,18 @@ func TestInvariantsCatchAViolation(t *testing.T) {
 	}
 	if checkCounterBound(perSecond100, 1, thrice) == nil {
 		t.Error("checkCounterBound accepted 301 requests in 301 ms at limit 100")
+	}
+	if checkKongBound(KongWindows{KongSecond: 100}, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkKongBound accepted 140 requests in the second from 0 at 100 a second")
+	}
+	if checkTraefikBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkTraefikBound accepted 320 requests let go in 2 ms at burst 100, 100 a second")
+	}
+	if checkSpringBound(perSecond100, decide(NewUnlimited(perSecond100), trace)) == nil {
+		t.Error("checkSpringBound accepted 320 units in 2 ms at burst 100, 100 a second")
+	}
+	if checkSpringBound(Policy{Limit: 300, Period: time.Second, Burst: 100}, fw) == nil {
+		t.Error("checkSpringBound accepted refusals in the ttl trap (300 a second, burst 100)")
 	}
 	tb := decide(NewTokenBucket(perSecond100, true, 0), trace)
 	if checkSameDecisions(fw, tb, false) == nil {

@@ -10,6 +10,9 @@ var (
 	_ Forgetter = (*XTimeRate)(nil)
 	_ Forgetter = (*Guava)(nil)
 	_ Forgetter = (*EnvoyLocal)(nil)
+	_ Forgetter = (*Spring)(nil)
+	_ Forgetter = (*Traefik)(nil)
+	_ Forgetter = (*Kong)(nil)
 )
 
 // keyed is a limiter's per-key state: one S per key, created on first use, and the

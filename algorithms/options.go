@@ -69,6 +69,15 @@ type Options struct {
 	QuotaLimit  int64
 	QuotaPeriod QuotaPeriod
 	QuotaOffset int64
+	// KongPolicy is where the kong lane's counters live and when they count
+	// (config.policy: local, cluster or redis).
+	KongPolicy KongPolicy
+	// KongWindows are the kong lane's limits beyond the policy's own window:
+	// per second, minute, hour, day, month and year (0: none).
+	KongWindows KongWindows
+	// KongIncrementDelay is how long after its decision an allowed request's
+	// increment lands in the kong lane's counters (local and cluster).
+	KongIncrementDelay time.Duration
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -115,8 +124,17 @@ func (o Options) Check(algorithm Name) error {
 		return &OptionError{"delay", fmt.Errorf("delay must be a number of requests >= 0 (got %d)", o.Delay)}
 	case o.Delay > 0 && o.Nodelay:
 		return &OptionError{"delay", fmt.Errorf("delay = %d and nodelay = true contradict: nodelay delays no request, delay = N delays those beyond the first N of the excess; keep one", o.Delay)}
-	case algorithm == NginxName && o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599): // limit_req_status; haproxy and cloudflare check their own
+	case algorithm == NginxName && o.DenyStatus != 0 && (o.DenyStatus < 400 || o.DenyStatus > 599): // limit_req_status; haproxy, cloudflare and kong check their own
 		return &OptionError{"deny_status", fmt.Errorf("deny_status must be an HTTP error status from 400 to 599 (got %d)", o.DenyStatus)}
+	case o.KongIncrementDelay < 0 || o.KongIncrementDelay%Resolution != 0:
+		return &OptionError{"kong_increment_delay", fmt.Errorf("kong_increment_delay must be >= 0 and a whole number of microseconds (got %s)", o.KongIncrementDelay)}
+	case o.KongIncrementDelay != 0 && o.KongPolicy == KongRedis:
+		return &OptionError{"kong_increment_delay", fmt.Errorf(`kong_increment_delay applies to kong_policy = "local" and "cluster": with "redis" the count is an INCR made before the decision`)}
+	}
+	for w, limit := range o.KongWindows {
+		if limit < 0 {
+			return &OptionError{"kong_windows", fmt.Errorf("kong_windows: %s must be > 0 (got %d)", kongWindowNames[w], limit)}
+		}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {
 		return &OptionError{"envoy_version", err}

@@ -71,7 +71,10 @@ func (p Policy) Validate(maxCost int64) error {
 		return fmt.Errorf("retry_after_jitter must be a number from 0 to 1 (got %g)", p.RetryJitter)
 	}
 	periodUS := int64(p.Period / Resolution)
-	largest := max(p.Limit, p.Burst) + max(maxCost, 1)
+	largest := max(p.Limit, p.Burst)
+	if largest <= MaxExact { // each below 2^53: the sum cannot overflow
+		largest += max(min(maxCost, MaxExact), 1)
+	}
 	if largest > MaxExact/periodUS {
 		return fmt.Errorf("limit %d (or burst %d) over a period of %s is too large for exact arithmetic: (limit + cost) × period in µs must stay below 2^53; use a shorter period", p.Limit, p.Burst, p.Period)
 	}

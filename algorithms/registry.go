@@ -143,6 +143,12 @@ var registry = []Info{
 		build: func(p Policy, o Options) Limiter {
 			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
 		}},
+	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
+		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
+	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
+	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
+		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

@@ -315,6 +315,10 @@ func TestPolicyValidate(t *testing.T) {
 		{Policy{Limit: 5, Period: time.Second, RetryJitter: 2}, 1, "retry_after_jitter must be a number from 0 to 1 (got 2)"},
 		{Policy{Limit: 1 << 40, Period: time.Hour}, 1, "too large for exact arithmetic"},
 		{Policy{Limit: 5000, Period: time.Hour}, 1, ""}, // GitHub's limit fits
+		// the largest int64s: the guard's own sum must not wrap round to a small number
+		{Policy{Limit: 5, Period: time.Second, Burst: math.MaxInt64}, 1, "too large for exact arithmetic"},
+		{Policy{Limit: math.MaxInt64, Period: time.Microsecond}, 1, "too large for exact arithmetic"},
+		{Policy{Limit: 5, Period: time.Second}, math.MaxInt64, "too large for exact arithmetic"},
 	} {
 		err := tc.p.Validate(tc.cost)
 		switch {

@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,7 +87,8 @@ func TestTTLCheckLevelEvict(t *testing.T) {
 // Forget and ForgetAll drop state: a spent bucket is full again, a window empty.
 func TestForget(t *testing.T) {
 	p := Policy{Limit: 2, Period: time.Second, Burst: 2}
-	for _, lim := range []Limiter{NewTokenBucket(p, true, 0), NewFixedWindow(p, false, 0), NewSlidingLog(p), NewGCRA(p)} {
+	for _, lim := range []Limiter{NewTokenBucket(p, true, 0), NewFixedWindow(p, false, 0), NewSlidingLog(p), NewGCRA(p),
+		NewSpring(p), NewTraefik(p), NewKong(p, Options{KongWindows: KongWindows{KongMinute: 10}})} {
 		runSteps(t, lim, []step{{at: 0, allowed: true, remaining: anyRemaining}, {at: 0, allowed: true, remaining: anyRemaining},
 			{at: 0, allowed: false, remaining: anyRemaining}, {key: "other", at: 0, allowed: true, remaining: anyRemaining}})
 		f := lim.(Forgetter)
@@ -96,6 +98,9 @@ func TestForget(t *testing.T) {
 		runSteps(t, lim, []step{{at: 0, allowed: true, remaining: anyRemaining}})
 		if n := f.ForgetAll(); n != 2 || lim.Keys() != 0 {
 			t.Errorf("%s: ForgetAll() = %d with %d keys left, want 2 and none", lim.Algorithm(), n, lim.Keys())
+		}
+		if b := lim.StateBytes(); b != 0 && slices.Contains([]Name{SpringName, TraefikName, KongName}, lim.Algorithm()) {
+			t.Errorf("%s: %d bytes of state after ForgetAll, want none", lim.Algorithm(), b)
 		}
 		runSteps(t, lim, []step{{key: "other", at: 0, allowed: true, remaining: anyRemaining}, {key: "other", at: 0, allowed: true, remaining: anyRemaining}})
 	}

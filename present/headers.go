@@ -52,8 +52,11 @@ func HeaderColumns(cfg *sim.Config) []string {
 	for f := range algorithms.HeaderFamilies {
 		family := algorithms.HeaderFamily(f)
 		if slices.ContainsFunc(cfg.Lanes, func(l sim.LaneConfig) bool { return l.Headers == family && sendsHeaders(l) }) {
-			fields := family.Names()
-			names = append(names, fields[:len(fields)-1]...)
+			for _, name := range family.Names() {
+				if name != "Retry-After" && !slices.Contains(names, name) {
+					names = append(names, name) // X-RateLimit-Remaining is two families'
+				}
+			}
 		}
 	}
 	return append(names, "Retry-After")

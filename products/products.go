@@ -17,8 +17,10 @@ package products
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -271,7 +273,26 @@ func (o Options) readFile(name string) ([]byte, error) {
 	if o.ReadFile != nil {
 		return o.ReadFile(name)
 	}
-	return os.ReadFile(name)
+	return ReadLimited(name)
+}
+
+// ReadLimited reads the file at path, refusing one larger than MaxFileSize
+// after reading at most one byte more: /dev/zero, or a log named by mistake,
+// is an error at once, not a read until memory runs out.
+func ReadLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s is larger than %d MiB, more than a configuration holds; is it the right file?", path, MaxFileSize>>20)
+	}
+	return data, nil
 }
 
 func (o Options) glob(pattern string) ([]string, error) {
@@ -286,7 +307,7 @@ const MaxFileSize = 16 << 20
 
 // ReadFile reads the configuration at path (see Read).
 func ReadFile(path string, o Options) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadLimited(path)
 	if err != nil {
 		return nil, err
 	}
@@ -368,6 +389,10 @@ func Detect(data []byte) (Product, bool) {
 			ngx++
 		}
 	}
+	// nginx's blocks and limit_req directives wherever they stand, for a file
+	// that writes several on a line ("http { server { location / { … } } }"),
+	// which the line ends above do not see; HAProxy writes none of these
+	ngx += 2 * len(nginxBlocks.FindAllIndex(data, -1))
 	switch {
 	case hap > ngx && hap >= 3:
 		return HAProxy, true
@@ -376,6 +401,9 @@ func Detect(data []byte) (Product, bool) {
 	}
 	return Unknown, false
 }
+
+// nginxBlocks finds nginx's own block openings and its limit_req directives.
+var nginxBlocks = regexp.MustCompile(`(?m)(^|[;{}\s])((events|http|server|upstream|stream|limit_except)\s*\{|location\s+[^{};\n]+\{|limit_req(_zone)?\s+[^;\n]*;)`)
 
 // isDirectiveName says w can be an nginx directive's name.
 func isDirectiveName(w []byte) bool {

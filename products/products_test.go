@@ -1,6 +1,8 @@
 package products
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -22,6 +24,10 @@ func TestDetect(t *testing.T) {
 		{"frontend fe\n  http-request track-sc0 src\n  http-request deny if { sc0_http_req_rate gt 5 }\n  http-request deny if { sc0_http_req_rate gt 5 }\n", HAProxy, true},
 		{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326` + "\n", Unknown, false},
 		{"", Unknown, false},
+		// nginx written several directives to a line: its blocks tell it
+		{"events {}\nhttp { server { location / { limit_req zone=nope burst=5; } } }\n", Nginx, true},
+		{"http { limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s; server { listen 80; } }", Nginx, true},
+		{"events{} http{ server{ listen 80; location /api/ { limit_req zone=a; } } }\n", Nginx, true},
 		{`{"time": 1, "key": "a"}` + "\n", Unknown, false},
 	} {
 		got, ok := Detect([]byte(c.text))
@@ -53,5 +59,23 @@ func TestReadTellsTheProduct(t *testing.T) {
 	}
 	if _, err := ParseProduct("envoy"); err == nil || !strings.Contains(err.Error(), "use nginx or haproxy") {
 		t.Errorf("ParseProduct(envoy): %v; want the products named", err)
+	}
+}
+
+// A file larger than a configuration can be is refused after reading just past
+// MaxFileSize, whatever it is: /dev/zero never ends, and read whole it ran the
+// process out of memory (--config /dev/zero, an include of it).
+func TestReadLimitedStopsAtTheLimit(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	if _, err := ReadLimited("/dev/zero"); err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Errorf("ReadLimited(/dev/zero) = %v, want larger than 16 MiB", err)
+	}
+	dir := t.TempDir()
+	main := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644)
+	if _, err := ReadFile(main, Options{Product: Nginx}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Errorf("an include of /dev/zero: %v, want nginx.conf:3 … larger than 16 MiB", err)
 	}
 }

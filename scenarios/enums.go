@@ -272,12 +272,19 @@ var combines = named(algorithms.InOrder, algorithms.CheckThenConsume, algorithms
 
 func (c *Combine) UnmarshalText(b []byte) error { return c.read(b, "combine", combines) }
 
+// KongPolicy is a kong lane's config.policy (algorithms.KongPolicies).
+type KongPolicy struct{ choice[algorithms.KongPolicy] }
+
+var kongPolicies = named(algorithms.KongLocal, algorithms.KongCluster, algorithms.KongRedis)
+
+func (k *KongPolicy) UnmarshalText(b []byte) error { return k.read(b, "kong_policy", kongPolicies) }
+
 // Headers is the family of a lane's rate-limit headers (algorithms.HeaderFamilies).
 type Headers struct {
 	choice[algorithms.HeaderFamily]
 }
 
-var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy)
+var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy, algorithms.HeadersSpring, algorithms.HeadersTraefik)
 
 func (h *Headers) UnmarshalText(b []byte) error { return h.read(b, "headers", headerFamilies) }
 

@@ -3,11 +3,13 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/suggest"
 	"ratelab/sim"
 )
 
@@ -248,6 +250,14 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.ShadowMode = s.ShadowMode
 	opts.MitigationTimeout, opts.CountBlocked = s.MitigationTimeout.Duration, s.CountBlocked
 	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
+	opts.KongPolicy, opts.KongIncrementDelay = s.KongPolicy.Value(), s.KongIncrementDelay.Duration
+	if s.KongWindows != nil {
+		w, err := s.KongWindows.limits()
+		if err != nil {
+			return opts, &algorithms.OptionError{Key: "kong_windows", Err: err}
+		}
+		opts.KongWindows = w
+	}
 	if s.MonotonicTimestamp != nil {
 		if !info.TakesOption("monotonic_timestamp") {
 			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)
@@ -270,3 +280,38 @@ func splittable() string {
 
 // defaultLanes are the algorithms of a scenario that lists no lanes: every limiter.
 func (c *compiler) defaultLanes() []algorithms.Name { return algorithms.DefaultLanes() }
+
+// KongWindows are a kong lane's windows beyond its policy's, by name: the
+// rate-limiting plugin's config.second … config.year, each a limit of
+// requests (month and year are calendar windows, UTC).
+type KongWindows map[string]int64
+
+// kongWindowNames are the windows a kong lane's kong_windows may set, in
+// algorithms.KongSecond … KongYear order.
+var kongWindowNames = []string{"second", "minute", "hour", "day", "month", "year"}
+
+// limits are the windows as the lane takes them: each one of Kong's, its limit
+// > 0.
+func (k KongWindows) limits() (algorithms.KongWindows, error) {
+	var w algorithms.KongWindows
+	if len(k) == 0 {
+		return w, fmt.Errorf("kong_windows sets no window; write one or more of %s = a limit, or leave the key out", strings.Join(kongWindowNames, ", "))
+	}
+	for _, name := range slices.Sorted(maps.Keys(k)) {
+		limit := k[name]
+		i := slices.Index(kongWindowNames, name)
+		if i < 0 {
+			if near := suggest.Nearest(name, kongWindowNames); near != "" {
+				return w, fmt.Errorf("kong_windows: %q is not one of Kong's windows (%s); did you mean %q?", name, strings.Join(kongWindowNames, ", "), near)
+			}
+			return w, fmt.Errorf("kong_windows: %q is not one of Kong's windows (%s)", name, strings.Join(kongWindowNames, ", "))
+		}
+		w[i] = limit
+	}
+	for i, limit := range w {
+		if _, set := k[kongWindowNames[i]]; set && limit <= 0 {
+			return w, fmt.Errorf("kong_windows: %s must be > 0 (got %d); leave a window out to have none", kongWindowNames[i], limit)
+		}
+	}
+	return w, nil
+}

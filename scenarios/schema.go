@@ -148,7 +148,7 @@ type LaneSpec struct {
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"
 	Order   map[string][]string `toml:"order,omitempty"`   // per client: the limits' order, by name (in-order)
 
-	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy"; none for a product that sends none (nginx)
+	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy", "spring", "traefik"; none for a product that sends none (nginx)
 
 	// Or a product's own configuration, instead of the keys above: the lane is
 	// the lanes it describes, one per context that limits (docs/scenarios.md,
@@ -162,28 +162,31 @@ type LaneSpec struct {
 // one an algorithm declares (algorithms.Info.Options) and applies to the
 // algorithms that declare it; set for another, it is an error.
 type OptionsSpec struct {
-	WindowStart        WindowStart `toml:"window_start,omitempty"`        // fixed-window: "epoch" (default) or "random"
-	Rollover           int64       `toml:"rollover,omitempty"`            // fixed-window: most unused units carried over
-	Mode               Mode        `toml:"mode,omitempty"`                // leaky-bucket: "queue" (default) or "meter"
-	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"` // token-bucket: store max(now, ts); default true
-	MaxReserved        int64       `toml:"max_reserved,omitempty"`        // token-bucket: reservations this deep
-	Warmup             Duration    `toml:"warmup,omitempty"`              // guava: SmoothWarmingUp over this long
-	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`     // guava: tryAcquire's timeout
-	EnvoyVersion       string      `toml:"envoy_version,omitempty"`       // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
-	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`      // envoy-local timer bucket: when the fill timer was armed
-	TrackSC            TrackSC     `toml:"track_sc,omitempty"`            // haproxy: "before-deny" (default; denials counted) or "after-deny"
-	Expire             Duration    `toml:"expire,omitempty"`              // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`         // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429)
-	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`     // haproxy: the release ("2.2.11"); default the newest
-	Nodelay            bool        `toml:"nodelay,omitempty"`             // nginx: limit_req's nodelay
-	Delay              int64       `toml:"delay,omitempty"`               // nginx: limit_req's delay=N (requests)
-	DryRun             bool        `toml:"dry_run,omitempty"`             // nginx: limit_req_dry_run on
-	ShadowMode         bool        `toml:"shadow_mode,omitempty"`         // envoy-global: over the limit answered OK, still counted
-	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`  // cloudflare: block every request this long once the rate is passed; 0: throttle
-	CountBlocked       bool        `toml:"count_blocked,omitempty"`       // cloudflare: blocked requests count too
-	QuotaLimit         int64       `toml:"quota_limit,omitempty"`         // api-gateway: the usage plan's quota, requests per quota_period
-	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`        // api-gateway: "day", "week" or "month" (UTC)
-	QuotaOffset        int64       `toml:"quota_offset,omitempty"`        // api-gateway: taken off the quota in the first period
+	WindowStart        WindowStart `toml:"window_start,omitempty"`         // fixed-window: "epoch" (default) or "random"
+	Rollover           int64       `toml:"rollover,omitempty"`             // fixed-window: most unused units carried over
+	Mode               Mode        `toml:"mode,omitempty"`                 // leaky-bucket: "queue" (default) or "meter"
+	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"`  // token-bucket: store max(now, ts); default true
+	MaxReserved        int64       `toml:"max_reserved,omitempty"`         // token-bucket: reservations this deep
+	Warmup             Duration    `toml:"warmup,omitempty"`               // guava: SmoothWarmingUp over this long
+	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`      // guava: tryAcquire's timeout
+	EnvoyVersion       string      `toml:"envoy_version,omitempty"`        // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
+	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`       // envoy-local timer bucket: when the fill timer was armed
+	TrackSC            TrackSC     `toml:"track_sc,omitempty"`             // haproxy: "before-deny" (default; denials counted) or "after-deny"
+	Expire             Duration    `toml:"expire,omitempty"`               // haproxy: the stick-table's expire; default none
+	DenyStatus         int         `toml:"deny_status,omitempty"`          // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429; kong: config.error_code, default 429)
+	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`      // haproxy: the release ("2.2.11"); default the newest
+	Nodelay            bool        `toml:"nodelay,omitempty"`              // nginx: limit_req's nodelay
+	Delay              int64       `toml:"delay,omitempty"`                // nginx: limit_req's delay=N (requests)
+	DryRun             bool        `toml:"dry_run,omitempty"`              // nginx: limit_req_dry_run on
+	ShadowMode         bool        `toml:"shadow_mode,omitempty"`          // envoy-global: over the limit answered OK, still counted
+	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`   // cloudflare: block every request this long once the rate is passed; 0: throttle
+	CountBlocked       bool        `toml:"count_blocked,omitempty"`        // cloudflare: blocked requests count too
+	QuotaLimit         int64       `toml:"quota_limit,omitempty"`          // api-gateway: the usage plan's quota, requests per quota_period
+	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`         // api-gateway: "day", "week" or "month" (UTC)
+	QuotaOffset        int64       `toml:"quota_offset,omitempty"`         // api-gateway: taken off the quota in the first period
+	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
+	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
+	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

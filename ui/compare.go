@@ -91,7 +91,8 @@ func (m *Model) renderVerdicts(verdicts []string) []string {
 }
 
 // renderHeaders is the HTTP response headers the focused lane's latest decision
-// would send, in the lane's family (draft, legacy, x-ratelimit or envoy).
+// would send, in the lane's family (draft, legacy, x-ratelimit, or a product's:
+// envoy, spring, traefik).
 func (m *Model) renderHeaders() string {
 	lane, l := m.runner.cfg.Lanes[m.focus], m.runner.snap.Lanes[m.focus]
 	last, ok := l.Last, l.HasLast

@@ -1,10 +1,21 @@
 package conformance
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
+
 	"ratelab/algorithms"
+	"ratelab/algorithms/redislua"
+	"ratelab/internal/redistest"
 )
 
 // The product lanes decide as their products' own tests and documented
@@ -147,4 +158,373 @@ func TestAPIGatewayDecidesAsItsGuideExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// springCall is one call of Spring's request_rate_limiter.lua as
+// RedisRateLimiter makes it: KEYS tokens and timestamp, ARGV replenishRate,
+// burstCapacity, now in seconds ("" for Redis TIME), requested.
+func springCall(t *testing.T, c redis.UniversalClient, id string, rate, capacity int64, now string, requested int64) []int64 {
+	t.Helper()
+	keys := []string{"redis-rate-limiter-lua-script-tests.{" + id + "}.tokens", "redis-rate-limiter-lua-script-tests.{" + id + "}.timestamp"}
+	r, err := c.Eval(context.Background(), redislua.Script("spring"), keys, rate, capacity, now, requested).Int64Slice()
+	if err != nil {
+		t.Fatalf("EVAL spring.lua as Spring calls it: %v", err)
+	}
+	return r
+}
+
+// springTTLs are the seconds to expiry of id's two keys (−2: no such key).
+func springTTLs(t *testing.T, c redis.UniversalClient, id string) []int64 {
+	t.Helper()
+	var ttls []int64
+	for _, suffix := range []string{".tokens", ".timestamp"} {
+		d, err := c.TTL(context.Background(), "redis-rate-limiter-lua-script-tests.{"+id+"}"+suffix).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ttls = append(ttls, int64(d/time.Second))
+		if d < 0 {
+			ttls[len(ttls)-1] = int64(d) // go-redis: −2 ns for no key, −1 ns for no expiry
+		}
+	}
+	return ttls
+}
+
+// ratelab's spring.lua, called with Spring's own arguments, answers what
+// Spring's RedisRateLimiterLuaScriptTests (spring-cloud-gateway-server-webflux/
+// src/test/java/org/springframework/cloud/gateway/filter/ratelimit/, at
+// 5227205c) expect of request_rate_limiter.lua, on this test's redis-server; and
+// with now left empty it reads Redis TIME, as RedisRateLimiter.isAllowed has it
+// do since 3.0.6.
+func TestSpringScriptAsSpringCallsIt(t *testing.T) {
+	s, err := redislua.Open(context.Background(), redistest.Start(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := s.Client()
+	now := time.Now().Unix()
+	at := func(dt int64) string { return strconv.FormatInt(now+dt, 10) }
+
+	// testNewAccess: rate 1, capacity 10, 1 requested: allowed, 9 left, both keys
+	// kept for at least capacity / rate seconds (Spring's ttl is twice that)
+	if got := springCall(t, c, "new_access", 1, 10, at(0), 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("testNewAccess: %v, want [1 9]", got)
+	}
+	for _, ttl := range springTTLs(t, c, "new_access") {
+		if ttl < 10 {
+			t.Errorf("testNewAccess: a key's TTL is %d s, want >= 10", ttl)
+		}
+	}
+	// testTokenFilled: 5 of 10, then 3 s later (3 tokens back) 5 more: 3 left
+	springCall(t, c, "token_filled", 1, 10, at(0), 5)
+	if got := springCall(t, c, "token_filled", 1, 10, at(3), 5); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("testTokenFilled: %v, want [1 3]", got)
+	}
+	for _, ttl := range springTTLs(t, c, "token_filled") {
+		if ttl < 10 {
+			t.Errorf("testTokenFilled: a key's TTL is %d s, want >= 10", ttl)
+		}
+	}
+	// testAfterTillTime: a fill time (10 s) later the bucket is full again
+	springCall(t, c, "after_fill_time", 1, 10, at(0), 1)
+	if got := springCall(t, c, "after_fill_time", 1, 10, at(10), 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("testAfterTillTime: %v, want [1 9]", got)
+	}
+	// testTokensNotEnough: 20 requested of a capacity of 10: denied, 10 left
+	if got := springCall(t, c, "tokens_not_enough", 1, 10, at(0), 20); !slices.Equal(got, []int64{0, 10}) {
+		t.Errorf("testTokensNotEnough: %v, want [0 10]", got)
+	}
+	// testCapacityExceedsMaxInt: a capacity of 2^53 − 1 is exact on the Redis
+	// Spring's test runs (redis:5.0.14-alpine); from Redis 7.0, SETEX refuses
+	// its ttl (2^54 − 2 s, past what a millisecond clock holds), the script
+	// fails, and RedisRateLimiter lets the request through with remaining −1
+	const maxSafe = 1<<53 - 1
+	keys := []string{"redis-rate-limiter-lua-script-tests.{capacity_exceeds_max_int}.tokens", "redis-rate-limiter-lua-script-tests.{capacity_exceeds_max_int}.timestamp"}
+	got, err := c.Eval(context.Background(), redislua.Script("spring"), keys, 1, int64(maxSafe), at(0), 1).Int64Slice()
+	if major := redisMajor(t, c); major >= 7 {
+		if err == nil || !strings.Contains(err.Error(), "invalid expire time") {
+			t.Errorf("testCapacityExceedsMaxInt on Redis %d: %v, %v; want SETEX's \"invalid expire time\"", major, got, err)
+		}
+	} else if !slices.Equal(got, []int64{1, maxSafe - 1}) {
+		t.Errorf("testCapacityExceedsMaxInt: %v, %v; want [1 %d]", got, err, int64(maxSafe-1))
+	}
+
+	// now empty: the script reads Redis TIME and stores its second
+	if got := springCall(t, c, "redis_time", 1, 10, "", 1); !slices.Equal(got, []int64{1, 9}) {
+		t.Errorf("now from Redis TIME: %v, want [1 9]", got)
+	}
+	stamp, err := c.Get(context.Background(), "redis-rate-limiter-lua-script-tests.{redis_time}.timestamp").Int64()
+	if err != nil || stamp < now || stamp > time.Now().Unix() {
+		t.Errorf("now from Redis TIME stored timestamp %d (%v), want a second from %d to now", stamp, err, now)
+	}
+
+	// the ttl trap: replenishRate 3, burstCapacity 1 (a YAML route that sets
+	// only replenish-rate: 3) is ttl floor(2/3) = 0: nothing is stored, and
+	// every request is allowed
+	for i := range 5 {
+		if got := springCall(t, c, "ttl_trap", 3, 1, at(0), 1); !slices.Equal(got, []int64{1, 0}) {
+			t.Errorf("ttl trap, request %d: %v, want [1 0]", i, got)
+		}
+	}
+	if ttls := springTTLs(t, c, "ttl_trap"); !slices.Equal(ttls, []int64{-2, -2}) {
+		t.Errorf("ttl trap: the keys' TTLs are %v, want none stored", ttls)
+	}
+}
+
+// Spring's RedisRateLimiterLuaScriptTests as steps of the spring lane, in
+// memory and as ratelab calls spring.lua on Redis: rate 1, capacity 10, the
+// requested tokens as the cost, on the virtual clock in whole seconds.
+func TestSpringLuaScriptTestsOnEveryBackend(t *testing.T) {
+	p := algorithms.Policy{Limit: 1, Period: time.Second, Burst: 10}
+	onEveryBackend(t, []string{"spring"}, p, func(t *testing.T, _ lane, lim algorithms.Limiter) {
+		runSteps(t, lim, []step{
+			{at: 0, key: "new_access", allowed: true, remaining: f(9)},
+			{at: 0, key: "token_filled", cost: 5, allowed: true, remaining: f(5)},
+			{at: 3 * time.Second, key: "token_filled", cost: 5, allowed: true, remaining: f(3)},
+			{at: 0, key: "after_fill_time", allowed: true, remaining: f(9)},
+			{at: 10 * time.Second, key: "after_fill_time", allowed: true, remaining: f(9)},
+			{at: 0, key: "tokens_not_enough", cost: 20, allowed: false, retry: algorithms.Forever, remaining: f(10)},
+			// whole seconds: 2.999 s after emptying, two tokens
+			{at: 0, key: "seconds", cost: 10, allowed: true, remaining: f(0)},
+			{at: ms(2999), key: "seconds", cost: 3, allowed: false, retry: time.Millisecond, remaining: f(2)},
+			{at: 3 * time.Second, key: "seconds", cost: 3, allowed: true, remaining: f(0)},
+		})
+	})
+}
+
+// traefikSource is in_memory_limiter.go's Allow as Traefik's code reads, over
+// golang.org/x/time/rate, with its ttlmap reduced to what a few sources need (a
+// map of limiters and their expiries in whole Unix seconds, dropped when a
+// request finds them expired), on a clock the test sets.
+type traefikSource struct {
+	rate     rate.Limit
+	burst    int
+	maxDelay time.Duration
+	ttl      int
+	buckets  map[string]*rate.Limiter
+	expiry   map[string]int64
+}
+
+// newTraefikSource is New's derivation for average, period and burst.
+func newTraefikSource(average int64, period time.Duration, burst int) *traefikSource {
+	rtl := float64(average*int64(time.Second)) / float64(period)
+	maxDelay, ttl := 500*time.Millisecond, 1
+	if rtl >= 1 {
+		maxDelay = time.Second / (time.Duration(rtl) * 2)
+		ttl++
+	} else {
+		ttl += int(1 / rtl)
+	}
+	return &traefikSource{rate: rate.Limit(rtl), burst: burst, maxDelay: maxDelay, ttl: ttl, buckets: map[string]*rate.Limiter{}, expiry: map[string]int64{}}
+}
+
+// serve is Allow at now and ServeHTTP's verdict: served after delay, or 429.
+func (s *traefikSource) serve(source string, now time.Time) (served bool, delay time.Duration) {
+	bucket, exists := s.buckets[source]
+	if exists && s.expiry[source] <= now.Unix() {
+		exists = false
+	}
+	if !exists {
+		bucket = rate.NewLimiter(s.rate, s.burst)
+	}
+	s.buckets[source], s.expiry[source] = bucket, now.Add(time.Duration(s.ttl)*time.Second).Unix()
+	res := bucket.ReserveN(now, 1)
+	delay = res.DelayFrom(now)
+	if delay > s.maxDelay {
+		res.CancelAt(now)
+		return false, delay
+	}
+	return true, delay
+}
+
+// The traefik lane decides as Traefik's middleware: on seeded random policies
+// and traces (clocks behind and ahead, idle hours, costs Traefik ignores), each
+// request served or refused alike, with the same delay and, refused, a
+// RetryAfter that is Traefik's X-Retry-In.
+func TestTraefikLaneIsTraefiksMiddleware(t *testing.T) {
+	compared := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 4))
+		p := randomPolicy(r)
+		lane, _ := algorithms.New(algorithms.TraefikName, p, algorithms.Options{})
+		traefik := newTraefikSource(p.Limit, p.Period, int(p.Burst))
+		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Burst, maxCost: p.Burst + 3, keys: 3, skewed: true, hours: true}) {
+			d := lane.Allow(q.Key, q.Now, q.Cost)
+			served, delay := traefik.serve(q.Key, algorithms.HeaderOrigin.Add(q.Now))
+			if d.Allowed != served || (served && d.Delay != delay) || (!served && d.RetryAfter != delay) {
+				t.Fatalf("seed %d, %s: request %d (%s at %v): lane %+v; Traefik served %v after %v", seed, p, i, q.Key, q.Now, d, served, delay)
+			}
+			compared++
+		}
+	}
+	t.Logf("compared: %d decisions", compared)
+}
+
+// kongPlugin is the rate-limiting plugin's access phase as handler.lua and
+// policies/init.lua read (Kong 3.11), with its counters in a map: shm:incr for
+// local (a key lives while its expiry is ahead), the database for cluster (rows
+// read by primary key, never expired), Redis INCR-then-EXPIRE for redis (a key
+// lives until the clock is past its expiry); increments landing at once.
+type kongPlugin struct {
+	policy   string
+	limits   map[string]int64
+	counters map[string]*kongCount
+}
+
+type kongCount struct{ value, expiresMS int64 }
+
+var kongPeriods = []string{"second", "minute", "hour", "day", "month", "year"}
+var kongExpiration = map[string]int64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "month": 2592000, "year": 31536000}
+
+// timestamps is get_timestamps: each period's start, in Unix seconds.
+func kongTimestamps(unix int64) map[string]int64 {
+	t := time.Unix(unix, 0).UTC()
+	y, mo, d := t.Date()
+	return map[string]int64{
+		"second": unix,
+		"minute": time.Date(y, mo, d, t.Hour(), t.Minute(), 0, 0, time.UTC).Unix(),
+		"hour":   time.Date(y, mo, d, t.Hour(), 0, 0, 0, time.UTC).Unix(),
+		"day":    time.Date(y, mo, d, 0, 0, 0, 0, time.UTC).Unix(),
+		"month":  time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC).Unix(),
+		"year":   time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).Unix(),
+	}
+}
+
+func (k *kongPlugin) live(c *kongCount, ms int64) bool {
+	switch k.policy {
+	case "cluster":
+		return true
+	case "redis":
+		return ms <= c.expiresMS
+	}
+	return ms < c.expiresMS
+}
+
+// incr is shm:incr(key, 1, 0, ttl) or Redis INCR (+ EXPIRE on 1): the value after.
+func (k *kongPlugin) incr(key, period string, ms int64) int64 {
+	c, ok := k.counters[key]
+	if !ok || !k.live(c, ms) {
+		c = &kongCount{expiresMS: ms + kongExpiration[period]*1000}
+		k.counters[key] = c
+	}
+	c.value++
+	return c.value
+}
+
+// access answers a request at n µs: allowed, and the headers RateLimit-Limit,
+// RateLimit-Remaining, RateLimit-Reset (also Retry-After when refused).
+func (k *kongPlugin) access(id string, n int64) (allowed bool, limit, remaining, reset int64) {
+	unix := algorithms.HeaderOrigin.Unix() + n/1_000_000
+	if n < 0 && n%1_000_000 != 0 {
+		unix--
+	}
+	ms := n / 1000
+	if n < 0 && n%1000 != 0 {
+		ms--
+	}
+	stamps := kongTimestamps(unix)
+	usage := map[string]int64{}
+	stop := ""
+	for _, period := range kongPeriods {
+		lim, ok := k.limits[period]
+		if !ok {
+			continue
+		}
+		key := fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period)
+		var used int64
+		if k.policy == "redis" {
+			used = k.incr(key, period, ms) - 1
+		} else if c, ok := k.counters[key]; ok && k.live(c, ms) {
+			used = c.value
+		}
+		usage[period] = lim - used
+		if lim-used <= 0 {
+			stop = period
+		}
+	}
+	window := int64(0)
+	first := true
+	for _, period := range kongPeriods {
+		lim, ok := k.limits[period]
+		if !ok {
+			continue
+		}
+		cur := usage[period]
+		if stop == "" || stop == period {
+			cur--
+		}
+		cur = max(0, cur)
+		if first || cur < remaining || (cur == remaining && kongExpiration[period] > window) {
+			first, limit, window, remaining = false, lim, kongExpiration[period], cur
+			reset = max(1, window-(unix-stamps[period]))
+		}
+	}
+	if stop != "" {
+		return false, limit, remaining, reset
+	}
+	if k.policy != "redis" {
+		for _, period := range kongPeriods {
+			if _, ok := k.limits[period]; ok {
+				k.incr(fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period), period, ms)
+			}
+		}
+	}
+	return true, limit, remaining, reset
+}
+
+// The kong lane decides as the plugin's code: on seeded random configs (every
+// policy, the policy's window with others of the six, a longer one never below
+// a shorter) and traces (clocks behind and ahead, idle hours), the same
+// answers and the same RateLimit-Limit, -Remaining, -Reset and Retry-After.
+func TestKongLaneIsKongsPlugin(t *testing.T) {
+	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
+	compared := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		which := algorithms.KongPolicy(r.IntN(3))
+		w := r.IntN(len(periods))
+		p := algorithms.Policy{Limit: 1 + r.Int64N(20), Period: periods[w]}
+		plugin := &kongPlugin{policy: which.String(), limits: map[string]int64{kongPeriods[w]: p.Limit}, counters: map[string]*kongCount{}}
+		o := algorithms.Options{KongPolicy: which}
+		limit := p.Limit
+		for other := w + 1; other < len(kongPeriods); other++ { // longer windows, never below
+			if r.IntN(3) == 0 {
+				limit += r.Int64N(3 * limit)
+				o.KongWindows[other], plugin.limits[kongPeriods[other]] = limit, limit
+			}
+		}
+		lane, err := algorithms.New(algorithms.KongName, p, o)
+		if err != nil {
+			t.Fatalf("seed %d, %s, %+v: %v", seed, p, o.KongWindows, err)
+		}
+		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Limit, maxCost: 3, keys: 3, skewed: true, hours: true}) {
+			d := lane.Allow(q.Key, q.Now, q.Cost)
+			allowed, lim, rem, reset := plugin.access(q.Key, algorithms.Micros(q.Now))
+			want := algorithms.Decision{Allowed: allowed, Limit: lim, Remaining: float64(rem), ResetAfter: time.Duration(reset) * time.Second}
+			if !allowed {
+				want.RetryAfter = want.ResetAfter
+			}
+			if d != want {
+				t.Fatalf("seed %d, %s policy, %s, %+v: request %d (%s at %v): lane %+v, plugin %+v", seed, which, p, o.KongWindows, i, q.Key, q.Now, d, want)
+			}
+			compared++
+		}
+	}
+	t.Logf("compared: %d decisions", compared)
+}
+
+// redisMajor is the server's major version.
+func redisMajor(t *testing.T, c redis.UniversalClient) int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, v, _ := strings.Cut(info, "redis_version:")
+	major, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	if err != nil {
+		t.Fatalf("redis_version in %q: %v", info, err)
+	}
+	return major
 }

@@ -95,11 +95,13 @@ func nginxLane(t *testing.T, l realserver.NginxLimit) (algorithms.Limiter, algor
 // nginxTimerSlack is how much later than its delay a delayed request may be
 // logged, on nginx's own clock, before the test calls it a disagreement: nginx
 // sleeps in epoll_wait until the timer's millisecond and serves the request in
-// that iteration, late only while its one worker waits for a CPU, which on a
-// loaded two-core machine is rarely more than tens of milliseconds. The exact
+// that iteration, late only while its one worker waits for a CPU: the median is
+// 0 ms, but on a two-core machine busy with other tests the most was 585 ms, so
+// the bound is wide — it catches a delay that is not nginx's at all, never
+// early service (a request served before its delay fails at 1 ms). The exact
 // check is the other: the lane's Delay is nginx's to the millisecond, as nginx
 // computed it from the excess it logged.
-const nginxTimerSlack = 250 * time.Millisecond
+const nginxTimerSlack = 2 * time.Second
 
 // TestNginxLaneAgainstNginx runs each case on the real nginx and replays what
 // nginx decided through the nginx lane: every request's $limit_req_status and

@@ -53,6 +53,11 @@ var lanes = []lane{
 	{"cloudflare (blocked counted)", algorithms.CloudflareName, algorithms.Options{MitigationTimeout: 10 * time.Second, CountBlocked: true}},
 	{"api-gateway", algorithms.APIGatewayName, algorithms.Options{}},
 	{"api-gateway (quota)", algorithms.APIGatewayName, algorithms.Options{QuotaLimit: 20, QuotaPeriod: algorithms.QuotaDay, QuotaOffset: 5}},
+	{"spring", algorithms.SpringName, algorithms.Options{}},
+	{"traefik", algorithms.TraefikName, algorithms.Options{}},
+	{"kong", algorithms.KongName, algorithms.Options{}},
+	{"kong (redis)", algorithms.KongName, algorithms.Options{KongPolicy: algorithms.KongRedis, KongWindows: algorithms.KongWindows{algorithms.KongDay: 1000}}},
+	{"kong (increment delay)", algorithms.KongName, algorithms.Options{KongIncrementDelay: 3 * time.Millisecond}},
 }
 
 // admitted is p, or, for a product lane configured only in its product's units

@@ -301,49 +301,10 @@ func (l *Limiter) Forget(key string) bool {
 // an empty replica loses them. It returns how many keys Redis removed; when
 // Redis fails the lane is shown unavailable, and what was not removed stays.
 func (l *Limiter) ForgetAll() int {
-	ctx := l.store.ctx
 	own := "{" + l.store.Prefix + ":" + l.cfg.Lane
-	var removed atomic.Int64 // the nodes are flushed at once
-	err := forEachNode(ctx, l.store.client, func(ctx context.Context, node *redis.Client) error {
-		var batch []string
-		unlink := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			pipe := node.Pipeline()
-			cmds := make([]*redis.IntCmd, len(batch))
-			for i, k := range batch {
-				cmds[i] = pipe.Unlink(ctx, k)
-			}
-			pipe.Exec(ctx)
-			batch = batch[:0]
-			for _, c := range cmds {
-				n, err := c.Result()
-				if err != nil {
-					return err
-				}
-				removed.Add(n)
-			}
-			return nil
-		}
-		iter := node.Scan(ctx, 0, l.pattern(), 1000).Iterator()
-		for iter.Next(ctx) {
-			if !strings.HasPrefix(iter.Val(), own) {
-				continue
-			}
-			if batch = append(batch, iter.Val()); len(batch) == 500 {
-				if err := unlink(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := iter.Err(); err != nil {
-			return err
-		}
-		return unlink()
-	})
+	n, err := unlinkMatching(l.store.ctx, l.store.client, l.pattern(), func(key string) bool { return strings.HasPrefix(key, own) })
 	l.unavailable.Store(err != nil)
-	return int(removed.Load())
+	return n
 }
 
 // SetMonotonic switches a token bucket's max(now, ts) fix from the next call on

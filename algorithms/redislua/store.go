@@ -210,7 +210,18 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 }
 
 func (s *Store) cleanup(ctx context.Context, client redis.UniversalClient) (int, error) {
-	pattern := "{" + s.Prefix + ":*"
+	own := "{" + s.Prefix + ":"
+	return unlinkMatching(ctx, client, own+"*", func(key string) bool {
+		return strings.HasPrefix(key, own) // the pattern's own characters may match more than the prefix
+	})
+}
+
+// unlinkMatching removes, on every node that holds data, the keys a SCAN of
+// pattern finds and keep accepts: UNLINK, one key per command (a Cluster's
+// command may not name keys of different slots), pipelined 500 at a time. It
+// returns how many Redis removed and the first error met on any node, naming
+// the node.
+func unlinkMatching(ctx context.Context, client redis.UniversalClient, pattern string, keep func(string) bool) (int, error) {
 	var removed atomic.Int64 // the nodes are cleaned at once
 	err := forEachNode(ctx, client, func(ctx context.Context, node *redis.Client) error {
 		iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
@@ -236,8 +247,8 @@ func (s *Store) cleanup(ctx context.Context, client redis.UniversalClient) (int,
 			return nil
 		}
 		for iter.Next(ctx) {
-			if !strings.HasPrefix(iter.Val(), "{"+s.Prefix+":") {
-				continue // the pattern's own characters matched more than the prefix
+			if !keep(iter.Val()) {
+				continue
 			}
 			batch = append(batch, iter.Val())
 			if len(batch) == 500 {

@@ -1,0 +1,456 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// KongName is Kong's rate-limiting plugin as a lane, in scenario files and on the
+// command line.
+const KongName Name = "kong"
+
+// kongOptions are the Kong lane's scenario keys.
+var kongOptions = []Option{
+	{Key: "kong_policy", Doc: `config.policy: "local" (default; counters in each node's shared dict, refusals not counted), "cluster" (in the database), "redis" (3.4+, sync_rate -1: every request counted in every window, refusals too)`,
+		set: func(o Options) string { return setIf(o.KongPolicy != KongLocal, "kong_policy") }},
+	{Key: "kong_windows", Doc: "more of the plugin's limits enforced with the policy's: { second, minute, hour, day, month, year = limit }; month and year are calendar windows (UTC); default none",
+		set: func(o Options) string { return setIf(o.KongWindows != (KongWindows{}), "kong_windows") }},
+	{Key: "kong_increment_delay", Doc: `local and cluster: how long after its decision a request's increment lands (ngx.timer.at), so requests in between read the count without it; default 0 (it lands before the next request)`,
+		set: func(o Options) string { return setIf(o.KongIncrementDelay != 0, "kong_increment_delay") }},
+	{Key: "deny_status", Doc: "the HTTP status of a refusal, config.error_code (400 to 599, what kong.response.error takes); default 429",
+		set: func(o Options) string { return setIf(o.DenyStatus != 0, "deny_status") }},
+}
+
+// KongPolicy is where the Kong lane's counters live and when they count
+// (config.policy).
+type KongPolicy int
+
+const (
+	// KongLocal: each node's shared dict (ngx.shared), incremented by a timer
+	// after an allowed request; refusals are not counted.
+	KongLocal KongPolicy = iota
+	// KongCluster: rows in the database, as local for the decisions, without the
+	// shared dict's expiry.
+	KongCluster
+	// KongRedis: Redis with sync_rate −1 (Kong 3.4+): reading the usage is an
+	// INCR of every window, so every request counts, refusals too.
+	KongRedis
+)
+
+// KongPolicies are the policies' names in scenario files.
+var KongPolicies = []string{"local", "cluster", "redis"}
+
+// String is the policy's name in scenario files.
+func (k KongPolicy) String() string { return KongPolicies[k] }
+
+// A Kong window, in the plugin's order (timestamp.lua: timestamp_table_fields).
+const (
+	KongSecond = iota
+	KongMinute
+	KongHour
+	KongDay
+	KongMonth
+	KongYear
+)
+
+// KongWindows are limits per window (KongSecond…KongYear); 0: not set.
+type KongWindows [6]int64
+
+// kongWindowNames are the windows' names, as config and headers spell them.
+var kongWindowNames = [6]string{"second", "minute", "hour", "day", "month", "year"}
+
+// kongExpiration is expiration.lua: each window's counter's lifetime in
+// seconds, and the window length Reset counts from (a month is 30 days).
+var kongExpiration = [6]int64{1, 60, 3600, 86400, 2592000, 31536000}
+
+// kongStatus is the plugin's answer: the request goes on, or
+// kong.response.error(error_code, error_message): config.error_code
+// (deny_status, default 429) and the default error_message, "API rate limit
+// exceeded".
+func kongStatus(d Decision, o Options) (int, string) {
+	if d.Allowed {
+		return http.StatusOK, "forwarded"
+	}
+	if o.DenyStatus != 0 {
+		return o.DenyStatus, "API rate limit exceeded"
+	}
+	return http.StatusTooManyRequests, "API rate limit exceeded"
+}
+
+// KongWindowOf is the plugin window a policy's period is: a second, a minute,
+// an hour or a day; false for any other period.
+func KongWindowOf(period time.Duration) (int, bool) {
+	for w, s := range kongExpiration[:KongMonth] {
+		if period == time.Duration(s)*time.Second {
+			return w, true
+		}
+	}
+	return 0, false
+}
+
+// kongLimits are every window's limit: the policy's and the options'.
+func kongLimits(p Policy, o Options) (KongWindows, error) {
+	p = p.WithDefaults()
+	w, ok := KongWindowOf(p.Period)
+	if !ok {
+		return KongWindows{}, fmt.Errorf("period %s is not one of Kong's windows: the rate-limiting plugin counts per second, minute, hour and day (period \"1s\", \"1m\", \"1h\", \"24h\"), and per calendar month and year (kong_windows = { month = … })", p.Period)
+	}
+	limits := o.KongWindows
+	if limits[w] != 0 {
+		return limits, &OptionError{"kong_windows", fmt.Errorf("kong_windows sets %s, which the policy's period (%s) already is; set the limit there", kongWindowNames[w], p.Period)}
+	}
+	limits[w] = p.Limit
+	return limits, nil
+}
+
+// checkKongPolicy is the plugin's schema: the policy's period a window of its
+// own, and no longer window's limit below a shorter one's
+// (validate_periods_order); and an error_code kong.response.error can send
+// (kong/pdk/response.lua: 400 to 599; the schema takes any number above 0,
+// and any other fails the access phase with a 500). An *OptionError when
+// kong_windows or deny_status is at fault.
+func checkKongPolicy(p Policy, o Options) error {
+	if s := o.DenyStatus; s != 0 && (s < 400 || s > 599) {
+		return &OptionError{"deny_status", fmt.Errorf("deny_status (config.error_code) must be from 400 to 599: Kong's schema takes any number above 0, but kong.response.error refuses one outside 400 to 599 and the request fails with a 500 (got %d)", s)}
+	}
+	limits, err := kongLimits(p, o)
+	if err != nil {
+		return err
+	}
+	for i, lower := range limits {
+		for j := i + 1; j < len(limits) && lower != 0; j++ {
+			if upper := limits[j]; upper != 0 && upper < lower {
+				return &OptionError{"kong_windows", fmt.Errorf("the limit for %s(%d) cannot be lower than the limit for %s(%d), as Kong's schema has it", kongWindowNames[j], upper, kongWindowNames[i], lower)}
+			}
+		}
+	}
+	return nil
+}
+
+// Kong is Kong's rate-limiting plugin (Kong/kong at 22246ef2, 3.11:
+// kong/plugins/rate-limiting/handler.lua access, get_usage; policies/init.lua
+// local, cluster and redis usage and increment; expiration.lua;
+// kong/tools/timestamp.lua get_timestamps), one set of counters per key.
+//
+// The model. Every configured window is enforced at once: the policy's (its
+// period a second, a minute, an hour or a day) and those of kong_windows. The
+// clock is ngx.time(), whole seconds, here the request's time floored to the
+// second; the run's origin stands for HeaderOrigin (2026-01-01T00:00:00Z), so
+// the windows are UTC's: seconds, minutes :00, hours :00, days from midnight,
+// months from the 1st, years from January 1st. Kong counts requests, not
+// costs: every request is 1. A request reads each window's count; where
+// limit − count ≤ 0 it is refused (429) and, with the local and cluster
+// policies, nothing is counted; else each window's count goes up by one.
+//
+//   - local: the counts are the node's shared dict, incremented by a timer
+//     (ngx.timer.at(0)) after the decision, into the windows of the request's
+//     second. kong_increment_delay is how long after the decision that timer
+//     lands: requests in between read the count without it, so concurrent
+//     requests overshoot (Kong/kong#2629, #5311). A counter lives
+//     expiration.lua's seconds from its first increment (shm init_ttl): a
+//     month's counter 30 days, so in a 31-day month a counter made on the 1st
+//     is gone on the 31st and the month starts again; a year's 365 days.
+//   - cluster: the same, its rows in the database read by primary key, never
+//     expired (Kong's clean-up of expired rows is not modelled).
+//   - redis (3.4+, sync_rate −1): reading a window's usage is INCR (its key set
+//     to expire on the first), so every request counts in every window,
+//     refusals included: a client that keeps trying stays locked out of longer
+//     windows. Redis keys expire as the local ones do. sync_rate > 0 is not
+//     modelled; before 3.4 Redis decided as local does.
+//
+// Decision, as the headers say it (access): each window's remaining is
+// limit − count, less the request itself when it is allowed (or is the
+// window that refused it), at least 0; the window shown is the one with the
+// least remaining, ties to the longer window: Remaining and Limit are its
+// RateLimit-Remaining and RateLimit-Limit, ResetAfter its RateLimit-Reset, in
+// whole seconds, max(1, window − (now − window start)) (a month is 30 days
+// there too), and a refusal's RetryAfter is that Reset (Retry-After). It comes
+// after the refusing windows have turned (the reset counts from the whole
+// second), and with redis a refusal may have used up a longer window.
+//
+// Time going backwards: a request reads the windows of its own second, earlier
+// windows' counters included while they last; increments still to land stay
+// pending until a request's clock reaches them. Eviction forgets counters of
+// windows before now's and expired ones, and keys left with none.
+type Kong struct {
+	policy Policy
+	which  KongPolicy
+	limits KongWindows
+	delay  int64 // µs
+	keyed[KongState]
+	counters int64 // held in all keys, for StateBytes
+}
+
+// KongState is one key's counters per window, and its increments still to land.
+type KongState struct {
+	Counters [6][]KongCounter
+	Pending  []KongPending
+}
+
+// KongCounter is one window's count: the window's start (Unix seconds), the
+// count, and when the counter expires (ms from the origin; math.MaxInt64:
+// never).
+type KongCounter struct {
+	Start, Count, ExpiresMS int64
+}
+
+// KongPending is an allowed request's increment not landed yet: when it lands
+// (µs) and the second it counts in.
+type KongPending struct {
+	LandUS, Second int64
+}
+
+// kongCounterBytes is a counter's cost beyond its key: Kong's key also names
+// the route, service, window start and period (ratelimit:<route>:<service>:
+// <identifier>:<period_date>:<period>), two UUIDs and a number, and holds a number.
+const kongCounterBytes = 2*36 + 13 + 6 + 8
+
+// NewKong returns Kong's rate-limiting plugin enforcing p and the windows and
+// policy of o; p and o must pass checkKongPolicy.
+func NewKong(p Policy, o Options) *Kong {
+	p = p.WithDefaults()
+	limits, _ := kongLimits(p, o)
+	return &Kong{policy: p, which: o.KongPolicy, limits: limits, delay: toMicros(o.KongIncrementDelay), keyed: newKeyed[KongState]()}
+}
+
+func (k *Kong) Algorithm() Name { return KongName }
+func (k *Kong) Policy() Policy  { return k.policy }
+
+// StateBytes counts each key's name and a counter per window held (Kong's key
+// for it names the route, service, window and period besides, and holds a
+// number).
+func (k *Kong) StateBytes() int64 { return k.keyBytes + k.counters*kongCounterBytes }
+
+// Limits are the windows the lane enforces.
+func (k *Kong) Limits() KongWindows { return k.limits }
+
+// kongWindowStart is get_timestamps' start of window w holding Unix second
+// unix.
+func kongWindowStart(w int, unix int64) int64 {
+	if w < KongMonth {
+		return floorDiv(unix, kongExpiration[w]) * kongExpiration[w]
+	}
+	t := time.Unix(unix, 0).UTC()
+	month := t.Month()
+	if w == KongYear {
+		month = time.January
+	}
+	return time.Date(t.Year(), month, 1, 0, 0, 0, 0, time.UTC).Unix()
+}
+
+// kongClock is n µs as Kong reads it: the Unix second and the millisecond
+// (from the origin) the counters' expiry is measured on.
+func kongClock(n int64) (unix, ms int64) {
+	return HeaderOrigin.Unix() + floorDiv(n, int64(time.Second/Resolution)), floorDiv(n, 1000)
+}
+
+// live says c is still held at ms: the shared dict keeps a key while its expiry
+// is after now, Redis until now is past it, the database for ever.
+func (k *Kong) live(c KongCounter, ms int64) bool {
+	if k.which == KongRedis {
+		return ms <= c.ExpiresMS
+	}
+	return ms < c.ExpiresMS
+}
+
+// count is s's count for window w starting at start, at ms; and its index, −1
+// when none is held.
+func (k *Kong) count(s *KongState, w int, start, ms int64) (int64, int) {
+	for i, c := range s.Counters[w] {
+		if c.Start == start && k.live(c, ms) {
+			return c.Count, i
+		}
+	}
+	return 0, -1
+}
+
+// incr adds one to window w's counter for the window holding unix, made at ms
+// if there is none live (an expired one is replaced).
+func (k *Kong) incr(s *KongState, w int, unix, ms int64) {
+	start := kongWindowStart(w, unix)
+	if _, i := k.count(s, w, start, ms); i >= 0 {
+		s.Counters[w][i].Count++
+		return
+	}
+	expires := int64(math.MaxInt64)
+	if k.which != KongCluster {
+		expires = ms + kongExpiration[w]*1000
+	}
+	for i, c := range s.Counters[w] {
+		if c.Start == start { // expired: made again
+			s.Counters[w][i] = KongCounter{Start: start, Count: 1, ExpiresMS: expires}
+			return
+		}
+	}
+	s.Counters[w] = append(s.Counters[w], KongCounter{Start: start, Count: 1, ExpiresMS: expires})
+	k.counters++
+}
+
+// land applies s's pending increments due by n µs, in the order they land.
+func (k *Kong) land(s *KongState, n int64) {
+	due := 0
+	for due < len(s.Pending) && s.Pending[due].LandUS <= n {
+		p := s.Pending[due]
+		_, ms := kongClock(p.LandUS)
+		for w, limit := range k.limits {
+			if limit != 0 {
+				k.incr(s, w, p.Second, ms)
+			}
+		}
+		due++
+	}
+	s.Pending = s.Pending[due:]
+}
+
+// decide is access on s (its due increments landed) at n µs, s updated in
+// place (Check passes a copy).
+func (k *Kong) decide(s *KongState, key string, n int64) Decision {
+	unix, ms := kongClock(n)
+	var remaining KongWindows
+	stop := false
+	for w, limit := range k.limits {
+		if limit == 0 {
+			continue
+		}
+		used, _ := k.count(s, w, kongWindowStart(w, unix), ms)
+		if k.which == KongRedis {
+			k.incr(s, w, unix, ms) // INCR, then usage = the value before it
+		}
+		remaining[w] = limit - used
+		stop = stop || remaining[w] <= 0
+	}
+	shown, chosen := int64(-1), -1
+	for w, limit := range k.limits {
+		if limit == 0 {
+			continue
+		}
+		r := remaining[w]
+		if !stop { // "if stop == nil or stop == k": the window that refused shows 0 either way
+			r--
+		}
+		r = max(0, r)
+		if chosen < 0 || r <= shown { // ties to the longer window, later in the order
+			shown, chosen = r, w
+		}
+	}
+	reset := max(1, kongExpiration[chosen]-(unix-kongWindowStart(chosen, unix)))
+	d := Decision{Allowed: !stop, Remaining: float64(shown), Limit: k.limits[chosen], ResetAfter: time.Duration(reset) * time.Second}
+	if stop {
+		d.RetryAfter = jitter(reset*int64(time.Second/Resolution), JitterFactor(key, k.policy.RetryJitter))
+	} else if k.which != KongRedis {
+		land := n + k.delay
+		i, _ := slices.BinarySearchFunc(s.Pending, land, func(p KongPending, t int64) int { return compareInt(p.LandUS, t+1) })
+		s.Pending = slices.Insert(s.Pending, i, KongPending{LandUS: land, Second: unix})
+		if k.delay == 0 {
+			k.land(s, n)
+		}
+	}
+	return d
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Allow is access for key at now (the cost is not Kong's: every request is 1).
+func (k *Kong) Allow(key string, now time.Duration, _ int64) Decision {
+	n := toMicros(now)
+	s, ok := k.state(key)
+	if !ok {
+		s = k.add(key, &KongState{})
+	}
+	k.land(s, n)
+	return k.decide(s, key, n)
+}
+
+// Check is what Allow would decide, and changes nothing.
+func (k *Kong) Check(key string, now time.Duration, _ int64) Decision {
+	n := toMicros(now)
+	s := &KongState{}
+	if st, ok := k.state(key); ok {
+		s = st.clone()
+	}
+	counters := k.counters
+	k.land(s, n)
+	d := k.decide(s, key, n)
+	k.counters = counters
+	return d
+}
+
+// clone is a copy of s sharing nothing with it.
+func (s *KongState) clone() *KongState {
+	c := &KongState{Pending: slices.Clone(s.Pending)}
+	for w := range s.Counters {
+		c.Counters[w] = slices.Clone(s.Counters[w])
+	}
+	return c
+}
+
+// Level is the requests counted in the policy's window at now (landed
+// increments only).
+func (k *Kong) Level(key string, now time.Duration) float64 {
+	st, ok := k.state(key)
+	if !ok {
+		return 0
+	}
+	n := toMicros(now)
+	s := st.clone()
+	counters := k.counters
+	k.land(s, n)
+	k.counters = counters
+	unix, ms := kongClock(n)
+	w, _ := KongWindowOf(k.policy.Period)
+	used, _ := k.count(s, w, kongWindowStart(w, unix), ms)
+	return float64(used)
+}
+
+// Forget drops key's counters and the increments still to land for it, as a
+// store that loses the key: its next request counts from zero. It says whether
+// the key had any.
+func (k *Kong) Forget(key string) bool {
+	if s, ok := k.state(key); ok {
+		for _, c := range s.Counters {
+			k.counters -= int64(len(c))
+		}
+	}
+	return k.keyed.Forget(key)
+}
+
+// ForgetAll drops every key's counters and pending increments, as a store
+// flushed loses them, and returns how many keys had some.
+func (k *Kong) ForgetAll() int {
+	k.counters = 0
+	return k.keyed.ForgetAll()
+}
+
+// Evict lands the increments due by now, then forgets counters of windows
+// before now's and expired ones, and keys left with no counter and no
+// increment to land.
+func (k *Kong) Evict(now time.Duration) int {
+	n := toMicros(now)
+	unix, ms := kongClock(n)
+	return k.evict(func(s *KongState) bool {
+		k.land(s, n) // no later request comes before now: they would land first
+		for w := range s.Counters {
+			start := kongWindowStart(w, unix)
+			kept := s.Counters[w][:0]
+			for _, c := range s.Counters[w] {
+				if c.Start >= start && k.live(c, ms) {
+					kept = append(kept, c)
+				}
+			}
+			k.counters -= int64(len(s.Counters[w]) - len(kept))
+			s.Counters[w] = kept
+		}
+		return len(s.Pending) == 0 && slices.IndexFunc(s.Counters[:], func(c []KongCounter) bool { return len(c) > 0 }) < 0
+	})
+}
