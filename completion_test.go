@@ -95,7 +95,7 @@ rate = 5
 		{line: "bench --shard-picks ", want: algorithms.ShardPicks, more: true},
 		{line: "run --format ", want: []string{"table", "json"}},
 		{line: "tune --format j", want: []string{"jsonl"}},
-		{line: "run --config-format ", want: []string{"nginx", "haproxy", "envoy-local", "envoy-global", "cloudflare", "api-gateway"}},
+		{line: "run --config-format ", want: []string{"nginx", "haproxy", "envoy-local", "envoy-global", "cloudflare", "api-gateway", "spring", "traefik", "kong"}},
 		{line: "run --config-format e", want: []string{"envoy-local", "envoy-global"}},
 		{line: "tune --target ", want: []string{"nginx", "haproxy"}},
 		{line: "tui --config-format h", want: []string{"haproxy"}},

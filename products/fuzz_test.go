@@ -34,7 +34,8 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 		for _, m := range l.Limits {
 			if m.Place.Line <= 0 || (p == Nginx) != (m.Nginx != nil) || (p == HAProxy) != (m.HAProxy != nil) ||
 				(p == EnvoyLocal) != (m.EnvoyLocal != nil) || (p == EnvoyGlobal) != (m.EnvoyGlobal != nil) ||
-				(p == Cloudflare) != (m.Cloudflare != nil) || (p == APIGateway) != (m.APIGateway != nil) {
+				(p == Cloudflare) != (m.Cloudflare != nil) || (p == APIGateway) != (m.APIGateway != nil) ||
+				(p == Spring) != (m.Spring != nil) || (p == Traefik) != (m.Traefik != nil) || (p == Kong) != (m.Kong != nil) {
 				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
 			}
 			if n := m.Nginx; n != nil && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {

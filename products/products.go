@@ -52,12 +52,22 @@ const (
 	// APIGateway is Amazon API Gateway's throttling, read from the JSON of a
 	// usage plan (throttle, quota, apiStages) or a stage (methodSettings).
 	APIGateway
+	// Spring is Spring Cloud Gateway's RequestRateLimiter filter
+	// (RedisRateLimiter), read from an application.yml's routes.
+	Spring
+	// Traefik is Traefik's rateLimit middleware, read from its dynamic
+	// configuration in YAML.
+	Traefik
+	// Kong is Kong's rate-limiting plugin, read from a declarative
+	// configuration (kong.yml).
+	Kong
 )
 
 // productNames are the products' names: each its lane's (algorithms), as
 // --config-format and a scenario's product write them.
 var productNames = [...]string{"", string(algorithms.NginxName), string(algorithms.HAProxyName),
-	string(algorithms.EnvoyLocalName), string(algorithms.EnvoyGlobalName), string(algorithms.CloudflareName), string(algorithms.APIGatewayName)}
+	string(algorithms.EnvoyLocalName), string(algorithms.EnvoyGlobalName), string(algorithms.CloudflareName), string(algorithms.APIGatewayName),
+	string(algorithms.SpringName), string(algorithms.TraefikName), string(algorithms.KongName)}
 
 // String is the product's name as files and flags write it.
 func (p Product) String() string {
@@ -86,6 +96,12 @@ func (p Product) Limiting() string {
 		return "rule with a ratelimit"
 	case APIGateway:
 		return "throttle with a rateLimit"
+	case Spring:
+		return "route with a RequestRateLimiter filter"
+	case Traefik:
+		return "rateLimit middleware with an average above 0"
+	case Kong:
+		return "rate-limiting plugin with a second, minute, hour or day limit"
 	}
 	return "limit"
 }
@@ -181,6 +197,33 @@ type Limit struct {
 	EnvoyGlobal *EnvoyGlobalLimit
 	Cloudflare  *CloudflareLimit
 	APIGateway  *APIGatewayLimit
+	Spring      *SpringLimit
+	Traefik     *TraefikLimit
+	Kong        *KongLimit
+}
+
+// SpringLimit is a RequestRateLimiter's RedisRateLimiter: replenishRate
+// tokens a second, burstCapacity at most, requestedTokens a request.
+type SpringLimit struct {
+	Route                                         string
+	ReplenishRate, BurstCapacity, RequestedTokens int64
+}
+
+// TraefikLimit is a rateLimit middleware: average requests per period, burst.
+type TraefikLimit struct {
+	Middleware string
+	Average    int64
+	Period     time.Duration
+	Burst      int64
+}
+
+// KongLimit is a rate-limiting plugin: its limits per window (second to
+// year; 0 unset), its policy and error_code.
+type KongLimit struct {
+	Plugin  string
+	Windows [6]int64
+	Policy  string // local, cluster or redis
+	Status  int    // error_code; 429 by default
 }
 
 // EnvoyLocalLimit is one token bucket of Envoy's local rate limit filter:
@@ -341,12 +384,18 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 		return readCloudflare(name, data)
 	case APIGateway:
 		return readAPIGateway(name, data)
+	case Spring:
+		return readSpring(name, data)
+	case Traefik:
+		return readTraefik(name, data)
+	case Kong:
+		return readKong(name, data)
 	}
 	return nil, fmt.Errorf("unknown product %v", p)
 }
 
 // NotDetected says what Detect looks for, for a message when it finds none.
-const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) or an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit)"
+const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) , an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit), a Spring application.yml with RequestRateLimiter, Traefik's YAML with a rateLimit middleware or Kong's declarative kong.yml (_format_version)"
 
 // Detect tells a configuration's product by its content: Envoy's YAML by the
 // @type of the local rate limit filter's typed_config; the rate limit
@@ -433,6 +482,15 @@ func detectStructured(data []byte) (Product, bool) {
 	}
 	if bytes.Contains(data, []byte("envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit")) {
 		return EnvoyLocal, true
+	}
+	if bytes.Contains(data, []byte("RequestRateLimiter")) {
+		return Spring, true
+	}
+	if bytes.Contains(data, []byte("rateLimit:")) && bytes.Contains(data, []byte("middlewares:")) {
+		return Traefik, true
+	}
+	if bytes.Contains(data, []byte("_format_version")) || bytes.Contains(data, []byte("name: rate-limiting")) {
+		return Kong, true
 	}
 	var domain, descriptors bool
 	for line := range bytes.Lines(data) {

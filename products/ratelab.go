@@ -129,6 +129,16 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 					Name: cf.Rule, Place: m.Place, Algorithm: algorithms.CloudflareName, Key: key, Options: o,
 					Policy: algorithms.Policy{Limit: cf.RequestsPerPeriod, Period: cf.Period}}}})
 			}
+		case Spring, Traefik, Kong:
+			for _, m := range l.Limits {
+				lim := gatewayRatelab(m)
+				key, note := keyTemplate(m.Key, laneWord(l.Name), traceKey, c.Product)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lim.Key = key
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{lim}})
+			}
 		case APIGateway:
 			for _, m := range l.Limits {
 				a := m.APIGateway
@@ -257,4 +267,47 @@ func haproxyRatelab(m Limit, traceKey string) (RatelabLimit, string, bool) {
 	}
 	return RatelabLimit{Name: h.Table, Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
 		Policy: algorithms.Policy{Limit: limit, Period: h.Period}}, note, true
+}
+
+// gatewayRatelab is a Spring, Traefik or Kong limit as its lane runs it.
+// Spring: replenishRate R, burstCapacity B, requestedTokens k are R requests
+// per k seconds with a burst of B/k requests (algorithms.SpringConfigOf gives
+// them back, divided by their common factor, which decides the same).
+// Traefik: average per period, burst. Kong: the shortest of its second,
+// minute, hour and day limits as the policy, the others as kong_windows,
+// policy and error_code as options.
+func gatewayRatelab(m Limit) RatelabLimit {
+	switch {
+	case m.Spring != nil:
+		s := m.Spring
+		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName,
+			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
+	case m.Traefik != nil:
+		t := m.Traefik
+		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithms.TraefikName,
+			Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}
+	}
+	k := m.Kong
+	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
+	o := algorithms.Options{}
+	switch k.Policy {
+	case "cluster":
+		o.KongPolicy = algorithms.KongCluster
+	case "redis":
+		o.KongPolicy = algorithms.KongRedis
+	}
+	if k.Status != 429 {
+		o.DenyStatus = k.Status
+	}
+	var p algorithms.Policy
+	for w, limit := range k.Windows {
+		switch {
+		case limit == 0:
+		case p.Limit == 0 && w < len(periods):
+			p = algorithms.Policy{Limit: limit, Period: periods[w]}
+		default:
+			o.KongWindows[w] = limit
+		}
+	}
+	return RatelabLimit{Name: k.Plugin, Place: m.Place, Algorithm: algorithms.KongName, Policy: p, Options: o}
 }

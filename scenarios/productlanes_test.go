@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,7 +129,7 @@ func TestProductLaneErrors(t *testing.T) {
 		{"a file that is not there", "product = \"nginx\"\nconfig_file = \"conf/nginx.cnf\"\n",
 			`test.toml:15:15: scenario "s": lane 1: open dir/conf/nginx.cnf: file does not exist`},
 		{"no product", "config_file = \"conf/nginx.conf\"\n",
-			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway)`},
+			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway or spring or traefik or kong)`},
 		{"no configuration", "product = \"haproxy\"\n",
 			`test.toml:14:11: scenario "s": lane 1: a haproxy lane reads its configuration: give config`},
 		{"both", "product = \"nginx\"\nconfig = 'events {}'\nconfig_file = \"conf/nginx.conf\"\n",
@@ -266,5 +267,62 @@ descriptors:
 		if ms[i].Accepted != w {
 			t.Errorf("lane %q accepted %d of 40, want %d", cfg.Lanes[i].Name, ms[i].Accepted, w)
 		}
+	}
+}
+
+// Spring's, Traefik's and Kong's YAML become their lanes, with the file's
+// parameters.
+func TestGatewayProductLanes(t *testing.T) {
+	doc := productDoc(`[[scenario.lane]]
+product = "spring"
+config = '''
+spring:
+  cloud:
+    gateway:
+      routes:
+      - id: api
+        filters:
+        - name: RequestRateLimiter
+          args: {redis-rate-limiter.replenishRate: 2, redis-rate-limiter.burstCapacity: 4}
+'''
+
+[[scenario.lane]]
+product = "traefik"
+config = '''
+http:
+  middlewares:
+    rl:
+      rateLimit: {average: 3, period: 1s, burst: 2}
+'''
+
+[[scenario.lane]]
+product = "kong"
+config = '''
+plugins:
+- name: rate-limiting
+  config: {second: 5, policy: local, limit_by: ip}
+'''
+`)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range cfg.Lanes {
+		names = append(names, fmt.Sprintf("%s %s %d/%s", l.Name, l.Algorithm, l.Policy.Limit, l.Policy.Period))
+	}
+	want := []string{"spring: route api spring 2/1s", "traefik: middleware rl traefik 3/1s", "kong: rate-limiting kong 5/1s"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Fatalf("lanes %q, want %q", names, want)
+	}
+	ms := runConfig(t, cfg)
+	// 40 requests, 50 ms apart, over 2 s: Kong's 5 a second in each of
+	// the 2 seconds
+	if ms[2].Accepted != 10 {
+		t.Errorf("kong accepted %d of 40, want 10", ms[2].Accepted)
 	}
 }
