@@ -1,6 +1,7 @@
 package products
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -154,12 +155,15 @@ func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
 	return l, key, nil
 }
 
-// readTraefik reads Traefik's dynamic configuration in YAML: every
-// http.middlewares.<name>.rateLimit (average, period, burst,
-// sourceCriterion, redis). Each is a lane. TOML is not read (convert it, or
-// write the middleware in YAML).
+// readTraefik reads Traefik's dynamic configuration in YAML or TOML (a file
+// with a [http…] table header): every http.middlewares.<name>.rateLimit
+// (average, period, burst, sourceCriterion, redis). Each is a lane.
 func readTraefik(name string, data []byte) (*Config, error) {
-	root, err := parseYAML(name, data)
+	parse := parseYAML
+	if isTraefikTOML(data) {
+		parse = parseTOML
+	}
+	root, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -418,4 +422,16 @@ func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
 	}
 	l.Plugin = name
 	return &Lane{Name: name, Place: r.at(p), Limits: []Limit{{Place: r.at(cfg), Key: key, Kong: l}}}, nil
+}
+
+// isTraefikTOML says a Traefik configuration is TOML: a line opens a table
+// of http ([http…] or [[http…]]).
+func isTraefikTOML(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimLeft(bytes.TrimSpace(line), "[")
+		if len(t) < len(bytes.TrimSpace(line)) && bytes.HasPrefix(t, []byte("http")) {
+			return true
+		}
+	}
+	return false
 }

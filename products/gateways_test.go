@@ -109,6 +109,26 @@ func TestTraefikConfigs(t *testing.T) {
 middleware per-minute @dynamic.yml:13
   dynamic.yml:14 key=header X-Api-Key→? average=6/1m0s burst=1`,
 			warns: []string{"dynamic.yml:18: requestHeaderName", "dynamic.yml:20: average is 0"}},
+		{name: "TOML", main: "dynamic.toml", files: map[string]string{"dynamic.toml": `# Traefik's dynamic configuration
+[http.middlewares]
+  [http.middlewares.test-ratelimit.rateLimit]
+    average = 100
+    burst = 50
+    period = "1m"
+    [http.middlewares.test-ratelimit.rateLimit.sourceCriterion]
+      requestHost = true
+  [http.middlewares.other.rateLimit]
+    average = 5
+`},
+			lanes: `middleware test-ratelimit @dynamic.toml:3
+  dynamic.toml:3 key=the request's host→? average=100/1m0s burst=50
+middleware other @dynamic.toml:9
+  dynamic.toml:9 key=the remote address→ip average=5/1s burst=1`,
+			warns: []string{"dynamic.toml:8: requestHost"}},
+		{name: "TOML twice", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\naverage = 2\n"},
+			err: `d.toml:3: "average" is given twice`},
+		{name: "not TOML", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\nburst = = 2\n"},
+			err: "d.toml:3: not valid TOML"},
 		{name: "a bad period", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 1\n        period: soon\n"},
 			err: "d.yml:6: period must be a duration"},
 		{name: "a field Traefik has not", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 1\n        limit: 3\n"},
@@ -180,7 +200,7 @@ func TestGatewaysRatelab(t *testing.T) {
 
 // No input makes the gateway readers panic, hang or answer without a place.
 func FuzzGatewayConfig(f *testing.F) {
-	for _, seed := range []string{springYAML, traefikYAML, kongYAML, "", "spring: {cloud: {gateway: {routes: 3}}}", "http: {middlewares: {m: {rateLimit: {}}}}", "plugins: [{name: rate-limiting, config: {}}]"} {
+	for _, seed := range []string{springYAML, traefikYAML, kongYAML, "", "spring: {cloud: {gateway: {routes: 3}}}", "http: {middlewares: {m: {rateLimit: {}}}}", "plugins: [{name: rate-limiting, config: {}}]", "[http.middlewares.m.rateLimit]\naverage = 1\n[[http.x]]\na = [1, {b = 2}]\n"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, conf string) {

@@ -56,7 +56,7 @@ const (
 	// (RedisRateLimiter), read from an application.yml's routes.
 	Spring
 	// Traefik is Traefik's rateLimit middleware, read from its dynamic
-	// configuration in YAML.
+	// configuration in YAML or TOML.
 	Traefik
 	// Kong is Kong's rate-limiting plugin, read from a declarative
 	// configuration (kong.yml).
@@ -395,7 +395,7 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 }
 
 // NotDetected says what Detect looks for, for a message when it finds none.
-const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) , an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit), a Spring application.yml with RequestRateLimiter, Traefik's YAML with a rateLimit middleware or Kong's declarative kong.yml (_format_version)"
+const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) , an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit), a Spring application.yml with RequestRateLimiter, Traefik's YAML or TOML with a rateLimit middleware or Kong's declarative kong.yml (_format_version)"
 
 // Detect tells a configuration's product by its content: Envoy's YAML by the
 // @type of the local rate limit filter's typed_config; the rate limit
@@ -486,7 +486,7 @@ func detectStructured(data []byte) (Product, bool) {
 	if bytes.Contains(data, []byte("RequestRateLimiter")) {
 		return Spring, true
 	}
-	if bytes.Contains(data, []byte("rateLimit:")) && bytes.Contains(data, []byte("middlewares:")) {
+	if bytes.Contains(data, []byte("rateLimit")) && (bytes.Contains(data, []byte("middlewares:")) || bytes.Contains(data, []byte("[http.middlewares"))) {
 		return Traefik, true
 	}
 	if bytes.Contains(data, []byte("_format_version")) || bytes.Contains(data, []byte("name: rate-limiting")) {
