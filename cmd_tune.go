@@ -82,7 +82,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 
 // configFlags registers --config and --config-format (run and tui --trace).
 func (o *traceOptions) configFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, a %s.cfg, Envoy's YAML, a Cloudflare rule's or an API Gateway usage plan's JSON, a Spring application.yml, Traefik's YAML or TOML, a kong.yml)", products.Nginx, products.HAProxy))
+	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, a %s.cfg, Envoy's YAML, a Cloudflare rule's or an API Gateway usage plan's JSON, a Spring application.yml, Traefik's YAML or TOML, Kong's declarative YAML)", products.Nginx, products.HAProxy))
 	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(products.ProductNames(), " or ")+"; by default told by its content")
 }
 

@@ -12,6 +12,15 @@
 // key set by a map, a return before the limits run; HAProxy's other counters,
 // tarpit, combined conditions) is a Warning at its file:line: never silently
 // left out.
+//
+// The YAML and JSON products go through the same seam (tree.go: one node tree
+// with each value's line, from go.yaml.in/yaml/v3's nodes, encoding/json's
+// tokens or go-toml's parser): Envoy's local rate limit filter and the rate
+// limit service (envoy.go), Cloudflare's rules and API Gateway's usage plans
+// and stages (cloud.go), Spring Cloud Gateway's RequestRateLimiter, Traefik's
+// rateLimit middleware and Kong's rate-limiting plugin (gateways.go). A field
+// the product does not have, or a value it refuses, is an *Error at its line
+// with the fix; what the lane does not model is a Warning at its line.
 package products
 
 import (
