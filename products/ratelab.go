@@ -91,7 +91,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 				e := m.EnvoyLocal
 				name := "token_bucket"
 				if e.Descriptor != "" {
-					name = "descriptor " + e.Descriptor
+					name = laneWord("descriptor " + e.Descriptor)
 				}
 				key, note := keyTemplate(m.Key, laneWord(name), traceKey, EnvoyLocal)
 				if note != "" {
