@@ -78,7 +78,7 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 		opts.Product = p
 	} else if data, err := products.ReadLimited(o.config); err == nil {
 		if _, ok := products.Detect(data); !ok {
-			return nil, usagef("--config %s: its content is neither an %s.conf (directives ending in ; and blocks in { }) nor a %s.cfg (sections: global, defaults, frontend, backend, listen); give --config-format %s", o.config, products.Nginx, products.HAProxy, strings.Join(products.ProductNames(), " or "))
+			return nil, usagef("--config %s: %s; give --config-format %s", o.config, products.NotDetected, strings.Join(products.ProductNames(), " or "))
 		}
 	}
 	cfg, err := products.ReadFile(o.config, opts)
@@ -93,7 +93,7 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 		if len(cfg.Warnings) > 0 {
 			why = "; " + cfg.Warnings[0].String()
 		}
-		return nil, usagef("--config %s: its %s configuration limits no request (no limit_req in a server or location; no http-request deny on http_req_rate)%s", o.config, cfg.Product, why)
+		return nil, usagef("--config %s: its %s configuration limits no request (it has no %s)%s", o.config, cfg.Product, cfg.Product.Limiting(), why)
 	}
 	return cfg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,7 +82,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 
 // configFlags registers --config and --config-format (run and tui --trace).
 func (o *traceOptions) configFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, or a %s.cfg)", products.Nginx, products.HAProxy))
+	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, a %s.cfg, Envoy's YAML, a Cloudflare rule's or an API Gateway usage plan's JSON, a Spring application.yml, Traefik's YAML or TOML, Kong's declarative YAML)", products.Nginx, products.HAProxy))
 	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(products.ProductNames(), " or ")+"; by default told by its content")
 }
 
@@ -183,6 +184,9 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	}
 	if o.target != "" {
 		p, err := products.ParseProduct(o.target)
+		if err == nil && !slices.Contains(products.TargetNames(), p.String()) {
+			err = fmt.Errorf("tune writes a configuration for %s only; use one of them", strings.Join(products.TargetNames(), " or "))
+		}
 		if err != nil {
 			return to, usagef("--target: %v", err)
 		}
@@ -236,7 +240,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	var o tuneOptions
 	o.trace.flags(fs, true, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
-	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(products.ProductNames(), " or ")+"): its lane with its own parameters, and print the recommendation as a configuration snippet to paste")
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(products.TargetNames(), " or ")+"): its lane with its own parameters, and print the recommendation as a configuration snippet to paste")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
 	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")

@@ -262,8 +262,10 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 		return offerAfter(prefix, cur, plain(runFormats))
 	case f.Name == "format":
 		return offerAfter(prefix, cur, plain(traces.FormatNames()))
-	case f.Name == "config-format" || f.Name == "target":
+	case f.Name == "config-format":
 		return offerAfter(prefix, cur, plain(products.ProductNames()))
+	case f.Name == "target":
+		return offerAfter(prefix, cur, plain(products.TargetNames()))
 	case f.Name == "time-format":
 		return offerAfter(prefix, cur, plain(traces.TimeFormatNames()))
 	case f.Name == "spread":

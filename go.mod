@@ -18,6 +18,7 @@ require (
 	github.com/throttled/throttled/v2 v2.15.0
 	github.com/tufanbarisyildirim/gonginx v0.0.0-20260220081509-8e17ce617db3
 	go.uber.org/ratelimit v0.3.1
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.17.0
 )

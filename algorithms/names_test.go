@@ -40,8 +40,9 @@ var productElsewhere = map[string]string{
 }
 
 // productNames are the lanes named after their product, which productElsewhere's
-// files may write for the product.
-var productNames = []Name{NginxName, HAProxyName}
+// files may write for the product (products/ reads a Spring application.yml's
+// spring.cloud.gateway, and names a kong.yml).
+var productNames = []Name{NginxName, HAProxyName, SpringName, KongName}
 
 // productDirs are the folders whose every file writes the products' names for
 // the products: products/ reads their configuration files, internal/producttest

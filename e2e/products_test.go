@@ -113,3 +113,50 @@ func TestDocsProductConfigurationRuns(t *testing.T) {
 		t.Fatalf("the product example of docs/scenarios.md: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// run --trace --config reads the YAML and JSON products too, told by their
+// content: Envoy's local rate limit filter, a Cloudflare rule, a kong.yml;
+// what they do that the lanes do not model is a note at its line, and a
+// value the product refuses is exit 2 at its file:line.
+func TestConfigLanesOfYAMLAndJSON(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"access.log": e2eLog(),
+		"envoy.yaml": `http_filters:
+- name: envoy.filters.http.local_ratelimit
+  typed_config:
+    "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
+    stat_prefix: edge
+    token_bucket: {max_tokens: 5, tokens_per_fill: 2, fill_interval: 1s}
+    filter_enabled: {default_value: {numerator: 100}}
+    filter_enforced: {default_value: {numerator: 50}}
+`,
+		"rules.json": `{"description": "per ip", "action": "block", "expression": "true",
+ "ratelimit": {"characteristics": ["cf.colo.id", "ip.src"], "period": 10, "requests_per_period": 5}}
+`,
+		"kong.yml": "_format_version: \"3.0\"\nplugins:\n- name: rate-limiting\n  config:\n    second: 2\n    limit_by: ip\n",
+		"bad.yaml": "stat_prefix: edge\ntoken_bucket:\n  max_tokens: 5\n  fill_interval: 0.01s\n"})
+	in := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range []struct{ file, lane, note string }{
+		{"envoy.yaml", "envoy-local: stat_prefix edge", in("envoy.yaml") + ":8: filter_enforced is 50%"},
+		{"rules.json", "cloudflare: per ip", ""},
+		{"kong.yml", "kong: rate-limiting", ""},
+	} {
+		code, out, errOut := ratelab(t, "run", "--trace", in("access.log"), "--config", in(c.file))
+		if code != 0 || !strings.Contains(out, c.lane) || !strings.Contains(errOut, c.note) || strings.Contains(errOut, "ratelab:") {
+			t.Errorf("run --trace --config %s: exit %d; want the lane %q and the note %q\n%s%s", c.file, code, c.lane, c.note, out, errOut)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--trace", in("access.log"), "--config", in("bad.yaml"), "--config-format", "envoy-local"},
+			"ratelab: --config " + in("bad.yaml") + ":4: token_bucket.fill_interval is 10ms; Envoy refuses one under 50ms"},
+		{[]string{"run", "--trace", in("access.log"), "--config", in("bad.yaml")}, "give --config-format nginx or haproxy or envoy-local"},
+		{[]string{"tune", "--trace", in("access.log"), "--target", "kong"}, "--target: tune writes a configuration for nginx or haproxy only"},
+	} {
+		code, _, errOut := ratelab(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("ratelab %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}

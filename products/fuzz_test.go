@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 )
 
 // noFiles reads no included file: a fuzzed configuration stays in memory.
@@ -31,7 +32,10 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 		}
 		names[l.Name] = true
 		for _, m := range l.Limits {
-			if m.Place.Line <= 0 || (p == Nginx) != (m.Nginx != nil) || (p == HAProxy) != (m.HAProxy != nil) {
+			if m.Place.Line <= 0 || (p == Nginx) != (m.Nginx != nil) || (p == HAProxy) != (m.HAProxy != nil) ||
+				(p == EnvoyLocal) != (m.EnvoyLocal != nil) || (p == EnvoyGlobal) != (m.EnvoyGlobal != nil) ||
+				(p == Cloudflare) != (m.Cloudflare != nil) || (p == APIGateway) != (m.APIGateway != nil) ||
+				(p == Spring) != (m.Spring != nil) || (p == Traefik) != (m.Traefik != nil) || (p == Kong) != (m.Kong != nil) {
 				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
 			}
 			if n := m.Nginx; n != nil && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {
@@ -41,6 +45,9 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 				t.Fatalf("limit %+v: a period and gt or ge", *h)
 			}
 		}
+	}
+	if e := m0EnvoyLocal(c); e != nil && (e.MaxTokens <= 0 || e.TokensPerFill <= 0 || e.FillInterval < 50*time.Millisecond) {
+		t.Fatalf("envoy bucket %+v: parameters Envoy refuses", *e)
 	}
 	for _, w := range c.Warnings {
 		if w.Place.File == "" || w.Text == "" {
@@ -76,5 +83,34 @@ func FuzzHAProxyConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, conf string) {
 		c, err := Read("haproxy.cfg", []byte(conf), Options{Product: HAProxy})
 		checkConfig(t, HAProxy, c, err)
+	})
+}
+
+// m0EnvoyLocal is the first Envoy bucket of c, if any.
+func m0EnvoyLocal(c *Config) *EnvoyLocalLimit {
+	for _, l := range c.Lanes {
+		for _, m := range l.Limits {
+			if m.EnvoyLocal != nil {
+				return m.EnvoyLocal
+			}
+		}
+	}
+	return nil
+}
+
+// No input makes the Envoy readers panic, hang or answer without a place.
+func FuzzEnvoyConfig(f *testing.F) {
+	for _, seed := range []string{envoyLocalFilter, envoyLocalDescriptors, rlsConfig, "", "a: [", "&a [*a]", "<<: 1", "descriptors: 3",
+		"stat_prefix: x\ntoken_bucket: {max_tokens: 1, fill_interval: 0.05s}\nfilter_enabled: {default_value: {numerator: 1}}\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, conf string) {
+		for _, p := range []Product{EnvoyLocal, EnvoyGlobal} {
+			c, err := Read("envoy.yaml", []byte(conf), Options{Product: p})
+			checkConfig(t, p, c, err)
+			if err == nil {
+				c.Ratelab("ip")
+			}
+		}
 	})
 }

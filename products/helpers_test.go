@@ -141,6 +141,41 @@ func describe(c *Config) string {
 					fmt.Fprintf(&b, " %d", h.Status)
 				}
 			}
+			if e := m.EnvoyLocal; e != nil {
+				if e.Descriptor != "" {
+					fmt.Fprintf(&b, " descriptor=%q", e.Descriptor)
+				}
+				fmt.Fprintf(&b, " max=%d fill=%d/%s", e.MaxTokens, e.TokensPerFill, e.FillInterval)
+			}
+			if e := m.EnvoyGlobal; e != nil {
+				fmt.Fprintf(&b, " %d/%s", e.RequestsPerUnit, e.Unit)
+				if e.ShadowMode {
+					b.WriteString(" shadow")
+				}
+			}
+			if c := m.Cloudflare; c != nil {
+				fmt.Fprintf(&b, " %d/%s timeout=%s %s %d by=%s", c.RequestsPerPeriod, c.Period, c.MitigationTimeout, c.Action, c.Status, strings.Join(c.Characteristics, ","))
+			}
+			if s := m.Spring; s != nil {
+				fmt.Fprintf(&b, " replenish=%d burst=%d requested=%d", s.ReplenishRate, s.BurstCapacity, s.RequestedTokens)
+			}
+			if tr := m.Traefik; tr != nil {
+				fmt.Fprintf(&b, " average=%d/%s burst=%d", tr.Average, tr.Period, tr.Burst)
+			}
+			if k := m.Kong; k != nil {
+				for w, n := range k.Windows {
+					if n > 0 {
+						fmt.Fprintf(&b, " %s=%d", kongWindows[w], n)
+					}
+				}
+				fmt.Fprintf(&b, " policy=%s status=%d", k.Policy, k.Status)
+			}
+			if a := m.APIGateway; a != nil {
+				fmt.Fprintf(&b, " rate=%gr/s burst=%d", float64(a.RateMilli)/1000, a.Burst)
+				if a.QuotaPeriod != "" {
+					fmt.Fprintf(&b, " quota=%d/%s offset=%d", a.QuotaLimit, a.QuotaPeriod, a.QuotaOffset)
+				}
+			}
 			b.WriteByte('\n')
 		}
 	}

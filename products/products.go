@@ -12,6 +12,15 @@
 // key set by a map, a return before the limits run; HAProxy's other counters,
 // tarpit, combined conditions) is a Warning at its file:line: never silently
 // left out.
+//
+// The YAML and JSON products go through the same seam (tree.go: one node tree
+// with each value's line, from go.yaml.in/yaml/v3's nodes, encoding/json's
+// tokens or go-toml's parser): Envoy's local rate limit filter and the rate
+// limit service (envoy.go), Cloudflare's rules and API Gateway's usage plans
+// and stages (cloud.go), Spring Cloud Gateway's RequestRateLimiter, Traefik's
+// rateLimit middleware and Kong's rate-limiting plugin (gateways.go). A field
+// the product does not have, or a value it refuses, is an *Error at its line
+// with the fix; what the lane does not model is a Warning at its line.
 package products
 
 import (
@@ -22,6 +31,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"ratelab/algorithms"
 )
 
 // Product is a product whose configuration ratelab reads.
@@ -35,9 +47,36 @@ const (
 	// HAProxy is HAProxy's stick tables with http_req_rate, read from a
 	// haproxy.cfg.
 	HAProxy
+	// EnvoyLocal is Envoy's local rate limit filter
+	// (envoy.filters.http.local_ratelimit), read from Envoy's YAML: its
+	// LocalRateLimit typed_config wherever it is (a listener's http_filters,
+	// a route's typed_per_filter_config, or the typed_config alone).
+	EnvoyLocal
+	// EnvoyGlobal is envoyproxy/ratelimit, the rate limit service Envoy's
+	// global filter asks, read from the service's YAML (domain, descriptors).
+	EnvoyGlobal
+	// Cloudflare is Cloudflare's rate limiting rules, read from the JSON of
+	// the Rulesets API (a ruleset, its rules, or one rule).
+	Cloudflare
+	// APIGateway is Amazon API Gateway's throttling, read from the JSON of a
+	// usage plan (throttle, quota, apiStages) or a stage (methodSettings).
+	APIGateway
+	// Spring is Spring Cloud Gateway's RequestRateLimiter filter
+	// (RedisRateLimiter), read from an application.yml's routes.
+	Spring
+	// Traefik is Traefik's rateLimit middleware, read from its dynamic
+	// configuration in YAML or TOML.
+	Traefik
+	// Kong is Kong's rate-limiting plugin, read from a declarative
+	// configuration (kong.yml).
+	Kong
 )
 
-var productNames = [...]string{"", "nginx", "haproxy"}
+// productNames are the products' names: each its lane's (algorithms), as
+// --config-format and a scenario's product write them.
+var productNames = [...]string{"", string(algorithms.NginxName), string(algorithms.HAProxyName),
+	string(algorithms.EnvoyLocalName), string(algorithms.EnvoyGlobalName), string(algorithms.CloudflareName), string(algorithms.APIGatewayName),
+	string(algorithms.SpringName), string(algorithms.TraefikName), string(algorithms.KongName)}
 
 // String is the product's name as files and flags write it.
 func (p Product) String() string {
@@ -49,6 +88,35 @@ func (p Product) String() string {
 
 // ProductNames are the names ParseProduct reads.
 func ProductNames() []string { return productNames[1:] }
+
+// Limiting says what in a configuration of the product limits requests, for
+// a message about one that limits none.
+func (p Product) Limiting() string {
+	switch p {
+	case Nginx:
+		return "limit_req in a server or location"
+	case HAProxy:
+		return "http-request deny on http_req_rate"
+	case EnvoyLocal:
+		return "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%"
+	case EnvoyGlobal:
+		return "descriptor with a rate_limit of requests_per_unit above 0"
+	case Cloudflare:
+		return "rule with a ratelimit"
+	case APIGateway:
+		return "throttle with a rateLimit"
+	case Spring:
+		return "route with a RequestRateLimiter filter"
+	case Traefik:
+		return "rateLimit middleware with an average above 0"
+	case Kong:
+		return "rate-limiting plugin with a second, minute, hour or day limit"
+	}
+	return "limit"
+}
+
+// TargetNames are the products tune --target writes a configuration for.
+func TargetNames() []string { return productNames[1:3] }
 
 // ParseProduct reads a product's name.
 func ParseProduct(name string) (Product, error) {
@@ -130,10 +198,89 @@ type Lane struct {
 // for it, and its parameters in the product's terms (one of Nginx and HAProxy
 // is set, as the Config's Product).
 type Limit struct {
-	Place   Place
-	Key     Key
-	Nginx   *NginxLimit
-	HAProxy *HAProxyLimit
+	Place       Place
+	Key         Key
+	Nginx       *NginxLimit
+	HAProxy     *HAProxyLimit
+	EnvoyLocal  *EnvoyLocalLimit
+	EnvoyGlobal *EnvoyGlobalLimit
+	Cloudflare  *CloudflareLimit
+	APIGateway  *APIGatewayLimit
+	Spring      *SpringLimit
+	Traefik     *TraefikLimit
+	Kong        *KongLimit
+}
+
+// SpringLimit is a RequestRateLimiter's RedisRateLimiter: replenishRate
+// tokens a second, burstCapacity at most, requestedTokens a request.
+type SpringLimit struct {
+	Route                                         string
+	ReplenishRate, BurstCapacity, RequestedTokens int64
+}
+
+// TraefikLimit is a rateLimit middleware: average requests per period, burst.
+type TraefikLimit struct {
+	Middleware string
+	Average    int64
+	Period     time.Duration
+	Burst      int64
+}
+
+// KongLimit is a rate-limiting plugin: its limits per window (second to
+// year; 0 unset), its policy and error_code.
+type KongLimit struct {
+	Plugin  string
+	Windows [6]int64
+	Policy  string // local, cluster or redis
+	Status  int    // error_code; 429 by default
+}
+
+// EnvoyLocalLimit is one token bucket of Envoy's local rate limit filter:
+// the filter's token_bucket (Descriptor empty) or a descriptor's.
+type EnvoyLocalLimit struct {
+	// Descriptor is the descriptor's entries, "key=value" joined by ", "
+	// (a value "" is every value, a bucket each); empty for the default.
+	Descriptor    string
+	MaxTokens     int64
+	TokensPerFill int64
+	FillInterval  time.Duration
+}
+
+// EnvoyGlobalLimit is one rate_limit of the rate limit service's
+// configuration: its domain, the descriptor path to it, requests_per_unit a
+// unit (Period its divider), and shadow_mode.
+type EnvoyGlobalLimit struct {
+	Domain          string
+	Descriptor      string // "key=value" joined by " / ", outermost first
+	Unit            string
+	Period          time.Duration
+	RequestsPerUnit int64
+	ShadowMode      bool
+}
+
+// CloudflareLimit is one rate limiting rule: requests_per_period per period
+// for each value of its characteristics, the action and the mitigation
+// timeout.
+type CloudflareLimit struct {
+	Rule              string // its description, ref or id
+	Period            time.Duration
+	RequestsPerPeriod int64
+	MitigationTimeout time.Duration
+	Action            string
+	Status            int // response.status_code; 429 by default
+	Characteristics   []string
+}
+
+// APIGatewayLimit is a throttle of API Gateway (rateLimit requests a second,
+// burstLimit the bucket) and a usage plan's quota.
+type APIGatewayLimit struct {
+	Scope string // "usage plan NAME", "stage NAME", "method /path/GET"
+	// RateMilli is rateLimit in thousandths of a request a second.
+	RateMilli   int64
+	Burst       int64
+	QuotaLimit  int64
+	QuotaPeriod string // DAY, WEEK or MONTH; "" without a quota
+	QuotaOffset int64
 }
 
 // Key is what identifies a client for a limit: the product's expression, and
@@ -230,7 +377,7 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 	if p == Unknown {
 		var ok bool
 		if p, ok = Detect(data); !ok {
-			return nil, errorf(Place{File: name}, "neither an nginx.conf (directives ending in ; and blocks in { }) nor a haproxy.cfg (sections: global, defaults, frontend, backend, listen); say which with the product (%s)", strings.Join(ProductNames(), " or "))
+			return nil, errorf(Place{File: name}, "%s; say which with the product (%s)", NotDetected, strings.Join(ProductNames(), " or "))
 		}
 	}
 	switch p {
@@ -238,15 +385,40 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 		return readNginx(name, data, o)
 	case HAProxy:
 		return readHAProxy(name, data)
+	case EnvoyLocal:
+		return readEnvoyLocal(name, data)
+	case EnvoyGlobal:
+		return readEnvoyGlobal(name, data)
+	case Cloudflare:
+		return readCloudflare(name, data)
+	case APIGateway:
+		return readAPIGateway(name, data)
+	case Spring:
+		return readSpring(name, data)
+	case Traefik:
+		return readTraefik(name, data)
+	case Kong:
+		return readKong(name, data)
 	}
 	return nil, fmt.Errorf("unknown product %v", p)
 }
 
-// Detect tells a configuration's product by its content: HAProxy's sections
-// start at the beginning of a line with a section keyword and hold no braces
-// or semicolons at the ends of lines; nginx's directives end in ; and open
-// blocks with {. False when neither stands out.
+// NotDetected says what Detect looks for, for a message when it finds none.
+const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) , an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit), a Spring application.yml with RequestRateLimiter, Traefik's YAML or TOML with a rateLimit middleware or Kong's declarative kong.yml (_format_version)"
+
+// Detect tells a configuration's product by its content: Envoy's YAML by the
+// @type of the local rate limit filter's typed_config; the rate limit
+// service's by its top-level domain: and descriptors:; a JSON document (it
+// opens with { or [) by its fields — Cloudflare's requests_per_period, API
+// Gateway's throttle, rateLimit or burstLimit; HAProxy's sections start at
+// the beginning of a line with a section keyword and hold no braces or
+// semicolons at the ends of lines; nginx's directives end in ; and open blocks
+// with {. False when none stands out (a file of another format: say which
+// with the product).
 func Detect(data []byte) (Product, bool) {
+	if p, ok := detectStructured(data); ok {
+		return p, true
+	}
 	var ngx, hap int
 	for line := range bytes.Lines(data) {
 		t := bytes.TrimSpace(line)
@@ -303,4 +475,39 @@ func isDirectiveName(w []byte) bool {
 		}
 	}
 	return true
+}
+
+// detectStructured tells the YAML and JSON formats apart.
+func detectStructured(data []byte) (Product, bool) {
+	t := bytes.TrimSpace(data)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		switch {
+		case bytes.Contains(t, []byte(`"requests_per_period"`)) || bytes.Contains(t, []byte(`"mitigation_timeout"`)):
+			return Cloudflare, true
+		case bytes.Contains(t, []byte(`"throttle"`)) || bytes.Contains(t, []byte(`"rateLimit"`)) || bytes.Contains(t, []byte(`"burstLimit"`)) ||
+			bytes.Contains(t, []byte(`"throttlingRateLimit"`)) || bytes.Contains(t, []byte(`"methodSettings"`)):
+			return APIGateway, true
+		}
+	}
+	if bytes.Contains(data, []byte("envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit")) {
+		return EnvoyLocal, true
+	}
+	if bytes.Contains(data, []byte("RequestRateLimiter")) {
+		return Spring, true
+	}
+	if bytes.Contains(data, []byte("rateLimit")) && (bytes.Contains(data, []byte("middlewares:")) || bytes.Contains(data, []byte("[http.middlewares"))) {
+		return Traefik, true
+	}
+	if bytes.Contains(data, []byte("_format_version")) || bytes.Contains(data, []byte("name: rate-limiting")) {
+		return Kong, true
+	}
+	var domain, descriptors bool
+	for line := range bytes.Lines(data) {
+		domain = domain || bytes.HasPrefix(line, []byte("domain:"))
+		descriptors = descriptors || bytes.HasPrefix(line, []byte("descriptors:"))
+	}
+	if domain && descriptors {
+		return EnvoyGlobal, true
+	}
+	return Unknown, false
 }

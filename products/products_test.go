@@ -49,7 +49,7 @@ func TestReadTellsTheProduct(t *testing.T) {
 		t.Errorf("a haproxy.cfg: %+v, %v; want one HAProxy lane", c, err)
 	}
 	_, err = Read("access.log", []byte(`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326`+"\n"), Options{})
-	if err == nil || !strings.Contains(err.Error(), "access.log: neither an nginx.conf") || !strings.Contains(err.Error(), "nginx or haproxy") {
+	if err == nil || !strings.Contains(err.Error(), "access.log: not a configuration ratelab tells by its content") || !strings.Contains(err.Error(), "nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway or spring or traefik or kong") {
 		t.Errorf("a log: %v; want an error naming the file and the products", err)
 	}
 	for _, name := range []string{"nginx", "NGINX", "haproxy"} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"ratelab/algorithms"
@@ -81,6 +82,87 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 					name = fmt.Sprintf("%s line %d", l.Name, m.Place.Line)
 				}
 				lanes = append(lanes, RatelabLane{Name: unique(name, m.Place), Place: m.Place, Limits: []RatelabLimit{lim}})
+			}
+		case EnvoyLocal:
+			// the buckets in the order requestAllowed takes them: in
+			// order, stopping at the first refusal, earlier ones kept
+			lane := RatelabLane{Place: l.Place, Combine: algorithms.InOrder}
+			for _, m := range l.Limits {
+				e := m.EnvoyLocal
+				name := "token_bucket"
+				if e.Descriptor != "" {
+					name = laneWord("descriptor " + e.Descriptor)
+				}
+				key, note := keyTemplate(m.Key, laneWord(name), traceKey, EnvoyLocal)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lane.Limits = append(lane.Limits, RatelabLimit{Name: name, Place: m.Place, Algorithm: algorithms.EnvoyLocalName, Key: key,
+					Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
+			}
+			lane.Name = unique(l.Name, l.Place)
+			lanes = append(lanes, lane)
+		case EnvoyGlobal:
+			for _, m := range l.Limits {
+				e := m.EnvoyGlobal
+				key, note := keyTemplate(m.Key, laneWord(e.Descriptor), traceKey, EnvoyGlobal)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
+					Options: algorithms.Options{ShadowMode: e.ShadowMode},
+					Policy:  algorithms.Policy{Limit: e.RequestsPerUnit, Period: e.Period}}}})
+			}
+		case Cloudflare:
+			for _, m := range l.Limits {
+				cf := m.Cloudflare
+				key, note := keyTemplate(m.Key, laneWord(cf.Rule), traceKey, Cloudflare)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
+				if cf.Status != 429 {
+					o.DenyStatus = cf.Status
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: cf.Rule, Place: m.Place, Algorithm: algorithms.CloudflareName, Key: key, Options: o,
+					Policy: algorithms.Policy{Limit: cf.RequestsPerPeriod, Period: cf.Period}}}})
+			}
+		case Spring, Traefik, Kong:
+			for _, m := range l.Limits {
+				lim := gatewayRatelab(m)
+				key, note := keyTemplate(m.Key, laneWord(l.Name), traceKey, c.Product)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				lim.Key = key
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{lim}})
+			}
+		case APIGateway:
+			for _, m := range l.Limits {
+				a := m.APIGateway
+				key, note := keyTemplate(m.Key, laneWord(a.Scope), traceKey, APIGateway)
+				if note != "" {
+					notes = append(notes, Warning{Place: m.Place, Text: note})
+				}
+				// rateLimit requests a second: whole, per 1s; else in
+				// thousandths, per 1000s
+				p := algorithms.Policy{Limit: a.RateMilli, Period: 1000 * time.Second, Burst: a.Burst}
+				if a.RateMilli%1000 == 0 {
+					p.Limit, p.Period = a.RateMilli/1000, time.Second
+				}
+				o := algorithms.Options{QuotaLimit: a.QuotaLimit, QuotaOffset: a.QuotaOffset}
+				switch a.QuotaPeriod {
+				case "DAY":
+					o.QuotaPeriod = algorithms.QuotaDay
+				case "WEEK":
+					o.QuotaPeriod = algorithms.QuotaWeek
+				case "MONTH":
+					o.QuotaPeriod = algorithms.QuotaMonth
+				}
+				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
+					Name: a.Scope, Place: m.Place, Algorithm: algorithms.APIGatewayName, Key: key, Options: o, Policy: p}}})
 			}
 		}
 	}
@@ -185,4 +267,47 @@ func haproxyRatelab(m Limit, traceKey string) (RatelabLimit, string, bool) {
 	}
 	return RatelabLimit{Name: h.Table, Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
 		Policy: algorithms.Policy{Limit: limit, Period: h.Period}}, note, true
+}
+
+// gatewayRatelab is a Spring, Traefik or Kong limit as its lane runs it.
+// Spring: replenishRate R, burstCapacity B, requestedTokens k are R requests
+// per k seconds with a burst of B/k requests (algorithms.SpringConfigOf gives
+// them back, divided by their common factor, which decides the same).
+// Traefik: average per period, burst. Kong: the shortest of its second,
+// minute, hour and day limits as the policy, the others as kong_windows,
+// policy and error_code as options.
+func gatewayRatelab(m Limit) RatelabLimit {
+	switch {
+	case m.Spring != nil:
+		s := m.Spring
+		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName,
+			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
+	case m.Traefik != nil:
+		t := m.Traefik
+		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithms.TraefikName,
+			Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}
+	}
+	k := m.Kong
+	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
+	o := algorithms.Options{}
+	switch k.Policy {
+	case "cluster":
+		o.KongPolicy = algorithms.KongCluster
+	case "redis":
+		o.KongPolicy = algorithms.KongRedis
+	}
+	if k.Status != 429 {
+		o.DenyStatus = k.Status
+	}
+	var p algorithms.Policy
+	for w, limit := range k.Windows {
+		switch {
+		case limit == 0:
+		case p.Limit == 0 && w < len(periods):
+			p = algorithms.Policy{Limit: limit, Period: periods[w]}
+		default:
+			o.KongWindows[w] = limit
+		}
+	}
+	return RatelabLimit{Name: k.Plugin, Place: m.Place, Algorithm: algorithms.KongName, Policy: p, Options: o}
 }

@@ -221,7 +221,7 @@ func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", t
 // Product is the product whose configuration a lane reads (products.Product).
 type Product struct{ choice[products.Product] }
 
-var productWords = named(products.Nginx, products.HAProxy)
+var productWords = named(products.Nginx, products.HAProxy, products.EnvoyLocal, products.EnvoyGlobal, products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong)
 
 func (p *Product) UnmarshalText(b []byte) error { return p.read(b, "product", productWords) }
 

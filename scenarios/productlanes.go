@@ -134,7 +134,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 		if spec.ConfigFile != "" {
 			key = "config_file"
 		}
-		msg := fmt.Sprintf("its %s configuration limits no request (no limit_req in a server or location; no http-request deny on http_req_rate)", spec.Product)
+		msg := fmt.Sprintf("its %s configuration limits no request (it has no %s)", spec.Product, spec.Product.Value().Limiting())
 		if len(why) > 0 {
 			msg += ": " + strings.Join(why, "; ")
 		}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,7 +129,7 @@ func TestProductLaneErrors(t *testing.T) {
 		{"a file that is not there", "product = \"nginx\"\nconfig_file = \"conf/nginx.cnf\"\n",
 			`test.toml:15:15: scenario "s": lane 1: open dir/conf/nginx.cnf: file does not exist`},
 		{"no product", "config_file = \"conf/nginx.conf\"\n",
-			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy)`},
+			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway or spring or traefik or kong)`},
 		{"no configuration", "product = \"haproxy\"\n",
 			`test.toml:14:11: scenario "s": lane 1: a haproxy lane reads its configuration: give config`},
 		{"both", "product = \"nginx\"\nconfig = 'events {}'\nconfig_file = \"conf/nginx.conf\"\n",
@@ -140,7 +141,7 @@ func TestProductLaneErrors(t *testing.T) {
 		{"a misspelt product", "product = \"ngnix\"\nconfig_file = \"conf/nginx.conf\"\n",
 			`did you mean "nginx"`},
 		{"nothing limits", "product = \"nginx\"\nconfig_file = \"conf/empty.conf\"\n",
-			`test.toml:15:15: scenario "s": lane 1: its nginx configuration limits no request (no limit_req in a server or location; no http-request deny on http_req_rate): conf/empty.conf:3: limit_rate 10k limits the response's bandwidth`},
+			`test.toml:15:15: scenario "s": lane 1: its nginx configuration limits no request (it has no limit_req in a server or location): conf/empty.conf:3: limit_rate 10k limits the response's bandwidth`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parse(t, productDoc("[[scenario.lane]]\n"+c.lane), files)
@@ -205,5 +206,123 @@ value = 0
 	}
 	if ms := runConfig(t, cfg); ms[0].Accepted != 3 || ms[0].Denied != 7 {
 		t.Errorf("the lane accepted %d and denied %d of 10 requests in one second, want 3 (burst=2 nodelay) and 7", ms[0].Accepted, ms[0].Denied)
+	}
+}
+
+// Envoy's YAML becomes envoy-local lanes (the descriptors' buckets in order,
+// slowest first, the default last) and envoy-global lanes (a rate_limit each),
+// placed at the scenario file's lines.
+func TestEnvoyProductLanes(t *testing.T) {
+	doc := productDoc(`[[scenario.lane]]
+product = "envoy-local"
+config = '''
+stat_prefix: rl
+token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}
+filter_enabled: {default_value: {numerator: 100}}
+filter_enforced: {default_value: {numerator: 100}}
+descriptors:
+- entries: [{key: path, value: /login}]
+  token_bucket: {max_tokens: 2, tokens_per_fill: 2, fill_interval: 1s}
+'''
+
+[[scenario.lane]]
+product = "envoy-global"
+config = '''
+domain: edge
+descriptors:
+- key: generic_key
+  value: all
+  rate_limit: {unit: second, requests_per_unit: 5}
+  shadow_mode: false
+'''
+`)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range cfg.Lanes {
+		names = append(names, l.Name)
+	}
+	want := []string{"envoy-local: stat_prefix rl", "envoy-global: edge generic_key=all"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Fatalf("lanes %q, want %q", names, want)
+	}
+	local := cfg.Lanes[0]
+	if len(local.Limits) != 2 || local.Combine.String() != "in-order" || local.Limits[0].Policy.Burst != 2 || local.Limits[1].Template.String() != "shared token_bucket" {
+		t.Errorf("the local lane: %+v; want the descriptor's bucket (2) then the default, in order", local)
+	}
+	if len(cfg.Notes) != 2 || !strings.Contains(cfg.Notes[0], "test.toml:20: which requests carry a descriptor") || !strings.Contains(cfg.Notes[1], "test.toml:28: which of these descriptors") {
+		t.Errorf("notes %q; want the descriptors' matching at their lines of the scenario file", cfg.Notes)
+	}
+	ms := runConfig(t, cfg)
+	// 40 requests, 50 ms apart: the /login bucket lets 2 through and then
+	// one each 500 ms (at 0.55s, 1.05s, 1.55s), before the default's 10;
+	// the service's 5 a second counts in windows of the Unix epoch's seconds
+	for i, w := range []int64{2 + 3, 5 + 5} {
+		if ms[i].Accepted != w {
+			t.Errorf("lane %q accepted %d of 40, want %d", cfg.Lanes[i].Name, ms[i].Accepted, w)
+		}
+	}
+}
+
+// Spring's, Traefik's and Kong's YAML become their lanes, with the file's
+// parameters.
+func TestGatewayProductLanes(t *testing.T) {
+	doc := productDoc(`[[scenario.lane]]
+product = "spring"
+config = '''
+spring:
+  cloud:
+    gateway:
+      routes:
+      - id: api
+        filters:
+        - name: RequestRateLimiter
+          args: {redis-rate-limiter.replenishRate: 2, redis-rate-limiter.burstCapacity: 4}
+'''
+
+[[scenario.lane]]
+product = "traefik"
+config = '''
+http:
+  middlewares:
+    rl:
+      rateLimit: {average: 3, period: 1s, burst: 2}
+'''
+
+[[scenario.lane]]
+product = "kong"
+config = '''
+plugins:
+- name: rate-limiting
+  config: {second: 5, policy: local, limit_by: ip}
+'''
+`)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range cfg.Lanes {
+		names = append(names, fmt.Sprintf("%s %s %d/%s", l.Name, l.Algorithm, l.Policy.Limit, l.Policy.Period))
+	}
+	want := []string{"spring: route api spring 2/1s", "traefik: middleware rl traefik 3/1s", "kong: rate-limiting kong 5/1s"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Fatalf("lanes %q, want %q", names, want)
+	}
+	ms := runConfig(t, cfg)
+	// 40 requests, 50 ms apart, over 2 s: Kong's 5 a second in each of
+	// the 2 seconds
+	if ms[2].Accepted != 10 {
+		t.Errorf("kong accepted %d of 40, want 10", ms[2].Accepted)
 	}
 }

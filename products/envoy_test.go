@@ -1,0 +1,230 @@
+package products
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/algorithms"
+)
+
+// envoyLocalFilter is a listener's HTTP filter chain with the local rate
+// limit filter, as Envoy's docs configure it.
+const envoyLocalFilter = `static_resources:
+  listeners:
+  - name: listener_0
+    address:
+      socket_address: {address: 0.0.0.0, port_value: 10000}
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: ingress_http
+          http_filters:
+          - name: envoy.filters.http.local_ratelimit
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
+              stat_prefix: http_local_rate_limiter
+              token_bucket:
+                max_tokens: 10
+                tokens_per_fill: 5
+                fill_interval: 1s
+              filter_enabled:
+                runtime_key: local_rate_limit_enabled
+                default_value: {numerator: 100, denominator: HUNDRED}
+              filter_enforced:
+                default_value: {numerator: 100, denominator: HUNDRED}
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+`
+
+// envoyLocalDescriptors is a route's typed_per_filter_config with
+// descriptors: a per-client bucket, a fixed-path one, and the default.
+const envoyLocalDescriptors = `route_config:
+  virtual_hosts:
+  - name: api
+    domains: ["*"]
+    routes:
+    - match: {prefix: /api}
+      route: {cluster: api}
+      typed_per_filter_config:
+        envoy.filters.http.local_ratelimit:
+          "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
+          stat_prefix: api
+          token_bucket: {max_tokens: 100, tokens_per_fill: 100, fill_interval: 1s}
+          filter_enabled: {default_value: {numerator: 100}}
+          filter_enforced: {default_value: {numerator: 100}}
+          local_rate_limit_per_downstream_connection: false
+          descriptors:
+          - entries: [{key: client_id, value: ""}]
+            token_bucket: {max_tokens: 20, tokens_per_fill: 10, fill_interval: 1s}
+          - entries:
+            - key: path
+              value: /api/login
+            token_bucket: {max_tokens: 5, tokens_per_fill: 5, fill_interval: 60s}
+`
+
+// rlsConfig is envoyproxy/ratelimit's configuration, as its README writes
+// one.
+const rlsConfig = `domain: edge_proxy_per_ip
+descriptors:
+  - key: remote_address
+    rate_limit:
+      unit: second
+      requests_per_unit: 10
+  - key: remote_address
+    value: 10.0.0.1
+    rate_limit:
+      unit: MINUTE
+      requests_per_unit: 600
+    shadow_mode: true
+  - key: generic_key
+    value: api
+    descriptors:
+      - key: path
+        value: /login
+        rate_limit: {unit: hour, requests_per_unit: 100}
+      - key: path
+        value: /free
+        rate_limit: {unlimited: true}
+`
+
+func TestEnvoyLocalConfigs(t *testing.T) {
+	for _, c := range []confCase{
+		{name: "a listener's filter", files: map[string]string{"envoy.yaml": envoyLocalFilter}, main: "envoy.yaml",
+			lanes: `stat_prefix http_local_rate_limiter @envoy.yaml:14
+  envoy.yaml:17 key=the filter's token_bucket→shared max=10 fill=5/1s`,
+			warns: []string{"envoy.yaml:22: runtime_key lets Envoy's runtime change"}},
+		{name: "descriptors, slowest first, default last", files: map[string]string{"envoy.yaml": envoyLocalDescriptors}, main: "envoy.yaml",
+			lanes: `stat_prefix api @envoy.yaml:9
+  envoy.yaml:19 key=descriptor path=/api/login→shared descriptor="path=/api/login" max=5 fill=5/1m0s
+  envoy.yaml:17 key=descriptor client_id=→? descriptor="client_id=" max=20 fill=10/1s
+  envoy.yaml:12 key=the filter's token_bucket→shared max=100 fill=100/1s`,
+			warns: []string{"envoy.yaml:17: a bucket for each value", "envoy.yaml:16: rate_limits actions"}},
+		{name: "the typed_config alone, shadow, per connection, default not consumed", main: "rl.yaml", files: map[string]string{"rl.yaml": `stat_prefix: rl
+token_bucket: {max_tokens: 3, fill_interval: 0.5s}
+filter_enabled: {default_value: {numerator: 50, denominator: HUNDRED}}
+local_rate_limit_per_downstream_connection: true
+always_consume_default_token_bucket: false
+status: {code: BadRequest}
+descriptors:
+- entries: [{key: k, value: v}]
+  token_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: {seconds: 2}}
+`},
+			lanes: `stat_prefix rl @rl.yaml:1
+  rl.yaml:8 key=descriptor k=v→shared descriptor="k=v" max=1 fill=1/2s`,
+			warns: []string{"rl.yaml:5: leaves the default bucket out", "rl.yaml:7: rate_limits actions", "rl.yaml:3: filter_enabled holds 50%",
+				"rl.yaml:1: filter_enforced is 0%", "rl.yaml:4: each connection its own", "rl.yaml:6: the lane answers 429"}},
+		{name: "not enabled", main: "rl.yaml", files: map[string]string{"rl.yaml": "stat_prefix: rl\ntoken_bucket: {max_tokens: 3, fill_interval: 1s}\n"},
+			warns: []string{"rl.yaml:1: filter_enabled is 0%"}},
+		{name: "fill under 50ms", main: "e.yaml", files: map[string]string{"e.yaml": "stat_prefix: rl\ntoken_bucket:\n  max_tokens: 3\n  fill_interval: 0.01s\n"},
+			err: "e.yaml:4: Envoy refuses one under 50ms"},
+		{name: "no max_tokens", main: "e.yaml", files: map[string]string{"e.yaml": "stat_prefix: rl\ntoken_bucket:\n  fill_interval: 1s\n"},
+			err: "e.yaml:2: has no max_tokens"},
+		{name: "an unknown field", main: "e.yaml", files: map[string]string{"e.yaml": "\"@type\": type.googleapis.com/" + envoyLocalType + "\nstat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\nburst: 3\n"},
+			err: `e.yaml:4: has no field "burst"`},
+		{name: "no stat_prefix", main: "e.yaml", files: map[string]string{"e.yaml": "x:\n  typed_config:\n    \"@type\": type.googleapis.com/" + envoyLocalType + "\n    token_bucket: {max_tokens: 1, fill_interval: 1s}\n"},
+			err: "e.yaml:2: has no stat_prefix"},
+		{name: "a duplicate descriptor", main: "e.yaml", files: map[string]string{"e.yaml": "stat_prefix: rl\ndescriptors:\n- entries: [{key: a, value: b}]\n  token_bucket: {max_tokens: 1, fill_interval: 1s}\n- entries: [{key: a, value: b}]\n  token_bucket: {max_tokens: 2, fill_interval: 1s}\n"},
+			err: "e.yaml:5: is given twice"},
+		{name: "a bad duration", main: "e.yaml", files: map[string]string{"e.yaml": "stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1m}\n"},
+			err: `e.yaml:2: fill_interval must be a duration in seconds`},
+		{name: "not YAML", main: "e.yaml", files: map[string]string{"e.yaml": "stat_prefix: rl\ntoken_bucket:\n  max_tokens: 1\n fill_interval: 1s\n"},
+			err: "e.yaml:3: not valid YAML"},
+		{name: "no filter", main: "e.yaml", files: map[string]string{"e.yaml": "admin: {}\n"},
+			err: "e.yaml:1: no local rate limit filter here"},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, EnvoyLocal) })
+	}
+}
+
+func TestEnvoyGlobalConfigs(t *testing.T) {
+	for _, c := range []confCase{
+		{name: "the README's", files: map[string]string{"rls.yaml": rlsConfig}, main: "rls.yaml",
+			lanes: `edge_proxy_per_ip remote_address= @rls.yaml:3
+  rls.yaml:4 key=descriptor remote_address=→? 10/second
+edge_proxy_per_ip remote_address=10.0.0.1 @rls.yaml:7
+  rls.yaml:9 key=descriptor remote_address=10.0.0.1→shared 600/minute shadow
+edge_proxy_per_ip generic_key=api / path=/login @rls.yaml:16
+  rls.yaml:18 key=descriptor generic_key=api / path=/login→shared 100/hour`,
+			warns: []string{"rls.yaml:3: counts each value", "rls.yaml:21: unlimited: true", "rls.yaml:1: rate_limits actions"}},
+		{name: "a bad unit", main: "r.yaml", files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- key: k\n  rate_limit:\n    unit: fortnight\n    requests_per_unit: 1\n"},
+			err: `r.yaml:5: unit "fortnight" is not one of the service's`},
+		{name: "no domain", main: "r.yaml", files: map[string]string{"r.yaml": "descriptors:\n- key: k\n"},
+			err: "r.yaml:1: has no domain"},
+		{name: "no key", main: "r.yaml", files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- value: v\n  rate_limit: {unit: second, requests_per_unit: 1}\n"},
+			err: "r.yaml:3: a descriptor needs its key"},
+		{name: "an unknown field", main: "r.yaml", files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- key: k\n  rate_limit: {unit: second, requests_per_unit: 1, burst: 2}\n"},
+			err: `r.yaml:4: rate_limit has no field "burst"`},
+		{name: "a duplicate", main: "r.yaml", files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- key: k\n  value: v\n- key: k\n  value: v\n"},
+			err: "r.yaml:5: is given twice"},
+		{name: "requests_per_unit too big", main: "r.yaml", files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- key: k\n  rate_limit:\n    unit: second\n    requests_per_unit: 5000000000\n"},
+			err: "r.yaml:6: requests_per_unit must be a whole number from 0 to 4294967295"},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, EnvoyGlobal) })
+	}
+}
+
+// The Envoy lanes run as algorithms/envoy_local.go and envoy_global.go say:
+// the buckets in order (in-order), a lane a rate_limit, shadow mode kept.
+func TestEnvoyRatelab(t *testing.T) {
+	c, err := Read("envoy.yaml", []byte(envoyLocalDescriptors), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := c.Ratelab("ip")
+	if len(lanes) != 1 || lanes[0].Combine != algorithms.InOrder || len(lanes[0].Limits) != 3 {
+		t.Fatalf("lanes %+v, want one in-order lane of 3 limits", lanes)
+	}
+	want := []struct {
+		key    string
+		policy algorithms.Policy
+	}{
+		{"shared descriptor path=/api/login", algorithms.Policy{Limit: 5, Period: 60e9, Burst: 5}},
+		{"{key}", algorithms.Policy{Limit: 10, Period: 1e9, Burst: 20}},
+		{"shared token_bucket", algorithms.Policy{Limit: 100, Period: 1e9, Burst: 100}},
+	}
+	for i, m := range lanes[0].Limits {
+		if m.Key != want[i].key || m.Policy != want[i].policy || m.Algorithm != algorithms.EnvoyLocalName {
+			t.Errorf("limit %d: %s %q %+v, want %q %+v", i, m.Algorithm, m.Key, m.Policy, want[i].key, want[i].policy)
+		}
+		if _, err := algorithms.New(m.Algorithm, m.Policy, m.Options); err != nil {
+			t.Errorf("limit %d: %v", i, err)
+		}
+		if _, err := algorithms.ParseKeyTemplate(m.Key); err != nil {
+			t.Errorf("limit %d: key %q: %v", i, m.Key, err)
+		}
+	}
+	g, err := Read("rls.yaml", []byte(rlsConfig), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ = g.Ratelab("ip")
+	if len(lanes) != 3 {
+		t.Fatalf("%d lanes, want 3", len(lanes))
+	}
+	for i, l := range lanes {
+		m := l.Limits[0]
+		if _, err := algorithms.New(m.Algorithm, m.Policy, m.Options); err != nil || m.Algorithm != algorithms.EnvoyGlobalName {
+			t.Errorf("lane %d %s: %s %v", i, l.Name, m.Algorithm, err)
+		}
+		if want := i == 1; m.Options.ShadowMode != want || strings.Contains(l.Name, ",") {
+			t.Errorf("lane %d %s: shadow %v, want %v", i, l.Name, m.Options.ShadowMode, want)
+		}
+	}
+}
+
+func TestDetectStructured(t *testing.T) {
+	for i, c := range []struct {
+		data string
+		want Product
+	}{
+		{envoyLocalFilter, EnvoyLocal}, {envoyLocalDescriptors, EnvoyLocal}, {rlsConfig, EnvoyGlobal},
+		{"stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\n", Unknown},
+	} {
+		if got, _ := Detect([]byte(c.data)); got != c.want {
+			t.Errorf("case %d: Detect = %v, want %v", i, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,437 @@
+package products
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// readSpring reads a Spring Cloud Gateway application.yml: every route (under
+// spring.cloud.gateway.routes, or .server.webflux.routes since 4.3) and the
+// default-filters, whose filters hold a RequestRateLimiter with its
+// redis-rate-limiter args (replenishRate, burstCapacity, requestedTokens;
+// kebab-case or nested as Spring's relaxed binding reads them). Each is a lane.
+func readSpring(name string, data []byte) (*Config, error) {
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{Product: Spring, File: name}
+	r := reader{file: name, w: &c.Warnings}
+	gw := root.get("spring").get("cloud").get("gateway")
+	if w := gw.get("server").get("webflux"); w != nil {
+		gw = w
+	}
+	if gw == nil {
+		return nil, r.errorf(root, "no spring.cloud.gateway here: write the routes under spring.cloud.gateway.routes (or spring.cloud.gateway.server.webflux.routes), each with filters: [{name: RequestRateLimiter, args: {...}}]")
+	}
+	type holder struct {
+		name    string
+		filters *node
+		route   bool
+	}
+	var hs []holder
+	if d := gw.get("default-filters"); d != nil {
+		hs = append(hs, holder{"default-filters", d, false})
+	}
+	if rs := gw.get("routes"); rs != nil {
+		if rs.kind != seqNode {
+			return nil, r.errorf(rs, "routes must be a list of routes; it is %s", rs.what())
+		}
+		for i, rt := range rs.vals {
+			id := fmt.Sprintf("route %d", i+1)
+			if v := rt.get("id"); v != nil && v.kind == scalarNode {
+				id = "route " + laneWord(v.value)
+			}
+			if f := rt.get("filters"); f != nil {
+				hs = append(hs, holder{id, f, true})
+			}
+		}
+	}
+	for _, h := range hs {
+		if h.filters.kind != seqNode {
+			return nil, r.errorf(h.filters, "filters must be a list; it is %s", h.filters.what())
+		}
+		for _, f := range h.filters.vals {
+			if f.kind == scalarNode {
+				if strings.HasPrefix(strings.TrimSpace(f.value), "RequestRateLimiter") {
+					return nil, r.errorf(f, "RequestRateLimiter has no shortcut form Spring reads its redis-rate-limiter from; write it as {name: RequestRateLimiter, args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}}")
+				}
+				continue
+			}
+			if n := f.get("name"); n == nil || n.value != "RequestRateLimiter" {
+				continue
+			}
+			l, key, err := r.springFilter(f)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				continue
+			}
+			l.Route = h.name
+			if !h.route {
+				r.warn(f, "default-filters apply to every route; the lane is one, every request of every route")
+			}
+			c.Lanes = append(c.Lanes, Lane{Name: h.name, Place: r.at(f), Limits: []Limit{{Place: r.at(f), Key: key, Spring: l}}})
+		}
+	}
+	return c, nil
+}
+
+// springArg is a filter's argument by Spring's relaxed binding: flat
+// ("redis-rate-limiter.replenishRate"), kebab-case ("replenish-rate") or
+// nested (redis-rate-limiter: {replenishRate: …}).
+func springArg(args *node, camel, kebab string) *node {
+	for _, prefix := range []string{"redis-rate-limiter.", "redisRateLimiter."} {
+		for _, k := range []string{camel, kebab} {
+			if v := args.get(prefix + k); v != nil {
+				return v
+			}
+		}
+	}
+	for _, g := range []string{"redis-rate-limiter", "redisRateLimiter"} {
+		for _, k := range []string{camel, kebab} {
+			if v := args.get(g).get(k); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// springFilter reads a RequestRateLimiter filter.
+func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
+	args := f.get("args")
+	if args == nil || args.kind != mapNode {
+		return nil, Key{}, r.errorf(f, "RequestRateLimiter needs its args: add args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}")
+	}
+	known := map[string]bool{}
+	l := &SpringLimit{BurstCapacity: 1, RequestedTokens: 1}
+	rr := springArg(args, "replenishRate", "replenish-rate")
+	if rr == nil {
+		return nil, Key{}, r.errorf(args, "RequestRateLimiter has no redis-rate-limiter.replenishRate; add redis-rate-limiter.replenishRate: 10 (tokens a second)")
+	}
+	var err error
+	if l.ReplenishRate, err = r.integer(rr, "replenishRate", 0, math.MaxInt32); err != nil {
+		return nil, Key{}, err
+	}
+	known[rr.value] = true
+	if v := springArg(args, "burstCapacity", "burst-capacity"); v != nil {
+		if l.BurstCapacity, err = r.integer(v, "burstCapacity", 0, math.MaxInt32); err != nil {
+			return nil, Key{}, err
+		}
+	}
+	if v := springArg(args, "requestedTokens", "requested-tokens"); v != nil {
+		if l.RequestedTokens, err = r.integer(v, "requestedTokens", 1, math.MaxInt32); err != nil {
+			return nil, Key{}, err
+		}
+	}
+	if l.ReplenishRate == 0 || l.BurstCapacity < l.RequestedTokens {
+		r.warn(args, "replenishRate %d, burstCapacity %d and requestedTokens %d refuse every request: no lane", l.ReplenishRate, l.BurstCapacity, l.RequestedTokens)
+		return nil, Key{}, nil
+	}
+	if l.BurstCapacity%l.RequestedTokens != 0 {
+		r.warn(args, "burstCapacity %d is not a whole number of requests of %d tokens; the lane holds %d", l.BurstCapacity, l.RequestedTokens, l.BurstCapacity/l.RequestedTokens*l.RequestedTokens)
+	}
+	key := Key{Expr: "PrincipalNameKeyResolver (the user's principal)", Trace: "user", Mapped: true}
+	for i, k := range args.keys {
+		v := args.vals[i]
+		switch k.value {
+		case "key-resolver", "keyResolver":
+			key = Key{Expr: "key-resolver " + v.value, Mapped: false}
+			r.warn(k, "key-resolver %s is a bean ratelab cannot read; the lane keys the route by the requests' own key", v.value)
+		case "deny-empty-key", "denyEmptyKey", "empty-key-status-code", "emptyKeyStatusCode":
+			r.warn(k, "%s decides what a request without a key gets; the lane gives every request a key", k.value)
+		case "status-code", "statusCode":
+			r.warn(k, "statusCode sets the refusal's status; the lane answers 429, Spring's default")
+		case "rate-limiter", "rateLimiter":
+			r.warn(k, "rate-limiter %s is another bean than RedisRateLimiter; the lane runs RedisRateLimiter with the args here", v.value)
+		}
+	}
+	return l, key, nil
+}
+
+// readTraefik reads Traefik's dynamic configuration in YAML or TOML (a file
+// with a [http…] table header): every http.middlewares.<name>.rateLimit
+// (average, period, burst, sourceCriterion, redis). Each is a lane.
+func readTraefik(name string, data []byte) (*Config, error) {
+	parse := parseYAML
+	if isTraefikTOML(data) {
+		parse = parseTOML
+	}
+	root, err := parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{Product: Traefik, File: name}
+	r := reader{file: name, w: &c.Warnings}
+	ms := root.get("http").get("middlewares")
+	if ms == nil || ms.kind != mapNode {
+		return nil, r.errorf(root, "no http.middlewares here: write http: {middlewares: {NAME: {rateLimit: {average: 100, burst: 200}}}} (Traefik's dynamic configuration in YAML)")
+	}
+	for i, k := range ms.keys {
+		m := ms.vals[i]
+		rl := m.get("rateLimit")
+		if rl == nil {
+			continue
+		}
+		if err := r.fields(rl, "rateLimit", "average", "period", "burst", "sourceCriterion", "redis"); err != nil {
+			return nil, err
+		}
+		l := &TraefikLimit{Middleware: laneWord(k.value), Period: time.Second, Burst: 1}
+		if v := rl.get("average"); v != nil {
+			if l.Average, err = r.integer(v, "average", 0, math.MaxInt64); err != nil {
+				return nil, err
+			}
+		}
+		if l.Average == 0 {
+			r.warn(rl, "average is 0 (its default): the middleware limits nothing: no lane")
+			continue
+		}
+		if v := rl.get("period"); v != nil {
+			if l.Period, err = traefikDuration(r, v); err != nil {
+				return nil, err
+			}
+		}
+		if v := rl.get("burst"); v != nil {
+			if l.Burst, err = r.integer(v, "burst", math.MinInt64, math.MaxInt64); err != nil {
+				return nil, err
+			}
+			if l.Burst < 1 {
+				r.warn(v, "burst %d is taken as 1, as Traefik does", l.Burst)
+				l.Burst = 1
+			}
+		}
+		key := Key{Expr: "the remote address", Trace: "ip", Mapped: true}
+		if sc := rl.get("sourceCriterion"); sc != nil {
+			if err := r.fields(sc, "sourceCriterion", "ipStrategy", "requestHeaderName", "requestHost"); err != nil {
+				return nil, err
+			}
+			switch {
+			case sc.get("requestHeaderName") != nil:
+				h := sc.get("requestHeaderName")
+				key = Key{Expr: "header " + h.value, Mapped: false}
+				r.warn(h, "requestHeaderName %s keys the middleware by a header no request log field stands for; the lane keys it by the requests' own key", h.value)
+			case sc.get("requestHost") != nil:
+				key = Key{Expr: "the request's host", Mapped: false}
+				r.warn(sc.get("requestHost"), "requestHost keys the middleware by the Host header, which a request log does not give; the lane keys it by the requests' own key")
+			case sc.get("ipStrategy") != nil:
+				key = Key{Expr: "ipStrategy (X-Forwarded-For)", Trace: "ip", Mapped: true, Note: "the address ipStrategy takes from X-Forwarded-For; the log's ip is the one it records"}
+				r.warn(sc.get("ipStrategy"), "ipStrategy takes the client's address from X-Forwarded-For; the lane takes the log's ip")
+			}
+		}
+		if rd := rl.get("redis"); rd != nil {
+			r.warn(rd, "redis shares the buckets among Traefik instances (v3.4+, each instance's own clock); the lane is the in-memory limiter")
+		}
+		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.at(k), Limits: []Limit{{Place: r.at(rl), Key: key, Traefik: l}}})
+	}
+	return c, nil
+}
+
+// traefikDuration reads a Traefik duration: a Go duration ("1s", "1m") or
+// whole seconds.
+func traefikDuration(r reader, n *node) (time.Duration, error) {
+	bad := r.errorf(n, "period must be a duration such as \"1s\" or \"1m\" (or whole seconds), more than 0; it is %s", n.what())
+	if n.kind != scalarNode {
+		return 0, bad
+	}
+	if s, err := strconv.ParseInt(n.value, 10, 64); err == nil {
+		if s <= 0 || s > math.MaxInt64/int64(time.Second) {
+			return 0, bad
+		}
+		return time.Duration(s) * time.Second, nil
+	}
+	d, err := time.ParseDuration(n.value)
+	if err != nil || d <= 0 || d%time.Microsecond != 0 {
+		return 0, bad
+	}
+	return d, nil
+}
+
+// kongWindows are the plugin's windows, in its order.
+var kongWindows = []string{"second", "minute", "hour", "day", "month", "year"}
+
+// kongConfigFields are the rate-limiting plugin's config fields (schema.lua,
+// 3.x).
+var kongConfigFields = []string{"second", "minute", "hour", "day", "month", "year", "limit_by", "header_name", "path",
+	"policy", "fault_tolerant", "redis", "redis_host", "redis_port", "redis_password", "redis_username", "redis_ssl",
+	"redis_ssl_verify", "redis_server_name", "redis_timeout", "redis_database", "hide_client_headers", "error_code",
+	"error_message", "sync_rate"}
+
+// readKong reads Kong's declarative configuration (kong.yml): every plugin
+// named rate-limiting, at the top level or under a service, route or
+// consumer. Each enabled one is a lane.
+func readKong(name string, data []byte) (*Config, error) {
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{Product: Kong, File: name}
+	r := reader{file: name, w: &c.Warnings}
+	var found []struct {
+		where string
+		p     *node
+	}
+	var walk func(n *node, where string, depth int)
+	walk = func(n *node, where string, depth int) {
+		if n.kind == mapNode {
+			if nm := n.get("name"); nm != nil && nm.value == "rate-limiting" && n.get("config") != nil {
+				found = append(found, struct {
+					where string
+					p     *node
+				}{where, n})
+				return
+			}
+			for i, k := range n.keys {
+				w := where
+				if (k.value == "plugins") && depth > 0 {
+					if nm := n.get("name"); nm != nil && nm.kind == scalarNode {
+						w = strings.TrimSpace(where + " " + laneWord(nm.value))
+					}
+				}
+				if k.value == "services" || k.value == "routes" || k.value == "consumers" {
+					w = strings.TrimSpace(where + " " + strings.TrimSuffix(k.value, "s"))
+				}
+				walk(n.vals[i], w, depth+1)
+			}
+			return
+		}
+		for _, v := range n.vals {
+			walk(v, where, depth+1)
+		}
+	}
+	walk(root, "", 0)
+	if len(found) == 0 {
+		return nil, r.errorf(root, "no rate-limiting plugin here: write plugins: [{name: rate-limiting, config: {minute: 6, policy: local}}] (at the top, or under a service or route)")
+	}
+	names := map[string]bool{}
+	for _, f := range found {
+		lane, err := r.kongPlugin(f.p, f.where)
+		if err != nil {
+			return nil, err
+		}
+		if lane == nil {
+			continue
+		}
+		if names[lane.Name] {
+			lane.Name = fmt.Sprintf("%s line %d", lane.Name, lane.Place.Line)
+		}
+		names[lane.Name] = true
+		c.Lanes = append(c.Lanes, *lane)
+	}
+	return c, nil
+}
+
+// kongPlugin reads one rate-limiting plugin.
+func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
+	if e := p.get("enabled"); e != nil {
+		on, err := r.boolean(e, "enabled")
+		if err != nil {
+			return nil, err
+		}
+		if !on {
+			r.warn(e, "the plugin is disabled (enabled: false): no lane")
+			return nil, nil
+		}
+	}
+	cfg := p.get("config")
+	if err := r.fields(cfg, "the rate-limiting plugin's config", kongConfigFields...); err != nil {
+		return nil, err
+	}
+	l := &KongLimit{Policy: "local", Status: 429}
+	any := false
+	prev, prevName := int64(0), ""
+	for w, wn := range kongWindows {
+		v := cfg.get(wn)
+		if v == nil || v.tag == "!!null" {
+			continue
+		}
+		n, err := r.integer(v, wn, 0, math.MaxInt64)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			continue
+		}
+		if prev > 0 && n < prev {
+			return nil, r.errorf(v, "the limit for %s (%d) is lower than the limit for %s (%d), which Kong's schema refuses; raise it", wn, n, prevName, prev)
+		}
+		prev, prevName = n, wn
+		l.Windows[w] = n
+		any = true
+	}
+	if !any {
+		return nil, r.errorf(cfg, "the plugin sets no limit, which Kong's schema refuses (at least one of second, minute, hour, day, month, year); add minute: 60")
+	}
+	if l.Windows[0] == 0 && l.Windows[1] == 0 && l.Windows[2] == 0 && l.Windows[3] == 0 {
+		r.warn(cfg, "the plugin limits only per month or year; the lane needs a second, minute, hour or day limit: no lane")
+		return nil, nil
+	}
+	if v := cfg.get("policy"); v != nil {
+		s, err := r.str(v, "policy")
+		if err != nil {
+			return nil, err
+		}
+		if s != "local" && s != "cluster" && s != "redis" {
+			return nil, r.errorf(v, "policy %q is not one of Kong's; use local, cluster or redis", s)
+		}
+		l.Policy = s
+	}
+	if v := cfg.get("error_code"); v != nil {
+		s, err := r.integer(v, "error_code", 400, 599)
+		if err != nil {
+			return nil, err
+		}
+		l.Status = int(s)
+	}
+	if v := cfg.get("sync_rate"); v != nil {
+		if f, err := r.number(v, "sync_rate", -1, 1e9); err != nil {
+			return nil, err
+		} else if f > 0 {
+			r.warn(v, "sync_rate %g flushes the counters to Redis in batches; the lane counts as sync_rate -1 does", f)
+		}
+	}
+	key := Key{Expr: "consumer", Trace: "user", Mapped: true, Note: "Kong's consumer, falling back to the client's IP"}
+	if v := cfg.get("limit_by"); v != nil {
+		switch v.value {
+		case "consumer", "credential":
+		case "ip":
+			key = Key{Expr: "ip", Trace: "ip", Mapped: true}
+		case "path":
+			path := ""
+			if pn := cfg.get("path"); pn != nil {
+				path = pn.value
+			}
+			key = Key{Expr: "path " + path, Shared: true, Mapped: true}
+		case "service":
+			key = Key{Expr: "service", Shared: true, Mapped: true}
+		case "header", "consumer-group":
+			key = Key{Expr: v.value, Mapped: false}
+			r.warn(v, "limit_by %s keys the plugin by what no request log field stands for; the lane keys it by the requests' own key", v.value)
+		default:
+			return nil, r.errorf(v, "limit_by %q is not one of Kong's; use consumer, credential, ip, service, header, path or consumer-group", v.value)
+		}
+	}
+	name := strings.TrimSpace(where + " rate-limiting")
+	if where != "" {
+		r.warn(p, "the plugin holds the requests of its %s; the lane holds every request", where)
+	}
+	l.Plugin = name
+	return &Lane{Name: name, Place: r.at(p), Limits: []Limit{{Place: r.at(cfg), Key: key, Kong: l}}}, nil
+}
+
+// isTraefikTOML says a Traefik configuration is TOML: a line opens a table
+// of http ([http…] or [[http…]]).
+func isTraefikTOML(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimLeft(bytes.TrimSpace(line), "[")
+		if len(t) < len(bytes.TrimSpace(line)) && bytes.HasPrefix(t, []byte("http")) {
+			return true
+		}
+	}
+	return false
+}
