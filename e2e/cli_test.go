@@ -120,7 +120,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run"}, 2, "run: --scenario is required; see ratelab list for the names"},
+		{[]string{"run"}, 2, "run: --scenario is required (or --trace FILE); see ratelab list for the names"},
 		{[]string{"run", "--scenario", "nope"}, 2, `unknown scenario "nope" in scenarios.toml; known: boundary-burst, bucket-bound, sandbox, bursty-user`},
 		{[]string{"run", "--scenario", "x", "--file", bad}, 2, bad + `:5:1: unknown key "limt" in [scenario.policy]; did you mean "limit"?`},
 		{[]string{"run", "--scenario", "x", "--file", filepath.Join(dir, "none.toml")}, 2, "scenario file: open " + filepath.Join(dir, "none.toml") + ": no such file or directory"},
