@@ -95,6 +95,9 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 		}
 		return nil, usagef("--config %s: its %s configuration limits no request (it has no %s)%s", o.config, cfg.Product, cfg.Product.Limiting(), why)
 	}
+	if lanes, notes := cfg.Ratelab(""); len(lanes) == 0 && len(notes) > 0 {
+		return nil, usagef("--config %s: ratelab can run none of its limits: %s", o.config, notes[0])
+	}
 	return cfg, nil
 }
 

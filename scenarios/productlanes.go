@@ -124,7 +124,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 	}
 	if len(lanes) == 0 {
 		var why []string
-		for _, w := range cfg.Warnings {
+		for _, w := range append(notes, cfg.Warnings...) { // why a limit could not be run first
 			why = append(why, c.configPlace(i, spec, w.Place)+": "+w.Text)
 		}
 		if len(why) > 3 {
@@ -135,6 +135,9 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 			key = "config_file"
 		}
 		msg := fmt.Sprintf("its %s configuration limits no request (it has no %s)", spec.Product, spec.Product.Value().Limiting())
+		if len(cfg.Lanes) > 0 {
+			msg = fmt.Sprintf("ratelab can run none of the limits of its %s configuration", spec.Product)
+		}
 		if len(why) > 0 {
 			msg += ": " + strings.Join(why, "; ")
 		}
