@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"ratelab/present/format"
 	"ratelab/sim"
@@ -154,32 +155,64 @@ func roundRate(r float64) float64 {
 // line is the controls' status: what each key changes, and its value in force
 // under s; then how many inputs are recorded in all, and how many of those are
 // later than the time shown (after going back: they replay as the run plays on).
-func (c *controls) line(cfg *sim.Config, s settings, recorded, later int) string {
+// When that is wider than width, a short form keeps every value and the count
+// (at 80 columns the long one would lose its end to the ellipsis).
+func (c *controls) line(cfg *sim.Config, s settings, recorded, later, width int) string {
 	if cfg == nil || len(cfg.Clients) == 0 {
 		return ""
 	}
 	cl := cfg.Clients[c.client]
-	out := ""
-	if h := handClient(cfg); h >= 0 {
-		out = fmt.Sprintf("x/X send 1/10 for %s (k: next key) · ", cfg.Keys[cfg.Clients[h].Keys[c.key]].Name)
-	}
 	rate := "no rate"
 	if r := s.rate(cfg, c.client); r >= 0 {
 		rate = fmt.Sprintf("%s/s (< >)", compactFloat(r))
 	}
 	_, retry := s.retryOf(cfg, c.client)
-	out += fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, s.fix)
+	glitch := ""
 	if cfg.Backend != nil {
-		glitch := "off"
+		glitch = "off"
 		if s.glitch {
 			glitch = "on"
 		}
+	}
+	hand := ""
+	if h := handClient(cfg); h >= 0 {
+		hand = cfg.Keys[cfg.Clients[h].Keys[c.key]].Name
+	}
+
+	out := ""
+	if hand != "" {
+		out = fmt.Sprintf("x/X send 1/10 for %s (k: next key) · ", hand)
+	}
+	out += fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, s.fix)
+	if glitch != "" {
 		out += " · G glitch " + glitch
 	}
 	if later > 0 {
-		return out + fmt.Sprintf(" · %d inputs recorded in all, %d later than now (S saves)", recorded, later)
+		out += fmt.Sprintf(" · %d inputs recorded in all, %d later than now (S saves)", recorded, later)
+	} else {
+		out += fmt.Sprintf(" · %d inputs recorded (S saves)", recorded)
 	}
-	return out + fmt.Sprintf(" · %d inputs recorded (S saves)", recorded)
+	if width <= 0 || lipgloss.Width(out) <= width {
+		return out
+	}
+
+	short := ""
+	if hand != "" {
+		short = fmt.Sprintf("x/X %s (k) · ", hand)
+	}
+	short += fmt.Sprintf("c %s %s · R %s · F %s", cl.Name, rate, retry, s.fix)
+	if glitch != "" {
+		short += " · G " + glitch
+	}
+	inputs := "inputs"
+	if recorded == 1 {
+		inputs = "input"
+	}
+	short += fmt.Sprintf(" · %d %s", recorded, inputs)
+	if later > 0 {
+		short += fmt.Sprintf(", %d after now", later)
+	}
+	return short
 }
 
 // retryName names a configured retry policy.

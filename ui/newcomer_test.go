@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // controlsLine is the line of the live traffic controls on screen.
@@ -12,6 +14,19 @@ func controlsLine(t *testing.T, m *Model) string {
 	for _, l := range strings.Split(screen(m), "\n") {
 		if strings.Contains(l, "c: client ") {
 			return l
+		}
+	}
+	t.Fatalf("no controls line on screen:\n%s", screen(m))
+	return ""
+}
+
+// controlsLine80 is the short line of the live traffic controls on a narrow
+// screen.
+func controlsLine80(t *testing.T, m *Model) string {
+	t.Helper()
+	for _, l := range strings.Split(screen(m), "\n") {
+		if strings.HasPrefix(l, "c ") || strings.HasPrefix(l, "x/X ") {
+			return strings.TrimRight(l, " ")
 		}
 	}
 	t.Fatalf("no controls line on screen:\n%s", screen(m))
@@ -77,6 +92,12 @@ func TestControlsLineFollowsTheTimeShown(t *testing.T) {
 	if !strings.Contains(m.status, "the 2 inputs recorded later replay as the run plays on") {
 		t.Errorf("status after going back before the inputs: %q", m.status)
 	}
+	// at 80×24 a short form keeps every value and the count
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if line, want := controlsLine80(t, m), "c browser no rate · R fixed · F as-configured · G off · 2 inputs, 2 after now"; line != want {
+		t.Errorf("at 80×24 at 2 s the controls line is %q, want %q", line, want)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	// a key pressed at 2 s changes the value in force there, from there: G turns
 	// the glitch on (it was off at 2 s), and the later inputs are discarded
 	press(m, "G")
@@ -117,6 +138,9 @@ func TestPolicyKeysComeBackToTheScenariosOwn(t *testing.T) {
 		}
 		if got := strings.Contains(header, "(adjusted)"); got != step.adjusted {
 			t.Errorf("step %d: %s: the header says adjusted %v, want %v: %q", i, step.key, got, step.adjusted, header)
+		}
+		if got := strings.Contains(m.status, "the scenario's own"); got == step.adjusted {
+			t.Errorf("step %d: %s: status %q", i, step.key, m.status)
 		}
 	}
 }

@@ -235,7 +235,7 @@ func (m *Model) backend() string {
 // renderControls is the line of the live traffic controls.
 func (m *Model) renderControls() string {
 	all, later := m.runner.inputCounts()
-	return m.styles.Subtle.Render(truncate(m.ctl.line(m.runner.cfg, m.runner.settings(), all, later), m.width))
+	return m.styles.Subtle.Render(truncate(m.ctl.line(m.runner.cfg, m.runner.settings(), all, later, m.width), m.width))
 }
 
 // renderStatus is the status line: the last export, an error, or a hint.
