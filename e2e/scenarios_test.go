@@ -49,7 +49,7 @@ func runScenario(t *testing.T, c *scenarios.Catalogue, name string) *sim.Run {
 // their run as shipped has nothing to state a fact about, and a claim on it would
 // turn ✗ as soon as the user does what the lesson says.
 var handsOn = map[string]string{
-	"sandbox": "its lesson's one fact (only the fixed window accepts the 101st at 1.000 s) is checked by ui.TestSandboxStepTable, driven by keys",
+	"sandbox": "its lesson's one fact (sent as it says, 100 at 0.999 s and one at 1.000 s, the fixed window accepts 101, every other lane 100) is checked by ui.TestSandboxStepTable and TestSandboxInARealTerminal, driven by the lesson's own keys",
 }
 
 // Every shipped scenario, run once to its end in memory: every claim of its lesson

@@ -231,9 +231,11 @@ func TestUICrashRestoresTheTerminal(t *testing.T) {
 	}
 }
 
-// TestSandboxInARealTerminal: a student at 80×24 sends 100 requests by hand at
-// 0.999 s and one at 1.000 s, and reads each lane's answer on screen; then saves
-// the session, exports it, and the saved file replays headless to the same bytes.
+// TestSandboxInARealTerminal: a student at 80×24 follows the lesson's keys —
+// space, g 0.999s, X ten times (100 requests at 0.999 s), g 1s, x (one at
+// 1.000 s) — and reads each lane's answer on screen, and the table: the fixed
+// window accepts 101, every other lane 100; then saves the session, exports it,
+// and the saved file replays headless to the same bytes.
 func TestSandboxInARealTerminal(t *testing.T) {
 	_, dir := buildForTmux(t)
 	s := startTmux(t, dir, 80, 24, "", "--scenario sandbox --export-dir "+dir)
@@ -242,7 +244,7 @@ func TestSandboxInARealTerminal(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "-l", "0.999s")
 	s.keys("Enter")
 	s.waitFor("0.999 s", func(sc string) bool { return strings.Contains(sc, "t 999.0ms") })
-	s.tmux("send-keys", "-t", "ui", "-l", strings.Repeat("x", 100))
+	s.tmux("send-keys", "-t", "ui", "-l", strings.Repeat("X", 10))
 	s.waitFor("the 100th answer", func(sc string) bool { return strings.Contains(sc, "fixed-window for user-0: 200 allowed, remaining 0") })
 	s.keys("g")
 	s.tmux("send-keys", "-t", "ui", "-l", "1s")
@@ -253,9 +255,25 @@ func TestSandboxInARealTerminal(t *testing.T) {
 		return strings.Contains(sc, "fixed-window for user-0: 200 allowed, remaining 99")
 	})
 	s.keys("Tab")
-	s.waitFor("the sliding log's refusal", func(sc string) bool { return strings.Contains(sc, "sliding-log for user-0: 429 denied") })
+	sc := s.waitFor("the sliding log's refusal", func(sc string) bool { return strings.Contains(sc, "sliding-log for user-0: 429 denied") })
+	// the table's accepted column: the fixed window 101, every other lane 100
+	for _, lane := range []string{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "x-time-rate"} {
+		want := "100"
+		if lane == "fixed-window" {
+			want = "101"
+		}
+		var row []string // lane, offered, attempts, accepted, …
+		for _, l := range strings.Split(sc, "\n") {
+			if f := strings.Fields(l); row == nil && len(f) >= 4 && f[0] == lane && f[1] != "acc" { // the table, before the answer line
+				row = f
+			}
+		}
+		if len(row) < 4 || row[1] != "101" || row[3] != want {
+			t.Errorf("%s's row of the table: %q, want 101 offered, %s accepted:\n%s", lane, row, want, sc)
+		}
+	}
 	s.keys("S")
-	sc := s.waitFor("the save", func(sc string) bool { return strings.Contains(sc, "saved the session") })
+	sc = s.waitFor("the save", func(sc string) bool { return strings.Contains(sc, "saved the session") })
 	s.keys("e")
 	s.waitFor("the export", func(sc string) bool { return strings.Contains(sc, "exported ") })
 	s.keys("q")

@@ -99,7 +99,7 @@ func (c *compiler) changes(Overrides) error {
 			switch c.cfg.Clients[client].Pattern.(type) {
 			case sim.Constant, sim.Poisson, sim.Ramp, sim.Hand:
 			default:
-				return bad("rate", "client %q sends by pattern %q, which has no rate to change", ch.Client, c.cfg.Clients[client].Pattern)
+				return bad("rate", "client %q sends by pattern %q, which has no rate to change", ch.Client, sim.PatternName(c.cfg.Clients[client].Pattern))
 			}
 			add(sim.Input{Kind: sim.InputRate, Client: client, Rate: rate})
 		}

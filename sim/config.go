@@ -160,6 +160,15 @@ type Trace struct {
 // that a person sent, at the rate they set, or that a recorded session replays.
 type Hand struct{}
 
+// PatternName is p's name as a scenario file writes it (constant, poisson,
+// bursts, ramp, closed-loop, trace, hand); "none" for a nil pattern.
+func PatternName(p Pattern) string {
+	if p == nil {
+		return "none"
+	}
+	return p.patternName()
+}
+
 func (Hand) patternName() string       { return "hand" }
 func (Constant) patternName() string   { return "constant" }
 func (Poisson) patternName() string    { return "poisson" }

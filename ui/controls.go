@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"ratelab/present/format"
 	"ratelab/sim"
@@ -17,14 +18,40 @@ import (
 // policy (R), the clock-skew fix of every token-bucket lane (F), a backend glitch
 // (G). Each is an input made at the current virtual time in every lane alike (see
 // sim.Input) and recorded by the runner, so the session replays exactly and saves
-// as a scenario file (S).
+// as a scenario file (S). What the controls hold is only which client and key the
+// keys act on: the values shown are those in force at the time shown (settings),
+// worked out from the inputs, so going back in time shows them as they were then.
 type controls struct {
 	client int // the client < > and R change
 	key    int // the hand client's key x and X send for
+}
+
+// settings are the values of the live controls in force at a time: each
+// client's rate and retry policy where an input changed them, the clock fix,
+// the glitch.
+type settings struct {
 	rates  map[int]float64
-	retry  map[int]int // index into retryChoices, per client changed
+	retry  map[int]sim.Retry
 	fix    sim.ClockFix
 	glitch bool
+}
+
+// settingsOf folds inputs, in the order made, into the settings they leave.
+func settingsOf(inputs []sim.Input) settings {
+	s := settings{rates: map[int]float64{}, retry: map[int]sim.Retry{}}
+	for _, in := range inputs {
+		switch in.Kind {
+		case sim.InputRate:
+			s.rates[in.Client] = in.Rate
+		case sim.InputRetry:
+			s.retry[in.Client] = in.Retry
+		case sim.InputClockFix:
+			s.fix = in.Fix
+		case sim.InputGlitch:
+			s.glitch = in.Glitch
+		}
+	}
+	return s
 }
 
 // retryChoices are the retry policies R cycles through.
@@ -41,7 +68,7 @@ var retryChoices = []struct {
 // reset sets the controls for cfg's clients: the first one whose rate can change
 // (a hand client first), its first key.
 func (c *controls) reset(cfg *sim.Config) {
-	*c = controls{rates: map[int]float64{}, retry: map[int]int{}}
+	*c = controls{}
 	if cfg == nil {
 		return
 	}
@@ -83,12 +110,26 @@ func rateOf(cl sim.Client) float64 {
 	return -1
 }
 
-// rate is client ci's rate now.
-func (c *controls) rate(cfg *sim.Config, ci int) float64 {
-	if r, ok := c.rates[ci]; ok {
+// rate is client ci's rate under s.
+func (s settings) rate(cfg *sim.Config, ci int) float64 {
+	if r, ok := s.rates[ci]; ok && rateOf(cfg.Clients[ci]) >= 0 {
 		return r
 	}
 	return rateOf(cfg.Clients[ci])
+}
+
+// retryOf is client ci's retry policy under s, and its name.
+func (s settings) retryOf(cfg *sim.Config, ci int) (sim.Retry, string) {
+	r, ok := s.retry[ci]
+	if !ok {
+		r = cfg.Clients[ci].Retry
+	}
+	for _, choice := range retryChoices {
+		if choice.retry == r {
+			return r, choice.name
+		}
+	}
+	return r, retryName(r)
 }
 
 // nextRate is the rate one step up (×1.5, from 0 to 1 a second) or down (÷1.5,
@@ -111,33 +152,67 @@ func roundRate(r float64) float64 {
 	return v
 }
 
-// line is the controls' status: what each key changes, and its value now.
-func (c *controls) line(cfg *sim.Config, recorded int) string {
+// line is the controls' status: what each key changes, and its value in force
+// under s; then how many inputs are recorded in all, and how many of those are
+// later than the time shown (after going back: they replay as the run plays on).
+// When that is wider than width, a short form keeps every value and the count
+// (at 80 columns the long one would lose its end to the ellipsis).
+func (c *controls) line(cfg *sim.Config, s settings, recorded, later, width int) string {
 	if cfg == nil || len(cfg.Clients) == 0 {
 		return ""
 	}
 	cl := cfg.Clients[c.client]
-	s := ""
-	if h := handClient(cfg); h >= 0 {
-		s = fmt.Sprintf("x/X send 1/10 for %s (k: next key) · ", cfg.Keys[cfg.Clients[h].Keys[c.key]].Name)
-	}
 	rate := "no rate"
-	if r := c.rate(cfg, c.client); r >= 0 {
+	if r := s.rate(cfg, c.client); r >= 0 {
 		rate = fmt.Sprintf("%s/s (< >)", compactFloat(r))
 	}
-	retry := retryName(cl.Retry)
-	if i, ok := c.retry[c.client]; ok {
-		retry = retryChoices[i].name
-	}
-	s += fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, c.fix)
+	_, retry := s.retryOf(cfg, c.client)
+	glitch := ""
 	if cfg.Backend != nil {
-		glitch := "off"
-		if c.glitch {
+		glitch = "off"
+		if s.glitch {
 			glitch = "on"
 		}
-		s += " · G glitch " + glitch
 	}
-	return s + fmt.Sprintf(" · %d recorded (S saves)", recorded)
+	hand := ""
+	if h := handClient(cfg); h >= 0 {
+		hand = cfg.Keys[cfg.Clients[h].Keys[c.key]].Name
+	}
+
+	out := ""
+	if hand != "" {
+		out = fmt.Sprintf("x/X send 1/10 for %s (k: next key) · ", hand)
+	}
+	out += fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, s.fix)
+	if glitch != "" {
+		out += " · G glitch " + glitch
+	}
+	if later > 0 {
+		out += fmt.Sprintf(" · %d inputs recorded in all, %d later than now (S saves)", recorded, later)
+	} else {
+		out += fmt.Sprintf(" · %d inputs recorded (S saves)", recorded)
+	}
+	if width <= 0 || lipgloss.Width(out) <= width {
+		return out
+	}
+
+	short := ""
+	if hand != "" {
+		short = fmt.Sprintf("x/X %s (k) · ", hand)
+	}
+	short += fmt.Sprintf("c %s %s · R %s · F %s", cl.Name, rate, retry, s.fix)
+	if glitch != "" {
+		short += " · G " + glitch
+	}
+	inputs := "inputs"
+	if recorded == 1 {
+		inputs = "input"
+	}
+	short += fmt.Sprintf(" · %d %s", recorded, inputs)
+	if later > 0 {
+		short += fmt.Sprintf(", %d after now", later)
+	}
+	return short
 }
 
 // retryName names a configured retry policy.
@@ -164,6 +239,8 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	var in sim.Input
+	set := r.settings()
+	ended := r.done() && !r.seeking
 	switch {
 	case key.Matches(msg, k.Save):
 		return m.save()
@@ -174,11 +251,18 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 				break
 			}
 		}
+		if ended {
+			m.status, m.statusBad = fmt.Sprintf("client %s picked, but %s", cfg.Clients[c.client].Name, m.endedHint()), false
+		}
 		return nil
 	case key.Matches(msg, k.NextKey):
 		if h := handClient(cfg); h >= 0 {
 			c.key = (c.key + 1) % len(cfg.Clients[h].Keys)
 		}
+		return nil
+	case ended:
+		// an input at the run's end acts on nothing: it is not recorded
+		m.status, m.statusBad = fmt.Sprintf("%s changes nothing now: %s", msg.String(), m.endedHint()), true
 		return nil
 	case key.Matches(msg, k.Send, k.Send10):
 		h := handClient(cfg)
@@ -191,36 +275,29 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 			in.Count = 10
 		}
 	case key.Matches(msg, k.ClientFaster, k.ClientSlower):
-		now := c.rate(cfg, c.client)
+		now := set.rate(cfg, c.client)
 		if now < 0 {
-			m.status, m.statusBad = fmt.Sprintf("client %s sends by pattern %q, which has no rate to change; c picks another", cfg.Clients[c.client].Name, cfg.Clients[c.client].Pattern), true
+			m.status, m.statusBad = fmt.Sprintf("client %s has pattern = %q, which has no rate to change; c picks another", cfg.Clients[c.client].Name, sim.PatternName(cfg.Clients[c.client].Pattern)), true
 			return nil
 		}
 		in = sim.Input{Kind: sim.InputRate, Client: c.client, Rate: nextRate(now, key.Matches(msg, k.ClientFaster))}
-		c.rates[c.client] = in.Rate
 	case key.Matches(msg, k.Retry):
+		now, _ := set.retryOf(cfg, c.client)
 		next := 0
-		if i, ok := c.retry[c.client]; ok {
-			next = (i + 1) % len(retryChoices)
-		} else {
-			for i, choice := range retryChoices {
-				if choice.retry.Policy == cfg.Clients[c.client].Retry.Policy {
-					next = (i + 1) % len(retryChoices)
-				}
+		for i, choice := range retryChoices {
+			if choice.retry.Policy == now.Policy {
+				next = (i + 1) % len(retryChoices)
 			}
 		}
-		c.retry[c.client] = next
 		in = sim.Input{Kind: sim.InputRetry, Client: c.client, Retry: retryChoices[next].retry}
 	case key.Matches(msg, k.Fix):
-		c.fix = (c.fix + 1) % 3
-		in = sim.Input{Kind: sim.InputClockFix, Fix: c.fix}
+		in = sim.Input{Kind: sim.InputClockFix, Fix: (set.fix + 1) % 3}
 	case key.Matches(msg, k.Glitch):
 		if cfg.Backend == nil {
 			m.status, m.statusBad = "this scenario has no backend to glitch", true
 			return nil
 		}
-		c.glitch = !c.glitch
-		in = sim.Input{Kind: sim.InputGlitch, Glitch: c.glitch}
+		in = sim.Input{Kind: sim.InputGlitch, Glitch: !set.glitch}
 	}
 	at := r.now()
 	discarded, cmd, err := r.addInput(in)
@@ -235,6 +312,21 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 		m.status, m.statusBad = fmt.Sprintf("went back in time: discarded %s recorded after %s", what, format.Duration(at)), false
 	}
 	return cmd
+}
+
+// endedHint says what can be done once the run has ended, where an input
+// would act on nothing: go back to an earlier time and make it there, or
+// restart the run (r), which replays the inputs recorded at their times.
+func (m *Model) endedHint() string {
+	n := len(m.runner.recorded)
+	replay := ""
+	switch {
+	case n == 1:
+		replay = ", replaying the input recorded"
+	case n > 1:
+		replay = fmt.Sprintf(", replaying the %d inputs recorded", n)
+	}
+	return fmt.Sprintf("the run has ended; ← or g goes back to an earlier time to make a change there, r restarts the run%s", replay)
 }
 
 // save writes the session as a scenario file beside the exports.

@@ -111,6 +111,11 @@ func (m *Model) seekArrived() {
 			if !m.runner.paused {
 				m.status = fmt.Sprintf("at %s", format.Duration(m.runner.now()))
 			}
+			if _, later := m.runner.inputCounts(); later == 1 {
+				m.status += "; the input recorded later replays as the run plays on (a new input discards it)"
+			} else if later > 1 {
+				m.status += fmt.Sprintf("; the %d inputs recorded later replay as the run plays on (a new input discards them)", later)
+			}
 		}
 		m.seekStatus = ""
 	}

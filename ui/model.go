@@ -373,7 +373,11 @@ func (m *Model) adjust(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.runner.cfg != nil {
-		m.status, m.statusBad = fmt.Sprintf("policy now %s; restarted", m.runner.cfg.Tiers[0].Policy), false
+		own := ""
+		if m.runner.limit == 0 && m.runner.burst == 0 {
+			own = ", the scenario's own"
+		}
+		m.status, m.statusBad = fmt.Sprintf("policy now %s%s; restarted", m.runner.cfg.Tiers[0].Policy, own), false
 	}
 	return tea.Batch(cmd, m.runner.nextFrame())
 }

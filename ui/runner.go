@@ -100,6 +100,9 @@ type runner struct {
 	// configuration's own. pending is one to make when a seek ends.
 	recorded []sim.Input
 	pending  *sim.Input
+	// inflight are the inputs submitted to the engine whose results (which
+	// record them) have not come yet, in the order submitted.
+	inflight []sim.Input
 
 	// a frame's advance out longer than stallAfter (a Redis that stopped
 	// answering: each call waits up to its deadline) is said on the header,
@@ -172,7 +175,49 @@ func (r *runner) restart() tea.Cmd {
 	r.eng, start = newEngine(r.engines, cfg, r.session)
 	r.snap, r.applied = newSnapshot(cfg, sim.Opening(cfg)), 0
 	r.nextQuestion = 0
+	r.inflight = nil // their results, the old engine's, are dropped
 	return tea.Batch(closing, start)
+}
+
+// settings are the live controls' values in force at the time shown: those the
+// scenario's own inputs and the inputs recorded up to that time leave, then
+// those of the inputs made and not yet recorded (see controls).
+func (r *runner) settings() settings {
+	if r.cfg == nil {
+		return settingsOf(nil)
+	}
+	now := r.now()
+	var in []sim.Input
+	for _, i := range r.cfg.Inputs {
+		if i.At <= now {
+			in = append(in, i)
+		}
+	}
+	for _, i := range r.recorded {
+		if i.At <= now {
+			in = append(in, i)
+		}
+	}
+	in = append(in, r.inflight...)
+	if r.pending != nil {
+		in = append(in, *r.pending)
+	}
+	return settingsOf(in)
+}
+
+// inputCounts are how many inputs are recorded in all (made and not yet
+// recorded included), and how many of those are later than the time shown.
+func (r *runner) inputCounts() (all, later int) {
+	all = len(r.recorded) + len(r.inflight)
+	if r.pending != nil {
+		all++
+	}
+	for _, i := range r.recorded {
+		if i.At > r.now() {
+			later++
+		}
+	}
+	return all, later
 }
 
 // cfgWithInputs is the configuration with the inputs recorded live after its own,
@@ -367,6 +412,9 @@ func (r *runner) applyOne(d jobDone) tea.Cmd {
 	}
 	if d.input != nil {
 		r.recorded = append(r.recorded, *d.input)
+		if len(r.inflight) > 0 {
+			r.inflight = r.inflight[1:]
+		}
 	}
 	if r.seeking && r.snap.Now >= r.target {
 		r.seeking = false
@@ -473,6 +521,7 @@ func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) 
 		return discarded, tea.Batch(restart, r.seek(at)), nil
 	}
 	paused := r.paused
+	r.inflight = append(r.inflight, in)
 	return 0, r.eng.submit(func(e *engine) jobDone {
 		in.At = e.sess.Now() // where the run is when the job runs: after the frames before it
 		if err := e.sess.AddInput(in); err != nil {
@@ -490,12 +539,13 @@ func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) 
 // switchTo opens scenario i from its start, with no adjustments.
 func (r *runner) switchTo(i int) tea.Cmd {
 	r.index, r.limit, r.burst = i, 0, 0
-	r.recorded, r.pending = nil, nil
+	r.recorded, r.pending, r.inflight = nil, nil, nil
 	return tea.Batch(r.load(), r.nextFrame())
 }
 
 // adjust moves the default policy's burst (or, with rate, its limit) one step
-// along a ladder of round numbers, up or down, and restarts the run with it. A
+// along a ladder of round numbers, up or down, passing through the scenario's
+// own value (see stepVia), and restarts the run with it. A
 // step the scenario cannot take (a burst below a request's cost) is refused, and
 // the error says why.
 func (r *runner) adjust(rate bool, dir int) (tea.Cmd, error) {
@@ -505,9 +555,20 @@ func (r *runner) adjust(rate bool, dir int) (tea.Cmd, error) {
 	p := r.cfg.Tiers[0].Policy
 	oldLimit, oldBurst := r.limit, r.burst
 	if rate {
-		r.limit = ladderStep(p.Limit, dir)
+		r.limit = 0
 	} else {
-		r.burst = ladderStep(p.Burst, dir)
+		r.burst = 0
+	}
+	own, err := r.compile() // the scenario's own value of what changes
+	if err != nil {
+		r.limit, r.burst = oldLimit, oldBurst
+		return nil, err
+	}
+	r.limit, r.burst = oldLimit, oldBurst
+	if rate {
+		r.limit = stepVia(p.Limit, own.Tiers[0].Policy.Limit, dir)
+	} else {
+		r.burst = stepVia(p.Burst, own.Tiers[0].Policy.Burst, dir)
 	}
 	cfg, err := r.compile()
 	if err != nil {
@@ -515,6 +576,18 @@ func (r *runner) adjust(rate bool, dir int) (tea.Cmd, error) {
 		return nil, err
 	}
 	return r.open(cfg), nil
+}
+
+// stepVia is the next value from v in direction dir: the ladder's next round
+// number (ladderStep), or the scenario's own value when it lies on the way — so
+// the opposite key comes back to it — as 0, the adjustment that means "the
+// scenario's own".
+func stepVia(v, own int64, dir int) int64 {
+	next := ladderStep(v, dir)
+	if (dir > 0 && v < own && own <= next) || (dir < 0 && next <= own && own < v) {
+		return 0
+	}
+	return next
 }
 
 // ladder is the round numbers [ ] { } step through: 1, 2, 3, 5, 8 and 10, 15, 20,

@@ -37,34 +37,50 @@ func lastAllowed(m *Model) map[string]bool {
 	return out
 }
 
-// The sandbox, driven by keys as a student would: 100 requests by hand at 0.999 s
-// against 100 per second are all accepted by every lane; the 101st, at 1.000 s, is
-// refused by every lane but the fixed window, whose new window has just begun.
+// The sandbox, driven by the keys its lesson gives, as a student would: pause,
+// g 0.999s, X ten times — 100 requests at 0.999 s against 100 per second, all
+// accepted by every lane —, then g 1s and x: the 101st, at 1.000 s, is refused
+// by every lane but the fixed window, whose new window has just begun. So the
+// fixed window accepts 101 and every other lane 100, as the lesson says.
 func TestSandboxStepTable(t *testing.T) {
 	m := newModel(t, "sandbox")
+	lesson := strings.Join(strings.Fields(m.runner.cfg.Lesson), " ")
+	for _, says := range []string{"pause (space)", "g 0.999s and enter, then X ten times sends 100 requests at 0.999 s", "g 1s, enter and x sends the 101st at 1.000 s", "the fixed window accepts 101, every other lane 100"} {
+		if !strings.Contains(lesson, says) {
+			t.Fatalf("the lesson no longer says %q; this test follows its steps:\n%s", says, lesson)
+		}
+	}
 	press(m, "space")
 	for _, step := range []struct {
 		at      string
+		key     string
 		presses int
 		want    map[string]bool
 	}{
-		{"0.999s", 100, map[string]bool{"fixed-window": true, "sliding-log": true, "sliding-counter": true, "leaky-bucket": true, "token-bucket": true, "gcra": true, "x-time-rate": true}},
-		{"1s", 1, map[string]bool{"fixed-window": true, "sliding-log": false, "sliding-counter": false, "leaky-bucket": false, "token-bucket": false, "gcra": false, "x-time-rate": false}},
+		{"0.999s", "X", 10, map[string]bool{"fixed-window": true, "sliding-log": true, "sliding-counter": true, "leaky-bucket": true, "token-bucket": true, "gcra": true, "x-time-rate": true}},
+		{"1s", "x", 1, map[string]bool{"fixed-window": true, "sliding-log": false, "sliding-counter": false, "leaky-bucket": false, "token-bucket": false, "gcra": false, "x-time-rate": false}},
 	} {
 		goTo(m, step.at)
 		for i := 0; i < step.presses; i++ {
-			press(m, "x")
+			press(m, step.key)
 		}
 		got := lastAllowed(m)
 		for lane, want := range step.want {
 			if got[lane] != want {
-				t.Errorf("after %d presses at %s, %s allowed the last: %v, want %v", step.presses, step.at, lane, got[lane], want)
+				t.Errorf("after %s %d times at %s, %s allowed the last: %v, want %v", step.key, step.presses, step.at, lane, got[lane], want)
 			}
 		}
 	}
+	if now := m.runner.now(); now > time.Second+time.Millisecond {
+		t.Errorf("the steps left the run at %v, not at 1.000 s", now)
+	}
 	for _, met := range m.runner.snap.Metrics {
-		if met.Offered != 101 {
-			t.Errorf("%s saw %d requests, want the 101 sent", met.Lane, met.Offered)
+		want := int64(100)
+		if met.Lane == "fixed-window" {
+			want = 101
+		}
+		if met.Offered != 101 || met.Accepted != want {
+			t.Errorf("%s: %d offered, %d accepted; want the 101 sent, %d accepted", met.Lane, met.Offered, met.Accepted, want)
 		}
 	}
 	if s := screen(m); !strings.Contains(s, "for user-0: 429 denied") && !strings.Contains(s, "for user-0: 200 allowed") {

@@ -234,7 +234,8 @@ func (m *Model) backend() string {
 
 // renderControls is the line of the live traffic controls.
 func (m *Model) renderControls() string {
-	return m.styles.Subtle.Render(truncate(m.ctl.line(m.runner.cfg, len(m.runner.recorded)), m.width))
+	all, later := m.runner.inputCounts()
+	return m.styles.Subtle.Render(truncate(m.ctl.line(m.runner.cfg, m.runner.settings(), all, later, m.width), m.width))
 }
 
 // renderStatus is the status line: the last export, an error, or a hint.
