@@ -57,20 +57,8 @@ func readCloudflare(name string, data []byte) (*Config, error) {
 	default:
 		return nil, r.errorf(n, "no rate limiting rule here: write a rule ({\"action\": \"block\", \"expression\": …, \"ratelimit\": {…}}), a list of them, or a ruleset with its rules")
 	}
-	names := map[string]bool{}
-	for i, rule := range rules {
-		lane, err := r.cloudflareRule(rule, i)
-		if err != nil {
-			return nil, err
-		}
-		if lane == nil {
-			continue
-		}
-		if names[lane.Name] {
-			lane.Name = fmt.Sprintf("%s line %d", lane.Name, lane.Place.Line)
-		}
-		names[lane.Name] = true
-		c.Lanes = append(c.Lanes, *lane)
+	if err := addLanes(c, rules, func(i int, rule *node) (*Lane, error) { return r.cloudflareRule(rule, i) }); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

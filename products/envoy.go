@@ -1,7 +1,6 @@
 package products
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -52,20 +51,8 @@ func readEnvoyLocal(name string, data []byte) (*Config, error) {
 	if len(found) == 0 {
 		return nil, errorf(Place{File: name, Line: root.line}, "no local rate limit filter here: write its typed_config with \"@type\": type.googleapis.com/%s (in http_filters or typed_per_filter_config), or the typed_config alone (stat_prefix, token_bucket…)", envoyLocalType)
 	}
-	names := map[string]bool{}
-	for _, m := range found {
-		lane, err := r.envoyLocal(m)
-		if err != nil {
-			return nil, err
-		}
-		if lane == nil {
-			continue
-		}
-		if names[lane.Name] {
-			lane.Name = fmt.Sprintf("%s line %d", lane.Name, lane.Place.Line)
-		}
-		names[lane.Name] = true
-		c.Lanes = append(c.Lanes, *lane)
+	if err := addLanes(c, found, func(_ int, m *node) (*Lane, error) { return r.envoyLocal(m) }); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -272,18 +272,12 @@ func readKong(name string, data []byte) (*Config, error) {
 	}
 	c := &Config{Product: Kong, File: name}
 	r := reader{file: name, w: &c.Warnings}
-	var found []struct {
-		where string
-		p     *node
-	}
+	var found []kongFound
 	var walk func(n *node, where string, depth int)
 	walk = func(n *node, where string, depth int) {
 		if n.kind == mapNode {
 			if nm := n.get("name"); nm != nil && nm.value == "rate-limiting" && n.get("config") != nil {
-				found = append(found, struct {
-					where string
-					p     *node
-				}{where, n})
+				found = append(found, kongFound{where, n})
 				return
 			}
 			for i, k := range n.keys {
@@ -308,22 +302,17 @@ func readKong(name string, data []byte) (*Config, error) {
 	if len(found) == 0 {
 		return nil, r.errorf(root, "no rate-limiting plugin here: write plugins: [{name: rate-limiting, config: {minute: 6, policy: local}}] (at the top, or under a service or route)")
 	}
-	names := map[string]bool{}
-	for _, f := range found {
-		lane, err := r.kongPlugin(f.p, f.where)
-		if err != nil {
-			return nil, err
-		}
-		if lane == nil {
-			continue
-		}
-		if names[lane.Name] {
-			lane.Name = fmt.Sprintf("%s line %d", lane.Name, lane.Place.Line)
-		}
-		names[lane.Name] = true
-		c.Lanes = append(c.Lanes, *lane)
+	if err := addLanes(c, found, func(_ int, f kongFound) (*Lane, error) { return r.kongPlugin(f.p, f.where) }); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// kongFound is a rate-limiting plugin found in a declarative file, with where
+// it is (the service, route or consumer it is on; "" at the top).
+type kongFound struct {
+	where string
+	p     *node
 }
 
 // kongPlugin reads one rate-limiting plugin.

@@ -511,3 +511,28 @@ func detectStructured(data []byte) (Product, bool) {
 	}
 	return Unknown, false
 }
+
+// addLanes reads each item into a lane with read and adds it to c, in order: an
+// item that limits nothing (nil, a Warning says why) adds none, and a name
+// already taken gets the lane's line ("… line 12"). The first error stops it.
+func addLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) error {
+	names := map[string]bool{}
+	for _, l := range c.Lanes {
+		names[l.Name] = true
+	}
+	for i, item := range items {
+		lane, err := read(i, item)
+		if err != nil {
+			return err
+		}
+		if lane == nil {
+			continue
+		}
+		if names[lane.Name] {
+			lane.Name = fmt.Sprintf("%s line %d", lane.Name, lane.Place.Line)
+		}
+		names[lane.Name] = true
+		c.Lanes = append(c.Lanes, *lane)
+	}
+	return nil
+}
