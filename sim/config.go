@@ -161,10 +161,10 @@ type Trace struct {
 type Hand struct{}
 
 // PatternName is p's name as a scenario file writes it (constant, poisson,
-// bursts, ramp, closed-loop, trace, hand); "none" for a nil pattern.
+// bursts, ramp, closed-loop, trace, hand); "unset" for a nil pattern.
 func PatternName(p Pattern) string {
 	if p == nil {
-		return "none"
+		return "unset"
 	}
 	return p.patternName()
 }
