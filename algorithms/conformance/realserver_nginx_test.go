@@ -114,12 +114,11 @@ func TestNginxLaneAgainstNginx(t *testing.T) {
 	realserver.Need(t, "nginx")
 	for _, c := range nginxCases {
 		t.Run(c.name, func(t *testing.T) {
-			n := realserver.StartNginx(t, c.limit)
-			resps := drive(t, n.Base(), c.load)
-			reqs, err := n.Requests(realserver.IDs(resps))
-			if err != nil {
-				t.Fatalf("reading nginx's log: %v\nnginx.conf:\n%s", err, n.Config())
-			}
+			var resps []realserver.Response
+			n, reqs := realserver.RunNginx(t, c.limit, func(base string) []int64 {
+				resps = drive(t, base, c.load)
+				return realserver.IDs(resps)
+			})
 			n.Stop()
 			lane, opts := nginxLane(t, c.limit)
 			info := algorithms.MustLookup(algorithms.NginxName)

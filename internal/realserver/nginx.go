@@ -1,6 +1,7 @@
 package realserver
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -278,4 +279,26 @@ func logged(ids, got []int64) error {
 		return fmt.Errorf("%d requests answered but not in the server's log: %s", len(missing), strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// RunNginx starts nginx with l, sends what send sends to its base URL, and
+// reads back what nginx decided for the ids send returns. A run whose log
+// cannot be read because nginx's clocks drifted apart (ErrClocksApart: a
+// slewed clock on a loaded machine, nothing the lane decides) is run again on a
+// fresh nginx, up to three runs in all, each logged; any other error, or a
+// third drifted run, fails the test.
+func RunNginx(t testing.TB, l NginxLimit, send func(base string) []int64) (*Nginx, []NginxRequest) {
+	t.Helper()
+	for run := 1; ; run++ {
+		n := StartNginx(t, l)
+		reqs, err := n.Requests(send(n.Base()))
+		if err == nil {
+			return n, reqs
+		}
+		if !errors.Is(err, ErrClocksApart) || run == 3 {
+			t.Fatalf("reading nginx's log: %v\nnginx.conf:\n%s", err, n.Config())
+		}
+		t.Logf("run %d: %v; again on a fresh nginx", run, err)
+		n.Stop()
+	}
 }

@@ -1,6 +1,7 @@
 package realserver
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -237,6 +238,13 @@ func sortByOrder(reqs []NginxRequest) {
 //     own at accept (c->start_time): exact differences on the right clock, from
 //     a start the log does not give.
 //
+// ErrClocksApart says nginx's wall clock ($msec) and its monotonic clock
+// ($connection_time) did not advance together during a run — a clock slewed
+// or stepped, seen on a loaded virtual machine — so the log's arrivals cannot
+// be read as DeriveNginxArrivals reads them. The run says nothing about the
+// lane: run it again (RunNginx does, on a fresh nginx).
+var ErrClocksApart = errors.New("nginx's monotonic and wall clocks did not advance together (a clock step or slew?)")
+
 // A request not delayed (passed, refused, any dry run, /clock) is logged in the
 // handler call that decided it, so it was decided at its connection's start s
 // plus $connection_time, and s + $connection_time - $msec ∈ {0, 1} (arrivals
@@ -282,7 +290,7 @@ func DeriveNginxArrivals(reqs []NginxRequest) error {
 		}
 		s.lo, s.hi = max(s.lo, d), min(s.hi, d+1)
 		if s.lo > s.hi {
-			return fmt.Errorf("connection %d: its requests answered at once give starts from %d to %d ms, more than one millisecond apart: nginx's monotonic and wall clocks did not advance together (a clock step?)", r.Connection, s.hi-1, s.lo)
+			return fmt.Errorf("connection %d: its requests answered at once give starts from %d to %d ms, more than one millisecond apart: %w", r.Connection, s.hi-1, s.lo, ErrClocksApart)
 		}
 	}
 	for _, s := range starts {

@@ -14,16 +14,15 @@ import (
 // in an order nginx's clock never goes back in (where the arrivals are exact),
 // each delayed request served no sooner than its delay after its arrival.
 func TestNginxHarness(t *testing.T) {
-	n := StartNginx(t, NginxLimit{Rate: 50, Burst: 5, Delay: 2})
 	load := Load{Seed: 1, Senders: 4, Requests: 200, Rate: 60, Keys: []string{"a", "b"}, Deadline: 5 * time.Second}
-	resps, err := Drive(context.Background(), n.Base(), load)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, err := n.Requests(IDs(resps))
-	if err != nil {
-		t.Fatalf("%v\nconfig:\n%s", err, n.Config())
-	}
+	var resps []Response
+	_, reqs := RunNginx(t, NginxLimit{Rate: 50, Burst: 5, Delay: 2}, func(base string) []int64 {
+		var err error
+		if resps, err = Drive(context.Background(), base, load); err != nil {
+			t.Fatal(err)
+		}
+		return IDs(resps)
+	})
 	checkHarness(t, resps, len(reqs), func(i int) (int64, int) { return reqs[i].ID, reqs[i].Status })
 	counts := map[string]int{}
 	derived := map[Derivation]int{}
