@@ -61,14 +61,7 @@ frontend fe
     http-request deny deny_status 429 if { sc_http_req_rate(0) gt 4 }
 '''
 `)
-	c, err := parse(t, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := c.Compile("s", Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := compileS(t, doc)
 	var names []string
 	for _, l := range cfg.Lanes {
 		names = append(names, l.Name)
@@ -236,14 +229,7 @@ descriptors:
   shadow_mode: false
 '''
 `)
-	c, err := parse(t, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := c.Compile("s", Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := compileS(t, doc)
 	var names []string
 	for _, l := range cfg.Lanes {
 		names = append(names, l.Name)
@@ -303,14 +289,7 @@ plugins:
   config: {second: 5, policy: local, limit_by: ip}
 '''
 `)
-	c, err := parse(t, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := c.Compile("s", Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := compileS(t, doc)
 	var names []string
 	for _, l := range cfg.Lanes {
 		names = append(names, fmt.Sprintf("%s %s %d/%s", l.Name, l.Algorithm, l.Policy.Limit, l.Policy.Period))

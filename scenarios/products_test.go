@@ -19,6 +19,12 @@ type productScenario struct {
 
 func runProductScenario(t *testing.T, doc string) []sim.Metrics {
 	t.Helper()
+	return runConfig(t, compileS(t, doc))
+}
+
+// compileS compiles scenario "s" of doc, failing the test on any error.
+func compileS(t *testing.T, doc string) *sim.Config {
+	t.Helper()
 	c, err := parse(t, doc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -27,15 +33,7 @@ func runProductScenario(t *testing.T, doc string) []sim.Metrics {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sim.NewRun(cfg, sim.Memory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
-		t.Fatal(err)
-	}
-	return r.Metrics()
+	return cfg
 }
 
 // Each product lane runs as an ordinary lane of a scenario, in memory, through
@@ -521,14 +519,7 @@ name = "c"
 pattern = "bursts"
 bursts = [{at = "0s", count = 1}, {at = "100ms", count = 1}]
 `
-	c, err := parse(t, doc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := c.Compile("s", Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := compileS(t, doc)
 	rows := csvOf(t, cfg)
 	lines := strings.Split(rows, "\n")
 	if !strings.HasSuffix(lines[0], ",http_status,product_status") {
