@@ -130,7 +130,7 @@ func newBatched(l *Lane, allow []algorithms.BatchLimiter) *batchedDecider {
 func (b *batchedDecider) decide(id int32) {
 	l := b.l
 	r := l.reqs.At(id)
-	k := l.cfg.Keys[r.key]
+	k := &l.cfg.Keys[r.key]
 	l.storeCall()
 	b.add(pendingOp{kind: opDecide, id: id, at: l.now, tier: k.Tier, req: algorithms.Request{Key: k.Name, Now: l.stamp(r), Cost: r.cost}})
 }

@@ -333,7 +333,7 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 }
 
 // land frees request id's plan and hands the lane what was decided, now.
-func (d *compositeDecider) land(id int32, o landing) {
+func (d *compositeDecider) land(id int32, o *landing) {
 	l := d.l
 	d.plans.Release(l.reqs.At(id).slot)
 	l.reqs.At(id).slot = -1

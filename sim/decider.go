@@ -79,7 +79,7 @@ type atomicDecider struct{ l *Lane }
 func (a atomicDecider) decide(id int32) {
 	l := a.l
 	r := l.reqs.At(id)
-	k := l.cfg.Keys[r.key]
+	k := &l.cfg.Keys[r.key]
 	l.storeCall()
 	d := l.limiters[k.Tier].Allow(k.Name, l.stamp(r), r.cost)
 	l.land(id, decision(d, l.now+l.Config.RoundTrip))

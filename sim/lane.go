@@ -66,8 +66,10 @@ type Lane struct {
 	budget  int64
 	handled int64 // events handled so far
 
-	// last is the latest decision (see LastDecision).
-	last latest
+	// last is the latest decision (see LastDecision), kept when keepLast
+	// (Run.KeepLive): a headless run does not pay for it.
+	last     latest
+	keepLast bool
 	// turn is the next instance a round-robin balancer sends to (balance.go).
 	turn int
 }

@@ -28,6 +28,7 @@ func TestLastDecisionIsTheLastRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	r.KeepLive()
 	lastRow := make([]Row, len(cfg.Lanes))
 	r.OnRows(func(rows []Row) error {
 		for _, row := range rows {

@@ -66,8 +66,8 @@ type landing struct {
 }
 
 // decision is the landing of a plain decision d, answered at `answered`.
-func decision(d algorithms.Decision, answered time.Duration) landing {
-	return landing{d: d, answered: answered, shard: -1}
+func decision(d algorithms.Decision, answered time.Duration) *landing {
+	return &landing{d: d, answered: answered, shard: -1}
 }
 
 // latest is what a lane keeps of its latest decision: a few words, from which
@@ -93,7 +93,8 @@ type Last struct {
 }
 
 // LastDecision is the lane's latest decision, rebuilt from what the lane keeps
-// of it, and false before the first.
+// of it, and false before the first made since Run.KeepLive (a headless run,
+// which does not keep live figures, keeps none).
 func (l *Lane) LastDecision() (Last, bool) {
 	if !l.last.seen {
 		return Last{}, false
@@ -108,10 +109,12 @@ func (l *Lane) LastDecision() (Last, bool) {
 // request on: a denial (or a lost WATCH race) to its client's retry policy, an
 // acceptance to its admission. noDecision (a lost race) and a decision of
 // on_error (the store failed) say nothing about the watched level.
-func (l *Lane) land(id int32, o landing) {
+func (l *Lane) land(id int32, o *landing) {
 	r := l.reqs.At(id)
 	d := o.d
-	l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
+	if l.keepLast {
+		l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
+	}
 	if int(r.key) == l.cfg.WatchKey && d != noDecision && !d.OnError && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}

@@ -35,12 +35,14 @@ type LaneSnapshot struct {
 }
 
 // KeepLive makes every lane keep the sums its live metrics need as the run goes
-// (see running.go), so a Snapshot costs O(lanes) however many keys the run has.
+// (see running.go), so a Snapshot costs O(lanes) however many keys the run has,
+// and its latest decision (Lane.LastDecision) from then on.
 // It costs a little per decision, so headless runs do without; it may be called
 // at any time (the sums start from a walk over the keys as they are).
 func (r *Run) KeepLive() {
 	for _, l := range r.Lanes {
 		l.rec.keepLive()
+		l.keepLast = true
 	}
 }
 

@@ -94,7 +94,7 @@ func (s *splitDecider) commit(id int32) {
 			s.read(id)
 			return
 		}
-		l.land(id, landing{d: noDecision, answered: l.now, lost: true, shard: -1})
+		l.land(id, &landing{d: noDecision, answered: l.now, lost: true, shard: -1})
 		return
 	}
 	l.land(id, decision(r.decision, l.now))
