@@ -3,6 +3,7 @@ package present
 import (
 	"bufio"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,7 @@ type RequestWriter struct {
 	// the fixed fields, quoted as CSV needs, by index
 	lanes   [][]byte // "lane,algorithm,backend"
 	clients [][]byte // "client,node"
+	ids     [][]byte // request_id's "client-" (the client's name as its cell has it)
 	keys    [][]byte
 	// status is each lane's product answer (algorithms.Info.Status, nil for a
 	// lane that is not a product's), and options its options; product says some
@@ -87,6 +89,7 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
+		rw.ids = append(rw.ids, []byte(csvField(c.Name)+"-"))
 	}
 	rw.keys = make([][]byte, len(cfg.Keys))
 	header := RequestColumns
@@ -100,11 +103,11 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	return rw, err
 }
 
-// Write appends rows.
+// Write appends rows: formatted into one buffer, written at once.
 func (rw *RequestWriter) Write(rows []sim.Row) error {
+	b := rw.buf[:0]
 	for i := range rows {
 		row := &rows[i]
-		b := rw.buf[:0]
 		b = appendMillis(b, row.At)
 		b = append(b, ',')
 		b = append(b, rw.lanes[row.Lane]...)
@@ -113,8 +116,7 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 		b = append(b, ',')
 		b = append(b, rw.key(row.Key)...)
 		b = append(b, ',')
-		b = append(b, rw.clients[row.Client][:len(csvField(rw.cfg.Clients[row.Client].Name))]...)
-		b = append(b, '-')
+		b = append(b, rw.ids[row.Client]...)
 		b = strconv.AppendInt(b, row.Request, 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(row.Attempt), 10)
@@ -138,12 +140,10 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 			b = rw.appendHeaders(b, row)
 		}
 		b = append(b, '\n')
-		rw.buf = b
-		if _, err := rw.w.Write(b); err != nil {
-			return err
-		}
 	}
-	return nil
+	rw.buf = b
+	_, err := rw.w.Write(b)
+	return err
 }
 
 // appendFate appends the fate columns of row (RequestFateColumns).
@@ -326,14 +326,23 @@ func appendExactMillis(b []byte, d time.Duration) []byte {
 		ns = -ns // no time here is near the most negative Duration
 	}
 	b = strconv.AppendInt(b, ns/1e6, 10)
-	b = append(b, '.')
-	start := len(b)
-	b = strconv.AppendInt(b, ns%1e6+1e6, 10) // 1 and six digits
-	return append(b[:start], b[start+1:]...)
+	frac := ns % 1e6
+	var digits [7]byte
+	digits[0] = '.'
+	for i := 6; i >= 1; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	return append(b, digits[:]...)
 }
 
-// appendDecimal appends v with up to six decimals, trailing zeros trimmed.
+// appendDecimal appends v with up to six decimals, trailing zeros trimmed. A
+// whole number (the windows' remaining) is written as an integer, as the
+// trimmed six decimals would have it ("-0" as "0").
 func appendDecimal(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
 	start := len(b)
 	b = strconv.AppendFloat(b, v, 'f', 6, 64)
 	for b[len(b)-1] == '0' {

@@ -96,6 +96,7 @@ func (r *Run) merge() error {
 	out := r.merged[:0]
 	var failed error
 	blocked := false // a lane still holds a row that comes before the next one
+	ended := 0       // lanes that have ended their advance (only they can owe rows)
 	for {
 		best, fromCarry := -1, false
 		var bestAt time.Duration
@@ -121,6 +122,7 @@ func (r *Run) merge() error {
 				heads[i], pos[i] = <-s.out, 0
 				if heads[i] == nil {
 					open[i] = false
+					ended++
 					continue
 				}
 			}
@@ -131,34 +133,33 @@ func (r *Run) merge() error {
 		if best < 0 {
 			break
 		}
-		var row Row
+		var row *Row
 		if fromCarry {
-			c, _ := r.carry[best].peek()
-			row = *c
+			row, _ = r.carry[best].peek()
 		} else {
-			row = heads[best][pos[best]]
+			row = &heads[best][pos[best]]
 		}
-		if failed == nil && !blocked {
+		if failed == nil && !blocked && ended > 0 {
 			blocked = r.owesBefore(row.At, best, open)
 		}
 		if blocked && fromCarry {
 			continue // it stays first in its carry (and carries are not looked at again)
+		}
+		if failed == nil && blocked {
+			// this row and every one still to come wait for the next advance,
+			// in each lane's carry, after what it already holds
+			failed = r.carry[best].push(*row)
+		} else if failed == nil {
+			out = append(out, *row)
 		}
 		if fromCarry {
 			r.carry[best].pop()
 		} else {
 			pos[best]++
 		}
-		if failed != nil { // drop the rest, so that no lane waits on a full stream
+		if failed != nil || blocked { // failed: drop the rest, so that no lane waits on a full stream
 			continue
 		}
-		if blocked {
-			// this row and every one still to come wait for the next advance,
-			// in each lane's carry, after what it already holds
-			failed = r.carry[best].push(row)
-			continue
-		}
-		out = append(out, row)
 		if len(out) == rowBatch {
 			failed = r.flush(out)
 			out = out[:0]

@@ -1,0 +1,51 @@
+package present
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The request CSV's number cells, written by hand for speed, must be the bytes
+// the plain formatting gives: six decimals trimmed for remaining, exactly six
+// for the fate's milliseconds.
+func TestNumberCellsAsStrconv(t *testing.T) {
+	decimal := func(v float64) string { // the trimmed six decimals, as the CSV always had it
+		s := strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
+		s = strings.TrimSuffix(s, ".")
+		if s == "-0" {
+			s = "0"
+		}
+		return s
+	}
+	exact := func(d time.Duration) string {
+		ns := int64(d)
+		sign := ""
+		if ns < 0 {
+			sign, ns = "-", -ns
+		}
+		return sign + strconv.FormatInt(ns/1e6, 10) + "." + strconv.FormatInt(ns%1e6+1e6, 10)[1:]
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	values := []float64{0, math.Copysign(0, -1), 1, -1, 20, -3, 0.5, 1e-7, -1e-7, 4.9999995, 1 << 52, 1<<53 - 1, 1 << 53, 1e18, -1e18, 123456.000001}
+	for range 100_000 {
+		values = append(values, float64(r.IntN(1000)), r.Float64()*100-50, math.Round(r.Float64()*1e6)/1e6, r.NormFloat64()*1e9)
+	}
+	for _, v := range values {
+		if got, want := string(appendDecimal(nil, v)), decimal(v); got != want {
+			t.Fatalf("appendDecimal(%v) = %q, want %q", v, got, want)
+		}
+	}
+	durations := []time.Duration{0, 1, -1, 999_999, 1_000_000, -1_000_001, time.Hour + 7, math.MaxInt64}
+	for range 100_000 {
+		durations = append(durations, time.Duration(r.Int64N(1e15)-5e14))
+	}
+	for _, d := range durations {
+		if got, want := string(appendExactMillis(nil, d)), exact(d); got != want {
+			t.Fatalf("appendExactMillis(%d) = %q, want %q", d, got, want)
+		}
+	}
+}
