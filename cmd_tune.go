@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -182,18 +181,16 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	if err := tune.CheckAlgorithms(to.Algorithms); err != nil {
 		return to, usagef("--algorithms: %v", err)
 	}
+	var tgt *target
 	if o.target != "" {
-		p, err := products.ParseProduct(o.target)
-		if err == nil && !slices.Contains(products.TargetNames(), p.String()) {
-			err = fmt.Errorf("tune writes a configuration for %s only; use one of them", strings.Join(products.TargetNames(), " or "))
-		}
+		t, err := targetFor(o.target)
 		if err != nil {
-			return to, usagef("--target: %v", err)
+			return to, err
 		}
 		if o.algorithmsGiven {
 			return to, usagef("tune: --target sweeps the product's own lane; drop --algorithms")
 		}
-		to.Algorithms, to.Single, to.Variants, to.Periods = targetSweep(p)
+		tgt = &t
 	}
 	switch {
 	case o.period != 0 && o.periods != "":
@@ -229,6 +226,15 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	if to.Goal, err = tune.ParseGoal(o.goal); err != nil {
 		return to, usagef("--goal: %v", err)
 	}
+	if tgt != nil {
+		flag := "--periods"
+		if o.period > 0 {
+			flag = "--period"
+		}
+		if err := tgt.sweep(&to, flag); err != nil {
+			return to, err
+		}
+	}
 	return to, nil
 }
 
@@ -240,7 +246,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	var o tuneOptions
 	o.trace.flags(fs, true, true)
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
-	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(products.TargetNames(), " or ")+"): its lane with its own parameters, and print the recommendation as a configuration snippet to paste")
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(targetNames(), ", ")+"): its lane with the parameters and periods its configuration writes, and print the recommendation as a configuration snippet to paste")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
 	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
@@ -357,8 +363,8 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.target != "" {
-		p, _ := products.ParseProduct(o.target)
-		_, err := fmt.Fprint(report, "\n"+targetSnippet(p, rep, o.trace.traceKey(t.Format.Format)))
+		tgt, _ := targetFor(o.target)
+		_, err := fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, o.trace.traceKey(t.Format.Format)))
 		return err
 	}
 	return nil

@@ -265,7 +265,7 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 	case f.Name == "config-format":
 		return offerAfter(prefix, cur, plain(products.ProductNames()))
 	case f.Name == "target":
-		return offerAfter(prefix, cur, plain(products.TargetNames()))
+		return offerAfter(prefix, cur, plain(targetNames()))
 	case f.Name == "time-format":
 		return offerAfter(prefix, cur, plain(traces.TimeFormatNames()))
 	case f.Name == "spread":

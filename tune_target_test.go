@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,17 +18,25 @@ import (
 
 // tune --target prints its recommendation as the lines to paste into the
 // product's configuration: in a minimal configuration the product accepts
-// them (nginx -t, haproxy -c), and read back they are the recommended
-// policy, with its knobs, as the product's lane runs it.
+// them (nginx -t, haproxy -c, for the two installed here), and read back by
+// the reader --config uses they are the recommended policy, with its knobs,
+// as the product's lane runs it. Every target is checked, on the log keyed by
+// ip and, for a product that keys by it, by user.
 func TestTuneTargetSnippet(t *testing.T) {
-	for _, c := range []struct {
+	// the YAML and JSON products' snippets are the whole file, indented by
+	// four spaces
+	whole := func(lines []string) string { return strings.Join(lines, "\n") + "\n" }
+	cases := []struct {
 		product products.Product
+		key     string
+		args    []string // more flags
 		wrap    func(lines []string) string
 		check   func(t testing.TB, path string) producttest.Result
 	}{
-		{products.Nginx, func(lines []string) string {
+		{products.Nginx, "", nil, func(lines []string) string {
 			var http, ctx []string
 			for _, l := range lines {
+				l = strings.TrimSpace(l)
 				if strings.HasPrefix(l, "limit_req_zone") {
 					http = append(http, l)
 				} else {
@@ -34,9 +45,10 @@ func TestTuneTargetSnippet(t *testing.T) {
 			}
 			return "events {}\nhttp {\n" + strings.Join(http, "\n") + "\nserver {\nlisten 127.0.0.1:8080;\nlocation / {\n" + strings.Join(ctx, "\n") + "\n}\n}\n}\n"
 		}, producttest.NginxTest},
-		{products.HAProxy, func(lines []string) string {
+		{products.HAProxy, "", nil, func(lines []string) string {
 			var backend, frontend []string
 			for _, l := range lines {
+				l = strings.TrimSpace(l)
 				if strings.HasPrefix(l, "backend ") || strings.HasPrefix(l, "stick-table") {
 					backend = append(backend, l)
 				} else {
@@ -46,11 +58,39 @@ func TestTuneTargetSnippet(t *testing.T) {
 			return "defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" + strings.Join(backend, "\n    ") +
 				"\nfrontend fe\n    bind 127.0.0.1:8080\n    " + strings.Join(frontend, "\n    ") + "\n    default_backend be\nbackend be\n    server s1 127.0.0.1:8081\n"
 		}, producttest.HAProxyCheck},
-	} {
-		t.Run(c.product.String(), func(t *testing.T) {
+		{products.EnvoyLocal, "", nil, whole, nil},
+		{products.EnvoyLocal, "ip+path", []string{"--periods", "1m"}, whole, nil},
+		{products.EnvoyGlobal, "", nil, whole, nil},
+		{products.EnvoyGlobal, "user", []string{"--periods", "1m,24h"}, whole, nil},
+		{products.Cloudflare, "", nil, whole, nil},
+		{products.Cloudflare, "path", []string{"--periods", "1m"}, whole, nil},
+		{products.APIGateway, "", nil, whole, nil},
+		{products.Spring, "", nil, whole, nil},
+		{products.Spring, "user", []string{"--periods", "1m"}, whole, nil},
+		{products.Traefik, "", nil, whole, nil},
+		{products.Traefik, "", []string{"--periods", "10s"}, whole, nil},
+		{products.Kong, "", nil, whole, nil},
+		{products.Kong, "user", []string{"--periods", "1s,1m"}, whole, nil},
+	}
+	var named []string
+	for _, c := range cases {
+		named = append(named, c.product.String())
+	}
+	for _, name := range targetNames() {
+		if !slices.Contains(named, name) {
+			t.Errorf("--target %s has no case here", name)
+		}
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(append([]string{c.product.String(), c.key}, c.args...), " "), func(t *testing.T) {
 			dir := t.TempDir()
 			report := filepath.Join(dir, "grid.json")
-			code, out, errOut := ratelab("tune", "--trace", "traces/shop.log", "--target", c.product.String(), "--json", report)
+			args := append([]string{"tune", "--trace", "traces/shop.log", "--target", c.product.String(), "--json", report}, c.args...)
+			traceKey := "ip"
+			if c.key != "" {
+				args, traceKey = append(args, "--key", c.key), c.key
+			}
+			code, out, errOut := ratelab(args...)
 			if code != 0 {
 				t.Fatalf("tune --target %s: exit %d: %s", c.product, code, errOut)
 			}
@@ -58,10 +98,13 @@ func TestTuneTargetSnippet(t *testing.T) {
 			if !ok {
 				t.Fatalf("no recommendation to paste in:\n%s", out)
 			}
+			if strings.Contains(snippet, "that carries it") {
+				t.Errorf("the snippet has no key for the log's %s:\n%s", traceKey, snippet)
+			}
 			var lines []string
 			for _, l := range strings.Split(snippet, "\n") {
-				if strings.HasPrefix(l, "    ") {
-					lines = append(lines, strings.TrimSpace(l))
+				if rest, ok := strings.CutPrefix(l, "    "); ok {
+					lines = append(lines, rest)
 				}
 			}
 			conf := c.wrap(lines)
@@ -69,16 +112,24 @@ func TestTuneTargetSnippet(t *testing.T) {
 			if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if r := c.check(t, path); !r.OK {
-				t.Fatalf("the product refuses the snippet:\n%s\n%s", r.Output, conf)
+			if c.check != nil {
+				if r := c.check(t, path); !r.OK {
+					t.Fatalf("the product refuses the snippet:\n%s\n%s", r.Output, conf)
+				}
 			}
 			cfg, err := products.ReadFile(path, products.Options{Product: c.product})
 			if err != nil {
 				t.Fatalf("reading the snippet back: %v\n%s", err, conf)
 			}
-			lanes, _ := cfg.Ratelab("ip")
+			if p, ok := products.Detect([]byte(conf)); c.check == nil && (!ok || p != c.product) {
+				t.Errorf("the snippet is told as %v (%v), want %s: --config would not read it without --config-format", p, ok, c.product)
+			}
+			lanes, _ := cfg.Ratelab(traceKey)
 			if len(lanes) != 1 || len(lanes[0].Limits) != 1 {
 				t.Fatalf("the snippet reads as %d lanes, want one of one limit:\n%s", len(lanes), conf)
+			}
+			if lanes[0].Limits[0].Key != "{key}" {
+				t.Errorf("the snippet's limit is kept under %q, not each client's key:\n%s", lanes[0].Limits[0].Key, conf)
 			}
 			got := lanes[0].Limits[0]
 			var grid struct {
@@ -100,18 +151,56 @@ func TestTuneTargetSnippet(t *testing.T) {
 			}
 			want := grid.Policies[grid.Recommended]
 			knobs := strings.Join(strings.Fields(strings.NewReplacer("nodelay", "", "before-deny", "").Replace(want.Options)), " ")
+			info := algorithms.MustLookup(got.Algorithm)
 			switch {
 			case string(got.Algorithm) != want.Algorithm, got.Policy.Limit != want.Limit, got.Policy.Period != time.Duration(want.PeriodMS*float64(time.Millisecond)):
 				t.Errorf("the snippet is %s %+v, the recommendation %+v", got.Algorithm, got.Policy, want)
-			case c.product == products.Nginx && (got.Policy.Burst != want.Burst || got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
+			case info.HasBurst() && got.Policy.Burst != want.Burst, !info.HasBurst() && got.Policy.Burst != 0:
+				t.Errorf("the snippet's burst is %d, the recommendation's %d", got.Policy.Burst, want.Burst)
+			case c.product == products.Nginx && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
 				(got.Options.Delay > 0) != strings.HasPrefix(knobs, "delay=")):
 				t.Errorf("the snippet is burst %d %+v, the recommendation burst %d %q", got.Policy.Burst, got.Options, want.Burst, want.Options)
 			case c.product == products.HAProxy && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
 				t.Errorf("the snippet tracks %v, the recommendation %q", got.Options.TrackSC, want.Options)
+			case c.product == products.Cloudflare && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
+				t.Errorf("the snippet's mitigation_timeout is %s, the recommendation %q", got.Options.MitigationTimeout, want.Options)
+			case c.product != products.Nginx && c.product != products.HAProxy && c.product != products.Cloudflare && want.Options != "":
+				t.Errorf("the recommendation has knobs %q the snippet does not write", want.Options)
 			}
 			if !strings.Contains(snippet, "On traces/shop.log it refuses") {
 				t.Errorf("the snippet does not say what it does to the log:\n%s", snippet)
 			}
 		})
+	}
+}
+
+// A period, rate or burst a product cannot write is refused before the log is
+// read, exit 2, naming the flag and what the product writes; so is a product
+// tune writes no configuration for.
+func TestTuneTargetRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target", "nginx", "--periods", "1s,10s"}, "--periods: nginx cannot write a limit per 10s: it writes rate=Nr/s or rate=Nr/m (1s, 1m)"},
+		{[]string{"--target", "kong", "--period", "2h"}, "--period: kong cannot write a limit per 2h0m0s: it writes second, minute, hour or day windows"},
+		{[]string{"--target", "envoy-global", "--periods", "1s,168h"}, "--periods: envoy-global cannot write a limit per 168h0m0s"},
+		{[]string{"--target", "cloudflare", "--periods", "1s"}, "--periods: cloudflare cannot write a limit per 1s: it writes a period of 10s, 15s"},
+		{[]string{"--target", "api-gateway", "--periods", "1m"}, "--periods: api-gateway cannot write a limit per 1m0s: it writes rateLimit, requests a second (1s)"},
+		{[]string{"--target", "spring", "--periods", "1500ms"}, "--periods: spring cannot write a limit per 1.5s: it writes replenishRate tokens a second"},
+		{[]string{"--target", "envoy-local", "--periods", "10ms"}, "--periods: envoy-local cannot write a limit per 10ms: it writes a fill_interval of 50ms or more"},
+		{[]string{"--target", "haproxy", "--periods", "1500us"}, "--periods: haproxy cannot write a limit per 1.5ms"},
+		{[]string{"--target", "kong", "--burst", "1..10"}, "--burst: kong has no burst (it counts a limit per period); drop --burst"},
+		{[]string{"--target", "cloudflare", "--burst", "5"}, "--burst: cloudflare has no burst"},
+		{[]string{"--target", "envoy-local", "--rate", "1..5000000000"}, "--rate: envoy-local holds a limit of at most 4294967295 (got 1..5000000000); lower its MAX"},
+		{[]string{"--target", "api-gateway", "--burst", "1..3000000000"}, "--burst: api-gateway holds a burst of at most 2147483647"},
+		{[]string{"--target", "guava"}, `--target: unknown product "guava"`},
+		{[]string{"--target", "kong", "--algorithms", "kong"}, "--target sweeps the product's own lane; drop --algorithms"},
+	} {
+		args := append([]string{"tune", "--trace", "traces/no-such.log"}, c.args...)
+		code, out, errOut := ratelab(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("ratelab %s: exit %d, %q on stderr; want exit 2 and %q", strings.Join(args[1:], " "), code, errOut, c.want)
+		}
 	}
 }

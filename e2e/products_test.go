@@ -92,6 +92,13 @@ func TestTuneTarget(t *testing.T) {
 	for _, c := range []struct{ target, want string }{
 		{"nginx", "limit_req_zone $binary_remote_addr zone=ratelab:1m rate="},
 		{"haproxy", "http-request track-sc0 src table ratelab_limit"},
+		{"envoy-local", "- {key: remote_address, value: \"\"}"},
+		{"envoy-global", "- key: remote_address"},
+		{"cloudflare", `"characteristics": ["cf.colo.id", "ip.src"],`},
+		{"api-gateway", `"burstLimit": `},
+		{"spring", "redis-rate-limiter.replenishRate: "},
+		{"traefik", "rateLimit:"},
+		{"kong", "- name: rate-limiting"},
 	} {
 		code, out, errOut := ratelab(t, "tune", "--trace", filepath.Join(dir, "access.log"), "--target", c.target)
 		if code != 0 || !strings.Contains(out, c.want) || !strings.Contains(out, "access.log it refuses") {
@@ -152,7 +159,7 @@ func TestConfigLanesOfYAMLAndJSON(t *testing.T) {
 		{[]string{"run", "--trace", in("access.log"), "--config", in("bad.yaml"), "--config-format", "envoy-local"},
 			"ratelab: --config " + in("bad.yaml") + ":4: token_bucket.fill_interval is 10ms; Envoy refuses one under 50ms"},
 		{[]string{"run", "--trace", in("access.log"), "--config", in("bad.yaml")}, "give --config-format nginx or haproxy or envoy-local"},
-		{[]string{"tune", "--trace", in("access.log"), "--target", "kong"}, "--target: tune writes a configuration for nginx or haproxy only"},
+		{[]string{"tune", "--trace", in("access.log"), "--target", "kong", "--periods", "10s"}, "--periods: kong cannot write a limit per 10s: it writes second, minute, hour or day windows (1s, 1m, 1h, 24h)"},
 	} {
 		code, _, errOut := ratelab(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

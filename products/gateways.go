@@ -121,7 +121,7 @@ func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
 	}
 	known[rr.value] = true
 	if v := springArg(args, "burstCapacity", "burst-capacity"); v != nil {
-		if l.BurstCapacity, err = r.integer(v, "burstCapacity", 0, math.MaxInt32); err != nil {
+		if l.BurstCapacity, err = r.integer(v, "burstCapacity", 0, SpringMaxBurstCapacity); err != nil {
 			return nil, Key{}, err
 		}
 	}

@@ -115,9 +115,6 @@ func (p Product) Limiting() string {
 	return "limit"
 }
 
-// TargetNames are the products tune --target writes a configuration for.
-func TargetNames() []string { return productNames[1:3] }
-
 // ParseProduct reads a product's name.
 func ParseProduct(name string) (Product, error) {
 	for i, n := range productNames[1:] {

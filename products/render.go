@@ -143,3 +143,241 @@ func HAProxyTableSize(keys int64) string {
 	}
 	return fmt.Sprintf("%dk", (n+1<<10-1)>>10)
 }
+
+// SpringMaxBurstCapacity is the largest burstCapacity RedisRateLimiter takes
+// (a long, checked against the script's REDIS_LUA_MAX_SAFE_INTEGER, 2^53 − 1).
+const SpringMaxBurstCapacity = 1<<53 - 1
+
+// The YAML and JSON products' snippets: each writes a whole document Read
+// reads back (by its content, or with the product named) to one lane of one
+// limit with the given parameters. key is the trace's key ("ip", "user",
+// "path", "method", several joined by "+"); false when the product has no way
+// to key a limit by one of its fields, and then the snippet holds a
+// placeholder (KEY) to replace.
+
+// EnvoyLocalYAML writes l as the local rate limit filter of a listener's
+// http_filters: per client, a descriptor whose entries have no value (one
+// bucket for each value, which the filter's rate_limits actions set from the
+// request: remote_address for ip, a request header for the others),
+// max_dynamic_descriptors buckets at most (set it above the clients at once:
+// beyond it the least recently used bucket is dropped and starts full
+// again). The default token_bucket, the same as the descriptor's, holds only
+// requests that carry no descriptor (always_consume_default_token_bucket:
+// false), so Read's lane is the descriptor's bucket alone.
+func EnvoyLocalYAML(l EnvoyLocalLimit, key string, maxDescriptors int64) ([]string, bool) {
+	actions, entries, ok := envoyDescriptor(key)
+	bucket := fmt.Sprintf("{max_tokens: %d, tokens_per_fill: %d, fill_interval: %s}", l.MaxTokens, l.TokensPerFill, protoSeconds(l.FillInterval))
+	lines := []string{"- name: envoy.filters.http.local_ratelimit",
+		"  typed_config:",
+		"    \"@type\": type.googleapis.com/" + envoyLocalType,
+		"    stat_prefix: ratelab",
+		"    filter_enabled: {default_value: {numerator: 100, denominator: HUNDRED}}",
+		"    filter_enforced: {default_value: {numerator: 100, denominator: HUNDRED}}",
+		"    rate_limits:",
+		"    - actions:"}
+	for _, a := range actions {
+		lines = append(lines, "      - "+a)
+	}
+	lines = append(lines, "    descriptors:", "    - entries:")
+	for _, e := range entries {
+		lines = append(lines, fmt.Sprintf("      - {key: %s, value: \"\"}", e))
+	}
+	return append(lines, "      token_bucket: "+bucket,
+		fmt.Sprintf("    max_dynamic_descriptors: %d", maxDescriptors),
+		"    always_consume_default_token_bucket: false",
+		"    token_bucket: "+bucket), ok
+}
+
+// envoyDescriptor is, for a trace's key, the rate_limits actions that make
+// a request's descriptor entries and the entries' keys: remote_address for
+// ip, the header x-user for user, the pseudo-headers :path and :method.
+func envoyDescriptor(key string) (actions, entries []string, ok bool) {
+	ok = true
+	for _, part := range strings.Split(key, "+") {
+		switch strings.TrimSpace(part) {
+		case "ip", "host":
+			actions, entries = append(actions, "remote_address: {}"), append(entries, "remote_address")
+		case "user":
+			actions, entries = append(actions, "request_headers: {header_name: x-user, descriptor_key: user}"), append(entries, "user")
+		case "path":
+			actions, entries = append(actions, "request_headers: {header_name: \":path\", descriptor_key: path}"), append(entries, "path")
+		case "method":
+			actions, entries = append(actions, "request_headers: {header_name: \":method\", descriptor_key: method}"), append(entries, "method")
+		default:
+			ok = false
+			actions, entries = append(actions, "request_headers: {header_name: KEY, descriptor_key: key}"), append(entries, "key")
+		}
+	}
+	return actions, entries, ok
+}
+
+// protoSeconds writes a duration as protobuf's JSON and YAML write one:
+// seconds, with as many decimals as it needs ("60s", "0.05s").
+func protoSeconds(d time.Duration) string {
+	s := fmt.Sprintf("%d.%09d", d/time.Second, d%time.Second)
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".") + "s"
+}
+
+// EnvoyGlobalUnit is the rate limit service's unit for a period, and false
+// for a period that is none of second, minute, hour and day.
+func EnvoyGlobalUnit(period time.Duration) (string, bool) {
+	for _, u := range envoyGlobalUnits[:4] {
+		if u.d == period {
+			return u.name, true
+		}
+	}
+	return "", false
+}
+
+// EnvoyGlobalYAML writes l as the rate limit service's configuration: the
+// domain, and the descriptors Envoy's rate_limits actions send (remote_address
+// for ip, a request header's descriptor_key for the others, nested in the
+// key's order), each with no value (a count for each value), the innermost
+// with the rate_limit. actions are those rate_limits actions, for Envoy's
+// route.
+func EnvoyGlobalYAML(l EnvoyGlobalLimit, key string) (lines, actions []string, ok bool) {
+	actions, entries, ok := envoyDescriptor(key)
+	lines = []string{"domain: " + l.Domain, "descriptors:"}
+	indent := "  "
+	for i, e := range entries {
+		lines = append(lines, indent+"- key: "+e)
+		if i < len(entries)-1 {
+			lines = append(lines, indent+"  descriptors:")
+			indent += "    "
+		}
+	}
+	unit, _ := EnvoyGlobalUnit(l.Period)
+	lines = append(lines, indent+"  rate_limit:", indent+"    unit: "+unit, fmt.Sprintf("%s    requests_per_unit: %d", indent, l.RequestsPerUnit))
+	return lines, actions, ok
+}
+
+// TraefikYAML writes l as a rateLimit middleware of Traefik's dynamic
+// configuration: keyed by the remote address (its default) for ip, by the
+// header x-user for user; Traefik has no criterion for a path or a method.
+func TraefikYAML(l TraefikLimit, key string) ([]string, bool) {
+	lines := []string{"http:", "  middlewares:", "    " + l.Middleware + ":", "      rateLimit:",
+		fmt.Sprintf("        average: %d", l.Average), "        period: " + goDuration(l.Period), fmt.Sprintf("        burst: %d", l.Burst)}
+	switch strings.TrimSpace(key) {
+	case "ip", "host":
+		return lines, true
+	case "user":
+		return append(lines, "        sourceCriterion:", "          requestHeaderName: X-User"), true
+	}
+	return append(lines, "        sourceCriterion:", "          requestHeaderName: KEY"), false
+}
+
+// goDuration writes a duration as Go's time.ParseDuration reads it, in the
+// largest unit that writes it whole: 1h, 10s, 1500ms.
+func goDuration(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}, {time.Millisecond, "ms"}} {
+		if d >= u.d && d%u.d == 0 {
+			return fmt.Sprintf("%d%s", d/u.d, u.name)
+		}
+	}
+	return fmt.Sprintf("%dus", d/time.Microsecond)
+}
+
+// KongWindow is the rate-limiting plugin's window for a period (second,
+// minute, hour, day), and false for another.
+func KongWindow(period time.Duration) (int, bool) {
+	for w, d := range []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour} {
+		if d == period {
+			return w, true
+		}
+	}
+	return 0, false
+}
+
+// KongYAML writes l as a declarative configuration's rate-limiting plugin, on
+// every service (at the top): its windows, its policy, its error_code when it
+// is not 429, and limit_by ip for ip, consumer (Kong's default) for user;
+// Kong's limit_by path is one path, not a count per path.
+func KongYAML(l KongLimit, key string) ([]string, bool) {
+	lines := []string{`_format_version: "3.0"`, "plugins:", "  - name: rate-limiting", "    config:"}
+	for w, n := range l.Windows {
+		if n > 0 {
+			lines = append(lines, fmt.Sprintf("      %s: %d", kongWindows[w], n))
+		}
+	}
+	lines = append(lines, "      policy: "+l.Policy)
+	if l.Status != 0 && l.Status != 429 {
+		lines = append(lines, fmt.Sprintf("      error_code: %d", l.Status))
+	}
+	switch strings.TrimSpace(key) {
+	case "ip", "host":
+		return append(lines, "      limit_by: ip"), true
+	case "user":
+		return append(lines, "      limit_by: consumer"), true
+	}
+	return append(lines, "      limit_by: header", "      header_name: KEY"), false
+}
+
+// SpringYAML writes l as a route of an application.yml (Spring Cloud Gateway
+// 4.3 and later: spring.cloud.gateway.server.webflux; before,
+// spring.cloud.gateway) with its RequestRateLimiter filter: keyed by the
+// principal (Spring's default resolver) for user, by a KeyResolver bean named
+// remoteAddrKeyResolver for ip, by one to write for the others. The route's
+// uri and predicates are the application's.
+func SpringYAML(l SpringLimit, key string) ([]string, bool) {
+	lines := []string{"spring:", "  cloud:", "    gateway:", "      server:", "        webflux:", "          routes:",
+		"            - id: " + l.Route, "              uri: http://localhost:8080", "              predicates:", "                - Path=/**",
+		"              filters:", "                - name: RequestRateLimiter", "                  args:",
+		fmt.Sprintf("                    redis-rate-limiter.replenishRate: %d", l.ReplenishRate),
+		fmt.Sprintf("                    redis-rate-limiter.burstCapacity: %d", l.BurstCapacity),
+		fmt.Sprintf("                    redis-rate-limiter.requestedTokens: %d", l.RequestedTokens)}
+	switch strings.TrimSpace(key) {
+	case "user":
+		return lines, true
+	case "ip", "host":
+		return append(lines, `                    key-resolver: "#{@remoteAddrKeyResolver}"`), true
+	}
+	return append(lines, `                    key-resolver: "#{@keyResolver}"`), false
+}
+
+// CloudflareJSON writes l as a rate limiting rule's JSON (the Rulesets API's
+// rule of the http_ratelimit phase), on every request (expression true),
+// counted per data centre and the characteristics of the key: ip.src,
+// http.request.uri.path, http.request.method, and the header x-user for user.
+func CloudflareJSON(l CloudflareLimit, key string) ([]string, bool) {
+	chars := []string{`"cf.colo.id"`}
+	ok := true
+	for _, part := range strings.Split(key, "+") {
+		switch strings.TrimSpace(part) {
+		case "ip", "host":
+			chars = append(chars, `"ip.src"`)
+		case "path":
+			chars = append(chars, `"http.request.uri.path"`)
+		case "method":
+			chars = append(chars, `"http.request.method"`)
+		case "user":
+			chars = append(chars, `"http.request.headers[\"x-user\"]"`)
+		default:
+			ok = false
+			chars = append(chars, `"KEY"`)
+		}
+	}
+	lines := []string{"{", fmt.Sprintf("  \"description\": %q,", l.Rule), `  "expression": "true",`, `  "action": "block",`}
+	if l.Status != 0 && l.Status != 429 {
+		lines = append(lines, fmt.Sprintf(`  "action_parameters": {"response": {"status_code": %d}},`, l.Status))
+	}
+	return append(lines, `  "ratelimit": {`,
+		"    \"characteristics\": ["+strings.Join(chars, ", ")+"],",
+		fmt.Sprintf("    \"period\": %d,", l.Period/time.Second),
+		fmt.Sprintf("    \"requests_per_period\": %d,", l.RequestsPerPeriod),
+		fmt.Sprintf("    \"mitigation_timeout\": %d", l.MitigationTimeout/time.Second),
+		"  }", "}"), ok
+}
+
+// APIGatewayJSON writes l as a usage plan's JSON (aws apigateway
+// create-usage-plan --cli-input-json): its name and throttle,
+// rateLimit in requests a second (RateMilli thousandths) and burstLimit,
+// which API Gateway holds each API key of the plan to.
+func APIGatewayJSON(l APIGatewayLimit, name string) []string {
+	rate := fmt.Sprintf("%d.%03d", l.RateMilli/1000, l.RateMilli%1000)
+	rate = strings.TrimSuffix(strings.TrimRight(rate, "0"), ".")
+	return []string{"{", fmt.Sprintf("  \"name\": %q,", name), `  "throttle": {`,
+		fmt.Sprintf("    \"rateLimit\": %s,", rate), fmt.Sprintf("    \"burstLimit\": %d", l.Burst), "  }", "}"}
+}

@@ -36,6 +36,9 @@ func (p Policy) Options() algorithms.Options {
 	info, _ := algorithms.Lookup(p.Algorithm)
 	o := info.Defaults
 	o.Nodelay, o.Delay, o.TrackSC = p.Knobs.Nodelay, p.Knobs.Delay, p.Knobs.TrackSC
+	if p.Knobs.MitigationTimeout != 0 {
+		o.MitigationTimeout = p.Knobs.MitigationTimeout
+	}
 	return o
 }
 
@@ -53,16 +56,19 @@ func (p Policy) String() string {
 }
 
 // Knobs are the options of a product's lane that ratelab tune --target sweeps
-// beside the rate and the burst: nginx's nodelay and delay=N, and where
-// HAProxy's track-sc0 sits relative to its deny.
+// beside the rate and the burst: nginx's nodelay and delay=N, where HAProxy's
+// track-sc0 sits relative to its deny, and Cloudflare's mitigation_timeout (0:
+// throttle).
 type Knobs struct {
-	Nodelay bool                    `json:"nodelay,omitempty"`
-	Delay   int64                   `json:"delay,omitempty"`
-	TrackSC algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+	Nodelay           bool                    `json:"nodelay,omitempty"`
+	Delay             int64                   `json:"delay,omitempty"`
+	TrackSC           algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+	MitigationTimeout time.Duration           `json:"mitigation_timeout,omitempty"`
 }
 
 // String is how the product writes the knobs: "nodelay", "delay=3",
-// "after-deny"; "" for the defaults.
+// "after-deny", "mitigation_timeout=60" (seconds, as Cloudflare writes it);
+// "" for the defaults.
 func (k Knobs) String() string {
 	var parts []string
 	if k.Nodelay {
@@ -74,23 +80,28 @@ func (k Knobs) String() string {
 	if k.TrackSC != algorithms.TrackBeforeDeny {
 		parts = append(parts, k.TrackSC.String())
 	}
+	if k.MitigationTimeout > 0 {
+		parts = append(parts, fmt.Sprintf("mitigation_timeout=%d", k.MitigationTimeout/time.Second))
+	}
 	return strings.Join(parts, " ")
 }
 
-// Variant is a way a grid sets each policy's knobs, from its burst: nginx's
-// nodelay, delay=N at half its burst (the policy's burst less one, halved,
-// rounded down; left out when that is 0, the variant without delay=), or
-// where HAProxy's track-sc0 sits.
+// Variant is a way a grid sets each policy's knobs, from its burst and its
+// period: nginx's nodelay, delay=N at half its burst (the policy's burst less
+// one, halved, rounded down; left out when that is 0, the variant without
+// delay=), where HAProxy's track-sc0 sits, or Cloudflare's mitigation_timeout
+// as a number of the policy's periods (0: throttle).
 type Variant struct {
-	Nodelay   bool                    `json:"nodelay,omitempty"`
-	DelayHalf bool                    `json:"delay_half,omitempty"`
-	TrackSC   algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+	Nodelay           bool                    `json:"nodelay,omitempty"`
+	DelayHalf         bool                    `json:"delay_half,omitempty"`
+	TrackSC           algorithms.HAProxyTrack `json:"track_sc,omitempty"`
+	MitigationPeriods int64                   `json:"mitigation_periods,omitempty"`
 }
 
-// knobs are the variant's knobs for a policy of burst b; false when it is
-// another variant's.
-func (v Variant) knobs(b int64) (Knobs, bool) {
-	k := Knobs{Nodelay: v.Nodelay, TrackSC: v.TrackSC}
+// knobs are the variant's knobs for a policy of burst b and period period;
+// false when it is another variant's.
+func (v Variant) knobs(b int64, period time.Duration) (Knobs, bool) {
+	k := Knobs{Nodelay: v.Nodelay, TrackSC: v.TrackSC, MitigationTimeout: time.Duration(v.MitigationPeriods) * period}
 	if v.DelayHalf {
 		if k.Delay = (b - 1) / 2; k.Delay == 0 {
 			return k, false
@@ -207,7 +218,7 @@ func (g Grid) policies(maxCost int64) (in, out []Policy) {
 		each := func(p Policy) {
 			for _, v := range variants {
 				var ok bool
-				if p.Knobs, ok = v.knobs(p.Burst); ok && enforceable(p) {
+				if p.Knobs, ok = v.knobs(p.Burst, p.Period); ok && enforceable(p) {
 					add(p)
 				}
 			}

@@ -57,3 +57,25 @@ func TestVariantsAndDelays(t *testing.T) {
 		t.Errorf("HAProxy's grid: %v", ps)
 	}
 }
+
+// Cloudflare's variants are its mitigation_timeout as a number of the
+// policy's periods: 0 is throttle, the default, written as no knob; one
+// period is mitigation_timeout=10 on a 10s rule, which the lane runs with.
+func TestCloudflareMitigationVariants(t *testing.T) {
+	g := Grid{Algorithms: []algorithms.Name{algorithms.CloudflareName}, Rates: []int64{2}, Bursts: []int64{2}, Period: 10 * time.Second,
+		Variants: []Variant{{}, {MitigationPeriods: 1}, {MitigationPeriods: 10000}}}
+	ps := g.Policies(1)
+	// 10000 periods, 100000 s, is more than the day Cloudflare takes: that variant is left out
+	want := []string{"cloudflare 2/10s", "cloudflare 2/10s mitigation_timeout=10"}
+	if len(ps) != len(want) {
+		t.Fatalf("policies %v, want %v", ps, want)
+	}
+	for i, p := range ps {
+		if p.String() != want[i] {
+			t.Errorf("policy %d: %s, want %s", i, p, want[i])
+		}
+		if got, w := p.Options().MitigationTimeout, time.Duration(i)*10*time.Second; got != w {
+			t.Errorf("policy %d runs with mitigation_timeout %s, want %s", i, got, w)
+		}
+	}
+}
