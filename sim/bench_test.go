@@ -227,3 +227,41 @@ func BenchmarkStop(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLaneMemory runs 10,000 token-bucket lanes on one key, 1,000
+// requests each (10 s at 100 a second, tick 100 ms), and reports the heap the
+// run holds once it is done, per lane: what a lane costs beyond its key's state
+// (its clients, series, metrics, histograms, event queue, buffers). The goal is
+// under 50 KB a lane.
+func BenchmarkLaneMemory(b *testing.B) {
+	const lanes = 10_000
+	for i := 0; i < b.N; i++ {
+		var cfgLanes []sim.LaneConfig
+		for l := range lanes {
+			cfgLanes = append(cfgLanes, sim.NewLane(fmt.Sprintf("tb-%d", l), algorithms.TokenBucketName))
+		}
+		cfg := sim.NewConfig(algorithms.Policy{Limit: 100, Period: time.Second, Burst: 100}, 10*time.Second, cfgLanes,
+			sim.Client{Name: "c", Pattern: sim.Constant{Rate: 100}})
+		cfg.Tick = 100 * time.Millisecond
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := sim.NewRun(cfg, sim.Memory)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.AdvanceTo(cfg.Duration); err != nil {
+			b.Fatal(err)
+		}
+		if d := r.Decisions(); d != lanes*1000 {
+			b.Fatalf("%d decisions, want %d", d, lanes*1000)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/lanes/1024, "KiB/lane")
+		b.ReportMetric(float64(after.Sys)/(1<<20), "sys-MiB")
+		runtime.KeepAlive(r)
+		r.Close()
+	}
+}
