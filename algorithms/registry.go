@@ -95,6 +95,14 @@ type Info struct {
 	// NoHeaders says the product sends no rate-limit headers (nginx's
 	// limit_req): its lanes show none, and a lane's headers key is refused.
 	NoHeaders bool
+	// Headers is the family its lanes send when the lane's headers key names
+	// none: the product's own (kong's); the zero value, the draft's.
+	Headers HeaderFamily
+	// Windows, for a product that enforces several windows at once and answers
+	// for each (Decision.Windows: Kong), are those windows for p and o as
+	// quotas (the name its headers give a window, its policy), in the order of
+	// the answers; nil for every other algorithm.
+	Windows func(p Policy, o Options) []Quota
 
 	build func(Policy, Options) Limiter
 }
@@ -148,10 +156,16 @@ var registry = []Info{
 	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
 	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
+		Headers: HeadersKong, Windows: kongWindowQuotas,
 		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
+
+// SendsHeaders says a lane running it with options o sends rate-limit
+// headers: not a product that sends none (NoHeaders), nor one told to hide
+// them (Kong's hide_client_headers).
+func (i Info) SendsHeaders(o Options) bool { return !i.NoHeaders && !o.HideClientHeaders }
 
 // HasBurst says the algorithm holds a burst apart from its rate (the buckets,
 // GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period

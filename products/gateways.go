@@ -377,6 +377,13 @@ func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
 		}
 		l.Status = int(s)
 	}
+	if v := cfg.get("hide_client_headers"); v != nil {
+		hide, err := r.boolean(v, "hide_client_headers")
+		if err != nil {
+			return nil, err
+		}
+		l.HideClientHeaders = hide
+	}
 	if v := cfg.get("sync_rate"); v != nil {
 		if f, err := r.number(v, "sync_rate", -1, 1e9); err != nil {
 			return nil, err

@@ -233,6 +233,8 @@ type KongLimit struct {
 	Windows [6]int64
 	Policy  string // local, cluster or redis
 	Status  int    // error_code; 429 by default
+	// HideClientHeaders is hide_client_headers: no rate-limit header sent.
+	HideClientHeaders bool
 }
 
 // EnvoyLocalLimit is one token bucket of Envoy's local rate limit filter:

@@ -299,6 +299,7 @@ func gatewayRatelab(m Limit) RatelabLimit {
 	if k.Status != 429 {
 		o.DenyStatus = k.Status
 	}
+	o.HideClientHeaders = k.HideClientHeaders
 	var p algorithms.Policy
 	for w, limit := range k.Windows {
 		switch {

@@ -187,6 +187,7 @@ type OptionsSpec struct {
 	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
 	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
 	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands
+	HideClientHeaders  bool        `toml:"hide_client_headers,omitempty"`  // kong: the responses carry no rate-limit header
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

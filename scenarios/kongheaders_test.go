@@ -1,0 +1,135 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strings"
+	"testing"
+
+	"ratelab/algorithms"
+	"ratelab/present"
+	"ratelab/sim"
+)
+
+// headerRows runs cfg with the headers in the request CSV, and returns its
+// rows as column → value, header row first.
+func headerRows(t *testing.T, cfg *sim.Config) []map[string]string {
+	t.Helper()
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b bytes.Buffer
+	w, err := present.NewRequestWriterWithHeaders(&b, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.OnRows(w.Write)
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, c := range recs[0] {
+			m[c] = rec[i]
+		}
+		rows = append(rows, m)
+	}
+	return rows
+}
+
+// A kong lane sends Kong's headers unless told otherwise: the spec's
+// validate_headers (minute = 6, hour = 99999, seven requests in a second)
+// through a scenario, each window's pair and RateLimit-* of the minute; a
+// kong.yml plugin's lane too; hide_client_headers sends none, and a headers
+// key beside it is refused.
+func TestKongLaneSendsKongsHeaders(t *testing.T) {
+	const head = `[[scenario]]
+name = "s"
+duration = "700ms"
+
+[scenario.policy]
+limit = 6
+period = "1m"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 10
+`
+	for _, tc := range []struct{ name, lane string }{
+		{"kong lane", `[[scenario.lane]]
+name = "kong"
+algorithm = "kong"
+kong_windows = { hour = 99999 }
+`},
+		{"kong.yml", `[[scenario.lane]]
+product = "kong"
+config = '''
+plugins:
+- name: rate-limiting
+  config: {minute: 6, hour: 99999, policy: local}
+'''
+`},
+	} {
+		cfg := compileS(t, head+tc.lane)
+		if cfg.Lanes[0].Headers != algorithms.HeadersKong {
+			t.Fatalf("%s: headers %v, want kong", tc.name, cfg.Lanes[0].Headers)
+		}
+		var remaining []string
+		for i, row := range headerRows(t, cfg) {
+			remaining = append(remaining, row["X-RateLimit-Remaining-Minute"])
+			if row["RateLimit-Limit"] != "6" || row["X-RateLimit-Limit-Hour"] != "99999" || row["RateLimit-Remaining"] != row["X-RateLimit-Remaining-Minute"] ||
+				row["RateLimit-Reset"] != "60" || (row["allowed"] == "false") != (i == 6) || (row["Retry-After"] != "") != (i == 6) {
+				t.Errorf("%s: request %d: %v", tc.name, i+1, row)
+			}
+		}
+		if want := []string{"5", "4", "3", "2", "1", "0", "0"}; !slices.Equal(remaining, want) {
+			t.Errorf("%s: X-RateLimit-Remaining-Minute %v, want %v", tc.name, remaining, want)
+		}
+	}
+
+	hidden := compileS(t, head+`[[scenario.lane]]
+name = "kong"
+algorithm = "kong"
+hide_client_headers = true
+`)
+	for i, row := range headerRows(t, hidden) {
+		for col, v := range row {
+			if v != "" && (strings.Contains(col, "RateLimit") || col == "Retry-After") {
+				t.Errorf("hide_client_headers: request %d: %s = %q, want none", i+1, col, v)
+			}
+		}
+	}
+	yml := compileS(t, head+`[[scenario.lane]]
+product = "kong"
+config = '''
+plugins:
+- name: rate-limiting
+  config: {minute: 6, hide_client_headers: true}
+'''
+`)
+	if !yml.Lanes[0].Options.HideClientHeaders {
+		t.Error("kong.yml: hide_client_headers: true is not the lane's")
+	}
+	c, err := parse(t, head+`[[scenario.lane]]
+name = "kong"
+algorithm = "kong"
+hide_client_headers = true
+headers = "legacy"
+`, nil)
+	if err == nil {
+		_, err = c.Compile("s", Overrides{})
+	}
+	if err == nil || !strings.Contains(err.Error(), "hide_client_headers = true sends no rate-limit headers") {
+		t.Errorf("headers beside hide_client_headers: %v", err)
+	}
+}
