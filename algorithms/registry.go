@@ -151,7 +151,7 @@ var registry = []Info{
 		build: func(p Policy, o Options) Limiter {
 			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
 		}},
-	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
+	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Options: springOptions, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},

@@ -94,6 +94,10 @@ route slow @application.yml:19
 			warns: []string{"application.yml:21: key-resolver"}},
 		{name: "no replenishRate", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.burstCapacity: 2\n"},
 			err: "a.yml:8: RequestRateLimiter has no redis-rate-limiter.replenishRate"},
+		{name: "statusCode", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.replenishRate: 1\n            statusCode: service-unavailable\n"},
+			lanes: "route r @a.yml:7\n  a.yml:7 key=PrincipalNameKeyResolver (the user's principal)→user replenish=1 burst=1 requested=1 status=503"},
+		{name: "statusCode a number", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.replenishRate: 1\n            status-code: 503\n"},
+			err: "a.yml:10: statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is \"503\""},
 		{name: "the shortcut", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - RequestRateLimiter=10, 20\n"},
 			err: "a.yml:7: RequestRateLimiter has no shortcut form"},
 	} {

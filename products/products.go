@@ -216,6 +216,8 @@ type Limit struct {
 type SpringLimit struct {
 	Route                                         string
 	ReplenishRate, BurstCapacity, RequestedTokens int64
+	// Status is the filter's statusCode, a refusal's status; 429 by default.
+	Status int
 }
 
 // TraefikLimit is a rateLimit middleware: average requests per period, burst.

@@ -280,7 +280,11 @@ func gatewayRatelab(m Limit) RatelabLimit {
 	switch {
 	case m.Spring != nil:
 		s := m.Spring
-		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName,
+		o := algorithms.Options{}
+		if s.Status != 429 {
+			o.DenyStatus = s.Status
+		}
+		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName, Options: o,
 			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
 	case m.Traefik != nil:
 		t := m.Traefik

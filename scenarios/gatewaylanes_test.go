@@ -133,3 +133,46 @@ headers = "legacy"
 		t.Errorf("headers beside hide_client_headers: %v", err)
 	}
 }
+
+// A Spring route's statusCode is its lane's deny_status: a refusal is that
+// status, named as Spring's HttpStatus is, in the request CSV.
+func TestSpringStatusCodeIsTheLanes(t *testing.T) {
+	cfg := compileS(t, `[[scenario]]
+name = "s"
+duration = "1s"
+
+[scenario.policy]
+limit = 1
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 10
+
+[[scenario.lane]]
+product = "spring"
+config = '''
+spring:
+  cloud:
+    gateway:
+      routes:
+      - id: r
+        filters:
+        - name: RequestRateLimiter
+          args:
+            redis-rate-limiter.replenishRate: 1
+            redis-rate-limiter.burstCapacity: 1
+            statusCode: SERVICE_UNAVAILABLE
+'''
+`)
+	if got := cfg.Lanes[0].Options.DenyStatus; got != 503 {
+		t.Fatalf("deny_status %d, want 503", got)
+	}
+	statuses := map[string]int{}
+	for _, row := range headerRows(t, cfg) {
+		statuses[row["allowed"]+" "+row["http_status"]+" "+row["product_status"]]++
+	}
+	if statuses["true 200 allowed"] != 1 || statuses["false 503 SERVICE_UNAVAILABLE"] != 9 || len(statuses) != 2 {
+		t.Errorf("statuses %v, want 1 allowed (200) and 9 refused with 503 SERVICE_UNAVAILABLE", statuses)
+	}
+}
