@@ -176,3 +176,49 @@ spring:
 		t.Errorf("statuses %v, want 1 allowed (200) and 9 refused with 503 SERVICE_UNAVAILABLE", statuses)
 	}
 }
+
+// A lane whose product counts requests, not units (Info.CountsRequests) is
+// refused a client that may send a request costing more than 1, at what sets
+// the cost, naming the lane and the fix; a product that charges units (spring,
+// guava, the token bucket) takes it.
+func TestRequestCountingLanesRefuseCosts(t *testing.T) {
+	const head = `[[scenario]]
+name = "s"
+duration = "2s"
+
+[scenario.policy]
+limit = 10
+burst = 10
+`
+	client := func(extra string) string {
+		return "\n[[scenario.client]]\nname = \"c\"\npattern = \"constant\"\nrate = 5\n" + extra
+	}
+	lane := func(body string) string { return "\n[[scenario.lane]]\n" + body }
+	for _, tc := range []struct{ name, doc, want string }{
+		{"nginx, cost", lane("algorithm = \"nginx\"\n") + client("cost = 3\n"),
+			`client "c": cost = 3, but lane "nginx" runs nginx, which counts requests, not units: each request is 1 there, whatever it costs, so ratelab refuses to decide one that costs more; remove cost (1 is the default), or run the lane on an algorithm that charges units (token-bucket, say)`},
+		{"haproxy, cost_distribution", lane("algorithm = \"haproxy\"\n") + client("cost_distribution = { distribution = \"uniform\", min = 1, max = 4 }\n"),
+			`client "c": cost_distribution draws costs up to 4, but lane "haproxy" runs haproxy, which counts requests, not units`},
+		{"kong, hand file", lane("algorithm = \"kong\"\nperiod = \"1s\"\n") + "\n[[scenario.client]]\nname = \"c\"\npattern = \"hand\"\nkey = \"a\"\nfile = \"sent.csv\"\n",
+			`client "c": its file sends a request of cost 2 at 500ms, but lane "kong" runs kong, which counts requests, not units`},
+		{"traefik, a limit's cost", lane("name = \"both\"\nalgorithm = \"token-bucket\"\n[[scenario.lane.limits]]\nname = \"units\"\n[[scenario.lane.limits]]\nname = \"gateway\"\nalgorithm = \"traefik\"\ncost = 2\n") + client(""),
+			`lane "both": limit "gateway": cost = 2, but traefik counts requests, not units`},
+		{"api-gateway, cost", lane("algorithm = \"api-gateway\"\n") + client("cost = 2\n"),
+			`client "c": cost = 2, but lane "api-gateway" runs api-gateway, which counts requests, not units`},
+		{"spring charges units", lane("algorithm = \"spring\"\n") + client("cost = 2\n"), ""},
+		{"guava charges units", lane("algorithm = \"guava\"\n") + client("cost = 2\n"), ""},
+		{"a traefik limit of cost 1 beside units", lane("name = \"both\"\nalgorithm = \"token-bucket\"\n[[scenario.lane.limits]]\nname = \"units\"\n[[scenario.lane.limits]]\nname = \"gateway\"\nalgorithm = \"traefik\"\ncost = 1\n") + client("cost = 2\n"), ""},
+		{"nginx, cost 1", lane("algorithm = \"nginx\"\n") + client("cost = 1\n"), ""},
+	} {
+		c, err := parse(t, head+tc.doc, map[string]string{"sent.csv": "time_ms,key,cost\n100,a,1\n500,a,2\n"})
+		if err == nil {
+			_, err = c.Compile("s", Overrides{})
+		}
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want it compiled", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s:\n got %v\nwant …%s…", tc.name, err, tc.want)
+		}
+	}
+}
