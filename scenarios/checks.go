@@ -65,14 +65,14 @@ func (c *compiler) countsRequests(li, ci int, part sim.Part, largest int64) erro
 	const why = "counts requests, not units: each request is 1 there, whatever it costs, so ratelab refuses to decide one that costs more"
 	if part.Limit >= 0 && lane.Limits[part.Limit].Cost > 0 {
 		if cost := lane.Limits[part.Limit].Cost; cost > 1 {
-			return c.fail([]any{"lane", li}, "lane %q: limit %q: cost = %d, but %s %s; set its cost = 1 (or \"cost\" with clients of cost 1), or give the limit an algorithm that charges units (token-bucket, say)", lane.Name, lane.Limits[part.Limit].Name, cost, part.Algorithm, why)
+			return c.fail([]any{"lane", li}, "lane %q: limit %q: cost = %d, but %s %s; set its cost = 1 (or \"cost\" with clients of cost 1), or give the limit an algorithm that charges units (%s, say)", lane.Name, lane.Limits[part.Limit].Name, cost, part.Algorithm, why, algorithms.TokenBucketName)
 		}
 		return nil
 	}
 	if largest <= 1 {
 		for _, in := range c.cfg.Inputs {
 			if in.Kind == sim.InputSend && in.Client == ci && in.Cost > 1 {
-				return c.fail([]any{"client", ci, "file"}, "client %q: its file sends a request of cost %d at %v, but lane %q runs %s, which %s; send cost 1 (or leave the cost column out), or run the lane on an algorithm that charges units (token-bucket, say)", cl.Name, in.Cost, in.At, lane.Name, part.Algorithm, why)
+				return c.fail([]any{"client", ci, "file"}, "client %q: its file sends a request of cost %d at %v, but lane %q runs %s, which %s; send cost 1 (or leave the cost column out), or run the lane on an algorithm that charges units (%s, say)", cl.Name, in.Cost, in.At, lane.Name, part.Algorithm, why, algorithms.TokenBucketName)
 			}
 		}
 		return nil
@@ -86,7 +86,7 @@ func (c *compiler) countsRequests(li, ci int, part sim.Part, largest int64) erro
 		key, what = "file", fmt.Sprintf("its trace has requests of cost up to %d", largest)
 	}
 	fixes := map[string]string{"cost": "remove cost (1 is the default)", "cost_distribution": "remove cost_distribution", "file": "read the log without its cost field"}
-	return c.fail([]any{"client", ci, key}, "client %q: %s, but lane %q runs %s, which %s; %s, or run the lane on an algorithm that charges units (token-bucket, say)", cl.Name, what, lane.Name, part.Algorithm, why, fixes[key])
+	return c.fail([]any{"client", ci, key}, "client %q: %s, but lane %q runs %s, which %s; %s, or run the lane on an algorithm that charges units (%s, say)", cl.Name, what, lane.Name, part.Algorithm, why, fixes[key], algorithms.TokenBucketName)
 }
 
 // load estimates the logical requests the scenario will generate and refuses one
