@@ -161,6 +161,8 @@ var registry = []Info{
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: TraefikName, Short: "traefik", CountsRequests: true, Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
+	{Name: TraefikRedisName, Short: "traef-r", CountsRequests: true, Shape: ShapeBucket, Redis: traefikRedisPort, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+		build: func(p Policy, _ Options) Limiter { return NewTraefikRedis(p) }},
 	{Name: KongName, Short: "kong", CountsRequests: true, Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
 		Headers: HeadersKong, Windows: kongWindowQuotas,
 		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},

@@ -231,7 +231,7 @@ func readTraefik(name string, data []byte) (*Config, error) {
 			}
 		}
 		if rd := rl.get("redis"); rd != nil {
-			r.warn(rd, "redis shares the buckets among Traefik instances (v3.4+, each instance's own clock); the lane is the in-memory limiter")
+			l.Redis = true // its endpoints and credentials are the deployment's: the lane runs on the scenario's store
 		}
 		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.at(k), Limits: []Limit{{Place: r.at(rl), Key: key, Traefik: l}}})
 	}

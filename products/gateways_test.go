@@ -129,6 +129,8 @@ middleware per-minute @dynamic.yml:13
 middleware other @dynamic.toml:9
   dynamic.toml:9 key=the remote address→ip average=5/1s burst=1`,
 			warns: []string{"dynamic.toml:8: requestHost"}},
+		{name: "redis", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n"},
+			lanes: "middleware shared @d.yml:3\n  d.yml:4 key=the remote address→ip average=3/1s burst=1 redis"},
 		{name: "TOML twice", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\naverage = 2\n"},
 			err: `d.toml:3: "average" is given twice`},
 		{name: "not TOML", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\nburst = = 2\n"},
@@ -216,4 +218,17 @@ func FuzzGatewayConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A rateLimit with redis is the Redis mode's lane (traefik-redis); without,
+// the in-memory middleware's.
+func TestTraefikRedisRatelab(t *testing.T) {
+	c, err := Read("d.yml", []byte("http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n    local:\n      rateLimit:\n        average: 3\n"), Options{Product: Traefik})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := c.Ratelab("ip")
+	if len(lanes) != 2 || lanes[0].Limits[0].Algorithm != algorithms.TraefikRedisName || lanes[1].Limits[0].Algorithm != algorithms.TraefikName {
+		t.Errorf("lanes %+v, want traefik-redis then traefik", lanes)
+	}
 }

@@ -164,6 +164,9 @@ func describe(c *Config) string {
 			}
 			if tr := m.Traefik; tr != nil {
 				fmt.Fprintf(&b, " average=%d/%s burst=%d", tr.Average, tr.Period, tr.Burst)
+				if tr.Redis {
+					b.WriteString(" redis")
+				}
 			}
 			if k := m.Kong; k != nil {
 				for w, n := range k.Windows {

@@ -226,6 +226,9 @@ type TraefikLimit struct {
 	Average    int64
 	Period     time.Duration
 	Burst      int64
+	// Redis is the redis option: the buckets in Redis (v3.4+), shared by the
+	// instances, each on its own clock.
+	Redis bool
 }
 
 // KongLimit is a rate-limiting plugin: its limits per window (second to

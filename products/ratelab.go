@@ -288,7 +288,11 @@ func gatewayRatelab(m Limit) RatelabLimit {
 			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
 	case m.Traefik != nil:
 		t := m.Traefik
-		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithms.TraefikName,
+		algorithm := algorithms.TraefikName
+		if t.Redis {
+			algorithm = algorithms.TraefikRedisName
+		}
+		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithm,
 			Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}
 	}
 	k := m.Kong
