@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -66,10 +67,10 @@ func TestCheckIsAllowWithoutTheWrite(t *testing.T) {
 				}
 				got := checked.(Checker).Check(q.key, q.at, q.cost)
 				want := twin.Allow(q.key, q.at, q.cost)
-				if got != want {
+				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s seed %d step %d: Check(%s, %v, %d) = %+v, but Allow = %+v", name, seed, i, q.key, q.at, q.cost, got, want)
 				}
-				if d := checked.Allow(q.key, q.at, q.cost); d != want {
+				if d := checked.Allow(q.key, q.at, q.cost); !reflect.DeepEqual(d, want) {
 					t.Fatalf("%s seed %d step %d: after checks, Allow = %+v, the unchecked twin's %+v", name, seed, i, d, want)
 				}
 			}
@@ -111,10 +112,10 @@ func TestHAProxyCheckIsAllowWithoutTheWrite(t *testing.T) {
 					checked.(Checker).Check("other", q.at, 1)
 				}
 				got, want := checked.(Checker).Check(q.key, q.at, q.cost), twin.Allow(q.key, q.at, q.cost)
-				if got != want {
+				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("options %d %+v seed %d step %d: Check = %+v, Allow = %+v", i, o, seed, j, got, want)
 				}
-				if d := checked.Allow(q.key, q.at, q.cost); d != want {
+				if d := checked.Allow(q.key, q.at, q.cost); !reflect.DeepEqual(d, want) {
 					t.Fatalf("options %d %+v seed %d step %d: after checks Allow = %+v, the twin's %+v", i, o, seed, j, d, want)
 				}
 			}

@@ -53,6 +53,11 @@ type Decision struct {
 	// is what the product charges in dry run. ShadowNone for every other
 	// decision.
 	Shadow Shadow
+	// Windows, from a product that enforces several windows at once and tells
+	// the client about each (Kong's X-RateLimit-Remaining-<Period>), is each
+	// window's answer, in the order its Info.Windows lists them: Remaining as
+	// the product shows it, Limit, ResetAfter. nil for every other decision.
+	Windows []Decision
 }
 
 // Shadow is what a product in dry run would have done with a request it let
@@ -116,4 +121,11 @@ func microsToDuration(us int64) time.Duration {
 		return Forever
 	}
 	return fromMicros(us)
+}
+
+// IsZero says d is the zero Decision: no limiter's answer (a lost race, a
+// failure that is not the limiter's).
+func (d Decision) IsZero() bool {
+	return !d.Allowed && d.Remaining == 0 && d.Limit == 0 && d.RetryAfter == 0 && d.ResetAfter == 0 &&
+		d.Delay == 0 && !d.OnError && d.Shadow == ShadowNone && d.Windows == nil
 }

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -52,10 +53,21 @@ const (
 	// (serveDelayError): X-Retry-In, the wait as a Go duration, and Retry-After,
 	// the wait rounded up to the second. No header tells a client its remaining.
 	HeadersTraefik
+	// HeadersKong: what Kong's rate-limiting plugin sends on every response
+	// (kong/plugins/rate-limiting/handler.lua at 22246ef2, access), unless
+	// config.hide_client_headers: per window it enforces,
+	// X-RateLimit-Limit-<Window> and X-RateLimit-Remaining-<Window> (Second,
+	// Minute, Hour, Day, Month, Year: the quota's period, a month 30 days, a
+	// year 365; a quota of any other period gives no pair); then
+	// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset of the window
+	// with the least remaining (ties to the longer window), and on a refusal
+	// Retry-After, that Reset. A kong lane's decisions carry each window's
+	// remaining (Decision.Windows); another lane's quotas are its policies.
+	HeadersKong
 )
 
 // HeaderFamilies are the families' names in scenario files.
-var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik"}
+var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik", "kong"}
 
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
@@ -79,6 +91,7 @@ func (f HeaderFamily) Names() []string {
 		HeadersEnvoy:   {"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"},
 		HeadersSpring:  {"X-RateLimit-Remaining", "X-RateLimit-Replenish-Rate", "X-RateLimit-Burst-Capacity", "X-RateLimit-Requested-Tokens"},
 		HeadersTraefik: {"X-Retry-In"},
+		HeadersKong:    kongHeaderNames(),
 	}[f]
 	return append(append([]string(nil), names...), "Retry-After")
 }
@@ -148,6 +161,8 @@ func (f HeaderFamily) Render(now time.Duration, d Decision, quotas []Quota) []He
 		if !d.Allowed && d.RetryAfter != Forever {
 			h = []Header{{"X-Retry-In", d.RetryAfter.String()}}
 		}
+	case HeadersKong:
+		h = kongHeaders(quotas)
 	case HeadersSpring:
 		q := closest(quotas)
 		c := SpringConfigOf(q.Policy)
@@ -238,4 +253,41 @@ func envoyHeaders(quotas []Quota) []Header {
 		{"x-ratelimit-remaining", fmt.Sprint(remainingOf(q.Decision))},
 		{"x-ratelimit-reset", fmt.Sprint(ceilSeconds(q.Decision.ResetAfter))},
 	}
+}
+
+// kongHeaderNames are HeadersKong's fields: each window's limit and
+// remaining, then the RateLimit trio.
+func kongHeaderNames() []string {
+	var names []string
+	for _, w := range kongWindowNames {
+		names = append(names, "X-RateLimit-Limit-"+kongTitle(w), "X-RateLimit-Remaining-"+kongTitle(w))
+	}
+	return append(names, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
+}
+
+// kongTitle is a window's name as Kong's headers spell it ("Minute").
+func kongTitle(w string) string { return strings.ToUpper(w[:1]) + w[1:] }
+
+// kongHeaders are Kong's headers for quotas (HeadersKong), Retry-After
+// aside: each quota's remaining is what the plugin shows (the request taken
+// off, at least 0), its reset whole seconds, at least 1.
+func kongHeaders(quotas []Quota) []Header {
+	var h []Header
+	chosen, period := -1, time.Duration(0)
+	for i, q := range quotas {
+		p := q.Policy.WithDefaults()
+		r := remainingOf(q.Decision)
+		if w := slices.IndexFunc(kongExpiration[:], func(s int64) bool { return p.Period == time.Duration(s)*time.Second }); w >= 0 {
+			h = append(h, Header{"X-RateLimit-Limit-" + kongTitle(kongWindowNames[w]), fmt.Sprint(p.Limit)},
+				Header{"X-RateLimit-Remaining-" + kongTitle(kongWindowNames[w]), fmt.Sprint(r)})
+		}
+		if c := chosen; c < 0 || r < remainingOf(quotas[c].Decision) || (r == remainingOf(quotas[c].Decision) && p.Period > period) {
+			chosen, period = i, p.Period
+		}
+	}
+	q := quotas[chosen]
+	return append(h,
+		Header{"RateLimit-Limit", fmt.Sprint(q.Policy.WithDefaults().Limit)},
+		Header{"RateLimit-Remaining", fmt.Sprint(remainingOf(q.Decision))},
+		Header{"RateLimit-Reset", fmt.Sprint(max(1, ceilSeconds(q.Decision.ResetAfter)))})
 }

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -314,7 +315,7 @@ func checkEvictionInvisible(fresh func() Limiter, trace []request) error {
 	for i, q := range trace {
 		evicting.Evict(q.at)
 		a, b := plain.Allow(q.key, q.at, q.cost), evicting.Allow(q.key, q.at, q.cost)
-		if a != b {
+		if !reflect.DeepEqual(a, b) {
 			return fmt.Errorf("%s: request %d (%s at %v): %+v without eviction, %+v with", plain.Algorithm(), i, q.key, q.at, a, b)
 		}
 	}

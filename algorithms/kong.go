@@ -20,6 +20,8 @@ var kongOptions = []Option{
 		set: func(o Options) string { return setIf(o.KongWindows != (KongWindows{}), "kong_windows") }},
 	{Key: "kong_increment_delay", Doc: `local and cluster: how long after its decision a request's increment lands (ngx.timer.at), so requests in between read the count without it; default 0 (it lands before the next request)`,
 		set: func(o Options) string { return setIf(o.KongIncrementDelay != 0, "kong_increment_delay") }},
+	{Key: "hide_client_headers", Doc: "config.hide_client_headers: the responses carry none of the plugin's headers (X-RateLimit-*, RateLimit-*, Retry-After); default false",
+		set: func(o Options) string { return setIf(o.HideClientHeaders, "hide_client_headers") }},
 	{Key: "deny_status", Doc: "the HTTP status of a refusal, config.error_code (400 to 599, what kong.response.error takes); default 429",
 		set: func(o Options) string { return setIf(o.DenyStatus != 0, "deny_status") }},
 }
@@ -167,7 +169,9 @@ func checkKongPolicy(p Policy, o Options) error {
 // least remaining, ties to the longer window: Remaining and Limit are its
 // RateLimit-Remaining and RateLimit-Limit, ResetAfter its RateLimit-Reset, in
 // whole seconds, max(1, window − (now − window start)) (a month is 30 days
-// there too), and a refusal's RetryAfter is that Reset (Retry-After). It comes
+// there too), and a refusal's RetryAfter is that Reset (Retry-After). Windows
+// is every window's own (X-RateLimit-Remaining-<Window>; HeadersKong renders
+// them, unless hide_client_headers). It comes
 // after the refusing windows have turned (the reset counts from the whole
 // second), and with redis a refusal may have used up a longer window.
 //
@@ -322,24 +326,27 @@ func (k *Kong) decide(s *KongState, key string, n int64) Decision {
 		remaining[w] = limit - used
 		stop = stop || remaining[w] <= 0
 	}
-	shown, chosen := int64(-1), -1
+	// each window's headers: "if stop == nil or stop == k" the request itself
+	// is taken off; the window that refused shows 0 either way
+	d := Decision{Allowed: !stop, Windows: make([]Decision, 0, len(k.limits))}
+	chosen := -1
 	for w, limit := range k.limits {
 		if limit == 0 {
 			continue
 		}
 		r := remaining[w]
-		if !stop { // "if stop == nil or stop == k": the window that refused shows 0 either way
+		if !stop {
 			r--
 		}
-		r = max(0, r)
-		if chosen < 0 || r <= shown { // ties to the longer window, later in the order
-			shown, chosen = r, w
+		win := Decision{Allowed: !stop, Remaining: float64(max(0, r)), Limit: limit, ResetAfter: k.reset(w, unix)}
+		d.Windows = append(d.Windows, win)
+		if chosen < 0 || win.Remaining <= d.Remaining { // the least shown; ties to the longer window, later in the order
+			chosen, d.Remaining, d.Limit, d.ResetAfter = w, win.Remaining, win.Limit, win.ResetAfter
 		}
 	}
-	reset := max(1, kongExpiration[chosen]-(unix-kongWindowStart(chosen, unix)))
-	d := Decision{Allowed: !stop, Remaining: float64(shown), Limit: k.limits[chosen], ResetAfter: time.Duration(reset) * time.Second}
+	reset := d.ResetAfter
 	if stop {
-		d.RetryAfter = jitter(reset*int64(time.Second/Resolution), JitterFactor(key, k.policy.RetryJitter))
+		d.RetryAfter = jitter(toMicros(reset), JitterFactor(key, k.policy.RetryJitter))
 	} else if k.which != KongRedis {
 		land := n + k.delay
 		i, _ := slices.BinarySearchFunc(s.Pending, land, func(p KongPending, t int64) int { return compareInt(p.LandUS, t+1) })
@@ -349,6 +356,30 @@ func (k *Kong) decide(s *KongState, key string, n int64) Decision {
 		}
 	}
 	return d
+}
+
+// reset is window w's RateLimit-Reset at Unix second unix: max(1, its length
+// − the seconds since it began), a month 30 days long.
+func (k *Kong) reset(w int, unix int64) time.Duration {
+	return time.Duration(max(1, kongExpiration[w]-(unix-kongWindowStart(w, unix)))) * time.Second
+}
+
+// kongWindowQuotas are the windows a Kong lane enforces, in the order its
+// decisions' Windows answer them (second to year): each named as the
+// plugin's headers name it, its limit per its length (a month 30 days, a year
+// 365, as expiration.lua has them).
+func kongWindowQuotas(p Policy, o Options) []Quota {
+	limits, err := kongLimits(p, o)
+	if err != nil {
+		return nil
+	}
+	var qs []Quota
+	for w, limit := range limits {
+		if limit != 0 {
+			qs = append(qs, Quota{Name: kongWindowNames[w], Policy: Policy{Limit: limit, Period: time.Duration(kongExpiration[w]) * time.Second}})
+		}
+	}
+	return qs
 }
 
 func compareInt(a, b int64) int {

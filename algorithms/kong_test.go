@@ -210,3 +210,78 @@ func TestKongEviction(t *testing.T) {
 	}
 	runSteps(t, lim, []step{{at: time.Minute, allowed: true, remaining: 1}})
 }
+
+// kongResponse is the headers Kong sends for d, a kong lane's decision: each
+// window of the lane a quota (as present.ResponseHeaders builds them).
+func kongResponse(lim *Kong, d Decision) []string {
+	var quotas []Quota
+	for i, q := range MustLookup(KongName).Windows(lim.Policy(), Options{KongWindows: lim.limits.without(lim.Policy())}) {
+		q.Decision = d.Windows[i]
+		quotas = append(quotas, q)
+	}
+	var got []string
+	for _, h := range MustLookup(KongName).Headers.Render(0, d, quotas) {
+		got = append(got, h.Name+": "+h.Value)
+	}
+	return got
+}
+
+// without is w less the policy's own window (the lane's kong_windows).
+func (w KongWindows) without(p Policy) KongWindows {
+	i, _ := KongWindowOf(p.Period)
+	w[i] = 0
+	return w
+}
+
+// The kong lane's headers, as the plugin sends them (handler.lua at 22246ef2,
+// access): X-RateLimit-Limit-<Window> and X-RateLimit-Remaining-<Window> per
+// window, then RateLimit-* of the window with the least remaining (ties to the
+// longer), Retry-After on a refusal. The spec's validate_headers (minute = 6,
+// hour = 99999, seven requests in the minute's first second: Remaining 5, 4, 3,
+// 2, 1, 0, 0, the seventh refused, RateLimit-Limit 6, Reset at most 60); then
+// an hour that is the tighter (minute = 6, hour = 8: six requests in minute
+// 0, then the hour runs out in minute 1 and refuses with the hour's reset);
+// and a tie (minute = hour = 6), shown as the hour.
+func TestKongHeaders(t *testing.T) {
+	spec := kongLane(t, Policy{Limit: 6, Period: time.Minute}, Options{KongWindows: KongWindows{KongHour: 99999}})
+	hour := kongLane(t, Policy{Limit: 6, Period: time.Minute}, Options{KongWindows: KongWindows{KongHour: 8}})
+	tie := kongLane(t, Policy{Limit: 6, Period: time.Minute}, Options{KongWindows: KongWindows{KongHour: 6}})
+	// the minute's remaining, the hour's limit and remaining, RateLimit-*
+	h := func(minute, hourLimit, hour, limit, remaining, reset int64) []string {
+		return []string{"X-RateLimit-Limit-Minute: 6", "X-RateLimit-Remaining-Minute: " + itoa(minute),
+			"X-RateLimit-Limit-Hour: " + itoa(hourLimit), "X-RateLimit-Remaining-Hour: " + itoa(hour),
+			"RateLimit-Limit: " + itoa(limit), "RateLimit-Remaining: " + itoa(remaining), "RateLimit-Reset: " + itoa(reset)}
+	}
+	for _, tc := range []struct {
+		name    string
+		lim     *Kong
+		at      time.Duration
+		allowed bool
+		want    []string
+	}{
+		{"spec 1", spec, ms(0), true, h(5, 99999, 99998, 6, 5, 60)},
+		{"spec 2", spec, ms(100), true, h(4, 99999, 99997, 6, 4, 60)},
+		{"spec 3", spec, ms(200), true, h(3, 99999, 99996, 6, 3, 60)},
+		{"spec 4", spec, ms(300), true, h(2, 99999, 99995, 6, 2, 60)},
+		{"spec 5", spec, ms(400), true, h(1, 99999, 99994, 6, 1, 60)},
+		{"spec 6", spec, ms(500), true, h(0, 99999, 99993, 6, 0, 60)},
+		{"spec 7", spec, ms(1500), false, append(h(0, 99999, 99993, 6, 0, 59), "Retry-After: 59")},
+		{"hour 1", hour, ms(0), true, h(5, 8, 7, 6, 5, 60)},
+		{"hour 2", hour, ms(1), true, h(4, 8, 6, 6, 4, 60)},
+		{"hour 3", hour, ms(2), true, h(3, 8, 5, 6, 3, 60)},
+		{"hour 4", hour, ms(3), true, h(2, 8, 4, 6, 2, 60)},
+		{"hour 5", hour, ms(4), true, h(1, 8, 3, 6, 1, 60)},
+		{"hour 6", hour, ms(5), true, h(0, 8, 2, 6, 0, 60)},
+		{"hour 7: minute 1, the hour tighter", hour, ms(60000), true, h(5, 8, 1, 8, 1, 3540)},
+		{"hour 8: both, the hour at 0", hour, ms(61000), true, h(4, 8, 0, 8, 0, 3539)},
+		{"hour 9: the hour refuses", hour, ms(62500), false, append(h(4, 8, 0, 8, 0, 3538), "Retry-After: 3538")},
+		{"tie 1: the longer window", tie, ms(0), true, h(5, 6, 5, 6, 5, 3600)},
+		{"tie 2", tie, ms(10), true, h(4, 6, 4, 6, 4, 3600)},
+	} {
+		d := tc.lim.Allow("127.0.0.1", tc.at, 1)
+		got := kongResponse(tc.lim, d)
+		if d.Allowed != tc.allowed || strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s: Allow(%v) = %v with\n %q\nwant %v with\n %q", tc.name, tc.at, d.Allowed, got, tc.allowed, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func TestNginxSeveralLimitsAccountAndRollBack(t *testing.T) {
 	got := make([]Decision, 2)
 	for i, want := range direct {
 		set.Do(group, got)
-		if !slices.Equal(got, want) {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("through the set, request %d: %+v, want %+v", i, got, want)
 		}
 	}

@@ -78,6 +78,9 @@ type Options struct {
 	// KongIncrementDelay is how long after its decision an allowed request's
 	// increment lands in the kong lane's counters (local and cluster).
 	KongIncrementDelay time.Duration
+	// HideClientHeaders is the kong lane's config.hide_client_headers: its
+	// responses carry no rate-limit header, Retry-After neither.
+	HideClientHeaders bool
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the

@@ -95,6 +95,20 @@ type Info struct {
 	// NoHeaders says the product sends no rate-limit headers (nginx's
 	// limit_req): its lanes show none, and a lane's headers key is refused.
 	NoHeaders bool
+	// CountsRequests says the product counts requests, not units: every
+	// request is one, whatever it costs (nginx's limit_req, HAProxy's
+	// http_req_rate, Kong, Traefik, API Gateway's throttle). A request that
+	// costs more is no request the product sees, so a scenario whose client
+	// may send one is refused for its lanes (the scenario compiler).
+	CountsRequests bool
+	// Headers is the family its lanes send when the lane's headers key names
+	// none: the product's own (kong's); the zero value, the draft's.
+	Headers HeaderFamily
+	// Windows, for a product that enforces several windows at once and answers
+	// for each (Decision.Windows: Kong), are those windows for p and o as
+	// quotas (the name its headers give a window, its policy), in the order of
+	// the answers; nil for every other algorithm.
+	Windows func(p Policy, o Options) []Quota
 
 	build func(Policy, Options) Limiter
 }
@@ -124,12 +138,12 @@ var registry = []Info{
 			timer, _ := EnvoyTimerBucket(o.EnvoyVersion) // Options.Check read it
 			return NewEnvoyLocal(p, timer, o.ConfigLoadAt)
 		}},
-	{Name: HAProxyName, Short: "haproxy", Shape: ShapeSlidingWindow, Anchored: true, Options: haproxyOptions, Status: haproxyStatus,
+	{Name: HAProxyName, Short: "haproxy", CountsRequests: true, Shape: ShapeSlidingWindow, Anchored: true, Options: haproxyOptions, Status: haproxyStatus,
 		build: func(p Policy, o Options) Limiter {
 			rel, _ := ParseHAProxyVersion(o.HAProxyVersion) // Options.Check read it
 			return NewHAProxy(p, o.TrackSC, o.Expire, rel)
 		}},
-	{Name: NginxName, Short: "nginx", Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
+	{Name: NginxName, Short: "nginx", CountsRequests: true, Shape: ShapeLeaky, Options: nginxOptions, CheckPolicy: CheckNginxPolicy,
 		Status: nginxStatus, NoHeaders: true,
 		build: func(p Policy, o Options) Limiter { return NewNginx(p, o) }},
 	{Name: EnvoyGlobalName, Short: "envoy-g", Shape: ShapeFixedWindow, Options: envoyGlobalOptions, Redis: envoyGlobalPort,
@@ -138,20 +152,28 @@ var registry = []Info{
 	{Name: CloudflareName, Short: "cf", Shape: ShapeSlidingWindow, Options: cloudflareOptions,
 		Status: cloudflareStatus, CheckPolicy: CheckCloudflarePolicy,
 		build: func(p Policy, o Options) Limiter { return NewCloudflare(p, o.MitigationTimeout, o.CountBlocked) }},
-	{Name: APIGatewayName, Short: "apigw", Shape: ShapeBucket, Options: apiGatewayOptions,
+	{Name: APIGatewayName, Short: "apigw", CountsRequests: true, Shape: ShapeBucket, Options: apiGatewayOptions,
 		Status: apiGatewayStatus, CheckPolicy: CheckAPIGatewayPolicy,
 		build: func(p Policy, o Options) Limiter {
 			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
 		}},
-	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
+	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Options: springOptions, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
-	{Name: TraefikName, Short: "traefik", Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+	{Name: TraefikName, Short: "traefik", CountsRequests: true, Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
-	{Name: KongName, Short: "kong", Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
+	{Name: TraefikRedisName, Short: "traef-r", CountsRequests: true, Shape: ShapeBucket, Redis: traefikRedisPort, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+		build: func(p Policy, _ Options) Limiter { return NewTraefikRedis(p) }},
+	{Name: KongName, Short: "kong", CountsRequests: true, Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
+		Headers: HeadersKong, Windows: kongWindowQuotas,
 		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }
+
+// SendsHeaders says a lane running it with options o sends rate-limit
+// headers: not a product that sends none (NoHeaders), nor one told to hide
+// them (Kong's hide_client_headers).
+func (i Info) SendsHeaders(o Options) bool { return !i.NoHeaders && !o.HideClientHeaders }
 
 // HasBurst says the algorithm holds a burst apart from its rate (the buckets,
 // GCRA, x/time/rate, the leaky bucket); the windows enforce a limit per period

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -24,14 +25,71 @@ var springPort = &RedisPort{Script: "spring", KeySuffixes: []string{".tokens", "
 	return call
 }}
 
-// springStatus is RequestRateLimiterGatewayFilterFactory's answer: the request
-// goes on to the route, or the filter sets Config.statusCode (default
-// HttpStatus.TOO_MANY_REQUESTS) and completes the response with no body.
-func springStatus(d Decision, _ Options) (int, string) {
+// springStatus is RequestRateLimiterGatewayFilterFactory's answer (apply, at
+// 5227205c): the request goes on to the route, or the filter sets
+// Config.statusCode (the lane's deny_status; default
+// HttpStatus.TOO_MANY_REQUESTS) and completes the response with no body; the
+// word is the HttpStatus's name.
+func springStatus(d Decision, o Options) (int, string) {
 	if d.Allowed {
 		return http.StatusOK, "allowed"
 	}
+	if o.DenyStatus != 0 {
+		return o.DenyStatus, SpringStatusName(o.DenyStatus)
+	}
 	return http.StatusTooManyRequests, "TOO_MANY_REQUESTS"
+}
+
+// springOptions are the Spring lane's scenario keys.
+var springOptions = []Option{
+	{Key: "deny_status", Doc: "the HTTP status of a refusal, the filter's statusCode (an HttpStatus from 400 to 599); default 429",
+		set: func(o Options) string { return setIf(o.DenyStatus != 0, "deny_status") }},
+}
+
+// springStatuses are Spring's HttpStatus constants from 400 to 599
+// (spring-projects/spring-framework: spring-web/src/main/java/org/
+// springframework/http/HttpStatus.java), the statuses a refusal can be given;
+// where two names share a code, the first is the one HttpStatus.valueOf gives.
+var springStatuses = []struct {
+	Code int
+	Name string
+}{
+	{400, "BAD_REQUEST"}, {401, "UNAUTHORIZED"}, {402, "PAYMENT_REQUIRED"}, {403, "FORBIDDEN"}, {404, "NOT_FOUND"},
+	{405, "METHOD_NOT_ALLOWED"}, {406, "NOT_ACCEPTABLE"}, {407, "PROXY_AUTHENTICATION_REQUIRED"}, {408, "REQUEST_TIMEOUT"},
+	{409, "CONFLICT"}, {410, "GONE"}, {411, "LENGTH_REQUIRED"}, {412, "PRECONDITION_FAILED"}, {413, "PAYLOAD_TOO_LARGE"},
+	{413, "REQUEST_ENTITY_TOO_LARGE"}, {414, "URI_TOO_LONG"}, {414, "REQUEST_URI_TOO_LONG"}, {415, "UNSUPPORTED_MEDIA_TYPE"},
+	{416, "REQUESTED_RANGE_NOT_SATISFIABLE"}, {417, "EXPECTATION_FAILED"}, {418, "I_AM_A_TEAPOT"},
+	{419, "INSUFFICIENT_SPACE_ON_RESOURCE"}, {420, "METHOD_FAILURE"}, {421, "DESTINATION_LOCKED"},
+	{422, "UNPROCESSABLE_ENTITY"}, {423, "LOCKED"}, {424, "FAILED_DEPENDENCY"}, {425, "TOO_EARLY"}, {426, "UPGRADE_REQUIRED"},
+	{428, "PRECONDITION_REQUIRED"}, {429, "TOO_MANY_REQUESTS"}, {431, "REQUEST_HEADER_FIELDS_TOO_LARGE"},
+	{451, "UNAVAILABLE_FOR_LEGAL_REASONS"}, {500, "INTERNAL_SERVER_ERROR"}, {501, "NOT_IMPLEMENTED"}, {502, "BAD_GATEWAY"},
+	{503, "SERVICE_UNAVAILABLE"}, {504, "GATEWAY_TIMEOUT"}, {505, "HTTP_VERSION_NOT_SUPPORTED"}, {506, "VARIANT_ALSO_NEGOTIATES"},
+	{507, "INSUFFICIENT_STORAGE"}, {508, "LOOP_DETECTED"}, {509, "BANDWIDTH_LIMIT_EXCEEDED"}, {510, "NOT_EXTENDED"},
+	{511, "NETWORK_AUTHENTICATION_REQUIRED"},
+}
+
+// SpringStatusName is the name of Spring's HttpStatus code; "" when Spring
+// has none from 400 to 599.
+func SpringStatusName(code int) string {
+	for _, s := range springStatuses {
+		if s.Code == code {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// SpringStatusCode is the code of the HttpStatus called name, read as Spring
+// Boot binds an enum (case and - or _ aside); false when there is none from 400
+// to 599.
+func SpringStatusCode(name string) (int, bool) {
+	n := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	for _, s := range springStatuses {
+		if s.Name == n {
+			return s.Code, true
+		}
+	}
+	return 0, false
 }
 
 // springMaxInt and springMaxBurst are the largest replenishRate and
@@ -92,8 +150,12 @@ func springConfig(p Policy) (SpringConfig, error) {
 	return c, nil
 }
 
-// checkSpringPolicy refuses a policy whose Spring numbers do not fit Spring's types.
-func checkSpringPolicy(p Policy, _ Options) error {
+// checkSpringPolicy refuses a policy whose Spring numbers do not fit Spring's
+// types, and a deny_status no HttpStatus from 400 to 599 has (an *OptionError).
+func checkSpringPolicy(p Policy, o Options) error {
+	if s := o.DenyStatus; s != 0 && SpringStatusName(s) == "" {
+		return &OptionError{"deny_status", fmt.Errorf("deny_status (the filter's statusCode) must be one of Spring's HttpStatus codes from 400 to 599, 429 by default (got %d)", s)}
+	}
 	_, err := springConfig(p)
 	return err
 }

@@ -151,4 +151,25 @@ func TestSpringStatus(t *testing.T) {
 	if code, word := info.Status(Decision{}, Options{}); code != 429 || word != "TOO_MANY_REQUESTS" {
 		t.Errorf("denied: %d %q, want RequestRateLimiterGatewayFilterFactory's 429", code, word)
 	}
+	// the filter's statusCode, as deny_status: the code and HttpStatus's name
+	for _, tc := range []struct {
+		status int
+		word   string
+	}{{503, "SERVICE_UNAVAILABLE"}, {413, "PAYLOAD_TOO_LARGE"}, {418, "I_AM_A_TEAPOT"}} {
+		o := Options{DenyStatus: tc.status}
+		if _, err := New(SpringName, Policy{Limit: 10, Period: time.Second}, o); err != nil {
+			t.Fatalf("deny_status %d: %v", tc.status, err)
+		}
+		if code, word := info.Status(Decision{}, o); code != tc.status || word != tc.word {
+			t.Errorf("deny_status %d: %d %q, want %d %q", tc.status, code, word, tc.status, tc.word)
+		}
+		if code, _ := info.Status(Decision{Allowed: true}, o); code != 200 {
+			t.Errorf("deny_status %d, allowed: %d, want 200", tc.status, code)
+		}
+	}
+	for _, bad := range []int{200, 302, 427, 600} {
+		if _, err := New(SpringName, Policy{Limit: 10, Period: time.Second}, Options{DenyStatus: bad}); err == nil || !strings.Contains(err.Error(), "one of Spring's HttpStatus codes from 400 to 599") {
+			t.Errorf("deny_status %d: %v, want refused", bad, err)
+		}
+	}
 }

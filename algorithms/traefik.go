@@ -101,8 +101,8 @@ func TraefikConfigOf(p Policy) TraefikConfig {
 // refill, and it stores it); the expiry is set from it, earlier too.
 // Eviction forgets nothing: the map is bounded and drops expired buckets
 // only when a request finds them (Get) or room is needed, and dropping one
-// sooner would change which bucket room is made from. Not modelled: the Redis
-// mode (v3.4, Lua on the gateways' own clocks).
+// sooner would change which bucket room is made from. The Redis mode (v3.4,
+// Lua on the gateways' own clocks) is TraefikRedis, a lane of its own.
 type Traefik struct {
 	policy Policy
 	cfg    TraefikConfig

@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func TestTTLOfTheRefillChangesNothing(t *testing.T) {
 		}
 		key := []string{"a", "b"}[i%2]
 		got, want := lim.Allow(key, at, 1), twin.Allow(key, at, 1)
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("step %d: Allow(%s, %v) = %+v with a TTL of the refill, %+v without", i, key, at, got, want)
 		}
 		if i%100 == 0 {

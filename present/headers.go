@@ -20,7 +20,8 @@ import (
 // limit (algorithm none) sends none.
 func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 	lane := cfg.Lanes[row.Lane]
-	if info, _ := algorithms.Lookup(lane.Algorithm); info.Shape == algorithms.ShapeNone || info.NoHeaders {
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	if info.Shape == algorithms.ShapeNone || !info.SendsHeaders(lane.Options) {
 		return nil // no limiter, or a product that sends none: no rate-limit fields
 	}
 	tier := cfg.Keys[row.Key].Tier
@@ -31,6 +32,13 @@ func ResponseHeaders(cfg *sim.Config, row sim.Row) []algorithms.Header {
 		for i, ld := range row.Limits {
 			if ld.Limit != 0 {
 				quotas = append(quotas, algorithms.Quota{Name: lane.Limits[i].Name, Policy: lane.Limits[i].Policy, Decision: ld})
+			}
+		}
+	case info.Windows != nil && len(row.Limits) > 0: // a product's windows, each answered (Kong's)
+		for i, q := range info.Windows(lane.TierPolicy(cfg, tier), lane.Options) {
+			if i < len(row.Limits) {
+				q.Policy.Limit, q.Decision = row.Limits[i].Limit, row.Limits[i]
+				quotas = append(quotas, q)
 			}
 		}
 	case lane.Pieces() > 1 && row.Shard >= 0:
@@ -68,7 +76,7 @@ func HeaderColumns(cfg *sim.Config) []string {
 // empty.
 func sendsHeaders(l sim.LaneConfig) bool {
 	info, _ := algorithms.Lookup(l.Algorithm)
-	return !info.NoHeaders
+	return info.SendsHeaders(l.Options)
 }
 
 // NewRequestWriterWithHeaders is NewRequestWriter with the response headers of

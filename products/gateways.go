@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // readSpring reads a Spring Cloud Gateway application.yml: every route (under
@@ -110,7 +112,7 @@ func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
 		return nil, Key{}, r.errorf(f, "RequestRateLimiter needs its args: add args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}")
 	}
 	known := map[string]bool{}
-	l := &SpringLimit{BurstCapacity: 1, RequestedTokens: 1}
+	l := &SpringLimit{BurstCapacity: 1, RequestedTokens: 1, Status: 429}
 	rr := springArg(args, "replenishRate", "replenish-rate")
 	if rr == nil {
 		return nil, Key{}, r.errorf(args, "RequestRateLimiter has no redis-rate-limiter.replenishRate; add redis-rate-limiter.replenishRate: 10 (tokens a second)")
@@ -147,7 +149,11 @@ func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
 		case "deny-empty-key", "denyEmptyKey", "empty-key-status-code", "emptyKeyStatusCode":
 			r.warn(k, "%s decides what a request without a key gets; the lane gives every request a key", k.value)
 		case "status-code", "statusCode":
-			r.warn(k, "statusCode sets the refusal's status; the lane answers 429, Spring's default")
+			code, ok := algorithms.SpringStatusCode(v.value)
+			if !ok || v.kind != scalarNode {
+				return nil, Key{}, r.errorf(v, "statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is %s", v.what())
+			}
+			l.Status = code
 		case "rate-limiter", "rateLimiter":
 			r.warn(k, "rate-limiter %s is another bean than RedisRateLimiter; the lane runs RedisRateLimiter with the args here", v.value)
 		}
@@ -225,7 +231,7 @@ func readTraefik(name string, data []byte) (*Config, error) {
 			}
 		}
 		if rd := rl.get("redis"); rd != nil {
-			r.warn(rd, "redis shares the buckets among Traefik instances (v3.4+, each instance's own clock); the lane is the in-memory limiter")
+			l.Redis = true // its endpoints and credentials are the deployment's: the lane runs on the scenario's store
 		}
 		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.at(k), Limits: []Limit{{Place: r.at(rl), Key: key, Traefik: l}}})
 	}
@@ -376,6 +382,13 @@ func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
 			return nil, err
 		}
 		l.Status = int(s)
+	}
+	if v := cfg.get("hide_client_headers"); v != nil {
+		hide, err := r.boolean(v, "hide_client_headers")
+		if err != nil {
+			return nil, err
+		}
+		l.HideClientHeaders = hide
 	}
 	if v := cfg.get("sync_rate"); v != nil {
 		if f, err := r.number(v, "sync_rate", -1, 1e9); err != nil {

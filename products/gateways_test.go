@@ -94,6 +94,10 @@ route slow @application.yml:19
 			warns: []string{"application.yml:21: key-resolver"}},
 		{name: "no replenishRate", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.burstCapacity: 2\n"},
 			err: "a.yml:8: RequestRateLimiter has no redis-rate-limiter.replenishRate"},
+		{name: "statusCode", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.replenishRate: 1\n            statusCode: service-unavailable\n"},
+			lanes: "route r @a.yml:7\n  a.yml:7 key=PrincipalNameKeyResolver (the user's principal)→user replenish=1 burst=1 requested=1 status=503"},
+		{name: "statusCode a number", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - name: RequestRateLimiter\n          args:\n            redis-rate-limiter.replenishRate: 1\n            status-code: 503\n"},
+			err: "a.yml:10: statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is \"503\""},
 		{name: "the shortcut", main: "a.yml", files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - RequestRateLimiter=10, 20\n"},
 			err: "a.yml:7: RequestRateLimiter has no shortcut form"},
 	} {
@@ -125,6 +129,8 @@ middleware per-minute @dynamic.yml:13
 middleware other @dynamic.toml:9
   dynamic.toml:9 key=the remote address→ip average=5/1s burst=1`,
 			warns: []string{"dynamic.toml:8: requestHost"}},
+		{name: "redis", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n"},
+			lanes: "middleware shared @d.yml:3\n  d.yml:4 key=the remote address→ip average=3/1s burst=1 redis"},
 		{name: "TOML twice", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\naverage = 2\n"},
 			err: `d.toml:3: "average" is given twice`},
 		{name: "not TOML", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 1\nburst = = 2\n"},
@@ -212,4 +218,17 @@ func FuzzGatewayConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A rateLimit with redis is the Redis mode's lane (traefik-redis); without,
+// the in-memory middleware's.
+func TestTraefikRedisRatelab(t *testing.T) {
+	c, err := Read("d.yml", []byte("http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n    local:\n      rateLimit:\n        average: 3\n"), Options{Product: Traefik})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := c.Ratelab("ip")
+	if len(lanes) != 2 || lanes[0].Limits[0].Algorithm != algorithms.TraefikRedisName || lanes[1].Limits[0].Algorithm != algorithms.TraefikName {
+		t.Errorf("lanes %+v, want traefik-redis then traefik", lanes)
+	}
 }

@@ -158,9 +158,15 @@ func describe(c *Config) string {
 			}
 			if s := m.Spring; s != nil {
 				fmt.Fprintf(&b, " replenish=%d burst=%d requested=%d", s.ReplenishRate, s.BurstCapacity, s.RequestedTokens)
+				if s.Status != 429 {
+					fmt.Fprintf(&b, " status=%d", s.Status)
+				}
 			}
 			if tr := m.Traefik; tr != nil {
 				fmt.Fprintf(&b, " average=%d/%s burst=%d", tr.Average, tr.Period, tr.Burst)
+				if tr.Redis {
+					b.WriteString(" redis")
+				}
 			}
 			if k := m.Kong; k != nil {
 				for w, n := range k.Windows {

@@ -213,6 +213,8 @@ type Limit struct {
 type SpringLimit struct {
 	Route                                         string
 	ReplenishRate, BurstCapacity, RequestedTokens int64
+	// Status is the filter's statusCode, a refusal's status; 429 by default.
+	Status int
 }
 
 // TraefikLimit is a rateLimit middleware: average requests per period, burst.
@@ -221,6 +223,9 @@ type TraefikLimit struct {
 	Average    int64
 	Period     time.Duration
 	Burst      int64
+	// Redis is the redis option: the buckets in Redis (v3.4+), shared by the
+	// instances, each on its own clock.
+	Redis bool
 }
 
 // KongLimit is a rate-limiting plugin: its limits per window (second to
@@ -230,6 +235,8 @@ type KongLimit struct {
 	Windows [6]int64
 	Policy  string // local, cluster or redis
 	Status  int    // error_code; 429 by default
+	// HideClientHeaders is hide_client_headers: no rate-limit header sent.
+	HideClientHeaders bool
 }
 
 // EnvoyLocalLimit is one token bucket of Envoy's local rate limit filter:

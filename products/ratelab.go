@@ -280,11 +280,19 @@ func gatewayRatelab(m Limit) RatelabLimit {
 	switch {
 	case m.Spring != nil:
 		s := m.Spring
-		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName,
+		o := algorithms.Options{}
+		if s.Status != 429 {
+			o.DenyStatus = s.Status
+		}
+		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName, Options: o,
 			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
 	case m.Traefik != nil:
 		t := m.Traefik
-		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithms.TraefikName,
+		algorithm := algorithms.TraefikName
+		if t.Redis {
+			algorithm = algorithms.TraefikRedisName
+		}
+		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithm,
 			Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}
 	}
 	k := m.Kong
@@ -299,6 +307,7 @@ func gatewayRatelab(m Limit) RatelabLimit {
 	if k.Status != 429 {
 		o.DenyStatus = k.Status
 	}
+	o.HideClientHeaders = k.HideClientHeaders
 	var p algorithms.Policy
 	for w, limit := range k.Windows {
 		switch {

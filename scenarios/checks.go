@@ -19,6 +19,9 @@ func (c *compiler) capacity(Overrides) error {
 				if part.Limit >= 0 && lane.Limits[part.Limit].Cost > 0 {
 					largest = lane.Limits[part.Limit].Cost
 				}
+				if err := c.countsRequests(li, ci, part, largest); err != nil {
+					return err
+				}
 				room := algorithms.Capacity(part.Algorithm, p, part.Options)
 				if largest > room {
 					what := "burst"
@@ -45,6 +48,45 @@ func (c *compiler) capacity(Overrides) error {
 		}
 	}
 	return nil
+}
+
+// countsRequests refuses a request that may cost more than 1 (largest) from
+// client ci to part of lane li when the part's product counts requests, not
+// units (algorithms.Info.CountsRequests): such a request is none the product
+// would see, and the lane would decide what the product never does. Placed at
+// what sets the cost: a limit's own cost, the client's cost or
+// cost_distribution, its trace's cost_field, its hand file.
+func (c *compiler) countsRequests(li, ci int, part sim.Part, largest int64) error {
+	info, _ := algorithms.Lookup(part.Algorithm)
+	lane, cl := c.cfg.Lanes[li], c.cfg.Clients[ci]
+	if !info.CountsRequests {
+		return nil
+	}
+	const why = "counts requests, not units: each request is 1 there, whatever it costs, so ratelab refuses to decide one that costs more"
+	if part.Limit >= 0 && lane.Limits[part.Limit].Cost > 0 {
+		if cost := lane.Limits[part.Limit].Cost; cost > 1 {
+			return c.fail([]any{"lane", li}, "lane %q: limit %q: cost = %d, but %s %s; set its cost = 1 (or \"cost\" with clients of cost 1), or give the limit an algorithm that charges units (%s, say)", lane.Name, lane.Limits[part.Limit].Name, cost, part.Algorithm, why, algorithms.TokenBucketName)
+		}
+		return nil
+	}
+	if largest <= 1 {
+		for _, in := range c.cfg.Inputs {
+			if in.Kind == sim.InputSend && in.Client == ci && in.Cost > 1 {
+				return c.fail([]any{"client", ci, "file"}, "client %q: its file sends a request of cost %d at %v, but lane %q runs %s, which %s; send cost 1 (or leave the cost column out), or run the lane on an algorithm that charges units (%s, say)", cl.Name, in.Cost, in.At, lane.Name, part.Algorithm, why, algorithms.TokenBucketName)
+			}
+		}
+		return nil
+	}
+	spec := c.s.Clients[ci]
+	key, what := "cost", fmt.Sprintf("cost = %d", largest)
+	switch {
+	case spec.CostDistribution != nil:
+		key, what = "cost_distribution", fmt.Sprintf("cost_distribution draws costs up to %d", largest)
+	case spec.CostField != "" || cl.LargestCost() != cl.Cost.Fixed:
+		key, what = "file", fmt.Sprintf("its trace has requests of cost up to %d", largest)
+	}
+	fixes := map[string]string{"cost": "remove cost (1 is the default)", "cost_distribution": "remove cost_distribution", "file": "read the log without its cost field"}
+	return c.fail([]any{"client", ci, key}, "client %q: %s, but lane %q runs %s, which %s; %s, or run the lane on an algorithm that charges units (%s, say)", cl.Name, what, lane.Name, part.Algorithm, why, fixes[key], algorithms.TokenBucketName)
 }
 
 // load estimates the logical requests the scenario will generate and refuses one

@@ -13,9 +13,16 @@ import (
 // composite compiles what a lane says beyond one limiter: shards of its limit,
 // several limits per request and how they combine, and its headers' family.
 func (c *compiler) composite(i int, spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
-	lane.Headers = spec.Headers.Value()
-	if info, _ := algorithms.Lookup(lane.Algorithm); info.NoHeaders && spec.Headers.Set() {
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	lane.Headers = info.Headers
+	if spec.Headers.Set() {
+		lane.Headers = spec.Headers.Value()
+	}
+	switch {
+	case info.NoHeaders && spec.Headers.Set():
 		return bad("headers", "%s sends no rate-limit headers, so its responses carry none; remove headers (the request CSV's http_status and product_status say what it answers)", lane.Algorithm)
+	case lane.Options.HideClientHeaders && spec.Headers.Set():
+		return bad("headers", "hide_client_headers = true sends no rate-limit headers, so its responses carry none; remove headers or hide_client_headers")
 	}
 	if err := c.shards(spec, lane, bad); err != nil {
 		return err

@@ -62,7 +62,7 @@ func TestBadCompositeInput(t *testing.T) {
 		{"order missing a limit", limits(`combine = "in-order"`, "combine = \"in-order\"\norder = { c = [\"global\"] }"), `order for client "c" must name every limit once ("user", "global"), got "global"`},
 		{"shards and limits", limits(`combine = "in-order"`, "combine = \"in-order\"\nshards = 2"), `shards splits one limit; this lane holds each request to several`},
 		{"cost above a limit", limits("cost = 2", "cost = 200"), `client "c": a request may cost 200, more than lane "both"'s limit "global"'s burst of 100`},
-		{"unknown headers", lane(`headers = "github"`), `dir/test.toml:15:11: scenario.lane: headers must be one of "draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik" (got "github")`},
+		{"unknown headers", lane(`headers = "github"`), `dir/test.toml:15:11: scenario.lane: headers must be one of "draft", "legacy", "x-ratelimit", "envoy", "spring", "traefik", "kong" (got "github")`},
 	} {
 		_, err := parse(t, tc.doc, nil)
 		if err == nil {

@@ -284,7 +284,7 @@ type Headers struct {
 	choice[algorithms.HeaderFamily]
 }
 
-var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy, algorithms.HeadersSpring, algorithms.HeadersTraefik)
+var headerFamilies = named(algorithms.HeadersDraft, algorithms.HeadersLegacy, algorithms.HeadersX, algorithms.HeadersEnvoy, algorithms.HeadersSpring, algorithms.HeadersTraefik, algorithms.HeadersKong)
 
 func (h *Headers) UnmarshalText(b []byte) error { return h.read(b, "headers", headerFamilies) }
 

@@ -251,6 +251,7 @@ func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
 	opts.MitigationTimeout, opts.CountBlocked = s.MitigationTimeout.Duration, s.CountBlocked
 	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
 	opts.KongPolicy, opts.KongIncrementDelay = s.KongPolicy.Value(), s.KongIncrementDelay.Duration
+	opts.HideClientHeaders = s.HideClientHeaders
 	if s.KongWindows != nil {
 		w, err := s.KongWindows.limits()
 		if err != nil {

@@ -146,6 +146,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 	var out []sim.LaneConfig
 	for _, rl := range lanes {
 		lane := sim.LaneConfig{Name: rl.Name, Algorithm: rl.Limits[0].Algorithm, Options: rl.Limits[0].Options, WatchRetries: 20}
+		lane.Headers = algorithms.MustLookup(lane.Algorithm).Headers // the product's own
 		switch {
 		case spec.Name != "" && len(lanes) == 1:
 			lane.Name = spec.Name

@@ -406,6 +406,7 @@ func TestProductOptionErrors(t *testing.T) {
 		{"algorithm = \"kong\"\nkong_windows = { hour = 5 }\n", `the limit for hour(5) cannot be lower than the limit for second(10)`},
 		{"algorithm = \"gcra\"\nkong_windows = { hour = 5 }\n", `kong_windows applies to kong only (this lane runs gcra)`},
 		{"algorithm = \"kong\"\ndeny_status = 302\n", `test.toml:14:15: scenario "s": lane "kong": deny_status (config.error_code) must be from 400 to 599`},
+		{"algorithm = \"spring\"\ndeny_status = 427\n", `test.toml:14:15: scenario "s": lane "spring": deny_status (the filter's statusCode) must be one of Spring's HttpStatus codes from 400 to 599`},
 	} {
 		c, err := parse(t, minimal+"[[scenario.lane]]\n"+tc.lane, nil)
 		if err == nil {

@@ -173,7 +173,7 @@ type OptionsSpec struct {
 	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`       // envoy-local timer bucket: when the fill timer was armed
 	TrackSC            TrackSC     `toml:"track_sc,omitempty"`             // haproxy: "before-deny" (default; denials counted) or "after-deny"
 	Expire             Duration    `toml:"expire,omitempty"`               // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`          // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429; kong: config.error_code, default 429)
+	DenyStatus         int         `toml:"deny_status,omitempty"`          // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429; kong: config.error_code, default 429; spring: statusCode, default 429)
 	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`      // haproxy: the release ("2.2.11"); default the newest
 	Nodelay            bool        `toml:"nodelay,omitempty"`              // nginx: limit_req's nodelay
 	Delay              int64       `toml:"delay,omitempty"`                // nginx: limit_req's delay=N (requests)
@@ -187,6 +187,7 @@ type OptionsSpec struct {
 	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
 	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
 	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands
+	HideClientHeaders  bool        `toml:"hide_client_headers,omitempty"`  // kong: the responses carry no rate-limit header
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its

@@ -23,7 +23,8 @@ type Row struct {
 	Shadow algorithms.Shadow
 	// For the headers (RequestWriter with headers, the UI): the decision's reset
 	// and limit, the shard that made it (-1 when the lane is not sharded), and a
-	// multi-limit lane's decision per limit (as listed; a zero Limit: not asked).
+	// multi-limit lane's decision per limit (as listed; a zero Limit: not asked),
+	// or a product's answer per window (algorithms.Decision.Windows).
 	ResetAfter time.Duration
 	Limit      int64
 	Shard      int32
@@ -112,10 +113,14 @@ func (l *Lane) LastDecision() (Last, bool) {
 func (l *Lane) land(id int32, o *landing) {
 	r := l.reqs.At(id)
 	d := o.d
-	if l.keepLast {
-		l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: o.limits}
+	limits := o.limits
+	if limits == nil {
+		limits = d.Windows // a product's answer per window (Kong's), for its headers
 	}
-	if int(r.key) == l.cfg.WatchKey && d != noDecision && !d.OnError && !l.Config.Composite() {
+	if l.keepLast {
+		l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: limits}
+	}
+	if int(r.key) == l.cfg.WatchKey && !d.IsZero() && !d.OnError && !l.Config.Composite() {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {
@@ -123,7 +128,7 @@ func (l *Lane) land(id int32, o *landing) {
 	}
 	if l.stream != nil {
 		l.holdRow(r, Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
-			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: o.limits})
+			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: limits})
 	}
 	m := &l.rec.m
 	if o.shard >= 0 && d.Allowed {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -505,7 +506,8 @@ func TestKongLaneIsKongsPlugin(t *testing.T) {
 			if !allowed {
 				want.RetryAfter = want.ResetAfter
 			}
-			if d != want {
+			d.Windows = nil // the plugin's model answers for the window shown; each window's own is the headers' (TestKongHeaders)
+			if !reflect.DeepEqual(d, want) {
 				t.Fatalf("seed %d, %s policy, %s, %+v: request %d (%s at %v): lane %+v, plugin %+v", seed, which, p, o.KongWindows, i, q.Key, q.Now, d, want)
 			}
 			compared++

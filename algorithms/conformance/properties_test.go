@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +224,7 @@ func TestMemoryAndRedisDecideAlike(t *testing.T) {
 				rl, _ := red.build(t, ln, p)
 				for i, q := range trace {
 					a, b := mem.Allow(q.Key, q.Now, q.Cost), rl.Allow(q.Key, q.Now, q.Cost)
-					if a != b {
+					if !reflect.DeepEqual(a, b) {
 						t.Fatalf("seed %d, %s, %+v: request %d (%s at %v, cost %d): memory %+v, redis %+v", seed, p, o, i, q.Key, q.Now, q.Cost, a, b)
 					}
 					if a, b := mem.Level(q.Key, q.Now), rl.Level(q.Key, q.Now); a != b {

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func replayServed(lane algorithms.Limiter, reqs []served) replayed {
 			}
 			d = check.Check(r.key, at, 1)
 		}
-		if got := lane.Allow(r.key, at, 1); got != d {
+		if got := lane.Allow(r.key, at, 1); !reflect.DeepEqual(got, d) {
 			out.failures = append(out.failures, fmt.Sprintf("request %d (id %d, key %s) at %s: Allow = %+v, Check said %+v", i+1, r.id, r.key, at, got, d))
 		}
 		out.decisions = append(out.decisions, d)

@@ -22,7 +22,7 @@ var ported = algorithms.Where(func(a algorithms.Info) bool { return a.Redis != n
 // checked by the differential tests through ported, and an algorithm that loses
 // its port fails here.
 func TestPortedAlgorithms(t *testing.T) {
-	want := []algorithms.Name{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "envoy-global", "spring"}
+	want := []algorithms.Name{"fixed-window", "sliding-log", "sliding-counter", "leaky-bucket", "token-bucket", "gcra", "envoy-global", "spring", "traefik-redis"}
 	if !slices.Equal(ported, want) {
 		t.Errorf("algorithms with a Redis port: %v, want %v", ported, want)
 	}
