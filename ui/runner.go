@@ -18,6 +18,19 @@ import (
 // 1×: virtual time advances by Frame × speed a frame.
 const Frame = 50 * time.Millisecond
 
+// FPS is the most times a second Bubble Tea's renderer looks for a new screen
+// to write (tea.WithFPS; its default is 60): one look a frame, since nothing on
+// the screen moves between two frames. Its renderer wakes this often for as long
+// as the program runs, paused or not (charm.land/bubbletea/v2 v2.0.10, tea.go,
+// Program.startRenderer: a time.Ticker at the FPS, stopped only when the
+// program ends); a key's effect shows within 1/FPS.
+const FPS = int(time.Second / Frame)
+
+// ProgramOptions are the options the UI's Bubble Tea program runs with.
+func ProgramOptions() []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithFPS(FPS)}
+}
+
 // FrameBudget is the most decisions one frame may make: at speeds the engine cannot
 // keep up with, the virtual clock slows down rather than the keyboard.
 const FrameBudget = 150_000
