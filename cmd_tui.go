@@ -97,7 +97,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	_, err = tea.NewProgram(m, append(ui.ProgramOptions(), tea.WithContext(ctx))...).Run()
 	if c := m.Crash(); c != nil {
 		return crashReport(c)
 	}

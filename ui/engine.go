@@ -101,6 +101,11 @@ func newEngine(id int, cfg *sim.Config, opts session.Options) (*engine, tea.Cmd)
 // that waits for its result. The run is started before the first job runs; a
 // job on a run that could not start returns that error.
 func (e *engine) submit(do func(e *engine) jobDone) tea.Cmd {
+	return e.enqueue(do).wait()
+}
+
+// enqueue queues do after the jobs already submitted and returns its job.
+func (e *engine) enqueue(do func(e *engine) jobDone) *job {
 	j := &job{seq: len(e.jobs), do: do, finished: make(chan struct{})}
 	e.jobs = append(e.jobs, j)
 	e.mu.Lock()
@@ -110,9 +115,31 @@ func (e *engine) submit(do func(e *engine) jobDone) tea.Cmd {
 		go e.work()
 	}
 	e.mu.Unlock()
+	return j
+}
+
+// wait is the command that returns j's result once it is finished.
+func (j *job) wait() tea.Cmd {
 	return func() tea.Msg {
 		<-j.finished
 		return j.result
+	}
+}
+
+// waitOr is wait, unless j is still running after d: then the command returns
+// late instead, and whoever takes late waits for the result again. Its timer is
+// stopped when j finishes first (the usual case), so a job that finishes in
+// time wakes nothing later.
+func (j *job) waitOr(d time.Duration, late tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-j.finished:
+			return j.result
+		case <-t.C:
+			return late
+		}
 	}
 }
 

@@ -85,6 +85,14 @@ type Model struct {
 	statusBad     bool
 	seekStatus    string // the "going to" status of a seek under way, replaced when it ends
 
+	// drawn is the screen View drew last; same says the message Update took
+	// last changed nothing on it (a frame's tick, which only submits the run's
+	// advance, whose result comes as its own message; a check of a frame out
+	// that changed nothing shown), so View gives drawn again rather than
+	// drawing the same screen: at 1× that was two screens of three.
+	drawn *tea.View
+	same  bool
+
 	recentKeys []string // for a crash report
 	crash      *Crash   // the panic the UI stopped on
 }
@@ -178,6 +186,7 @@ func (m *Model) relayout() {
 // terminal down with it: it is recorded (see Crash) and the program quits at the
 // next message, restoring the terminal.
 func (m *Model) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	m.same = false
 	if m.crash != nil {
 		return m, tea.Quit
 	}
@@ -203,9 +212,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.picker.restyle(m.isDark)
 		return nil
 	case FrameMsg:
+		m.same = true // the run's advance is a job: its result changes the screen
 		return m.runner.frame(msg)
 	case stallMsg:
-		return m.runner.checkStall(msg)
+		shown := m.runner.stalledShown()
+		cmd := m.runner.checkStall(msg)
+		m.same = m.runner.stalledShown() == shown
+		return cmd
 	case jobDone:
 		cmd := m.runner.apply(msg)
 		m.seekArrived()

@@ -176,7 +176,7 @@ func TestStoppedRedisIsSaid(t *testing.T) {
 	frame(m)
 	srv.Pause()
 	_, cmd := m.Update(FrameMsg{Generation: m.runner.generation})
-	check := stallMsg{m.runner.frames}
+	check := stallMsg{frame: m.runner.frames}
 	time.Sleep(stallAfter + 100*time.Millisecond)
 	m.Update(check) // what the wall-clock tick sends
 	if s := ansi.Strip(m.View().Content); !strings.Contains(s, "● waiting for Redis (1s)") {

@@ -18,6 +18,19 @@ import (
 // 1×: virtual time advances by Frame × speed a frame.
 const Frame = 50 * time.Millisecond
 
+// FPS is the most times a second Bubble Tea's renderer looks for a new screen
+// to write (tea.WithFPS; its default is 60): one look a frame, since nothing on
+// the screen moves between two frames. Its renderer wakes this often for as long
+// as the program runs, paused or not (charm.land/bubbletea/v2 v2.0.10, tea.go,
+// Program.startRenderer: a time.Ticker at the FPS, stopped only when the
+// program ends); a key's effect shows within 1/FPS.
+const FPS = int(time.Second / Frame)
+
+// ProgramOptions are the options the UI's Bubble Tea program runs with.
+func ProgramOptions() []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithFPS(FPS)}
+}
+
 // FrameBudget is the most decisions one frame may make: at speeds the engine cannot
 // keep up with, the virtual clock slows down rather than the keyboard.
 const FrameBudget = 150_000
@@ -118,8 +131,12 @@ type runner struct {
 // stallAfter is how long a frame may be out before the header says it waits.
 const stallAfter = time.Second
 
-// stallMsg checks, on the wall clock, whether frame number frame is still out.
-type stallMsg struct{ frame int }
+// stallMsg says frame number frame, job, has been out stallAfter (or a second
+// more since the last stallMsg); the result of job is waited for again.
+type stallMsg struct {
+	frame int
+	job   *job
+}
 
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
 
@@ -349,27 +366,43 @@ func (r *runner) passQuestions(t time.Duration) {
 	}
 }
 
-// submitFrame submits a frame's advance and the check that says when it is out
-// too long (none when the caller drives frames: the tests).
+// submitFrame submits a frame's advance and returns the command that waits for
+// its result, or for stallAfter if it takes longer (the check that says a frame
+// is out too long; none when the caller drives frames: the tests). One
+// command, not a result and a separate timer: a frame that lands in time, as
+// nearly all do, leaves no timer to fire a second later.
 func (r *runner) submitFrame(do func(e *engine) jobDone) tea.Cmd {
-	cmd := r.eng.submit(do)
+	j := r.eng.enqueue(do)
 	r.frames++
 	r.frameOut = time.Now()
 	if r.manual {
-		return cmd
+		return j.wait()
 	}
-	frame := r.frames
-	return tea.Batch(cmd, tea.Tick(stallAfter, func(time.Time) tea.Msg { return stallMsg{frame} }))
+	return j.waitOr(stallAfter, stallMsg{frame: r.frames, job: j})
 }
 
-// checkStall records how long the frame out has been out, and checks again a
-// second later while it still is.
+// checkStall records how long the frame out has been out, and waits again for
+// its result, checking a second later while it is still out. A frame no
+// longer the one out (a seek or a restart submitted another) has its result
+// waited for without a check.
 func (r *runner) checkStall(m stallMsg) tea.Cmd {
-	if m.frame != r.frames || r.frameOut.IsZero() {
-		return nil // that frame has landed
+	current := m.frame == r.frames && !r.frameOut.IsZero()
+	if current {
+		r.stalled = time.Since(r.frameOut)
 	}
-	r.stalled = time.Since(r.frameOut)
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return m })
+	switch {
+	case m.job == nil: // a check the caller sent (tests)
+		return nil
+	case !current:
+		return m.job.wait()
+	}
+	return m.job.waitOr(time.Second, m)
+}
+
+// stalledShown is what the header shows of stalled: whether a frame is out
+// too long, and for how many whole seconds.
+func (r *runner) stalledShown() [2]int64 {
+	return [2]int64{min(int64(r.stalled), 1), int64(r.stalled / time.Second)}
 }
 
 // never is past any run's end.

@@ -22,8 +22,20 @@ const (
 
 // View is the only view of the program. Every part of the screen is laid out to
 // fit the size; clip is the last guard that no line can be wider or the screen
-// taller than the terminal whatever a widget does.
-func (m *Model) View() (v tea.View) {
+// taller than the terminal whatever a widget does. Bubble Tea asks for the view
+// after every message; when the last one changed nothing it shows (see
+// Model.same), the screen drawn last is given again.
+func (m *Model) View() tea.View {
+	if m.same && m.drawn != nil {
+		return *m.drawn
+	}
+	v := m.draw()
+	m.drawn = &v
+	return v
+}
+
+// draw draws the screen.
+func (m *Model) draw() (v tea.View) {
 	defer func() {
 		if p := recover(); p != nil {
 			m.crashed(p)
@@ -291,20 +303,24 @@ func clip(screen string, width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-// wrap breaks text into lines of at most width cells, at spaces.
+// wrap breaks text into lines of at most width cells, at spaces. Each word's
+// width is measured once and a line's kept as it grows (measuring the line
+// again at every word made a lesson's wrap a quarter of a screen's drawing).
 func wrap(text string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(text, "\n\n") {
-		line := ""
+		line, lineWidth := "", 0
 		for _, word := range strings.Fields(para) {
+			w := lipgloss.Width(word)
 			switch {
 			case line == "":
-				line = word
-			case lipgloss.Width(line)+1+lipgloss.Width(word) > width:
+				line, lineWidth = word, w
+			case lineWidth+1+w > width:
 				lines = append(lines, line)
-				line = word
+				line, lineWidth = word, w
 			default:
 				line += " " + word
+				lineWidth += 1 + w
 			}
 		}
 		if line != "" {
