@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestRecentStatesDecideAsTheMap(t *testing.T) {
 					fresh.(Forgetter).Forget(strings.Clone(keys[f]))
 				}
 				got, want := cached.Allow(keys[i], now, 1), fresh.Allow(strings.Clone(keys[i]), now, 1)
-				if got != want {
+				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s seed %d step %d: Allow(%s, %v) = %+v through the cache, %+v through the map", name, seed, step, keys[i], now, got, want)
 				}
 			}
