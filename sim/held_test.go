@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -67,6 +68,53 @@ func testHeldRowsKeepTheOrder(t *testing.T, build func() *Config, whole []Row) {
 	for _, o := range []Outcome{OutcomeServed, OutcomeTimedOut, OutcomeFailed, OutcomeDenied, OutcomeGaveUp} {
 		if outcomes[o] == 0 {
 			t.Errorf("no row %s: the test does not exercise what it should (%v)", o, outcomes)
+		}
+	}
+}
+
+// With many lanes each lane's batches are small (laneBatch) and the merge
+// takes the lanes' next rows from a heap: the rows still come ordered by
+// (time, lane), none lost, each lane's in its own order — the same rows as
+// another lane of the same configuration makes, but for the lane's number.
+func TestManyLanesMergeInOrder(t *testing.T) {
+	kinds := []LaneConfig{lane("no limit", "none"), lane("fixed-window", "fixed-window"), lane("token-bucket", "token-bucket")}
+	var lanes []LaneConfig
+	for i := range 600 {
+		l := kinds[i%3]
+		l.Name = fmt.Sprintf("%s %d", l.Name, i)
+		lanes = append(lanes, l)
+	}
+	cfg := newConfig(algorithms.Policy{Limit: 5, Period: time.Second}, 2*time.Second, lanes,
+		Client{Name: "p", Pattern: Poisson{Rate: 300}, Retry: Retry{Policy: RetryImmediate, MaxAttempts: 3, OnError: true, OnDeny: true}})
+	cfg.Backend = &Backend{Concurrency: 4, ServiceTime: 20 * time.Millisecond, Queue: 50, Timeout: 120 * time.Millisecond}
+	if b := laneBatch(len(lanes)); b >= rowBatch {
+		t.Fatalf("laneBatch(%d) = %d: the test wants small batches", len(lanes), b)
+	}
+	metrics, rows := runRows(t, cfg)
+	var decisions int64
+	for _, m := range metrics {
+		decisions += m.Attempts
+	}
+	if int64(len(rows)) != decisions {
+		t.Fatalf("%d rows for %d decisions", len(rows), decisions)
+	}
+	perLane := make([][]Row, len(lanes))
+	for i, row := range rows {
+		if i > 0 && (row.At < rows[i-1].At || row.At == rows[i-1].At && row.Lane < rows[i-1].Lane) {
+			t.Fatalf("row %d (%v, lane %d) comes after (%v, lane %d)", i, row.At, row.Lane, rows[i-1].At, rows[i-1].Lane)
+		}
+		perLane[row.Lane] = append(perLane[row.Lane], row)
+	}
+	for i := 3; i < len(lanes); i++ {
+		same := perLane[i%3]
+		if len(perLane[i]) != len(same) {
+			t.Fatalf("lane %d has %d rows, lane %d of the same configuration %d", i, len(perLane[i]), i%3, len(same))
+		}
+		for j, row := range perLane[i] {
+			row.Lane = same[j].Lane
+			if !reflect.DeepEqual(row, same[j]) {
+				t.Fatalf("lane %d's row %d is %+v, lane %d's %+v", i, j, row, i%3, same[j])
+			}
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (r *Run) OnRows(sink func([]Row) error) {
 	r.streams = make([]*rowStream, len(r.Lanes))
 	r.carry = make([]spool, len(r.Lanes))
 	for i, l := range r.Lanes {
-		r.streams[i] = newRowStream()
+		r.streams[i] = newRowStream(laneBatch(len(r.Lanes)))
 		l.stream = r.streams[i]
 	}
 }

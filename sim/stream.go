@@ -28,7 +28,8 @@ import (
 // rows carried are those decided since the oldest attempt still in flight, over
 // all lanes.
 
-// rowBatch is the most rows in one batch, from a lane or to the sink.
+// rowBatch is the most rows in one batch, from a lane (see laneBatch) or to
+// the sink.
 const rowBatch = 4096
 
 // streamDepth is the most full batches a lane may have waiting for the merge.
@@ -40,6 +41,7 @@ const streamBatches = streamDepth + 2
 
 // rowStream is one lane's side of the stream.
 type rowStream struct {
+	limit int          // the most rows in a batch (see laneBatch)
 	batch []Row        // being filled
 	out   chan []Row   // full batches; nil ends an advance
 	free  chan []Row   // batches the merge is done with, to fill again
@@ -49,10 +51,22 @@ type rowStream struct {
 	hold time.Duration
 }
 
-func newRowStream() *rowStream {
-	s := &rowStream{batch: make([]Row, 0, rowBatch), out: make(chan []Row, streamDepth), free: make(chan []Row, streamBatches)}
+// laneBatch is the most rows in a lane's batch when lanes lanes stream:
+// rowBatch, or fewer with many lanes, so that the rows waiting for the merge
+// stay within streamBatches × rowsInFlight whatever the number of lanes (a
+// lane's batch waits whole until it is full or the lane ends its advance, and
+// the merge needs every lane's first row: 10,000 lanes of 4,096 rows would hold
+// 7 GB).
+func laneBatch(lanes int) int { return min(rowBatch, max(16, rowsInFlight/max(lanes, 1))) }
+
+// rowsInFlight is the most rows the lanes' batches hold together (beyond the
+// 16 a lane each when there are more than rowsInFlight/16 lanes).
+const rowsInFlight = 1 << 16
+
+func newRowStream(limit int) *rowStream {
+	s := &rowStream{limit: limit, batch: make([]Row, 0, limit), out: make(chan []Row, streamDepth), free: make(chan []Row, streamBatches)}
 	for range streamBatches - 1 {
-		s.free <- make([]Row, 0, rowBatch)
+		s.free <- make([]Row, 0, limit)
 	}
 	return s
 }
@@ -60,7 +74,7 @@ func newRowStream() *rowStream {
 // add appends a row, sending the batch when it is full.
 func (s *rowStream) add(row Row) {
 	s.batch = append(s.batch, row)
-	if len(s.batch) == rowBatch {
+	if len(s.batch) == s.limit {
 		s.send()
 	}
 }
@@ -84,92 +98,155 @@ func (s *rowStream) end() {
 // merge takes every lane's rows of the advance under way, merged by (time, lane),
 // and hands them to the sink in batches; it returns once every lane has ended its
 // advance. When the sink fails, or the run is told to stop, the rows that still
-// come are dropped and the error returned (see flush).
+// come are dropped and the error returned (see flush). The lanes' next rows wait
+// in a heap by (time, lane), so a row costs O(log lanes) however many lanes run.
 func (r *Run) merge() error {
-	n := len(r.streams)
-	heads := make([][]Row, n) // each lane's batch being merged
-	pos := make([]int, n)     // its next row
-	open := make([]bool, n)
-	for i := range open {
-		open[i] = true
+	m := merging{r: r, heads: make([][]Row, len(r.streams)), pos: make([]int, len(r.streams)), open: make([]bool, len(r.streams))}
+	for i := range m.open {
+		m.open[i] = true
+		m.offer(i)
 	}
 	out := r.merged[:0]
-	var failed error
-	blocked := false // a lane still holds a row that comes before the next one
-	ended := 0       // lanes that have ended their advance (only they can owe rows)
-	for {
-		best, fromCarry := -1, false
-		var bestAt time.Duration
-		for i, s := range r.streams {
-			// a lane's rows carried from the last advance come first
-			if c, err := r.carry[i].peek(); err != nil {
-				if failed == nil {
-					failed = err
-				}
-			} else if c != nil && !blocked {
-				if best < 0 || c.At < bestAt {
-					best, bestAt, fromCarry = i, c.At, true
-				}
-				continue
-			}
-			if !open[i] {
-				continue
-			}
-			if pos[i] == len(heads[i]) {
-				if heads[i] != nil {
-					r.recycle(i, heads[i])
-				}
-				heads[i], pos[i] = <-s.out, 0
-				if heads[i] == nil {
-					open[i] = false
-					ended++
-					continue
-				}
-			}
-			if best < 0 || heads[i][pos[i]].At < bestAt {
-				best, bestAt, fromCarry = i, heads[i][pos[i]].At, false
-			}
-		}
-		if best < 0 {
-			break
-		}
+	for len(m.next) > 0 {
+		best := m.next[0].lane
 		var row *Row
+		fromCarry := m.next[0].fromCarry
 		if fromCarry {
 			row, _ = r.carry[best].peek()
 		} else {
-			row = &heads[best][pos[best]]
+			row = &m.heads[best][m.pos[best]]
 		}
-		if failed == nil && !blocked && ended > 0 {
-			blocked = r.owesBefore(row.At, best, open)
+		if m.failed == nil && !m.blocked && m.ended > 0 && r.owesBefore(row.At, best, m.open) {
+			m.block() // the carries wait too: the heap now holds stream heads only
+			continue
 		}
-		if blocked && fromCarry {
-			continue // it stays first in its carry (and carries are not looked at again)
-		}
-		if failed == nil && blocked {
+		if m.failed == nil && m.blocked {
 			// this row and every one still to come wait for the next advance,
 			// in each lane's carry, after what it already holds
-			failed = r.carry[best].push(*row)
-		} else if failed == nil {
+			m.failed = r.carry[best].push(*row)
+		} else if m.failed == nil {
 			out = append(out, *row)
 		}
 		if fromCarry {
 			r.carry[best].pop()
 		} else {
-			pos[best]++
+			m.pos[best]++
 		}
-		if failed != nil || blocked { // failed: drop the rest, so that no lane waits on a full stream
+		m.pop()
+		m.offer(best)
+		if m.failed != nil || m.blocked { // failed: drop the rest, so that no lane waits on a full stream
 			continue
 		}
 		if len(out) == rowBatch {
-			failed = r.flush(out)
+			m.failed = r.flush(out)
 			out = out[:0]
 		}
 	}
-	if failed == nil && len(out) > 0 {
-		failed = r.flush(out)
+	if m.failed == nil && len(out) > 0 {
+		m.failed = r.flush(out)
 	}
 	r.merged = out[:0]
-	return failed
+	return m.failed
+}
+
+// merging is one merge's state: each lane's batch being read and its next row,
+// the heap of the lanes' next rows, and whether a lane still holds a row that
+// comes before the next one (blocked: from then on every row is carried).
+type merging struct {
+	r       *Run
+	heads   [][]Row // each lane's batch being merged
+	pos     []int   // its next row
+	open    []bool  // the lane has not ended its advance
+	ended   int     // lanes that have (only they can owe rows)
+	next    []mergeHead
+	blocked bool
+	failed  error
+}
+
+// mergeHead is a lane's next row in the heap: its time, and whether it is the
+// first of the lane's carry (rows carried from the last advance come first).
+type mergeHead struct {
+	at        time.Duration
+	lane      int
+	fromCarry bool
+}
+
+func (a mergeHead) before(b mergeHead) bool { return a.at < b.at || a.at == b.at && a.lane < b.lane }
+
+// offer puts lane i's next row in the heap: its carry's first (unless
+// blocked), else its stream's, receiving its next batch when it has read the
+// last (waiting for the lane); nothing once it has ended its advance.
+func (m *merging) offer(i int) {
+	r := m.r
+	if c, err := r.carry[i].peek(); err != nil {
+		if m.failed == nil {
+			m.failed = err
+		}
+	} else if c != nil && !m.blocked {
+		m.push(mergeHead{at: c.At, lane: i, fromCarry: true})
+		return
+	}
+	if !m.open[i] {
+		return
+	}
+	if m.pos[i] == len(m.heads[i]) {
+		if m.heads[i] != nil {
+			r.recycle(i, m.heads[i])
+		}
+		m.heads[i], m.pos[i] = <-r.streams[i].out, 0
+		if m.heads[i] == nil {
+			m.open[i] = false
+			m.ended++
+			return
+		}
+	}
+	m.push(mergeHead{at: m.heads[i][m.pos[i]].At, lane: i})
+}
+
+// block stops looking at the carries: every lane's next row is its stream's.
+func (m *merging) block() {
+	m.blocked = true
+	lanes := make([]int, 0, len(m.next))
+	for _, h := range m.next {
+		lanes = append(lanes, h.lane)
+	}
+	m.next = m.next[:0]
+	for _, i := range lanes {
+		m.offer(i)
+	}
+}
+
+func (m *merging) push(h mergeHead) {
+	m.next = append(m.next, h)
+	for i := len(m.next) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !m.next[i].before(m.next[parent]) {
+			break
+		}
+		m.next[i], m.next[parent] = m.next[parent], m.next[i]
+		i = parent
+	}
+}
+
+// pop takes the heap's first away.
+func (m *merging) pop() {
+	last := len(m.next) - 1
+	m.next[0] = m.next[last]
+	m.next = m.next[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(m.next) {
+			return
+		}
+		if c+1 < len(m.next) && m.next[c+1].before(m.next[c]) {
+			c++
+		}
+		if !m.next[c].before(m.next[i]) {
+			return
+		}
+		m.next[i], m.next[c] = m.next[c], m.next[i]
+		i = c
+	}
 }
 
 // owesBefore says a lane that has ended its advance still holds a row that
