@@ -41,41 +41,58 @@ func before(a, b *event) bool {
 	return a.seq < b.seq
 }
 
-// push schedules e.
+// push schedules e: it moves up from the end, parents moving down into its
+// place, until its parent runs before it.
 func (h *eventHeap) push(e event) {
 	*h = append(*h, e)
 	s := *h
-	for i := len(s) - 1; i > 0; {
+	i := len(s) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !before(&s[i], &s[p]) {
+		if !before(&e, &s[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = e
 }
 
-// pop removes and returns the earliest event; the heap must not be empty.
+// pop removes and returns the earliest event; the heap must not be empty. The
+// hole the earliest leaves goes down to a leaf, the earlier child moving up at
+// each level (one comparison a level), and the last event goes in from there
+// upwards (Floyd's): about half the comparisons of sifting the last event down
+// from the top, where it nearly always goes back to the bottom.
 func (h *eventHeap) pop() event {
 	s := *h
 	top := s[0]
 	last := len(s) - 1
-	s[0] = s[last]
+	x := s[last]
 	s = s[:last]
-	for i := 0; ; {
+	*h = s
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
 		c := 2*i + 1
-		if c >= len(s) {
+		if c >= last {
 			break
 		}
-		if r := c + 1; r < len(s) && before(&s[r], &s[c]) {
+		if r := c + 1; r < last && before(&s[r], &s[c]) {
 			c = r
 		}
-		if !before(&s[c], &s[i]) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
+		s[i] = s[c]
 		i = c
 	}
-	*h = s
+	for i > 0 {
+		p := (i - 1) / 2
+		if !before(&x, &s[p]) {
+			break
+		}
+		s[i] = s[p]
+		i = p
+	}
+	s[i] = x
 	return top
 }

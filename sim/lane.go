@@ -42,6 +42,7 @@ type Lane struct {
 	tick       Sample // the tick being filled
 	tickSeen   bool   // tick.High and tick.Low hold an observation
 	watchShape algorithms.Shape
+	composite  bool      // Config.Composite, asked per decision (LaneConfig is large to copy)
 	perSecond  perSecond // lane-wide decisions allowed in any second
 	evictEvery time.Duration
 	lastEvict  time.Duration
@@ -163,6 +164,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 	l.decider = d
 	info, _ := algorithms.Lookup(lc.Algorithm)
 	l.watchShape = info.Shape
+	l.composite = lc.Composite()
 	if info.Shape == algorithms.ShapeFixedWindow {
 		l.rec.windows = make([]windowStats, len(cfg.Keys))
 	}

@@ -120,7 +120,7 @@ func (l *Lane) land(id int32, o *landing) {
 	if l.keepLast {
 		l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: limits}
 	}
-	if int(r.key) == l.cfg.WatchKey && !d.IsZero() && !d.OnError && !l.Config.Composite() {
+	if int(r.key) == l.cfg.WatchKey && !l.composite && !d.IsZero() && !d.OnError {
 		l.observe(levelAfter(l.watchShape, d))
 	}
 	if l.rec.scopes.scopes != nil {
