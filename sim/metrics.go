@@ -238,6 +238,8 @@ func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Du
 	if r.live != nil {
 		r.live.measure(-1, t, ks)
 	}
+	// the ring's newest admission is the key's last, to the µs (see peak.go)
+	sameInstant := ks.admitted > 0 && ks.last.Truncate(time.Microsecond) == at
 	if ks.admitted == 0 {
 		ks.first = at
 	}
@@ -247,7 +249,7 @@ func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Du
 	if r.live != nil {
 		r.live.measure(+1, t, ks)
 	}
-	r.addToWindow(key, at, cost, period)
+	r.addToWindow(key, at, cost, period, sameInstant)
 }
 
 // keySums are the sums over keys finish adds up in key order: the fairness

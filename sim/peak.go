@@ -34,17 +34,21 @@ type peakSpan struct{ first, last time.Duration }
 
 // addToWindow records cost admitted at `at` (>= 0) for key k, whose policy period
 // is period, and updates its peak. Admissions come in time order per key; one that
-// does not (reserved work overtaken) is placed in order.
-func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration) {
+// does not (reserved work overtaken) is placed in order. ks.last, already
+// updated, is the latest admission: the ring's newest entry is it to the µs
+// (the newest is never out of its window), so neither the newest nor whether
+// at merges into it (sameInstant: the newest's time was at) needs a read of
+// the ring.
+func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration, sameInstant bool) {
 	ks := &r.keys[k]
-	if !r.merge(ks, at, cost) {
+	if !sameInstant || !r.merge(ks, at, cost) {
 		for cost > maxCost {
 			r.push(ks, pack(at, maxCost))
 			cost -= maxCost
 		}
 		r.push(ks, pack(at, cost))
 	}
-	newest := r.entry(ks, ks.n-1).at()
+	newest := ks.last.Truncate(time.Microsecond)
 	for r.entry(ks, 0).at() <= newest-period {
 		ks.sum -= r.entry(ks, 0).cost()
 		ks.head = (ks.head + 1) & (ks.ringCap - 1)
