@@ -149,9 +149,13 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 // appendFate appends the fate columns of row (RequestFateColumns).
 func appendFate(b []byte, row *sim.Row) []byte {
 	b = append(b, ',')
+	start := len(b)
 	b = appendExactMillis(b, row.DecidedAt)
+	decided := b[start:] // most requests go ahead when decided: its bytes again
 	b = append(b, ',')
-	if row.Allowed {
+	if row.Allowed && row.AdmittedAt == row.DecidedAt {
+		b = append(b, decided...)
+	} else if row.Allowed {
 		b = appendExactMillis(b, row.AdmittedAt)
 	}
 	b = append(b, ',')
@@ -312,7 +316,7 @@ func appendMillis(b []byte, d time.Duration) []byte {
 		b = append(b, '-')
 		us = -us
 	}
-	b = strconv.AppendInt(b, us/1000, 10)
+	b = appendWhole(b, uint64(us/1000))
 	frac := us % 1000
 	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
 }
@@ -325,15 +329,33 @@ func appendExactMillis(b []byte, d time.Duration) []byte {
 		b = append(b, '-')
 		ns = -ns // no time here is near the most negative Duration
 	}
-	b = strconv.AppendInt(b, ns/1e6, 10)
+	b = appendWhole(b, uint64(ns/1e6))
 	frac := ns % 1e6
-	var digits [7]byte
-	digits[0] = '.'
-	for i := 6; i >= 1; i-- {
-		digits[i] = byte('0' + frac%10)
-		frac /= 10
+	hi, mid, lo := frac/10000, frac/100%100, frac%100
+	return append(b, '.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1])
+}
+
+// twoDigits is "00" to "99", each number's two digits at twice its place.
+const twoDigits = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+// appendWhole appends n in decimal, two digits at a time.
+func appendWhole(b []byte, n uint64) []byte {
+	var buf [20]byte
+	i := len(buf)
+	for n >= 100 {
+		d := n % 100
+		n /= 100
+		i -= 2
+		buf[i], buf[i+1] = twoDigits[2*d], twoDigits[2*d+1]
 	}
-	return append(b, digits[:]...)
+	if n >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = twoDigits[2*n], twoDigits[2*n+1]
+	} else {
+		i--
+		buf[i] = byte('0' + n)
+	}
+	return append(b, buf[i:]...)
 }
 
 // appendDecimal appends v with up to six decimals, trailing zeros trimmed. A

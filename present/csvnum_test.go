@@ -11,7 +11,7 @@ import (
 
 // The request CSV's number cells, written by hand for speed, must be the bytes
 // the plain formatting gives: six decimals trimmed for remaining, exactly six
-// for the fate's milliseconds.
+// for the fate's milliseconds, three for the others.
 func TestNumberCellsAsStrconv(t *testing.T) {
 	decimal := func(v float64) string { // the trimmed six decimals, as the CSV always had it
 		s := strings.TrimRight(strconv.FormatFloat(v, 'f', 6, 64), "0")
@@ -28,6 +28,14 @@ func TestNumberCellsAsStrconv(t *testing.T) {
 			sign, ns = "-", -ns
 		}
 		return sign + strconv.FormatInt(ns/1e6, 10) + "." + strconv.FormatInt(ns%1e6+1e6, 10)[1:]
+	}
+	millis := func(d time.Duration) string { // three decimals, the µs truncated
+		us := int64(d / time.Microsecond)
+		sign := ""
+		if us < 0 {
+			sign, us = "-", -us
+		}
+		return sign + strconv.FormatInt(us/1000, 10) + "." + strconv.FormatInt(us%1000+1000, 10)[1:]
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	values := []float64{0, math.Copysign(0, -1), 1, -1, 20, -3, 0.5, 1e-7, -1e-7, 4.9999995, 1 << 52, 1<<53 - 1, 1 << 53, 1e18, -1e18, 123456.000001}
@@ -46,6 +54,9 @@ func TestNumberCellsAsStrconv(t *testing.T) {
 	for _, d := range durations {
 		if got, want := string(appendExactMillis(nil, d)), exact(d); got != want {
 			t.Fatalf("appendExactMillis(%d) = %q, want %q", d, got, want)
+		}
+		if got, want := string(appendMillis(nil, d)), millis(d); got != want {
+			t.Fatalf("appendMillis(%d) = %q, want %q", d, got, want)
 		}
 	}
 }
