@@ -38,13 +38,14 @@ type batcher struct {
 
 // pendingOp is a decision or a step deferred to the lane's next batch.
 type pendingOp struct {
-	kind opKind
-	id   int32
-	seq  uint64 // the sequence numbers reserved for what its answer schedules
-	at   time.Duration
-	tier int
-	req  algorithms.Request // opDecide
-	step algorithms.Step    // opRead, opWrite
+	kind    opKind
+	id      int32
+	seq     uint64 // the sequence numbers reserved for what its answer schedules
+	at      time.Duration
+	tier    int
+	req     algorithms.Request  // opDecide
+	step    algorithms.Step     // opRead, opWrite
+	decided algorithms.Decision // opWrite: the decision it writes
 }
 
 type opKind uint8

@@ -120,20 +120,19 @@ type clientRun struct {
 // request is a logical request in flight: between attempts, waiting for a commit,
 // queued or in the backend.
 type request struct {
-	client   int32
-	key      int32 // index into Config.Keys
-	pair     int32 // its (client, key) identity (see identity)
-	attempt  int32
-	tries    int32 // WATCH reads for the current attempt
-	worker   bool  // sent by a closed-loop worker
-	n        int64
-	cost     int64
-	first    time.Duration // its first attempt
-	sent     time.Duration // its current attempt: the client's deadline runs from here
-	slot     int32         // its pending state in the splitter, or its plan (composite.go)
-	decision algorithms.Decision
-	spent    bool  // a limit spent units for it on an attempt that was refused
-	row      int64 // its current attempt's row while held (see fate.go); 0: none
+	client  int32
+	key     int32 // index into Config.Keys
+	pair    int32 // its (client, key) identity (see identity)
+	attempt int32
+	tries   int32 // WATCH reads for the current attempt
+	worker  bool  // sent by a closed-loop worker
+	n       int64
+	cost    int64
+	first   time.Duration // its first attempt
+	sent    time.Duration // its current attempt: the client's deadline runs from here
+	slot    int32         // its pending state in the splitter, or its plan (composite.go)
+	spent   bool          // a limit spent units for it on an attempt that was refused
+	row     int64         // its current attempt's row while held (see fate.go); 0: none
 }
 
 func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, error) {

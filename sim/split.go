@@ -15,10 +15,14 @@ type splitDecider struct {
 	split   []algorithms.Splitter // one per tier
 	batched bool
 	batcher
+	// decided is, per tier, the decision made on each slot's state, from the
+	// read that filled the slot until its write (a slot is one request's
+	// until then)
+	decided [][]algorithms.Decision
 }
 
 func newSplit(l *Lane, split []algorithms.Splitter, lookahead bool) *splitDecider {
-	s := &splitDecider{l: l, split: split}
+	s := &splitDecider{l: l, split: split, decided: make([][]algorithms.Decision, len(split))}
 	s.batcher = batcher{l: l}
 	if lookahead {
 		for _, sp := range split {
@@ -33,7 +37,7 @@ func newSplit(l *Lane, split []algorithms.Splitter, lookahead bool) *splitDecide
 		case opRead:
 			s.decideRead(op.id, op.step.Slot)
 		case opWrite:
-			l.land(op.id, decision(l.reqs.At(op.id).decision, op.at))
+			l.land(op.id, decision(op.decided, op.at))
 		}
 	}
 	return s
@@ -64,7 +68,11 @@ func (s *splitDecider) decideRead(id, slot int32) {
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
 	r.slot = slot
-	r.decision = s.split[k.Tier].DecideOn(slot, k.Name, l.stamp(r), r.cost)
+	d := &s.decided[k.Tier]
+	if int(slot) >= len(*d) {
+		*d = append(*d, make([]algorithms.Decision, int(slot)+1-len(*d))...)
+	}
+	(*d)[slot] = s.split[k.Tier].DecideOn(slot, k.Name, l.stamp(r), r.cost)
 	l.schedule(l.now+l.Config.RoundTrip, evCommit, int(id))
 }
 
@@ -75,13 +83,14 @@ func (s *splitDecider) commit(id int32) {
 	r := l.reqs.At(id)
 	k := l.cfg.Keys[r.key]
 	sp := s.split[k.Tier]
+	decided := s.decided[k.Tier][r.slot] // the slot is freed by the write
 	l.storeCall()
 	var committed bool
 	switch {
 	case l.Config.Strategy == algorithms.Watch:
 		committed = sp.CommitState(r.slot, k.Name)
 	case s.batched:
-		s.add(pendingOp{kind: opWrite, id: id, at: l.now, tier: k.Tier, step: algorithms.Step{Write: true, Slot: r.slot, Node: l.clients[r.client].c.Node, Key: k.Name, Now: l.stamp(r)}})
+		s.add(pendingOp{kind: opWrite, id: id, at: l.now, tier: k.Tier, decided: decided, step: algorithms.Step{Write: true, Slot: r.slot, Node: l.clients[r.client].c.Node, Key: k.Name, Now: l.stamp(r)}})
 		r.slot = -1
 		return
 	default:
@@ -97,5 +106,5 @@ func (s *splitDecider) commit(id int32) {
 		l.land(id, &landing{d: noDecision, answered: l.now, lost: true, shard: -1})
 		return
 	}
-	l.land(id, decision(r.decision, l.now))
+	l.land(id, decision(decided, l.now))
 }
