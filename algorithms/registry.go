@@ -158,10 +158,13 @@ var registry = []Info{
 			return NewAPIGateway(p, o.QuotaLimit, o.QuotaPeriod, o.QuotaOffset, HeaderOrigin)
 		}},
 	{Name: SpringName, Short: "spring", Shape: ShapeBucket, Options: springOptions, Redis: springPort, Status: springStatus, CheckPolicy: checkSpringPolicy,
+		Headers: HeadersSpring,
 		build: func(p Policy, _ Options) Limiter { return NewSpring(p) }},
 	{Name: TraefikName, Short: "traefik", CountsRequests: true, Shape: ShapeBucket, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+		Headers: HeadersTraefik,
 		build: func(p Policy, _ Options) Limiter { return NewTraefik(p) }},
 	{Name: TraefikRedisName, Short: "traef-r", CountsRequests: true, Shape: ShapeBucket, Redis: traefikRedisPort, Status: traefikStatus, CheckPolicy: checkTraefikPolicy,
+		Headers: HeadersTraefik,
 		build: func(p Policy, _ Options) Limiter { return NewTraefikRedis(p) }},
 	{Name: KongName, Short: "kong", CountsRequests: true, Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
 		Headers: HeadersKong, Windows: kongWindowQuotas,

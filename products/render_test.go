@@ -162,12 +162,12 @@ func TestSnippetsReadBack(t *testing.T) {
 		{Spring, func() ([]string, bool) {
 			return SpringYAML(SpringLimit{Route: "ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60}, "user")
 		}, func(m Limit) string {
-			return diff(*m.Spring, SpringLimit{Route: "route ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60})
+			return diff(*m.Spring, SpringLimit{Route: "route ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60, Status: 429})
 		}, want{algorithms.Policy{Limit: 22, Period: time.Minute, Burst: 29}, "user"}},
 		{Spring, func() ([]string, bool) {
 			return SpringYAML(SpringLimit{Route: "r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1}, "ip")
 		}, func(m Limit) string {
-			return diff(*m.Spring, SpringLimit{Route: "route r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1})
+			return diff(*m.Spring, SpringLimit{Route: "route r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1, Status: 429})
 		}, want{algorithms.Policy{Limit: 10, Period: time.Second, Burst: 20}, ""}},
 		{Traefik, func() ([]string, bool) {
 			return TraefikYAML(TraefikLimit{Middleware: "ratelab", Average: 22, Period: time.Minute, Burst: 29}, "ip")
