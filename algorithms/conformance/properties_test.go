@@ -284,6 +284,7 @@ func init() {
 		"remaining":   "Traefik serves a request whose token is up to maxDelay away, charged at admission: the bucket goes up to maxDelay × rate tokens negative, with no max_reserved",
 		"retry-after": "Traefik's Retry-After (X-Retry-In) is the wait for the whole token; a request maxDelay sooner is already served, with a delay",
 	}
+	waivers["traefik-redis"] = waivers["traefik"] // the Redis mode's script charges and serves as the middleware does
 	kong := map[string]string{
 		"capacity":             "Kong counts requests, not costs (every request is 1), so no cost is refused for ever",
 		"header":               "for the same reason a request of any cost passes while a window has room",

@@ -55,6 +55,7 @@ var lanes = []lane{
 	{"api-gateway (quota)", algorithms.APIGatewayName, algorithms.Options{QuotaLimit: 20, QuotaPeriod: algorithms.QuotaDay, QuotaOffset: 5}},
 	{"spring", algorithms.SpringName, algorithms.Options{}},
 	{"traefik", algorithms.TraefikName, algorithms.Options{}},
+	{"traefik-redis", algorithms.TraefikRedisName, algorithms.Options{}},
 	{"kong", algorithms.KongName, algorithms.Options{}},
 	{"kong (redis)", algorithms.KongName, algorithms.Options{KongPolicy: algorithms.KongRedis, KongWindows: algorithms.KongWindows{algorithms.KongDay: 1000}}},
 	{"kong (increment delay)", algorithms.KongName, algorithms.Options{KongIncrementDelay: 3 * time.Millisecond}},
