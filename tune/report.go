@@ -62,6 +62,9 @@ func (r *Report) Advice() string {
 		parts = append(parts, s)
 	}
 	parts = append(parts, r.Edges()...)
+	if s := r.ShortLog(); s != "" {
+		parts = append(parts, s)
+	}
 	if s := r.LeftOut(); s != "" {
 		parts = append(parts, s)
 	}
@@ -69,6 +72,31 @@ func (r *Report) Advice() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " ")
+}
+
+// ShortLog warns when the recommended limit's period (a layered pair's
+// longer one) is longer than the log: the sweep could only measure it as a
+// budget for the whole log, and a real period of it holds more traffic than
+// the log does, which the limit would refuse. "" otherwise.
+func (r *Report) ShortLog() string {
+	if r.Best < 0 {
+		return ""
+	}
+	res := r.Results[r.Best]
+	p := res.Policy.Period
+	if res.Layered() {
+		p = max(p, res.Long.Period)
+	}
+	span := r.Trace.Span
+	if p <= span {
+		return ""
+	}
+	more := "more than this log holds"
+	if span > 0 {
+		more = fmt.Sprintf("about %s× what this log holds", strconv.FormatFloat(math.Round(float64(p)/float64(span)*10)/10, 'f', -1, 64))
+	}
+	return fmt.Sprintf("Careful: the log covers %s, less than one period of %s, so that limit was measured as a budget for the whole log; over a real %s the same clients send %s, and the limit would refuse them. Sweep a log at least %s long, or give --periods no longer than %s.",
+		format.Period(span), format.Period(p), format.Period(p), more, format.Period(p), format.Period(span))
 }
 
 // heavyHitters names the heavy hitters: how many of n keys, and how chosen.
