@@ -113,7 +113,14 @@ func (m *Model) renderHeaders() string {
 	}
 	code, word, product := present.ProductStatus(lane, d)
 	if product { // the product's own answer: nginx's 503 REJECTED, 200 DELAYED…
-		outcome = fmt.Sprintf("%d %s", code, word)
+		switch {
+		case word != "":
+			outcome = fmt.Sprintf("%d %s", code, word)
+		case d.Allowed: // a product that logs nothing for a request it passes (Cloudflare)
+			outcome = fmt.Sprintf("%d passed", code)
+		default:
+			outcome = fmt.Sprintf("%d refused", code)
+		}
 		if !d.Allowed {
 			outcome += ", passes again in " + format.Duration(d.RetryAfter)
 		}
