@@ -1,6 +1,7 @@
 package products
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,20 @@ func TestReadLimitedStopsAtTheLimit(t *testing.T) {
 	os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644)
 	if _, err := ReadFile(main, Options{Product: Nginx}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Errorf("an include of /dev/zero: %v, want nginx.conf:3 … larger than 16 MiB", err)
+	}
+}
+
+// A YAML document whose aliases name aliases many times over (a few hundred
+// bytes that would expand to 9^10 nodes) is refused at once, not expanded
+// until memory runs out.
+func TestYAMLAliasBombRefused(t *testing.T) {
+	doc := "a0: &a0 [x, x, x, x, x, x, x, x, x]\n"
+	for i := 1; i < 10; i++ {
+		doc += fmt.Sprintf("a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 9), ", "))
+	}
+	doc += "plugins:\n- name: rate-limiting\n  config: {minute: 6, policy: local}\n"
+	_, err := Read("kong.yml", []byte(doc), Options{})
+	if err == nil || !strings.Contains(err.Error(), "aliases expand to more than") {
+		t.Fatalf("Read(a billion laughs) = %v, want a refusal of the aliases' expansion", err)
 	}
 }

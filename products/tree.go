@@ -78,7 +78,7 @@ func parseYAML(name string, data []byte) (*node, error) {
 		return nil, yamlError(name, err)
 	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		n, err := fromYAML(name, doc.Content[0], 0, map[*yaml.Node]bool{})
+		n, err := fromYAML(name, doc.Content[0], 0, &yamlExpansion{open: map[*yaml.Node]bool{}, left: maxYAMLNodes})
 		return n, err
 	}
 	return nil, errorf(Place{File: name, Line: doc.Line}, "not a YAML document")
@@ -99,19 +99,37 @@ func yamlError(name string, err error) *Error {
 	return errorf(Place{File: name, Line: line}, "not valid YAML: %s; fix the syntax there", msg)
 }
 
+// maxYAMLNodes is the most nodes a YAML document may hold once its aliases
+// are expanded: far more than any configuration, and few enough that a
+// document of a few hundred bytes whose aliases nest (each naming the one
+// before several times: a "billion laughs") is refused, not expanded until
+// memory runs out.
+const maxYAMLNodes = 1 << 20
+
+// yamlExpansion is what converting one document keeps: the aliases being
+// expanded (a cycle is an error), and how many more nodes it may make.
+type yamlExpansion struct {
+	open map[*yaml.Node]bool
+	left int
+}
+
 // fromYAML converts a yaml.Node, resolving aliases (a cycle is an error) and
 // << merge keys.
-func fromYAML(name string, y *yaml.Node, depth int, open map[*yaml.Node]bool) (*node, error) {
+func fromYAML(name string, y *yaml.Node, depth int, x *yamlExpansion) (*node, error) {
 	if depth > maxDepth {
 		return nil, errorf(Place{File: name, Line: y.Line}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
 	}
+	if x.left--; x.left < 0 {
+		return nil, errorf(Place{File: name, Line: y.Line}, "its aliases expand to more than %d nodes (aliases that name aliases many times over); write the configuration with fewer aliases", maxYAMLNodes)
+	}
+	open := x.open
 	switch y.Kind {
 	case yaml.AliasNode:
 		if open[y.Alias] {
 			return nil, errorf(Place{File: name, Line: y.Line}, "the alias *%s refers to itself; expand it", y.Value)
 		}
 		open[y.Alias] = true
-		n, err := fromYAML(name, y.Alias, depth+1, open)
+		n, err := fromYAML(name, y.Alias, depth+1, x)
 		delete(open, y.Alias)
 		if n != nil {
 			c := *n
@@ -124,7 +142,7 @@ func fromYAML(name string, y *yaml.Node, depth int, open map[*yaml.Node]bool) (*
 	case yaml.SequenceNode:
 		n := &node{kind: seqNode, line: y.Line}
 		for _, c := range y.Content {
-			v, err := fromYAML(name, c, depth+1, open)
+			v, err := fromYAML(name, c, depth+1, x)
 			if err != nil {
 				return nil, err
 			}
@@ -134,11 +152,11 @@ func fromYAML(name string, y *yaml.Node, depth int, open map[*yaml.Node]bool) (*
 	case yaml.MappingNode:
 		n := &node{kind: mapNode, line: y.Line}
 		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, err := fromYAML(name, y.Content[i], depth+1, open)
+			k, err := fromYAML(name, y.Content[i], depth+1, x)
 			if err != nil {
 				return nil, err
 			}
-			v, err := fromYAML(name, y.Content[i+1], depth+1, open)
+			v, err := fromYAML(name, y.Content[i+1], depth+1, x)
 			if err != nil {
 				return nil, err
 			}
