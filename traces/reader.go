@@ -104,14 +104,16 @@ func (p *lineProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line,
 func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}}
 	br := bufio.NewReaderSize(rc, 256<<10)
+	var text io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			rc.Close()
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		br = bufio.NewReaderSize(gz, 256<<10)
+		text = gz
 	}
+	br = bufio.NewReaderSize(&lineGuard{r: text}, 256<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
 	}
@@ -299,6 +301,44 @@ func spreadHash(seed, line uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
+}
+
+// MaxLineBytes is the longest line a trace may have: far more than any log
+// line, and a bound on what one line holds in memory (a file of no newline,
+// /dev/zero, would otherwise be read whole as one line).
+const MaxLineBytes = 4 << 20
+
+// lineGuard passes r's bytes on, and fails once a line runs past MaxLineBytes.
+type lineGuard struct {
+	r    io.Reader
+	run  int // bytes since the last newline
+	line int // newlines so far
+}
+
+// LineTooLongError says a trace's line is longer than MaxLineBytes.
+type LineTooLongError struct{ Line int }
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d MiB, more than any log line; is this a request log?", e.Line, MaxLineBytes>>20)
+}
+
+func (g *lineGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	chunk := p[:n]
+	first := bytes.IndexByte(chunk, '\n')
+	if first < 0 {
+		first = n
+	}
+	if g.run+first > MaxLineBytes { // the line running into this chunk: none of it passes, so the line never ends
+		return 0, &LineTooLongError{Line: g.line + 1}
+	}
+	if first < n { // (a chunk, at most bufio's buffer, holds no whole line that long)
+		g.line += bytes.Count(chunk, []byte{'\n'})
+		g.run = n - bytes.LastIndexByte(chunk, '\n') - 1
+	} else {
+		g.run += n
+	}
+	return n, err
 }
 
 // lineReader hands out a file's lines without their line ending, and counts them.

@@ -461,3 +461,19 @@ func TestTimesOutsideTheRangeAreUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// A line longer than MaxLineBytes (a file with no newline: /dev/zero) is an
+// error naming its line, in every format, not read whole into memory.
+func TestLineTooLong(t *testing.T) {
+	long := strings.Repeat("a", MaxLineBytes+1) + "\n"
+	for _, f := range []Format{FormatCLF, FormatJSONL, FormatCSV} {
+		r, err := Open("long.log", io.NopCloser(strings.NewReader(long)), Options{Format: f, Key: "ip"})
+		for err == nil {
+			_, err = r.Next()
+		}
+		var tooLong *LineTooLongError
+		if !errors.As(err, &tooLong) || tooLong.Line != 1 {
+			t.Errorf("%v: reading a line of %d bytes ended with %v, want line 1 too long", f, MaxLineBytes+1, err)
+		}
+	}
+}
