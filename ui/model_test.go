@@ -592,3 +592,50 @@ func TestStagedOutageShows(t *testing.T) {
 		t.Errorf("at 35 s the store is up again:\n%s", s)
 	}
 }
+
+// quits says cmd (run as the runtime would, a batch's every command) asks the
+// program to quit; a command that does not answer in 100 ms is a timer, and
+// does not.
+func quits(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	answer := make(chan tea.Msg, 1)
+	go func() { answer <- cmd() }()
+	select {
+	case msg := <-answer:
+		switch msg := msg.(type) {
+		case tea.QuitMsg:
+			return true
+		case tea.BatchMsg:
+			for _, c := range msg {
+				if quits(c) {
+					return true
+				}
+			}
+		}
+	case <-time.After(100 * time.Millisecond):
+	}
+	return false
+}
+
+// In the scenario picker every letter is the filter's: none quits the
+// program (the list binds q and v to quit); ctrl+c still does.
+func TestPickerLettersDoNotQuit(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "s")
+	if !m.picker.open {
+		t.Fatal("s did not open the picker")
+	}
+	for _, k := range []string{"v", "q", "j", "v"} {
+		if quits(press(m, k)) {
+			t.Fatalf("%q in the picker quit the program", k)
+		}
+	}
+	if !m.picker.open {
+		t.Error("the picker closed on a letter")
+	}
+	if !quits(press(m, "ctrl+c")) {
+		t.Error("ctrl+c in the picker did not quit")
+	}
+}

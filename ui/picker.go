@@ -41,7 +41,9 @@ func newPicker(c *scenarios.Catalogue, isDark bool) picker {
 	}
 	l := list.New(items, list.NewDefaultDelegate(), 80, 20)
 	l.Title = "Scenarios — enter to open, / to filter, esc to go back"
-	l.KeyMap.Quit.SetEnabled(false) // q is a letter for the filter here; ctrl+c still quits
+	// q (and v, which the list also binds to quit) are letters for the filter
+	// here; ctrl+c still quits (the model's ForceQuit, before the picker)
+	l.DisableQuitKeybindings()
 	l.Filter = substringFilter
 	l.SetShowStatusBar(true)
 	// The list's own help is off: its full help (?) makes the list taller than the
