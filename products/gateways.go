@@ -230,8 +230,14 @@ func readTraefik(name string, data []byte) (*Config, error) {
 				r.warn(sc.get("ipStrategy"), "ipStrategy takes the client's address from X-Forwarded-For; the lane takes the log's ip")
 			}
 		}
-		if rd := rl.get("redis"); rd != nil {
-			l.Redis = true // its endpoints and credentials are the deployment's: the lane runs on the scenario's store
+		if rd := rl.get("redis"); rd != nil && !(rd.kind == scalarNode && rd.tag == "!!null") { // null: no Redis, as Traefik's nil *Redis
+			// Traefik's dynamic.Redis (v3.4); its endpoints and credentials are the
+			// deployment's: the lane runs on the scenario's store
+			if err := r.fields(rd, "redis", "endpoints", "username", "password", "db", "tls", "poolSize", "minIdleConns", "maxActiveConns",
+				"readTimeout", "writeTimeout", "dialTimeout"); err != nil {
+				return nil, err
+			}
+			l.Redis = true
 		}
 		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.at(k), Limits: []Limit{{Place: r.at(rl), Key: key, Traefik: l}}})
 	}
