@@ -69,7 +69,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
-	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent)")
+	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent; none reads no cost: every request 1, as tune --target reads a log for a product that counts requests)")
 	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time (a `DURATION`) a line may go behind the latest read")
 	fs.StringVar(&o.spread, "spread", "none", "how requests stamped the same second are placed, the `MODE`: none keeps them at its start, uniform spreads them over it (seeded by --seed)")
 	o.seed = 1
@@ -298,6 +298,15 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	to, err := o.trace.options("tune")
 	if err != nil {
 		return err
+	}
+	if o.target != "" && o.trace.costField == "" {
+		// a product that counts requests (nginx, HAProxy, Kong…) sees every
+		// request as one, whatever the log says it cost
+		if tgt, err := targetFor(o.target); err == nil {
+			if info, _ := algorithms.Lookup(tgt.lane); info.CountsRequests {
+				to.CostField = traces.NoCost
+			}
+		}
 	}
 	// a signal while the trace is read ends the process at once; during the
 	// sweep it stops the workers, and nothing is written (see interrupts)

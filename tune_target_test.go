@@ -204,3 +204,26 @@ func TestTuneTargetRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A product that counts requests sees every request of a log as one: tune
+// --target reads no cost for it (traces/access-log.csv has requests of cost 5),
+// as --cost-field none does; --cost-field cost still reads them when asked.
+func TestTuneTargetCountsRequests(t *testing.T) {
+	for _, target := range []string{"nginx", "kong", "traefik", "api-gateway", "haproxy"} {
+		run := func(extra ...string) string {
+			args := append([]string{"tune", "--trace", "traces/access-log.csv", "--target", target, "--single"}, extra...)
+			code, out, errOut := ratelab(args...)
+			if code != 0 {
+				t.Fatalf("ratelab %s: exit %d, %.300q", strings.Join(args[1:], " "), code, errOut)
+			}
+			return out
+		}
+		byDefault, none, costs := run(), run("--cost-field", "none"), run("--cost-field", "cost")
+		if byDefault != none {
+			t.Errorf("--target %s: the sweep differs from --cost-field none's; a product that counts requests reads no cost", target)
+		}
+		if byDefault == costs {
+			t.Errorf("--target %s: the sweep is --cost-field cost's; the log's costs should not be read", target)
+		}
+	}
+}

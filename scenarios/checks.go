@@ -85,7 +85,7 @@ func (c *compiler) countsRequests(li, ci int, part sim.Part, largest int64) erro
 	case spec.CostField != "" || cl.LargestCost() != cl.Cost.Fixed:
 		key, what = "file", fmt.Sprintf("its trace has requests of cost up to %d", largest)
 	}
-	fixes := map[string]string{"cost": "remove cost (1 is the default)", "cost_distribution": "remove cost_distribution", "file": "read the log without its cost field"}
+	fixes := map[string]string{"cost": "remove cost (1 is the default)", "cost_distribution": "remove cost_distribution", "file": `read the log without its costs (cost_field = "none", or --cost-field none: every request costs 1)`}
 	return c.fail([]any{"client", ci, key}, "client %q: %s, but lane %q runs %s, which %s; %s, or run the lane on an algorithm that charges units (%s, say)", cl.Name, what, lane.Name, part.Algorithm, why, fixes[key], algorithms.TokenBucketName)
 }
 

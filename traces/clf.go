@@ -48,7 +48,7 @@ func newCLF(r *Reader, br *bufio.Reader, o Options) (*clfParser, error) {
 		}
 		p.parts = append(p.parts, c)
 	}
-	if o.TimeField != "" || o.CostField != "" {
+	if o.TimeField != "" || o.CostField != "" && o.CostField != NoCost {
 		return nil, fmt.Errorf("time_field and cost_field are for JSON Lines and CSV; a Common/Combined Log's time is its [day/month/year:hour:minute:second zone] and every request costs 1")
 	}
 	return p, nil

@@ -63,7 +63,9 @@ func newCSV(r *Reader, br *bufio.Reader, o Options) (*csvParser, error) {
 		}
 		p.key = append(p.key, i)
 	}
-	if i := slices.Index(header, p.names.cost); i >= 0 {
+	if p.names.noCost {
+		// every request costs 1
+	} else if i := slices.Index(header, p.names.cost); i >= 0 {
 		p.cost = i
 	} else if p.names.costSet {
 		_, err := find(p.names.cost, "cost", "cost_field")

@@ -15,12 +15,13 @@ import (
 type fieldNames struct {
 	time, cost string
 	costSet    bool // the cost field was named, so a row must have it
+	noCost     bool // no cost is read: every request costs 1 (NoCost)
 	key        []string
 	timeFormat TimeFormat
 }
 
 func namedFields(o Options, timeDefault string) fieldNames {
-	f := fieldNames{time: o.TimeField, cost: o.CostField, costSet: o.CostField != "", key: o.keyParts(), timeFormat: o.TimeFormat}
+	f := fieldNames{time: o.TimeField, cost: o.CostField, costSet: o.CostField != "", noCost: o.CostField == NoCost, key: o.keyParts(), timeFormat: o.TimeFormat}
 	if f.time == "" {
 		f.time = timeDefault
 	}

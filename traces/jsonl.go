@@ -92,6 +92,9 @@ func (p *jsonlParser) parseLine(line []byte) (record, string) {
 	}
 	rec.key = p.r.intern(p.key)
 	rec.cost = 1
+	if p.names.noCost {
+		return rec, ""
+	}
 	v, ok, why = value(p.names.cost)
 	switch {
 	case why != "":

@@ -149,6 +149,9 @@ const DefaultReorderWindow = 5 * time.Minute
 // MaxUnparsedShown is how many unreadable lines a reader keeps to show.
 const MaxUnparsedShown = 5
 
+// NoCost, as Options.CostField, reads no cost: every request costs 1.
+const NoCost = "none"
+
 // Options say how to read a trace.
 type Options struct {
 	// Format is the file's layout; FormatAuto (the zero value) lets the reader
@@ -161,7 +164,9 @@ type Options struct {
 	Key string
 	// TimeField and CostField name the JSON Lines or CSV fields of the time and
 	// the cost; empty: time (or a CSV's time_ms column) and cost. A row without
-	// a cost costs 1; a CSV must have the cost column it names.
+	// a cost costs 1; a CSV must have the cost column it names. CostField
+	// NoCost reads no cost: every request costs 1 (as a product that counts
+	// requests sees them).
 	TimeField, CostField string
 	TimeFormat           TimeFormat
 	// ReorderWindow bounds how far a line's time may be behind the latest time

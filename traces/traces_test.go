@@ -477,3 +477,38 @@ func TestLineTooLong(t *testing.T) {
 		}
 	}
 }
+
+// cost_field "none" reads no cost: every request costs 1, in CSV and JSON
+// Lines, and a Common Log (whose requests cost 1 anyway) takes it.
+func TestNoCost(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		format     Format
+	}{
+		{"a.csv", "time_ms,key,cost\n0,a,5\n10,b,7\n", FormatCSV},
+		{"a.jsonl", "{\"time\": 0, \"key\": \"a\", \"cost\": 5}\n{\"time\": 0.01, \"key\": \"b\", \"cost\": 7}\n", FormatJSONL},
+		{"a.log", "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n", FormatCLF},
+	} {
+		r, err := Open(c.name, io.NopCloser(strings.NewReader(c.data)), Options{Format: c.format, CostField: NoCost})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		n := 0
+		for {
+			row, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if row.Cost != 1 {
+				t.Errorf("%s: row %d costs %d with cost_field none, want 1", c.name, n, row.Cost)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: no rows", c.name)
+		}
+	}
+}
