@@ -46,7 +46,7 @@ type recentState[S any] struct {
 }
 
 // maxRecent is the most entries keyed.recent holds (32 bytes each: 2 MiB).
-// Below it the cache has four to eight entries a key, so few keys collide.
+// Below it the cache has two to four entries a key, so few keys collide.
 const maxRecent = 1 << 16
 
 func newKeyed[S any]() keyed[S] { return keyed[S]{states: make(map[string]*S), gen: 1} }
@@ -86,8 +86,8 @@ func (k *keyed[S]) add(key string, s *S) *S {
 	}
 	k.states[key] = s
 	k.keyBytes += int64(len(key))
-	if n := len(k.states); 4*n > len(k.recent) && len(k.recent) < maxRecent {
-		k.recent = make([]recentState[S], min(maxRecent, 4<<bits.Len(uint(n))))
+	if n := len(k.states); 2*n > len(k.recent) && len(k.recent) < maxRecent {
+		k.recent = make([]recentState[S], min(maxRecent, 2<<bits.Len(uint(n))))
 	}
 	return s
 }
