@@ -176,6 +176,19 @@ func (t target) sweep(to *tune.Options, periodFlag string) error {
 	return nil
 }
 
+// anonymous is how many requests of t came from the key "-", a Common Log's
+// empty user or ident (or a CSV's placeholder), which the products take as no
+// key at all: nginx does not account an empty key, HAProxy tracks no missing
+// sample, Envoy makes no descriptor without its header.
+func anonymous(t *tune.Trace) int64 {
+	for i, k := range t.Keys {
+		if k == "-" {
+			return t.Volume[i]
+		}
+	}
+	return 0
+}
+
 // targetSnippet is tune --target's recommendation in the product's own
 // syntax, to paste, and what it does to the trace: who is refused, who is
 // delayed and by how much. traceKey is what the trace's keys are ("ip"…).
@@ -191,10 +204,14 @@ func targetSnippet(t target, rep *tune.Report, traceKey string) string {
 	}
 	res := rep.Results[best]
 	if traceKey == "" {
-		traceKey = "ip"
+		traceKey = "key" // a CSV's or JSON Lines' key field (a log's is ip: traceKey says so)
 	}
 	t.write(&b, snippet{lead: lead, res: res, keys: int64(rep.Trace.KeyCount), traceKey: traceKey, product: t.product})
 	p := t.product
+	if n := anonymous(rep.Trace); n > 0 {
+		fmt.Fprintf(&b, "\n(The log's %s \"-\", no %s, sent %d of its %d requests and was swept as one client; %s does not limit a request whose key is empty or missing, so those pass unlimited there, and the figures below overstate what it refuses.)\n",
+			traceKey, traceKey, n, rep.Trace.Count, p)
+	}
 	fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests: the ordinary keys' %s, the median key's %s, the heavy hitters' %s; the heaviest key gets %s of the %s it sent.",
 		rep.Trace.Name, tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
 		tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
@@ -305,6 +322,11 @@ func writeAPIGateway(b *strings.Builder, s snippet) {
 	s.heading(b, "rateLimit requests a second, burstLimit the bucket; a usage plan holds each API key to it, so each client needs a key (a stage's throttle would hold every client together)",
 		"A usage plan (aws apigateway create-usage-plan --cli-input-json)")
 	lines(b, ls)
+	if k := strings.TrimSpace(s.traceKey); k != "user" && k != "key" {
+		// a usage plan keys by API key, which a client holds: a user is one, a
+		// field of the request (path, method, an address) is not
+		fmt.Fprintf(b, "\n(%s keys a usage plan by API key, which each client holds; the log's %s is not one: issue a key per %s, or limit by the client that holds the key.)\n", s.product, k, k)
+	}
 }
 
 // writeSpring: replenishRate the limit, requestedTokens the period's seconds

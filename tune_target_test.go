@@ -227,3 +227,28 @@ func TestTuneTargetCountsRequests(t *testing.T) {
 		}
 	}
 }
+
+// What a snippet says of the log's keys: a CSV's default key is its key field
+// (not the client's address), the anonymous "-" of a log's user is said to
+// pass unlimited in the product, and a usage plan's API key is said not to be
+// a request's path.
+func TestTuneTargetKeyNotes(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "ones.csv")
+	if err := os.WriteFile(csv, []byte("time_ms,key\n0,alice\n10,bob\n20,alice\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"--trace", csv, "--target", "nginx", "--single"}, "(nginx has no variable for the log's key", "$binary_remote_addr"},
+		{[]string{"--trace", "traces/shop.log", "--target", "nginx", "--key", "user"}, `The log's user "-", no user, sent 1483 of its 1647 requests`, ""},
+		{[]string{"--trace", "traces/shop.log", "--target", "nginx"}, "limit_req_zone $binary_remote_addr", "no user"},
+		{[]string{"--trace", "traces/shop.log", "--target", "api-gateway", "--key", "path"}, "the log's path is not one", ""},
+	} {
+		code, out, errOut := ratelab(append([]string{"tune"}, c.args...)...)
+		if code != 0 || !strings.Contains(out, c.want) || c.not != "" && strings.Contains(out, c.not) {
+			t.Errorf("ratelab tune %s: exit %d (%.200q); want %q in the output, and not %q", strings.Join(c.args, " "), code, errOut, c.want, c.not)
+		}
+	}
+}
