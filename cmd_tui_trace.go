@@ -51,7 +51,7 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	}
 	doc := traceScenario(o, to, rep, rep.Lanes(6), conf)
 	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) },
-		Path: func(name string) string { return name }} // paths as given, relative to the working folder
+		Path: func(name string) string { return name }, Generated: true} // paths as given, relative to the working folder
 	c, err := scenarios.Parse(src, []byte(doc))
 	if err != nil {
 		return nil, "", nil, usageError{err}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,4 +59,21 @@ func recommendedRow(t *testing.T, out string) string {
 	}
 	t.Fatalf("tune printed no recommended (*) row:\n%s", out)
 	return ""
+}
+
+// A refusal of the scenario ratelab writes for run --trace names the trace,
+// not a line and column of that generated text, and a fix that exists.
+func TestTraceRefusalNamesTheTrace(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "nginx.conf")
+	if err := os.WriteFile(conf, []byte("http {\nlimit_req_zone $binary_remote_addr zone=one:10m rate=1r/s;\nserver { listen 80; location / { limit_req zone=one burst=5; } }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := ratelab("run", "--trace", "traces/access-log.csv", "--config", conf)
+	want := "ratelab: --trace traces/access-log.csv: client \"log\": its trace has requests of cost up to 5"
+	if code != 2 || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "--cost-field none") {
+		t.Errorf("run --trace (costs) --config nginx.conf: exit %d, %q; want exit 2 and %q…, naming --cost-field none", code, errOut, want)
+	}
+	if code, _, errOut := ratelab("run", "--trace", "traces/access-log.csv", "--config", conf, "--cost-field", "none"); code != 0 {
+		t.Errorf("the same with --cost-field none: exit %d, %.300q; want it run", code, errOut)
+	}
 }

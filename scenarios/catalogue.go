@@ -21,6 +21,9 @@ type Source struct {
 	// Path is where a file named in the catalogue is on disk; nil when the
 	// catalogue is not on disk (the embedded one).
 	Path func(name string) string
+	// Generated says ratelab wrote the scenario text (run --trace's): its
+	// errors name the source, not a line and column of text the user never saw.
+	Generated bool
 }
 
 // FileSource is the source for a scenario file on disk: paths inside it are

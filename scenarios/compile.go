@@ -85,6 +85,9 @@ func (p *problem) Error() string { return p.msg }
 // fail builds the error for a problem at path (see positions.of), naming the file,
 // line and column, the scenario, and what follows.
 func (c *compiler) fail(path []any, format string, args ...any) error {
+	if c.src.Generated {
+		return &problem{fmt.Sprintf("%s: %s", c.src.Name, fmt.Sprintf(format, args...))}
+	}
 	return &problem{fmt.Sprintf("%s: scenario %q: %s", c.pos.place(c.src.Name, c.index, path...), c.s.Name, fmt.Sprintf(format, args...))}
 }
 
