@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"unicode"
 	"time"
 )
 
@@ -80,16 +81,29 @@ func SpringStatusName(code int) string {
 }
 
 // SpringStatusCode is the code of the HttpStatus called name, read as Spring
-// Boot binds an enum (case and - or _ aside); false when there is none from 400
+// Boot binds an enum (leniently: letters and digits, any case); false when there is none from 400
 // to 599.
 func SpringStatusCode(name string) (int, bool) {
-	n := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	n := springCanonical(name)
 	for _, s := range springStatuses {
-		if s.Name == n {
+		if springCanonical(s.Name) == n {
 			return s.Code, true
 		}
 	}
 	return 0, false
+}
+
+// springCanonical is Spring Boot's LenientObjectToEnumConverterFactory's
+// getCanonicalName: the letters and digits of name, lower-cased, so
+// TOO_MANY_REQUESTS, too-many-requests and TooManyRequests bind alike.
+func springCanonical(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }
 
 // springMaxInt and springMaxBurst are the largest replenishRate and

@@ -173,3 +173,21 @@ func TestSpringStatus(t *testing.T) {
 		}
 	}
 }
+
+// statusCode binds as Spring Boot binds an enum: by its letters and digits in
+// any case (LenientObjectToEnumConverterFactory); a number is no HttpStatus's
+// name, and a status outside 400–599 is no refusal's.
+func TestSpringStatusCodeBindsLeniently(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code int
+	}{
+		{"TOO_MANY_REQUESTS", 429}, {"too_many_requests", 429}, {"too-many-requests", 429}, {"TooManyRequests", 429},
+		{" Service Unavailable ", 503}, {"serviceUnavailable", 503}, {"429", 0}, {"OK", 0}, {"TOO_MANY", 0}, {"", 0},
+	} {
+		code, ok := SpringStatusCode(c.name)
+		if code != c.code || ok != (c.code != 0) {
+			t.Errorf("SpringStatusCode(%q) = %d, %v; want %d", c.name, code, ok, c.code)
+		}
+	}
+}
