@@ -5,8 +5,8 @@ import (
 	"math"
 	"net/http"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 )
 
 // SpringName is Spring Cloud Gateway's RedisRateLimiter as a lane, in scenario
