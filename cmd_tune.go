@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/present/format"
 	"ratelab/products"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -235,7 +236,36 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 			return to, err
 		}
 	}
+	if err := exactRanges(to); err != nil {
+		return to, err
+	}
 	return to, nil
+}
+
+// exactRanges refuses a --rate or --burst whose MAX ratelab's exact arithmetic
+// cannot hold over a period swept ((limit + cost) × period in µs below 2^53,
+// algorithms.Policy.Validate; a request costs at least 1), naming the flag and
+// the most it may be. The periods are those given, else tune's default ones
+// (a day's, swept for a long log, is checked when the log is read).
+func exactRanges(to tune.Options) error {
+	periods := to.Periods
+	if len(periods) == 0 {
+		periods, _ = tune.DefaultPeriods(0)
+	}
+	for _, r := range []struct {
+		flag string
+		r    *tune.Range
+	}{{"--rate", to.Rate}, {"--burst", to.Burst}} {
+		if r.r == nil {
+			continue
+		}
+		for _, p := range periods {
+			if most := algorithms.MaxExact/int64(p/time.Microsecond) - 1; r.r.Max > most {
+				return usagef("%s: %d per %s is more than ratelab's exact arithmetic holds ((limit + cost) × period in µs stays below 2^53): at most %d per %s; lower its MAX", r.flag, r.r.Max, format.Period(p), most, format.Period(p))
+			}
+		}
+	}
+	return nil
 }
 
 func runTune(args []string, stdout, stderr io.Writer) error {

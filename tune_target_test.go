@@ -195,6 +195,9 @@ func TestTuneTargetRefuses(t *testing.T) {
 		{[]string{"--target", "envoy-local", "--rate", "1..5000000000"}, "--rate: envoy-local holds a limit of at most 4294967295 (got 1..5000000000); lower its MAX"},
 		{[]string{"--target", "api-gateway", "--burst", "1..3000000000"}, "--burst: api-gateway holds a burst of at most 2147483647"},
 		{[]string{"--target", "guava"}, `--target: unknown product "guava"`},
+		{[]string{"--target", "kong", "--rate", "1..4294967296"}, "--rate: 4294967296 per 1m is more than ratelab's exact arithmetic holds ((limit + cost) × period in µs stays below 2^53): at most 150119986 per 1m; lower its MAX"},
+		{[]string{"--rate", "1..9223372036854775807"}, "--rate: 9223372036854775807 per 1s is more than ratelab's exact arithmetic holds"},
+		{[]string{"--target", "traefik", "--periods", "1h", "--burst", "1..3000000"}, "--burst: 3000000 per 1h is more than ratelab's exact arithmetic holds ((limit + cost) × period in µs stays below 2^53): at most 2501998 per 1h"},
 		{[]string{"--target", "kong", "--algorithms", "kong"}, "--target sweeps the product's own lane; drop --algorithms"},
 	} {
 		args := append([]string{"tune", "--trace", "traces/no-such.log"}, c.args...)
