@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ var citation = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*)\]`)
 
 // markCitations replaces each [id] in text with [id ✓], [id ✗] or [id …] for
 // the run's claims (see claimMark); marks styles the mark.
-func markCitations(text string, cfg *sim.Config, now time.Duration, results []sim.ClaimResult, mark func(string) string) string {
+func markCitations(text string, cfg *sim.Config, now time.Duration, decided int64, results []sim.ClaimResult, mark func(string) string) string {
 	byID := map[string]sim.ClaimResult{}
 	for _, r := range results {
 		byID[r.ID] = r
@@ -36,20 +37,32 @@ func markCitations(text string, cfg *sim.Config, now time.Duration, results []si
 		if !ok {
 			return m // a claim dropped with its lanes (--lanes)
 		}
-		return "[" + id + " " + mark(claimMark(cfg, now, r)) + "]"
+		return "[" + id + " " + mark(claimMark(cfg, now, decided, r)) + "]"
 	})
 }
 
 // notBegun says the stretch of virtual time a claim is about starts after now,
 // so the run shown has nothing to judge it on yet (a claim "from 20 s on" at
 // 13 s): it is marked … rather than a ✓ that nothing supports.
-func notBegun(cfg *sim.Config, now time.Duration, r sim.ClaimResult) bool {
+// So is every claim before the run's first decision (decided: the decisions
+// so far), and a claim whose figures have nothing counted yet (a ratio over 0
+// for a lane), before the run's end; at the end, nothing counted is a claim
+// that does not hold.
+func notBegun(cfg *sim.Config, now time.Duration, decided int64, r sim.ClaimResult) bool {
+	if stretchAhead(cfg, now, r) {
+		return true
+	}
+	return now < cfg.Duration && (decided == 0 || slices.Contains(r.Undefined, true))
+}
+
+// stretchAhead says the stretch of virtual time claim r is about starts after now.
+func stretchAhead(cfg *sim.Config, now time.Duration, r sim.ClaimResult) bool {
 	return r.Scope >= 0 && r.Scope < len(cfg.Scopes) && cfg.Scopes[r.Scope].From > now
 }
 
 // claimMark is ✓ or ✗ for the run so far, or … when its stretch has not begun.
-func claimMark(cfg *sim.Config, now time.Duration, r sim.ClaimResult) string {
-	if notBegun(cfg, now, r) {
+func claimMark(cfg *sim.Config, now time.Duration, decided int64, r sim.ClaimResult) string {
+	if notBegun(cfg, now, decided, r) {
 		return "…"
 	}
 	return present.Mark(r)
@@ -59,11 +72,11 @@ func claimMark(cfg *sim.Config, now time.Duration, r sim.ClaimResult) string {
 // Before the run's end the counts are of the run so far: a claim about the whole
 // run (tens of thousands of errors) may not hold yet, and one about a later
 // stretch has nothing to be judged on.
-func claimsSummary(cfg *sim.Config, now time.Duration, results []sim.ClaimResult, adjusted bool) string {
+func claimsSummary(cfg *sim.Config, now time.Duration, decided int64, results []sim.ClaimResult, adjusted bool) string {
 	held, waiting := 0, 0
 	for _, r := range results {
 		switch {
-		case notBegun(cfg, now, r):
+		case notBegun(cfg, now, decided, r):
 			waiting++
 		case r.Holds:
 			held++
@@ -94,19 +107,20 @@ func (m *Model) lessonLines(width int) []string {
 	}
 	var results []sim.ClaimResult
 	now := cfg.Duration // no run: nothing is judged so far
+	var decided int64
 	if s := m.runner.snap; s != nil {
-		results, now = s.Claims, s.Now
+		results, now, decided = s.Claims, s.Now, s.Decisions
 	}
 	var out []string
 	if now < cfg.Duration {
-		note := wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun.",
+		note := wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun, or with nothing counted yet.",
 			format.Duration(now), format.Duration(cfg.Duration)), width)
 		for _, line := range strings.Split(note, "\n") {
 			out = append(out, m.styles.Subtle.Render(line))
 		}
 		out = append(out, "")
 	}
-	for _, line := range strings.Split(wrap(markCitations(cfg.Lesson, cfg, now, results, func(s string) string { return s }), width), "\n") {
+	for _, line := range strings.Split(wrap(markCitations(cfg.Lesson, cfg, now, decided, results, func(s string) string { return s }), width), "\n") {
 		out = append(out, colourMarks(st, line))
 	}
 	if len(results) > 0 {
@@ -114,8 +128,12 @@ func (m *Model) lessonLines(width int) []string {
 	}
 	for _, r := range results {
 		line := present.ClaimLine(cfg, r)
-		if notBegun(cfg, now, r) {
-			line = "… " + strings.TrimPrefix(line, present.Mark(r)+" ") + " — its stretch has not begun"
+		if notBegun(cfg, now, decided, r) {
+			why := "its stretch has not begun"
+			if !stretchAhead(cfg, now, r) {
+				why = "nothing it measures has been counted yet"
+			}
+			line = "… " + strings.TrimPrefix(line, present.Mark(r)+" ") + " — " + why
 		}
 		text := wrap(line, width-2)
 		for i, line := range strings.Split(text, "\n") {

@@ -96,3 +96,20 @@ func TestColumnEdgesOnWholeSeconds(t *testing.T) {
 		}
 	}
 }
+
+// At the very start nothing has been sent: a claim whose figures are a ratio
+// over nothing counted is not yet judged (…), not failed (✗); at the run's end
+// every claim is ✓ or ✗.
+func TestClaimsWithNothingCountedAreNotBegun(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	frame(m)
+	s := screen(m)
+	if strings.Contains(s, "✗]") {
+		t.Errorf("at %s, before any request, a claim is marked failed:\n%s", m.runner.now(), s)
+	}
+	playToEnd(m)
+	s = screen(m)
+	if strings.Contains(s, "…]") {
+		t.Errorf("at the run's end a claim is still marked not begun:\n%s", s)
+	}
+}

@@ -167,10 +167,10 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	}
 	results := m.runner.snap.Claims
 	if room >= 1 && len(results) > 0 {
-		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
+		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
 	}
 	if room >= 2 {
-		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), results, func(s string) string { return s }), max(m.width, 1)), "\n")
+		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, func(s string) string { return s }), max(m.width, 1)), "\n")
 		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
