@@ -363,9 +363,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // switchTo opens scenario i from its start, with no adjustments and nothing
-// recorded.
+// recorded, at the speed it was played at — but for max, which would open it
+// finished: that is 1× again.
 func (m *Model) switchTo(i int) tea.Cmd {
 	m.focus, m.zoom, m.status = 0, false, ""
+	if m.runner.speed >= len(speeds) {
+		m.runner.speed = speedOne
+	}
 	cmd := m.runner.switchTo(i)
 	m.ctl.reset(m.runner.cfg)
 	return cmd

@@ -113,3 +113,21 @@ func TestClaimsWithNothingCountedAreNotBegun(t *testing.T) {
 		t.Errorf("at the run's end a claim is still marked not begun:\n%s", s)
 	}
 }
+
+// A scenario picked after the last was run at max opens at 1×, to be seen
+// (at max it opened finished); any other speed carries over.
+func TestPickingAfterMaxPlaysAtOne(t *testing.T) {
+	for _, c := range []struct {
+		keys []string
+		want int
+	}{{[]string{"m"}, speedOne}, {[]string{"+", "+"}, speedOne + 2}} {
+		m := newModel(t, "boundary-burst")
+		for _, k := range c.keys {
+			press(m, k)
+		}
+		m.switchTo(1)
+		if m.runner.speed != c.want {
+			t.Errorf("after %v, the next scenario opens at %s, want %s", c.keys, speedName(m.runner.speed), speedName(c.want))
+		}
+	}
+}
