@@ -421,6 +421,9 @@ func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tun
 	startWork()
 	p, err := tune.RunPartial(ctx, t, sweep)
 	bar.done()
+	if err == nil && o.target != "" {
+		p.Target, p.TraceKey = o.target, o.trace.traceKey(t.Format.Format)
+	}
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
@@ -491,6 +494,11 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		parts = append(parts, p)
 	}
+	for i, p := range parts[1:] {
+		if p.Target != parts[0].Target {
+			return usagef("tune merge: %s is a sweep for --target %q and %s for %q; merge the partials of one sweep", files[0], parts[0].Target, files[i+1], p.Target)
+		}
+	}
 	rep, err := tune.Merge(parts, files)
 	if err != nil {
 		return usagef("tune merge: %v", err)
@@ -499,7 +507,18 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	if csvPath == "-" || jsonPath == "-" {
 		report = stderr
 	}
-	return writeReport(rep, csvPath, jsonPath, report, stdout)
+	if err := writeReport(rep, csvPath, jsonPath, report, stdout); err != nil {
+		return err
+	}
+	if parts[0].Target != "" {
+		tgt, err := targetFor(parts[0].Target)
+		if err != nil {
+			return usagef("tune merge: %s: %v", files[0], err)
+		}
+		_, err = fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, parts[0].TraceKey))
+		return err
+	}
+	return nil
 }
 
 // writeReport writes the report's CSV and JSON where asked, then its table.

@@ -255,3 +255,25 @@ func TestTuneTargetKeyNotes(t *testing.T) {
 		}
 	}
 }
+
+// tune merge of --target partials prints the product's snippet, as one run
+// does, and refuses partials of different targets.
+func TestTuneMergeTargetSnippet(t *testing.T) {
+	dir := t.TempDir()
+	var parts []string
+	for k, target := range []string{"nginx", "nginx", "kong"} {
+		p := filepath.Join(dir, fmt.Sprintf("p%d", k))
+		part := fmt.Sprintf("%d/2", k%2)
+		if code, _, errOut := ratelab("tune", "--trace", "traces/shop.log", "--target", target, "--partition", part, "--partial", p); code != 0 {
+			t.Fatalf("partition %s of --target %s: exit %d, %.300q", part, target, code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	code, out, errOut := ratelab("tune", "merge", parts[0], parts[1])
+	if code != 0 || !strings.Contains(out, "The recommendation") || !strings.Contains(out, "limit_req zone=ratelab") {
+		t.Errorf("tune merge of --target nginx partials: exit %d (%.200q), no snippet in:\n%.2000s", code, errOut, out)
+	}
+	if code, _, errOut := ratelab("tune", "merge", parts[0], parts[2]); code != 2 || !strings.Contains(errOut, `--target "nginx"`) {
+		t.Errorf("tune merge of nginx and kong partials: exit %d, %q; want exit 2 naming the targets", code, errOut)
+	}
+}

@@ -37,6 +37,11 @@ type Partial struct {
 	Totals    totals
 	Limits    []Limits
 	Tallies   []tally
+	// Target and TraceKey, for a sweep of tune --target, are the product and
+	// what the trace's keys are ("ip"…), so that merging the partials prints
+	// the product's snippet as one run does; "" otherwise.
+	Target   string `json:",omitempty"`
+	TraceKey string `json:",omitempty"`
 
 	// for the run that made it
 	classes Classes
