@@ -434,7 +434,8 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	if lipgloss.Width(name) > compactNameWidth {
 		name = shortName(m.runner.cfg.Lanes, i) // "token-bucket (fix off)" and "(fix on)" cut alike
 	}
-	name = fmt.Sprintf("%-*s", compactNameWidth, truncate(name, compactNameWidth))
+	// a space always between the name and its counters, however long the name
+	name = fmt.Sprintf("%-*s ", compactNameWidth-1, truncate(name, compactNameWidth-1))
 	counters := fmt.Sprintf("acc %-6s den %-6s", compact(met.Accepted), compact(met.Denied))
 	n := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
 	info, _ := algorithms.Lookup(lane.Algorithm)
