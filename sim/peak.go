@@ -34,11 +34,9 @@ type peakSpan struct{ first, last time.Duration }
 
 // addToWindow records cost admitted at `at` (>= 0) for key k, whose policy period
 // is period, and updates its peak. Admissions come in time order per key; one that
-// does not (reserved work overtaken) is placed in order. ks.last, already
-// updated, is the latest admission: the ring's newest entry is it to the µs
-// (the newest is never out of its window), so neither the newest nor whether
-// at merges into it (sameInstant: the newest's time was at) needs a read of
-// the ring.
+// does not (reserved work overtaken) is placed in order. sameInstant says the
+// key's last admission (the ring's newest entry, to the µs) was at `at`: only
+// then can at merge into it, so other admissions skip reading the ring for it.
 func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration, sameInstant bool) {
 	ks := &r.keys[k]
 	if !sameInstant || !r.merge(ks, at, cost) {
@@ -48,7 +46,7 @@ func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period tim
 		}
 		r.push(ks, pack(at, cost))
 	}
-	newest := ks.last.Truncate(time.Microsecond)
+	newest := r.entry(ks, ks.n-1).at() // (not ks.last: an entry's time wraps past 2^42 µs, and the window must be read in the ring's own times)
 	for r.entry(ks, 0).at() <= newest-period {
 		ks.sum -= r.entry(ks, 0).cost()
 		ks.head = (ks.head + 1) & (ks.ringCap - 1)
