@@ -260,7 +260,7 @@ func exactRanges(to tune.Options) error {
 			continue
 		}
 		for _, p := range periods {
-			if most := algorithms.MaxExact/int64(p/time.Microsecond) - 1; r.r.Max > most {
+			if most := algorithms.MaxExactLimit(p); r.r.Max > most {
 				return usagef("%s: %d per %s is more than ratelab's exact arithmetic holds ((limit + cost) × period in µs stays below 2^53): at most %d per %s; lower its MAX", r.flag, r.r.Max, format.Period(p), most, format.Period(p))
 			}
 		}
@@ -329,14 +329,8 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.target != "" && o.trace.costField == "" {
-		// a product that counts requests (nginx, HAProxy, Kong…) sees every
-		// request as one, whatever the log says it cost
-		if tgt, err := targetFor(o.target); err == nil {
-			if info, _ := algorithms.Lookup(tgt.lane); info.CountsRequests {
-				to.CostField = traces.NoCost
-			}
-		}
+	if tgt, err := targetFor(o.target); o.target != "" && err == nil && o.trace.costField == "" && tgt.countsRequests() {
+		to.CostField = traces.NoCost // the product sees every request as one, whatever the log says it cost
 	}
 	// a signal while the trace is read ends the process at once; during the
 	// sweep it stops the workers, and nothing is written (see interrupts)

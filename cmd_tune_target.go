@@ -176,6 +176,13 @@ func (t target) sweep(to *tune.Options, periodFlag string) error {
 	return nil
 }
 
+// countsRequests says the product counts requests, not their cost (nginx,
+// HAProxy, Kong…: algorithms.Info.CountsRequests), so its sweep reads no cost.
+func (t target) countsRequests() bool {
+	info, _ := algorithms.Lookup(t.lane)
+	return info.CountsRequests
+}
+
 // anonymous is how many requests of t came from the key "-", a Common Log's
 // empty user or ident (or a CSV's placeholder), which the products take as no
 // key at all: nginx does not account an empty key, HAProxy tracks no missing

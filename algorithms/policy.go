@@ -81,6 +81,11 @@ func (p Policy) Validate(maxCost int64) error {
 	return nil
 }
 
+// MaxExactLimit is the largest limit (or burst) over period that Validate
+// takes for requests of cost 1 (Validate(1)): (limit + cost) × period in µs stays below
+// MaxExact. period is a whole positive number of microseconds.
+func MaxExactLimit(period time.Duration) int64 { return MaxExact/int64(period/Resolution) - 1 }
+
 // toMicros converts an offset from the origin to whole microseconds, rounding towards
 // the past for negative offsets too.
 func toMicros(d time.Duration) int64 { return floorDiv(int64(d), int64(Resolution)) }

@@ -257,18 +257,28 @@ func traefikWait(tokens float64, limit rate.Limit) time.Duration {
 	return time.Duration(d)
 }
 
-// decision is ServeHTTP's verdict on a reservation that waits delay, the bucket
-// holding tokens after it (or after its cancellation).
-func (tr *Traefik) decision(key string, delay time.Duration, tokens float64) Decision {
-	d := Decision{Limit: tr.policy.Burst, Remaining: tokens}
-	if delay > tr.cfg.MaxDelay {
+// traefikVerdict is ServeHTTP's verdict, in memory and in the Redis mode, on
+// a request of key that would wait delay, the bucket holding tokens after it
+// (or after its cancellation): served after delay up to maxDelay, else refused
+// with that wait as its retry-after (and key's jitter). The caller sets
+// ResetAfter, each mode with its own arithmetic.
+func traefikVerdict(p Policy, maxDelay time.Duration, key string, delay time.Duration, tokens float64) Decision {
+	d := Decision{Limit: p.Burst, Remaining: tokens}
+	if delay > maxDelay {
 		d.RetryAfter = delay
-		if f := JitterFactor(key, tr.policy.RetryJitter); f > 0 {
+		if f := JitterFactor(key, p.RetryJitter); f > 0 {
 			d.RetryAfter = jitter(ceilDiv(int64(delay), int64(Resolution)), f)
 		}
 	} else {
 		d.Allowed, d.Delay = true, delay
 	}
+	return d
+}
+
+// decision is ServeHTTP's verdict on a reservation that waits delay, the bucket
+// holding tokens after it (or after its cancellation).
+func (tr *Traefik) decision(key string, delay time.Duration, tokens float64) Decision {
+	d := traefikVerdict(tr.policy, tr.cfg.MaxDelay, key, delay, tokens)
 	if missing := float64(tr.burst) - tokens; missing > 0 {
 		d.ResetAfter = fromMicros(int64(math.Ceil(missing / float64(tr.cfg.Rate) * 1e6)))
 	}

@@ -159,15 +159,7 @@ func luaMin(a, b float64) float64 {
 // decision is ServeHTTP's verdict on a delay, the hash holding tokens after
 // the script.
 func (tr *TraefikRedis) decision(key string, delay time.Duration, tokens float64) Decision {
-	d := Decision{Limit: tr.policy.Burst, Remaining: tokens}
-	if delay > tr.cfg.MaxDelay {
-		d.RetryAfter = delay
-		if f := JitterFactor(key, tr.policy.RetryJitter); f > 0 {
-			d.RetryAfter = jitter(ceilDiv(int64(delay), int64(Resolution)), f)
-		}
-	} else {
-		d.Allowed, d.Delay = true, delay
-	}
+	d := traefikVerdict(tr.policy, tr.cfg.MaxDelay, key, delay, tokens)
 	if missing := float64(tr.burst) - tokens; missing > 0 {
 		d.ResetAfter = fromMicros(int64(math.Ceil(missing / tr.perMicro)))
 	}

@@ -55,25 +55,32 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		names[name] = true
 		return name
 	}
+	note := func(place Place, text string) { // a note of "" says nothing
+		if text != "" {
+			notes = append(notes, Warning{Place: place, Text: text})
+		}
+	}
+	// keyOf is m's key as ratelab keys its lane (a name for a key the trace has no field for)
+	keyOf := func(m Limit, name string, p Product) string {
+		key, text := keyTemplate(m.Key, name, traceKey, p)
+		note(m.Place, text)
+		return key
+	}
 	for _, l := range c.Lanes {
 		switch c.Product {
 		case Nginx:
 			lane := RatelabLane{Place: l.Place, Combine: algorithms.AllOrNothing}
 			for _, m := range l.Limits {
-				lim, note := nginxRatelab(m, traceKey)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				lim, text := nginxRatelab(m, traceKey)
+				note(m.Place, text)
 				lane.Limits = append(lane.Limits, lim)
 			}
 			lane.Name = unique(l.Name, l.Place)
 			lanes = append(lanes, lane)
 		case HAProxy:
 			for _, m := range l.Limits {
-				lim, note, ok := haproxyRatelab(m, traceKey)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				lim, text, ok := haproxyRatelab(m, traceKey)
+				note(m.Place, text)
 				if !ok {
 					continue
 				}
@@ -93,10 +100,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 				if e.Descriptor != "" {
 					name = laneWord("descriptor " + e.Descriptor)
 				}
-				key, note := keyTemplate(m.Key, laneWord(name), traceKey, EnvoyLocal)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				key := keyOf(m, laneWord(name), EnvoyLocal)
 				lane.Limits = append(lane.Limits, RatelabLimit{Name: name, Place: m.Place, Algorithm: algorithms.EnvoyLocalName, Key: key,
 					Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
 			}
@@ -105,10 +109,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case EnvoyGlobal:
 			for _, m := range l.Limits {
 				e := m.EnvoyGlobal
-				key, note := keyTemplate(m.Key, laneWord(e.Descriptor), traceKey, EnvoyGlobal)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				key := keyOf(m, laneWord(e.Descriptor), EnvoyGlobal)
 				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
 					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
 					Options: algorithms.Options{ShadowMode: e.ShadowMode},
@@ -117,10 +118,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case Cloudflare:
 			for _, m := range l.Limits {
 				cf := m.Cloudflare
-				key, note := keyTemplate(m.Key, laneWord(cf.Rule), traceKey, Cloudflare)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				key := keyOf(m, laneWord(cf.Rule), Cloudflare)
 				o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
 				if cf.Status != 429 {
 					o.DenyStatus = cf.Status
@@ -132,20 +130,14 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case Spring, Traefik, Kong:
 			for _, m := range l.Limits {
 				lim := gatewayRatelab(m)
-				key, note := keyTemplate(m.Key, laneWord(l.Name), traceKey, c.Product)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				key := keyOf(m, laneWord(l.Name), c.Product)
 				lim.Key = key
 				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{lim}})
 			}
 		case APIGateway:
 			for _, m := range l.Limits {
 				a := m.APIGateway
-				key, note := keyTemplate(m.Key, laneWord(a.Scope), traceKey, APIGateway)
-				if note != "" {
-					notes = append(notes, Warning{Place: m.Place, Text: note})
-				}
+				key := keyOf(m, laneWord(a.Scope), APIGateway)
 				// rateLimit requests a second: whole, per 1s; else in
 				// thousandths, per 1000s
 				p := algorithms.Policy{Limit: a.RateMilli, Period: 1000 * time.Second, Burst: a.Burst}
