@@ -14,29 +14,23 @@ import (
 // a failure is retried by the client's policy or given up on.
 
 // startClient schedules client i's first work: its closed-loop workers, spread
-// over the client's Spread, or its first arrival.
-func (l *Lane) startClient(i int) error {
+// over the client's Spread, or its first arrival, read from the client's feed.
+func (l *Lane) startClient(i int, feed *arrivalFeed) {
 	c := &l.cfg.Clients[i]
 	cr := clientRun{c: c, retry: c.Retry}
-	traffic := newStream(l.cfg.Seed, streamTraffic, i)
 	if loop, ok := c.Pattern.(ClosedLoop); ok {
+		traffic := newStream(l.cfg.Seed, streamTraffic, i)
 		cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
 		for w := 0; w < loop.Concurrency; w++ {
 			l.schedule(c.Start+loop.Spread*time.Duration(w)/time.Duration(loop.Concurrency), evWorker, i)
 		}
 	} else {
-		gen, draw, err := newArrivals(c, traffic)
-		if err != nil {
-			return fmt.Errorf("client %q: %w", c.Name, err)
-		}
-		cr.gen, cr.draw, cr.traffic = gen, draw, traffic
-		if a, ok := gen.next(); ok {
-			cr.pending = a
-			cr.pendingSeq = l.scheduleArrival(a.at, i)
-		}
+		cr.feed = feed.reader(l.Index)
 	}
 	l.clients = append(l.clients, cr)
-	return nil
+	if cr.feed != nil {
+		l.nextArrival(i)
+	}
 }
 
 // arrive turns a client's pending event into its deliveries and schedules the next.
@@ -46,11 +40,28 @@ func (l *Lane) arrive(ci int) {
 	for d := 0; d < c.c.Deliveries; d++ {
 		l.attempt(l.newRequest(ci, a.key, a.cost, false))
 	}
-	if next, ok := c.gen.next(); ok {
+	l.nextArrival(ci)
+}
+
+// nextArrival reads client ci's next arrival from its feed and schedules it; at
+// the end of the client's arrivals it schedules nothing, and a failure (a trace
+// that changed) stops the lane.
+func (l *Lane) nextArrival(ci int) {
+	c := &l.clients[ci]
+	if next, ok := c.feed.next(); ok {
 		c.pending = next
 		c.pendingSeq = l.scheduleArrival(next.at, ci)
-	} else if err := c.gen.err(); err != nil {
+	} else if err := c.feed.err(); err != nil {
 		l.err = fmt.Errorf("client %q: %w", c.c.Name, err)
+	}
+}
+
+// leaveFeeds tells the clients' feeds the lane reads no more.
+func (l *Lane) leaveFeeds() {
+	for _, c := range l.clients {
+		if c.feed != nil {
+			c.feed.leave()
+		}
 	}
 }
 
@@ -62,7 +73,9 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	l.rec.m.Offered++
 	l.tick.Offered++
 	l.rec.offered(id)
-	return l.reqs.Put(request{client: int32(ci), key: id.key, pair: id.pair, cost: cost, first: l.now, n: c.made, worker: worker, slot: -1})
+	rid, r := l.reqs.Alloc()
+	r.client, r.key, r.pair, r.cost, r.first, r.n, r.worker, r.slot = int32(ci), id.key, id.pair, cost, l.now, c.made, worker, -1
+	return rid
 }
 
 // attempt sends request id to the limiter now, through the lane's decider.

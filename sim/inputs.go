@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"ratelab/present/format"
@@ -99,7 +98,7 @@ func (l *Lane) applyInput(i int32) {
 			l.attempt(l.newRequest(in.Client, in.Key, in.Cost, false))
 		}
 	case InputRate:
-		l.setRate(in.Client, in.Rate)
+		l.setRate(in.Client)
 	case InputRetry:
 		l.clients[in.Client].retry = in.Retry
 	case InputClockFix:
@@ -123,20 +122,17 @@ func (l *Lane) applyInput(i int32) {
 
 // setRate makes client ci send at rate requests per second from now (constant
 // spacing, or exponential gaps for a Poisson client), until its stop; 0 stops it.
-// Its pending arrival is dropped.
-func (l *Lane) setRate(ci int, rate float64) {
+// Its pending arrival is dropped. The new generator is the client's arrival
+// stream's to make (see arrivalStream.next): every lane applies the same inputs
+// at the same instants, so the stream switches once for all of them.
+func (l *Lane) setRate(ci int) {
 	c := &l.clients[ci]
+	if c.feed == nil {
+		return // a closed loop: its workers are its rate
+	}
 	c.pendingSeq = 0 // the arrival scheduled before is stale
-	if c.draw == nil || rate <= 0 {
-		c.gen = noArrivals{}
-		return
-	}
-	_, poisson := c.c.Pattern.(Poisson)
-	c.gen = &rateArrivals{from: l.now, stop: c.c.Stop, rate: rate, poisson: poisson, r: c.traffic, draw: c.draw}
-	if a, ok := c.gen.next(); ok {
-		c.pending = a
-		c.pendingSeq = l.scheduleArrival(a.at, ci)
-	}
+	c.feed.restart()
+	l.nextArrival(ci)
 }
 
 // rateArrivals sends at a rate from a time on: the k-th request at from + k/rate,
@@ -148,14 +144,19 @@ type rateArrivals struct {
 	poisson    bool
 	k          int64
 	t          float64 // seconds after from (poisson)
-	r          *rand.Rand
-	draw       func(time.Duration) arrival
+	src        *source
+}
+
+func (a *rateArrivals) clone(src *source) (arrivals, error) {
+	n := *a
+	n.src = src
+	return &n, nil
 }
 
 func (a *rateArrivals) next() (arrival, bool) {
 	var s float64
 	if a.poisson {
-		a.t += a.r.ExpFloat64() / a.rate
+		a.t += a.src.r.ExpFloat64() / a.rate
 		s = a.t
 	} else {
 		a.k++
@@ -164,13 +165,14 @@ func (a *rateArrivals) next() (arrival, bool) {
 	if s >= (a.stop - a.from).Seconds() {
 		return arrival{}, false
 	}
-	return a.draw(a.from + micros(s)), true
+	return a.src.draw(a.from + micros(s)), true
 }
 
 // noArrivals never sends: a hand client, whose requests are inputs.
 type noArrivals struct{ generated }
 
-func (noArrivals) next() (arrival, bool) { return arrival{}, false }
+func (noArrivals) next() (arrival, bool)           { return arrival{}, false }
+func (noArrivals) clone(*source) (arrivals, error) { return noArrivals{}, nil }
 
 // AddInput makes in now, in every lane: in.At must be the run's current virtual
 // time (the UI adds what a person does as it happens). It is recorded in the run's

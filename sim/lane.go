@@ -107,14 +107,13 @@ type Sample struct {
 // clientRun is a client's state in one lane.
 type clientRun struct {
 	c          *Client
-	gen        arrivals   // nil for a closed loop
-	pending    arrival    // the generator's next event, scheduled as evArrival
-	pendingSeq uint64     // its sequence number; an arrival with another is stale
-	traffic    *rand.Rand // arrivals, keys and costs
-	draw       func(time.Duration) arrival
-	keys       keyPicker // closed loop
-	made       int64     // logical requests so far
-	retry      Retry     // its retry policy now (inputs change it)
+	feed       *feedReader // its open-loop arrivals; nil for a closed loop
+	pending    arrival     // the feed's next arrival, scheduled as evArrival
+	pendingSeq uint64      // its sequence number; an arrival with another is stale
+	traffic    *rand.Rand  // a closed loop's keys and costs
+	keys       keyPicker   // a closed loop's
+	made       int64       // logical requests so far
+	retry      Retry       // its retry policy now (inputs change it)
 }
 
 // request is a logical request in flight: between attempts, waiting for a commit,
@@ -135,7 +134,7 @@ type request struct {
 	row     int64         // its current attempt's row while held (see fate.go); 0: none
 }
 
-func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, error) {
+func newLane(cfg *Config, index int, inputs *[]Input, feeds []*arrivalFeed, store StateStore) (*Lane, error) {
 	lc := cfg.Lanes[index]
 	l := &Lane{Index: index, Config: lc, cfg: cfg, nextTick: cfg.Tick, engine: newEngine(len(cfg.Clients)), rec: newRecorder(cfg, lc)}
 	for t := range cfg.Tiers {
@@ -187,9 +186,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, store StateStore) (*Lane, 
 	}
 	l.rec.m = openingMetrics(lc)
 	for i := range cfg.Clients {
-		if err := l.startClient(i); err != nil {
-			return nil, err
-		}
+		l.startClient(i, feeds[i])
 	}
 	l.inputs = inputs
 	for i := range *inputs {

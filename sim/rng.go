@@ -16,7 +16,12 @@ const (
 
 // newStream returns the random stream for purpose and owner under seed.
 func newStream(seed, purpose uint64, owner int) *rand.Rand {
-	return rand.New(rand.NewPCG(splitmix(seed^purpose<<56), splitmix(uint64(owner)+purpose<<32)))
+	return rand.New(rand.NewPCG(streamSeeds(seed, purpose, owner)))
+}
+
+// streamSeeds are the PCG's two seeds for purpose and owner under seed.
+func streamSeeds(seed, purpose uint64, owner int) (uint64, uint64) {
+	return splitmix(seed ^ purpose<<56), splitmix(uint64(owner) + purpose<<32)
 }
 
 // splitmix is SplitMix64's finaliser: it spreads nearby seeds far apart.

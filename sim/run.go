@@ -33,9 +33,10 @@ type Run struct {
 	series  func(lane int, s Sample) error
 	samples [][]Sample // per lane, the samples of the step being written
 
-	workers *workers  // the lanes' goroutines, started on the first advance
-	inputs  *[]Input  // the configuration's inputs, then those added (see AddInput)
-	final   []Metrics // once done, the metrics a Snapshot shows (taken once)
+	workers *workers       // the lanes' goroutines, started on the first advance
+	feeds   []*arrivalFeed // per client, its open-loop arrivals (nil: a closed loop)
+	inputs  *[]Input       // the configuration's inputs, then those added (see AddInput)
+	final   []Metrics      // once done, the metrics a Snapshot shows (taken once)
 
 	// the lesson's questions in the order asked (see askAt), how many of them
 	// the run has reached, and their answers
@@ -50,9 +51,21 @@ func NewRun(cfg *Config, store StateStore) (*Run, error) {
 	inputs := append([]Input(nil), cfg.Inputs...)
 	r := &Run{Config: cfg, inputs: &inputs, order: askAt(cfg)}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
-	for i := range cfg.Lanes {
-		l, err := newLane(cfg, i, r.inputs, store)
+	r.feeds = make([]*arrivalFeed, len(cfg.Clients))
+	for i := range cfg.Clients {
+		stream, err := newArrivalStream(cfg, i, r.inputs)
 		if err != nil {
+			r.closeFeeds()
+			return nil, err
+		}
+		if stream != nil {
+			r.feeds[i] = newArrivalFeed(stream, len(cfg.Lanes))
+		}
+	}
+	for i := range cfg.Lanes {
+		l, err := newLane(cfg, i, r.inputs, r.feeds, store)
+		if err != nil {
+			r.closeFeeds()
 			return nil, err
 		}
 		l.ctx = r.ctx
@@ -131,6 +144,11 @@ func (r *Run) advance(t time.Duration) error {
 	if err := context.Cause(r.ctx); err != nil {
 		return &Stopped{At: r.now, Cause: err}
 	}
+	for _, f := range r.feeds {
+		if f != nil {
+			f.setLimit(t)
+		}
+	}
 	err := r.advanceLanes(t)
 	if s := r.stopped(); s != nil {
 		return s
@@ -202,7 +220,25 @@ func (r *Run) Close() {
 	for _, l := range r.Lanes {
 		l.held.older.close()
 	}
+	r.closeFeeds()
 	r.cancel(nil)
+}
+
+// closeFeeds releases the clients' traces still open, the run's and those of
+// lanes that went on their own.
+func (r *Run) closeFeeds() {
+	for _, f := range r.feeds {
+		if f != nil {
+			f.close()
+		}
+	}
+	for _, l := range r.Lanes {
+		for _, c := range l.clients {
+			if c.feed != nil && c.feed.own != nil {
+				c.feed.own.close()
+			}
+		}
+	}
 }
 
 // workers are one goroutine per lane, each advancing its lane when told to; they
@@ -222,6 +258,9 @@ func startWorkers(lanes []*Lane) *workers {
 			for t := range ch {
 				if t >= 0 {
 					l.advanceTo(t)
+				}
+				if l.err != nil {
+					l.leaveFeeds() // the lanes still reading need not keep entries for it
 				}
 				if l.stream != nil {
 					if t < 0 || l.now >= l.cfg.Duration && l.err == nil {

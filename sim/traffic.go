@@ -19,10 +19,14 @@ type arrival struct {
 // arrivals yields a client's open-loop events in time order; next returns false
 // when the client has nothing more to send, and err then says whether that was a
 // failure (a trace file that changed since it was checked). Arrival times are whole
-// microseconds.
+// microseconds. clone returns a generator that goes on from where this one is,
+// as this one would, drawing from src (this one's source cloned): a lane that
+// gets far ahead of the others generates the rest of its client's arrivals on
+// its own (see feed.go).
 type arrivals interface {
 	next() (arrival, bool)
 	err() error
+	clone(src *source) (arrivals, error)
 }
 
 // generated is embedded by the generators that cannot fail.
@@ -30,33 +34,63 @@ type generated struct{}
 
 func (generated) err() error { return nil }
 
-// newArrivals returns c's generator, drawing from r, and how it draws an
-// arrival's key and cost at a time (nil for a trace, whose rows carry them); nil
-// for a closed loop, whose requests are driven by their answers instead. A trace
-// that cannot be opened is an error (the loader has opened it once already, so
-// this is I/O at run time).
-func newArrivals(c *Client, r *rand.Rand) (arrivals, func(time.Duration) arrival, error) {
-	keys := newKeyPicker(r, c.Keys, c.KeyZipf)
-	draw := func(at time.Duration) arrival { return arrival{at, keys.pick(r), c.Cost.draw(r)} }
+// source is a client's random stream of open-loop traffic and how it draws an
+// arrival's key and cost from it. It is a value apart from its generator so a
+// generator can be cloned mid-stream: the PCG's state is copied, and the clone
+// draws the same numbers from then on.
+type source struct {
+	pcg  rand.PCG
+	r    *rand.Rand
+	keys keyPicker
+	c    *Client
+}
+
+// newSource is client i's traffic source under seed (the stream newStream gives).
+func newSource(seed uint64, i int, c *Client) *source {
+	s := &source{c: c}
+	s.pcg = *rand.NewPCG(streamSeeds(seed, streamTraffic, i))
+	s.r = rand.New(&s.pcg)
+	s.keys = newKeyPicker(s.r, c.Keys, c.KeyZipf)
+	return s
+}
+
+// clone is a source at the same point of the same stream, drawing on its own.
+func (s *source) clone() *source {
+	n := &source{pcg: s.pcg, c: s.c}
+	n.r = rand.New(&n.pcg)
+	n.keys = newKeyPicker(n.r, s.c.Keys, s.c.KeyZipf)
+	return n
+}
+
+// draw is an arrival at `at`: its key and cost drawn from the stream.
+func (s *source) draw(at time.Duration) arrival {
+	return arrival{at, s.keys.pick(s.r), s.c.Cost.draw(s.r)}
+}
+
+// newArrivals returns c's generator, drawing from src (unused by a trace, whose
+// rows carry their key and cost); nil for a closed loop, whose requests are driven
+// by their answers instead. A trace that cannot be opened is an error (the loader
+// has opened it once already, so this is I/O at run time).
+func newArrivals(c *Client, src *source) (arrivals, error) {
 	switch p := c.Pattern.(type) {
 	case Constant:
-		return &constantArrivals{c: c, rate: p.Rate, draw: draw}, draw, nil
+		return &constantArrivals{c: c, rate: p.Rate, src: src}, nil
 	case Poisson:
-		return &poissonArrivals{c: c, rate: p.Rate, r: r, draw: draw}, draw, nil
+		return &poissonArrivals{c: c, rate: p.Rate, src: src}, nil
 	case Ramp:
-		return &rampArrivals{c: c, from: p.From, to: p.To, draw: draw}, draw, nil
+		return &rampArrivals{c: c, from: p.From, to: p.To, src: src}, nil
 	case Bursts:
-		return &burstArrivals{c: c, bursts: p.Bursts, draw: draw}, draw, nil
+		return &burstArrivals{c: c, bursts: p.Bursts, src: src}, nil
 	case Hand:
-		return noArrivals{}, draw, nil
+		return noArrivals{}, nil
 	case Trace:
 		tr, err := p.Open()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return &traceArrivals{c: c, t: p, r: tr}, nil, nil
+		return &traceArrivals{c: c, t: p, r: tr}, nil
 	}
-	return nil, nil, nil
+	return nil, nil
 }
 
 // micros rounds a time in seconds down to whole microseconds; seconds must fit a
@@ -81,7 +115,13 @@ type constantArrivals struct {
 	c    *Client
 	rate float64
 	k    int64
-	draw func(time.Duration) arrival
+	src  *source
+}
+
+func (a *constantArrivals) clone(src *source) (arrivals, error) {
+	n := *a
+	n.src = src
+	return &n, nil
 }
 
 func (a *constantArrivals) next() (arrival, bool) {
@@ -94,7 +134,7 @@ func (a *constantArrivals) next() (arrival, bool) {
 		return arrival{}, false
 	}
 	a.k++
-	return a.draw(at), true
+	return a.src.draw(at), true
 }
 
 // poissonArrivals: exponential gaps of mean 1 / rate, summed in float seconds.
@@ -103,12 +143,17 @@ type poissonArrivals struct {
 	c    *Client
 	rate float64
 	t    float64 // seconds after Start
-	r    *rand.Rand
-	draw func(time.Duration) arrival
+	src  *source
+}
+
+func (a *poissonArrivals) clone(src *source) (arrivals, error) {
+	n := *a
+	n.src = src
+	return &n, nil
 }
 
 func (a *poissonArrivals) next() (arrival, bool) {
-	a.t += a.r.ExpFloat64() / a.rate
+	a.t += a.src.r.ExpFloat64() / a.rate
 	if a.c.ended(a.t) {
 		return arrival{}, false
 	}
@@ -116,7 +161,7 @@ func (a *poissonArrivals) next() (arrival, bool) {
 	if at >= a.c.Stop {
 		return arrival{}, false
 	}
-	return a.draw(at), true
+	return a.src.draw(at), true
 }
 
 // rampArrivals: the rate moves linearly from `from` to `to` over [Start, Stop], so
@@ -127,7 +172,13 @@ type rampArrivals struct {
 	c        *Client
 	from, to float64
 	k        float64
-	draw     func(time.Duration) arrival
+	src      *source
+}
+
+func (a *rampArrivals) clone(src *source) (arrivals, error) {
+	n := *a
+	n.src = src
+	return &n, nil
 }
 
 func (a *rampArrivals) next() (arrival, bool) {
@@ -146,7 +197,7 @@ func (a *rampArrivals) next() (arrival, bool) {
 	if at >= a.c.Stop {
 		return arrival{}, false
 	}
-	return a.draw(at), true
+	return a.src.draw(at), true
 }
 
 // burstArrivals: Count requests per burst, the i-th at At + i × Spread / Count.
@@ -155,7 +206,13 @@ type burstArrivals struct {
 	c      *Client
 	bursts []Burst
 	b, i   int
-	draw   func(time.Duration) arrival
+	src    *source
+}
+
+func (a *burstArrivals) clone(src *source) (arrivals, error) {
+	n := *a
+	n.src = src
+	return &n, nil
 }
 
 func (a *burstArrivals) next() (arrival, bool) {
@@ -170,7 +227,7 @@ func (a *burstArrivals) next() (arrival, bool) {
 		at := burst.At + micros(burst.Spread.Seconds()*float64(a.i)/float64(burst.Count))
 		a.i++
 		if at >= a.c.Start && at < a.c.Stop {
-			return a.draw(at), true
+			return a.src.draw(at), true
 		}
 	}
 }
@@ -180,10 +237,29 @@ type traceArrivals struct {
 	c       *Client
 	t       Trace
 	r       TraceReader
+	read    int64 // rows read so far (without an error)
 	failure error
 }
 
 func (a *traceArrivals) err() error { return a.failure }
+
+// clone opens the trace again and reads as many rows as this one has: a file has
+// no state to copy, so a lane on its own pays for the rows again, as it would
+// have done reading the file alone.
+func (a *traceArrivals) clone(*source) (arrivals, error) {
+	r, err := a.t.Open()
+	if err != nil {
+		return nil, err
+	}
+	n := &traceArrivals{c: a.c, t: a.t, r: r, failure: a.failure}
+	for ; n.read < a.read; n.read++ {
+		if _, err := r.Next(); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("reading the trace again: %w", err)
+		}
+	}
+	return n, nil
+}
 
 func (a *traceArrivals) next() (arrival, bool) {
 	row, err := a.r.Next()
@@ -194,6 +270,7 @@ func (a *traceArrivals) next() (arrival, bool) {
 		a.r.Close()
 		return arrival{}, false
 	}
+	a.read++
 	at := a.c.Start + row.At
 	if at >= a.c.Stop {
 		a.r.Close()

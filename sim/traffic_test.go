@@ -16,7 +16,7 @@ func drain(t *testing.T, c Client, seed uint64) []arrival {
 		c.Stop = 10 * time.Second
 	}
 	c.Keys = []int{0}
-	gen, _, err := newArrivals(&c, newStream(seed, streamTraffic, 0))
+	gen, err := newArrivals(&c, newSource(seed, 0, &c))
 	if err != nil {
 		t.Fatal(err)
 	}
