@@ -14,10 +14,19 @@ import (
 // client's next arrival is kept in a slot beside the heap (sideArrivals), and take
 // picks the earliest of the slots and the heap's top in the same (time, sequence)
 // order: the same run, with no heap work per arrival.
+//
+// Most other kinds of event are scheduled a fixed time after now (a retry's
+// backoff, a job's service time and its client's timeout, a queue's admissions),
+// so each kind's events mostly come in the order they run: an event that runs
+// after every event of its kind already waiting goes at the end of its kind's
+// queue (runs), only the others into the heap, and take picks the earliest of
+// the heap's top, the arrival slots and the queues' heads. A retry storm's tens
+// of thousands of waiting jobs then cost no heap work at all.
 type engine struct {
 	now    time.Duration
 	seq    uint64
 	events eventHeap
+	runs   [evInput]eventRun // per kind of event, those scheduled in running order
 
 	arrivals     []event // per client; at == never when empty
 	sideArrivals bool
@@ -96,7 +105,42 @@ func later(t, d time.Duration) time.Duration {
 
 // schedule adds an event of kind for ref at `at`.
 func (e *engine) schedule(at time.Duration, kind eventKind, ref int) {
-	e.events.push(event{at: at, seq: e.nextSeq(), kind: kind, ref: int32(ref)})
+	e.push(event{at: at, seq: e.nextSeq(), kind: kind, ref: int32(ref)})
+}
+
+// push adds ev: at the end of its kind's queue when it runs after every event
+// there, else into the heap.
+func (e *engine) push(ev event) {
+	if int(ev.kind) < len(e.runs) {
+		if r := &e.runs[ev.kind]; r.empty() || before(r.last(), &ev) {
+			r.buf = append(r.buf, ev)
+			return
+		}
+	}
+	e.events.push(ev)
+}
+
+// eventRun is a queue of events in running order: pushed at the end, taken from
+// the head.
+type eventRun struct {
+	buf  []event
+	head int
+}
+
+func (r *eventRun) empty() bool  { return r.head == len(r.buf) }
+func (r *eventRun) last() *event { return &r.buf[len(r.buf)-1] }
+
+// take removes the head; the room before it is reused once the queue empties,
+// or moved into once it is most of the buffer.
+func (r *eventRun) take() {
+	r.head++
+	switch {
+	case r.head == len(r.buf):
+		r.buf, r.head = r.buf[:0], 0
+	case r.head >= 1024 && 2*r.head >= len(r.buf):
+		n := copy(r.buf, r.buf[r.head:])
+		r.buf, r.head = r.buf[:n], 0
+	}
 }
 
 // scheduleArrival schedules client ci's next arrival at `at`, and returns its
@@ -104,17 +148,17 @@ func (e *engine) schedule(at time.Duration, kind eventKind, ref int) {
 func (e *engine) scheduleArrival(at time.Duration, ci int) uint64 {
 	ev := event{at: at, seq: e.nextSeq(), kind: evArrival, ref: int32(ci)}
 	if !e.sideArrivals {
-		e.events.push(ev)
+		e.push(ev)
 	} else {
 		e.arrivals[ci] = ev
 	}
 	return ev.seq
 }
 
-// take removes and returns the earliest event before limit, from the heap or the
-// arrival slots, in (time, seq) order; false when there is none.
+// take removes and returns the earliest event before limit, from the heap, the
+// arrival slots or the queues, in (time, seq) order; false when there is none.
 func (e *engine) take(limit time.Duration) (event, bool) {
-	slot := -1
+	slot, run := -1, -1
 	var ev event
 	if len(e.events) > 0 {
 		ev = e.events[0]
@@ -126,12 +170,20 @@ func (e *engine) take(limit time.Duration) (event, bool) {
 			ev, slot = *a, i
 		}
 	}
+	for k := range e.runs {
+		if r := &e.runs[k]; !r.empty() && (ev.at == never || before(&r.buf[r.head], &ev)) {
+			ev, slot, run = r.buf[r.head], -1, k
+		}
+	}
 	if ev.at >= limit {
 		return ev, false
 	}
-	if slot >= 0 {
+	switch {
+	case run >= 0:
+		e.runs[run].take()
+	case slot >= 0:
 		e.arrivals[slot].at = never
-	} else {
+	default:
 		e.events.pop()
 	}
 	return ev, true
@@ -143,5 +195,5 @@ func (e *engine) putBack(ev event) {
 		e.arrivals[ev.ref] = ev
 		return
 	}
-	e.events.push(ev)
+	e.events.push(ev) // the heap: it may run before its kind's queue's events
 }

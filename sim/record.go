@@ -117,8 +117,10 @@ func (l *Lane) land(id int32, o *landing) {
 	if limits == nil {
 		limits = d.Windows // a product's answer per window (Kong's), for its headers
 	}
-	if l.keepLast {
-		l.last = latest{at: l.now, key: r.key, shard: o.shard, seen: true, d: d, limits: limits}
+	if l.keepLast { // field by field: a latest built apart and copied in is read back wide
+		last := &l.last
+		last.at, last.key, last.shard, last.seen = l.now, r.key, o.shard, true
+		last.d, last.limits = o.d, limits
 	}
 	if int(r.key) == l.cfg.WatchKey && !l.composite && !d.IsZero() && !d.OnError {
 		l.observe(levelAfter(l.watchShape, d))

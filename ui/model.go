@@ -67,11 +67,13 @@ type Model struct {
 	picker picker
 	zoom   bool
 	whole  bool // graphs show the whole run so far, not the last stretch
-	export exporter
-	help   helpView
-	jump   gotoPrompt
-	ctl    controls
-	quiz   quiz // the lesson's question being asked (question.go)
+
+	lessonWrap wrapMemo // the lesson under the table, wrapped
+	export     exporter
+	help       helpView
+	jump       gotoPrompt
+	ctl        controls
+	quiz       quiz // the lesson's question being asked (question.go)
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool

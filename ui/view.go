@@ -170,7 +170,7 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
 	}
 	if room >= 2 {
-		lesson := strings.Split(wrap(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, func(s string) string { return s }), max(m.width, 1)), "\n")
+		lesson := strings.Split(m.lessonWrap.of(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, func(s string) string { return s }), max(m.width, 1)), "\n")
 		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
 		if len(shown) < len(lesson) {
 			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
@@ -306,6 +306,21 @@ func clip(screen string, width, height int) string {
 // wrap breaks text into lines of at most width cells, at spaces. Each word's
 // width is measured once and a line's kept as it grows (measuring the line
 // again at every word made a lesson's wrap a quarter of a screen's drawing).
+// wrapMemo is wrap of the text and width last asked: the lesson under the table
+// is the same text frame after frame until a claim's mark changes.
+type wrapMemo struct {
+	text, out string
+	width     int
+}
+
+// of is wrap(text, width), from the memo when it is the last one asked.
+func (w *wrapMemo) of(text string, width int) string {
+	if text != w.text || width != w.width || w.out == "" {
+		w.text, w.width, w.out = text, width, wrap(text, width)
+	}
+	return w.out
+}
+
 func wrap(text string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(text, "\n\n") {
