@@ -51,3 +51,69 @@ func TestEventHeapPopsTheEarliest(t *testing.T) {
 		live = append(live[:best], live[best+1:]...)
 	}
 }
+
+// The engine, with its kinds' queues and arrival slots beside the heap, takes
+// events in (time, seq) order whatever order they were scheduled in: events of
+// one kind mostly in running order (a fixed delay after a clock that moves on),
+// some out of it, sequence numbers out of order as a deferred operation's are,
+// events put back after being taken too early, and limits that stop a take.
+func TestEngineTakesTheEarliest(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	e := newEngine(3)
+	var live []event
+	var reserved []uint64
+	now := time.Duration(0)
+	for step := 0; step < 200_000; step++ {
+		switch {
+		case len(live) == 0 || r.IntN(2) == 0:
+			kind := eventKind(r.IntN(int(evInput) + 1))
+			at := now + time.Duration(r.IntN(4))*10 // a fixed delay, mostly
+			if r.IntN(8) == 0 {
+				at = now + time.Duration(r.IntN(100))
+			}
+			seq := e.nextSeq()
+			switch {
+			case r.IntN(10) == 0:
+				reserved = append(reserved, e.reserve()) // for a deferred operation
+			case r.IntN(10) == 0 && len(reserved) > 0 && reserved[0]%seqStride < seqStride-1:
+				reserved[0]++ // a number the operation reserved earlier
+				seq = reserved[0]
+			}
+			ev := event{at: at, seq: seq, kind: kind, ref: int32(step)}
+			if kind == evArrival {
+				ev.ref = int32(r.IntN(3))
+				if e.arrivals[ev.ref].at != never {
+					continue // one pending arrival a client
+				}
+				e.arrivals[ev.ref] = ev
+			} else {
+				e.push(ev)
+			}
+			live = append(live, ev)
+		default:
+			limit := now + time.Duration(r.IntN(60))
+			got, ok := e.take(limit)
+			best := 0
+			for i := range live {
+				if before(&live[i], &live[best]) {
+					best = i
+				}
+			}
+			if want := live[best]; want.at >= limit {
+				if ok {
+					t.Fatalf("step %d: took %+v at limit %v", step, got, limit)
+				}
+				continue
+			}
+			if !ok || got != live[best] {
+				t.Fatalf("step %d: took %+v (%v), want %+v", step, got, ok, live[best])
+			}
+			if r.IntN(10) == 0 { // taken too early: back where it was
+				e.putBack(got)
+				continue
+			}
+			live = append(live[:best], live[best+1:]...)
+			now = max(now, got.at)
+		}
+	}
+}
