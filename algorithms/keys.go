@@ -25,7 +25,7 @@ var (
 // Every limiter embeds one, so Keys is defined here once.
 //
 // Beside the map it keeps recent, a cache of the states last found, by the
-// address of the key string asked for: a caller that passes the same string
+// address of the key string asked for (two ways: a pair of entries per hash): a caller that passes the same string
 // for a key every time (the engine passes each key's one name) finds its state
 // without hashing the name. An entry holds its string, so the memory it points
 // at cannot be reused for another string while the entry lives; same address
@@ -54,22 +54,34 @@ func newKeyed[S any]() keyed[S] { return keyed[S]{states: make(map[string]*S), g
 // Keys is the number of keys holding state.
 func (k *keyed[S]) Keys() int { return len(k.states) }
 
-// recentSlot is key's place in recent (a multiplicative hash of its address).
-func (k *keyed[S]) recentSlot(key string) *recentState[S] {
+// recentSlot is key's place in recent (a multiplicative hash of its address):
+// the first of a pair of entries, two keys whose addresses hash alike each
+// keeping one.
+func (k *keyed[S]) recentSlot(key string) int {
 	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(key)))) * 0x9E3779B97F4A7C15
-	return &k.recent[h>>32&uint64(len(k.recent)-1)]
+	return int(h>>32&uint64(len(k.recent)-1)) &^ 1
+}
+
+// holds says e is a fresh entry for the very string key.
+func (k *keyed[S]) holds(e *recentState[S], key string) bool {
+	return e.gen == k.gen && len(e.key) == len(key) && unsafe.StringData(e.key) == unsafe.StringData(key)
 }
 
 // state returns key's state, if it has one.
 func (k *keyed[S]) state(key string) (*S, bool) {
 	if len(k.recent) > 0 {
-		e := k.recentSlot(key)
-		if e.gen == k.gen && len(e.key) == len(key) && unsafe.StringData(e.key) == unsafe.StringData(key) {
-			return e.s, true
+		i := k.recentSlot(key)
+		first, second := &k.recent[i], &k.recent[i+1]
+		if k.holds(first, key) {
+			return first.s, true
+		}
+		if k.holds(second, key) {
+			return second.s, true
 		}
 		s, ok := k.states[key]
-		if ok {
-			*e = recentState[S]{key: key, s: s, gen: k.gen}
+		if ok { // the newest first, the one it displaces second
+			*second = *first
+			*first = recentState[S]{key: key, s: s, gen: k.gen}
 		}
 		return s, ok
 	}

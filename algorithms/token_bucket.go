@@ -105,17 +105,18 @@ func (t *TokenBucket) SetMonotonic(on bool) { t.monotonic = on }
 
 // Allow decides atomically: read, decide and write in one step. A key whose
 // first request is refused keeps no state (as the script stores none).
-func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) Decision {
+func (t *TokenBucket) Allow(key string, now time.Duration, cost int64) (d Decision) {
 	s, ok := t.state(key)
 	if !ok {
 		idle := t.Read(key, now)
-		d := t.decide(&idle, key, now, cost)
+		t.decide(&d, &idle, key, now, cost)
 		if d.Allowed {
 			t.add(key, &idle)
 		}
 		return d
 	}
-	return t.decide(s, key, now, cost)
+	t.decide(&d, s, key, now, cost)
+	return d
 }
 
 // Read returns key's state as stored, or the idle state (a full bucket) if it has
@@ -141,18 +142,21 @@ func (t *TokenBucket) Write(key string, s TokenState) {
 // store, and changes nothing itself. On a denial the state returned is s, or
 // with the fix on s refilled up to a later now, as the script stores it.
 func (t *TokenBucket) Decide(s TokenState, key string, now time.Duration, cost int64) (Decision, TokenState) {
-	d := t.decide(&s, key, now, cost)
+	var d Decision
+	t.decide(&d, &s, key, now, cost)
 	return d, s
 }
 
-// decide decides on *s and updates it in place.
-func (t *TokenBucket) decide(s *TokenState, key string, now time.Duration, cost int64) Decision {
+// decide decides on *s, updates it in place and writes the decision into *d,
+// which is zero: a Decision returned by value would be copied once more into
+// Allow's, a third of a decision's time.
+func (t *TokenBucket) decide(d *Decision, s *TokenState, key string, now time.Duration, cost int64) {
 	n := toMicros(now)
 	balance := t.c.refill(s.Credits, n-s.Last)
 	// ahead is how far the stored time is ahead of now: refill resumes only then
 	ahead := max(0, s.Last-n)
 	need := cost * t.c.unit
-	d := Decision{Limit: t.policy.Burst}
+	d.Limit = t.policy.Burst
 	switch {
 	case need > t.c.capacity:
 		d.RetryAfter = Forever
@@ -178,7 +182,6 @@ func (t *TokenBucket) decide(s *TokenState, key string, now time.Duration, cost 
 	case d.Allowed || (t.monotonic && n > s.Last):
 		s.Credits, s.Last = balance, max(n, s.Last)
 	}
-	return d
 }
 
 // stampedWait is the µs from a request's now until deficit credits have been
@@ -202,7 +205,8 @@ func (t *TokenBucket) Evict(now time.Duration) int {
 }
 
 // Check is what Allow would decide, and changes nothing.
-func (t *TokenBucket) Check(key string, now time.Duration, cost int64) Decision {
-	d, _ := t.Decide(t.Read(key, now), key, now, cost)
+func (t *TokenBucket) Check(key string, now time.Duration, cost int64) (d Decision) {
+	s := t.Read(key, now)
+	t.decide(&d, &s, key, now, cost)
 	return d
 }
