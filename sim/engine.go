@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 )
 
@@ -27,6 +28,7 @@ type engine struct {
 	seq    uint64
 	events eventHeap
 	runs   [evInput]eventRun // per kind of event, those scheduled in running order
+	queued uint16            // the kinds whose queue is not empty, a bit each (evInput ≤ 16)
 
 	arrivals     []event // per client; at == never when empty
 	sideArrivals bool
@@ -35,6 +37,9 @@ type engine struct {
 	// when it was made (see reserve), handed out while its answer is applied.
 	pin, pinEnd uint64
 }
+
+// queued holds a bit per kind of event with a queue: it would not compile past 16.
+const _ = uint16(1) << (evInput - 1)
 
 // never is the time of an empty arrival slot.
 const never = time.Duration(1<<63 - 1)
@@ -114,6 +119,7 @@ func (e *engine) push(ev event) {
 	if int(ev.kind) < len(e.runs) {
 		if r := &e.runs[ev.kind]; r.empty() || before(r.last(), &ev) {
 			r.buf = append(r.buf, ev)
+			e.queued |= 1 << ev.kind
 			return
 		}
 	}
@@ -130,17 +136,20 @@ type eventRun struct {
 func (r *eventRun) empty() bool  { return r.head == len(r.buf) }
 func (r *eventRun) last() *event { return &r.buf[len(r.buf)-1] }
 
-// take removes the head; the room before it is reused once the queue empties,
-// or moved into once it is most of the buffer.
-func (r *eventRun) take() {
+// take removes the head and says whether the queue is empty now; the room
+// before the head is reused once the queue empties, or moved into once it is
+// most of the buffer.
+func (r *eventRun) take() (empty bool) {
 	r.head++
 	switch {
 	case r.head == len(r.buf):
 		r.buf, r.head = r.buf[:0], 0
+		return true
 	case r.head >= 1024 && 2*r.head >= len(r.buf):
 		n := copy(r.buf, r.buf[r.head:])
 		r.buf, r.head = r.buf[:n], 0
 	}
+	return false
 }
 
 // scheduleArrival schedules client ci's next arrival at `at`, and returns its
@@ -170,8 +179,9 @@ func (e *engine) take(limit time.Duration) (event, bool) {
 			ev, slot = *a, i
 		}
 	}
-	for k := range e.runs {
-		if r := &e.runs[k]; !r.empty() && (ev.at == never || before(&r.buf[r.head], &ev)) {
+	for q := e.queued; q != 0; q &= q - 1 {
+		k := bits.TrailingZeros16(q)
+		if r := &e.runs[k]; ev.at == never || before(&r.buf[r.head], &ev) {
 			ev, slot, run = r.buf[r.head], -1, k
 		}
 	}
@@ -180,7 +190,9 @@ func (e *engine) take(limit time.Duration) (event, bool) {
 	}
 	switch {
 	case run >= 0:
-		e.runs[run].take()
+		if e.runs[run].take() {
+			e.queued &^= 1 << run
+		}
 	case slot >= 0:
 		e.arrivals[slot].at = never
 	default:

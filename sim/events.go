@@ -26,12 +26,17 @@ type event struct {
 	ref  int32
 }
 
-// eventHeap is a binary min-heap of events, earliest first, written out for the
+// eventHeap is a 4-ary min-heap of events, earliest first, written out for the
 // event type rather than through container/heap, whose interface calls (Less, Swap)
 // cannot be inlined and which would box every event pushed: the heap is on the
-// hot path of every delayed admission and retry. (time, seq) is a strict order
-// (seq is unique), so any heap pops the events in the same order.
+// hot path of every delayed admission and retry that comes out of running order
+// (engine.push). Four children a node halve a binary heap's depth, and the four
+// sit together in memory. (time, seq) is a strict order (seq is unique), so any
+// heap pops the events in the same order.
 type eventHeap []event
+
+// heapArity is the children of a node: node i's are arity·i+1 … arity·i+arity.
+const heapArity = 4
 
 // before says event a runs before b.
 func before(a, b *event) bool {
@@ -48,7 +53,7 @@ func (h *eventHeap) push(e event) {
 	s := *h
 	i := len(s) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapArity
 		if !before(&e, &s[p]) {
 			break
 		}
@@ -59,10 +64,10 @@ func (h *eventHeap) push(e event) {
 }
 
 // pop removes and returns the earliest event; the heap must not be empty. The
-// hole the earliest leaves goes down to a leaf, the earlier child moving up at
-// each level (one comparison a level), and the last event goes in from there
-// upwards (Floyd's): about half the comparisons of sifting the last event down
-// from the top, where it nearly always goes back to the bottom.
+// hole the earliest leaves goes down to a leaf, the earliest child moving up at
+// each level, and the last event goes in from there upwards (Floyd's): the last
+// event nearly always belongs near the bottom, so it is not compared on the way
+// down.
 func (h *eventHeap) pop() event {
 	s := *h
 	top := s[0]
@@ -75,18 +80,21 @@ func (h *eventHeap) pop() event {
 	}
 	i := 0
 	for {
-		c := 2*i + 1
+		c := heapArity*i + 1
 		if c >= last {
 			break
 		}
-		if r := c + 1; r < last && before(&s[r], &s[c]) {
-			c = r
+		best := c
+		for j := c + 1; j < min(c+heapArity, last); j++ {
+			if before(&s[j], &s[best]) {
+				best = j
+			}
 		}
-		s[i] = s[c]
-		i = c
+		s[i] = s[best]
+		i = best
 	}
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapArity
 		if !before(&x, &s[p]) {
 			break
 		}
