@@ -57,6 +57,11 @@ type RequestWriter struct {
 	w   *bufio.Writer
 	cfg *sim.Config
 	buf []byte
+	// the cells of the last row written, which the next rows mostly repeat: the
+	// lanes' rows of one request come together, at one time, decided at one
+	// time on the node's clock
+	at, decided cell
+	request     cell // the number after the client in request_id
 	// the fixed fields, quoted as CSV needs, by index
 	lanes   [][]byte // "lane,algorithm,backend"
 	clients [][]byte // "client,node"
@@ -103,12 +108,32 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	return rw, err
 }
 
+// cell is a number and its text, as formatted last.
+type cell struct {
+	v    int64
+	text []byte
+	set  bool
+}
+
+// appendCell appends v's text, formatting it only when it is not the last
+// value c had.
+func appendCell(b []byte, c *cell, v int64, format func([]byte, int64) []byte) []byte {
+	if !c.set || c.v != v {
+		c.v, c.text, c.set = v, format(c.text[:0], v), true
+	}
+	return append(b, c.text...)
+}
+
+func formatMillis(b []byte, v int64) []byte      { return appendMillis(b, time.Duration(v)) }
+func formatExactMillis(b []byte, v int64) []byte { return appendExactMillis(b, time.Duration(v)) }
+func formatInt(b []byte, v int64) []byte         { return strconv.AppendInt(b, v, 10) }
+
 // Write appends rows: formatted into one buffer, written at once.
 func (rw *RequestWriter) Write(rows []sim.Row) error {
 	b := rw.buf[:0]
 	for i := range rows {
 		row := &rows[i]
-		b = appendMillis(b, row.At)
+		b = appendCell(b, &rw.at, int64(row.At), formatMillis)
 		b = append(b, ',')
 		b = append(b, rw.lanes[row.Lane]...)
 		b = append(b, ',')
@@ -117,7 +142,7 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 		b = append(b, rw.key(row.Key)...)
 		b = append(b, ',')
 		b = append(b, rw.ids[row.Client]...)
-		b = strconv.AppendInt(b, row.Request, 10)
+		b = appendCell(b, &rw.request, row.Request, formatInt)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(row.Attempt), 10)
 		b = append(b, ',')
@@ -132,7 +157,7 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 		} else {
 			b = appendMillis(b, row.RetryAfter)
 		}
-		b = appendFate(b, row)
+		b = rw.appendFate(b, row)
 		if rw.product {
 			b = rw.appendProduct(b, row)
 		}
@@ -147,29 +172,36 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 }
 
 // appendFate appends the fate columns of row (RequestFateColumns).
-func appendFate(b []byte, row *sim.Row) []byte {
+func (rw *RequestWriter) appendFate(b []byte, row *sim.Row) []byte {
 	b = append(b, ',')
-	start := len(b)
-	b = appendExactMillis(b, row.DecidedAt)
-	decided := b[start:] // most requests go ahead when decided: its bytes again
+	b = appendCell(b, &rw.decided, int64(row.DecidedAt), formatExactMillis)
 	b = append(b, ',')
-	if row.Allowed && row.AdmittedAt == row.DecidedAt {
-		b = append(b, decided...)
+	if row.Allowed && row.AdmittedAt == row.DecidedAt { // most requests go ahead when decided
+		b = append(b, rw.decided.text...)
 	} else if row.Allowed {
 		b = appendExactMillis(b, row.AdmittedAt)
 	}
 	b = append(b, ',')
 	if row.Allowed {
-		b = appendExactMillis(b, row.QueueDelay)
+		b = appendExactMillisOrZero(b, row.QueueDelay)
 	}
 	b = append(b, ',')
 	b = append(b, row.Outcome.String()...)
 	b = append(b, ',')
 	if row.Latency >= 0 {
-		b = appendExactMillis(b, row.Latency)
+		b = appendExactMillisOrZero(b, row.Latency)
 	}
 	b = append(b, ',')
 	return strconv.AppendBool(b, row.Wasted)
+}
+
+// appendExactMillisOrZero is appendExactMillis, with 0 (most queue delays and
+// latencies without a backend) written from a constant.
+func appendExactMillisOrZero(b []byte, d time.Duration) []byte {
+	if d == 0 {
+		return append(b, "0.000000"...)
+	}
+	return appendExactMillis(b, d)
 }
 
 // appendProduct appends the product columns of row (RequestProductColumns):

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // A request row's fate: what became of the attempt after its decision. The
@@ -81,8 +83,9 @@ type heldRow struct {
 	settled bool
 }
 
-// add queues row and returns its number.
-func (h *heldRows) add(row Row) (int64, error) {
+// add queues a row, zero, to fill in place, and returns it and its number;
+// keep, once it is filled, moves rows to the spool when too many are held.
+func (h *heldRows) add() (*Row, int64) {
 	if h.first == 0 {
 		h.first, h.gone = 1, 1
 	}
@@ -93,13 +96,17 @@ func (h *heldRows) add(row Row) (int64, error) {
 		h.first += int64(h.head)
 		h.head = 0
 	}
-	h.rows = append(h.rows, heldRow{row: row})
-	n := h.first + int64(len(h.rows)) - 1
+	h.rows = append(h.rows, heldRow{})
+	return &h.rows[len(h.rows)-1].row, h.first + int64(len(h.rows)) - 1
+}
+
+// keep moves the rows in memory to the spool once there are more than
+// spoolMemory of them; those still waiting for their fate stay here as well,
+// and are taken from here when their turn comes.
+func (h *heldRows) keep() error {
 	if len(h.rows)-h.head <= spoolMemory {
-		return n, nil
+		return nil
 	}
-	// the rows in memory move to the spool; those still waiting for their fate
-	// stay here as well, and are taken from here when their turn comes
 	for i := h.head; i < len(h.rows); i++ {
 		hr := h.rows[i]
 		if !hr.settled {
@@ -109,13 +116,13 @@ func (h *heldRows) add(row Row) (int64, error) {
 			h.late[h.first+int64(i)] = &heldRow{row: hr.row}
 		}
 		if err := h.older.push(hr.row); err != nil {
-			return n, err
+			return err
 		}
 	}
 	h.first += int64(len(h.rows))
 	clear(h.rows)
 	h.rows, h.head = h.rows[:0], 0
-	return n, nil
+	return nil
 }
 
 // at is row number n while it may still change, or nil when it has left
@@ -163,7 +170,7 @@ func (l *Lane) next(all bool) bool {
 			row = &late.row
 			delete(h.late, h.gone)
 		}
-		l.stream.add(*row)
+		l.stream.add(row)
 		h.older.pop()
 		h.gone++
 		return true
@@ -171,19 +178,25 @@ func (l *Lane) next(all bool) bool {
 	if h.head == len(h.rows) || !h.rows[h.head].settled && !all {
 		return false
 	}
-	l.stream.add(h.rows[h.head].row)
+	l.stream.add(&h.rows[h.head].row)
 	h.rows[h.head] = heldRow{}
 	h.head++
 	h.gone++
 	return true
 }
 
-// heldRow queues the row just recorded for request r, to be settled later.
-func (l *Lane) holdRow(r *request, row Row) {
-	row.DecidedAt = l.stamp(r)
-	row.Latency = -1
-	n, err := l.held.add(row)
-	if err != nil && l.err == nil {
+// holdRow queues the row of request r's decision d, landed now, to be settled
+// later. The row is filled in its place in the queue, field by field (a Row
+// built apart and copied in is read back wide from the narrow stores that built
+// it).
+func (l *Lane) holdRow(r *request, d *algorithms.Decision, shard int32, limits []algorithms.Decision) {
+	row, n := l.held.add()
+	row.At, row.Lane, row.Client, row.Key = l.now, l.Index, int(r.client), int(r.key)
+	row.Request, row.Attempt, row.Cost = r.n, int(r.attempt), r.cost
+	row.Allowed, row.Remaining, row.RetryAfter, row.Shadow = d.Allowed, d.Remaining, d.RetryAfter, d.Shadow
+	row.ResetAfter, row.Limit, row.Shard, row.Limits = d.ResetAfter, d.Limit, shard, limits
+	row.DecidedAt, row.Latency = l.stamp(r), -1
+	if err := l.held.keep(); err != nil && l.err == nil {
 		l.err = fmt.Errorf("keeping the rows waiting for their fate: %w", err)
 	}
 	r.row = n

@@ -129,8 +129,7 @@ func (l *Lane) land(id int32, o *landing) {
 		l.rec.scopes.count(r, d.Allowed, l.now)
 	}
 	if l.stream != nil {
-		l.holdRow(r, Row{At: l.now, Lane: l.Index, Client: int(r.client), Key: int(r.key), Request: r.n, Attempt: int(r.attempt), Cost: r.cost,
-			Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit, Shard: o.shard, Limits: limits})
+		l.holdRow(r, &o.d, o.shard, limits)
 	}
 	m := &l.rec.m
 	if o.shard >= 0 && d.Allowed {

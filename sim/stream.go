@@ -72,8 +72,8 @@ func newRowStream(limit int) *rowStream {
 }
 
 // add appends a row, sending the batch when it is full.
-func (s *rowStream) add(row Row) {
-	s.batch = append(s.batch, row)
+func (s *rowStream) add(row *Row) {
+	s.batch = append(s.batch, *row)
 	if len(s.batch) == s.limit {
 		s.send()
 	}
