@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -392,11 +393,63 @@ func appendWhole(b []byte, n uint64) []byte {
 
 // appendDecimal appends v with up to six decimals, trailing zeros trimmed. A
 // whole number (the windows' remaining) is written as an integer, as the
-// trimmed six decimals would have it ("-0" as "0").
+// trimmed six decimals would have it ("-0" as "0"). The six decimals are
+// strconv's 'f' with precision 6 — v rounded to the nearest millionth, exactly,
+// ties to even — computed in integers where v is below 2^33 and not below 2^-64:
+// a double is mant·2^e, so v·10^6 is mant·10^6 (under 2^73) shifted right by −e,
+// and the bits shifted out say how to round.
 func appendDecimal(b []byte, v float64) []byte {
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
 		return strconv.AppendInt(b, int64(v), 10)
 	}
+	bits64 := math.Float64bits(v)
+	neg := bits64>>63 == 1
+	exp := int(bits64>>52) & 0x7ff
+	shift := 1075 - exp // v = mant · 2^-shift
+	if exp == 0 || exp == 0x7ff || shift <= 19 || shift > 116 {
+		return appendDecimalSlow(b, v) // subnormal, not finite, 2^33 or more, under 2^-64
+	}
+	mant := bits64&(1<<52-1) | 1<<52
+	hi, lo := bits.Mul64(mant, 1e6)
+	// q = (hi:lo) >> shift, rest the bits shifted out, half their midpoint
+	var q, rest, half, restHi, halfHi uint64
+	switch {
+	case shift < 64:
+		q = hi<<(64-shift) | lo>>shift
+		rest, half = lo&(1<<shift-1), 1<<(shift-1)
+	case shift == 64:
+		q, rest, half = hi, lo, 1<<63
+	default:
+		q = hi >> (shift - 64)
+		restHi, rest, halfHi = hi&(1<<(shift-64)-1), lo, 1<<(shift-65)
+	}
+	above := restHi > halfHi || restHi == halfHi && rest > half
+	tie := restHi == halfHi && rest == half
+	if above || tie && q&1 == 1 {
+		q++
+	}
+	if q == 0 {
+		return append(b, '0')
+	}
+	if neg {
+		b = append(b, '-')
+	}
+	b = appendWhole(b, q/1e6)
+	frac := q % 1e6
+	if frac == 0 {
+		return b
+	}
+	digits := [6]byte{byte('0' + frac/100000), byte('0' + frac/10000%10), byte('0' + frac/1000%10), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 6
+	for digits[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, digits[:n]...)
+}
+
+// appendDecimalSlow is appendDecimal through strconv, for any v.
+func appendDecimalSlow(b []byte, v float64) []byte {
 	start := len(b)
 	b = strconv.AppendFloat(b, v, 'f', 6, 64)
 	for b[len(b)-1] == '0' {

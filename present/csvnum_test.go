@@ -40,7 +40,18 @@ func TestNumberCellsAsStrconv(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	values := []float64{0, math.Copysign(0, -1), 1, -1, 20, -3, 0.5, 1e-7, -1e-7, 4.9999995, 1 << 52, 1<<53 - 1, 1 << 53, 1e18, -1e18, 123456.000001}
 	for range 100_000 {
-		values = append(values, float64(r.IntN(1000)), r.Float64()*100-50, math.Round(r.Float64()*1e6)/1e6, r.NormFloat64()*1e9)
+		values = append(values, float64(r.IntN(1000)), r.Float64()*100-50, math.Round(r.Float64()*1e6)/1e6, r.NormFloat64()*1e9,
+			math.Ldexp(r.Float64(), r.IntN(200)-140), math.Float64frombits(r.Uint64()))
+	}
+	// exactly halfway between two millionths (k/128 = m + ½ millionths): ties to even
+	for k := 1; k < 20_000; k += 2 {
+		values = append(values, float64(k)/128, -float64(k)/128, float64(k)/(1<<20)+float64(k))
+	}
+	// the edges of the integer path: 2^33 and 2^-64, and their neighbours
+	for _, edge := range []float64{1 << 33, math.Ldexp(1, -64), math.Ldexp(1, -20), 0.5e-6, 1.5e-6} {
+		for _, v := range []float64{edge, math.Nextafter(edge, 0), math.Nextafter(edge, math.Inf(1))} {
+			values = append(values, v, -v, v+0.25)
+		}
 	}
 	for _, v := range values {
 		if got, want := string(appendDecimal(nil, v)), decimal(v); got != want {
