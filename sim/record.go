@@ -15,33 +15,39 @@ type Row struct {
 	Request    int64 // the logical request's number within its client, from 1
 	Attempt    int   // from 1
 	Cost       int64
-	Allowed    bool
 	Remaining  float64
 	RetryAfter time.Duration
-	// Shadow is what a product in dry run would have done with the request it
-	// let through (algorithms.Decision.Shadow).
-	Shadow algorithms.Shadow
 	// For the headers (RequestWriter with headers, the UI): the decision's reset
-	// and limit, the shard that made it (-1 when the lane is not sharded), and a
-	// multi-limit lane's decision per limit (as listed; a zero Limit: not asked),
-	// or a product's answer per window (algorithms.Decision.Windows).
+	// and limit, and a multi-limit lane's decision per limit (as listed; a zero
+	// Limit: not asked), or a product's answer per window
+	// (algorithms.Decision.Windows).
 	ResetAfter time.Duration
 	Limit      int64
-	Shard      int32
 	Limits     []algorithms.Decision
 	// The attempt's fate (see fate.go), filled in for a row sink only: the time
 	// on the deciding node's clock when the decision landed (At under the
 	// server's clock), when an accepted request went ahead and the queue delay or
-	// reservation it waited (0 when denied), what became of it, the time from
-	// the logical request's first attempt until this attempt's answer reached
-	// the application (-1 while in flight), and whether the backend served it
-	// after its client had stopped waiting.
+	// reservation it waited (0 when denied), and the time from the logical
+	// request's first attempt until this attempt's answer reached the
+	// application (-1 while in flight).
 	DecidedAt  time.Duration
 	AdmittedAt time.Duration
 	QueueDelay time.Duration
-	Outcome    Outcome
 	Latency    time.Duration
-	Wasted     bool
+	// The small fields last, side by side: a Row is copied for every decision
+	// written, and the padding after each, were they among the others, would be
+	// a sixth of it.
+	//
+	// Shard is the shard that made the decision, for the headers (-1 when the
+	// lane is not sharded). Shadow is what a product in dry run would have done
+	// with the request it let through (algorithms.Decision.Shadow). Outcome is
+	// what became of the attempt, and Wasted whether the backend served it after
+	// its client had stopped waiting (the fate, as above).
+	Shard   int32
+	Allowed bool
+	Shadow  algorithms.Shadow
+	Outcome Outcome
+	Wasted  bool
 }
 
 // landing is what a decider decided for one attempt, and all it hands the lane:
