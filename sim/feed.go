@@ -36,8 +36,8 @@ const (
 )
 
 // feedWindow is how many chunks a lane may be ahead of the slowest before it goes
-// on its own: at most 6 MiB a client. A variable so tests can make lanes go.
-var feedWindow int64 = 64
+// on its own: at most 1.5 MiB a client. A variable so tests can make lanes go.
+var feedWindow int64 = 16
 
 // arrivalStream is a client's open-loop arrivals with the run's rate inputs
 // applied to them: an input for the client at T drops the generator's first
@@ -189,7 +189,8 @@ type arrivalFeed struct {
 	mu      sync.Mutex
 	stream  *arrivalStream
 	tail    *feedChunk
-	at      []int64 // per reader, the seq of its chunk; math.MaxInt64 once on its own or done
+	chunks  []*feedChunk // those a reader may still be on, oldest first, up to tail
+	at      []int64      // per reader, the seq of its chunk; math.MaxInt64 once on its own or done
 	limit   time.Duration
 	failure error // the stream's failure, behind its failed end
 }
@@ -198,7 +199,8 @@ type arrivalFeed struct {
 // first step: each lane reads its first arrival as the run is made, and the
 // stream makes no more than that one.
 func newArrivalFeed(stream *arrivalStream, readers int) *arrivalFeed {
-	return &arrivalFeed{stream: stream, tail: &feedChunk{buf: make([]arrival, firstChunk)}, at: make([]int64, readers)}
+	first := &feedChunk{buf: make([]arrival, firstChunk)}
+	return &arrivalFeed{stream: stream, tail: first, chunks: []*feedChunk{first}, at: make([]int64, readers)}
 }
 
 // reader is lane i's reader of the feed, at its start.
@@ -312,15 +314,37 @@ func (r *feedReader) more() bool {
 			return ok
 		}
 		if c.next == nil { // the tail, full
-			if c.seq+1-f.slowest() >= feedWindow {
+			slowest := f.slowest()
+			if c.seq+1-slowest >= feedWindow {
 				return r.goOwn()
 			}
-			c.next = &feedChunk{seq: c.seq + 1, buf: make([]arrival, min(2*len(c.buf), maxChunk))}
+			c.next = f.newChunk(c, slowest)
 			f.tail = c.next
 		}
 		r.chunk, r.i, r.n = c.next, 0, 0
 		f.at[r.id] = r.chunk.seq
 	}
+}
+
+// newChunk is the chunk after tail: one every reader has passed (behind the
+// slowest), made over, or a new one twice tail's size up to maxChunk (under mu).
+// Reusing them, a run makes no garbage of its arrivals however long it is.
+func (f *arrivalFeed) newChunk(tail *feedChunk, slowest int64) *feedChunk {
+	size := min(2*len(tail.buf), maxChunk)
+	var c *feedChunk
+	if old := f.chunks[0]; old.seq < slowest && len(old.buf) == size {
+		c = old
+		f.chunks = f.chunks[1:]
+		c.n, c.next = 0, nil
+	} else {
+		for len(f.chunks) > 0 && f.chunks[0].seq < slowest {
+			f.chunks = f.chunks[1:] // smaller than the chunks now made: the collector's
+		}
+		c = &feedChunk{buf: make([]arrival, size)}
+	}
+	c.seq = tail.seq + 1
+	f.chunks = append(f.chunks, c)
+	return c
 }
 
 // goOwn makes the reader, at the end of the feed's tail, go on alone with a clone
