@@ -13,12 +13,12 @@ import (
 // makes them once per client, with an arrivalStream, into an arrivalFeed that each
 // lane reads from where it is with a feedReader of its own: a lane reads the
 // entries the first lane to need them made. The lanes run at once and at their own
-// pace, so the feed keeps the entries between the slowest lane and the fastest; a
-// lane that gets feedWindow chunks ahead of the slowest clones the stream where it
-// is and makes the rest of its arrivals on its own, as every lane used to, so the
-// memory held stays bounded however far apart the lanes drift (a burst of ten
-// million at one instant, read by a lane that admits everything and by one that
-// logs every request).
+// pace, so the feed keeps the entries between the slowest lane and the fastest
+// (and makes over the chunks every lane has passed); a lane that gets feedWindow
+// chunks ahead of the slowest clones the stream where it is and makes the rest of
+// its arrivals on its own, as every lane used to, so the memory held stays bounded
+// however far apart the lanes drift (a burst of ten million at one instant, read
+// by a lane that admits everything and by one that logs every request).
 //
 // A feed makes, in one go, no entry past the first at or after the step's end
 // (arrivalFeed.limit): an input made live at the pause (Run.AddInput) then finds

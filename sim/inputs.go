@@ -123,7 +123,7 @@ func (l *Lane) applyInput(i int32) {
 // setRate makes client ci send at rate requests per second from now (constant
 // spacing, or exponential gaps for a Poisson client), until its stop; 0 stops it.
 // Its pending arrival is dropped. The new generator is the client's arrival
-// stream's to make (see arrivalStream.next): every lane applies the same inputs
+// stream's to make (see arrivalStream.step): every lane applies the same inputs
 // at the same instants, so the stream switches once for all of them.
 func (l *Lane) setRate(ci int) {
 	c := &l.clients[ci]
