@@ -239,6 +239,10 @@ type feedReader struct {
 	id    int
 	chunk *feedChunk
 	i, n  int
+	// atEnd says the lane was told the generator ended (next returned false on
+	// the end at i): only that end does restart pass. An end the stream made
+	// ahead, which the lane has not reached, is still to be read.
+	atEnd bool
 	// own, once the lane went on its own: its stream, and its failure
 	own     *arrivalStream
 	failure error
@@ -252,17 +256,21 @@ func (r *feedReader) next() (arrival, bool) {
 	}
 	a := r.chunk.buf[r.i]
 	if a.key == feedEnd {
+		r.atEnd = true
 		return arrival{}, false
 	}
 	r.i++
 	return a, true
 }
 
-// restart passes the end it is on, if any: the lane applied a rate input, and the
-// stream goes on with the generator the input started.
+// restart passes the end the lane was told of, if any: the lane applied a rate
+// input, and the stream goes on with the generator the input started. An end
+// not yet read stays: it is the end of the generator the lane has just started
+// (a rate of 0 stops the client, and the stream may have made its end already).
 func (r *feedReader) restart() {
-	if r.i < r.n && r.chunk.buf[r.i].key == feedEnd {
+	if r.atEnd {
 		r.i++
+		r.atEnd = false
 	}
 }
 

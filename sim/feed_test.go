@@ -220,19 +220,28 @@ func TestRateInputsSwitchWhereTheLaneIs(t *testing.T) {
 		{At: 1200 * ms, Kind: InputRate, Client: 0, Rate: 0},
 		{At: 1300 * ms, Kind: InputRate, Client: 0, Rate: 5},
 	}
-	lanes, _ := requestsOf(t, cfg, false)
-	var times [2][]int64
-	for _, line := range strings.Split(strings.TrimSpace(lanes[0]), "\n") {
-		var at int64
-		var client int
-		fmt.Sscan(line, &at, &client)
-		at /= int64(ms)
-		times[client] = append(times[client], at)
+	stepped, _ := requestsOf(t, cfg, false)
+	_, rows := runRows(t, cfg) // in one step: the stream makes ahead what it can
+	var whole strings.Builder
+	for _, row := range rows {
+		if row.Attempt == 1 {
+			fmt.Fprintf(&whole, "%d %d\n", row.At, row.Client)
+		}
 	}
-	want := [2]string{"[0 100 200 300 400 750 1000 1500 1700 1900]", "[100 100 1100 1600]"}
-	for c := range times {
-		if got := fmt.Sprint(times[c]); got != want[c] {
-			t.Errorf("client %d sent at %s ms, want %s", c, got, want[c])
+	for _, run := range []struct{ name, text string }{{"in steps", stepped[0]}, {"in one step", whole.String()}} {
+		var times [2][]int64
+		for _, line := range strings.Split(strings.TrimSpace(run.text), "\n") {
+			var at int64
+			var client int
+			fmt.Sscan(line, &at, &client)
+			at /= int64(ms)
+			times[client] = append(times[client], at)
+		}
+		want := [2]string{"[0 100 200 300 400 750 1000 1500 1700 1900]", "[100 100 1100 1600]"}
+		for c := range times {
+			if got := fmt.Sprint(times[c]); got != want[c] {
+				t.Errorf("%s: client %d sent at %s ms, want %s", run.name, c, got, want[c])
+			}
 		}
 	}
 }
