@@ -77,7 +77,11 @@ func (r *Report) Advice() string {
 // ShortLog warns when the recommended limit's period (a layered pair's
 // longer one) is longer than the log: the sweep could only measure it as a
 // budget for the whole log, and a real period of it holds more traffic than
-// the log does, which the limit would refuse. "" otherwise.
+// the log does, which the limit would refuse. It warns too when the period
+// fits but the burst takes longer than the log to refill (burst ÷ rate): the
+// burst was then a budget for the whole log as well, and a client that keeps
+// sending past it is held to the rate, which the log could not show. ""
+// otherwise.
 func (r *Report) ShortLog() string {
 	if r.Best < 0 {
 		return ""
@@ -88,15 +92,42 @@ func (r *Report) ShortLog() string {
 		p = max(p, res.Long.Period)
 	}
 	span := r.Trace.Span
-	if p <= span {
-		return ""
+	if p > span {
+		more := "more than this log holds"
+		if span > 0 {
+			more = fmt.Sprintf("about %s× what this log holds", strconv.FormatFloat(math.Round(float64(p)/float64(span)*10)/10, 'f', -1, 64))
+		}
+		return fmt.Sprintf("Careful: the log covers %s, less than one period of %s, so that limit was measured as a budget for the whole log; over a real %s the same clients send %s, and the limit would refuse them. Sweep a log at least %s long, or give --periods no longer than %s.",
+			format.Period(span), format.Period(p), format.Period(p), more, format.Period(p), format.Period(span))
 	}
-	more := "more than this log holds"
-	if span > 0 {
-		more = fmt.Sprintf("about %s× what this log holds", strconv.FormatFloat(math.Round(float64(p)/float64(span)*10)/10, 'f', -1, 64))
+	for _, q := range []Policy{res.Policy, res.Long} {
+		refill := refillTime(q)
+		if q.Limit <= 0 || !hasBurst(q.Algorithm) || refill <= span {
+			continue
+		}
+		rate := format.LimitRate(q.Limit, q.Period)
+		fits := "" // the largest burst that refills within the log
+		if most := int64(float64(q.Limit) * span.Seconds() / q.Period.Seconds()); most >= 1 {
+			fits = fmt.Sprintf(", or give --burst no more than %d", most)
+		}
+		return fmt.Sprintf("Careful: the log covers %s, less than the %s its burst of %d takes to refill at %s, so that burst was measured as a budget for the whole log; a client that sends for longer spends it and is then held to %s, which this log could not show. Sweep a log at least %s long%s.",
+			format.Period(span), format.Period(refill), q.Burst, rate, rate, format.Period(refill), fits)
 	}
-	return fmt.Sprintf("Careful: the log covers %s, less than one period of %s, so that limit was measured as a budget for the whole log; over a real %s the same clients send %s, and the limit would refuse them. Sweep a log at least %s long, or give --periods no longer than %s.",
-		format.Period(span), format.Period(p), format.Period(p), more, format.Period(p), format.Period(span))
+	return ""
+}
+
+// refillTime is how long q's burst takes to refill from empty at q's rate:
+// burst × period ÷ limit (the period when the burst is no more than the limit,
+// as a window's is). Past what a Duration holds it is the longest one.
+func refillTime(q Policy) time.Duration {
+	if q.Limit <= 0 || q.Burst <= q.Limit {
+		return q.Period
+	}
+	seconds := q.Period.Seconds() * float64(q.Burst) / float64(q.Limit)
+	if seconds >= math.MaxInt64/1e9 {
+		return math.MaxInt64
+	}
+	return time.Duration(seconds * 1e9)
 }
 
 // heavyHitters names the heavy hitters: how many of n keys, and how chosen.

@@ -20,6 +20,11 @@ func TestShortLogWarns(t *testing.T) {
 		{0, Limits{Policy: Policy{Limit: 5, Period: time.Second}}, "more than this log holds"},
 		{90 * time.Second, Limits{Policy: Policy{Limit: 20, Period: time.Minute}}, ""},
 		{time.Hour, Limits{Policy: Policy{Limit: 220, Period: time.Hour}}, ""},
+		// the period fits, the burst does not refill within the log: 270 at 3/min is 1h30m
+		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "token-bucket", Limit: 3, Period: time.Minute, Burst: 270}}, "less than the 1h30m its burst of 270 takes to refill at 3/min"},
+		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "token-bucket", Limit: 3, Period: time.Minute, Burst: 270}}, "--burst no more than 90"},
+		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "gcra", Limit: 3, Period: time.Minute, Burst: 90}}, ""},
+		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "fixed-window", Limit: 3, Period: time.Minute, Burst: 270}}, ""},
 	} {
 		r := &Report{Trace: &Trace{Span: c.span}, Results: []Result{{Limits: c.limits}}, Best: 0}
 		got := r.ShortLog()
