@@ -20,7 +20,8 @@ import (
 )
 
 const reportUsage = `
-Usage: ratelab report --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL] [--out DIR]
+Usage: ratelab report --scenario NAME [--file F] [--lanes a,b] [--seed N] [--redis URL]
+                      [--out DIR] [--strict]
 
 Runs one scenario headless and writes it as a page to share: DIR/index.html (one
 self-contained file: the lesson and its claims judged, the comparison table and

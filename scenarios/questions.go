@@ -271,6 +271,8 @@ func (c *compiler) question(i int, spec QuestionSpec) (q sim.Question, keep bool
 		return q, false, bad("claim", "a question of lanes needs a claim about one lane, the right choice (claim %q names %d: %s)", cs.ID, len(lanes), strings.Join(lanes, ", "))
 	case byLanes && keep && !slices.ContainsFunc(q.Choices, func(o sim.Choice) bool { return c.sameLane(o.Text, lanes[0]) }):
 		return q, false, bad("choices", "claim %q is about %q, which is not among the choices; offer it", cs.ID, lanes[0])
+	case byLanes && cs.Than != "" && slices.ContainsFunc(q.Choices, func(o sim.Choice) bool { return c.sameLane(o.Text, cs.Than) }):
+		return q, false, bad("choices", "claim %q compares with %q, so that choice would be compared with itself; offer another lane", cs.ID, cs.Than)
 	}
 	if spec.Tolerance != nil {
 		q.Tolerance = *spec.Tolerance

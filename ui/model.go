@@ -365,13 +365,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // switchTo opens scenario i from its start, with no adjustments and nothing
-// recorded, at the speed it was played at — but for max, which would open it
-// finished: that is 1× again.
+// recorded, at 1×, as the program opens one: a speed chosen for another run's
+// length would race through this one (100× for a 40-second storm plays a
+// 10-minute sandbox in six seconds), and max would open it finished.
 func (m *Model) switchTo(i int) tea.Cmd {
 	m.focus, m.zoom, m.status = 0, false, ""
-	if m.runner.speed >= len(speeds) {
-		m.runner.speed = speedOne
-	}
+	m.runner.speed = speedOne
 	cmd := m.runner.switchTo(i)
 	m.ctl.reset(m.runner.cfg)
 	return cmd

@@ -227,7 +227,7 @@ func TestQuestionOfLanes(t *testing.T) {
 	press(m, "d")
 	press(m, "enter")
 	s := words(m)
-	for _, want := range []string{"✓ Right: d) leaky-bucket. You said d) leaky-bucket.", "✓ d) leaky-bucket attempts/offered 7.99", "b) sliding-counter attempts/offered 1", "The proof: [leaky-storm] ✓"} {
+	for _, want := range []string{"✓ Right: d) leaky-bucket. You said d) leaky-bucket.", "✓ d) leaky-bucket attempts/offered 7.99", "b) gcra attempts/offered 1", "The proof: [leaky-storm] ✓"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the answer's screen lacks %q:\n%s", want, screen(m))
 		}
