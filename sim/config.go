@@ -144,10 +144,12 @@ type ClosedLoop struct {
 }
 
 // Trace replays a request log (an access log, JSON Lines, CSV: see package
-// traces) in time order; Open opens it afresh for each lane. KeyIndex maps each
-// key in the file to its position in the client's Keys (the loader reads the
-// whole file once to build it and to check every row); Report is what that read
-// found.
+// traces) in time order; Open opens it afresh for a run (and for a lane that goes
+// on its own, see feed.go). KeyIndex maps each key in the file to its position in
+// the client's Keys (the loader reads the whole file once to build it and to
+// check every row); Rows is how many rows that read found before the client's
+// stop, which the replay must read again exactly (more, fewer, or one it cannot
+// read: the file changed since); Report is what that read found.
 type Trace struct {
 	Open     func() (TraceReader, error)
 	KeyIndex map[string]int

@@ -43,3 +43,36 @@ func (s *sliceTrace) Next() (sim.TraceRow, error) {
 }
 
 func (s *sliceTrace) Close() error { return nil }
+
+// A trace is read whole when the run is made; a replay that then finds fewer
+// rows before the client's stop, or more, stops with the file changed, instead of
+// ending early (or late) as if it were the file that was read.
+func TestATraceThatChangedStopsTheRun(t *testing.T) {
+	trows := []sim.TraceRow{{0, "a", 1}, {500 * time.Millisecond, "a", 1}, {time.Second, "a", 1}, {1500 * time.Millisecond, "a", 1}, {2500 * time.Millisecond, "a", 1}}
+	for _, tc := range []struct {
+		name string
+		rows int // as the loader counted them before the stop (2 s)
+		want string
+	}{
+		{"as read", 4, ""},
+		{"cut short", 5, "it had 5 requests before the client's stop when it was read, and 4 now; the file changed since"},
+		{"grown", 3, "it had 3 requests before the client's stop when it was read, and has more now; the file changed since"},
+	} {
+		trace := sim.Trace{KeyIndex: map[string]int{"a": 0}, Rows: tc.rows, MaxCost: 1, Open: func() (sim.TraceReader, error) { return &sliceTrace{rows: trows}, nil }}
+		cfg := sim.NewConfig(algorithms.Policy{Limit: 3, Period: time.Second}, 2*time.Second, []sim.LaneConfig{sim.NewLane("gcra", "gcra"), sim.NewLane("none", algorithms.UnlimitedName)})
+		cfg.Keys = []sim.Key{{Name: "a"}}
+		cfg.Clients = []sim.Client{{Name: "log", Pattern: trace, Keys: []int{0}, Stop: 2 * time.Second, Deliveries: 1, Retry: sim.Retry{MaxAttempts: 1}}}
+		r, err := sim.NewRun(cfg, sim.Memory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.AdvanceTo(cfg.Duration)
+		r.Close()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want no error", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

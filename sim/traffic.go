@@ -263,24 +263,35 @@ func (a *traceArrivals) clone(*source) (arrivals, error) {
 
 func (a *traceArrivals) next() (arrival, bool) {
 	row, err := a.r.Next()
-	if err != nil {
-		if err != io.EOF {
-			a.failure = err
-		}
-		a.r.Close()
-		return arrival{}, false
+	switch {
+	case err == io.EOF:
+		return a.end(a.read, nil)
+	case err != nil: // it was read whole before: a row it cannot read now is new
+		return a.end(a.read, fmt.Errorf("%w; the file changed since it was read (run again)", err))
 	}
 	a.read++
 	at := a.c.Start + row.At
 	if at >= a.c.Stop {
-		a.r.Close()
-		return arrival{}, false
+		return a.end(a.read-1, nil)
+	}
+	if a.read > int64(a.t.Rows) {
+		return a.end(a.read, fmt.Errorf("it had %d requests before the client's stop when it was read, and has more now; the file changed since (run again)", a.t.Rows))
 	}
 	k, ok := a.t.KeyIndex[row.Key]
 	if !ok {
-		a.failure = fmt.Errorf("key %q was not in the trace when it was read; the file changed since (run again)", row.Key)
-		a.r.Close()
-		return arrival{}, false
+		return a.end(a.read, fmt.Errorf("key %q was not in the trace when it was read; the file changed since (run again)", row.Key))
 	}
 	return arrival{at, k, row.Cost}, true
+}
+
+// end closes the trace, `before` rows read before the client's stop, with
+// failure; or with its own when those are fewer than the file had when it was
+// read (cut short since: the run would otherwise end early, as if complete).
+func (a *traceArrivals) end(before int64, failure error) (arrival, bool) {
+	if failure == nil && before < int64(a.t.Rows) {
+		failure = fmt.Errorf("it had %d requests before the client's stop when it was read, and %d now; the file changed since (run again)", a.t.Rows, before)
+	}
+	a.failure = failure
+	a.r.Close()
+	return arrival{}, false
 }
