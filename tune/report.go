@@ -110,8 +110,9 @@ func (r *Report) ShortLog() string {
 		if most := int64(float64(q.Limit) * span.Seconds() / q.Period.Seconds()); most >= 1 {
 			fits = fmt.Sprintf(", or give --burst no more than %d", most)
 		}
-		return fmt.Sprintf("Careful: the log covers %s, less than the %s its burst of %d takes to refill at %s, so that burst was measured as a budget for the whole log; a client that sends for longer spends it and is then held to %s, which this log could not show. Sweep a log at least %s long%s.",
-			format.Period(span), format.Period(refill), q.Burst, rate, rate, format.Period(refill), fits)
+		refill = refill.Round(time.Second)
+		return fmt.Sprintf("Careful: its burst of %d takes %s to refill at %s, longer than the %s log, which saw it as a budget for the whole log (a longer sender is held to %s); sweep a log at least %s long%s.",
+			q.Burst, format.Period(refill), rate, format.Period(span), rate, format.Period(refill), fits)
 	}
 	return ""
 }

@@ -21,7 +21,7 @@ func TestShortLogWarns(t *testing.T) {
 		{90 * time.Second, Limits{Policy: Policy{Limit: 20, Period: time.Minute}}, ""},
 		{time.Hour, Limits{Policy: Policy{Limit: 220, Period: time.Hour}}, ""},
 		// the period fits, the burst does not refill within the log: 270 at 3/min is 1h30m
-		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "token-bucket", Limit: 3, Period: time.Minute, Burst: 270}}, "less than the 1h30m its burst of 270 takes to refill at 3/min"},
+		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "token-bucket", Limit: 3, Period: time.Minute, Burst: 270}}, "its burst of 270 takes 1h30m to refill at 3/min, longer than the 30m log"},
 		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "token-bucket", Limit: 3, Period: time.Minute, Burst: 270}}, "--burst no more than 90"},
 		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "gcra", Limit: 3, Period: time.Minute, Burst: 90}}, ""},
 		{30 * time.Minute, Limits{Policy: Policy{Algorithm: "fixed-window", Limit: 3, Period: time.Minute, Burst: 270}}, ""},
