@@ -55,6 +55,17 @@ func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad fu
 	}
 }
 
+// RateOffer is about how many requests client cl sends at rate (a second) from
+// t until its stop, as the client's own rate is counted (see checks.go): the
+// same bound, MaxOffered, holds a rate set by a change or by the UI's keys.
+func RateOffer(cl *sim.Client, t time.Duration, rate float64) float64 {
+	n := rate * (cl.Stop - max(t, cl.Start)).Seconds() * float64(cl.Deliveries)
+	if _, poisson := cl.Pattern.(sim.Poisson); poisson {
+		n *= 1.1
+	}
+	return n
+}
+
 // MaxInputs is the most inputs (sends and changes) a scenario may hold.
 const MaxInputs = 1_000_000
 
@@ -100,6 +111,9 @@ func (c *compiler) changes(Overrides) error {
 			case sim.Constant, sim.Poisson, sim.Ramp, sim.Hand:
 			default:
 				return bad("rate", "client %q sends by pattern %q, which has no rate to change", ch.Client, sim.PatternName(c.cfg.Clients[client].Pattern))
+			}
+			if n := RateOffer(&c.cfg.Clients[client], t, rate); !(n <= MaxOffered) {
+				return bad("rate", "client %q at %g per %s from %s offers about %.3g requests until its stop at %s; ratelab replays at most %d per scenario (every lane replays them all); lower the rate", ch.Client, *ch.Rate, per, t, n, c.cfg.Clients[client].Stop, MaxOffered)
 			}
 			add(sim.Input{Kind: sim.InputRate, Client: client, Rate: rate})
 		}

@@ -246,6 +246,7 @@ func TestBadInput(t *testing.T) {
 		{"ttl 0s", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nttl = \"0s\"\n", `dir/test.toml:14:7: scenario "s": lane "gcra": ttl must be from 1µs to 24h0m0s, a whole number of microseconds (got 0s); leave it out for keys that never expire`, nil},
 		{"ttl of two days", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nttl = \"48h\"\n", `ttl must be from 1µs to 24h0m0s`, nil},
 		{"change that changes nothing", minimal + "[[scenario.change]]\nat = \"1s\"\n", `the change changes nothing; set rate, retry, clock_fix, glitch or store`, nil},
+		{"change to too much load", minimal + "[[scenario.change]]\nat = \"1s\"\nclient = \"c\"\nrate = 1e300\n", `dir/test.toml:15:8: scenario "s": change 1 (at 1s): client "c" at 1e+300 per 1s from 1s offers about 1e+300 requests until its stop at 2s; ratelab replays at most 100000000 per scenario`, nil},
 
 		// a limit kept per instance behind a load balancer
 		{"balance without instances", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nbalance = \"random\"\n", `dir/test.toml:14:11: scenario "s": lane "gcra": balance applies to a lane kept on several instances; add instances = N (2 or more)`, nil},

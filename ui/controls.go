@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"ratelab/present/format"
+	"ratelab/scenarios"
 	"ratelab/sim"
 )
 
@@ -281,6 +282,10 @@ func (m *Model) control(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		in = sim.Input{Kind: sim.InputRate, Client: c.client, Rate: nextRate(now, key.Matches(msg, k.ClientFaster))}
+		if n := scenarios.RateOffer(&cfg.Clients[c.client], m.runner.now(), in.Rate); !(n <= scenarios.MaxOffered) {
+			m.status, m.statusBad = fmt.Sprintf("client %s at %g/s would send about %.3g requests by its stop; ratelab replays at most %d: < slows it", cfg.Clients[c.client].Name, in.Rate, n, scenarios.MaxOffered), true
+			return nil
+		}
 	case key.Matches(msg, k.Retry):
 		now, _ := set.retryOf(cfg, c.client)
 		next := 0

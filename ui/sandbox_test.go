@@ -194,3 +194,24 @@ func firstDiff(a, b string) string {
 }
 
 var _ = tea.Quit
+
+// The rate keys stop where the client would send more than a run replays: a
+// rate the compiler would refuse in the saved session is refused here, and the
+// run never has to make it.
+func TestRateKeyStopsAtTheLoadCap(t *testing.T) {
+	m := newModel(t, "sandbox")
+	for range 80 {
+		press(m, ">")
+	}
+	if !strings.Contains(m.status, "ratelab replays at most 100000000") {
+		t.Errorf("after 80 presses of >, the status says %q, want the cap", m.status)
+	}
+	cfg := m.runner.cfgWithInputs()
+	for _, in := range cfg.Inputs {
+		if in.Kind == sim.InputRate {
+			if n := scenarios.RateOffer(&cfg.Clients[in.Client], in.At, in.Rate); n > scenarios.MaxOffered {
+				t.Errorf("a rate of %g/s was recorded: %.3g requests, past the cap", in.Rate, n)
+			}
+		}
+	}
+}
