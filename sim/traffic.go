@@ -267,7 +267,7 @@ func (a *traceArrivals) next() (arrival, bool) {
 	case err == io.EOF:
 		return a.end(a.read, nil)
 	case err != nil: // it was read whole before: a row it cannot read now is new
-		return a.end(a.read, fmt.Errorf("%w; the file changed since it was read (run again)", err))
+		return a.end(a.read, fmt.Errorf("the file changed since it was read (run again): reading it now, %w", err))
 	}
 	a.read++
 	at := a.c.Start + row.At
