@@ -174,9 +174,11 @@ func (s *arrivalStream) fill(c *feedChunk, limit time.Duration) (bool, error) {
 	return c.n > start, nil
 }
 
-// feedChunk is a run of a feed's entries. buf never changes once made; buf[:n]
-// is written, and n grows under the feed's lock (a reader takes n under the lock
-// and then reads buf[:n] without it). next is the chunk after it, once made.
+// feedChunk is a run of a feed's entries. buf[:n] is written, and n grows
+// under the feed's lock (a reader takes n under the lock and then reads buf[:n]
+// without it); an entry, once written, stays until every reader has passed the
+// chunk and the feed makes it over (newChunk). next is the chunk after it, once
+// made.
 type feedChunk struct {
 	seq  int64
 	buf  []arrival
