@@ -55,17 +55,6 @@ func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad fu
 	}
 }
 
-// RateOffer is about how many requests client cl sends at rate (a second) from
-// t until its stop, as the client's own rate is counted (see checks.go): the
-// same bound, MaxOffered, holds a rate set by a change or by the UI's keys.
-func RateOffer(cl *sim.Client, t time.Duration, rate float64) float64 {
-	n := rate * (cl.Stop - max(t, cl.Start)).Seconds() * float64(cl.Deliveries)
-	if _, poisson := cl.Pattern.(sim.Poisson); poisson {
-		n *= 1.1
-	}
-	return n
-}
-
 // MaxInputs is the most inputs (sends and changes) a scenario may hold.
 const MaxInputs = 1_000_000
 

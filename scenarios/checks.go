@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/sim"
@@ -89,6 +90,24 @@ func (c *compiler) countsRequests(li, ci int, part sim.Part, largest int64) erro
 	return c.fail([]any{"client", ci, key}, "client %q: %s, but lane %q runs %s, which %s; %s, or run the lane on an algorithm that charges units (%s, say)", cl.Name, what, lane.Name, part.Algorithm, why, fixes[key], algorithms.TokenBucketName)
 }
 
+// RateOffer is about how many requests client cl sends at rate (a second) from
+// t until its stop, each of its events delivered Deliveries times: the bound
+// load holds a client's own rate to, MaxOffered, holds a rate set by a change or
+// by the UI's keys too.
+func RateOffer(cl *sim.Client, t time.Duration, rate float64) float64 {
+	return offerAt(cl, t, rate) * float64(cl.Deliveries)
+}
+
+// offerAt is about how many events client cl sends at rate (a second) from t
+// until its stop: a Poisson client's counted a tenth over, for its chance.
+func offerAt(cl *sim.Client, t time.Duration, rate float64) float64 {
+	n := rate * (cl.Stop - max(t, cl.Start)).Seconds()
+	if _, poisson := cl.Pattern.(sim.Poisson); poisson {
+		n *= 1.1
+	}
+	return n
+}
+
 // load estimates the logical requests the scenario will generate and refuses one
 // that is too large to replay.
 func (c *compiler) load(Overrides) error {
@@ -98,9 +117,9 @@ func (c *compiler) load(Overrides) error {
 		var n float64
 		switch p := cl.Pattern.(type) {
 		case sim.Constant:
-			n = p.Rate * span
+			n = offerAt(&cl, cl.Start, p.Rate)
 		case sim.Poisson:
-			n = p.Rate * span * 1.1
+			n = offerAt(&cl, cl.Start, p.Rate)
 		case sim.Ramp:
 			n = (p.From + p.To) / 2 * span
 		case sim.Bursts:

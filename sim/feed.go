@@ -290,10 +290,10 @@ func (r *feedReader) err() error {
 }
 
 // leave takes the reader out of the feed's count of where the lanes are: its lane
-// reads no more (it stopped, or the run ended), and nobody waits for it.
+// reads no more (it stopped), so the feed keeps nothing for it. (A reader on its
+// own is out of it already; its trace is closed with the run's, Run.Close.)
 func (r *feedReader) leave() {
 	if r.own != nil {
-		r.own.close()
 		return
 	}
 	r.feed.mu.Lock()
@@ -366,7 +366,8 @@ func (r *feedReader) goOwn() bool {
 	own, err := f.stream.clone()
 	if err != nil {
 		r.chunk.buf[0], r.chunk.n, r.n = arrival{key: feedEnd, cost: 1}, 1, 1
-		r.own, r.failure = &arrivalStream{gen: noArrivals{}, ended: true, inputs: &[]Input{}}, err
+		r.own, r.failure = new(arrivalStream), err
+		r.own.close() // it makes nothing more
 		return true
 	}
 	r.own = own
