@@ -104,6 +104,11 @@ type Info struct {
 	// Headers is the family its lanes send when the lane's headers key names
 	// none: the product's own (kong's); the zero value, the draft's.
 	Headers HeaderFamily
+	// OnCredit says the limiter accepts a request whenever it owes nothing, however
+	// much the request costs, the requests after it paying for what the bucket
+	// lacked (Guava's RateLimiter): it may admit more than burst + rate × T in a
+	// span, by design, and its verdict says how rather than "contract broken".
+	OnCredit bool
 	// Windows, for a product that enforces several windows at once and answers
 	// for each (Decision.Windows: Kong), are those windows for p and o as
 	// quotas (the name its headers give a window, its policy), in the order of
@@ -131,7 +136,7 @@ var registry = []Info{
 		build: func(p Policy, _ Options) Limiter { return NewGCRA(p) }},
 	{Name: XTimeRateName, Short: "xrate", Shape: ShapeBucket, DefaultLane: true,
 		build: func(p Policy, _ Options) Limiter { return NewXTimeRate(p) }},
-	{Name: GuavaName, Short: "guava", Shape: ShapeBucket, Options: guavaOptions,
+	{Name: GuavaName, Short: "guava", Shape: ShapeBucket, Options: guavaOptions, OnCredit: true,
 		build: func(p Policy, o Options) Limiter { return NewGuava(p, o.Warmup, o.AcquireTimeout) }},
 	{Name: EnvoyLocalName, Short: "envoy", Shape: ShapeBucket, Options: envoyLocalOptions,
 		build: func(p Policy, o Options) Limiter {

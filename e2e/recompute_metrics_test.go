@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +40,7 @@ type laneFromCSV struct {
 
 // keyFromCSV is one key's admissions: units, first and last, and its peak window.
 type keyFromCSV struct {
+	all                 []admission // every admission, as read
 	admitted, sum, peak int64
 	first, last         time.Duration
 	window              []admission // in time order, within one period of the newest
@@ -172,6 +176,7 @@ func (l *laneFromCSV) admit(key int, at time.Duration, cost int64, period time.D
 	ks.first, ks.last = min(ks.first, at), max(ks.last, at)
 	ks.admitted += cost
 	a := admission{at.Truncate(time.Microsecond), cost}
+	ks.all = append(ks.all, a)
 	i := len(ks.window)
 	for i > 0 && ks.window[i-1].at > a.at {
 		i--
@@ -186,6 +191,40 @@ func (l *laneFromCSV) admit(key int, at time.Duration, cost int64, period time.D
 	if ks.sum > ks.peak {
 		ks.peak, ks.peakFirst, ks.peakLast = ks.sum, ks.window[0].at, newest
 	}
+}
+
+// spanExcess is the most units past capacity + rate × T that adm got in any
+// span T (sim/overgrant.go): in time order (whole µs), the level of a bucket
+// filled by each admission and drained at the rate, never below empty, is the
+// most admitted in a span ending there less the rate × the span; its highest,
+// less the capacity, is the excess. Counted exactly in credits of 1/unit of a
+// unit (unit = period in µs / g, the rate limit/g credits a µs, g their gcd) with
+// big integers, and rounded once.
+func spanExcess(adm []admission, p algorithms.Policy, capacity int64) float64 {
+	sorted := slices.Clone(adm)
+	slices.SortStableFunc(sorted, func(a, b admission) int { return cmp.Compare(a.at, b.at) })
+	periodUS := int64(p.Period / time.Microsecond)
+	g := new(big.Int).GCD(nil, nil, big.NewInt(periodUS), big.NewInt(p.Limit)).Int64()
+	unit, perMicro := periodUS/g, p.Limit/g
+	level, highest := new(big.Int), new(big.Int)
+	for i, a := range sorted {
+		if i > 0 {
+			level.Sub(level, new(big.Int).Mul(big.NewInt(perMicro), big.NewInt(int64((a.at-sorted[i-1].at)/time.Microsecond))))
+			if level.Sign() < 0 {
+				level.SetInt64(0)
+			}
+		}
+		level.Add(level, new(big.Int).Mul(big.NewInt(a.cost), big.NewInt(unit)))
+		if level.Cmp(highest) > 0 {
+			highest.Set(level)
+		}
+	}
+	over := highest.Sub(highest, new(big.Int).Mul(big.NewInt(capacity), big.NewInt(unit)))
+	if over.Sign() <= 0 {
+		return 0
+	}
+	f, _ := new(big.Float).SetInt(over).Float64()
+	return f / float64(unit)
 }
 
 // windowAdmit is the fixed window's own windows (sim/contract.go), at the time
@@ -247,7 +286,7 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 			most := float64(capacity) + float64(p.Limit)*float64(ks.last-ks.first)/float64(p.Period)
 			maxUnits += most
 			acceptedUnits += ks.admitted
-			excess += max(0, float64(ks.admitted)-most)
+			excess += spanExcess(ks.all, p, capacity)
 		}
 	}
 	var overGrant float64

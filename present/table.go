@@ -30,7 +30,7 @@ var Columns = []Column{
 	{"errors", func(m sim.Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed", "errors"},
 	{"retry×", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request", "retry_amplification"},
 	{"peak/limit", func(m sim.Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane and a lane of several limits)", "peak_window_ratio"},
-	{"over-grant", func(m sim.Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, as a share of it: a bucket burst (or limit) + rate × T per key, a fixed window its allowance in each of its own windows", "over_grant"},
+	{"over-grant", func(m sim.Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, as a share of it: a bucket burst (or limit) + rate × T in any span of a key's, a fixed window its allowance in each of its own windows", "over_grant"},
 	{"p50", func(m sim.Metrics) string { return format.Duration(m.LatencyP50) }, "success latency, median", "latency_p50_ms"},
 	{"p99", func(m sim.Metrics) string { return format.Duration(m.LatencyP99) }, "success latency, 99th percentile", "latency_p99_ms"},
 	{"queue p99", func(m sim.Metrics) string { return format.Duration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile", "queue_delay_p99_ms"},

@@ -16,7 +16,8 @@ import (
 //   - the policy as a user reads it: at most limit per period in any sliding
 //     window (PeakWindowRatio);
 //   - the algorithm's own contract: a bucket admits at most burst + rate × T in
-//     any span T (OverGrant), a fixed window at most its allowance in each of its
+//     any span T (OverGrant; a limiter that grants on credit, Guava's, goes past
+//     it by design, and says so), a fixed window at most its allowance in each of its
 //     own windows (WindowPeakRatio) — so up to twice the limit across a boundary
 //     —, the sliding log the limit in any window, exactly; the sliding counter is
 //     an estimate.
@@ -151,7 +152,14 @@ func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Inf
 		if percent == 0 {
 			percent = format.RoundTo(100*m.OverGrant, 0.001)
 		}
-		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T, %s%% of what it allows", format.Number(units), format.Number(percent))
+		span := "in its worst span"
+		if len(cfg.Keys) > 1 {
+			span = "in the keys' worst spans"
+		}
+		if info.OnCredit {
+			return fmt.Sprintf("over-grant on credit: %s units past burst + rate × T %s, %s%% of what it allows; it grants a request whatever it costs when it owes nothing, and the requests after it pay", format.Number(units), span, format.Number(percent))
+		}
+		return fmt.Sprintf("contract broken (over-grant): %s units past burst + rate × T %s, %s%% of what it allows", format.Number(units), span, format.Number(percent))
 	}
 	if m.PeakWindowRatio > 1 {
 		return fmt.Sprintf("contract kept: its burst of %d on top of the rate, as designed", p.Burst)

@@ -115,7 +115,7 @@ func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration)
 		// need not wait (and hold every row decided after it) until then
 		l.settleRow(r, OutcomeServed, goAhead, false)
 	}
-	l.rec.admit(r.key, goAhead, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
+	l.rec.admit(r.key, goAhead, l.now, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
 	if deadline, ok := l.deadline(r); ok && goAhead >= deadline && !d.OnError {
 		// still in the limiter's queue (or waiting for its reservation) when
 		// the client stops waiting: it never reaches the backend

@@ -51,16 +51,17 @@ type Metrics struct {
 	PeakLast        time.Duration `json:"peak_last_ms"`
 	PeakKey         string        `json:"-"`
 
-	// OverGrant is how far admitted units went past the theoretical maximum,
-	// capacity + rate × T per key (capacity as algorithms.Capacity: the burst for
-	// buckets, the limit for windows; T from its first to its last admission), as a
-	// fraction of that maximum over all keys: 0 when no key got more. Admission is
-	// when accepted work goes ahead, so queued and reserved work counts when it
-	// runs, not when it was promised.
+	// OverGrant is how far admitted units went past the algorithm's contract,
+	// capacity + rate × T in any span T (capacity as algorithms.Capacity: the burst
+	// for buckets, the limit for windows): ExcessUnits, each key's most past it in
+	// one span (its worst; overgrant.go), over MaxUnits, what the contract allows
+	// the keys from each one's first admission to its last: 0 when no key got
+	// more in any span. Admission is when accepted work goes ahead, so queued and
+	// reserved work counts when it runs, not when it was promised.
 	OverGrant float64 `json:"over_grant"`
 	// AcceptedUnits (admitted) and MaxUnits are the totals over all keys;
-	// ExcessUnits is what keys got past their own maximum (the numerator of
-	// OverGrant): a key may go over while the totals do not.
+	// ExcessUnits is what keys got past their contract, each in its worst span
+	// (the numerator of OverGrant): a key may go over while the totals do not.
 	AcceptedUnits int64   `json:"accepted_units"`
 	MaxUnits      float64 `json:"max_units"`
 
@@ -167,9 +168,12 @@ type recorder struct {
 	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram.Histogram
 	queueDelay histogram.Histogram
-	windows    []windowStats // per key, fixed-window lanes only
-	scopes     scopeStats    // the claims' scopes
-	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
+	windows    []windowStats   // per key, fixed-window lanes only
+	scopes     scopeStats      // the claims' scopes
+	shardUnits []int64         // per shard, the units it admitted (sharded lanes)
+	spans      []spanLevel     // per key, its contract level (overgrant.go)
+	later      laterAdmissions // admissions going ahead later than decided, waiting their turn
+	laterSeq   int64           // admissions put in later so far
 
 	cfg     *Config
 	lane    LaneConfig
@@ -181,11 +185,13 @@ type recorder struct {
 // newRecorder is the recorder of lane in cfg, with room for cfg's keys' stats
 // (the identities of keys shared by several clients are added as they are found).
 func newRecorder(cfg *Config, lane LaneConfig) recorder {
-	r := recorder{cfg: cfg, lane: lane, keys: make([]keyStats, len(cfg.Keys)), peaks: make([]peakSpan, len(cfg.Keys)), running: newRunning()}
+	r := recorder{cfg: cfg, lane: lane, keys: make([]keyStats, len(cfg.Keys)), peaks: make([]peakSpan, len(cfg.Keys)),
+		spans: make([]spanLevel, len(cfg.Keys)), running: newRunning()}
 	for t := range cfg.Tiers {
 		p := lane.TierPolicy(cfg, t)
-		r.tiers = append(r.tiers, tierFigures{policy: p.WithDefaults(), capacity: algorithms.Capacity(lane.Algorithm, p, lane.Options),
-			allowance: float64(p.Limit + lane.Options.Rollover)})
+		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)
+		r.tiers = append(r.tiers, tierFigures{policy: p.WithDefaults(), capacity: capacity,
+			contract: newContractCredits(p.WithDefaults(), capacity), allowance: float64(p.Limit + lane.Options.Rollover)})
 	}
 	return r
 }
@@ -231,8 +237,8 @@ func (r *recorder) share(sign float64, id identity) {
 	}
 }
 
-// admit records cost units of key going ahead at `at`.
-func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Duration) {
+// admit records cost units of key going ahead at `at`, decided now (at >= now).
+func (r *recorder) admit(key int32, at, now time.Duration, cost int64, period time.Duration) {
 	ks := &r.keys[key]
 	t := &r.tiers[r.cfg.Keys[key].Tier]
 	if r.live != nil {
@@ -250,11 +256,13 @@ func (r *recorder) admit(key int32, at time.Duration, cost int64, period time.Du
 		r.live.measure(+1, t, ks)
 	}
 	r.addToWindow(key, at, cost, period, sameInstant)
+	r.spanAdmit(key, at, now, cost)
 }
 
 // keySums are the sums over keys finish adds up in key order: the fairness
 // index's (over every identity that offered anything) and, for the algorithms'
-// contract, the most units each key may have had and what it got past that.
+// contract, the most units each key may have had from its first admission to its
+// last, and the most it got past its contract in any span (overgrant.go).
 type keySums struct {
 	fairSum, fairSq, fairN float64
 	mostUnits, excess      float64
@@ -284,11 +292,10 @@ func (r *recorder) sumKeys() keySums {
 	for i := range r.keys {
 		ks := &r.keys[i]
 		if ks.admitted > 0 {
-			most := r.tiers[r.cfg.Keys[i].Tier].mostUnits(ks)
-			s.mostUnits += most
-			s.excess += max(0, float64(ks.admitted)-most)
+			s.mostUnits += r.tiers[r.cfg.Keys[i].Tier].mostUnits(ks)
 		}
 	}
+	r.spanExcesses(func(_ int32, excess float64) { s.excess += excess })
 	return s
 }
 

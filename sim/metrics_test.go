@@ -40,7 +40,7 @@ func TestPeakWindow(t *testing.T) {
 		at   time.Duration
 		cost int64
 	}{{0, 1}, {100 * time.Millisecond, 2}, {50 * time.Millisecond, 3}, {900 * time.Millisecond, 1}, {1050 * time.Millisecond, 5 << 22}} {
-		r.admit(0, a.at, a.cost, time.Second)
+		r.admit(0, a.at, 0, a.cost, time.Second)
 		_ = i
 	}
 	// the window ending 1.05 s holds 0.1 s (2), 0.9 s (1) and 1.05 s (5 × 2^22)
@@ -48,7 +48,7 @@ func TestPeakWindow(t *testing.T) {
 		t.Errorf("peak %d over %v; want %d from 100ms to 1.05s", ks.peak, r.peaks[0], 3+5<<22)
 	}
 	for at := time.Duration(0); at < 100*time.Millisecond; at += time.Millisecond {
-		r.admit(0, 2*time.Second+at, 1, time.Second)
+		r.admit(0, 2*time.Second+at, 2*time.Second+at, 1, time.Second)
 	}
 	if ks := r.keys[0]; ks.sum != 100 || ks.n != 100 {
 		t.Errorf("after 100 admissions in 100 ms: %d units in %d entries; want 100 in 100", ks.sum, ks.n)

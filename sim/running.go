@@ -26,6 +26,7 @@ import "ratelab/algorithms"
 type tierFigures struct {
 	policy    algorithms.Policy
 	capacity  int64
+	contract  contractCredits // capacity + rate × T in credits (overgrant.go)
 	allowance float64
 }
 
@@ -81,9 +82,8 @@ func (r *recorder) keepLive() {
 		return
 	}
 	r.live = &liveSums{sums: r.sumKeys()}
-	for i := range r.keys {
-		ks := &r.keys[i]
-		if ks.admitted > 0 && float64(ks.admitted) > r.tiers[r.cfg.Keys[i].Tier].mostUnits(ks) {
+	for i := range r.spans {
+		if r.spans[i].excess(&r.tiers[r.cfg.Keys[i].Tier].contract) > 0 {
 			r.live.excess++
 		}
 	}
@@ -100,15 +100,18 @@ func (l *liveSums) share(sign float64, offered, succeeded int64) {
 	}
 }
 
-// measure adds (sign +1) or takes out (-1) a key's terms of the contract's sums:
-// the most units it may have had since its first admission, and its excess.
+// measure adds (sign +1) or takes out (-1) a key's term of the contract's most
+// units: what it may have had since its first admission.
 func (l *liveSums) measure(sign float64, t *tierFigures, ks *keyStats) {
-	if ks.admitted == 0 {
-		return
+	if ks.admitted > 0 {
+		l.sums.mostUnits += sign * t.mostUnits(ks)
 	}
-	most := t.mostUnits(ks)
-	l.sums.mostUnits += sign * most
-	if excess := float64(ks.admitted) - most; excess > 0 {
+}
+
+// overshoot adds (sign +1) or takes out (-1) a key's term of the contract's
+// excess: the most it got past its contract in any span.
+func (l *liveSums) overshoot(sign, excess float64) {
+	if excess > 0 {
 		l.sums.excess += sign * excess
 		l.excess += int(sign)
 	}

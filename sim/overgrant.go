@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"container/heap"
+	"math/big"
+	"math/bits"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Over-grant: the most units a key was admitted past its algorithm's contract,
+// capacity + rate × T, in any span T — not only from its first admission to its
+// last, where a burst forgiven in the middle of a run (a store flushed, then quiet
+// traffic) hides inside a long span's slack.
+//
+// The largest excess over every span ending at an admission is the level of a
+// bucket that fills by each admission's cost and drains at the policy's rate,
+// never below empty (Lindley's recursion for a queue's workload):
+//
+//	level_j = max(0, level_{j-1} − rate × (t_j − t_{j-1})) + cost_j
+//	        = max over i ≤ j of (units admitted in [t_i, t_j] − rate × (t_j − t_i))
+//
+// so a key's largest excess over any span is its highest level less its
+// capacity: O(1) a key, one step an admission. The level is kept exactly, in
+// credits (a unit of cost is period/g credits and the rate limit/g credits a
+// microsecond, g = gcd(period in µs, limit), as the buckets themselves count:
+// algorithms/credits.go), in 128 bits so that no admitted total overflows it, and
+// times are whole microseconds, the limiters' resolution: a limiter that told
+// apart only whole microseconds cannot be said to have over-granted within one.
+//
+// The recursion needs each key's admissions in time order. An admission is
+// recorded when it is decided, at the time it goes ahead, which for queued or
+// reserved work is later than now, and may be later than an admission decided
+// after it; so one that goes ahead later than now waits in a heap, by (time,
+// order decided), until the run's time reaches it. Every admission decided now
+// goes ahead now or later, so what leaves the heap, then the admission decided,
+// come in time order.
+
+// uint128 is an unsigned 128-bit count of credits.
+type uint128 struct{ hi, lo uint64 }
+
+// addProduct is x + a × b (it cannot overflow: a key's admitted units times a
+// unit stay far below 2^128).
+func (x uint128) addProduct(a, b uint64) uint128 {
+	hi, lo := bits.Mul64(a, b)
+	var carry uint64
+	x.lo, carry = bits.Add64(x.lo, lo, 0)
+	x.hi += hi + carry
+	return x
+}
+
+// subProductFloor is x − a × b, or 0 when that is negative.
+func (x uint128) subProductFloor(a, b uint64) uint128 {
+	hi, lo := bits.Mul64(a, b)
+	d := uint128{hi, lo}
+	if x.less(d) {
+		return uint128{}
+	}
+	return x.minus(d)
+}
+
+// minus is x − y, for y <= x.
+func (x uint128) minus(y uint128) uint128 {
+	var borrow uint64
+	x.lo, borrow = bits.Sub64(x.lo, y.lo, 0)
+	x.hi -= y.hi + borrow
+	return x
+}
+
+func (x uint128) less(y uint128) bool { return x.hi < y.hi || x.hi == y.hi && x.lo < y.lo }
+
+// float is x as the nearest float64.
+func (x uint128) float() float64 {
+	if x.hi == 0 {
+		return float64(x.lo)
+	}
+	// past 2^64 credits (a lane far past its contract): rounded once, as the
+	// halves added in floating point would not be
+	n := new(big.Int).Lsh(new(big.Int).SetUint64(x.hi), 64)
+	f, _ := new(big.Float).SetInt(n.Or(n, new(big.Int).SetUint64(x.lo))).Float64()
+	return f
+}
+
+// contractCredits is one tier's contract in credits: a unit of cost, the rate's
+// credits a microsecond, and the capacity.
+type contractCredits struct {
+	unit, perMicro uint64
+	capacity       uint128
+}
+
+// newContractCredits is the contract of a policy p (defaults applied) whose
+// algorithm holds capacity units.
+func newContractCredits(p algorithms.Policy, capacity int64) contractCredits {
+	periodUS := uint64(max(1, int64(p.Period/algorithms.Resolution)))
+	limit := uint64(max(0, p.Limit))
+	g := periodUS
+	if limit > 0 {
+		g = gcd64(periodUS, limit)
+	}
+	c := contractCredits{unit: periodUS / g, perMicro: limit / g}
+	c.capacity = uint128{}.addProduct(uint64(max(0, capacity)), c.unit)
+	return c
+}
+
+func gcd64(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// spanLevel is a key's contract level (see above): its level after its latest
+// admission in time order, the highest it reached, and that admission's time.
+type spanLevel struct {
+	level, most uint128
+	lastUS      int64
+	seen        bool
+}
+
+// add steps sl over an admission of cost units at atUS under contract c. An
+// admission earlier than the last (which the heap keeps from happening) counts
+// as at the last.
+func (sl *spanLevel) add(c *contractCredits, atUS, cost int64) {
+	if sl.seen && atUS > sl.lastUS {
+		sl.level = sl.level.subProductFloor(uint64(atUS-sl.lastUS), c.perMicro)
+	}
+	if !sl.seen || atUS > sl.lastUS {
+		sl.lastUS, sl.seen = atUS, true
+	}
+	sl.level = sl.level.addProduct(uint64(cost), c.unit)
+	if sl.most.less(sl.level) {
+		sl.most = sl.level
+	}
+}
+
+// excess is the most units sl went past contract c in any span: 0 when it kept it.
+func (sl *spanLevel) excess(c *contractCredits) float64 {
+	if !c.capacity.less(sl.most) {
+		return 0
+	}
+	return sl.most.minus(c.capacity).float() / float64(c.unit)
+}
+
+// laterAdmission is an admission that goes ahead later than it was decided,
+// waiting for the run's time to reach it (see above).
+type laterAdmission struct {
+	at   time.Duration
+	seq  int64
+	key  int32
+	cost int64
+}
+
+// laterAdmissions is a min-heap of admissions by (time, order decided).
+type laterAdmissions []laterAdmission
+
+func (h laterAdmissions) Len() int { return len(h) }
+func (h laterAdmissions) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h laterAdmissions) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *laterAdmissions) Push(x any)   { *h = append(*h, x.(laterAdmission)) }
+func (h *laterAdmissions) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// spanAdmit records cost units of key going ahead at `at`, decided at now (at >=
+// now), in its contract level: at once, after the admissions waiting that go
+// ahead no later than now; or, going ahead later, by waiting its turn.
+func (r *recorder) spanAdmit(key int32, at, now time.Duration, cost int64) {
+	for len(r.later) > 0 && r.later[0].at <= now {
+		a := heap.Pop(&r.later).(laterAdmission)
+		r.stepSpan(a.key, a.at, a.cost)
+	}
+	if at > now {
+		r.laterSeq++
+		heap.Push(&r.later, laterAdmission{at: at, seq: r.laterSeq, key: key, cost: cost})
+		return
+	}
+	r.stepSpan(key, at, cost)
+}
+
+// stepSpan steps key's contract level over an admission, keeping the live sums'
+// term of the key up to date when they are kept.
+func (r *recorder) stepSpan(key int32, at time.Duration, cost int64) {
+	t := &r.tiers[r.cfg.Keys[key].Tier]
+	sl := &r.spans[key]
+	if r.live != nil {
+		r.live.overshoot(-1, sl.excess(&t.contract))
+	}
+	sl.add(&t.contract, algorithms.Micros(at), cost)
+	if r.live != nil {
+		r.live.overshoot(+1, sl.excess(&t.contract))
+	}
+}
+
+// spanExcesses is each key's excess (see spanLevel.excess) with the admissions
+// still waiting counted as they will be: the recorder is left as it was, so the
+// run can go on.
+func (r *recorder) spanExcesses(each func(key int32, excess float64)) {
+	waiting := map[int32]spanLevel{}
+	if len(r.later) > 0 {
+		order := append(laterAdmissions(nil), r.later...)
+		heap.Init(&order)
+		for order.Len() > 0 {
+			a := heap.Pop(&order).(laterAdmission)
+			sl, ok := waiting[a.key]
+			if !ok {
+				sl = r.spans[a.key]
+			}
+			sl.add(&r.tiers[r.cfg.Keys[a.key].Tier].contract, algorithms.Micros(a.at), a.cost)
+			waiting[a.key] = sl
+		}
+	}
+	for i := range r.spans {
+		sl := &r.spans[i]
+		if w, ok := waiting[int32(i)]; ok {
+			sl = &w
+		}
+		if sl.seen {
+			each(int32(i), sl.excess(&r.tiers[r.cfg.Keys[i].Tier].contract))
+		}
+	}
+}
