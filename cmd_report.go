@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/outpath"
 	"ratelab/plots"
 	"ratelab/present"
 	"ratelab/present/format"
@@ -59,6 +60,9 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if len(cfg.Lanes) == 0 {
 		return usagef("report: scenario %q has no lanes to report; give it a [[scenario.lane]] (or leave out --lanes)", o.scenario)
+	}
+	if err := distinct(append(inputsOf(cfg, map[string]string{o.file: "the scenario file (--file)"}), outpath.Folder("--out", out))); err != nil {
+		return err
 	}
 	dir, err := atomicdir.Create(out)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/outpath"
 	"ratelab/plots"
 	"ratelab/present"
 	"ratelab/present/format"
@@ -120,7 +121,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := watchKeys(cfg, o.watchKeys); err != nil {
 		return err
 	}
-	if err := o.checkPaths(c); err != nil {
+	if err := o.checkPaths(cfg, tr); err != nil {
 		return err
 	}
 
@@ -252,28 +253,13 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	return nil
 }
 
-// checkPaths refuses a file given twice: the CSV and the series, or either over
-// the scenario file or a trace it reads.
-func (o *runOptions) checkPaths(c *scenarios.Catalogue) error {
-	var paths []namedPath
-	if o.csv != "" && o.csv != "-" {
-		paths = append(paths, namedPath{"--csv", o.csv, true})
-	}
-	if o.series != "" && o.series != "-" {
-		paths = append(paths, namedPath{"--series", o.series, true})
-	}
-	inputs, err := c.Files(o.scenario)
-	if err != nil {
-		return usageError{err}
-	}
-	for i, in := range inputs {
-		what := "the scenario file (--file)"
-		if i > 0 {
-			what = fmt.Sprintf("the trace %s of scenario %q", in, o.scenario)
-		}
-		paths = append(paths, namedPath{what, in, false})
-	}
-	return distinct(paths)
+// checkPaths refuses outputs that would harm what the run reads or each other:
+// the CSV, the series and the charts' folder against the scenario file, the
+// traces, the product configurations and what they include (cfg.Files), and
+// against each other.
+func (o *runOptions) checkPaths(cfg *sim.Config, tr traceOptions) error {
+	paths := inputsOf(cfg, map[string]string{o.file: "the scenario file (--file)", tr.file: "the trace (--trace)", tr.config: "the configuration (--config)"})
+	return distinct(append(paths, outputs(outpath.File("--csv", o.csv), outpath.File("--series", o.series), outpath.Folder("--plot", o.plot))...))
 }
 
 // scenarioFlags registers the flags run and tui share: which scenario, from which

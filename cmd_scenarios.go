@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"ratelab/internal/atomicfile"
+	"ratelab/internal/outpath"
 	"ratelab/scenarios"
 )
 
@@ -87,10 +88,19 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if info, err := os.Stat(*file); err == nil && info.Mode().IsRegular() && !*force {
+	info, err := os.Stat(*file)
+	if err == nil && info.Mode().IsRegular() && !*force {
 		return usagef("scenarios: %s exists; give another name, or --force to replace it", *file)
 	}
-	paths := []namedPath{{"--write", *file, true}}
+	if err == nil && !info.Mode().IsRegular() {
+		// a device, a FIFO: written through, and nothing beside it (the logs
+		// would land in /dev/traces/)
+		for _, l := range logs {
+			fmt.Fprintf(stderr, "a scenario written reads %s, relative to its file, which is not written beside %s (not a regular file); --write FILE writes it beside FILE\n", l, *file)
+		}
+		logs = nil
+	}
+	paths := []outpath.Path{outpath.File("--write", *file)}
 	type logFile struct {
 		name, path string
 		data       []byte
@@ -113,45 +123,57 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 			kept = append(kept, dest)
 			continue
 		}
-		paths = append(paths, namedPath{"the log " + l, dest, true})
+		paths = append(paths, outpath.File("the log "+l, dest))
 		toWrite = append(toWrite, logFile{l, dest, content})
 	}
 	if err := distinct(paths); err != nil {
 		return err
 	}
-	// every file is written aside first; the logs are put in place before the
-	// scenarios that read them
-	var files []*atomicfile.File
+	// every file is written aside first, the scenarios before the logs (a full
+	// disk stops it before any folder is made for them); the logs are put in
+	// place before the scenarios that read them. On a failure, every file
+	// written aside is removed, and every folder made for the logs.
+	out, err := atomicfile.Create(*file)
+	if err != nil {
+		return usagef("scenarios: --write %v", err)
+	}
+	defer out.Abort()
+	if _, err := io.WriteString(out, doc); err != nil {
+		return fmt.Errorf("writing %s: %w", *file, err)
+	}
+	var logFiles []*atomicfile.File
+	var made []string // folders made for the logs, outermost first
+	committed := false
 	defer func() {
-		for _, f := range files {
+		for _, f := range logFiles {
 			f.Abort()
+		}
+		if !committed {
+			for i := len(made) - 1; i >= 0; i-- {
+				os.Remove(made[i]) // only if empty: never what another wrote there meanwhile
+			}
 		}
 	}()
 	for _, l := range toWrite {
-		if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		dirs, err := mkdirAll(filepath.Dir(l.path))
+		made = append(made, dirs...)
+		if err != nil {
 			return fmt.Errorf("scenarios: %w", err)
 		}
 		f, err := atomicfile.Create(l.path)
 		if err != nil {
 			return usagef("scenarios: %v", err)
 		}
-		files = append(files, f)
+		logFiles = append(logFiles, f)
 		if _, err := f.Write(l.data); err != nil {
 			return fmt.Errorf("writing %s: %w", l.path, err)
 		}
 	}
-	out, err := atomicfile.Create(*file)
-	if err != nil {
-		return usagef("scenarios: --write %v", err)
-	}
-	files = append(files, out)
-	if _, err := io.WriteString(out, doc); err != nil {
-		return fmt.Errorf("writing %s: %w", *file, err)
-	}
-	for _, f := range files {
+	for _, f := range append(logFiles, out) {
 		if err := f.Commit(); err != nil {
 			return err
 		}
+		committed = true
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s (%s)\n", *file, count(len(chosen), "scenario", "scenarios"), strings.Join(chosen, ", "))
 	for _, l := range toWrite {
@@ -162,6 +184,29 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "run one with: ratelab run --file %s --scenario %s\n", *file, chosen[0])
 	return nil
+}
+
+// mkdirAll makes dir and the folders above it that are missing, as os.MkdirAll
+// does, and returns those it made, outermost first, even when it fails part way.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var made []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil {
+			return made, err
+		}
+		made = append(made, missing[i])
+	}
+	return made, nil
 }
 
 // scenariosHeader is the comment that starts a file of shipped scenarios: where

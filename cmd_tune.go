@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/outpath"
 	"ratelab/present/format"
 	"ratelab/products"
 	"ratelab/traces"
@@ -316,12 +317,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return usagef("tune: --workers must be >= 0 and --memory >= 1")
 	}
 	// neither output over the other, nor over the trace read
-	paths := []namedPath{{"the trace (--trace)", o.trace.file, false}}
-	for _, out := range []namedPath{{"--csv", o.csv, true}, {"--json", o.json, true}, {"--partial", o.partial, true}} {
-		if out.path != "" && out.path != "-" {
-			paths = append(paths, out)
-		}
-	}
+	paths := append([]outpath.Path{outpath.Input("the trace (--trace)", o.trace.file)}, outputs(outpath.File("--csv", o.csv), outpath.File("--json", o.json), outpath.File("--partial", o.partial))...)
 	if err := distinct(paths); err != nil {
 		return err
 	}
@@ -463,16 +459,11 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	case csvPath == "-" && jsonPath == "-":
 		return usagef("tune merge: --csv - and --json - would both write to standard output; send one to a file")
 	}
-	var paths []namedPath
+	var paths []outpath.Path
 	for _, f := range files {
-		paths = append(paths, namedPath{"a partial sweep", f, false})
+		paths = append(paths, outpath.Input("a partial sweep", f))
 	}
-	for _, out := range []namedPath{{"--csv", csvPath, true}, {"--json", jsonPath, true}} {
-		if out.path != "" && out.path != "-" {
-			paths = append(paths, out)
-		}
-	}
-	if err := distinct(paths); err != nil {
+	if err := distinct(append(paths, outputs(outpath.File("--csv", csvPath), outpath.File("--json", jsonPath))...)); err != nil {
 		return err
 	}
 	var parts []*tune.Partial

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,7 +105,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 		{[]string{"--csv", dir + "/dangling.csv", "--series", dir + "/new.csv"}, "--csv and --series are the same file"},
 		{[]string{"--csv", file}, "--csv " + file + " is the scenario file (--file), which this run reads"},
 		{[]string{"--series", dir + "/alias.toml"}, "is the scenario file (--file), which this run reads"},
-		{[]string{"--csv", trace}, `--csv ` + trace + ` is the trace ` + trace + ` of scenario "s", which this run reads`},
+		{[]string{"--csv", trace}, `--csv ` + trace + ` is a file of scenario "s", which this run reads`},
 		{[]string{"--csv", ""}, "run: --csv is empty; give a value or leave the flag out"},
 		{[]string{"--series", ""}, "run: --series is empty"},
 		{[]string{"--lanes", ","}, `--lanes "," names an empty lane`},
@@ -145,5 +147,121 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(trace); string(after) != "time_ms,key\n0,a\n5,b\n" {
 		t.Errorf("the trace changed: %q", after)
+	}
+}
+
+// A folder an output writes whole (--plot, report --out, the UI's charts) never
+// holds what the run reads, nor another output: writing it replaces the folder,
+// which would delete them. Refused before anything runs, exit 2, naming both;
+// the input is still there after.
+func TestOutputFoldersKeepOffInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	report := filepath.Join(dir, "R")
+	if code, _, errOut := ratelab(t, "report", "--scenario", "boundary-burst", "--out", report); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	mine := filepath.Join(report, "mine.toml")
+	if code, _, errOut := ratelab(t, "scenarios", "--write", mine, "boundary-burst"); code != 0 {
+		t.Fatalf("scenarios --write: exit %d: %s", code, errOut)
+	}
+	log := filepath.Join(report, "access.log")
+	var lines strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&lines, "10.0.0.%d - - [10/Oct/2025:13:55:%02d +0000] \"GET / HTTP/1.1\" 200 5\n", i%7, i%60)
+	}
+	os.WriteFile(log, []byte(lines.String()), 0o644)
+	conf := filepath.Join(report, "conf", "nginx.conf")
+	os.MkdirAll(filepath.Dir(conf), 0o755)
+	os.WriteFile(conf, []byte("events {}\nhttp {\n  include zones.conf;\n  server { listen 8080; location / { limit_req zone=a burst=2; } }\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(report, "conf", "zones.conf"), []byte("limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n"), 0o644)
+	link := filepath.Join(dir, "elsewhere")
+	os.Symlink("R", link)
+	before := map[string]string{mine: mustRead(t, mine), log: mustRead(t, log)}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--file", mine, "--scenario", "boundary-burst", "--plot", report},
+			"--plot " + report + " holds the scenario file (--file), " + mine + ", which this run reads"},
+		{[]string{"run", "--file", mine, "--scenario", "boundary-burst", "--plot", link},
+			"--plot " + link + " holds the scenario file (--file)"},
+		{[]string{"report", "--file", mine, "--scenario", "boundary-burst", "--out", report},
+			"--out " + report + " holds the scenario file (--file), " + mine},
+		{[]string{"run", "--trace", log, "--plot", report},
+			"--plot " + report + " holds the trace (--trace), " + log},
+		{[]string{"run", "--trace", log, "--plot", filepath.Join(dir, "P"), "--config", conf, "--csv", filepath.Join(report, "conf", "zones.conf")},
+			"--csv " + filepath.Join(report, "conf", "zones.conf") + ` is a file of scenario "trace", which this run reads`},
+		{[]string{"run", "--trace", log, "--config", conf, "--plot", filepath.Join(report, "conf")},
+			"--plot " + filepath.Join(report, "conf") + " holds the configuration (--config), " + conf},
+		{[]string{"run", "--scenario", "boundary-burst", "--plot", report, "--csv", filepath.Join(report, "rows.csv")},
+			"--csv " + filepath.Join(report, "rows.csv") + " is inside --plot " + report + ", which is written whole"},
+	} {
+		if code, _, errOut := ratelab(t, tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("ratelab %s: exit %d: %s\nwant exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+	for path, was := range before {
+		if got, err := os.ReadFile(path); err != nil || string(got) != was {
+			t.Errorf("%s was harmed: %v", path, err)
+		}
+	}
+	// an included file too: it is read, so the folder holding it is refused
+	if code, _, errOut := ratelab(t, "run", "--trace", log, "--config", filepath.Join(report, "conf", "nginx.conf"), "--plot", filepath.Join(dir, "charts")); code != 0 {
+		t.Errorf("a folder apart from the inputs: exit %d: %s", code, errOut)
+	}
+}
+
+// onSmallDisk runs script with sh in a mount namespace of its own (unshare -m)
+// where dir is a tmpfs of sizeKB KiB: a file system that fills up, for tests of
+// what a full disk leaves. It skips (fails in CI) where that cannot be made.
+func onSmallDisk(t *testing.T, dir string, sizeKB int, script string) (string, int) {
+	t.Helper()
+	mount := fmt.Sprintf("mount -t tmpfs -o size=%dk tmpfs %s", sizeKB, dir)
+	if out, err := exec.Command("unshare", "-m", "sh", "-c", mount).CombinedOutput(); err != nil {
+		if inCI() {
+			t.Fatalf("unshare -m: %v: %s (CI runs as root with util-linux)", err, out)
+		}
+		t.Skipf("unshare -m: %v: %s; a small file system needs a mount namespace (root)", err, out)
+	}
+	cmd := exec.Command("unshare", "-m", "sh", "-c", mount+" && "+script)
+	out, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// scenarios --write writes the logs a scenario replays beside its file only
+// when that is a regular file written whole: to a device nothing lands beside
+// it (as root, /dev/null had /dev/traces/ made), and a disk too full for the
+// log leaves no folder behind (it left an empty traces/).
+func TestScenariosWriteCompanionsOnlyBesideAFileWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go os.ReadFile(fifo) // a reader, so the write does not block
+	code, _, errOut := ratelab(t, "scenarios", "--write", fifo, "log-stamped")
+	if code != 0 || !strings.Contains(errOut, "reads traces/shop.log, relative to its file, which is not written beside "+fifo+" (not a regular file)") {
+		t.Errorf("--write to a FIFO: exit %d: %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("beside the FIFO: %v; want nothing", entries)
+	}
+
+	bin := builtRatelab(t)
+	full := filepath.Join(dir, "full")
+	os.Mkdir(full, 0o755)
+	// 16 KiB: the scenario file fits, its log does not
+	out, _ := onSmallDisk(t, full, 16, fmt.Sprintf("%s scenarios --write %s/s.toml log-stamped; echo \"exit $?\"; ls -A %s", bin, full, full))
+	if !strings.Contains(out, "no space left on device") {
+		t.Errorf("a full disk: %s", out)
+	}
+	// ls lists nothing after the exit line: no scenario file, no traces/
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); lines[len(lines)-1] != "exit 1" {
+		t.Errorf("a full disk: want exit 1 and nothing left in the folder:\n%s", out)
 	}
 }

@@ -141,24 +141,6 @@ func (c *Catalogue) Index(name string) (int, error) {
 	return -1, fmt.Errorf("unknown scenario %q in %s; known: %s (see ratelab list)", name, c.Source.Name, strings.Join(c.Names(), ", "))
 }
 
-// Files are the files on disk that the scenario called name reads: the catalogue
-// itself and its clients' trace files; none for a catalogue not on disk. A
-// command checks its outputs against them, so that it never writes over its own
-// input.
-func (c *Catalogue) Files(name string) ([]string, error) {
-	i, err := c.Index(name)
-	if err != nil || c.Source.Path == nil {
-		return nil, err
-	}
-	files := []string{c.Source.Name}
-	for _, cl := range c.Scenarios[i].Clients {
-		if cl.File != "" {
-			files = append(files, c.Source.Path(cl.File))
-		}
-	}
-	return files, nil
-}
-
 // Compile builds the run configuration of the scenario called name with o applied.
 func (c *Catalogue) Compile(name string, o Overrides) (*sim.Config, error) {
 	i, err := c.Index(name)

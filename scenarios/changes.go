@@ -15,7 +15,7 @@ import (
 // format, time_ms,key[,cost], each row one request) into inputs: consecutive rows
 // at one instant for one key and cost become one send.
 func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad func(string, string, ...any) error) error {
-	rc, err := c.src.Open(spec.File)
+	rc, err := c.open(spec.File)
 	if err != nil {
 		return bad("file", "%v (the path is relative to %s)", err, c.src.Name)
 	}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -94,6 +95,9 @@ func (c *compiler) fail(path []any, format string, args ...any) error {
 func compile(src Source, pos *positions, index int, s *Scenario, o Overrides) (*sim.Config, error) {
 	c := &compiler{src: src, pos: pos, index: index, s: s, keyOf: map[sim.Key]int{}, scans: map[int]*traceScan{}, overrides: o}
 	c.cfg = &sim.Config{Name: s.Name, Title: s.Title, Lesson: strings.TrimSpace(s.Lesson), Seed: 1}
+	if src.Path != nil && !src.Generated {
+		c.cfg.Files = append(c.cfg.Files, src.Name)
+	}
 	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims, c.questions}
 	for _, step := range steps {
 		if err := step(o); err != nil {
@@ -300,6 +304,19 @@ func (c *compiler) keyNames(Overrides) error {
 		}
 	}
 	return nil
+}
+
+// open opens a file the scenario names (a trace, a hand file, a configuration,
+// a file a configuration includes), relative to the scenario's file, and records
+// it among the files the configuration was read from.
+func (c *compiler) open(name string) (io.ReadCloser, error) {
+	rc, err := c.src.Open(name)
+	if err == nil && c.src.Path != nil {
+		if path := c.src.Path(name); !slices.Contains(c.cfg.Files, path) {
+			c.cfg.Files = append(c.cfg.Files, path)
+		}
+	}
+	return rc, err
 }
 
 // keySource is the field a client's keys come from.

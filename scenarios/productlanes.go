@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"ratelab/algorithms"
@@ -88,6 +89,13 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 	name, data := c.src.Name, []byte(spec.Config)
 	if c.src.Path != nil {
 		o.Dir = c.src.Path(".") // includes are read from the scenario file's folder
+		o.ReadFile = func(name string) ([]byte, error) { // as products reads them, recorded
+			data, err := products.ReadLimited(name)
+			if err == nil && !slices.Contains(c.cfg.Files, name) {
+				c.cfg.Files = append(c.cfg.Files, name)
+			}
+			return data, err
+		}
 	} else {
 		o.Dir = "."
 		o.ReadFile = func(name string) ([]byte, error) { return c.readSource(name) }
@@ -190,7 +198,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 // readSource reads a file named in the scenario file, relative to it, up to
 // products.MaxFileSize.
 func (c *compiler) readSource(name string) ([]byte, error) {
-	rc, err := c.src.Open(name)
+	rc, err := c.open(name)
 	if err != nil {
 		return nil, err
 	}

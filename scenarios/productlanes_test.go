@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -303,5 +306,59 @@ plugins:
 	// the 2 seconds
 	if ms[2].Accepted != 10 {
 		t.Errorf("kong accepted %d of 40, want 10", ms[2].Accepted)
+	}
+}
+
+// A compiled scenario lists every file on disk it was read from — the scenario
+// file, its trace, a lane's config_file and what that includes — so that a
+// command can keep its outputs off them (sim.Config.Files).
+func TestCompileListsTheFilesItReads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("conf/nginx.conf", "events {}\nhttp {\n  include zones/*.conf;\n  server { listen 8080; location / { limit_req zone=a burst=2; } }\n}\n")
+	write("conf/zones/a.conf", "limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n")
+	write("logs/t.csv", "time_ms,key\n0,a\n5,b\n")
+	write("s.toml", `[[scenario]]
+name = "s"
+
+[scenario.policy]
+limit = 5
+
+[[scenario.lane]]
+product = "nginx"
+config_file = "conf/nginx.conf"
+
+[[scenario.client]]
+name = "log"
+pattern = "trace"
+file = "logs/t.csv"
+`)
+	c, err := Load(filepath.Join(dir, "s.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range cfg.Files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, filepath.ToSlash(rel))
+	}
+	slices.Sort(got)
+	if want := []string{"conf/nginx.conf", "conf/zones/a.conf", "logs/t.csv", "s.toml"}; !slices.Equal(got, want) {
+		t.Errorf("Files = %v, want %v", got, want)
 	}
 }

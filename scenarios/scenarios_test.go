@@ -310,12 +310,12 @@ func TestFileSourceOpensBesideTheFile(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	// the files it reads, which a command must not write over
-	if files, err := c.Files("s"); err != nil || strings.Join(files, " ") != dir+"/s.toml "+dir+"/sub/t.csv" {
-		t.Errorf("Files = %v, %v; want the scenario file and its trace", files, err)
+	if cfg, err := c.Compile("s", Overrides{}); err != nil || strings.Join(cfg.Files, " ") != dir+"/s.toml "+dir+"/sub/t.csv" {
+		t.Errorf("Files = %v, %v; want the scenario file and its trace", cfg.Files, err)
 	}
 	if embedded, _ := LoadFS(fstest.MapFS{"s.toml": {Data: []byte(minimal)}}, "s.toml"); embedded != nil {
-		if files, _ := embedded.Files("s"); files != nil {
-			t.Errorf("an embedded catalogue reads %v from disk", files)
+		if cfg, _ := embedded.Compile("s", Overrides{}); cfg == nil || cfg.Files != nil {
+			t.Errorf("an embedded catalogue reads %v from disk", cfg.Files)
 		}
 	}
 	if _, err := Load(dir + "/missing.toml"); !errors.Is(err, fs.ErrNotExist) {

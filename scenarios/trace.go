@@ -99,7 +99,7 @@ func (c *compiler) seed() uint64 {
 
 // openTrace opens spec's file with o, the rows' times made relative to origin.
 func (c *compiler) openTrace(spec *ClientSpec, o traces.Options, origin time.Duration) (*traceRows, error) {
-	rc, err := c.src.Open(spec.File)
+	rc, err := c.open(spec.File)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,13 @@ type Config struct {
 	// Notes are what the product configurations the lanes were read from do
 	// that the lanes do not model, each "file:line: what" (package products).
 	Notes []string
+	// Files are the files on disk the configuration was read from, as their
+	// paths were given: the scenario file, the traces and hand files its clients
+	// read, the product configurations of its lanes and every file those
+	// include. The engine does not read it: a command checks its outputs against
+	// it, so that none is written over, or inside a folder written over. None for
+	// the embedded catalogue.
+	Files []string
 }
 
 // Tier is a named limit policy, such as "free" or "enterprise".

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/outpath"
 	"ratelab/plots"
 	"ratelab/present/format"
 	"ratelab/session"
@@ -51,6 +52,9 @@ func (e *exporter) startCharts(cfg *sim.Config, upTo time.Duration, adjusted boo
 // zoom (plots.Recorder), and writes its charts into the folder path; it returns
 // how many.
 func writeCharts(cfg *sim.Config, upTo time.Duration, so session.Options, path string) (n int, err error) {
+	if err := apartFromInputs(cfg, outpath.Folder("the charts' folder", path)); err != nil {
+		return 0, err
+	}
 	dir, err := atomicdir.Create(path)
 	if err != nil {
 		return 0, err

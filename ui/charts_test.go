@@ -36,3 +36,33 @@ func TestChartsWriteTheRunSoFar(t *testing.T) {
 		t.Errorf("charts to a missing folder: status %q", m.status)
 	}
 }
+
+// Neither P nor e writes over a file the run reads, or replaces a folder
+// holding one: the charts' folder and the CSVs are checked against the
+// scenario's files (sim.Config.Files) first, and the file is left as it was.
+func TestExportsKeepOffTheRunsInputs(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	seekTo(m, 100*time.Millisecond)
+	charts := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-charts")
+	input := filepath.Join(charts, "mine.toml")
+	os.MkdirAll(charts, 0o755)
+	os.WriteFile(input, []byte("kept"), 0o644)
+	os.WriteFile(filepath.Join(charts, ".ratelab"), nil, 0o644) // a folder ratelab would replace
+	m.runner.cfg.Files = []string{input}
+	m.Update(press(m, "P")())
+	if !m.statusBad || !strings.Contains(m.status, "holds a file of scenario \"boundary-burst\", "+input) {
+		t.Errorf("charts over the folder holding an input: status %q", m.status)
+	}
+	requests := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-requests.csv")
+	os.WriteFile(requests, []byte("kept"), 0o644)
+	m.runner.cfg.Files = []string{requests}
+	m.Update(press(m, "e")())
+	if !m.statusBad || !strings.Contains(m.status, "is a file of scenario \"boundary-burst\", which this run reads") {
+		t.Errorf("an export over an input: status %q", m.status)
+	}
+	for _, f := range []string{input, requests} {
+		if got, _ := os.ReadFile(f); string(got) != "kept" {
+			t.Errorf("%s holds %q", f, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/internal/atomicfile"
+	"ratelab/internal/outpath"
 	"ratelab/present"
 	"ratelab/present/format"
 	"ratelab/session"
@@ -94,6 +95,16 @@ func (e *exporter) start(cfg *sim.Config, upTo time.Duration, adjusted bool, so 
 	})
 }
 
+// apartFromInputs refuses outputs that would write over a file the run reads
+// (sim.Config.Files), or inside a folder written whole (package outpath).
+func apartFromInputs(cfg *sim.Config, outs ...outpath.Path) error {
+	var paths []outpath.Path
+	for _, f := range cfg.Files {
+		paths = append(paths, outpath.Input(fmt.Sprintf("a file of scenario %q", cfg.Name), f))
+	}
+	return outpath.Distinct(append(paths, outs...))
+}
+
 // exportBase names an export's files: the scenario and seed, and the policy when
 // adjusted.
 func exportBase(cfg *sim.Config, adjusted bool) string {
@@ -109,6 +120,9 @@ func exportBase(cfg *sim.Config, adjusted bool) string {
 // requests and the series to seriesPath; nothing is left behind on failure, or
 // when so.Context stops it.
 func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests, seriesPath string) (err error) {
+	if err := apartFromInputs(cfg, outpath.File("the request CSV", requests), outpath.File("the series CSV", seriesPath)); err != nil {
+		return err
+	}
 	r, err := session.Start(cfg, so)
 	if err != nil {
 		return err
