@@ -88,8 +88,10 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 	o := products.Options{Product: spec.Product.Value()}
 	name, data := c.src.Name, []byte(spec.Config)
 	if c.src.Path != nil {
-		o.Dir = c.src.Path(".")                          // includes are read from the scenario file's folder
-		o.ReadFile = func(name string) ([]byte, error) { // as products reads them, recorded
+		// includes are read from the scenario file's folder, as products
+		// reads them, and recorded
+		o.Dir = c.src.Path(".")
+		o.ReadFile = func(name string) ([]byte, error) {
 			data, err := products.ReadLimited(name)
 			if err == nil && !slices.Contains(c.cfg.Files, name) {
 				c.cfg.Files = append(c.cfg.Files, name)
