@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"ratelab/algorithms"
 	"ratelab/products"
 	"ratelab/scenarios"
+	"ratelab/sim"
 	"ratelab/traces"
 )
 
@@ -278,8 +280,32 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 	return completion{}
 }
 
+// completionBudget is how long completing one word may spend reading the files
+// the line names (a scenario file, the traces and configurations it reads): a
+// shell's tab must not hang on a FIFO, a slow disk or a long log, so past it
+// what those files would offer is not offered.
+const completionBudget = 2 * time.Second
+
+// within runs f and returns what it returns, or false when it has not returned
+// within d: f goes on in the background, and ends with the process.
+func within[T any](d time.Duration, f func() T) (T, bool) {
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case v := <-done:
+		return v, true
+	case <-timer.C:
+		var zero T
+		return zero, false
+	}
+}
+
 // catalogue is the scenarios the line names: the --file given before, or the
-// embedded catalogue; nil when the file cannot be read.
+// embedded catalogue; nil when the file cannot be read, is not a regular file
+// (opening a FIFO would wait for a writer), or takes longer than
+// completionBudget to read.
 func (l commandLine) catalogue() *scenarios.Catalogue {
 	file := l.values["file"]
 	if rest, ok := strings.CutPrefix(file, "~/"); ok {
@@ -287,10 +313,18 @@ func (l commandLine) catalogue() *scenarios.Catalogue {
 			file = filepath.Join(home, rest)
 		}
 	}
-	c, err := loadCatalogue(file)
-	if err != nil {
-		return nil
+	if file != "" {
+		if info, err := os.Stat(file); err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
 	}
+	c, _ := within(completionBudget, func() *scenarios.Catalogue {
+		c, err := loadCatalogue(file)
+		if err != nil {
+			return nil
+		}
+		return c
+	})
 	return c
 }
 
@@ -305,7 +339,11 @@ func (l commandLine) laneNames() []candidate {
 		}
 	}
 	if c := l.catalogue(); c != nil && l.values["scenario"] != "" {
-		if cfg, err := c.Compile(l.values["scenario"], scenarios.Overrides{}); err == nil {
+		// compiled within the budget: it reads the scenario's traces
+		if cfg, ok := within(completionBudget, func() *sim.Config {
+			cfg, _ := c.Compile(l.values["scenario"], scenarios.Overrides{})
+			return cfg
+		}); ok && cfg != nil {
 			for _, lane := range cfg.Lanes {
 				add(string(lane.Algorithm), "algorithm")
 			}

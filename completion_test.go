@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"ratelab/algorithms"
 )
@@ -167,6 +169,40 @@ func TestCompletionCommand(t *testing.T) {
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
 		if code, _, errOut := ratelab(args...); code != 2 || !strings.Contains(errOut, "bash, zsh, fish") {
 			t.Errorf("ratelab %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
+
+// Completion never blocks the shell's tab: a --file that is a FIFO is not opened
+// (that waits for a writer), and a scenario whose trace is one is given up on
+// after completionBudget, the registry's names offered instead.
+func TestCompletionNeverBlocks(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.toml")
+	trace := filepath.Join(dir, "log.csv")
+	for _, f := range []string{fifo, trace} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := filepath.Join(dir, "mine.toml")
+	os.WriteFile(mine, []byte("[[scenario]]\nname = \"s\"\n[scenario.policy]\nlimit = 5\n[[scenario.lane]]\nalgorithm = \"gcra\"\n[[scenario.client]]\nname = \"logs\"\npattern = \"trace\"\nfile = \"log.csv\"\n"), 0o644)
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"run --file " + fifo + " --scenario ", nil},
+		{"run --file " + mine + " --scenario s --lanes ", strings.Split(algorithms.Join(algorithms.Names(), ","), ",")},
+	} {
+		done := make(chan completion, 1)
+		go func() { done <- completeLine(tc.line, false) }()
+		select {
+		case c := <-done:
+			if got := c.list(); !slices.Equal(got, tc.want) {
+				t.Errorf("%q: %v, want %v", tc.line, got, tc.want)
+			}
+		case <-time.After(4 * completionBudget):
+			t.Fatalf("%q: no answer after %s: completion blocked on a FIFO", tc.line, 4*completionBudget)
 		}
 	}
 }
