@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -30,6 +31,10 @@ func (c *compiler) handFile(client int, spec *ClientSpec, cl *sim.Client, bad fu
 		row, err := tr.Next()
 		if err == io.EOF {
 			return nil
+		}
+		if order, ok := errors.AsType[*traces.OrderError](err); ok {
+			// a hand client has no reorder window to raise: its sends replay in order
+			return bad("file", "%s:%d: a request sent at %s comes before one sent at %s (line %d); the requests sent by hand replay in the order of their times: sort the rows by time_ms", order.File, order.Line, order.At, order.Latest, order.LatestLine)
 		}
 		if err != nil {
 			return bad("file", "%v", err)

@@ -229,8 +229,8 @@ func (r *Reader) read() error {
 		rec.at = min(rec.at+int64(spreadHash(r.opts.Seed, uint64(rec.line))%uint64(rec.res)), maxTime)
 	}
 	if rec.at < r.newest-r.window {
-		return fmt.Errorf("%s:%d: time %s is %s behind the latest time read before it (%s, line %d), more than the reorder window of %s; raise reorder_window (--reorder-window) to at least that, or sort the file by time",
-			r.name, rec.line, r.show(rec.at), time.Duration(r.newest-rec.at)*time.Microsecond, r.show(r.newest), r.newLine, r.opts.window())
+		return &OrderError{File: r.name, Line: rec.line, At: r.show(rec.at), Behind: time.Duration(r.newest-rec.at) * time.Microsecond,
+			Latest: r.show(r.newest), LatestLine: r.newLine, Window: r.opts.window()}
 	}
 	if rec.at > r.newest {
 		r.newest, r.newLine = rec.at, rec.line
@@ -276,6 +276,23 @@ func (r *Reader) timeRange() string {
 
 // show renders a time in µs for a message: a date for dated formats, else
 // milliseconds from the start.
+// OrderError is a line further behind the latest time read before it than the
+// reorder window: the file is not in time order.
+type OrderError struct {
+	File       string
+	Line       int
+	At         string        // the line's time, as the file writes times
+	Behind     time.Duration // how far behind the latest
+	Latest     string        // the latest time read before it, at LatestLine
+	LatestLine int
+	Window     time.Duration
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("%s:%d: time %s is %s behind the latest time read before it (%s, line %d), more than the reorder window of %s; raise reorder_window (--reorder-window) to at least that, or sort the file by time",
+		e.File, e.Line, e.At, e.Behind, e.Latest, e.LatestLine, e.Window)
+}
+
 func (r *Reader) show(us int64) string {
 	if r.stats.Dated {
 		return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.999999Z")
