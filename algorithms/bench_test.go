@@ -58,7 +58,8 @@ func newDecider(name string, p Policy) func(key string, now time.Duration) bool 
 			return lim.AllowN(xOrigin.Add(now), 1)
 		}
 	}
-	lim, err := New(Name(name), p, Options{MonotonicTimestamp: true})
+	o := Options{MonotonicTimestamp: true}
+	lim, err := New(Name(name), admitted(Name(name), p, o), o) // a product lane's own period where it takes only some
 	if err != nil {
 		panic(err)
 	}
