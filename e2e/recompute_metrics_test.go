@@ -175,8 +175,8 @@ func (l *laneFromCSV) admit(key int, at time.Duration, cost int64, period time.D
 	}
 	ks.first, ks.last = min(ks.first, at), max(ks.last, at)
 	ks.admitted += cost
+	ks.all = append(ks.all, admission{at, cost}) // to the ns, as over-grant measures
 	a := admission{at.Truncate(time.Microsecond), cost}
-	ks.all = append(ks.all, a)
 	i := len(ks.window)
 	for i > 0 && ks.window[i-1].at > a.at {
 		i--
@@ -194,22 +194,22 @@ func (l *laneFromCSV) admit(key int, at time.Duration, cost int64, period time.D
 }
 
 // spanExcess is the most units past capacity + rate × T that adm got in any
-// span T (sim/overgrant.go): in time order (whole µs), the level of a bucket
-// filled by each admission and drained at the rate, never below empty, is the
-// most admitted in a span ending there less the rate × the span; its highest,
-// less the capacity, is the excess. Counted exactly in credits of 1/unit of a
-// unit (unit = period in µs / g, the rate limit/g credits a µs, g their gcd) with
-// big integers, and rounded once.
+// span T (sim/overgrant.go): in time order, the level of a bucket filled by each
+// admission and drained at the rate, never below empty, is the most admitted in
+// a span ending there less the rate × the span; its highest, less the capacity,
+// is the excess. Counted exactly in credits of 1/unit of a unit (unit = period in
+// ns / g, the rate limit/g credits a ns, g their gcd) with big integers, on the
+// admitted_at_ms times (to the ns), and rounded once.
 func spanExcess(adm []admission, p algorithms.Policy, capacity int64) float64 {
 	sorted := slices.Clone(adm)
 	slices.SortStableFunc(sorted, func(a, b admission) int { return cmp.Compare(a.at, b.at) })
-	periodUS := int64(p.Period / time.Microsecond)
-	g := new(big.Int).GCD(nil, nil, big.NewInt(periodUS), big.NewInt(p.Limit)).Int64()
-	unit, perMicro := periodUS/g, p.Limit/g
+	period := int64(p.Period)
+	g := new(big.Int).GCD(nil, nil, big.NewInt(period), big.NewInt(p.Limit)).Int64()
+	unit, perNano := period/g, p.Limit/g
 	level, highest := new(big.Int), new(big.Int)
 	for i, a := range sorted {
 		if i > 0 {
-			level.Sub(level, new(big.Int).Mul(big.NewInt(perMicro), big.NewInt(int64((a.at-sorted[i-1].at)/time.Microsecond))))
+			level.Sub(level, new(big.Int).Mul(big.NewInt(perNano), big.NewInt(int64(a.at-sorted[i-1].at))))
 			if level.Sign() < 0 {
 				level.SetInt64(0)
 			}

@@ -24,10 +24,12 @@ import (
 // so a key's largest excess over any span is its highest level less its
 // capacity: O(1) a key, one step an admission. The level is kept exactly, in
 // credits (a unit of cost is period/g credits and the rate limit/g credits a
-// microsecond, g = gcd(period in µs, limit), as the buckets themselves count:
-// algorithms/credits.go), in 128 bits so that no admitted total overflows it, and
-// times are whole microseconds, the limiters' resolution: a limiter that told
-// apart only whole microseconds cannot be said to have over-granted within one.
+// nanosecond, g = gcd(period in ns, limit), as the buckets themselves count in
+// microseconds: algorithms/credits.go), in 128 bits so that no admitted total
+// overflows it, on the admissions' own times, to the nanosecond (the request
+// CSV's admitted_at_ms): the limiters that decide in whole microseconds admit at
+// whole microseconds, and those that delay to the nanosecond (x/time/rate's
+// reservations) are held to their own times.
 //
 // The recursion needs each key's admissions in time order. An admission is
 // recorded when it is decided, at the time it goes ahead, which for queued or
@@ -83,22 +85,22 @@ func (x uint128) float() float64 {
 }
 
 // contractCredits is one tier's contract in credits: a unit of cost, the rate's
-// credits a microsecond, and the capacity.
+// credits a nanosecond, and the capacity.
 type contractCredits struct {
-	unit, perMicro uint64
-	capacity       uint128
+	unit, perNano uint64
+	capacity      uint128
 }
 
 // newContractCredits is the contract of a policy p (defaults applied) whose
 // algorithm holds capacity units.
 func newContractCredits(p algorithms.Policy, capacity int64) contractCredits {
-	periodUS := uint64(max(1, int64(p.Period/algorithms.Resolution)))
+	period := uint64(max(1, p.Period))
 	limit := uint64(max(0, p.Limit))
-	g := periodUS
+	g := period
 	if limit > 0 {
-		g = gcd64(periodUS, limit)
+		g = gcd64(period, limit)
 	}
-	c := contractCredits{unit: periodUS / g, perMicro: limit / g}
+	c := contractCredits{unit: period / g, perNano: limit / g}
 	c.capacity = uint128{}.addProduct(uint64(max(0, capacity)), c.unit)
 	return c
 }
@@ -114,19 +116,19 @@ func gcd64(a, b uint64) uint64 {
 // admission in time order, the highest it reached, and that admission's time.
 type spanLevel struct {
 	level, most uint128
-	lastUS      int64
+	last        time.Duration
 	seen        bool
 }
 
-// add steps sl over an admission of cost units at atUS under contract c. An
+// add steps sl over an admission of cost units at `at` under contract c. An
 // admission earlier than the last (which the heap keeps from happening) counts
 // as at the last.
-func (sl *spanLevel) add(c *contractCredits, atUS, cost int64) {
-	if sl.seen && atUS > sl.lastUS {
-		sl.level = sl.level.subProductFloor(uint64(atUS-sl.lastUS), c.perMicro)
+func (sl *spanLevel) add(c *contractCredits, at time.Duration, cost int64) {
+	if sl.seen && at > sl.last {
+		sl.level = sl.level.subProductFloor(uint64(at-sl.last), c.perNano)
 	}
-	if !sl.seen || atUS > sl.lastUS {
-		sl.lastUS, sl.seen = atUS, true
+	if !sl.seen || at > sl.last {
+		sl.last, sl.seen = at, true
 	}
 	sl.level = sl.level.addProduct(uint64(cost), c.unit)
 	if sl.most.less(sl.level) {
@@ -191,7 +193,7 @@ func (r *recorder) stepSpan(key int32, at time.Duration, cost int64) {
 	if r.live != nil {
 		r.live.overshoot(-1, sl.excess(&t.contract))
 	}
-	sl.add(&t.contract, algorithms.Micros(at), cost)
+	sl.add(&t.contract, at, cost)
 	if r.live != nil {
 		r.live.overshoot(+1, sl.excess(&t.contract))
 	}
@@ -211,7 +213,7 @@ func (r *recorder) spanExcesses(each func(key int32, excess float64)) {
 			if !ok {
 				sl = r.spans[a.key]
 			}
-			sl.add(&r.tiers[r.cfg.Keys[a.key].Tier].contract, algorithms.Micros(a.at), a.cost)
+			sl.add(&r.tiers[r.cfg.Keys[a.key].Tier].contract, a.at, a.cost)
 			waiting[a.key] = sl
 		}
 	}

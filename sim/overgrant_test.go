@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -12,26 +13,25 @@ import (
 )
 
 // bruteSpanExcess is the most admitted units past capacity + limit × T / period
-// in any span [a, b] of admission times (whole µs), by trying every pair, in
-// exact rationals: the definition spanLevel computes in one pass.
+// in any span [a, b] of admission times, by trying every pair, in exact
+// rationals: the definition spanLevel computes in one pass.
 func bruteSpanExcess(adm []laterAdmission, p algorithms.Policy, capacity int64) *big.Rat {
 	sorted := slices.Clone(adm)
-	slices.SortStableFunc(sorted, func(x, y laterAdmission) int { return int(algorithms.Micros(x.at) - algorithms.Micros(y.at)) })
-	periodUS := int64(p.Period / algorithms.Resolution)
+	slices.SortStableFunc(sorted, func(x, y laterAdmission) int { return cmp.Compare(x.at, y.at) })
 	best := new(big.Rat)
 	for i := range sorted {
-		from := algorithms.Micros(sorted[i].at)
-		if i > 0 && algorithms.Micros(sorted[i-1].at) == from {
+		from := sorted[i].at
+		if i > 0 && sorted[i-1].at == from {
 			continue // a span starts with every admission at its first instant
 		}
 		var units int64
 		for j := i; j < len(sorted); j++ {
 			units += sorted[j].cost
-			if j+1 < len(sorted) && algorithms.Micros(sorted[j+1].at) == algorithms.Micros(sorted[j].at) {
+			if j+1 < len(sorted) && sorted[j+1].at == sorted[j].at {
 				continue // and ends with every admission at its last
 			}
-			span := algorithms.Micros(sorted[j].at) - from
-			bound := new(big.Rat).SetFrac(big.NewInt(p.Limit*span), big.NewInt(periodUS))
+			span := new(big.Int).Mul(big.NewInt(p.Limit), big.NewInt(int64(sorted[j].at-from)))
+			bound := new(big.Rat).SetFrac(span, big.NewInt(int64(p.Period)))
 			bound.Add(bound, new(big.Rat).SetInt64(capacity))
 			excess := new(big.Rat).Sub(new(big.Rat).SetInt64(units), bound)
 			if excess.Cmp(best) > 0 {
@@ -74,15 +74,16 @@ func TestOverGrantIsTheLargestExcessOverAnySpan(t *testing.T) {
 		now := time.Duration(0)
 		var lastAt time.Duration
 		for range 1 + rng.IntN(200) {
-			now += time.Duration(rng.IntN(int(2*period/time.Microsecond)+1)) * time.Microsecond / time.Duration(1+rng.IntN(8))
+			// decisions at whole µs, as the engine makes them (arrivals, retries)
+			now += (time.Duration(rng.IntN(int(2*period/time.Microsecond)+1)) * time.Microsecond / time.Duration(1+rng.IntN(8))).Truncate(time.Microsecond)
 			cost := int64(1 + rng.IntN(int(burst)))
 			at := now
 			if limiter != nil {
 				if !limiter.Allow("k", now, cost).Allowed {
 					continue
 				}
-			} else if rng.IntN(5) == 0 { // queued or reserved: goes ahead later
-				at += time.Duration(rng.IntN(int(period/time.Microsecond)+1)) * time.Microsecond
+			} else if rng.IntN(5) == 0 { // queued or reserved: goes ahead later, to the ns
+				at += time.Duration(rng.Int64N(int64(period) + 1))
 			}
 			if at < lastAt {
 				outOfOrder++
