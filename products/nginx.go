@@ -210,7 +210,7 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 }
 
 func (r *ngxReader) warn(place Place, format string, args ...any) {
-	r.cfg.Warnings = append(r.cfg.Warnings, Warning{Place: place, Text: fmt.Sprintf(format, args...)})
+	r.cfg.Warnings = append(r.cfg.Warnings, warning(place, format, args...))
 }
 
 // read reads the main context: the http block (one at most), and warnings for
