@@ -206,6 +206,12 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 	if err := r.read(stmts); err != nil {
 		return nil, err
 	}
+	var marked []Warning
+	for _, name := range f.marked {
+		w, _ := bomNote(Nginx, name)
+		marked = append(marked, w)
+	}
+	r.cfg.Warnings = append(marked, r.cfg.Warnings...)
 	return r.cfg, nil
 }
 

@@ -59,6 +59,8 @@ type ngxFiles struct {
 	stack []string        // the files being read, outermost first
 	read  int             // files read
 	seen  map[string]bool // the files read, for the warnings about includes
+	// marked are the included files that began with a byte-order mark
+	marked []string
 }
 
 // parseFile reads one file's directives, its includes followed.
@@ -164,6 +166,10 @@ func (f *ngxFiles) include(s *ngxStmt) ([]*ngxStmt, error) {
 		}
 		if len(data) > MaxFileSize {
 			return nil, errorf(s.place, "include %q: %s is %d bytes; ratelab reads configurations up to %d", s.args[0], name, len(data), MaxFileSize)
+		}
+		data, marked := withoutBOM(data)
+		if marked {
+			f.marked = append(f.marked, name)
 		}
 		stmts, err := f.parseFile(name, data)
 		if err != nil {

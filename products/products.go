@@ -387,6 +387,7 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 	if len(data) > MaxFileSize {
 		return nil, errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
 	}
+	data, marked := withoutBOM(data)
 	p := o.Product
 	if p == Unknown {
 		var ok bool
@@ -421,6 +422,11 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if marked {
+		if note, ok := bomNote(p, name); ok {
+			cfg.Warnings = append([]Warning{note}, cfg.Warnings...)
+		}
+	}
 	// a lane's name is the configuration's text (a server_name, a section's,
 	// a route's id): made printable here, for every reader (its notes and
 	// errors are, where they are made)
@@ -431,6 +437,37 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// withoutBOM is data without the UTF-8 byte-order mark (U+FEFF) some editors
+// write first (Notepad, Excel), and whether it had one: every reader reads a
+// file as the same file without it (Read, Detect and nginx's includes call
+// this, the one place that takes it off). A YAML, JSON or TOML reader takes
+// the mark as a mark; nginx and HAProxy do not (bomNote).
+func withoutBOM(data []byte) ([]byte, bool) {
+	if rest, ok := bytes.CutPrefix(data, []byte("\uFEFF")); ok {
+		return rest, true
+	}
+	return data, false
+}
+
+// bomNote is the note for a file of p's that began with a byte-order mark,
+// when p refuses one: nginx and HAProxy read the mark as part of the file's
+// first word (src/core/ngx_conf_file.c and src/cfgparse.c have no case for
+// it; nginx 1.22 -t says unknown directive "\ufeffevents", HAProxy 2.6 -c
+// unknown keyword '\ufeffglobal' out of section). ratelab reads the file
+// without it, as the file was surely meant.
+func bomNote(p Product, file string) (Warning, bool) {
+	var says string
+	switch p {
+	case Nginx:
+		says = "unknown directive, the mark taken as part of the first directive's name"
+	case HAProxy:
+		says = "unknown keyword out of section, the mark taken as part of the first keyword"
+	default:
+		return Warning{}, false
+	}
+	return warning(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", p, says), true
 }
 
 // NotDetected says what Detect looks for, for a message when it finds none.
@@ -446,6 +483,7 @@ const NotDetected = "not a configuration ratelab tells by its content: an nginx.
 // with {. False when none stands out (a file of another format: say which
 // with the product).
 func Detect(data []byte) (Product, bool) {
+	data, _ = withoutBOM(data)
 	if p, ok := detectStructured(data); ok {
 		return p, true
 	}
