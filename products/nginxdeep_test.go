@@ -111,6 +111,39 @@ func TestNginxNestingCostIsLinear(t *testing.T) {
 	}
 }
 
+// An include whose pattern matches more files than a configuration may read
+// is refused at the include's own line, saying how many it matched and the
+// fix (it named the 1,025th file, with no line).
+func TestNginxIncludeLimitsNameTheInclude(t *testing.T) {
+	var names []string
+	for i := range 1100 {
+		names = append(names, fmt.Sprintf("conf.d/%04d.conf", i))
+	}
+	o := Options{Product: Nginx, Dir: ".",
+		ReadFile: func(string) ([]byte, error) { return []byte("# a site\n"), nil },
+		Glob:     func(string) ([]string, error) { return names, nil }}
+	_, err := Read("nginx.conf", []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), o)
+	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:3: include "conf.d/*.conf" matches 1100 files`) || !strings.Contains(err.Error(), fmt.Sprint(maxFiles)) {
+		t.Errorf("an include of 1100 files = %v; want nginx.conf:3: include \"conf.d/*.conf\" matches 1100 files, and the limit", err)
+	}
+	// a pattern under the limit, with the files read before it, over it
+	o.Glob = func(string) ([]string, error) { return names[:600], nil }
+	_, err = Read("nginx.conf", []byte("events {}\nhttp {\n    include a/*.conf;\n    include b/*.conf;\n}\n"), o)
+	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:4: include "b/*.conf" matches 600 files`) {
+		t.Errorf("two includes of 600 files = %v; want the second's line, nginx.conf:4", err)
+	}
+	// includes nested deeper than the limit: the include that goes one too deep
+	files := map[string]string{}
+	for i := range maxIncludeDepth + 5 {
+		files[fmt.Sprintf("%d.conf", i)] = fmt.Sprintf("# file %d\ninclude %d.conf;\n", i, i+1)
+	}
+	o = Options{Product: Nginx, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
+	_, err = Read("nginx.conf", []byte("events {}\nhttp {\n    include 0.conf;\n}\n"), o)
+	if want := fmt.Sprintf("%d.conf:2: include %q", maxIncludeDepth-2, fmt.Sprintf("%d.conf", maxIncludeDepth-1)); err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "nest more than") {
+		t.Errorf("includes nested %d deep = %v; want %s… nest more than %d", maxIncludeDepth+5, err, want, maxIncludeDepth)
+	}
+}
+
 // The real nginx has no nesting limit of its own but its stack: nginx -t reads
 // 8,000 nested locations; ratelab does too, within the bound.
 func TestNginxNestedLocationsAsNginxReadsThem(t *testing.T) {

@@ -1,6 +1,7 @@
 package products
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -82,12 +83,7 @@ type ngxFiles struct {
 // parseFile reads one file's directives, its includes followed; depth is how
 // many blocks hold it (0 for the main file; an included file's, its include's).
 func (f *ngxFiles) parseFile(name string, data []byte, depth int) ([]*ngxStmt, error) {
-	if len(f.stack) >= maxIncludeDepth {
-		return nil, errorf(Place{File: name}, "includes nest more than %d deep", maxIncludeDepth)
-	}
-	if f.read++; f.read > maxFiles {
-		return nil, errorf(Place{File: name}, "the configuration includes more than %d files", maxFiles)
-	}
+	f.read++
 	lines, err := scanNginx(name, data, depth)
 	if err != nil {
 		return nil, err
@@ -151,7 +147,8 @@ func (f *ngxFiles) expand(list []*ngxStmt, depth int) ([]*ngxStmt, error) {
 // include reads the files an include directive names: a path relative to the
 // main file's directory (nginx's conf prefix), or a pattern whose matches are
 // read in order (none is fine), as ngx_conf_include does; depth is how many
-// blocks hold the include.
+// blocks hold the include. Too many files, or includes nested too deep, are
+// refused at the include that would read them.
 func (f *ngxFiles) include(s *ngxStmt, depth int) ([]*ngxStmt, error) {
 	pattern := s.args[0]
 	if !filepath.IsAbs(pattern) {
@@ -172,6 +169,16 @@ func (f *ngxFiles) include(s *ngxStmt, depth int) ([]*ngxStmt, error) {
 			names = append(names, m)
 		}
 		slices.Sort(names)
+	}
+	if f.read+len(names) > maxFiles {
+		what := fmt.Sprintf("include %q matches %d files", s.args[0], len(names))
+		if len(names) == 1 {
+			what = fmt.Sprintf("include %q reads %s", s.args[0], names[0])
+		}
+		return nil, errorf(s.place, "%s, and with the %d read before it the configuration would read more than %d files, more than ratelab reads; include fewer (a narrower pattern, or the sites one limit is about)", what, f.read, maxFiles)
+	}
+	if len(f.stack) >= maxIncludeDepth && len(names) > 0 {
+		return nil, errorf(s.place, "include %q: includes nest more than %d deep here (%s); include the files from fewer levels", s.args[0], maxIncludeDepth, strings.Join(f.stack[max(0, len(f.stack)-3):], " → ")+" → …")
 	}
 	var out []*ngxStmt
 	for _, name := range names {
