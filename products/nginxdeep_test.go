@@ -157,3 +157,31 @@ func TestNginxNestedLocationsAsNginxReadsThem(t *testing.T) {
 	}
 	checkNginx(t, c, main)
 }
+
+// The YAML, JSON and TOML readers are bounded already, before any recursion
+// of ratelab's: yaml.v3 and go-toml refuse more than 10,000 levels, the
+// conversion to ratelab's tree (tree.go, tomltree.go) more than maxDepth, and
+// encoding/json's Token recurses into nothing. A million levels, 2 to 5 MB,
+// are refused at a line, in milliseconds. (A haproxy.cfg does not nest: its
+// reader goes line by line.) These held before the nginx bound; they keep
+// holding.
+func TestDeepDocumentsAreRefused(t *testing.T) {
+	const n = 1_000_000
+	for _, c := range []struct {
+		product Product
+		text    string
+		says    string
+	}{
+		{EnvoyLocal, "stat_prefix: " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "exceeded max depth"},
+		{Kong, "plugins: " + strings.Repeat("{a: ", n) + "1" + strings.Repeat("}", n) + "\n", "exceeded max depth"},
+		{Cloudflare, strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n), fmt.Sprintf("nested more than %d deep", maxDepth)},
+		{APIGateway, `{"throttle":` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}", fmt.Sprintf("nested more than %d deep", maxDepth)},
+		{Traefik, "[http.middlewares.m.rateLimit]\naverage = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "nested more than the maximum"},
+		{Traefik, "[http.middlewares.m.rateLimit]\naverage = " + strings.Repeat("{a=", n) + "1" + strings.Repeat("}", n) + "\n", "nested more than the maximum"},
+	} {
+		_, err := Read("deep", []byte(c.text), Options{Product: c.product})
+		if err == nil || !strings.HasPrefix(err.Error(), "deep:") || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%v, nested %d deep: %v; want an error at its line saying %q", c.product, n, err, c.says)
+		}
+	}
+}
