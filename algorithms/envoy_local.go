@@ -64,7 +64,12 @@ func EnvoyTimerBucket(version string) (bool, error) {
 // Timer-free bucket (envoy_version ≥ 1.31, default): one double, the time t0 in
 // seconds at which the bucket was empty; tokens(now) = min(max_tokens, (now − t0)
 // × fill_rate), fill_rate = tokens_per_fill / fill_interval in tokens per second
-// (doubles, as AtomicTokenBucketImpl computes them). A request of cost c is
+// (doubles, as AtomicTokenBucketImpl computes them), and at least a token a year:
+// AtomicTokenBucketImpl's constructor takes max(|fill_rate|, kMinFillRate), and
+// kMinFillRate is 1/(365 × 24 × 60 × 60) (source/common/common/token_bucket_impl.cc,
+// from the atomic bucket's first version, PR #34789; the same clamp is in
+// TokenBucketImpl at 040783c8; its test AtomicTokenBucketImplTest.YearlyMinRefillRate),
+// so a fill_interval of two years refills a token a year. A request of cost c is
 // refused when tokens < c (nothing changes), else t0 = now − (tokens − c) /
 // fill_rate. A new bucket has t0 = now − max_tokens / fill_rate. The clock is
 // the run's time in double seconds (Envoy's is the monotonic clock since boot:
@@ -105,6 +110,10 @@ type EnvoyLocalState struct {
 // envoyLocalStateBytes is a bucket's state: one 8-byte number either way.
 const envoyLocalStateBytes = 8
 
+// envoyMinFillRate is AtomicTokenBucketImpl's kMinFillRate: a token a year, in
+// tokens a second (source/common/common/token_bucket_impl.cc).
+const envoyMinFillRate = 1.0 / (365 * 24 * 60 * 60)
+
 // NewEnvoyLocal returns Envoy's local rate limit bucket for p: the timer bucket
 // (armed at configLoad) when timer, else the timer-free one.
 func NewEnvoyLocal(p Policy, timer bool, configLoad time.Duration) *EnvoyLocal {
@@ -114,7 +123,7 @@ func NewEnvoyLocal(p Policy, timer bool, configLoad time.Duration) *EnvoyLocal {
 		timer:    timer,
 		loadUS:   toMicros(configLoad),
 		fillUS:   toMicros(p.Period),
-		rate:     float64(p.Limit) / (float64(toMicros(p.Period)) / 1e6),
+		rate:     math.Max(float64(p.Limit)/(float64(toMicros(p.Period))/1e6), envoyMinFillRate),
 		maxToken: float64(p.Burst),
 		keyed:    newKeyed[EnvoyLocalState](),
 	}
@@ -126,7 +135,8 @@ func (e *EnvoyLocal) StateBytes() int64 { return e.keyBytes + int64(e.Keys())*en
 
 // FillRate is the rate by which requestAllowed sorts the matched descriptors:
 // the timer-free bucket's fill_rate in tokens per second (a double, at
-// 5a6c7aa8); the timer bucket's tokensFillPerSecond, tokens_per_fill divided by
+// 5a6c7aa8; RateLimitTokenBucket::fillRate is the token bucket's, a token a
+// year at least); the timer bucket's tokensFillPerSecond, tokens_per_fill divided by
 // the whole seconds of fill_interval, an integer division in which an interval
 // under a second counts as one (local_ratelimit_impl.cc at 016c0c80, a
 // timer-only version: 2 tokens per 100 ms sort as 2 per second).

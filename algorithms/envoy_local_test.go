@@ -81,6 +81,39 @@ func TestEnvoyLocalTestSuite(t *testing.T) {
 	})
 }
 
+// Envoy's AtomicTokenBucketImpl refills at least a token a year
+// (source/common/common/token_bucket_impl.cc: kMinFillRate = 1/(365 × 24 ×
+// 60 × 60) tokens a second, the fill rate max(|fill_rate|, kMinFillRate)).
+// Its own test, test/common/common/token_bucket_impl_test.cc
+// AtomicTokenBucketImplTest.YearlyMinRefillRate, step by step: one token,
+// filled once every two years; taken at 0; none a second before the year; one
+// at the year. It is the token_bucket {max_tokens: 1,
+// tokens_per_fill: 1, fill_interval: 63072000s} (ratelab refused until 730
+// days). The timer bucket (≤ 1.30) fills on its timer, no minimum: two years.
+func TestEnvoyLocalYearlyMinRefillRate(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	p := Policy{Limit: 1, Period: 2 * year, Burst: 1}
+	runSteps(t, NewEnvoyLocal(p, false, 0), []step{
+		{at: 0, allowed: true, remaining: 0},
+		{at: year - time.Second, allowed: false, retry: time.Second, remaining: anyRemaining},
+		{at: year, allowed: true, remaining: 0},
+		{at: 2*year - time.Second, allowed: false, retry: time.Second, remaining: anyRemaining},
+		{at: 2 * year, allowed: true, remaining: 0},
+	})
+	if got := NewEnvoyLocal(p, false, 0).FillRate(); got != 1.0/(365*24*60*60) {
+		t.Errorf("FillRate = %g, want kMinFillRate, by which requestAllowed sorts", got)
+	}
+	// slower still: ten tokens a century is a token a year, the burst as set
+	runSteps(t, NewEnvoyLocal(Policy{Limit: 10, Period: 100 * year, Burst: 3}, false, 0), append(repeat(0, 4, 3),
+		step{at: year, allowed: true, remaining: 0},
+		step{at: 3 * year, allowed: true, remaining: 1}))
+	runSteps(t, NewEnvoyLocal(p, true, 0), []step{
+		{at: 0, allowed: true, remaining: 0},
+		{at: year, allowed: false, retry: year, remaining: 0},
+		{at: 2 * year, allowed: true, remaining: 0},
+	})
+}
+
 // No rollback: a slower bucket that grants keeps its token when a faster one
 // refuses after it.
 func TestEnvoyLocalNoRollback(t *testing.T) {

@@ -269,7 +269,7 @@ func checkKongBound(limits KongWindows, outs []outcome) error {
 			}
 			counts := map[int64]int64{}
 			for _, o := range acc {
-				unix, _ := kongClock(toMicros(o.at))
+				unix := kongClock(toMicros(o.at))
 				start := kongWindowStart(w, unix)
 				if counts[start]++; counts[start] > limit {
 					return fmt.Errorf("key %s: %d requests admitted in the %s from %v, limit %d", key, counts[start], kongWindowNames[w], time.Unix(start, 0).UTC(), limit)

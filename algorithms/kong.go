@@ -34,8 +34,9 @@ const (
 	// KongLocal: each node's shared dict (ngx.shared), incremented by a timer
 	// after an allowed request; refusals are not counted.
 	KongLocal KongPolicy = iota
-	// KongCluster: rows in the database, as local for the decisions, without the
-	// shared dict's expiry.
+	// KongCluster: rows in the database, as local for the decisions; a row
+	// expires its window's expiration.lua seconds after its insert (a month's
+	// 30 days), never renewed, and is deleted by the next clean-up.
 	KongCluster
 	// KongRedis: Redis with sync_rate −1 (Kong 3.4+): reading the usage is an
 	// INCR of every window, so every request counts, refusals too.
@@ -155,8 +156,20 @@ func checkKongPolicy(p Policy, o Options) error {
 //     expiration.lua's seconds from its first increment (shm init_ttl): a
 //     month's counter 30 days, so in a 31-day month a counter made on the 1st
 //     is gone on the 31st and the month starts again; a year's 365 days.
-//   - cluster: the same, its rows in the database read by primary key, never
-//     expired (Kong's clean-up of expired rows is not modelled).
+//   - cluster: the same decisions, the counts rows in the database
+//     (policies/cluster.lua, postgres): a row a window, keyed by identifier,
+//     period, the window's start, service and route, inserted by the first
+//     increment with ttl = CURRENT_TIMESTAMP + expiration.lua's seconds (the
+//     database's clock, in µs, when the increment lands), and on conflict
+//     only its value goes up: the ttl is never renewed. find reads a row
+//     while ttl >= now (the DAO is ttl = true). So a month's row made on the
+//     1st at 00:00 is unread from the 31st at 00:00 + 1 µs. An expired row
+//     stays in the table, taking the increments unread, until the clean-up
+//     timer deletes the rows whose ttl < its time
+//     (kong/db/strategies/postgres/connector.lua, init_worker:
+//     ttl_cleanup_interval, 300 s); the next increment inserts a new row. The
+//     lane's node started at the run's origin: its clean-ups run every 300 s
+//     from there (one node; several would each run one).
 //   - redis (3.4+, sync_rate −1): reading a window's usage is INCR (its key set
 //     to expire on the first), so every request counts in every window,
 //     refusals included: a client that keeps trying stays locked out of longer
@@ -176,7 +189,8 @@ func checkKongPolicy(p Policy, o Options) error {
 // second), and with redis a refusal may have used up a longer window.
 //
 // Time going backwards: a request reads the windows of its own second, earlier
-// windows' counters included while they last; increments still to land stay
+// windows' counters included while they last (their expiry, and whether the
+// database's clean-up has deleted a row, judged at the request's own time); increments still to land stay
 // pending until a request's clock reaches them. Eviction forgets counters of
 // windows before now's and expired ones, and keys left with none.
 type Kong struct {
@@ -195,10 +209,10 @@ type KongState struct {
 }
 
 // KongCounter is one window's count: the window's start (Unix seconds), the
-// count, and when the counter expires (ms from the origin; math.MaxInt64:
-// never).
+// count, and the first instant it is no longer read (µs from the origin;
+// math.MaxInt64: never).
 type KongCounter struct {
-	Start, Count, ExpiresMS int64
+	Start, Count, GoneUS int64
 }
 
 // KongPending is an allowed request's increment not landed yet: when it lands
@@ -245,51 +259,73 @@ func kongWindowStart(w int, unix int64) int64 {
 	return time.Date(t.Year(), month, 1, 0, 0, 0, 0, time.UTC).Unix()
 }
 
-// kongClock is n µs as Kong reads it: the Unix second and the millisecond
-// (from the origin) the counters' expiry is measured on.
-func kongClock(n int64) (unix, ms int64) {
-	return HeaderOrigin.Unix() + floorDiv(n, int64(time.Second/Resolution)), floorDiv(n, 1000)
+// kongClock is n µs as Kong reads it: the Unix second (ngx.time()).
+func kongClock(n int64) (unix int64) {
+	return HeaderOrigin.Unix() + floorDiv(n, int64(time.Second/Resolution))
 }
 
-// live says c is still held at ms: the shared dict keeps a key while its expiry
-// is after now, Redis until now is past it, the database for ever.
-func (k *Kong) live(c KongCounter, ms int64) bool {
-	if k.which == KongRedis {
-		return ms <= c.ExpiresMS
+// kongCleanupUS is how often the database's expired rows are deleted
+// (ttl_cleanup_interval, 300 s), in µs.
+const kongCleanupUS = 300 * int64(time.Second/Resolution)
+
+// gone is the first instant at which a counter made at n µs for window w is
+// no longer read: the shared dict drops a key once its expiry, whole
+// milliseconds of ngx.now(), is reached (ngx_http_lua_shdict: expires <= now);
+// Redis once its clock is past the key's millisecond; the database once
+// CURRENT_TIMESTAMP, in µs, is past the row's ttl (ttl >= now is read).
+func (k *Kong) gone(w int, n int64) int64 {
+	life := kongExpiration[w] * int64(time.Second/Resolution)
+	switch k.which {
+	case KongRedis:
+		return (floorDiv(n, 1000)+1)*1000 + life
+	case KongCluster:
+		return n + life + 1
 	}
-	return ms < c.ExpiresMS
+	return floorDiv(n, 1000)*1000 + life
 }
 
-// count is s's count for window w starting at start, at ms; and its index, −1
-// when none is held.
-func (k *Kong) count(s *KongState, w int, start, ms int64) (int64, int) {
-	for i, c := range s.Counters[w] {
-		if c.Start == start && k.live(c, ms) {
-			return c.Count, i
+// live says c is still read at n µs.
+func (k *Kong) live(c KongCounter, n int64) bool { return n < c.GoneUS }
+
+// held says c is still kept at n µs: while it is read; and the database's
+// expired row until the clean-up after its ttl deletes it (ttl < the
+// clean-up's time: at the first clean-up at or after GoneUS).
+func (k *Kong) held(c KongCounter, n int64) bool {
+	if k.which == KongCluster && c.GoneUS != math.MaxInt64 {
+		return n < ceilDiv(c.GoneUS, kongCleanupUS)*kongCleanupUS
+	}
+	return k.live(c, n)
+}
+
+// count is s's count for window w starting at start, at n µs: 0 when no
+// counter of it is read.
+func (k *Kong) count(s *KongState, w int, start, n int64) int64 {
+	for _, c := range s.Counters[w] {
+		if c.Start == start && k.live(c, n) {
+			return c.Count
 		}
 	}
-	return 0, -1
+	return 0
 }
 
-// incr adds one to window w's counter for the window holding unix, made at ms
-// if there is none live (an expired one is replaced).
-func (k *Kong) incr(s *KongState, w int, unix, ms int64) {
+// incr adds one to window w's counter for the window holding unix, landing at
+// n µs: to the counter of that window still held (the database's expired row
+// too, unread, its ttl kept), else to a new one made then (an expired one is
+// replaced).
+func (k *Kong) incr(s *KongState, w int, unix, n int64) {
 	start := kongWindowStart(w, unix)
-	if _, i := k.count(s, w, start, ms); i >= 0 {
-		s.Counters[w][i].Count++
+	for i, c := range s.Counters[w] {
+		if c.Start != start {
+			continue
+		}
+		if k.held(c, n) {
+			s.Counters[w][i].Count++
+		} else {
+			s.Counters[w][i] = KongCounter{Start: start, Count: 1, GoneUS: k.gone(w, n)}
+		}
 		return
 	}
-	expires := int64(math.MaxInt64)
-	if k.which != KongCluster {
-		expires = ms + kongExpiration[w]*1000
-	}
-	for i, c := range s.Counters[w] {
-		if c.Start == start { // expired: made again
-			s.Counters[w][i] = KongCounter{Start: start, Count: 1, ExpiresMS: expires}
-			return
-		}
-	}
-	s.Counters[w] = append(s.Counters[w], KongCounter{Start: start, Count: 1, ExpiresMS: expires})
+	s.Counters[w] = append(s.Counters[w], KongCounter{Start: start, Count: 1, GoneUS: k.gone(w, n)})
 	k.counters++
 }
 
@@ -298,10 +334,9 @@ func (k *Kong) land(s *KongState, n int64) {
 	due := 0
 	for due < len(s.Pending) && s.Pending[due].LandUS <= n {
 		p := s.Pending[due]
-		_, ms := kongClock(p.LandUS)
 		for w, limit := range k.limits {
 			if limit != 0 {
-				k.incr(s, w, p.Second, ms)
+				k.incr(s, w, p.Second, p.LandUS)
 			}
 		}
 		due++
@@ -312,16 +347,16 @@ func (k *Kong) land(s *KongState, n int64) {
 // decide is access on s (its due increments landed) at n µs, s updated in
 // place (Check passes a copy).
 func (k *Kong) decide(s *KongState, key string, n int64) Decision {
-	unix, ms := kongClock(n)
+	unix := kongClock(n)
 	var remaining KongWindows
 	stop := false
 	for w, limit := range k.limits {
 		if limit == 0 {
 			continue
 		}
-		used, _ := k.count(s, w, kongWindowStart(w, unix), ms)
+		used := k.count(s, w, kongWindowStart(w, unix), n)
 		if k.which == KongRedis {
-			k.incr(s, w, unix, ms) // INCR, then usage = the value before it
+			k.incr(s, w, unix, n) // INCR, then usage = the value before it
 		}
 		remaining[w] = limit - used
 		stop = stop || remaining[w] <= 0
@@ -438,10 +473,8 @@ func (k *Kong) Level(key string, now time.Duration) float64 {
 	counters := k.counters
 	k.land(s, n)
 	k.counters = counters
-	unix, ms := kongClock(n)
 	w, _ := KongWindowOf(k.policy.Period)
-	used, _ := k.count(s, w, kongWindowStart(w, unix), ms)
-	return float64(used)
+	return float64(k.count(s, w, kongWindowStart(w, kongClock(n)), n))
 }
 
 // Forget drops key's counters and the increments still to land for it, as a
@@ -464,18 +497,18 @@ func (k *Kong) ForgetAll() int {
 }
 
 // Evict lands the increments due by now, then forgets counters of windows
-// before now's and expired ones, and keys left with no counter and no
-// increment to land.
+// before now's and those no longer held (expired; the database's once
+// cleaned up), and keys left with no counter and no increment to land.
 func (k *Kong) Evict(now time.Duration) int {
 	n := toMicros(now)
-	unix, ms := kongClock(n)
+	unix := kongClock(n)
 	return k.evict(func(s *KongState) bool {
 		k.land(s, n) // no later request comes before now: they would land first
 		for w := range s.Counters {
 			start := kongWindowStart(w, unix)
 			kept := s.Counters[w][:0]
 			for _, c := range s.Counters[w] {
-				if c.Start >= start && k.live(c, ms) {
+				if c.Start >= start && k.held(c, n) {
 					kept = append(kept, c)
 				}
 			}

@@ -125,11 +125,73 @@ func TestKongCalendarWindows(t *testing.T) {
 			{at: 31 * day, allowed: true, remaining: 0},             // February 1st
 		})
 	}
-	// the database keeps its rows: cluster has no second allowance on the 31st
+	// the database's row expires too: its ttl is 30 days after the insert,
+	// and it is read up to that instant included
 	runSteps(t, kongLane(t, Policy{Limit: 1, Period: day}, Options{KongPolicy: KongCluster, KongWindows: KongWindows{KongMonth: 1}}), []step{
 		{at: 0, allowed: true, remaining: 0},
 		{at: 30 * day, allowed: false, retry: time.Second, remaining: 0}, // Reset max(1, 30 days − 30 days)
+		{at: 30*day + time.Second, allowed: true, remaining: 0},
 		{at: 31 * day, allowed: true, remaining: 0},
+	})
+}
+
+// The cluster policy's rows (kong/plugins/rate-limiting/policies/cluster.lua
+// at 22246ef2, postgres increment): one a window, keyed by identifier,
+// period, period_date (the window's start), service and route, inserted with
+// ttl = CURRENT_TIMESTAMP + EXPIRATION[period] (the database's clock when the
+// increment runs) and, on conflict, only "value" = value + 1: the ttl is never
+// renewed. The select (find, the ratelimiting_metrics DAO with ttl = true;
+// kong/db/strategies/postgres/init.lua) reads a row only while ttl >=
+// CURRENT_TIMESTAMP. An expired row stays in the table, taking the
+// increments unread, until the clean-up (kong/db/strategies/postgres/
+// connector.lua, init_worker: every ttl_cleanup_interval, 300 s, DELETE …
+// WHERE ttl < now) removes it; the next increment inserts a new row.
+//
+// The case: day = 3, month = 3, one request on January 1st, 2nd and
+// 3rd at 00:00. The month's row, made on the 1st, expires on the 31st at
+// 00:00 (30 days), so at 00:00:01 the month reads 0 and Kong lets the request
+// through (ratelab refused it: rows never expired).
+func TestKongClusterRowsExpire(t *testing.T) {
+	day := 24 * time.Hour
+	lim := kongLane(t, Policy{Limit: 3, Period: day}, Options{KongPolicy: KongCluster, KongWindows: KongWindows{KongMonth: 3}})
+	runSteps(t, lim, []step{
+		{at: 0, allowed: true, remaining: 2},
+		{at: day, allowed: true, remaining: 1},
+		{at: 2 * day, allowed: true, remaining: 0},
+		{at: 3 * day, allowed: false, retry: 27 * day, remaining: 0},
+		{at: 30*day - time.Second, allowed: false, retry: time.Second, remaining: 0},
+		{at: 30 * day, allowed: false, retry: time.Second, remaining: 0}, // ttl >= now: read at its instant
+		{at: 30*day + time.Second, allowed: true, remaining: 2},          // the day's 3 less this one; the month reads 0
+	})
+
+	// the expired row takes the increments unread until the clean-up at
+	// 00:05 (every 300 s from the node's start, the run's origin); then a
+	// new row counts from the next: minute = 1, month = 2
+	lim = kongLane(t, Policy{Limit: 1, Period: time.Minute}, Options{KongPolicy: KongCluster, KongWindows: KongWindows{KongMonth: 2}})
+	steps := []step{
+		{at: 0, allowed: true, remaining: 0},
+		{at: day, allowed: true, remaining: 0},
+		{at: 2 * day, allowed: false, retry: 28 * day, remaining: 0},
+		{at: 30 * day, allowed: false, retry: time.Second, remaining: 0},
+	}
+	for m := range 5 { // 00:00:01 to 00:04:01: read 0, each increment into the expired row
+		steps = append(steps, step{at: 30*day + time.Duration(m)*time.Minute + time.Second, allowed: true, remaining: 0})
+	}
+	steps = append(steps,
+		step{at: 30*day + 6*time.Minute, allowed: true, remaining: 0},  // cleaned up: a new row, 1
+		step{at: 30*day + 7*time.Minute, allowed: true, remaining: 0},  // 2
+		step{at: 30*day + 8*time.Minute, allowed: false, remaining: 0}, // the month's 2 again
+		step{at: 31 * day, allowed: true, remaining: 0},                // February
+	)
+	runSteps(t, lim, steps)
+
+	// a row made later in the month expires later: the ttl counts from its
+	// insert, on the database's clock when the increment lands
+	lim = kongLane(t, Policy{Limit: 1, Period: time.Hour}, Options{KongPolicy: KongCluster, KongWindows: KongWindows{KongMonth: 1}, KongIncrementDelay: 500 * time.Millisecond})
+	runSteps(t, lim, []step{
+		{at: 12 * time.Hour, allowed: true, remaining: 0}, // lands at 12:00:00.5
+		{at: 30*day + 12*time.Hour + 500*time.Millisecond, allowed: false, retry: time.Second, remaining: 0},
+		{at: 30*day + 12*time.Hour + 500*time.Millisecond + time.Microsecond, allowed: true, remaining: 0},
 	})
 }
 

@@ -241,7 +241,8 @@ func (r reader) envoyFraction(m *node, key string) (float64, error) {
 	return min(1, float64(num)/float64(den)), nil
 }
 
-// envoyBucket reads a token_bucket (envoy.type.v3.TokenBucket).
+// envoyBucket reads a token_bucket (envoy.type.v3.TokenBucket), its
+// fill_interval in whole milliseconds as Envoy reads it.
 func (r reader) envoyBucket(n *node, what string) (*EnvoyLocalLimit, error) {
 	if err := r.fields(n, what, "max_tokens", "tokens_per_fill", "fill_interval"); err != nil {
 		return nil, err
@@ -264,14 +265,30 @@ func (r reader) envoyBucket(n *node, what string) (*EnvoyLocalLimit, error) {
 	if fi == nil {
 		return nil, r.errorf(n, "%s has no fill_interval, which Envoy requires; add fill_interval: 1s", what)
 	}
-	if l.FillInterval, err = r.protoDuration(fi, what+".fill_interval"); err != nil {
+	written, err := r.protoDuration(fi, what+".fill_interval")
+	if err != nil {
 		return nil, err
 	}
-	if l.FillInterval < 50*time.Millisecond {
-		return nil, r.errorf(fi, "%s.fill_interval is %s; Envoy refuses one under 50ms (local rate limit token bucket fill timer must be >= 50ms): make it 50ms or more", what, l.FillInterval)
+	// Envoy reads it in whole milliseconds, rounded down: the filter's and
+	// each descriptor's std::chrono::milliseconds(PROTOBUF_GET_MS_OR_DEFAULT(
+	// token_bucket, fill_interval, 0)), Protobuf's DurationToMilliseconds
+	// (source/extensions/filters/http/local_ratelimit/local_ratelimit.cc at
+	// 673860c5, FilterConfig; source/extensions/filters/common/local_ratelimit/
+	// local_ratelimit_impl.cc at 5a6c7aa8, LocalRateLimiterImpl), and checks
+	// its minimum on that
+	l.FillInterval = written.Truncate(time.Millisecond)
+	read := ""
+	if l.FillInterval != written {
+		read = " (Envoy reads it in whole milliseconds)"
 	}
-	if l.FillInterval%time.Microsecond != 0 {
-		return nil, r.errorf(fi, "%s.fill_interval is %s; ratelab runs whole microseconds: round it", what, l.FillInterval)
+	switch {
+	case l.FillInterval == 0:
+		return nil, r.errorf(fi, "%s.fill_interval is 0s%s: Envoy sets no fill timer then, nor checks its 50ms minimum, and fills the bucket at no finite rate, which ratelab does not model; make it 50ms or more", what, read)
+	case l.FillInterval < 50*time.Millisecond:
+		return nil, r.errorf(fi, "%s.fill_interval is %s%s; Envoy refuses one under 50ms (local rate limit token bucket fill timer must be >= 50ms): make it 50ms or more", what, l.FillInterval, read)
+	}
+	if read != "" {
+		r.warn(fi, "%s.fill_interval %s: Envoy reads it in whole milliseconds (PROTOBUF_GET_MS_OR_DEFAULT), %s, and so does the lane", what, written, l.FillInterval)
 	}
 	return l, nil
 }

@@ -1,8 +1,10 @@
 package products
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"ratelab/algorithms"
 )
@@ -225,6 +227,73 @@ func TestDetectStructured(t *testing.T) {
 	} {
 		if got, _ := Detect([]byte(c.data)); got != c.want {
 			t.Errorf("case %d: Detect = %v, want %v", i, got, c.want)
+		}
+	}
+}
+
+// Envoy reads a token bucket's fill_interval in whole milliseconds: the filter
+// and each descriptor take PROTOBUF_GET_MS_OR_DEFAULT of it (Protobuf's
+// TimeUtil::DurationToMilliseconds, truncated; source/extensions/filters/
+// http/local_ratelimit/local_ratelimit.cc at 673860c5, FilterConfig;
+// source/extensions/filters/common/local_ratelimit/local_ratelimit_impl.cc at
+// 5a6c7aa8, the descriptors) and checks the 50 ms minimum on that. So 1.9999s
+// is 1999 ms, and a request at 1.9995 s after the bucket's one token was
+// taken passes (ratelab kept 1.9999 s and refused it until then).
+func TestEnvoyFillIntervalInWholeMilliseconds(t *testing.T) {
+	for _, c := range []struct {
+		interval string
+		want     time.Duration // 0: refused
+		err      string
+	}{
+		{"1.9999s", 1999 * time.Millisecond, ""},
+		{"{seconds: 1, nanos: 999999999}", 1999 * time.Millisecond, ""},
+		{"0.0509s", 50 * time.Millisecond, ""},
+		{"60.0001s", time.Minute, ""},
+		{"2s", 2 * time.Second, ""},
+		{"0.25s", 250 * time.Millisecond, ""},
+		{"0.0499999s", 0, "e.yaml:5: the descriptor's token_bucket.fill_interval is 49ms (Envoy reads it in whole milliseconds); Envoy refuses one under 50ms"},
+		{"0.000001s", 0, "e.yaml:5: the descriptor's token_bucket.fill_interval is 0s (Envoy reads it in whole milliseconds)"},
+	} {
+		text := "stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 100}}\ndescriptors:\n- entries: [{key: k, value: v}]\n  token_bucket: {max_tokens: 1, fill_interval: " + c.interval + "}\n"
+		cfg, err := Read("e.yaml", []byte(text), Options{Product: EnvoyLocal})
+		if c.want == 0 {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("fill_interval %s: %v; want %s…", c.interval, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("fill_interval %s: %v", c.interval, err)
+			continue
+		}
+		if got := cfg.Lanes[0].Limits[0].EnvoyLocal.FillInterval; got != c.want {
+			t.Errorf("fill_interval %s is read as %v, want %v", c.interval, got, c.want)
+		}
+		// a note says so where the file's interval is not whole milliseconds
+		noted := slices.ContainsFunc(cfg.Warnings, func(w Warning) bool {
+			return w.Place.Line == 5 && strings.Contains(w.Text, "whole milliseconds") && strings.Contains(w.Text, c.want.String())
+		})
+		if want := c.interval != "2s" && c.interval != "0.25s"; noted != want {
+			t.Errorf("fill_interval %s: a note at line 5 that Envoy runs %v: %v, want %v (%v)", c.interval, c.want, noted, want, cfg.Warnings)
+		}
+	}
+	// the lane runs it: one token per 1999 ms, taken at 0, back at 1.999 s
+	cfg, err := Read("e.yaml", []byte("stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 100}}\nfilter_enforced: {default_value: {numerator: 100}}\ntoken_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1.9999s}\n"), Options{Product: EnvoyLocal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := cfg.Ratelab("")
+	m := lanes[0].Limits[0]
+	lim, err := algorithms.New(m.Algorithm, m.Policy, m.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		at      time.Duration
+		allowed bool
+	}{{0, true}, {1998 * time.Millisecond, false}, {1999500 * time.Microsecond, true}} {
+		if d := lim.Allow("k", s.at, 1); d.Allowed != s.allowed {
+			t.Errorf("Allow(%v) = %v, want %v (Envoy's bucket fills a token every 1999 ms)", s.at, d.Allowed, s.allowed)
 		}
 	}
 }

@@ -189,19 +189,32 @@ func readTraefik(name string, data []byte) (*Config, error) {
 			return nil, err
 		}
 		l := &TraefikLimit{Middleware: laneWord(k.value), Period: time.Second, Burst: 1}
-		if v := rl.get("average"); v != nil {
-			if l.Average, err = r.integer(v, "average", 0, math.MaxInt64); err != nil {
-				return nil, err
-			}
-		}
-		if l.Average == 0 {
-			r.warn(rl, "average is 0 (its default): the middleware limits nothing: no lane")
-			continue
-		}
+		// New (pkg/middlewares/ratelimiter/rate_limiter.go at fd5a576d)
+		// refuses a negative period (line 67) and takes 0 as a second (line
+		// 70), then sets a rate only for an average above 0 (line 80): the
+		// rate stays rate.Inf (line 75), and every request passes at once
 		if v := rl.get("period"); v != nil {
 			if l.Period, err = traefikDuration(r, v); err != nil {
 				return nil, err
 			}
+			if l.Period == 0 {
+				l.Period = time.Second
+				r.warn(v, "period %s is a second to Traefik (rate_limiter.go:70, if period == 0 { period = time.Second }), and to the lane", v.value)
+			}
+		}
+		av := rl.get("average")
+		if av != nil {
+			if l.Average, err = r.integer(av, "average", math.MinInt64, math.MaxInt64); err != nil {
+				return nil, err
+			}
+		}
+		switch {
+		case av == nil || l.Average == 0:
+			r.warn(rl, "average is 0 (its default): the middleware limits nothing: no lane")
+			continue
+		case l.Average < 0:
+			r.warn(av, "average %d: Traefik limits nothing, as with 0 (rate_limiter.go:75-80: the rate is set only for an average above 0, else it stays rate.Inf and every request passes): no lane", l.Average)
+			continue
 		}
 		if v := rl.get("burst"); v != nil {
 			if l.Burst, err = r.integer(v, "burst", math.MinInt64, math.MaxInt64); err != nil {
@@ -244,22 +257,29 @@ func readTraefik(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-// traefikDuration reads a Traefik duration: a Go duration ("1s", "1m") or
-// whole seconds.
+// traefikDuration reads a Traefik period (paerser's types.Duration): whole
+// seconds or a Go duration ("1s", "1m"), 0 or more; a negative one is
+// refused, as Traefik's New refuses it (rate_limiter.go:67, negative value
+// not valid for period).
 func traefikDuration(r reader, n *node) (time.Duration, error) {
-	bad := r.errorf(n, "period must be a duration such as \"1s\" or \"1m\" (or whole seconds), more than 0; it is %s", n.what())
+	bad := r.errorf(n, "period must be a duration such as \"1s\" or \"1m\" (or whole seconds); it is %s", n.what())
 	if n.kind != scalarNode {
 		return 0, bad
 	}
+	var d time.Duration
 	if s, err := strconv.ParseInt(n.value, 10, 64); err == nil {
-		if s <= 0 || s > math.MaxInt64/int64(time.Second) {
+		if s > math.MaxInt64/int64(time.Second) || s < math.MinInt64/int64(time.Second) {
 			return 0, bad
 		}
-		return time.Duration(s) * time.Second, nil
-	}
-	d, err := time.ParseDuration(n.value)
-	if err != nil || d <= 0 || d%time.Microsecond != 0 {
+		d = time.Duration(s) * time.Second
+	} else if d, err = time.ParseDuration(n.value); err != nil {
 		return 0, bad
+	}
+	switch {
+	case d < 0:
+		return 0, r.errorf(n, "period %s is negative, which Traefik refuses (negative value not valid for period); make it 0 (a second) or more", n.value)
+	case d%time.Microsecond != 0:
+		return 0, r.errorf(n, "period %s is not whole microseconds, which ratelab's clock runs on; round it", n.value)
 	}
 	return d, nil
 }

@@ -143,6 +143,25 @@ middleware other @dynamic.toml:9
 			err: "d.toml:3: not valid TOML"},
 		{name: "a bad period", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 1\n        period: soon\n"},
 			err: "d.yml:6: period must be a duration"},
+		// Traefik runs a period of 0 as a second and refuses a negative one
+		// (rate_limiter.go at fd5a576d, New: if period < 0 { return … }; if
+		// period == 0 { period = time.Second }), before it looks at the average
+		{name: "period 0", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 5\n        period: 0\n"},
+			lanes: "middleware m @d.yml:3\n  d.yml:4 key=the remote address→ip average=5/1s burst=1",
+			warns: []string{"d.yml:6: period 0 is a second to Traefik"}},
+		{name: "period 0s", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 5\n        period: 0s\n        burst: 10\n"},
+			lanes: "middleware m @d.yml:3\n  d.yml:4 key=the remote address→ip average=5/1s burst=10",
+			warns: []string{"d.yml:6: period 0s is a second to Traefik"}},
+		{name: "period 0 in TOML", main: "d.toml", files: map[string]string{"d.toml": "[http.middlewares.m.rateLimit]\naverage = 5\nperiod = 0\n"},
+			lanes: "middleware m @d.toml:1\n  d.toml:1 key=the remote address→ip average=5/1s burst=1",
+			warns: []string{"d.toml:3: period 0 is a second to Traefik"}},
+		{name: "a negative period", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 5\n        period: -1s\n"},
+			err: "d.yml:6: period -1s is negative, which Traefik refuses"},
+		{name: "a negative period, no average", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        period: -2\n"},
+			err: "d.yml:5: period -2 is negative, which Traefik refuses"},
+		// an average of 0 or less leaves Traefik's rate at rate.Inf: no limit
+		{name: "a negative average", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: -5\n        burst: 3\n"},
+			warns: []string{"d.yml:5: average -5: Traefik limits nothing"}},
 		{name: "a field Traefik has not", main: "d.yml", files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 1\n        limit: 3\n"},
 			err: `d.yml:6: rateLimit has no field "limit"`},
 	} {

@@ -168,7 +168,7 @@ func readHAProxy(name string, data []byte) (*Config, error) {
 }
 
 func (r *hapReader) warn(place Place, format string, args ...any) {
-	r.cfg.Warnings = append(r.cfg.Warnings, Warning{Place: place, Text: fmt.Sprintf(format, args...)})
+	r.cfg.Warnings = append(r.cfg.Warnings, warning(place, format, args...))
 }
 
 // sectionMode is a section's mode, or inherited when it sets none.

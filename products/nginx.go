@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tufanbarisyildirim/gonginx/parser"
 
@@ -127,9 +128,15 @@ const (
 // location (nested ones too).
 type ngxCtx struct {
 	kind   ngxKind
-	name   string
 	place  Place
 	parent *ngxCtx
+	// depth, head and tail make its name (name): how many words it has
+	// ("server example.com" one, each location nested in it one more), the
+	// first nameHead of them (shared with its parent once it has them all)
+	// and the last nameTail after those, so that a context costs the same
+	// however deep it is
+	depth      int
+	head, tail []string
 
 	limits   []ngxReq // its own limit_req, in order
 	status   int      // 0: not set here
@@ -152,6 +159,54 @@ type ngxCtx struct {
 	effStatus int
 	effDryRun bool
 	effLevel  string
+}
+
+// A context's name is its server's and its locations', outermost first:
+// "server example.com location /api/ location /api/v2/". One nested deeper
+// than nameHead+nameTail words, which no real configuration is, keeps the
+// first nameHead and the last nameTail and says how many it leaves out, and a
+// word longer than nameWord is cut: a name's length is bounded, so that the
+// names of N nested locations cost O(N), not O(N²) (each had copied all its
+// parents': 8,000 nested locations took 440–675 MB).
+const (
+	nameHead = 4
+	nameTail = 4
+	nameWord = 256
+)
+
+// newCtx is a context of kind, its own word (its server's name, "location
+// /api/"), placed at place in parent. A server's name does not start with
+// http's.
+func newCtx(kind ngxKind, word string, place Place, parent *ngxCtx) *ngxCtx {
+	if len(word) > nameWord {
+		cut := nameWord
+		for cut > 0 && !utf8.RuneStart(word[cut]) {
+			cut--
+		}
+		word = word[:cut] + "…"
+	}
+	c := &ngxCtx{kind: kind, place: place, parent: parent, depth: 1, head: []string{word}}
+	if parent == nil || parent.kind == ngxHTTP {
+		return c
+	}
+	c.depth = parent.depth + 1
+	if len(parent.head) < nameHead {
+		c.head = append(slices.Clip(parent.head), word)
+		return c
+	}
+	c.head = parent.head
+	c.tail = append(slices.Clone(parent.tail[max(0, len(parent.tail)-(nameTail-1)):]), word)
+	return c
+}
+
+// name is the context's name (see newCtx), made when a lane or a note needs
+// it.
+func (c *ngxCtx) name() string {
+	words := slices.Clone(c.head)
+	if left := c.depth - len(c.head) - len(c.tail); left > 0 {
+		words = append(words, fmt.Sprintf("… %d more …", left))
+	}
+	return strings.Join(append(words, c.tail...), " ")
 }
 
 // ngxVar is a variable a directive sets (map, geo, split_clients, set, …).
@@ -188,7 +243,7 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 		dir = filepath.Dir(name)
 	}
 	f := &ngxFiles{o: o, dir: dir}
-	stmts, err := f.parseFile(name, data)
+	stmts, err := f.parseFile(name, data, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +261,17 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 	if err := r.read(stmts); err != nil {
 		return nil, err
 	}
+	var marked []Warning
+	for _, name := range f.marked {
+		w, _ := bomNote(Nginx, name)
+		marked = append(marked, w)
+	}
+	r.cfg.Warnings = append(marked, r.cfg.Warnings...)
 	return r.cfg, nil
 }
 
 func (r *ngxReader) warn(place Place, format string, args ...any) {
-	r.cfg.Warnings = append(r.cfg.Warnings, Warning{Place: place, Text: fmt.Sprintf(format, args...)})
+	r.cfg.Warnings = append(r.cfg.Warnings, warning(place, format, args...))
 }
 
 // read reads the main context: the http block (one at most), and warnings for
@@ -245,7 +306,7 @@ func (r *ngxReader) read(stmts []*ngxStmt) error {
 	if err := r.collect(http.block, true); err != nil {
 		return err
 	}
-	root := &ngxCtx{kind: ngxHTTP, name: "http", place: http.place}
+	root := newCtx(ngxHTTP, "http", http.place, nil)
 	if err := r.context(root, http.block); err != nil {
 		return err
 	}
@@ -458,7 +519,7 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 				continue // upstream's server, or a misplaced one gonginx read
 			}
 			servers++
-			sc := &ngxCtx{kind: ngxServer, name: serverName(s, servers), place: s.place, parent: c}
+			sc := newCtx(ngxServer, serverName(s, servers), s.place, c)
 			if err := r.context(sc, s.block); err != nil {
 				return err
 			}
@@ -469,7 +530,7 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 			if len(s.args) < 1 || len(s.args) > 2 {
 				return errorf(s.place, "invalid number of arguments in \"location\" directive; write location /path { … } or location ~ regex { … }")
 			}
-			lc := &ngxCtx{kind: ngxLocation, name: c.name + " location " + strings.Join(s.args, " "), place: s.place, parent: c}
+			lc := newCtx(ngxLocation, "location "+strings.Join(s.args, " "), s.place, c)
 			lc.named = strings.HasPrefix(s.args[0], "@")
 			if c.kind == ngxServer && (len(s.args) == 1 && s.args[0] == "/" || len(s.args) == 2 && s.args[0] == "^~" && s.args[1] == "/") {
 				c.catchAll = true
@@ -683,7 +744,7 @@ func (r *ngxReader) resolve() {
 		// http handles no request itself, nor a server whose location /
 		// takes every request
 		if c.kind == ngxLocation || c.kind == ngxServer && !c.catchAll {
-			g.applies = append(g.applies, c.name)
+			g.applies = append(g.applies, c.name())
 			g.appliesCtx = append(g.appliesCtx, c)
 		}
 	}
@@ -691,10 +752,10 @@ func (r *ngxReader) resolve() {
 	lanesOf := map[*ngxZone][]string{}
 	for _, g := range groups {
 		if len(g.applies) == 0 {
-			r.warn(g.source.effLimits[0].place, "the limit_req of %s apply to no request: every server and location under it sets its own limit_req (nginx inherits limit_req only into a context that has none), or there is no server", g.source.name)
+			r.warn(g.source.effLimits[0].place, "the limit_req of %s apply to no request: every server and location under it sets its own limit_req (nginx inherits limit_req only into a context that has none), or there is no server", g.source.name())
 			continue
 		}
-		lane := Lane{Name: g.first.name, Place: g.first.place, Applies: g.applies}
+		lane := Lane{Name: g.first.name(), Place: g.first.place, Applies: g.applies}
 		if names[lane.Name] {
 			lane.Name += " (" + lane.Place.String() + ")"
 		}
@@ -731,20 +792,20 @@ func (r *ngxReader) contextWarnings(c *ngxCtx) {
 	for _, s := range c.rewrites {
 		switch s.name {
 		case "return":
-			r.warn(s.place, "%s: return ends the request in the rewrite phase, before limit_req runs (preaccess): the requests it answers are never limited; not modelled", c.name)
+			r.warn(s.place, "%s: return ends the request in the rewrite phase, before limit_req runs (preaccess): the requests it answers are never limited; not modelled", c.name())
 		case "rewrite":
-			r.warn(s.place, "%s: %s — a request it rewrites with last is limited by the location it lands in, not this one's: not modelled", c.name, s)
+			r.warn(s.place, "%s: %s — a request it rewrites with last is limited by the location it lands in, not this one's: not modelled", c.name(), s)
 		case "if":
-			r.warn(s.place, "%s: the if block here returns or rewrites in the rewrite phase, before limit_req runs: the requests it answers are not limited, those it rewrites are limited where they land; not modelled", c.name)
+			r.warn(s.place, "%s: the if block here returns or rewrites in the rewrite phase, before limit_req runs: the requests it answers are not limited, those it rewrites are limited where they land; not modelled", c.name())
 		}
 	}
 	if c.named {
-		r.warn(c.place, "%s is a named location, reached only by an internal redirect (try_files, error_page); nginx runs limit_req once per request, so its limits hold only requests whose first location had none: not modelled", c.name)
+		r.warn(c.place, "%s is a named location, reached only by an internal redirect (try_files, error_page); nginx runs limit_req once per request, so its limits hold only requests whose first location had none: not modelled", c.name())
 	} else if c.internal != nil {
-		r.warn(c.internal.place, "%s is internal, reached only by an internal redirect; nginx runs limit_req once per request, so its limits hold only requests whose first location had none: not modelled", c.name)
+		r.warn(c.internal.place, "%s is internal, reached only by an internal redirect; nginx runs limit_req once per request, so its limits hold only requests whose first location had none: not modelled", c.name())
 	}
 	for _, s := range c.lua {
-		r.warn(s.place, "%s: %s runs Lua code around limit_req (lua-resty-limit-traffic limits there, ngx.exit ends requests); ratelab does not run it", c.name, s.name)
+		r.warn(s.place, "%s: %s runs Lua code around limit_req (lua-resty-limit-traffic limits there, ngx.exit ends requests); ratelab does not run it", c.name(), s.name)
 	}
 }
 

@@ -1,6 +1,7 @@
 package products
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -52,6 +53,22 @@ const (
 	maxFiles        = 1024
 )
 
+// maxNesting is how deep an nginx.conf's blocks may nest, included files
+// counted from the block that includes them: a deeper one is refused at the
+// line of the block that goes too deep, before any parser recurses into it
+// (gonginx recurses once a block, and a million nested blocks, a 13 MB file,
+// ran the process out of stack: a fatal error no recover catches). nginx has
+// no limit of its own: ngx_conf_parse (src/core/ngx_conf_file.c) calls a
+// block directive's handler, which calls ngx_conf_parse for the block's
+// contents (ngx_http_core_location, src/http/ngx_http_core_module.c at
+// 3f6f7824), so only its C stack bounds the depth; nginx 1.22.1's -t, on
+// Linux's default 8 MiB stack, reads 12,000 nested locations and crashes
+// (SIGSEGV) at 14,000. A real configuration nests a handful of levels (http,
+// server, location, a nested location, if); 16,384 is far above that, and
+// above what nginx reads on a default stack, so ratelab refuses nothing nginx
+// takes there.
+const maxNesting = 16384
+
 // ngxFiles reads a configuration and the files it includes.
 type ngxFiles struct {
 	o     Options
@@ -59,17 +76,15 @@ type ngxFiles struct {
 	stack []string        // the files being read, outermost first
 	read  int             // files read
 	seen  map[string]bool // the files read, for the warnings about includes
+	// marked are the included files that began with a byte-order mark
+	marked []string
 }
 
-// parseFile reads one file's directives, its includes followed.
-func (f *ngxFiles) parseFile(name string, data []byte) ([]*ngxStmt, error) {
-	if len(f.stack) >= maxIncludeDepth {
-		return nil, errorf(Place{File: name}, "includes nest more than %d deep", maxIncludeDepth)
-	}
-	if f.read++; f.read > maxFiles {
-		return nil, errorf(Place{File: name}, "the configuration includes more than %d files", maxFiles)
-	}
-	lines, err := scanNginx(name, data)
+// parseFile reads one file's directives, its includes followed; depth is how
+// many blocks hold it (0 for the main file; an included file's, its include's).
+func (f *ngxFiles) parseFile(name string, data []byte, depth int) ([]*ngxStmt, error) {
+	f.read++
+	lines, err := scanNginx(name, data, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -99,18 +114,18 @@ func (f *ngxFiles) parseFile(name string, data []byte) ([]*ngxStmt, error) {
 	}
 	f.stack = append(f.stack, name)
 	defer func() { f.stack = f.stack[:len(f.stack)-1] }()
-	return f.expand(stmts)
+	return f.expand(stmts, depth)
 }
 
 // expand replaces each include in list (at any depth) by the directives of the
-// files it names.
-func (f *ngxFiles) expand(list []*ngxStmt) ([]*ngxStmt, error) {
+// files it names; depth is how many blocks hold list.
+func (f *ngxFiles) expand(list []*ngxStmt, depth int) ([]*ngxStmt, error) {
 	var out []*ngxStmt
 	for _, s := range list {
 		if s.name != "include" || s.isBlock {
 			if s.isBlock {
 				var err error
-				if s.block, err = f.expand(s.block); err != nil {
+				if s.block, err = f.expand(s.block, depth+1); err != nil {
 					return nil, err
 				}
 			}
@@ -120,7 +135,7 @@ func (f *ngxFiles) expand(list []*ngxStmt) ([]*ngxStmt, error) {
 		if len(s.args) != 1 {
 			return nil, errorf(s.place, "invalid number of arguments in \"include\" directive; include takes one file or pattern")
 		}
-		inc, err := f.include(s)
+		inc, err := f.include(s, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +146,10 @@ func (f *ngxFiles) expand(list []*ngxStmt) ([]*ngxStmt, error) {
 
 // include reads the files an include directive names: a path relative to the
 // main file's directory (nginx's conf prefix), or a pattern whose matches are
-// read in order (none is fine), as ngx_conf_include does.
-func (f *ngxFiles) include(s *ngxStmt) ([]*ngxStmt, error) {
+// read in order (none is fine), as ngx_conf_include does; depth is how many
+// blocks hold the include. Too many files, or includes nested too deep, are
+// refused at the include that would read them.
+func (f *ngxFiles) include(s *ngxStmt, depth int) ([]*ngxStmt, error) {
 	pattern := s.args[0]
 	if !filepath.IsAbs(pattern) {
 		pattern = filepath.Join(f.dir, pattern)
@@ -153,6 +170,16 @@ func (f *ngxFiles) include(s *ngxStmt) ([]*ngxStmt, error) {
 		}
 		slices.Sort(names)
 	}
+	if f.read+len(names) > maxFiles {
+		what := fmt.Sprintf("include %q matches %d files", s.args[0], len(names))
+		if len(names) == 1 {
+			what = fmt.Sprintf("include %q reads %s", s.args[0], names[0])
+		}
+		return nil, errorf(s.place, "%s, and with the %d read before it the configuration would read more than %d files, more than ratelab reads; include fewer (a narrower pattern, or the sites one limit is about)", what, f.read, maxFiles)
+	}
+	if len(f.stack) >= maxIncludeDepth && len(names) > 0 {
+		return nil, errorf(s.place, "include %q: includes nest more than %d deep here (%s); include the files from fewer levels", s.args[0], maxIncludeDepth, strings.Join(f.stack[max(0, len(f.stack)-3):], " → ")+" → …")
+	}
 	var out []*ngxStmt
 	for _, name := range names {
 		if slices.Contains(f.stack, name) {
@@ -165,7 +192,11 @@ func (f *ngxFiles) include(s *ngxStmt) ([]*ngxStmt, error) {
 		if len(data) > MaxFileSize {
 			return nil, errorf(s.place, "include %q: %s is %d bytes; ratelab reads configurations up to %d", s.args[0], name, len(data), MaxFileSize)
 		}
-		stmts, err := f.parseFile(name, data)
+		data, marked := withoutBOM(data)
+		if marked {
+			f.marked = append(f.marked, name)
+		}
+		stmts, err := f.parseFile(name, data, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -277,8 +308,9 @@ type scanLine struct {
 // scanNginx checks a file's structure as ngx_conf_read_token does and lists its
 // directives in order (a block's before its contents), with the line nginx
 // names for each. Words are split where gonginx splits them, so the two lists
-// line up.
-func scanNginx(name string, data []byte) ([]scanLine, error) {
+// line up. base is how many blocks hold the file (an included one's); a block
+// nested deeper than maxNesting is refused at its line.
+func scanNginx(name string, data []byte, base int) ([]scanLine, error) {
 	var (
 		out   []scanLine
 		words []string // the current directive's words so far
@@ -348,7 +380,9 @@ func scanNginx(name string, data []byte) ([]scanLine, error) {
 				i++ // its closing }
 				continue
 			}
-			depth++
+			if depth++; base+depth > maxNesting {
+				return nil, bad(line, "blocks nest more than %d deep here: this %q block is level %d (nginx has no limit of its own but its stack: 1.22's -t crashes at 14,000 nested locations); close blocks sooner: a configuration nests http, server, location and if a few levels deep", maxNesting, out[len(out)-1].name, base+depth)
+			}
 			opens = append(opens, line)
 		case c == '}':
 			if len(words) > 0 {

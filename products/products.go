@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 )
 
 // Product is a product whose configuration ratelab reads.
@@ -131,12 +132,13 @@ type Place struct {
 	Line int // from 1; 0 when the whole file is meant
 }
 
-// String is file:line (only file when Line is 0).
+// String is file:line (only file when Line is 0), the file's name made
+// printable (an included file's name is the configuration's text).
 func (p Place) String() string {
 	if p.Line <= 0 {
-		return p.File
+		return printable.String(p.File)
 	}
-	return fmt.Sprintf("%s:%d", p.File, p.Line)
+	return fmt.Sprintf("%s:%d", printable.String(p.File), p.Line)
 }
 
 // Warning is something a configuration does that changes which requests are
@@ -150,6 +152,13 @@ type Warning struct {
 // String is "file:line: text".
 func (w Warning) String() string { return w.Place.String() + ": " + w.Text }
 
+// warning makes a Warning at place. Its text quotes the configuration, which
+// may hold what a terminal acts on (escape sequences, bidi controls): it is
+// made printable here, where every reader's notes are made.
+func warning(place Place, format string, args ...any) Warning {
+	return Warning{Place: place, Text: printable.String(fmt.Sprintf(format, args...))}
+}
+
 // Error is a configuration the product itself would refuse (nginx -t, haproxy
 // -c), or one ratelab cannot read: its place, what is wrong and the fix.
 type Error struct {
@@ -159,9 +168,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Place.String() + ": " + e.Text }
 
-// errorf makes an *Error at place.
+// errorf makes an *Error at place, its text made printable (it quotes the
+// configuration, as a Warning does).
 func errorf(place Place, format string, args ...any) *Error {
-	return &Error{Place: place, Text: fmt.Sprintf(format, args...)}
+	return &Error{Place: place, Text: printable.String(fmt.Sprintf(format, args...))}
 }
 
 // Config is what a product's configuration says about limiting requests.
@@ -377,6 +387,7 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 	if len(data) > MaxFileSize {
 		return nil, errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
 	}
+	data, marked := withoutBOM(data)
 	p := o.Product
 	if p == Unknown {
 		var ok bool
@@ -384,27 +395,79 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 			return nil, errorf(Place{File: name}, "%s; say which with the product (%s)", NotDetected, strings.Join(ProductNames(), " or "))
 		}
 	}
+	var cfg *Config
+	var err error
 	switch p {
 	case Nginx:
-		return readNginx(name, data, o)
+		cfg, err = readNginx(name, data, o)
 	case HAProxy:
-		return readHAProxy(name, data)
+		cfg, err = readHAProxy(name, data)
 	case EnvoyLocal:
-		return readEnvoyLocal(name, data)
+		cfg, err = readEnvoyLocal(name, data)
 	case EnvoyGlobal:
-		return readEnvoyGlobal(name, data)
+		cfg, err = readEnvoyGlobal(name, data)
 	case Cloudflare:
-		return readCloudflare(name, data)
+		cfg, err = readCloudflare(name, data)
 	case APIGateway:
-		return readAPIGateway(name, data)
+		cfg, err = readAPIGateway(name, data)
 	case Spring:
-		return readSpring(name, data)
+		cfg, err = readSpring(name, data)
 	case Traefik:
-		return readTraefik(name, data)
+		cfg, err = readTraefik(name, data)
 	case Kong:
-		return readKong(name, data)
+		cfg, err = readKong(name, data)
+	default:
+		return nil, fmt.Errorf("unknown product %v", p)
 	}
-	return nil, fmt.Errorf("unknown product %v", p)
+	if err != nil {
+		return nil, err
+	}
+	if marked {
+		if note, ok := bomNote(p, name); ok {
+			cfg.Warnings = append([]Warning{note}, cfg.Warnings...)
+		}
+	}
+	// a lane's name is the configuration's text (a server_name, a section's,
+	// a route's id): made printable here, for every reader (its notes and
+	// errors are, where they are made)
+	for i, l := range cfg.Lanes {
+		cfg.Lanes[i].Name = printable.String(l.Name)
+		for j, a := range l.Applies {
+			l.Applies[j] = printable.String(a)
+		}
+	}
+	return cfg, nil
+}
+
+// withoutBOM is data without the UTF-8 byte-order mark (U+FEFF) some editors
+// write first (Notepad, Excel), and whether it had one: every reader reads a
+// file as the same file without it (Read, Detect and nginx's includes call
+// this, the one place that takes it off). A YAML, JSON or TOML reader takes
+// the mark as a mark; nginx and HAProxy do not (bomNote).
+func withoutBOM(data []byte) ([]byte, bool) {
+	if rest, ok := bytes.CutPrefix(data, []byte("\uFEFF")); ok {
+		return rest, true
+	}
+	return data, false
+}
+
+// bomNote is the note for a file of p's that began with a byte-order mark,
+// when p refuses one: nginx and HAProxy read the mark as part of the file's
+// first word (src/core/ngx_conf_file.c and src/cfgparse.c have no case for
+// it; nginx 1.22 -t says unknown directive "\ufeffevents", HAProxy 2.6 -c
+// unknown keyword '\ufeffglobal' out of section). ratelab reads the file
+// without it, as the file was surely meant.
+func bomNote(p Product, file string) (Warning, bool) {
+	var says string
+	switch p {
+	case Nginx:
+		says = "unknown directive, the mark taken as part of the first directive's name"
+	case HAProxy:
+		says = "unknown keyword out of section, the mark taken as part of the first keyword"
+	default:
+		return Warning{}, false
+	}
+	return warning(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", p, says), true
 }
 
 // NotDetected says what Detect looks for, for a message when it finds none.
@@ -420,6 +483,7 @@ const NotDetected = "not a configuration ratelab tells by its content: an nginx.
 // with {. False when none stands out (a file of another format: say which
 // with the product).
 func Detect(data []byte) (Product, bool) {
+	data, _ = withoutBOM(data)
 	if p, ok := detectStructured(data); ok {
 		return p, true
 	}

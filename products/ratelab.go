@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 )
 
 // RatelabLane is a lane as ratelab runs it: one limit, or several that each
@@ -57,7 +57,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 	}
 	note := func(place Place, text string) { // a note of "" says nothing
 		if text != "" {
-			notes = append(notes, Warning{Place: place, Text: text})
+			notes = append(notes, warning(place, "%s", text))
 		}
 	}
 	// keyOf is m's key as ratelab keys its lane (a name for a key the trace has no field for)
@@ -158,21 +158,29 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 			}
 		}
 	}
+	// a limit's name is the configuration's (a zone, a table, a route): shown
+	// with the lane's, made printable as it is
+	for _, l := range lanes {
+		for j := range l.Limits {
+			l.Limits[j].Name = printable.String(l.Limits[j].Name)
+		}
+	}
 	return lanes, notes
 }
 
-// laneWord makes a context's name a lane's: a comma becomes a semicolon, a
-// control character a space.
+// laneWord makes a context's name a lane's, a word of --lanes on one line:
+// a comma becomes a semicolon, a line break or a tab a space, and what a
+// terminal would act on an escape (internal/printable).
 func laneWord(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == ',':
+	return printable.String(strings.Map(func(r rune) rune {
+		switch r {
+		case ',':
 			return ';'
-		case unicode.IsControl(r):
+		case '\n', '\r', '\t', '\v', '\f':
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // keyTemplate is the key template of a limit keyed by k, for requests keyed by

@@ -313,7 +313,7 @@ func (r reader) errorf(n *node, format string, args ...any) *Error {
 }
 
 func (r reader) warn(n *node, format string, args ...any) {
-	*r.w = append(*r.w, Warning{Place: r.at(n), Text: fmt.Sprintf(format, args...)})
+	*r.w = append(*r.w, warning(r.at(n), format, args...))
 }
 
 // fields checks that m is a mapping whose keys are among known (what says

@@ -138,6 +138,10 @@ func TestProductLaneErrors(t *testing.T) {
 			`did you mean "nginx"`},
 		{"nothing limits", "product = \"nginx\"\nconfig_file = \"conf/empty.conf\"\n",
 			`test.toml:15:15: scenario "s": lane 1: its nginx configuration limits no request (it has no limit_req in a server or location): conf/empty.conf:3: limit_rate 10k limits the response's bandwidth`},
+		// Traefik takes a negative average as no limit (rate.Inf), as 0: the
+		// configuration limits nothing, and the note says why at its line
+		{"a negative Traefik average", "product = \"traefik\"\nconfig = '''\nhttp:\n  middlewares:\n    m:\n      rateLimit:\n        average: -5\n        period: 0\n'''\n",
+			`scenario "s": lane 1: its traefik configuration limits no request (it has no rateLimit middleware with an average above 0): dir/test.toml:21: period 0 is a second to Traefik (rate_limiter.go:70, if period == 0 { period = time.Second }), and to the lane; dir/test.toml:20: average -5: Traefik limits nothing, as with 0 (rate_limiter.go:75-80`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := parse(t, productDoc("[[scenario.lane]]\n"+c.lane), files)

@@ -364,16 +364,24 @@ func TestTraefikLaneIsTraefiksMiddleware(t *testing.T) {
 
 // kongPlugin is the rate-limiting plugin's access phase as handler.lua and
 // policies/init.lua read (Kong 3.11), with its counters in a map: shm:incr for
-// local (a key lives while its expiry is ahead), the database for cluster (rows
-// read by primary key, never expired), Redis INCR-then-EXPIRE for redis (a key
-// lives until the clock is past its expiry); increments landing at once.
+// local (a key lives while its expiry is ahead), the database's rows for
+// cluster (policies/cluster.lua: INSERT … ttl = now + expiration ON CONFLICT
+// DO UPDATE SET value = value + 1, the ttl kept; find reads a row while ttl
+// >= now; the clean-up deletes rows whose ttl < its time, every 300 s from
+// the start), Redis INCR-then-EXPIRE for redis (a key lives until the clock
+// is past its expiry); increments landing at once.
 type kongPlugin struct {
 	policy   string
 	limits   map[string]int64
 	counters map[string]*kongCount
 }
 
-type kongCount struct{ value, expiresMS int64 }
+// kongCount is a counter: its value, and its expiry (local and redis: ms;
+// cluster: the row's ttl, µs).
+type kongCount struct{ value, expiresMS, ttlUS int64 }
+
+// kongCleanupUS is the database clean-up's interval (ttl_cleanup_interval).
+const kongCleanupUS = 300 * 1_000_000
 
 var kongPeriods = []string{"second", "minute", "hour", "day", "month", "year"}
 var kongExpiration = map[string]int64{"second": 1, "minute": 60, "hour": 3600, "day": 86400, "month": 2592000, "year": 31536000}
@@ -392,21 +400,32 @@ func kongTimestamps(unix int64) map[string]int64 {
 	}
 }
 
-func (k *kongPlugin) live(c *kongCount, ms int64) bool {
+// live says c is read at n µs (ms, its millisecond).
+func (k *kongPlugin) live(c *kongCount, n, ms int64) bool {
 	switch k.policy {
 	case "cluster":
-		return true
+		return c.ttlUS >= n
 	case "redis":
 		return ms <= c.expiresMS
 	}
 	return ms < c.expiresMS
 }
 
-// incr is shm:incr(key, 1, 0, ttl) or Redis INCR (+ EXPIRE on 1): the value after.
-func (k *kongPlugin) incr(key, period string, ms int64) int64 {
+// inTable says the cluster's row c is still in the table at n µs: no clean-up
+// (at 300 s, 600 s, … from the start) at or before n has found its ttl past.
+func inTable(c *kongCount, n int64) bool {
+	first := (c.ttlUS/kongCleanupUS + 1) * kongCleanupUS // the first clean-up with ttl < its time
+	return n < first
+}
+
+// incr is shm:incr(key, 1, 0, ttl), the cluster's upsert or Redis INCR (+
+// EXPIRE on 1) at n µs: the value after.
+func (k *kongPlugin) incr(key, period string, n, ms int64) int64 {
 	c, ok := k.counters[key]
-	if !ok || !k.live(c, ms) {
-		c = &kongCount{expiresMS: ms + kongExpiration[period]*1000}
+	switch {
+	case k.policy == "cluster" && ok && inTable(c, n): // ON CONFLICT: value + 1, the ttl kept
+	case !ok || k.policy == "cluster" || !k.live(c, n, ms):
+		c = &kongCount{expiresMS: ms + kongExpiration[period]*1000, ttlUS: n + kongExpiration[period]*1_000_000}
 		k.counters[key] = c
 	}
 	c.value++
@@ -435,8 +454,8 @@ func (k *kongPlugin) access(id string, n int64) (allowed bool, limit, remaining,
 		key := fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period)
 		var used int64
 		if k.policy == "redis" {
-			used = k.incr(key, period, ms) - 1
-		} else if c, ok := k.counters[key]; ok && k.live(c, ms) {
+			used = k.incr(key, period, n, ms) - 1
+		} else if c, ok := k.counters[key]; ok && k.live(c, n, ms) {
 			used = c.value
 		}
 		usage[period] = lim - used
@@ -467,7 +486,7 @@ func (k *kongPlugin) access(id string, n int64) (allowed bool, limit, remaining,
 	if k.policy != "redis" {
 		for _, period := range kongPeriods {
 			if _, ok := k.limits[period]; ok {
-				k.incr(fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period), period, ms)
+				k.incr(fmt.Sprintf("ratelimit:%s:%d:%s", id, stamps[period], period), period, n, ms)
 			}
 		}
 	}
@@ -476,7 +495,8 @@ func (k *kongPlugin) access(id string, n int64) (allowed bool, limit, remaining,
 
 // The kong lane decides as the plugin's code: on seeded random configs (every
 // policy, the policy's window with others of the six, a longer one never below
-// a shorter) and traces (clocks behind and ahead, idle hours), the same
+// a shorter) and traces (clocks behind and ahead, idle hours, for half of them
+// idle days: months, counters and rows that expire), the same
 // answers and the same RateLimit-Limit, -Remaining, -Reset and Retry-After.
 func TestKongLaneIsKongsPlugin(t *testing.T) {
 	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
@@ -499,7 +519,7 @@ func TestKongLaneIsKongsPlugin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d, %s, %+v: %v", seed, p, o.KongWindows, err)
 		}
-		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Limit, maxCost: 3, keys: 3, skewed: true, hours: true}) {
+		for i, q := range randomTrace(r, p, traceShape{n: 200, capacity: p.Limit, maxCost: 3, keys: 3, skewed: true, hours: true, days: seed%2 == 0}) {
 			d := lane.Allow(q.Key, q.Now, q.Cost)
 			allowed, lim, rem, reset := plugin.access(q.Key, algorithms.Micros(q.Now))
 			want := algorithms.Decision{Allowed: allowed, Limit: lim, Remaining: float64(rem), ResetAfter: time.Duration(reset) * time.Second}

@@ -29,6 +29,7 @@ type traceShape struct {
 	keys     int
 	skewed   bool // several nodes with clocks behind and ahead; else one true clock
 	hours    bool // idle gaps of hours
+	days     bool // idle gaps of days (windows of a month, counters that expire)
 }
 
 // randomPolicy draws a policy: limits 1 to 50 over periods from 100 ms to an hour,
@@ -56,6 +57,8 @@ func randomTrace(r *rand.Rand, p algorithms.Policy, sh traceShape) []stamped {
 		case x < 30: // a burst: the same instant
 		case x < 33 && sh.hours:
 			at += time.Hour + time.Duration(r.Int64N(int64(3*time.Hour)))
+		case x < 36 && sh.days:
+			at += 24*time.Hour + time.Duration(r.Int64N(int64(5*24*time.Hour)))
 		default:
 			at += time.Duration(r.ExpFloat64() * 2 * float64(interval))
 		}

@@ -1,32 +1,49 @@
 // Package printable makes text from untrusted input (a log line, a header, a
-// key) safe to print on a terminal: control characters (C0 except newline and
-// tab, DEL, C1) and the bidirectional overrides and isolates (U+202A–U+202E,
-// U+2066–U+2069) are shown as escapes (\x1b, \u202e) instead of being sent, so a
-// file cannot clear the screen, retitle the window or reorder what is shown.
+// key, a product's configuration) safe to print on a terminal: control
+// characters (C0 except newline and tab, DEL, C1: ESC and the CSI, OSC and ST
+// that begin and end escape sequences), the bytes that are not UTF-8 (a raw
+// 0x9b is CSI to a terminal reading 8-bit controls) and the bidirectional
+// controls (the embeddings and overrides U+202A–U+202E, the isolates
+// U+2066–U+2069, the marks U+200E, U+200F and U+061C) are shown as escapes
+// (\x1b, \x9b, \u202e) instead of being sent, so a file cannot clear the
+// screen, retitle the window or reorder what is shown.
 package printable
 
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
-// String is s with every character a terminal would act on shown as an escape.
+// String is s with every character a terminal would act on shown as an
+// escape: \xNN for a control below U+0100 or a byte that is not UTF-8, \uNNNN
+// for a bidirectional control.
 func String(s string) string {
-	if !strings.ContainsFunc(s, unsafe) {
+	if Safe(s) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case !unsafe(r):
-			b.WriteRune(r)
+			b.WriteString(s[i : i+size])
 		case r < 0x100:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		}
+		i += size
 	}
 	return b.String()
+}
+
+// Safe says s holds nothing String would escape: it is UTF-8 and has no
+// character a terminal acts on but a newline or a tab.
+func Safe(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsFunc(s, unsafe)
 }
 
 func unsafe(r rune) bool {
@@ -35,7 +52,7 @@ func unsafe(r rune) bool {
 		return false
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		return true
 	}
 	return false

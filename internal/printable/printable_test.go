@@ -8,9 +8,35 @@ func TestString(t *testing.T) {
 		"\x1b[2J\x1b]0;pwned\x07evil": `\x1b[2J\x1b]0;pwned\x07evil`,
 		"a\x7fb\u0085c":               `a\x7fb\x85c`,
 		"user\u202egnp.exe":           `user\u202egnp.exe`,
+		// the C1 controls as UTF-8 (CSI, OSC, ST) and as the raw bytes a
+		// terminal in 8-bit mode acts on (invalid UTF-8)
+		"a\u009b2Jb\u009d0;t\u009c":  `a\x9b2Jb\x9d0;t\x9c`,
+		"a\x9b2Jb\x9d0;t\x9c":        `a\x9b2Jb\x9d0;t\x9c`,
+		"half \xe2\x80 a rune, \xff": `half \xe2\x80 a rune, \xff`,
+		// every bidirectional control: embeddings and overrides, isolates,
+		// the marks
+		"\u202a\u202b\u202c\u202d\u202e": `\u202a\u202b\u202c\u202d\u202e`,
+		"\u2066\u2067\u2068\u2069":       `\u2066\u2067\u2068\u2069`,
+		"l\u200er\u200fa\u061c":          `l\u200er\u200fa\u061c`,
+		// what is near them and harmless stays
+		"\u200d\u2065\u206a é":     "\u200d\u2065\u206a é",
+		"\U0001F600 \u00a0 \ufffd": "\U0001F600 \u00a0 \ufffd",
 	} {
 		if got := String(in); got != want {
 			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Safe holds for what String returns, whatever it is given, and for nothing
+// String would change.
+func TestSafe(t *testing.T) {
+	for _, s := range []string{"", "plain\n\ttext ✓", "\x1b[2J", "\u009b", "\x9b", "\u202e", "\u200f", "\xff\xfe"} {
+		if got := String(s); !Safe(got) {
+			t.Errorf("Safe(String(%q)) = false: %q", s, got)
+		}
+		if Safe(s) != (String(s) == s) {
+			t.Errorf("Safe(%q) = %v, but String changes it: %v", s, Safe(s), String(s) != s)
 		}
 	}
 }

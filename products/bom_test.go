@@ -1,0 +1,137 @@
+package products
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"ratelab/internal/producttest"
+)
+
+const bom = "\uFEFF"
+
+// hapSite is a haproxy.cfg with one rule that refuses by rate.
+const hapSite = "global\n    maxconn 100\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" +
+	"frontend fe\n    bind 127.0.0.1:8080\n    stick-table type ip size 1k expire 30s store http_req_rate(10s)\n" +
+	"    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc0_http_req_rate gt 10 }\n"
+
+// A file that begins with a UTF-8 byte-order mark (Notepad and Excel write
+// one) reads as the same file without it, for every product, told by its
+// content or named, and for a file an nginx.conf includes: the same lanes and
+// the same notes. nginx and HAProxy refuse such a file themselves (held on
+// the real servers below), so for theirs a note at the file's first line
+// says so; YAML, JSON and TOML readers (yaml-cpp, SnakeYAML, encoding/json's
+// callers) take the mark as what it is, and ratelab says nothing.
+func TestByteOrderMark(t *testing.T) {
+	include := "limit_req_zone $binary_remote_addr zone=inc:1m rate=1r/s;\n"
+	for _, c := range []struct {
+		product Product
+		name    string
+		text    string
+		refused bool
+	}{
+		{Nginx, "nginx.conf", ngxSite, true},
+		{HAProxy, "haproxy.cfg", hapSite, true},
+		{EnvoyLocal, "envoy.yaml", envoyLocalFilter, false},
+		{EnvoyGlobal, "config.yaml", rlsConfig, false},
+		{Cloudflare, "rules.json", cloudflareRuleset, false},
+		{APIGateway, "plan.json", apiUsagePlan, false},
+		{Spring, "application.yml", springYAML, false},
+		{Traefik, "dynamic.yml", traefikYAML, false},
+		{Traefik, "dynamic.toml", "[http.middlewares.m.rateLimit]\naverage = 100\nburst = 50\n", false},
+		{Kong, "kong.yml", kongYAML, false},
+	} {
+		for _, incBOM := range []bool{false, true} {
+			if incBOM && c.product != Nginx {
+				continue
+			}
+			read := func(main string, p Product, incBOM bool) (*Config, error) {
+				files := map[string]string{"conf.d/a.conf": include}
+				if incBOM {
+					files["conf.d/a.conf"] = bom + include
+				}
+				return Read(c.name, []byte(main), Options{Product: p, Dir: ".",
+					ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil },
+					Glob: func(pattern string) ([]string, error) {
+						m, _ := filepath.Match(pattern, "conf.d/a.conf")
+						if m {
+							return []string{"conf.d/a.conf"}, nil
+						}
+						return nil, nil
+					}})
+			}
+			plain, err := read(c.text, c.product, false)
+			if err != nil {
+				t.Fatalf("%s without a mark: %v", c.name, err)
+			}
+			for _, p := range []Product{c.product, Unknown} {
+				text := bom + c.text
+				if incBOM {
+					text = c.text
+				}
+				got, err := read(text, p, incBOM)
+				if err != nil {
+					t.Errorf("%s with a mark (product %v, included file %v): %v", c.name, p, incBOM, err)
+					continue
+				}
+				if describe(got) != describe(plain) {
+					t.Errorf("%s with a mark (product %v, included file %v): lanes\n%s\nwant\n%s", c.name, p, incBOM, describe(got), describe(plain))
+				}
+				var want, notes []string
+				for _, w := range plain.Warnings {
+					want = append(want, w.String())
+				}
+				marked := c.name
+				if incBOM {
+					marked = "conf.d/a.conf"
+				}
+				for _, w := range got.Warnings {
+					if strings.Contains(w.Text, "byte-order mark") {
+						if !c.refused || w.Place != (Place{File: marked, Line: 1}) || !strings.Contains(w.Text, "refuses") {
+							t.Errorf("%s: a note %q; want one only where the product refuses the mark, at %s:1", c.name, w, marked)
+						}
+						continue
+					}
+					notes = append(notes, w.String())
+				}
+				if !slices.Equal(notes, want) {
+					t.Errorf("%s with a mark: notes\n%s\nwant\n%s", c.name, strings.Join(notes, "\n"), strings.Join(want, "\n"))
+				}
+				if c.refused && len(got.Warnings) != len(plain.Warnings)+1 {
+					t.Errorf("%s with a mark: %d notes, want the %d without it and one saying %v refuses the mark", c.name, len(got.Warnings), len(plain.Warnings), c.product)
+				}
+			}
+		}
+	}
+}
+
+// nginx and HAProxy refuse a file that begins with a byte-order mark, as the
+// note says: the mark is part of their first word (nginx 1.22: unknown
+// directive "\ufeffevents"; HAProxy 2.6: unknown keyword '\ufeffglobal' out
+// of section).
+func TestTheServersRefuseAByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	ngx := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(ngx, []byte(bom+"events {}\nhttp {\n    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/s;\n    server { listen 127.0.0.1:8080; location / { limit_req zone=one; } }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := producttest.NginxTest(t, ngx); r.OK || !strings.Contains(r.Output, "unknown directive") || r.Line != 1 {
+		t.Errorf("nginx -t on a file with a byte-order mark: ok %v at line %d:\n%s\nwant unknown directive at line 1", r.OK, r.Line, r.Output)
+	}
+	hap := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(hap, []byte(bom+hapSite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := producttest.HAProxyCheck(t, hap); r.OK || !strings.Contains(r.Output, "unknown keyword") || r.Line != 1 {
+		t.Errorf("haproxy -c on a file with a byte-order mark: ok %v at line %d:\n%s\nwant unknown keyword at line 1", r.OK, r.Line, r.Output)
+	}
+	// and without the mark they read it
+	if err := os.WriteFile(hap, []byte(hapSite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := producttest.HAProxyCheck(t, hap); !r.OK {
+		t.Errorf("haproxy -c refuses the file without the mark:\n%s", r.Output)
+	}
+}
