@@ -13,6 +13,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/atomicdir"
 	"ratelab/internal/outpath"
+	"ratelab/internal/printable"
 	"ratelab/plots"
 	"ratelab/present"
 	"ratelab/present/format"
@@ -116,7 +117,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	// what the product configurations do that their lanes do not model: notes
 	// (no "ratelab:" before them), before the run
 	for _, n := range cfg.Notes {
-		fmt.Fprintln(stderr, n)
+		fmt.Fprintln(stderr, printable.String(n))
 	}
 	if err := watchKeys(cfg, o.watchKeys); err != nil {
 		return err
@@ -235,7 +236,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	for _, n := range notes { // a note, not an error: no "ratelab:" before it
-		fmt.Fprintf(stderr, "charts in %s: %s\n", o.plot, n)
+		fmt.Fprintf(stderr, "charts in %s: %s\n", printable.String(o.plot), printable.String(n))
 	}
 	if err := requests.commit(); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/internal/printable"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/ui"
@@ -75,7 +76,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 		// the configuration's notes stay on the terminal behind the UI, and
 		// are there when it ends
 		for _, n := range notes {
-			fmt.Fprintln(stderr, n)
+			fmt.Fprintln(stderr, printable.String(n))
 		}
 		// the sweep's requests are garbage now: give their memory back, so the
 		// UI holds what the replay needs (the keys, one reorder window)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"ratelab/internal/printable"
 	"ratelab/present/format"
 	"ratelab/sim"
 )
@@ -110,7 +111,7 @@ func WriteJSON(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.Clai
 		r.Claims = append(r.Claims, j)
 	}
 	r.Questions = questionsJSON(cfg, answers)
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(printable.JSONWriter(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }

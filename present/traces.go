@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"ratelab/internal/printable"
 	"ratelab/sim"
 )
 
@@ -17,7 +18,7 @@ func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
 		if t.FormatByContent != "" {
 			format += ": " + t.FormatByContent + ", told by its content"
 		}
-		fmt.Fprintf(w, "  trace %s (%s): %s replayed", t.File, format, plural(t.Rows, "request", "requests"))
+		fmt.Fprintf(w, "  trace %s (%s): %s replayed", printable.String(t.File), format, plural(t.Rows, "request", "requests"))
 		if t.PastEnd > 0 {
 			fmt.Fprintf(w, "; %s at or after the end (%s) not replayed", plural(t.PastEnd, "row", "rows"), time.Duration(t.CutoffMS*float64(time.Millisecond)))
 		}
@@ -28,7 +29,7 @@ func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
 			}
 			fmt.Fprintf(w, "; %s could not be read and %s skipped (--strict makes that an error):", plural(t.Unparsed, "line", "lines"), verb)
 			for _, s := range t.Shown {
-				fmt.Fprintf(w, "\n    %s", s)
+				fmt.Fprintf(w, "\n    %s", printable.String(fmt.Sprint(s)))
 			}
 			if int64(len(t.Shown)) < t.Unparsed {
 				fmt.Fprintf(w, "\n    … and %d more", t.Unparsed-int64(len(t.Shown)))

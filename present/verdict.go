@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 	"ratelab/present/format"
 	"ratelab/sim"
 )
@@ -83,7 +84,7 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 		where = "at one instant, " + moment(m.PeakFirst)
 	}
 	if len(cfg.Keys) > 1 {
-		where += " for key " + m.PeakKey
+		where += " for key " + printable.String(m.PeakKey) // a trace's key is data
 	}
 	if info, _ := algorithms.Lookup(lane.Algorithm); info.HasBurst() && m.OverGrant == 0 {
 		// a bucket doing what its policy's burst allows: the rate and the burst

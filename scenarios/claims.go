@@ -49,6 +49,9 @@ func (c *compiler) claims(Overrides) error {
 		case spec.Lane != "" && len(spec.Lanes) > 0, spec.Lane == "" && len(spec.Lanes) == 0:
 			return bad("lane", "give lane = \"…\" or lanes = [\"…\", …]")
 		}
+		if err := plainExcept("says", spec.Says, "\n\r\t"); err != nil {
+			return bad("says", "%v", err)
+		}
 		seen[spec.ID] = true
 		names, key := spec.Lanes, "lanes"
 		if spec.Lane != "" {

@@ -291,9 +291,14 @@ func (c *compiler) backend(Overrides) error {
 	return nil
 }
 
-// keyNames checks every key the clients use, those read from trace files too.
+// keyNames checks every key the file names (key, key_prefix, a hand client's
+// file). A key read from a trace is data, not the file's text: it is kept as
+// the log writes it, and shown escaped where it is printed (package printable).
 func (c *compiler) keyNames(Overrides) error {
 	for k, key := range c.cfg.Keys {
+		if c.onlyTraced(k) {
+			continue
+		}
 		if err := plain("key", key.Name); err != nil {
 			for i, cl := range c.cfg.Clients {
 				if slices.Contains(cl.Keys, k) {
@@ -317,6 +322,16 @@ func (c *compiler) open(name string) (io.ReadCloser, error) {
 		}
 	}
 	return rc, err
+}
+
+// onlyTraced says key k is used by trace clients alone.
+func (c *compiler) onlyTraced(k int) bool {
+	for _, cl := range c.cfg.Clients {
+		if _, trace := cl.Pattern.(sim.Trace); !trace && slices.Contains(cl.Keys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // keySource is the field a client's keys come from.

@@ -195,9 +195,10 @@ func TestBadInput(t *testing.T) {
 		{"client name with a tab", replace(`name = "c"`, `name = "c\tc"`), `dir/test.toml:9:8: scenario "s": client 1: client name "c\tc" holds a control character (U+0009)`, nil},
 		{"key with an escape", client(`key = "k\u001b[2J"`), `dir/test.toml:12:7: scenario "s": client "c": key "k\x1b[2J" holds a control character (U+001B)`, nil},
 		{"key prefix with a bell", client("keys = 3\nkey_prefix = \"k\\u0007\""), `client "c": key "k\a-0" holds a control character (U+0007)`, nil},
-		{"trace key with an escape", pattern("trace", `file = "t.csv"`), `client "c": key "a\x1b[31m" holds a control character (U+001B)`, map[string]string{"t.csv": "time_ms,key\n1,a\x1b[31m\n"}},
 		{"node name with a newline", minimal + "[[scenario.node]]\nname = \"n\\r\"\n", `node 1: node name "n\r" holds a control character`, nil},
 		{"tier name with an escape", minimal + "[[scenario.tier]]\nname = \"t\\u001b\"\nlimit = 5\n", `tier 1: tier name "t\x1b" holds a control character`, nil},
+		{"lane name with a bidi override", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\nname = \"evil\\u202Egnp.exe\"\n", `dir/test.toml:14:8: scenario "s": lane 1: lane name "evil\u202egnp.exe" holds a bidirectional control (U+202E), which turns text around on a terminal; remove it`, nil},
+		{"claim with an escape", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"a \\u001b[2J claim\"\nlane = \"gcra\"\nmetric = \"accepted\"\nop = \">\"\nvalue = 0\n", `scenario "s": claim "x": says "a \x1b[2J claim" holds a control character (U+001B)`, nil},
 		{"title with an escape", replace(`name = "s"`, "name = \"s\"\ntitle = \"\\u001b]0;pwned\\u0007\""), `dir/test.toml:3:9: scenario "s": title "\x1b]0;pwned\a" holds a control character (U+001B)`, nil},
 
 		// messages

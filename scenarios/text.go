@@ -3,16 +3,21 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"ratelab/internal/printable"
 )
 
 // plain checks that a name (of a lane, a client, a node, a tier, a key) or a
 // title can be shown as it is: valid UTF-8 without control characters (unicode.Cc:
 // newlines, tabs, escape sequences), which would break the table and the CSV's
-// lines, or reach the terminal raw. what names it in the error, which shows the
-// value with its control characters escaped.
+// lines, or reach the terminal raw, and without the bidirectional controls a
+// terminal reorders text by (U+202E turns "exe.gnp" around: package printable).
+// what names it in the error, which shows the value with its control characters
+// escaped.
 func plain(what, s string) error {
 	return plainExcept(what, s, "")
 }
@@ -26,6 +31,9 @@ func plainExcept(what, s, allowed string) error {
 	for _, r := range s {
 		if unicode.IsControl(r) && !strings.ContainsRune(allowed, r) {
 			return fmt.Errorf("%s %q holds a control character (%U); remove it", what, s, r)
+		}
+		if !printable.Safe(string(r)) && !strings.ContainsRune(allowed, r) {
+			return fmt.Errorf("%s %s holds a bidirectional control (%U), which turns text around on a terminal; remove it", what, printable.String(strconv.Quote(s)), r)
 		}
 	}
 	return nil

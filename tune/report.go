@@ -505,7 +505,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		j.DelayP50MS, j.DelayP99MS = ms(res.DelayP50), ms(res.DelayP99)
 		out.Policies = append(out.Policies, j)
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(printable.JSONWriter(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }

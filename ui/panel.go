@@ -11,6 +11,7 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 	"ratelab/present/format"
 	"ratelab/sim"
 )
@@ -92,7 +93,7 @@ func levelLabel(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info) stri
 	}
 	label := info.LevelName()
 	if len(cfg.Keys) > 1 {
-		label += " for " + cfg.Keys[cfg.WatchKey].Name
+		label += " for " + printable.String(cfg.Keys[cfg.WatchKey].Name) // a trace's key is data
 	}
 	label += " (" + how + ")"
 	if info.GridWindows() {

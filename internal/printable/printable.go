@@ -10,7 +10,9 @@
 package printable
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -56,4 +58,38 @@ func unsafe(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// JSONWriter writes JSON text to w with every character a terminal would act on
+// written as a \u escape: encoding/json escapes C0 controls but leaves DEL, C1
+// (a raw U+009B is CSI) and the bidirectional controls as they are. Those can
+// only stand inside a JSON string, where \u escapes read back the same, so the
+// JSON means what it meant. Each Write must hold whole characters, as
+// json.Encoder's do (a value at a time); a byte that is not UTF-8 is written as
+// \ufffd, the character json.Marshal puts in its place.
+func JSONWriter(w io.Writer) io.Writer { return jsonWriter{w} }
+
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if Safe(string(p)) {
+		return j.w.Write(p)
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\ufffd`)
+		case unsafe(r) && r != '\n' && r != '\t':
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.Write(p[i : i+size])
+		}
+		i += size
+	}
+	if _, err := j.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

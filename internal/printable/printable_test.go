@@ -1,6 +1,11 @@
 package printable
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"testing"
+)
 
 func TestString(t *testing.T) {
 	for in, want := range map[string]string{
@@ -38,5 +43,26 @@ func TestSafe(t *testing.T) {
 		if Safe(s) != (String(s) == s) {
 			t.Errorf("Safe(%q) = %v, but String changes it: %v", s, Safe(s), String(s) != s)
 		}
+	}
+}
+
+// JSON written through JSONWriter reads back the same, and holds no character
+// a terminal acts on: encoding/json leaves DEL, C1 and the bidi controls raw.
+func TestJSONWriter(t *testing.T) {
+	in := map[string]string{"key": "a\x1b[2J\u009b31m\x7f\u202eexe.gnp\u2066x\u200f", "plain": "tab\there"}
+	var raw, safe bytes.Buffer
+	json.NewEncoder(&raw).Encode(in)
+	if Safe(raw.String()) {
+		t.Fatalf("encoding/json escaped everything itself (%q): the test tests nothing", raw.String())
+	}
+	if err := json.NewEncoder(JSONWriter(&safe)).Encode(in); err != nil {
+		t.Fatal(err)
+	}
+	if !Safe(safe.String()) {
+		t.Errorf("JSONWriter wrote %q", safe.String())
+	}
+	var back map[string]string
+	if err := json.Unmarshal(safe.Bytes(), &back); err != nil || !maps.Equal(back, in) {
+		t.Errorf("read back %q (%v), want %q", back, err, in)
 	}
 }
