@@ -117,7 +117,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		if out, err = openOutput("csv", *csvPath, stdout); err != nil {
 			return err
 		}
-		defer out.abort()
+		defer out.Abort()
 	}
 	nodes := seeds
 	if cluster {
@@ -171,7 +171,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 			if err := bench.WriteShardCSV(out.w, cells); err != nil {
 				return err
 			}
-			return out.commit()
+			return out.Commit()
 		}
 		return nil
 	}
@@ -190,7 +190,7 @@ func runBench(args []string, stdout, stderr io.Writer) (err error) {
 		if err := bench.WriteCSV(out.w, cells, over); err != nil {
 			return err
 		}
-		return out.commit()
+		return out.Commit()
 	}
 	return nil
 }

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/atomicfile"
 	"ratelab/internal/outpath"
-	"ratelab/plots"
-	"ratelab/present"
+	"ratelab/outputs"
 	"ratelab/present/format"
 	"ratelab/report"
 	"ratelab/session"
@@ -71,16 +71,15 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 	defer dir.Abort()
 	so := session.Options{RedisURL: o.redis, MustReach: true, Context: ctx}
 
-	requests, err := os.Create(filepath.Join(dir.Path(), "requests.csv"))
-	if err != nil {
-		return err
+	var files []*output
+	for _, name := range []string{"requests.csv", "series.csv"} {
+		f, err := atomicfile.Create(filepath.Join(dir.Path(), name))
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		files = append(files, fileOutput(f, out+"/"+name))
 	}
-	defer requests.Close()
-	series, err := os.Create(filepath.Join(dir.Path(), "series.csv"))
-	if err != nil {
-		return err
-	}
-	defer series.Close()
 	startWork()
 	r, err := session.Start(cfg, so)
 	if ctx.Err() != nil {
@@ -94,44 +93,22 @@ func runReport(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	rows, err := present.NewRequestWriter(named{requests, out + "/requests.csv"}, cfg)
-	if err != nil {
-		return err
-	}
-	samples, err := present.NewSeriesWriter(named{series, out + "/series.csv"}, cfg)
-	if err != nil {
-		return err
-	}
-	decisions := plots.NewRecorder() // what the charts' zoom counts, kept as the run goes
-	defer decisions.Close()
 	bar := newProgressBar(stderr, "virtual seconds")
 	defer bar.done()
-	sinks := session.Sinks{Rows: []func([]sim.Row) error{rows.Write, decisions.Rows}, Series: []func(int, sim.Sample) error{samples.Write}}
-	if err := drive(ctx, r.Run, sinks, bar); err != nil {
+	written, err := outputs.Write(ctx, r.Run, cfg.Duration, outputs.Outputs{Requests: files[0], Series: files[1],
+		Charts: filepath.Join(dir.Path(), "figures"), ChartsName: "--out " + out, Progress: progressOf(cfg, bar)})
+	if err != nil {
 		var s *sim.Stopped
-		if errors.As(err, &s) && ctx.Err() != nil {
+		switch {
+		case errors.As(err, &s) && ctx.Err() != nil:
 			return fmt.Errorf("%v at %s of %s of virtual time; nothing was written", context.Cause(ctx), format.Duration(s.At), format.Duration(cfg.Duration))
+		case ctx.Err() != nil:
+			return fmt.Errorf("%v while drawing the charts; nothing was written", context.Cause(ctx))
 		}
 		return err
 	}
 	bar.done()
-	for _, f := range []interface{ Flush() error }{rows, samples} {
-		if err := f.Flush(); err != nil {
-			return err
-		}
-	}
-	for _, f := range []*os.File{requests, series} {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Name(), err)
-		}
-	}
-	figs, notes, err := drawPlots(ctx, r.Run, decisions, filepath.Join(dir.Path(), "figures"))
-	if cause := context.Cause(ctx); cause != nil {
-		return fmt.Errorf("%v while drawing the charts; nothing was written", cause)
-	}
-	if err != nil {
-		return err
-	}
+	figs, notes := written.Figures, written.Notes
 	page := report.Page{
 		Config: cfg, Metrics: r.Metrics(), Claims: r.Claims(), Answers: r.Answers(), Figures: figs, Notes: notes,
 		Files: []report.File{
@@ -181,30 +158,10 @@ func reportCommand(o runOptions) string {
 	return strings.Join(parts, " ")
 }
 
-// drive runs r to its end through session.Drive, a virtual second (or a tick) at
-// a time, feeding sinks, and shows how far it is on bar. A signal stops it (see
-// sim.Run.Bound): the error, a *sim.Stopped, says where.
-func drive(ctx context.Context, r *sim.Run, sinks session.Sinks, bar *progressBar) error {
-	t := session.Through(r.Config, r.Config.Duration)
+// progressOf shows on bar how far a run to its end is, a step of session.Through
+// (a virtual second, or a tick) at a time.
+func progressOf(cfg *sim.Config, bar *progressBar) func(now, to time.Duration) {
+	t := session.Through(cfg, cfg.Duration)
 	total := int((t.To + t.Step - 1) / t.Step)
-	sinks.Progress = func(now, _ time.Duration) { bar.update(int((now+t.Step-1)/t.Step), total) }
-	return session.Drive(ctx, r, t, sinks)
-}
-
-// drawPlots draws r's charts as it stands, the zoom counted from the decisions
-// rec kept (see plots.From), and writes each as SVG and PNG into dir, which it
-// makes. ctx, when done, stops the writing.
-func drawPlots(ctx context.Context, r *sim.Run, rec *plots.Recorder, dir string) ([]plots.Figure, []string, error) {
-	d, err := plots.From(r, rec)
-	if err != nil {
-		return nil, nil, err
-	}
-	figs, notes, err := plots.Figures(d)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	return figs, notes, plots.WriteFiles(ctx, dir, figs)
+	return func(now, _ time.Duration) { bar.update(int((now+t.Step-1)/t.Step), total) }
 }

@@ -14,7 +14,7 @@ import (
 	"ratelab/internal/atomicdir"
 	"ratelab/internal/outpath"
 	"ratelab/internal/printable"
-	"ratelab/plots"
+	"ratelab/outputs"
 	"ratelab/present"
 	"ratelab/present/format"
 	"ratelab/scenarios"
@@ -130,7 +130,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if o.csv == "-" || o.series == "-" {
 		report = stderr
 	}
-	var requests, series *output
+	var requests, series *output // nil: not written (a nil *output is no outputs.File)
 	var charts *atomicdir.Dir
 	if o.plot != "" {
 		if charts, err = atomicdir.Create(o.plot); err != nil {
@@ -142,19 +142,19 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		if requests, err = openOutput("csv", o.csv, stdout); err != nil {
 			return err
 		}
-		defer requests.abort()
+		defer requests.Abort()
 	}
 	if o.series != "" {
 		if series, err = openOutput("series", o.series, stdout); err != nil {
 			return err
 		}
-		defer series.abort()
+		defer series.Abort()
 	}
 
 	stopped := func(at string) error {
 		written := "nothing was written"
 		for _, out := range []*output{requests, series} {
-			if out.through() {
+			if out.Through() {
 				written = "what went to " + out.name + " stops there"
 			}
 		}
@@ -175,74 +175,36 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			err = errors.Join(err, cerr)
 		}
 	}()
-	var sinks session.Sinks
-	var rows *present.RequestWriter
+	out := outputs.Outputs{Headers: o.headers}
 	if requests != nil {
-		newWriter := present.NewRequestWriter
-		if o.headers {
-			newWriter = present.NewRequestWriterWithHeaders
-		}
-		if rows, err = newWriter(requests.w, cfg); err != nil {
-			return err // it says what was being written (see named)
-		}
-		sinks.Rows = append(sinks.Rows, rows.Write)
+		out.Requests = requests
 	}
-	var samples *present.SeriesWriter
 	if series != nil {
-		if samples, err = present.NewSeriesWriter(series.w, cfg); err != nil {
-			return err
-		}
-		sinks.Series = append(sinks.Series, samples.Write)
+		out.Series = series
 	}
-	var decisions *plots.Recorder // what the charts' zoom counts, kept as the run goes
 	if charts != nil {
-		decisions = plots.NewRecorder()
-		defer decisions.Close()
-		sinks.Rows = append(sinks.Rows, decisions.Rows)
+		out.Charts, out.ChartsName = charts.Path(), "--plot "+o.plot
 	}
 	bar := newProgressBar(stderr, "virtual seconds")
 	defer bar.done()
-	if err := drive(ctx, r.Run, sinks, bar); err != nil {
+	out.Progress = progressOf(cfg, bar)
+	written, err := outputs.Write(ctx, r.Run, cfg.Duration, out)
+	if err != nil {
 		var s *sim.Stopped
-		if errors.As(err, &s) && ctx.Err() != nil {
+		switch {
+		case errors.As(err, &s) && ctx.Err() != nil:
 			return stopped(format.Duration(s.At))
+		case ctx.Err() != nil: // while drawing, or after the last decision: nothing committed
+			return stopped(format.Duration(cfg.Duration))
 		}
 		return err
 	}
-	if rows != nil {
-		if err := rows.Flush(); err != nil {
-			return err
-		}
-	}
-	if samples != nil {
-		if err := samples.Flush(); err != nil {
-			return err
-		}
-	}
 	bar.done()
-	var notes []string
-	if charts != nil {
-		if _, notes, err = drawPlots(ctx, r.Run, decisions, charts.Path()); err != nil {
-			if ctx.Err() != nil {
-				return stopped(format.Duration(cfg.Duration))
-			}
-			return fmt.Errorf("drawing the charts for --plot %s: %w", o.plot, err)
-		}
-	}
-	if ctx.Err() != nil { // a signal after the last decision: still nothing written
-		return stopped(format.Duration(cfg.Duration))
-	}
 	if err := charts.Commit(); err != nil {
 		return err
 	}
-	for _, n := range notes { // a note, not an error: no "ratelab:" before it
+	for _, n := range written.Notes { // a note, not an error: no "ratelab:" before it
 		fmt.Fprintf(stderr, "charts in %s: %s\n", printable.String(o.plot), printable.String(n))
-	}
-	if err := requests.commit(); err != nil {
-		return err
-	}
-	if err := series.commit(); err != nil {
-		return err
 	}
 	if o.format == "json" {
 		return present.WriteJSON(report, cfg, r.Metrics(), r.Claims(), r.Answers())
@@ -260,7 +222,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 // against each other.
 func (o *runOptions) checkPaths(cfg *sim.Config, tr traceOptions) error {
 	paths := inputsOf(cfg, map[string]string{o.file: "the scenario file (--file)", tr.file: "the trace (--trace)", tr.config: "the configuration (--config)"})
-	return distinct(append(paths, outputs(outpath.File("--csv", o.csv), outpath.File("--series", o.series), outpath.Folder("--plot", o.plot))...))
+	return distinct(append(paths, givenPaths(outpath.File("--csv", o.csv), outpath.File("--series", o.series), outpath.Folder("--plot", o.plot))...))
 }
 
 // scenarioFlags registers the flags run and tui share: which scenario, from which

@@ -317,7 +317,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return usagef("tune: --workers must be >= 0 and --memory >= 1")
 	}
 	// neither output over the other, nor over the trace read
-	paths := append([]outpath.Path{outpath.Input("the trace (--trace)", o.trace.file)}, outputs(outpath.File("--csv", o.csv), outpath.File("--json", o.json), outpath.File("--partial", o.partial))...)
+	paths := append([]outpath.Path{outpath.Input("the trace (--trace)", o.trace.file)}, givenPaths(outpath.File("--csv", o.csv), outpath.File("--json", o.json), outpath.File("--partial", o.partial))...)
 	if err := distinct(paths); err != nil {
 		return err
 	}
@@ -353,13 +353,13 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		if csvOut, err = openOutput("csv", o.csv, stdout); err != nil {
 			return err
 		}
-		defer csvOut.abort()
+		defer csvOut.Abort()
 	}
 	if o.json != "" {
 		if jsonOut, err = openOutput("json", o.json, stdout); err != nil {
 			return err
 		}
-		defer jsonOut.abort()
+		defer jsonOut.Abort()
 	}
 	bar := newProgressBar(stderr, "policies")
 	sweep.Progress = bar.update
@@ -376,7 +376,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
 			return err // it says what was being written (see named)
 		}
-		if err := csvOut.commit(); err != nil {
+		if err := csvOut.Commit(); err != nil {
 			return err
 		}
 	}
@@ -384,7 +384,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		if err := rep.WriteJSON(jsonOut.w); err != nil {
 			return err
 		}
-		if err := jsonOut.commit(); err != nil {
+		if err := jsonOut.Commit(); err != nil {
 			return err
 		}
 	}
@@ -405,7 +405,7 @@ func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tun
 	if err != nil {
 		return err
 	}
-	defer out.abort()
+	defer out.Abort()
 	bar := newProgressBar(stderr, "policies")
 	sweep.Progress = bar.update
 	startWork()
@@ -423,7 +423,7 @@ func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tun
 	if err := p.Write(out.w); err != nil {
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 const tuneMergeUsage = `
@@ -463,7 +463,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	for _, f := range files {
 		paths = append(paths, outpath.Input("a partial sweep", f))
 	}
-	if err := distinct(append(paths, outputs(outpath.File("--csv", csvPath), outpath.File("--json", jsonPath))...)); err != nil {
+	if err := distinct(append(paths, givenPaths(outpath.File("--csv", csvPath), outpath.File("--json", jsonPath))...)); err != nil {
 		return err
 	}
 	var parts []*tune.Partial
@@ -520,10 +520,10 @@ func writeReport(rep *tune.Report, csvPath, jsonPath string, report, stdout io.W
 			return err
 		}
 		if err := out.write(o.w); err != nil {
-			o.abort()
+			o.Abort()
 			return err
 		}
-		if err := o.commit(); err != nil {
+		if err := o.Commit(); err != nil {
 			return err
 		}
 	}

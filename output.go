@@ -32,23 +32,31 @@ func openOutput(flagName, path string, stdout io.Writer) (*output, error) {
 	if err != nil {
 		return nil, usagef("--%s %v", flagName, err)
 	}
-	return &output{w: named{f, path}, name: path, file: f}, nil
+	return fileOutput(f, path), nil
 }
 
-// through says what is written goes out at once (standard output, a device, a
-// FIFO): a run that stops cannot take it back.
-func (o *output) through() bool { return o != nil && (o.file == nil || o.file.Direct()) }
+// fileOutput is f as an output, its errors naming it as name.
+func fileOutput(f *atomicfile.File, name string) *output {
+	return &output{w: named{f, name}, name: name, file: f}
+}
 
-// commit puts a file in place; standard output needs nothing.
-func (o *output) commit() error {
+// Through says what is written goes out at once (standard output, a device, a
+// FIFO): a run that stops cannot take it back.
+func (o *output) Through() bool { return o != nil && (o.file == nil || o.file.Direct()) }
+
+// Write writes p, its errors naming the destination.
+func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Commit puts a file in place; standard output needs nothing.
+func (o *output) Commit() error {
 	if o == nil || o.file == nil {
 		return nil
 	}
 	return o.file.Commit()
 }
 
-// abort removes an uncommitted file. Safe to defer.
-func (o *output) abort() {
+// Abort removes an uncommitted file. Safe to defer.
+func (o *output) Abort() {
 	if o != nil && o.file != nil {
 		o.file.Abort()
 	}

@@ -16,9 +16,9 @@ func distinct(paths []outpath.Path) error {
 	return nil
 }
 
-// outputs are the files and folders given, those not empty and not standard
+// givenPaths are the files and folders given, those not empty and not standard
 // output (-).
-func outputs(paths ...outpath.Path) []outpath.Path {
+func givenPaths(paths ...outpath.Path) []outpath.Path {
 	var out []outpath.Path
 	for _, p := range paths {
 		if p.Path != "" && p.Path != "-" {

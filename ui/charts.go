@@ -11,7 +11,7 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/internal/outpath"
-	"ratelab/plots"
+	"ratelab/outputs"
 	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
@@ -69,24 +69,9 @@ func writeCharts(cfg *sim.Config, upTo time.Duration, so session.Options, path s
 			err = errors.Join(err, cerr)
 		}
 	}()
-	decisions := plots.NewRecorder()
-	defer decisions.Close()
-	if err := session.Drive(contextOf(so), r.Run, session.Through(cfg, upTo), session.Sinks{Rows: []func([]sim.Row) error{decisions.Rows}}); err != nil {
-		return 0, err
-	}
-	d, err := plots.From(r.Run, decisions)
+	written, err := outputs.Write(contextOf(so), r.Run, upTo, outputs.Outputs{Charts: dir.Path(), ChartsName: path})
 	if err != nil {
 		return 0, err
 	}
-	figs, _, err := plots.Figures(d)
-	if err != nil {
-		return 0, err
-	}
-	if err := plots.WriteFiles(so.Context, dir.Path(), figs); err != nil {
-		return 0, err
-	}
-	if so.Context != nil && so.Context.Err() != nil {
-		return 0, so.Context.Err()
-	}
-	return len(figs), dir.Commit()
+	return len(written.Figures), dir.Commit()
 }

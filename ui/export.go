@@ -11,7 +11,7 @@ import (
 
 	"ratelab/internal/atomicfile"
 	"ratelab/internal/outpath"
-	"ratelab/present"
+	"ratelab/outputs"
 	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
@@ -123,15 +123,6 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 	if err := apartFromInputs(cfg, outpath.File("the request CSV", requests), outpath.File("the series CSV", seriesPath)); err != nil {
 		return err
 	}
-	r, err := session.Start(cfg, so)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := r.Close(); cerr != nil {
-			err = errors.Join(err, cerr)
-		}
-	}()
 	reqFile, err := atomicfile.Create(requests)
 	if err != nil {
 		return err
@@ -142,29 +133,18 @@ func exportRun(cfg *sim.Config, upTo time.Duration, so session.Options, requests
 		return err
 	}
 	defer serFile.Abort()
-	w, err := present.NewRequestWriter(reqFile, cfg)
+	r, err := session.Start(cfg, so)
 	if err != nil {
 		return err
 	}
-	sw, err := present.NewSeriesWriter(serFile, cfg)
-	if err != nil {
-		return err
-	}
+	defer func() {
+		if cerr := r.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
 	// the rows of attempts still in flight at upTo go as they stand
-	sinks := session.Sinks{Rows: []func([]sim.Row) error{w.Write}, Series: []func(int, sim.Sample) error{sw.Write}}
-	if err := session.Drive(contextOf(so), r.Run, session.Through(cfg, upTo), sinks); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := sw.Flush(); err != nil {
-		return err
-	}
-	if err := reqFile.Commit(); err != nil {
-		return err
-	}
-	return serFile.Commit()
+	_, err = outputs.Write(contextOf(so), r.Run, upTo, outputs.Outputs{Requests: reqFile, Series: serFile})
+	return err
 }
 
 // contextOf is so's context, or the background for none.
