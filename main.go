@@ -32,7 +32,11 @@ import (
 	"ratelab/session"
 )
 
-//go:embed scenarios.toml traces
+// embedded is the catalogue and the request logs its scenarios replay (data
+// only: traces/ is also the package that reads them, whose source is not
+// embedded).
+//
+//go:embed scenarios.toml traces/shop.log traces/access-log.csv
 var embedded embed.FS
 
 // usageError is a mistake in how ratelab was called or in a scenario: exit code 2.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,35 @@ func TestVersion(t *testing.T) {
 	var out, errOut strings.Builder
 	if code := run([]string{"version"}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "ratelab "+version+" ") {
 		t.Errorf("version: exit %d: %q %q", code, out.String(), errOut.String())
+	}
+}
+
+// The binary embeds data only: the catalogue and each file its scenarios read,
+// no source (an embed of the folder traces/ took the package's Go files and
+// tests along).
+func TestEmbeddedIsTheCatalogueAndItsFiles(t *testing.T) {
+	c, err := loadCatalogue("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"scenarios.toml"}
+	for _, s := range c.Scenarios {
+		for _, cl := range s.Clients {
+			if cl.File != "" && !slices.Contains(want, cl.File) {
+				want = append(want, cl.File)
+			}
+		}
+	}
+	var got []string
+	fs.WalkDir(embedded, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			got = append(got, path)
+		}
+		return err
+	})
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("embedded %v; want the catalogue and the files it reads, %v", got, want)
 	}
 }
