@@ -110,7 +110,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	c, cfg, err := compileScenario(o, c)
+	_, cfg, err := compileScenario(o, c)
 	if err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func TestUIInARealTerminal(t *testing.T) {
 	// title drawn and the lower panels not yet, so wait for every lane (waitFor
 	// fails, showing the last screen, if one never comes)
 	lanes := []string{"no limit", "fixed-window", "sliding-counter", "token-bucket", "gcra", "leaky-bucket"}
-	sc := s.waitFor("the first screen with every lane", func(sc string) bool {
+	s.waitFor("the first screen with every lane", func(sc string) bool {
 		if !strings.Contains(sc, "retry-storm — Retry storm: a 5-second deploy glitch") {
 			return false
 		}
@@ -144,7 +144,7 @@ func TestUIInARealTerminal(t *testing.T) {
 	s.waitFor("the picker to close", func(sc string) bool { return strings.Contains(sc, "│ no limit") })
 
 	s.keys("e")
-	sc = s.waitFor("the export", func(sc string) bool { return strings.Contains(sc, "exported ") })
+	sc := s.waitFor("the export", func(sc string) bool { return strings.Contains(sc, "exported ") })
 	path := filepath.Join(dir, "retry-storm-seed1-requests.csv")
 	if !strings.Contains(sc, "to "+path) {
 		t.Errorf("the status line does not name %s:\n%s", path, sc)

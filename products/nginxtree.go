@@ -72,10 +72,9 @@ const maxNesting = 16384
 // ngxFiles reads a configuration and the files it includes.
 type ngxFiles struct {
 	o     Options
-	dir   string          // relative includes are read from here
-	stack []string        // the files being read, outermost first
-	read  int             // files read
-	seen  map[string]bool // the files read, for the warnings about includes
+	dir   string   // relative includes are read from here
+	stack []string // the files being read, outermost first
+	read  int      // files read
 	// marked are the included files that began with a byte-order mark
 	marked []string
 }
