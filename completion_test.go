@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/check"
 )
 
 // words of a completion: what ratelab __complete offers, without descriptions.
@@ -186,7 +187,7 @@ func TestCompletionNeverBlocks(t *testing.T) {
 		}
 	}
 	mine := filepath.Join(dir, "mine.toml")
-	os.WriteFile(mine, []byte("[[scenario]]\nname = \"s\"\n[scenario.policy]\nlimit = 5\n[[scenario.lane]]\nalgorithm = \"gcra\"\n[[scenario.client]]\nname = \"logs\"\npattern = \"trace\"\nfile = \"log.csv\"\n"), 0o644)
+	check.Setup(t, os.WriteFile(mine, []byte("[[scenario]]\nname = \"s\"\n[scenario.policy]\nlimit = 5\n[[scenario.lane]]\nalgorithm = \"gcra\"\n[[scenario.client]]\nname = \"logs\"\npattern = \"trace\"\nfile = \"log.csv\"\n"), 0o644))
 	for _, tc := range []struct {
 		line string
 		want []string

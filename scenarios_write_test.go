@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/internal/check"
 	"ratelab/scenarios"
 )
 
@@ -139,9 +140,9 @@ func TestScenariosWriteRefusals(t *testing.T) {
 
 	// a log of the user's where the scenario's would go is left alone
 	other := filepath.Join(t.TempDir(), "other")
-	os.MkdirAll(filepath.Join(other, "traces"), 0o755)
+	check.Setup(t, os.MkdirAll(filepath.Join(other, "traces"), 0o755))
 	theirs := filepath.Join(other, "traces", "shop.log")
-	os.WriteFile(theirs, []byte("mine, not ratelab's\n"), 0o644)
+	check.Setup(t, os.WriteFile(theirs, []byte("mine, not ratelab's\n"), 0o644))
 	code, _, errOut = ratelab("scenarios", "--write", filepath.Join(other, "s.toml"), "log-stamped")
 	if got, _ := os.ReadFile(theirs); code != 2 || !strings.Contains(errOut, "is there already and is not the log the scenarios read") || string(got) != "mine, not ratelab's\n" {
 		t.Errorf("a different log beside: exit %d, %q", code, errOut)

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 func TestPlotNoteIsNotAnError(t *testing.T) {
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "s.toml")
-	os.WriteFile(file, []byte(`[[scenario]]
+	check.Setup(t, os.WriteFile(file, []byte(`[[scenario]]
 name = "s"
 duration = "2s"
 [scenario.policy]
@@ -26,7 +27,7 @@ algorithm = "token-bucket"
 name = "c"
 pattern = "constant"
 rate = 20
-`), 0o644)
+`), 0o644))
 	dir := filepath.Join(tmp, "charts")
 	code, _, errOut := ratelab("run", "--file", file, "--scenario", "s", "--plot", dir)
 	want := "charts in " + dir + `: lane "no limit" has no level`

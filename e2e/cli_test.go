@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/internal/check"
 	"ratelab/present"
 )
 
@@ -25,8 +26,8 @@ func TestRunGolden(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, errOut)
 		}
 		if *update {
-			os.MkdirAll("testdata", 0o755)
-			os.WriteFile(tc.golden, []byte(out), 0o644)
+			check.Setup(t, os.MkdirAll("testdata", 0o755))
+			check.Setup(t, os.WriteFile(tc.golden, []byte(out), 0o644))
 		}
 		want, err := os.ReadFile(tc.golden)
 		if err != nil {
@@ -113,7 +114,7 @@ func TestBadInputExitCodes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")
-	os.WriteFile(bad, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimt = 5\n"), 0o644)
+	check.Setup(t, os.WriteFile(bad, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimt = 5\n"), 0o644))
 	noDir := filepath.Join(dir, "missing", "rows.csv")
 	for _, tc := range []struct {
 		args []string

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -55,7 +56,7 @@ func TestBashCompletionScript(t *testing.T) {
 	env := scriptEnv(t)
 	script := filepath.Join(t.TempDir(), "ratelab.bash")
 	_, text, _ := ratelab(t, "completion", "bash")
-	os.WriteFile(script, []byte(text), 0o644)
+	check.Setup(t, os.WriteFile(script, []byte(text), 0o644))
 	out := runShell(t, env, bash, "--norc", "--noprofile", "-c", `
 source "$1"
 complete -p ratelab
@@ -96,7 +97,7 @@ func TestFishCompletionScript(t *testing.T) {
 	env := scriptEnv(t)
 	script := filepath.Join(t.TempDir(), "ratelab.fish")
 	_, text, _ := ratelab(t, "completion", "fish")
-	os.WriteFile(script, []byte(text), 0o644)
+	check.Setup(t, os.WriteFile(script, []byte(text), 0o644))
 	if out := runShell(t, env, fish, "--no-config", "-n", script); out != "" {
 		t.Errorf("fish -n: %s", out)
 	}
@@ -124,7 +125,7 @@ func TestZshCompletionScript(t *testing.T) {
 	env := scriptEnv(t)
 	script := filepath.Join(t.TempDir(), "_ratelab")
 	_, text, _ := ratelab(t, "completion", "zsh")
-	os.WriteFile(script, []byte(text), 0o644)
+	check.Setup(t, os.WriteFile(script, []byte(text), 0o644))
 	if out := runShell(t, env, zsh, "-f", "-n", script); out != "" {
 		t.Errorf("zsh -n: %s", out)
 	}

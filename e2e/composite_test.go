@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/internal/check"
 	"ratelab/internal/redistest"
 	"ratelab/present"
 )
@@ -20,8 +21,8 @@ func TestCompositeBadInputExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, lane string) string {
 		path := filepath.Join(dir, name)
-		os.WriteFile(path, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 5\n"+lane+
-			"[[scenario.client]]\nname = \"c\"\npattern = \"constant\"\nrate = 5\n"), 0o644)
+		check.Setup(t, os.WriteFile(path, []byte("[[scenario]]\nname = \"x\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 5\n"+lane+
+			"[[scenario.client]]\nname = \"c\"\npattern = \"constant\"\nrate = 5\n"), 0o644))
 		return path
 	}
 	tooMany := write("shards.toml", "[[scenario.lane]]\nalgorithm = \"token-bucket\"\nshards = 8\n")

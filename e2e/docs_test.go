@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"ratelab/internal/check"
 	"ratelab/scenarios"
 	"ratelab/ui"
 )
@@ -245,7 +246,7 @@ func TestDocsScenarioFileRuns(t *testing.T) {
 	_, rest, _ := strings.Cut(section, "```toml\n")
 	example, _, _ := strings.Cut(rest, "```")
 	path := filepath.Join(t.TempDir(), "my.toml")
-	os.WriteFile(path, []byte(example), 0o644)
+	check.Setup(t, os.WriteFile(path, []byte(example), 0o644))
 	if code, out, errOut := ratelab(t, "run", "--file", path, "--scenario", "my-api"); code != 0 {
 		t.Fatalf("the example of docs/scenarios.md: exit %d\n%s%s", code, out, errOut)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"ratelab/internal/check"
 	"ratelab/internal/printable"
 )
 
@@ -38,9 +39,9 @@ func TestTerminalEscapesNeverReachTheTerminal(t *testing.T) {
 		}
 	}
 	trace := filepath.Join(dir, "log.csv")
-	os.WriteFile(trace, []byte(log.String()), 0o644)
+	check.Setup(t, os.WriteFile(trace, []byte(log.String()), 0o644))
 	conf := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(conf, []byte("events {}\nhttp {\n  limit_req_zone $binary_remote_addr zone=a\u202e:1m rate=5r/s;\n  limit_conn_zone $binary_remote_addr zone=c:1m;\n  server { listen 8080; location /x\x1b[2J\u202eyz { limit_req zone=a\u202e burst=2; limit_conn c\x1b]0;t\x07 5; } }\n}\n"), 0o644)
+	check.Setup(t, os.WriteFile(conf, []byte("events {}\nhttp {\n  limit_req_zone $binary_remote_addr zone=a\u202e:1m rate=5r/s;\n  limit_conn_zone $binary_remote_addr zone=c:1m;\n  server { listen 8080; location /x\x1b[2J\u202eyz { limit_req zone=a\u202e burst=2; limit_conn c\x1b]0;t\x07 5; } }\n}\n"), 0o644))
 
 	check := func(what, out string) {
 		t.Helper()

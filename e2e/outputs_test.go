@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/internal/check"
 	"ratelab/present"
 )
 
@@ -22,8 +23,8 @@ func TestOutputTargets(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "latest.csv")
-	os.WriteFile(target, []byte("yesterday's\n"), 0o644)
-	os.Symlink("rows.csv", link)
+	check.Setup(t, os.WriteFile(target, []byte("yesterday's\n"), 0o644))
+	check.Setup(t, os.Symlink("rows.csv", link))
 	if code, _, errOut := ratelab(t, "run", "--scenario", "bursty-user", "--csv", link); code != 0 {
 		t.Fatalf("--csv through a symlink: exit %d: %s", code, errOut)
 	}
@@ -91,11 +92,11 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "log.csv")
-	os.WriteFile(trace, []byte("time_ms,key\n0,a\n5,b\n"), 0o644)
+	check.Setup(t, os.WriteFile(trace, []byte("time_ms,key\n0,a\n5,b\n"), 0o644))
 	file := filepath.Join(dir, "s.toml")
-	os.WriteFile(file, []byte("[[scenario]]\nname = \"s\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 5\n[[scenario.client]]\nname = \"logs\"\npattern = \"trace\"\nfile = \"log.csv\"\n"), 0o644)
-	os.Symlink("s.toml", filepath.Join(dir, "alias.toml"))
-	os.Symlink("new.csv", filepath.Join(dir, "dangling.csv"))
+	check.Setup(t, os.WriteFile(file, []byte("[[scenario]]\nname = \"s\"\nduration = \"1s\"\n[scenario.policy]\nlimit = 5\n[[scenario.client]]\nname = \"logs\"\npattern = \"trace\"\nfile = \"log.csv\"\n"), 0o644))
+	check.Setup(t, os.Symlink("s.toml", filepath.Join(dir, "alias.toml")))
+	check.Setup(t, os.Symlink("new.csv", filepath.Join(dir, "dangling.csv")))
 	before, _ := os.ReadFile(file)
 	for _, tc := range []struct {
 		args []string
@@ -126,7 +127,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 		t.Errorf("tui --export-dir '': exit %d: %s", code, errOut)
 	}
 	for _, bad := range []string{filepath.Join(dir, "no-such-folder"), filepath.Join(dir, "a-file")} {
-		os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o644)
+		check.Setup(t, os.WriteFile(filepath.Join(dir, "a-file"), nil, 0o644))
 		if code, _, errOut := ratelab(t, "tui", "--export-dir", bad); code != 2 || !strings.Contains(errOut, "is not a folder; create it") {
 			t.Errorf("tui --export-dir %s: exit %d: %s; want exit 2 before the UI opens", bad, code, errOut)
 		}
@@ -170,13 +171,13 @@ func TestOutputFoldersKeepOffInputs(t *testing.T) {
 	for i := range 200 {
 		fmt.Fprintf(&lines, "10.0.0.%d - - [10/Oct/2025:13:55:%02d +0000] \"GET / HTTP/1.1\" 200 5\n", i%7, i%60)
 	}
-	os.WriteFile(log, []byte(lines.String()), 0o644)
+	check.Setup(t, os.WriteFile(log, []byte(lines.String()), 0o644))
 	conf := filepath.Join(report, "conf", "nginx.conf")
-	os.MkdirAll(filepath.Dir(conf), 0o755)
-	os.WriteFile(conf, []byte("events {}\nhttp {\n  include zones.conf;\n  server { listen 8080; location / { limit_req zone=a burst=2; } }\n}\n"), 0o644)
-	os.WriteFile(filepath.Join(report, "conf", "zones.conf"), []byte("limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n"), 0o644)
+	check.Setup(t, os.MkdirAll(filepath.Dir(conf), 0o755))
+	check.Setup(t, os.WriteFile(conf, []byte("events {}\nhttp {\n  include zones.conf;\n  server { listen 8080; location / { limit_req zone=a burst=2; } }\n}\n"), 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(report, "conf", "zones.conf"), []byte("limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n"), 0o644))
 	link := filepath.Join(dir, "elsewhere")
-	os.Symlink("R", link)
+	check.Setup(t, os.Symlink("R", link))
 	before := map[string]string{mine: mustRead(t, mine), log: mustRead(t, log)}
 	for _, tc := range []struct {
 		args []string
@@ -254,7 +255,7 @@ func TestScenariosWriteCompanionsOnlyBesideAFileWritten(t *testing.T) {
 
 	bin := builtRatelab(t)
 	full := filepath.Join(dir, "full")
-	os.Mkdir(full, 0o755)
+	check.Setup(t, os.Mkdir(full, 0o755))
 	// 16 KiB: the scenario file fits, its log does not
 	out, _ := onSmallDisk(t, full, 16, fmt.Sprintf("%s scenarios --write %s/s.toml log-stamped; echo \"exit $?\"; ls -A %s", bin, full, full))
 	if !strings.Contains(out, "no space left on device") {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		check.Setup(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"ratelab/internal/check"
 	"regexp"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func TestReportRendersInChromium(t *testing.T) {
 			checkScreenshot(t, shot, 1280, 2400)
 			if keep := os.Getenv("RATELAB_SCREENSHOTS"); keep != "" {
 				b, _ := os.ReadFile(shot)
-				os.WriteFile(filepath.Join(keep, tc.scenario+".png"), b, 0o644)
+				check.Setup(t, os.WriteFile(filepath.Join(keep, tc.scenario+".png"), b, 0o644))
 			}
 
 			dom := string(browse(t, bin, page, "--dump-dom"))

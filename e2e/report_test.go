@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestReadmeChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		os.WriteFile(filepath.Join("..", readmeChart), made, 0o644)
+		check.Setup(t, os.WriteFile(filepath.Join("..", readmeChart), made, 0o644))
 	}
 	committed, err := os.ReadFile(filepath.Join("..", readmeChart))
 	if err != nil {
@@ -57,10 +58,10 @@ func TestPlotAndReportFolders(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
 	other := filepath.Join(base, "other")
-	os.Mkdir(other, 0o755)
-	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	check.Setup(t, os.Mkdir(other, 0o755))
+	check.Setup(t, os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644))
 	file := filepath.Join(base, "file")
-	os.WriteFile(file, []byte("x"), 0o644)
+	check.Setup(t, os.WriteFile(file, []byte("x"), 0o644))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -98,7 +99,7 @@ func TestPlotAndReportFolders(t *testing.T) {
 		}
 		if i == 0 {
 			first = page
-			os.WriteFile(filepath.Join(out, "stale.txt"), nil, 0o644)
+			check.Setup(t, os.WriteFile(filepath.Join(out, "stale.txt"), nil, 0o644))
 		} else if !bytes.Equal(page, first) {
 			t.Error("the same report twice gave two different pages")
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/internal/check"
 	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
@@ -86,7 +87,7 @@ func TestLessonsClaimsAndVerdicts(t *testing.T) {
 	}
 	const golden = "testdata/verdicts.golden"
 	if *update {
-		os.WriteFile(golden, []byte(b.String()), 0o644)
+		check.Setup(t, os.WriteFile(golden, []byte(b.String()), 0o644))
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -75,7 +76,7 @@ func TestReadLimitedStopsAtTheLimit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	main := filepath.Join(dir, "nginx.conf")
-	os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644)
+	check.Setup(t, os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644))
 	if _, err := ReadFile(main, Options{Product: Nginx}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Errorf("an include of /dev/zero: %v, want nginx.conf:3 … larger than 16 MiB", err)
 	}

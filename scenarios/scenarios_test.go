@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"ratelab/algorithms"
+	"ratelab/internal/check"
 	"strconv"
 	"strings"
 	"testing"
@@ -297,15 +298,15 @@ func TestTraceKeysAreInterned(t *testing.T) {
 
 func TestFileSourceOpensBesideTheFile(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(dir+"/s.toml", []byte(strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1)+"file = \"sub/t.csv\"\n"), 0o644)
-	os.Mkdir(dir+"/sub", 0o755)
-	os.WriteFile(dir+"/sub/t.csv", []byte("time_ms,key\n0,a\n"), 0o644)
+	check.Setup(t, os.WriteFile(dir+"/s.toml", []byte(strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1)+"file = \"sub/t.csv\"\n"), 0o644))
+	check.Setup(t, os.Mkdir(dir+"/sub", 0o755))
+	check.Setup(t, os.WriteFile(dir+"/sub/t.csv", []byte("time_ms,key\n0,a\n"), 0o644))
 	_, err := Load(dir + "/s.toml")
 	if err == nil || !strings.Contains(err.Error(), `rate does not apply to pattern "trace"`) {
 		t.Fatalf("Load: %v; want the rate on a trace client reported", err)
 	}
 	doc, _ := os.ReadFile(dir + "/s.toml")
-	os.WriteFile(dir+"/s.toml", []byte(strings.Replace(string(doc), "rate = 5\n", "", 1)), 0o644)
+	check.Setup(t, os.WriteFile(dir+"/s.toml", []byte(strings.Replace(string(doc), "rate = 5\n", "", 1)), 0o644))
 	c, err := Load(dir + "/s.toml")
 	if err != nil {
 		t.Fatalf("Load: %v", err)

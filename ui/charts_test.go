@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 	"time"
@@ -45,16 +46,16 @@ func TestExportsKeepOffTheRunsInputs(t *testing.T) {
 	seekTo(m, 100*time.Millisecond)
 	charts := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-charts")
 	input := filepath.Join(charts, "mine.toml")
-	os.MkdirAll(charts, 0o755)
-	os.WriteFile(input, []byte("kept"), 0o644)
-	os.WriteFile(filepath.Join(charts, ".ratelab"), nil, 0o644) // a folder ratelab would replace
+	check.Setup(t, os.MkdirAll(charts, 0o755))
+	check.Setup(t, os.WriteFile(input, []byte("kept"), 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(charts, ".ratelab"), nil, 0o644)) // a folder ratelab would replace
 	m.runner.cfg.Files = []string{input}
 	m.Update(press(m, "P")())
 	if !m.statusBad || !strings.Contains(m.status, "holds a file of scenario \"boundary-burst\", "+input) {
 		t.Errorf("charts over the folder holding an input: status %q", m.status)
 	}
 	requests := filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-requests.csv")
-	os.WriteFile(requests, []byte("kept"), 0o644)
+	check.Setup(t, os.WriteFile(requests, []byte("kept"), 0o644))
 	m.runner.cfg.Files = []string{requests}
 	m.Update(press(m, "e")())
 	if !m.statusBad || !strings.Contains(m.status, "is a file of scenario \"boundary-burst\", which this run reads") {

@@ -3,6 +3,7 @@ package atomicdir
 import (
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
@@ -87,12 +88,12 @@ func TestCommitAbortAndReplace(t *testing.T) {
 func TestRefused(t *testing.T) {
 	base := t.TempDir()
 	mine := filepath.Join(base, "mine")
-	os.Mkdir(mine, 0o755)
+	check.Setup(t, os.Mkdir(mine, 0o755))
 	write(t, filepath.Join(mine, "thesis.tex"), "precious")
 	file := filepath.Join(base, "file")
 	write(t, file, "x")
 	empty := filepath.Join(base, "empty")
-	os.Mkdir(empty, 0o755)
+	check.Setup(t, os.Mkdir(empty, 0o755))
 	for _, tc := range []struct{ path, want string }{
 		{mine, "is not empty and ratelab did not write it (it has no .ratelab file)"},
 		{file, "is not a folder"},
@@ -120,7 +121,7 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Mkdir(other, 0o755)
+	check.Setup(t, os.Mkdir(other, 0o755))
 	write(t, filepath.Join(other, "theirs"), "x")
 	if err := d.Commit(); err == nil {
 		t.Error("Commit replaced a folder someone else filled meanwhile")

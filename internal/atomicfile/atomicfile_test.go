@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,8 +51,8 @@ func TestCommitAndAbort(t *testing.T) {
 func TestSymlinksAreFollowed(t *testing.T) {
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "real.csv"), filepath.Join(dir, "link.csv")
-	os.WriteFile(target, []byte("old\n"), 0o600)
-	os.Symlink("real.csv", link) // relative, as people write them
+	check.Setup(t, os.WriteFile(target, []byte("old\n"), 0o600))
+	check.Setup(t, os.Symlink("real.csv", link)) // relative, as people write them
 	write(t, link, "new\n")
 	if info, _ := os.Lstat(link); info.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the symlink was replaced by a %v", info.Mode())
@@ -64,8 +65,8 @@ func TestSymlinksAreFollowed(t *testing.T) {
 	}
 
 	dangling := filepath.Join(dir, "to-be.csv")
-	os.Symlink(filepath.Join(dir, "sub", "later.csv"), dangling)
-	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	check.Setup(t, os.Symlink(filepath.Join(dir, "sub", "later.csv"), dangling))
+	check.Setup(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	write(t, dangling, "created\n")
 	if info, _ := os.Lstat(dangling); info.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the dangling symlink was replaced by a %v", info.Mode())

@@ -3,16 +3,17 @@ package outpath
 import (
 	"os"
 	"path/filepath"
+	"ratelab/internal/check"
 	"strings"
 	"testing"
 )
 
 func TestInside(t *testing.T) {
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, "R", "sub"), 0o755)
-	os.WriteFile(filepath.Join(dir, "R", "sub", "in.toml"), nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "Rx.toml"), nil, 0o644)
-	os.Symlink("R", filepath.Join(dir, "link"))
+	check.Setup(t, os.MkdirAll(filepath.Join(dir, "R", "sub"), 0o755))
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "R", "sub", "in.toml"), nil, 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "Rx.toml"), nil, 0o644))
+	check.Setup(t, os.Symlink("R", filepath.Join(dir, "link")))
 	t.Chdir(dir)
 	for _, tc := range []struct {
 		folder, path string
@@ -38,8 +39,8 @@ func TestInside(t *testing.T) {
 func TestDistinct(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	os.MkdirAll("R", 0o755)
-	os.WriteFile("R/in.toml", nil, 0o644)
+	check.Setup(t, os.MkdirAll("R", 0o755))
+	check.Setup(t, os.WriteFile("R/in.toml", nil, 0o644))
 	for _, tc := range []struct {
 		paths []Path
 		want  string // "" for none
