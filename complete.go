@@ -281,9 +281,10 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 }
 
 // completionBudget is how long completing one word may spend reading the files
-// the line names (a scenario file, the traces and configurations it reads): a
+// a --file names (a scenario file, the traces and configurations it reads): a
 // shell's tab must not hang on a FIFO, a slow disk or a long log, so past it
-// what those files would offer is not offered.
+// what those files would offer is not offered. The embedded catalogue, which
+// cannot block, is read without it.
 const completionBudget = 2 * time.Second
 
 // within runs f and returns what it returns, or false when it has not returned
@@ -313,18 +314,20 @@ func (l commandLine) catalogue() *scenarios.Catalogue {
 			file = filepath.Join(home, rest)
 		}
 	}
-	if file != "" {
-		if info, err := os.Stat(file); err != nil || !info.Mode().IsRegular() {
-			return nil
-		}
-	}
-	c, _ := within(completionBudget, func() *scenarios.Catalogue {
+	load := func() *scenarios.Catalogue {
 		c, err := loadCatalogue(file)
 		if err != nil {
 			return nil
 		}
 		return c
-	})
+	}
+	if file == "" {
+		return load()
+	}
+	if info, err := os.Stat(file); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	c, _ := within(completionBudget, load)
 	return c
 }
 
@@ -339,11 +342,18 @@ func (l commandLine) laneNames() []candidate {
 		}
 	}
 	if c := l.catalogue(); c != nil && l.values["scenario"] != "" {
-		// compiled within the budget: it reads the scenario's traces
-		if cfg, ok := within(completionBudget, func() *sim.Config {
+		compile := func() *sim.Config {
 			cfg, _ := c.Compile(l.values["scenario"], scenarios.Overrides{})
 			return cfg
-		}); ok && cfg != nil {
+		}
+		var cfg *sim.Config
+		ok := true
+		if l.values["file"] != "" { // a user's file: it reads the scenario's traces, within the budget
+			cfg, ok = within(completionBudget, compile)
+		} else {
+			cfg = compile()
+		}
+		if ok && cfg != nil {
 			for _, lane := range cfg.Lanes {
 				add(string(lane.Algorithm), "algorithm")
 			}
