@@ -179,20 +179,29 @@ func TestLanesWaitForASlowSink(t *testing.T) {
 		return nil
 	})
 	go func() {
-		// let the lanes run as far as they can while the sink is stuck
-		var last int64 = -1
-		for {
-			time.Sleep(20 * time.Millisecond)
-			var n int64
-			for _, s := range r.streams {
-				n += s.sent.Load()
+		// let the lanes run as far as they can while the sink is stuck: until
+		// every lane waits on its full stream (or, a broken stream that never
+		// fills, a minute: -1)
+		for start := time.Now(); ; {
+			if time.Since(start) > time.Minute {
+				decidedWhileStuck <- -1
+				close(release)
+				return
 			}
-			if n == last {
+			time.Sleep(time.Millisecond)
+			full := true
+			for _, s := range r.streams {
+				full = full && s.waiting.Load()
+			}
+			if full {
+				var n int64
+				for _, s := range r.streams {
+					n += s.sent.Load()
+				}
 				decidedWhileStuck <- n
 				close(release)
 				return
 			}
-			last = n
 		}
 	}()
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
@@ -200,7 +209,9 @@ func TestLanesWaitForASlowSink(t *testing.T) {
 	}
 	stuck := <-decidedWhileStuck
 	most := int64(len(cfg.Lanes) * (streamDepth + 3) * rowBatch)
-	if stuck > most {
+	if stuck < 0 {
+		t.Errorf("the lanes never waited on a full stream while the sink was stuck")
+	} else if stuck > most {
 		t.Errorf("while the sink was stuck the lanes sent %d rows; their streams hold at most %d", stuck, most)
 	}
 	if got := r.Metrics()[0].Attempts; got != 1_000_000 {

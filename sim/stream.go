@@ -46,6 +46,9 @@ type rowStream struct {
 	out   chan []Row   // full batches; nil ends an advance
 	free  chan []Row   // batches the merge is done with, to fill again
 	sent  atomic.Int64 // rows handed to the merge so far (a test watches it)
+	// waiting says the lane waits on its stream, full: streamDepth batches not
+	// yet merged, or none free to fill (a test watches it)
+	waiting atomic.Bool
 	// hold, set before the lane ends an advance, is the time of the first row it
 	// still holds (never: none); its later rows are at or after it.
 	hold time.Duration
@@ -82,9 +85,21 @@ func (s *rowStream) add(row *Row) {
 // send hands the batch to the merge (waiting while streamDepth batches wait) and
 // starts filling a free one (waiting for the merge to give one back).
 func (s *rowStream) send() {
-	s.out <- s.batch
+	select {
+	case s.out <- s.batch:
+	default:
+		s.waiting.Store(true)
+		s.out <- s.batch
+		s.waiting.Store(false)
+	}
 	s.sent.Add(int64(len(s.batch)))
-	s.batch = <-s.free
+	select {
+	case s.batch = <-s.free:
+	default:
+		s.waiting.Store(true)
+		s.batch = <-s.free
+		s.waiting.Store(false)
+	}
 }
 
 // end sends what is left and says the lane has no more rows for this advance.

@@ -138,15 +138,20 @@ func TestStoppedRedisNeverDelaysAKey(t *testing.T) {
 			t.Fatal("the frame finished while Redis was stopped: nothing was blocked")
 		default:
 		}
-		start := time.Now()
-		m.Update(keyPress(k))
-		if took := time.Since(start); took > 100*time.Millisecond {
-			t.Errorf("key %s answered in %v with Redis stopped, want within 100 ms", k, took)
-		}
-		start = time.Now()
-		s := ansi.Strip(m.View().Content)
-		if took := time.Since(start); took > time.Second {
-			t.Errorf("after key %s the screen took %v to draw with Redis stopped", k, took)
+		// the key is answered and the screen drawn while Redis stays stopped:
+		// an Update or a View that waited on Redis would wait until it resumes,
+		// after this loop (10 s is a bound no busy machine reaches otherwise)
+		var s string
+		answered := make(chan struct{})
+		go func() {
+			m.Update(keyPress(k))
+			s = ansi.Strip(m.View().Content)
+			close(answered)
+		}()
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("key %s: no answer in 10 s with Redis stopped: the UI waits on Redis", k)
 		}
 		if k == "space" && !strings.Contains(s, "❚❚ paused") {
 			t.Errorf("space with Redis stopped: the screen does not say paused:\n%s", s)
