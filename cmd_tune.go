@@ -246,7 +246,8 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 // cannot hold over a period swept ((limit + cost) × period in µs below 2^53,
 // algorithms.Policy.Validate; a request costs at least 1), naming the flag and
 // the most it may be. The periods are those given, else tune's default ones
-// (a day's, swept for a long log, is checked when the log is read).
+// (a day's, swept for a long log, is not: the grid leaves out its policies
+// past the bound, and the report says so; see tune.Grid.LeftOut).
 func exactRanges(to tune.Options) error {
 	periods := to.Periods
 	if len(periods) == 0 {
