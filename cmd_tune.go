@@ -206,8 +206,8 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 			return to, usagef("--periods: %v", err)
 		}
 	}
-	if o.points < 1 || o.points > 64 {
-		return to, usagef("--points must be from 1 to 64 (got %d)", o.points)
+	if o.points < 1 || o.points > tune.MaxPoints {
+		return to, usagef("--points must be from 1 to %d (got %d)", tune.MaxPoints, o.points)
 	}
 	if o.rate != "" {
 		rate, err := tune.ParseRange(o.rate)
@@ -478,6 +478,9 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var parts []*tune.Partial
 	for _, name := range files {
+		if info, err := os.Stat(name); err == nil && info.IsDir() {
+			return usagef("tune merge: %s is a directory; give the partial files in it (those tune --partition K/N --partial FILE wrote)", name)
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return usageError{err}
@@ -494,6 +497,15 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 			return usagef("tune merge: %s is a sweep for --target %q and %s for %q; merge the partials of one sweep", files[0], parts[0].Target, files[i+1], p.Target)
 		}
 	}
+	if parts[0].Target != "" {
+		tgt, err := targetFor(parts[0].Target)
+		if err != nil {
+			return usagef("tune merge: %s: a damaged partial sweep: Target %q is no product tune writes for; run its tune --partition again", files[0], parts[0].Target)
+		}
+		if err := tgt.swept(parts[0]); err != nil {
+			return usagef("tune merge: %s: a damaged partial sweep: %v; run its tune --partition again", files[0], err)
+		}
+	}
 	rep, err := tune.Merge(parts, files)
 	if err != nil {
 		return usagef("tune merge: %v", err)
@@ -506,10 +518,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if parts[0].Target != "" {
-		tgt, err := targetFor(parts[0].Target)
-		if err != nil {
-			return usagef("tune merge: %s: %v", files[0], err)
-		}
+		tgt, _ := targetFor(parts[0].Target)
 		_, err = fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, parts[0].TraceKey))
 		return err
 	}

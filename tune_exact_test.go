@@ -115,3 +115,62 @@ func mustReadFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// tune merge refuses a damaged partial with exit 2 and one line naming the
+// file and the field, where it panicked: one digit changed (index out of
+// range) and a partition count no sweep makes (makeslice: len out of range),
+// the issue's two; and a partial of nginx's sweep that says it is Kong's,
+// whose snippet would be written from a policy Kong cannot hold. The same
+// partials undamaged merge.
+func TestTuneMergeDamagedPartials(t *testing.T) {
+	dir := t.TempDir()
+	log := "traces/access-log.csv"
+	part := func(name, k string, more ...string) string {
+		path := filepath.Join(dir, name)
+		args := append([]string{"tune", "--trace", log, "--points", "3", "--partition", k, "--partial", path}, more...)
+		if code, _, errOut := ratelab(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return path
+	}
+	p0, p1, whole := part("p0.json", "0/2"), part("p1.json", "1/2"), part("whole.json", "0/1", "--target", "nginx")
+	if code, _, errOut := ratelab("tune", "merge", p0, p1); code != 0 {
+		t.Fatalf("undamaged: exit %d: %s", code, errOut)
+	}
+	if code, out, errOut := ratelab("tune", "merge", whole); code != 0 || !strings.Contains(out, "as nginx writes it") {
+		t.Fatalf("undamaged, for nginx: exit %d: %s", code, errOut)
+	}
+	damage := func(from, name string, change func(string) string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(change(mustReadFile(t, from))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	digit := func(s string) string { // the heaviest key's index, one digit changed
+		i := strings.Index(s, `"Heaviest":`) + len(`"Heaviest":`)
+		return s[:i] + "9" + s[i+1:]
+	}
+	for _, tc := range []struct {
+		files []string
+		field string
+	}{
+		{[]string{damage(whole, "digit.json", digit)}, "Classes.Heaviest"},
+		{[]string{damage(p0, "n0.json", func(s string) string { return strings.Replace(s, `"N":2}`, `"N":1000000000000000}`, 1) }),
+			damage(p1, "n1.json", func(s string) string { return strings.Replace(s, `"N":2}`, `"N":1000000000000000}`, 1) })}, "partition.N"},
+		{[]string{damage(whole, "kong.json", func(s string) string { return strings.Replace(s, `"Target":"nginx"`, `"Target":"kong"`, 1) })}, "Grids[0].Algorithms"},
+	} {
+		code, out, errOut := ratelab(append([]string{"tune", "merge"}, tc.files...)...)
+		want := "ratelab: "
+		if tc.field == "Grids[0].Algorithms" {
+			want += "tune merge: "
+		}
+		want += tc.files[0] + ": a damaged partial sweep: " + tc.field + " "
+		if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("tune merge %s: exit %d, %q; want exit 2 and one line %q…", filepath.Base(tc.files[0]), code, errOut, want)
+		}
+	}
+	if code, _, errOut := ratelab("tune", "merge", dir); code != 2 || !strings.Contains(errOut, dir+" is a directory; give the partial files in it") {
+		t.Errorf("tune merge DIR: exit %d, %q", code, errOut)
+	}
+}

@@ -282,6 +282,10 @@ func (g Grid) policies(maxCost int64) (in, out []Policy) {
 // the comparison.
 var DefaultAlgorithms = algorithms.Tuned()
 
+// MaxPoints is the most rates and bursts a grid takes across its ranges
+// (ratelab tune's --points).
+const MaxPoints = 64
+
 // DefaultPoints is how many rates and bursts a grid takes across its ranges
 // unless told otherwise (ratelab tune's --points), and what ratelab tui --trace
 // sweeps, so that both recommend the same policy.
