@@ -112,11 +112,14 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 
 // load reads the trace into memory (streaming it when it needs more than budget
 // bytes); any problem with the file is a usage error, reported before anything
-// is written.
+// is written, and one spilling it to disk (a full disk) a failure at run time.
 func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
 	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
 	var unknown *traces.UnknownFormatError
+	var spill *tune.SpillError
 	switch {
+	case errors.As(err, &spill):
+		return nil, err
 	case errors.As(err, &unknown) && o.noFormat:
 		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
 	case errors.As(err, &unknown):
@@ -125,6 +128,17 @@ func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace
 		return nil, usageError{err}
 	}
 	return t, nil
+}
+
+// sweepError is how a command reports a sweep that failed: a failure at run
+// time when the requests spilled to disk could not be read back, else a usage
+// error (the flags or the trace ask for what cannot be swept).
+func sweepError(err error) error {
+	var spill *tune.SpillError
+	if errors.As(err, &spill) {
+		return err
+	}
+	return usageError{err}
 }
 
 // tuneCommand is the ratelab tune command line that reads the trace as these
@@ -375,7 +389,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
 	if err != nil {
-		return usageError{err}
+		return sweepError(err)
 	}
 	if csvOut != nil {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
@@ -423,7 +437,7 @@ func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tun
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
 	if err != nil {
-		return usageError{err}
+		return sweepError(err)
 	}
 	if err := p.Write(out.w); err != nil {
 		return err

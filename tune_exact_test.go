@@ -174,3 +174,34 @@ func TestTuneMergeDamagedPartials(t *testing.T) {
 		t.Errorf("tune merge DIR: exit %d, %q", code, errOut)
 	}
 }
+
+// bigCSV writes a log of n requests from a few keys, a millisecond apart, as
+// ratelab's CSV: past --memory 1 (65,536 requests) when n is larger.
+func bigCSV(t *testing.T, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("time_ms,key\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,k%d\n", i, i%7)
+	}
+	path := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A trace that cannot be spilled to disk — here TMPDIR is a folder that does
+// not exist; a full disk is the other case (e2e's TestTuneSpillFillsTheDisk)
+// — is a failure at run time, exit 1, saying where and what to do; it was a
+// usage error, exit 2. The flag, the trace and the command are not at fault.
+func TestTuneSpillFailureIsARunTimeFailure(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	t.Setenv("TMPDIR", missing)
+	log := bigCSV(t, 70_000)
+	code, out, errOut := ratelab("tune", "--trace", log, "--memory", "1")
+	want := "ratelab: the trace does not fit in memory, and making a folder to spill it to disk in " + missing + " failed: no such file or directory; set TMPDIR to a folder that exists\n"
+	if code != 1 || errOut != want || out != "" {
+		t.Errorf("exit %d, %q; want exit 1 and %q", code, errOut, want)
+	}
+}
