@@ -248,8 +248,12 @@ func (r *Report) LeftOut() string {
 		if m := mostExact(p.Period, cost); m > 0 {
 			most = fmt.Sprintf("at most %d %s", m, perWord(p.Period))
 		}
-		out = append(out, fmt.Sprintf("%s of the grid (%s first) %s not swept: ratelab's arithmetic is exact only while the limit or burst, plus a request's cost, times the period in µs stays below 2^53 (Redis's Lua numbers are doubles): %s; the recommendation is among the rest.",
-			plural(int64(len(large)), "policy", "policies"), p, was(large), most))
+		rest := ""
+		if r.Best >= 0 {
+			rest = "; the recommendation is among the rest"
+		}
+		out = append(out, fmt.Sprintf("%s of the grid (%s first) %s not swept: ratelab's arithmetic is exact only while the limit or burst, plus a request's cost, times the period in µs stays below 2^53 (Redis's Lua numbers are doubles): %s%s.",
+			plural(int64(len(large)), "policy", "policies"), p, was(large), most, rest))
 	}
 	if len(long) > 0 {
 		out = append(out, fmt.Sprintf("%s of the grid (%s first) %s not swept: exact arithmetic cannot replay %s over the log's %s; a rate that shares more factors with its period (a round number) can.",

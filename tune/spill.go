@@ -43,6 +43,9 @@ type SpillError struct{ Err error }
 func (e *SpillError) Error() string { return e.Err.Error() }
 func (e *SpillError) Unwrap() error { return e.Err }
 
+// readingBack is what a sweep does with a spill.
+const readingBack = "reading back what was spilled"
+
 // spillFailed is the SpillError for doing what on the spill in folder dir.
 func spillFailed(dir, what string, err error) error {
 	var pe *fs.PathError
@@ -51,6 +54,8 @@ func spillFailed(dir, what string, err error) error {
 	}
 	fix := "free space there, or set TMPDIR to a folder with room"
 	switch {
+	case what == readingBack:
+		fix = "run it again, or set TMPDIR to another folder"
 	case errors.Is(err, fs.ErrNotExist):
 		fix = "set TMPDIR to a folder that exists"
 	case errors.Is(err, fs.ErrPermission):
@@ -181,7 +186,7 @@ func (s *spill) load(from, to int, n int64) ([][]Request, error) {
 		r := bufio.NewReaderSize(io.NewSectionReader(s.files[b], 0, s.n[b]*requestBytes), 256<<10)
 		for range s.n[b] {
 			if _, err := io.ReadFull(r, buf[:]); err != nil {
-				return nil, spillFailed(filepath.Dir(s.dir), "reading back what was spilled", err)
+				return nil, spillFailed(filepath.Dir(s.dir), readingBack, err)
 			}
 			reqs = append(reqs, Request{At: int64(binary.LittleEndian.Uint64(buf[0:])), Key: binary.LittleEndian.Uint32(buf[8:]), Cost: binary.LittleEndian.Uint32(buf[12:])})
 		}

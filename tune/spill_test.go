@@ -73,7 +73,7 @@ func TestSpillErrors(t *testing.T) {
 		f.Close()
 	}
 	_, err = Run(context.Background(), tr, Options{Points: 2, Goal: DefaultGoal, Periods: []time.Duration{time.Second}})
-	spillError("reads that fail", err, dir, room)
+	spillError("reads that fail", err, dir, "run it again, or set TMPDIR to another folder")
 	tr.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the spill left %v", entries)
