@@ -47,7 +47,7 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: tune.DefaultGoal, Progress: bar.update})
 	bar.done()
 	if err != nil {
-		return nil, "", nil, usageError{err}
+		return nil, "", nil, sweepError(err)
 	}
 	doc := traceScenario(o, to, rep, rep.Lanes(6), conf)
 	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) },

@@ -113,11 +113,14 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 
 // load reads the trace into memory (streaming it when it needs more than budget
 // bytes); any problem with the file is a usage error, reported before anything
-// is written.
+// is written, and one spilling it to disk (a full disk) a failure at run time.
 func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
 	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
 	var unknown *traces.UnknownFormatError
+	var spill *tune.SpillError
 	switch {
+	case errors.As(err, &spill):
+		return nil, err
 	case errors.As(err, &unknown) && o.noFormat:
 		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
 	case errors.As(err, &unknown):
@@ -126,6 +129,17 @@ func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace
 		return nil, usageError{err}
 	}
 	return t, nil
+}
+
+// sweepError is how a command reports a sweep that failed: a failure at run
+// time when the requests spilled to disk could not be read back, else a usage
+// error (the flags or the trace ask for what cannot be swept).
+func sweepError(err error) error {
+	var spill *tune.SpillError
+	if errors.As(err, &spill) {
+		return err
+	}
+	return usageError{err}
 }
 
 // tuneCommand is the ratelab tune command line that reads the trace as these
@@ -207,8 +221,8 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 			return to, usagef("--periods: %v", err)
 		}
 	}
-	if o.points < 1 || o.points > 64 {
-		return to, usagef("--points must be from 1 to 64 (got %d)", o.points)
+	if o.points < 1 || o.points > tune.MaxPoints {
+		return to, usagef("--points must be from 1 to %d (got %d)", tune.MaxPoints, o.points)
 	}
 	if o.rate != "" {
 		rate, err := tune.ParseRange(o.rate)
@@ -247,7 +261,8 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 // cannot hold over a period swept ((limit + cost) × period in µs below 2^53,
 // algorithms.Policy.Validate; a request costs at least 1), naming the flag and
 // the most it may be. The periods are those given, else tune's default ones
-// (a day's, swept for a long log, is checked when the log is read).
+// (a day's, swept for a long log, is not: the grid leaves out its policies
+// past the bound, and the report says so; see tune.Grid.LeftOut).
 func exactRanges(to tune.Options) error {
 	periods := to.Periods
 	if len(periods) == 0 {
@@ -370,7 +385,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
 	if err != nil {
-		return usageError{err}
+		return sweepError(err)
 	}
 	if csvOut != nil {
 		if err := rep.WriteCSV(csvOut.w); err != nil {
@@ -418,7 +433,7 @@ func (o *tuneOptions) writePartial(ctx context.Context, t *tune.Trace, sweep tun
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
 	if err != nil {
-		return usageError{err}
+		return sweepError(err)
 	}
 	if err := p.Write(out.w); err != nil {
 		return err
@@ -468,6 +483,9 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var parts []*tune.Partial
 	for _, name := range files {
+		if info, err := os.Stat(name); err == nil && info.IsDir() {
+			return usagef("tune merge: %s is a directory; give the partial files in it (those tune --partition K/N --partial FILE wrote)", name)
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return usageError{err}
@@ -484,6 +502,15 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 			return usagef("tune merge: %s is a sweep for --target %q and %s for %q; merge the partials of one sweep", files[0], parts[0].Target, files[i+1], p.Target)
 		}
 	}
+	if parts[0].Target != "" {
+		tgt, err := targetFor(parts[0].Target)
+		if err != nil {
+			return usagef("tune merge: %s: a damaged partial sweep: Target %q is no product tune writes for; run its tune --partition again", files[0], parts[0].Target)
+		}
+		if err := tgt.swept(parts[0]); err != nil {
+			return usagef("tune merge: %s: a damaged partial sweep: %v; run its tune --partition again", files[0], err)
+		}
+	}
 	rep, err := tune.Merge(parts, files)
 	if err != nil {
 		return usagef("tune merge: %v", err)
@@ -496,10 +523,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if parts[0].Target != "" {
-		tgt, err := targetFor(parts[0].Target)
-		if err != nil {
-			return usagef("tune merge: %s: %v", files[0], err)
-		}
+		tgt, _ := targetFor(parts[0].Target)
 		_, err = fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, parts[0].TraceKey))
 		return err
 	}

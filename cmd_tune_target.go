@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 	"ratelab/present/format"
 	"ratelab/products"
 	"ratelab/tune"
@@ -176,6 +177,28 @@ func (t target) sweep(to *tune.Options, periodFlag string) error {
 	return nil
 }
 
+// swept checks that a partial sweep for t (tune merge reads it from a file)
+// swept what t sweeps: its lane with its knobs, over periods it writes, rates
+// and bursts its fields hold; the snippet is written from that alone.
+func (t target) swept(p *tune.Partial) error {
+	for i, g := range p.Grids {
+		f := fmt.Sprintf("Grids[%d]", i)
+		switch {
+		case !slices.Equal(g.Algorithms, []algorithms.Name{t.lane}):
+			return fmt.Errorf("%s.Algorithms is %v, but --target %s sweeps %s alone", f, g.Algorithms, t.product, t.lane)
+		case !slices.Equal(g.Variants, t.variants):
+			return fmt.Errorf("%s.Variants are not the knobs --target %s sweeps", f, t.product)
+		case !t.period(g.Period):
+			return fmt.Errorf("%s.Period is %s: %s cannot write a limit per %s", f, g.Period, t.product, g.Period)
+		case g.Rates[len(g.Rates)-1] > t.maxLimit:
+			return fmt.Errorf("%s.Rates go up to %d: %s holds a limit of at most %d", f, g.Rates[len(g.Rates)-1], t.product, t.maxLimit)
+		case t.maxBurst > 0 && g.Bursts[len(g.Bursts)-1] > t.maxBurst:
+			return fmt.Errorf("%s.Bursts go up to %d: %s holds a burst of at most %d", f, g.Bursts[len(g.Bursts)-1], t.product, t.maxBurst)
+		}
+	}
+	return nil
+}
+
 // countsRequests says the product counts requests, not their cost (nginx,
 // HAProxy, Kong…: algorithms.Info.CountsRequests), so its sweep reads no cost.
 func (t target) countsRequests() bool {
@@ -220,7 +243,7 @@ func targetSnippet(t target, rep *tune.Report, traceKey string) string {
 			traceKey, traceKey, n, rep.Trace.Count, p)
 	}
 	fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests: the ordinary keys' %s, the median key's %s, the heavy hitters' %s; the heaviest key gets %s of the %s it sent.",
-		rep.Trace.Name, tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
+		printable.String(rep.Trace.Name), tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
 		tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
 	if res.Delayed > 0 {
 		fmt.Fprintf(&b, " It delays %s of them (the ordinary keys' %s, the heavy hitters' %s), by %s at the median and %s at the 99th percentile: %s holds each until its turn.",

@@ -11,6 +11,7 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/internal/atomicfile"
+	"ratelab/tune"
 )
 
 // cleanupGrace is how long a command has, after a signal, to stop and clean up
@@ -50,6 +51,15 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
+// removeTemporary removes what the command wrote that is not yet in place: its
+// outputs' temporary files and folders, and a trace spilled to disk (tune, run
+// and tui --trace), for a process about to exit on a signal.
+func removeTemporary() {
+	atomicfile.RemoveTemporary()
+	atomicdir.RemoveTemporary()
+	tune.RemoveTemporary()
+}
+
 // interrupts returns a context that SIGINT, SIGTERM or SIGHUP cancels, with an
 // interrupted as its cause, so that a command stops, removes its Redis keys and
 // temporary files, and returns; stop releases the signals. Call it first thing,
@@ -71,8 +81,7 @@ func interrupts() (context.Context, func()) {
 			return
 		}
 		if !working.Load() {
-			atomicfile.RemoveTemporary()
-			atomicdir.RemoveTemporary()
+			removeTemporary()
 			fmt.Fprintf(os.Stderr, "ratelab: %v while reading the input; nothing was written\n", interrupted{sig})
 			os.Exit(1)
 		}
@@ -83,8 +92,7 @@ func interrupts() (context.Context, func()) {
 		case <-sigs:
 		case <-time.After(cleanupGrace):
 		}
-		atomicfile.RemoveTemporary()
-		atomicdir.RemoveTemporary()
+		removeTemporary()
 		fmt.Fprintf(os.Stderr, "ratelab: %v; stopped without finishing the clean-up (temporary files removed; Redis keys, if any, expire within 24 hours)\n", interrupted{sig})
 		os.Exit(1)
 	}()

@@ -77,3 +77,24 @@ func TestTraceRefusalNamesTheTrace(t *testing.T) {
 		t.Errorf("the same with --cost-field none: exit %d, %.300q; want it run", code, errOut)
 	}
 }
+
+// A trace that is a directory is said to be one, with what to give instead,
+// by every command that reads --trace, whether or not --format is given. It
+// used to read as a file whose lines tell no format, with advice to give
+// --format, which then failed with "read DIR: is a directory".
+func TestTraceThatIsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	want := dir + " is a directory, not a request log; give the log file itself"
+	for _, args := range [][]string{
+		{"tune", "--trace", dir},
+		{"tune", "--trace", dir, "--format", "csv"},
+		{"run", "--trace", dir},
+		{"tui", "--trace", dir},
+		{"tui", "--trace", dir, "--format", "clf"},
+	} {
+		code, out, errOut := ratelab(args...)
+		if code != 2 || !strings.HasPrefix(errOut, "ratelab: "+want) || strings.Contains(errOut, "--format") || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q…", strings.Join(args, " "), code, out, errOut, want)
+		}
+	}
+}

@@ -70,11 +70,19 @@ type child struct {
 
 func startChild(t *testing.T, dir string, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, dir, nil, args...)
+}
+
+// startChildEnv starts the binary as startChild does, with env added to its
+// environment (TMPDIR=…).
+func startChildEnv(t *testing.T, dir string, env []string, args ...string) *child {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: the signal tests bound how long the binary takes to stop on the wall clock, over seconds of load; the full run has them")
 	}
 	c := &child{cmd: exec.Command(builtRatelab(t), args...), dir: dir, exited: make(chan error, 1)}
 	c.cmd.Dir = dir
+	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stderr = &c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -343,4 +351,110 @@ func TestSignalWhileReadingTheInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requestsCSV is n requests as ratelab's CSV (time_ms,key), 20 ms apart,
+// from 1,000 keys: past tune --memory 1 (65,536 requests) for n larger, and
+// read as they come (the reader holds back the last 5 minutes only).
+func requestsCSV(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("time_ms,key\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,k%d\n", 20*i, i*7919%1000)
+	}
+	return b.Bytes()
+}
+
+// spillOf is the folder tune spilled its trace to in tmp, and the bytes in its
+// files; "" when there is none.
+func spillOf(tmp string) (string, int64) {
+	found, _ := filepath.Glob(filepath.Join(tmp, "ratelab-tune-*"))
+	if len(found) != 1 {
+		return "", 0
+	}
+	entries, _ := os.ReadDir(found[0])
+	var size int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			size += info.Size()
+		}
+	}
+	if len(entries) < 256 { // still being made
+		return "", 0
+	}
+	return found[0], size
+}
+
+// A signal while tune reads a trace it is spilling to disk (--memory 1), or
+// while it sweeps the spilled trace, stops it with exit 1 and leaves nothing
+// in TMPDIR: the spill (a folder of 256 files) is removed as the outputs'
+// temporary files are. Stopped while reading, tune left the folder, and said
+// nothing was written.
+func TestSignalsRemoveTunesSpill(t *testing.T) {
+	t.Run("while reading", func(t *testing.T) {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			dir, tmp := t.TempDir(), t.TempDir()
+			fifo := filepath.Join(dir, "fifo.csv")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := startChildEnv(t, dir, []string{"TMPDIR=" + tmp}, "tune", "--trace", "fifo.csv", "--memory", "1", "--csv", "grid.csv")
+			// the log's first 100,000 requests, and the FIFO kept open: tune
+			// spills, and cannot be done reading until it closes
+			wrote := make(chan error, 1)
+			var w *os.File
+			go func() {
+				var err error
+				if w, err = os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					_, err = w.Write(requestsCSV(100_000))
+				}
+				wrote <- err
+			}()
+			if err := <-wrote; err != nil {
+				t.Fatal(err)
+			}
+			c.waitUntil(t, "the spill", func() bool {
+				d, _ := spillOf(tmp)
+				return d != ""
+			})
+			code, took := c.signal(t, sig, 10*time.Second)
+			w.Close()
+			want := "ratelab: interrupted by " + interruptedBy[sig] + " while reading the input; nothing was written\n"
+			if code != 1 || c.stderr.String() != want || took > 2*time.Second {
+				t.Errorf("%v: exit %d after %v, %q; want exit 1 and %q", sig, code, took, c.stderr.String(), want)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("%v: TMPDIR holds %v", sig, left)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 1 {
+				t.Errorf("%v: the folder holds %v; want only the FIFO", sig, left)
+			}
+		}
+	})
+	t.Run("while sweeping", func(t *testing.T) {
+		dir, tmp := t.TempDir(), t.TempDir()
+		const n = 200_000
+		if err := os.WriteFile(filepath.Join(dir, "big.csv"), requestsCSV(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := startChildEnv(t, dir, []string{"TMPDIR=" + tmp}, "tune", "--trace", "big.csv", "--memory", "1", "--points", "30", "--csv", "grid.csv")
+		// every request on disk (16 bytes each) once the trace is read: the
+		// sweep, of thousands of policies, follows at once
+		c.waitUntil(t, "the trace spilled whole", func() bool {
+			_, size := spillOf(tmp)
+			return size == 16*n
+		})
+		time.Sleep(300 * time.Millisecond)
+		code, took := c.signal(t, syscall.SIGINT, 10*time.Second)
+		want := "ratelab: interrupted by SIGINT (Ctrl-C); nothing was written\n"
+		if code != 1 || c.stderr.String() != want || took > 2*time.Second {
+			t.Errorf("exit %d after %v, %q; want exit 1 and %q", code, took, c.stderr.String(), want)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("TMPDIR holds %v", left)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 1 {
+			t.Errorf("the folder holds %v; want only the log", left)
+		}
+	})
 }

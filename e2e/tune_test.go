@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -290,5 +291,48 @@ func TestTunePartitionsAndMerge(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args[1:], code, errOut, tc.want)
 		}
+	}
+}
+
+// A trace whose spill fills the disk — a tmpfs of 256 KiB as TMPDIR, in a
+// mount namespace of its own (unshare -m, as root) — is a failure at run
+// time: exit 1, saying the disk is full and what to do, and nothing left on
+// it. It was a usage error, exit 2. Skips (fails in CI) where the namespace
+// cannot be made.
+func TestTuneSpillFillsTheDisk(t *testing.T) {
+	if out, err := exec.Command("unshare", "-m", "true").CombinedOutput(); err != nil {
+		if inCI() {
+			t.Fatalf("unshare -m: %v: %s (CI runs as root with util-linux)", err, out)
+		}
+		t.Skipf("unshare -m: %v: %s; the test mounts a small tmpfs in a mount namespace (root)", err, out)
+	}
+	dir := t.TempDir()
+	log, tmp := filepath.Join(dir, "big.csv"), filepath.Join(dir, "tmp")
+	if err := os.WriteFile(log, requestsCSV(100_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// what is left in TMPDIR is listed before the namespace, and its tmpfs, go
+	script := `mount -t tmpfs -o size=256k tmpfs "$1" || exit 99
+TMPDIR="$1" "$2" tune --trace "$3" --memory 1
+code=$?
+ls -A "$1"
+exit $code`
+	cmd := exec.Command("unshare", "-m", "sh", "-c", script, "sh", tmp, builtRatelab(t), log)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatal(err)
+		}
+	}
+	want := "ratelab: the trace does not fit in memory, and spilling it to disk in " + tmp + " failed: no space left on device; free space there, or set TMPDIR to a folder with room\n"
+	if code := cmd.ProcessState.ExitCode(); code != 1 || errOut.String() != want {
+		t.Errorf("exit %d, %q; want exit 1 and %q", code, errOut.String(), want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("tune printed, or left in TMPDIR: %q", out.String())
 	}
 }

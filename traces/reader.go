@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"syscall"
 	"time"
 )
 
@@ -105,7 +107,14 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}}
 	br := bufio.NewReaderSize(rc, 256<<10)
 	var text io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		// the file itself cannot be read (a folder, an I/O error): say so, not
+		// that its lines tell no format
+		rc.Close()
+		return nil, readError(name, err)
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			rc.Close()
@@ -141,7 +150,6 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 		o.Format = r.detected.Format
 		r.opts.Format = o.Format
 	}
-	var err error
 	switch o.Format {
 	case FormatCLF:
 		r.parse, err = newCLF(r, br, o)
@@ -162,6 +170,19 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	}
 	r.stats.Dated = r.parse.dated()
 	return r, nil
+}
+
+// readError is why the file name cannot be read at all: a folder is named as
+// one, with what to give instead; another error as the system says it.
+func readError(name string, err error) error {
+	if errors.Is(err, syscall.EISDIR) {
+		return fmt.Errorf("%s is a directory, not a request log; give the log file itself (for several logs, join them into one file, oldest first)", name)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s cannot be read: %w", name, err)
 }
 
 // layouts describe the formats for a person, when the content did not say more.

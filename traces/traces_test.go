@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"ratelab/internal/tracegen"
@@ -215,6 +217,28 @@ func TestCSVWithAHeaderMapping(t *testing.T) {
 	rows, st, err := readAll(t, "t.csv", "\xEF\xBB\xBFtime_ms,key,cost\n0.5,a,2\n", Options{})
 	if err != nil || st.Dated || show(rows) != "500 a 2 @2\n" {
 		t.Errorf("time_ms,key,cost with a byte-order mark: %v %+v %s", err, st, show(rows))
+	}
+}
+
+// A file that cannot be read at all is said to be unreadable, and a folder to be
+// one, with what to give instead, whether the format is given or not: not a
+// file whose lines tell no format (whose advice, to give the format, then
+// failed with "read DIR: is a directory").
+func TestUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, o := range []Options{{}, {Format: FormatCSV}} {
+		f, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Open("logs", f, o)
+		if want := "logs is a directory, not a request log; give the log file itself"; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("format %v: a folder: %v; want %q…", o.Format, err, want)
+		}
+		_, err = Open("x.csv", nopCloser{iotest.ErrReader(syscall.EIO)}, o)
+		if want := "x.csv cannot be read: input/output error"; err == nil || err.Error() != want {
+			t.Errorf("format %v: an I/O error: %v; want %q", o.Format, err, want)
+		}
 	}
 }
 

@@ -166,7 +166,8 @@ func (r *Report) bestSingleAdmits() string {
 }
 
 // Edges say when the recommendation sits on its grid's edge — its rate or burst
-// the lowest or highest swept — and what to try.
+// the lowest or highest swept — and what to try, up to the most exact
+// arithmetic holds (none past it).
 func (r *Report) Edges() []string {
 	if r.Best < 0 || len(r.Grids) == 0 {
 		return nil
@@ -186,13 +187,16 @@ func (r *Report) Edges() []string {
 		if g == nil || len(g.Rates) < 2 {
 			continue
 		}
+		// the range to try stops at what exact arithmetic holds (tune refuses
+		// a --rate or --burst past it): none to try at it
+		most := mostExact(p.Period, r.maxCost())
 		switch {
 		case p.Limit == g.Rates[0] && p.Limit == 1:
 			out = append(out, fmt.Sprintf("%s is the lowest rate a %s limit can have: to hold harder, a longer period (--periods) counts more finely.", format.LimitRate(p.Limit, p.Period), adjective(p.Period)))
 		case p.Limit == g.Rates[0]:
 			out = append(out, fmt.Sprintf("%s is the lowest rate the grid tries %s: try --periods %s --rate %d..%d.", format.LimitRate(p.Limit, p.Period), perWord(p.Period), format.Period(p.Period), max(1, p.Limit/10), g.Rates[1]))
-		case p.Limit == g.Rates[len(g.Rates)-1]:
-			out = append(out, fmt.Sprintf("%s is the highest rate the grid tries %s: try --periods %s --rate %d..%d.", format.LimitRate(p.Limit, p.Period), perWord(p.Period), format.Period(p.Period), g.Rates[len(g.Rates)-2], 10*p.Limit))
+		case p.Limit == g.Rates[len(g.Rates)-1] && most > p.Limit:
+			out = append(out, fmt.Sprintf("%s is the highest rate the grid tries %s: try --periods %s --rate %d..%d.", format.LimitRate(p.Limit, p.Period), perWord(p.Period), format.Period(p.Period), g.Rates[len(g.Rates)-2], min(10*p.Limit, most)))
 		}
 		if !hasBurst(p.Algorithm) || len(g.Bursts) < 2 {
 			continue
@@ -200,26 +204,62 @@ func (r *Report) Edges() []string {
 		switch {
 		case p.Burst == g.Bursts[0] && p.Burst > 1:
 			out = append(out, fmt.Sprintf("Burst %d is the lowest the grid tries %s: try --burst %d..%d.", p.Burst, perWord(p.Period), max(1, p.Burst/10), g.Bursts[1]))
-		case p.Burst == g.Bursts[len(g.Bursts)-1]:
-			out = append(out, fmt.Sprintf("Burst %d is the highest the grid tries %s: try --burst %d..%d.", p.Burst, perWord(p.Period), g.Bursts[len(g.Bursts)-2], 10*p.Burst))
+		case p.Burst == g.Bursts[len(g.Bursts)-1] && most > p.Burst:
+			out = append(out, fmt.Sprintf("Burst %d is the highest the grid tries %s: try --burst %d..%d.", p.Burst, perWord(p.Period), g.Bursts[len(g.Bursts)-2], min(10*p.Burst, most)))
 		}
 	}
 	return out
 }
 
-// LeftOut says which policies of the grids were not swept because their exact
-// arithmetic cannot span the log (a large rate per hour over a long log whose
-// credits need more than 2^53), with the first of them; "" when none was.
+// maxCost is the trace's largest request cost (1 for a report made without
+// a trace).
+func (r *Report) maxCost() int64 {
+	if r.Trace == nil {
+		return 1
+	}
+	return r.Trace.MaxRequestCost()
+}
+
+// LeftOut says, in one sentence for each reason, which policies of the grids
+// were not swept because ratelab's exact arithmetic cannot replay them (see
+// Policy.exact), how many and the first: a limit or burst too large for its
+// period, or a large rate per hour whose credits need more than 2^53 over a
+// long log; "" when none was.
 func (r *Report) LeftOut() string {
-	var left []Policy
+	cost := r.maxCost()
+	var large, long []Policy
+	var span time.Duration
 	for _, g := range r.Grids {
-		left = append(left, g.LeftOut(r.Trace.MaxRequestCost())...)
+		for _, p := range g.LeftOut(cost) {
+			if e, ok := p.exact(cost, g.Span).(*inexact); ok && e.long {
+				long, span = append(long, p), g.Span
+			} else {
+				large = append(large, p)
+			}
+		}
 	}
-	if len(left) == 0 {
-		return ""
+	was := func(ps []Policy) string {
+		return map[bool]string{true: "was", false: "were"}[len(ps) == 1]
 	}
-	return fmt.Sprintf("%s of the grid (%s first) %s not swept: exact arithmetic cannot replay %s over the log's %s; a rate that shares more factors with its period (a round number) can.",
-		plural(int64(len(left)), "policy", "policies"), left[0], map[bool]string{true: "was", false: "were"}[len(left) == 1], map[bool]string{true: "it", false: "them"}[len(left) == 1], r.Trace.Span)
+	var out []string
+	if len(large) > 0 {
+		p := large[0]
+		most := "none is"
+		if m := mostExact(p.Period, cost); m > 0 {
+			most = fmt.Sprintf("at most %d %s", m, perWord(p.Period))
+		}
+		rest := ""
+		if r.Best >= 0 {
+			rest = "; the recommendation is among the rest"
+		}
+		out = append(out, fmt.Sprintf("%s of the grid (%s first) %s not swept: ratelab's arithmetic is exact only while the limit or burst, plus a request's cost, times the period in µs stays below 2^53 (Redis's Lua numbers are doubles): %s%s.",
+			plural(int64(len(large)), "policy", "policies"), p, was(large), most, rest))
+	}
+	if len(long) > 0 {
+		out = append(out, fmt.Sprintf("%s of the grid (%s first) %s not swept: exact arithmetic cannot replay %s over the log's %s; a rate that shares more factors with its period (a round number) can.",
+			plural(int64(len(long)), "policy", "policies"), long[0], was(long), map[bool]string{true: "it", false: "them"}[len(long) == 1], span))
+	}
+	return strings.Join(out, " ")
 }
 
 // Resolution says what the log's one-second timestamps mean for limits of a

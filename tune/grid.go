@@ -30,6 +30,41 @@ func (p Policy) policy() algorithms.Policy {
 	return algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}
 }
 
+// exact says why p cannot be replayed exactly on requests of cost up to
+// maxCost over span (none checked when span is 0), nil when it can: its limit
+// or burst too large for the period (algorithms.Policy.Validate: (limit +
+// cost) × period in µs below 2^53, which the Redis ports' Lua numbers, doubles,
+// need as much as the lanes in memory), or the span too long for its credits
+// (algorithms.Policy.CheckHorizon). A sweep leaves such a policy out of its
+// grid (Grid.LeftOut) and the replay refuses it, by this one test.
+func (p Policy) exact(maxCost int64, span time.Duration) error {
+	if err := p.policy().Validate(maxCost); err != nil {
+		return &inexact{p, err, false}
+	}
+	if span > 0 {
+		if err := p.policy().CheckHorizon(span); err != nil {
+			return &inexact{p, err, true}
+		}
+	}
+	return nil
+}
+
+// inexact is a policy that cannot be replayed exactly, and why: its size
+// (algorithms.Policy.Validate) or, when long, the span (CheckHorizon).
+type inexact struct {
+	p    Policy
+	err  error
+	long bool
+}
+
+func (e *inexact) Error() string { return fmt.Sprintf("%s: %v", e.p, e.err) }
+
+// mostExact is the largest limit or burst over period that is exact on
+// requests of cost up to maxCost (algorithms.Policy.Validate); 0 when none is.
+func mostExact(period time.Duration, maxCost int64) int64 {
+	return max(0, algorithms.MaxExactLimit(period)+1-max(maxCost, 1))
+}
+
 // Options are the options p's limiter runs with: the algorithm's defaults,
 // with p's knobs.
 func (p Policy) Options() algorithms.Options {
@@ -184,15 +219,16 @@ type Grid struct {
 // then burst. A burst below a request's cost could never accept it and is left
 // out, and so is a policy the algorithm cannot enforce as its product writes it
 // (algorithms.Info.CheckPolicy: nginx sweeps the periods of 1s and 1m only) and
-// one that cannot be replayed exactly over g.Span (LeftOut).
+// one that cannot be replayed exactly (LeftOut).
 func (g Grid) Policies(maxCost int64) []Policy {
 	all, _ := g.policies(maxCost)
 	return all
 }
 
 // LeftOut lists the grid's policies that could accept the largest request but
-// whose exact arithmetic cannot span g.Span (algorithms.Policy.CheckHorizon), in
-// the order of Policies.
+// cannot be replayed exactly (Policy.exact): a limit or burst too large for its
+// period (the day's 2 × the most a key sent, on a log with a key of 60,000 a
+// day), or credits that cannot span g.Span; in the order of Policies.
 func (g Grid) LeftOut(maxCost int64) []Policy {
 	_, out := g.policies(maxCost)
 	return out
@@ -200,7 +236,7 @@ func (g Grid) LeftOut(maxCost int64) []Policy {
 
 func (g Grid) policies(maxCost int64) (in, out []Policy) {
 	add := func(p Policy) {
-		if g.Span > 0 && p.policy().CheckHorizon(g.Span) != nil {
+		if p.exact(maxCost, g.Span) != nil {
 			out = append(out, p)
 			return
 		}
@@ -245,6 +281,10 @@ func (g Grid) policies(maxCost int64) (in, out []Policy) {
 // and x-time-rate is the token bucket by another library, so they add nothing to
 // the comparison.
 var DefaultAlgorithms = algorithms.Tuned()
+
+// MaxPoints is the most rates and bursts a grid takes across its ranges
+// (ratelab tune's --points).
+const MaxPoints = 64
 
 // DefaultPoints is how many rates and bursts a grid takes across its ranges
 // unless told otherwise (ratelab tune's --points), and what ratelab tui --trace

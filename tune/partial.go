@@ -21,8 +21,9 @@ import (
 // which pairs are worth replaying depends on every key's results; a single run
 // with --single prints the same report as the merge.
 
-// partialVersion is the Partial file format's version.
-const partialVersion = 1
+// partialVersion is the Partial file format's version: 2 holds the delays'
+// histogram (version 1 lost it, and a merge reported no delay).
+const partialVersion = 2
 
 // Partial is a sweep's counts before its report: the trace as the report shows
 // it, the grids, the classes, every policy's tally, for one partition of the keys
@@ -108,7 +109,10 @@ func (p *Partial) Write(w io.Writer) error {
 	return enc.Encode(p)
 }
 
-// ReadPartial reads a Partial written by Write; name names it in errors.
+// ReadPartial reads a Partial written by Write; name names it in errors. A
+// partial is untrusted input: one that is not what a sweep writes (a digit
+// changed, a size that no sweep makes) is refused, naming the field (see
+// check), before anything is made from it.
 func ReadPartial(name string, r io.Reader) (*Partial, error) {
 	var p Partial
 	dec := json.NewDecoder(r)
@@ -119,12 +123,15 @@ func ReadPartial(name string, r io.Reader) (*Partial, error) {
 	if p.Version != partialVersion {
 		return nil, fmt.Errorf("%s: a partial sweep of version %d; this ratelab reads version %d (run every partition with the same ratelab)", name, p.Version, partialVersion)
 	}
-	if len(p.Tallies) != len(p.Limits) || p.Partition.N < 1 || p.Partition.K < 0 || p.Partition.K >= p.Partition.N {
-		return nil, fmt.Errorf("%s: a damaged partial sweep (%d tallies for %d policies, partition %s)", name, len(p.Tallies), len(p.Limits), p.Partition)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: a damaged partial sweep: something follows its end; run its tune --partition again", name)
+	}
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("%s: a damaged partial sweep: %v; run its tune --partition again", name, err)
 	}
 	g, err := ParseGoal(p.Goal)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: a damaged partial sweep: Goal %v; run its tune --partition again", name, err)
 	}
 	p.goal = g
 	return &p, nil
@@ -132,14 +139,14 @@ func ReadPartial(name string, r io.Reader) (*Partial, error) {
 
 // Merge adds up the partials of every partition of one sweep (each once, in any
 // order) into the report one run over every key gives. The partials must come
-// from the same trace, grid and goal.
+// from the same trace, grid and goal, each as ReadPartial checked it.
 func Merge(parts []*Partial, names []string) (*Report, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no partial sweep to merge")
 	}
 	first := parts[0]
 	n := first.Partition.N
-	seen := make([]string, n)
+	seen := map[int]string{} // by K: at most one a partial, whatever N claims
 	sum := make([]tally, len(first.Tallies))
 	for i, p := range parts {
 		switch {
@@ -155,14 +162,24 @@ func Merge(parts []*Partial, names []string) (*Report, error) {
 			sum[j].add(&p.Tallies[j])
 		}
 	}
-	var missing []string
-	for k, s := range seen {
-		if s == "" {
-			missing = append(missing, Partition{K: k, N: n}.String())
+	if len(seen) < n {
+		const listed = 10
+		var missing []string
+		for k := 0; k < n && len(missing) < listed; k++ {
+			if seen[k] == "" {
+				missing = append(missing, Partition{K: k, N: n}.String())
+			}
 		}
+		more := ""
+		if left := n - len(seen) - len(missing); left > 0 {
+			more = fmt.Sprintf(" and %d more", left)
+		}
+		return nil, fmt.Errorf("partitions %v%s of %d are missing; run tune --partition for each and merge them all", missing, more, n)
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("partitions %v of %d are missing; run tune --partition for each and merge them all", missing, n)
+	for j := range sum {
+		if err := sum[j].within(fmt.Sprintf("Tallies[%d]", j), first.Totals); err != nil {
+			return nil, fmt.Errorf("the partials' counts add up to more than the trace holds (%v): they are not the partitions of one sweep; run each again", err)
+		}
 	}
 	pt := first.Trace
 	t := &Trace{Name: pt.Name, Keys: pt.Keys, KeyCount: pt.KeyCount, Count: pt.Count, Span: pt.Span, Volume: pt.Volume, Peak: pt.Peak,
@@ -180,13 +197,13 @@ func sameSweep(a, b *Partial) bool {
 	return slices.Equal(ja, jb)
 }
 
-// MarshalJSON writes a tally with its histogram as (bucket, count) pairs.
+// MarshalJSON writes a tally with its histograms as (bucket, count) pairs.
 func (t tally) MarshalJSON() ([]byte, error) {
 	type plain tally
 	return json.Marshal(struct {
 		plain
-		Retry [][2]int64
-	}{plain(t), t.Retry.Buckets()})
+		Retry, Delay [][2]int64
+	}{plain(t), t.Retry.Buckets(), t.Delay.Buckets()})
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
@@ -194,16 +211,17 @@ func (t *tally) UnmarshalJSON(b []byte) error {
 	type plain tally
 	var v struct {
 		plain
-		Retry [][2]int64
+		Retry, Delay [][2]int64
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	h, ok := histogram.FromBuckets(v.Retry)
-	if !ok {
-		return fmt.Errorf("a damaged Retry-After histogram")
+	retry, ok1 := histogram.FromBuckets(v.Retry)
+	delay, ok2 := histogram.FromBuckets(v.Delay)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("a damaged Retry-After or delay histogram")
 	}
 	*t = tally(v.plain)
-	t.Retry = h
+	t.Retry, t.Delay = retry, delay
 	return nil
 }

@@ -26,6 +26,9 @@ func (p Partition) String() string { return fmt.Sprintf("%d/%d", p.K, max(p.N, 1
 // Has says the key with hash h is in p.
 func (p Partition) Has(h uint64) bool { return p.All() || h%uint64(p.N) == uint64(p.K) }
 
+// maxPartitions is the most partitions a sweep is spread over.
+const maxPartitions = 1 << 20
+
 // ParsePartition reads K/N, 0 <= K < N.
 func ParsePartition(s string) (Partition, error) {
 	a, b, ok := strings.Cut(s, "/")
@@ -34,8 +37,8 @@ func ParsePartition(s string) (Partition, error) {
 	switch {
 	case !ok || err1 != nil || err2 != nil:
 		return Partition{}, fmt.Errorf("%q is not K/N with whole numbers, like 0/4 (the first of four)", s)
-	case n < 1 || n > 1<<20:
-		return Partition{}, fmt.Errorf("%q: N must be from 1 to %d", s, 1<<20)
+	case n < 1 || n > maxPartitions:
+		return Partition{}, fmt.Errorf("%q: N must be from 1 to %d", s, maxPartitions)
 	case k < 0 || k >= n:
 		return Partition{}, fmt.Errorf("%q: K must be from 0 to N-1 (%d)", s, n-1)
 	}

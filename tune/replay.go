@@ -123,11 +123,8 @@ type replay struct {
 
 // newLimiter checks p against the trace and makes its limiter.
 func newLimiter(t *Trace, p Policy) (algorithms.Limiter, error) {
-	if err := p.policy().Validate(t.maxCost); err != nil {
-		return nil, fmt.Errorf("%s: %v", p, err)
-	}
-	if err := p.policy().CheckHorizon(t.Span); err != nil {
-		return nil, fmt.Errorf("%s: %v", p, err)
+	if err := p.exact(t.maxCost, t.Span); err != nil {
+		return nil, err
 	}
 	if _, err := algorithms.Get(p.Algorithm); err != nil {
 		return nil, err

@@ -149,14 +149,17 @@ func heavyHitters(c Classes, n int) string {
 func (r *Report) Summary() string {
 	t, c := r.Trace, r.Classes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s from %s over %s", t.Name, plural(t.Count, "request", "requests"), plural(int64(t.KeyCount), "key", "keys"), t.Span)
+	// the name, the layout and the lines' problems are printed as a terminal
+	// cannot act on them (a partial sweep merged is anyone's file)
+	name := printable.String(t.Name)
+	fmt.Fprintf(&b, "%s: %s from %s over %s", name, plural(t.Count, "request", "requests"), plural(int64(t.KeyCount), "key", "keys"), t.Span)
 	if t.Format.Layout != "" {
-		fmt.Fprintf(&b, ", read as %s", t.Format)
+		fmt.Fprintf(&b, ", read as %s", printable.String(t.Format.String()))
 	}
 	if n := t.Stats.Unparsed; n == 1 {
-		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", name, t.Stats.Shown[0].Line, printable.String(t.Stats.Shown[0].Why))
 	} else if n > 1 {
-		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, t.Name, t.Stats.Shown[0].Line, t.Stats.Shown[0].Why)
+		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, name, t.Stats.Shown[0].Line, printable.String(t.Stats.Shown[0].Why))
 	}
 	if t.KeyCount > 0 {
 		span := max(t.Span, time.Second).Seconds()

@@ -113,7 +113,11 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 		leftOut = append(leftOut, g.LeftOut(t.MaxRequestCost())...)
 	}
 	if len(singles) == 0 && len(leftOut) > 0 {
-		return nil, fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, leftOut[0], leftOut[0].policy().CheckHorizon(t.Span))
+		first := leftOut[0]
+		if e, ok := first.exact(t.MaxRequestCost(), t.Span).(*inexact); ok && !e.long {
+			return nil, fmt.Errorf("no policy in the grid can be replayed exactly (%v); give a shorter period with --periods, or a lower --rate and --burst", e)
+		}
+		return nil, fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, first, first.policy().CheckHorizon(t.Span))
 	}
 	if len(singles) == 0 {
 		if err := refusal(grids); err != nil {

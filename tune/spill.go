@@ -3,11 +3,14 @@ package tune
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // A trace whose requests do not fit the memory budget is spilled to disk in the
@@ -32,19 +35,80 @@ type spill struct {
 	buf   [requestBytes]byte
 }
 
+// SpillError is a failure to write the requests to disk or to read them back
+// (a full disk, a folder that cannot be written, an I/O error): a failure of
+// the machine at run time, not of the trace or the flags.
+type SpillError struct{ Err error }
+
+func (e *SpillError) Error() string { return e.Err.Error() }
+func (e *SpillError) Unwrap() error { return e.Err }
+
+// readingBack is what a sweep does with a spill.
+const readingBack = "reading back what was spilled"
+
+// spillFailed is the SpillError for doing what on the spill in folder dir.
+func spillFailed(dir, what string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the bucket's own name says nothing
+	}
+	fix := "free space there, or set TMPDIR to a folder with room"
+	switch {
+	case what == readingBack:
+		fix = "run it again, or set TMPDIR to another folder"
+	case errors.Is(err, fs.ErrNotExist):
+		fix = "set TMPDIR to a folder that exists"
+	case errors.Is(err, fs.ErrPermission):
+		fix = "set TMPDIR to a folder you can write to"
+	}
+	return &SpillError{fmt.Errorf("the trace does not fit in memory, and %s in %s failed: %w; %s", what, dir, err, fix)}
+}
+
+// live are the spills not yet removed, so that a process about to exit on a
+// signal removes them (RemoveTemporary), as it removes its outputs' temporary
+// files (internal/atomicfile).
+var live = struct {
+	sync.Mutex
+	spills map[*spill]bool
+	closed bool // RemoveTemporary has run: no spill is made after
+}{spills: map[*spill]bool{}}
+
+// RemoveTemporary removes every spill not yet removed, for a process about to
+// exit without returning through the Trace.Close its command deferred (a
+// signal it could not wait on); no spill is made after it. A spill being
+// written to is removed too: what is written after goes to files no longer in
+// any folder, gone when the process exits.
+func RemoveTemporary() {
+	live.Lock()
+	defer live.Unlock()
+	live.closed = true
+	for s := range live.spills {
+		s.removeLocked()
+	}
+}
+
 // newSpill creates the bucket files in a new folder of dir (os.TempDir() when
 // empty).
 func newSpill(dir string) (*spill, error) {
+	live.Lock()
+	defer live.Unlock()
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if live.closed {
+		return nil, &SpillError{errors.New("the process is stopping")}
+	}
 	d, err := os.MkdirTemp(dir, "ratelab-tune-")
 	if err != nil {
-		return nil, fmt.Errorf("the trace does not fit --memory and cannot be spilled to disk: %v", err)
+		return nil, spillFailed(dir, "making a folder to spill it to disk", err)
 	}
 	s := &spill{dir: d}
+	live.spills[s] = true
 	for i := range s.files {
 		f, err := os.Create(filepath.Join(d, fmt.Sprintf("%03d", i)))
 		if err != nil {
-			s.remove()
-			return nil, fmt.Errorf("the trace does not fit --memory and cannot be spilled to disk: %v", err)
+			s.removeLocked()
+			return nil, spillFailed(dir, "spilling it to disk", err)
 		}
 		s.files[i], s.w[i] = f, bufio.NewWriterSize(f, 32<<10)
 	}
@@ -58,7 +122,7 @@ func (s *spill) add(b uint16, q Request) error {
 	binary.LittleEndian.PutUint32(s.buf[12:], q.Cost)
 	s.n[b]++
 	if _, err := s.w[b].Write(s.buf[:]); err != nil {
-		return fmt.Errorf("spilling the trace to %s: %v", s.dir, err)
+		return spillFailed(filepath.Dir(s.dir), "spilling it to disk", err)
 	}
 	return nil
 }
@@ -67,7 +131,7 @@ func (s *spill) add(b uint16, q Request) error {
 func (s *spill) flush() error {
 	for i, w := range s.w {
 		if err := w.Flush(); err != nil {
-			return fmt.Errorf("spilling the trace to %s: %v", s.dir, err)
+			return spillFailed(filepath.Dir(s.dir), "spilling it to disk", err)
 		}
 		s.w[i] = nil
 	}
@@ -76,6 +140,17 @@ func (s *spill) flush() error {
 
 // remove deletes the buckets.
 func (s *spill) remove() error {
+	live.Lock()
+	defer live.Unlock()
+	return s.removeLocked()
+}
+
+// removeLocked deletes the buckets, with live locked; once only.
+func (s *spill) removeLocked() error {
+	if !live.spills[s] {
+		return nil
+	}
+	delete(live.spills, s)
 	for _, f := range s.files {
 		if f != nil {
 			f.Close()
@@ -111,7 +186,7 @@ func (s *spill) load(from, to int, n int64) ([][]Request, error) {
 		r := bufio.NewReaderSize(io.NewSectionReader(s.files[b], 0, s.n[b]*requestBytes), 256<<10)
 		for range s.n[b] {
 			if _, err := io.ReadFull(r, buf[:]); err != nil {
-				return nil, fmt.Errorf("reading the spilled trace in %s: %v", s.dir, err)
+				return nil, spillFailed(filepath.Dir(s.dir), readingBack, err)
 			}
 			reqs = append(reqs, Request{At: int64(binary.LittleEndian.Uint64(buf[0:])), Key: binary.LittleEndian.Uint32(buf[8:]), Cost: binary.LittleEndian.Uint32(buf[12:])})
 		}

@@ -127,6 +127,9 @@ func sweep(ctx context.Context, t *Trace, c Classes, limits []Limits, workers in
 	total := len(parts) * len(limits)
 	done := 0
 	for _, part := range parts {
+		if ctx.Err() != nil { // before reading a part back from disk
+			return nil, context.Cause(ctx)
+		}
 		blocks, err := part()
 		if err != nil {
 			return nil, err
