@@ -215,22 +215,26 @@ func TestOutputFoldersKeepOffInputs(t *testing.T) {
 
 // onSmallDisk runs script with sh in a mount namespace of its own (unshare -m)
 // where dir is a tmpfs of sizeKB KiB: a file system that fills up, for tests of
-// what a full disk leaves. It skips (fails in CI) where that cannot be made.
-func onSmallDisk(t *testing.T, dir string, sizeKB int, script string) (string, int) {
+// what a full disk leaves. It returns the script's standard output and error
+// and its exit code, and skips (fails in CI) where the namespace cannot be made.
+func onSmallDisk(t *testing.T, dir string, sizeKB int, script string) (stdout, stderr string, code int) {
 	t.Helper()
-	mount := fmt.Sprintf("mount -t tmpfs -o size=%dk tmpfs %s", sizeKB, dir)
+	mount := fmt.Sprintf("mount -t tmpfs -o size=%dk tmpfs '%s'", sizeKB, dir)
 	if out, err := exec.Command("unshare", "-m", "sh", "-c", mount).CombinedOutput(); err != nil {
 		if inCI() {
 			t.Fatalf("unshare -m: %v: %s (CI runs as root with util-linux)", err, out)
 		}
 		t.Skipf("unshare -m: %v: %s; a small file system needs a mount namespace (root)", err, out)
 	}
-	cmd := exec.Command("unshare", "-m", "sh", "-c", mount+" && "+script)
-	out, err := cmd.CombinedOutput()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
+	cmd := exec.Command("unshare", "-m", "sh", "-c", mount+" || exit 99\n"+script)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatal(err)
+		}
 	}
-	return string(out), cmd.ProcessState.ExitCode()
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // scenarios --write writes the logs a scenario replays beside its file only
@@ -257,7 +261,8 @@ func TestScenariosWriteCompanionsOnlyBesideAFileWritten(t *testing.T) {
 	full := filepath.Join(dir, "full")
 	check.Setup(t, os.Mkdir(full, 0o755))
 	// 16 KiB: the scenario file fits, its log does not
-	out, _ := onSmallDisk(t, full, 16, fmt.Sprintf("%s scenarios --write %s/s.toml log-stamped; echo \"exit $?\"; ls -A %s", bin, full, full))
+	out, errOut, _ := onSmallDisk(t, full, 16, fmt.Sprintf("%s scenarios --write %s/s.toml log-stamped 2>&1; echo \"exit $?\"; ls -A %s", bin, full, full))
+	out += errOut
 	if !strings.Contains(out, "no space left on device") {
 		t.Errorf("a full disk: %s", out)
 	}

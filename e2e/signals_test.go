@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/internal/check"
 	"ratelab/internal/redistest"
 )
 
@@ -243,7 +244,7 @@ func BenchmarkInterrupt(b *testing.B) {
 	bin := builtRatelab(b)
 	dir := b.TempDir()
 	file := filepath.Join(dir, "s.toml")
-	os.WriteFile(file, []byte("[[scenario]]\nname = \"s\"\n"+bigBurst), 0o644)
+	check.Setup(b, os.WriteFile(file, []byte("[[scenario]]\nname = \"s\"\n"+bigBurst), 0o644))
 	var total, most time.Duration
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(bin, "run", "--file", file, "--scenario", "s", "--csv", filepath.Join(dir, "rows.csv"))
@@ -270,7 +271,7 @@ func TestClosingTheTerminalMidExportLeavesNothing(t *testing.T) {
 	_, dir := buildForTmux(t)
 	srv := redistest.Start(t)
 	exports := filepath.Join(dir, "exports")
-	os.Mkdir(exports, 0o755)
+	check.Setup(t, os.Mkdir(exports, 0o755))
 	s := startTmux(t, dir, 160, 48, "", "--scenario retry-storm --redis "+srv.URL()+" --export-dir "+exports)
 	s.waitFor("the first screen", func(sc string) bool { return strings.Contains(sc, "retry-storm — Retry storm") })
 	// 25×: a frame on Redis then takes seconds, and the terminal closes while

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"ratelab/internal/check"
 	"ratelab/internal/tracegen"
 	"ratelab/tune"
 )
@@ -25,7 +25,7 @@ func writeLog(t *testing.T, dir string, d time.Duration) string {
 	tracegen.Write(&buf, tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Duration: d, Seed: 5, Users: 300, UserPages: 1.0 / 40,
 		Abusers: 2, AbuserRate: 15, Crawlers: 1, CrawlerRate: 4, Slowest: 2 * time.Second})
 	path := filepath.Join(dir, "access.log")
-	os.WriteFile(path, buf.Bytes(), 0o644)
+	check.Setup(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	return path
 }
 
@@ -124,9 +124,9 @@ func formatsByContent(t *testing.T, dir string) []struct {
 		w.Write([]byte(text))
 		w.Close()
 		sub := filepath.Join(dir, cases[i].file)
-		os.MkdirAll(sub, 0o755)
+		check.Setup(t, os.MkdirAll(sub, 0o755))
 		cases[i].file = filepath.Join(sub, "x.gz")
-		os.WriteFile(cases[i].file, gz.Bytes(), 0o644)
+		check.Setup(t, os.WriteFile(cases[i].file, gz.Bytes(), 0o644))
 	}
 	return cases
 }
@@ -165,7 +165,7 @@ func TestRunTellsATraceFormatByContent(t *testing.T) {
 	dir := t.TempDir()
 	formatsByContent(t, dir)
 	scenario := filepath.Join(dir, "s.toml")
-	os.WriteFile(scenario, []byte(`[[scenario]]
+	check.Setup(t, os.WriteFile(scenario, []byte(`[[scenario]]
 name = "by-content"
 duration = "2m"
 [scenario.policy]
@@ -178,7 +178,7 @@ algorithm = "token-bucket"
 name = "log"
 pattern = "trace"
 file = "combined/x.gz"
-`), 0o644)
+`), 0o644))
 	code, out, errOut := ratelab(t, "run", "--file", scenario, "--scenario", "by-content")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -193,10 +193,10 @@ func TestTuneBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, time.Minute)
-	os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "iso.log"), []byte("1.2.3.4 - - [2026-03-02T00:00:00Z] \"GET / HTTP/1.1\" 200 1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "x.bin"), []byte("hello world\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"time":"2026-03-02T00:00:00Z","ip":"1.2.3.4"}`+"\n"), 0o644)
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "empty.log"), nil, 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "iso.log"), []byte("1.2.3.4 - - [2026-03-02T00:00:00Z] \"GET / HTTP/1.1\" 200 1\n"), 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "x.bin"), []byte("hello world\n"), 0o644))
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte(`{"time":"2026-03-02T00:00:00Z","ip":"1.2.3.4"}`+"\n"), 0o644))
 	out := filepath.Join(dir, "out.csv")
 	for _, tc := range []struct {
 		args []string
@@ -300,39 +300,20 @@ func TestTunePartitionsAndMerge(t *testing.T) {
 // it. It was a usage error, exit 2. Skips (fails in CI) where the namespace
 // cannot be made.
 func TestTuneSpillFillsTheDisk(t *testing.T) {
-	if out, err := exec.Command("unshare", "-m", "true").CombinedOutput(); err != nil {
-		if inCI() {
-			t.Fatalf("unshare -m: %v: %s (CI runs as root with util-linux)", err, out)
-		}
-		t.Skipf("unshare -m: %v: %s; the test mounts a small tmpfs in a mount namespace (root)", err, out)
-	}
 	dir := t.TempDir()
 	log, tmp := filepath.Join(dir, "big.csv"), filepath.Join(dir, "tmp")
-	if err := os.WriteFile(log, requestsCSV(100_000), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	check.Setup(t, os.WriteFile(log, requestsCSV(100_000), 0o644))
+	check.Setup(t, os.Mkdir(tmp, 0o755))
 	// what is left in TMPDIR is listed before the namespace, and its tmpfs, go
-	script := `mount -t tmpfs -o size=256k tmpfs "$1" || exit 99
-TMPDIR="$1" "$2" tune --trace "$3" --memory 1
+	out, errOut, code := onSmallDisk(t, tmp, 256, fmt.Sprintf(`TMPDIR='%s' '%s' tune --trace '%s' --memory 1
 code=$?
-ls -A "$1"
-exit $code`
-	cmd := exec.Command("unshare", "-m", "sh", "-c", script, "sh", tmp, builtRatelab(t), log)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatal(err)
-		}
-	}
+ls -A '%s'
+exit $code`, tmp, builtRatelab(t), log, tmp))
 	want := "ratelab: the trace does not fit in memory, and spilling it to disk in " + tmp + " failed: no space left on device; free space there, or set TMPDIR to a folder with room\n"
-	if code := cmd.ProcessState.ExitCode(); code != 1 || errOut.String() != want {
-		t.Errorf("exit %d, %q; want exit 1 and %q", code, errOut.String(), want)
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d, %q; want exit 1 and %q", code, errOut, want)
 	}
-	if out.Len() != 0 {
-		t.Errorf("tune printed, or left in TMPDIR: %q", out.String())
+	if out != "" {
+		t.Errorf("tune printed, or left in TMPDIR: %q", out)
 	}
 }

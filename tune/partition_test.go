@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/check"
 	"ratelab/internal/tracegen"
 	"ratelab/traces"
 )
@@ -82,7 +83,7 @@ func TestPartitionsMergeIntoOneRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := report(t, merged); !bytes.Equal(got, want) {
-			os.WriteFile(t.TempDir()+"/got", got, 0o644)
+			check.Setup(t, os.WriteFile(t.TempDir()+"/got", got, 0o644))
 			t.Errorf("%d partitions merged differ from one run:\n%s\n---- one run:\n%s", n, firstDiff(got, want), firstDiff(want, got))
 		}
 		if n == 3 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/check"
 	"ratelab/internal/tracegen"
 	"ratelab/scenarios"
 )
@@ -142,7 +143,7 @@ func TestLayeredPairAgreesWithTheSimulator(t *testing.T) {
 	spec.ScraperEvery = 30 * time.Minute
 	tr, data := loadLog(t, spec)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "access.log"), data, 0o644)
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "access.log"), data, 0o644))
 	pairs := []Limits{
 		{Policy: Policy{Algorithm: "token-bucket", Limit: 2, Period: time.Second, Burst: 14}, Long: Policy{Algorithm: "fixed-window", Limit: 300, Period: time.Hour, Burst: 300}},
 		{Policy: Policy{Algorithm: "sliding-log", Limit: 20, Period: time.Minute, Burst: 20}, Long: Policy{Algorithm: "token-bucket", Limit: 200, Period: time.Hour, Burst: 400}},
@@ -154,7 +155,7 @@ func TestLayeredPairAgreesWithTheSimulator(t *testing.T) {
 			doc += fmt.Sprintf("[[scenario.lane.limits]]\nname = \"l%d\"\nalgorithm = %q\nlimit = %d\nperiod = %q\nburst = %d\nkey = \"l%d:{key}\"\n", j, l.Algorithm, l.Limit, l.Period, l.Burst, j)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(doc), 0o644)
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "s.toml"), []byte(doc), 0o644))
 	cat, err := scenarios.Load(filepath.Join(dir, "s.toml"))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/check"
 	"ratelab/internal/tracegen"
 	"ratelab/scenarios"
 	"ratelab/traces"
@@ -148,7 +149,7 @@ func TestSweepAgreesWithTheSimulator(t *testing.T) {
 	s.Duration, s.Users = 5*time.Minute, 200
 	tr, data := loadLog(t, s)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "access.log"), data, 0o644)
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "access.log"), data, 0o644))
 	doc := `[[scenario]]
 name = "t"
 [scenario.policy]
@@ -162,7 +163,7 @@ file = "access.log"
 	for _, alg := range []algorithms.Name{"token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
 		doc += fmt.Sprintf("[[scenario.lane]]\nalgorithm = %q\n", alg)
 	}
-	os.WriteFile(filepath.Join(dir, "s.toml"), []byte(doc), 0o644)
+	check.Setup(t, os.WriteFile(filepath.Join(dir, "s.toml"), []byte(doc), 0o644))
 	cat, err := scenarios.Load(filepath.Join(dir, "s.toml"))
 	if err != nil {
 		t.Fatal(err)
