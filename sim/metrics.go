@@ -168,12 +168,10 @@ type recorder struct {
 	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram.Histogram
 	queueDelay histogram.Histogram
-	windows    []windowStats   // per key, fixed-window lanes only
-	scopes     scopeStats      // the claims' scopes
-	shardUnits []int64         // per shard, the units it admitted (sharded lanes)
-	spans      []spanLevel     // per key, its contract level (overgrant.go)
-	later      laterAdmissions // admissions going ahead later than decided, waiting their turn
-	laterSeq   int64           // admissions put in later so far
+	windows    []windowStats // per key, fixed-window lanes only
+	scopes     scopeStats    // the claims' scopes
+	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
+	spans      []spanLevel   // per key, its contract level (overgrant.go)
 
 	cfg     *Config
 	lane    LaneConfig
@@ -256,7 +254,7 @@ func (r *recorder) admit(key int32, at, now time.Duration, cost int64, period ti
 		r.live.measure(+1, t, ks)
 	}
 	r.addToWindow(key, at, cost, period, sameInstant)
-	r.spanAdmit(key, at, now, cost)
+	r.spanAdmit(key, &t.contract, at, now, cost)
 }
 
 // keySums are the sums over keys finish adds up in key order: the fairness

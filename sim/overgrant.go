@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"container/heap"
 	"math/big"
 	"math/bits"
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
@@ -33,11 +33,13 @@ import (
 //
 // The recursion needs each key's admissions in time order. An admission is
 // recorded when it is decided, at the time it goes ahead, which for queued or
-// reserved work is later than now, and may be later than an admission decided
-// after it; so one that goes ahead later than now waits in a heap, by (time,
-// order decided), until the run's time reaches it. Every admission decided now
-// goes ahead now or later, so what leaves the heap, then the admission decided,
-// come in time order.
+// reserved work is later than now, and may be later than an admission of the
+// same key decided after it (nginx's delay=N lets a request through at once
+// past those it delayed). So a key's admissions that go ahead later than now
+// wait in the key's own list, in time order (a queue's, FIFO, are appended),
+// and are stepped over at the key's next admission once the run's time has
+// reached them, or when the figures are taken. Every admission decided now goes
+// ahead now or later, so each key's are stepped over in (time, order decided).
 
 // uint128 is an unsigned 128-bit count of credits.
 type uint128 struct{ hi, lo uint64 }
@@ -118,6 +120,7 @@ type spanLevel struct {
 	level, most uint128
 	last        time.Duration
 	seen        bool
+	later       []laterAdmission // admissions that go ahead later than the key's latest decision, in time order
 }
 
 // add steps sl over an admission of cost units at `at` under contract c. An
@@ -148,54 +151,43 @@ func (sl *spanLevel) excess(c *contractCredits) float64 {
 // waiting for the run's time to reach it (see above).
 type laterAdmission struct {
 	at   time.Duration
-	seq  int64
-	key  int32
 	cost int64
 }
 
-// laterAdmissions is a min-heap of admissions by (time, order decided).
-type laterAdmissions []laterAdmission
-
-func (h laterAdmissions) Len() int { return len(h) }
-func (h laterAdmissions) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
-}
-func (h laterAdmissions) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *laterAdmissions) Push(x any)   { *h = append(*h, x.(laterAdmission)) }
-func (h *laterAdmissions) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // spanAdmit records cost units of key going ahead at `at`, decided at now (at >=
-// now), in its contract level: at once, after the admissions waiting that go
-// ahead no later than now; or, going ahead later, by waiting its turn.
-func (r *recorder) spanAdmit(key int32, at, now time.Duration, cost int64) {
-	for len(r.later) > 0 && r.later[0].at <= now {
-		a := heap.Pop(&r.later).(laterAdmission)
-		r.stepSpan(a.key, a.at, a.cost)
+// now), in its contract level: after the key's admissions waiting that go ahead
+// no later than now, at once if it goes ahead now, or else in the key's list.
+func (r *recorder) spanAdmit(key int32, c *contractCredits, at, now time.Duration, cost int64) {
+	sl := &r.spans[key]
+	if len(sl.later) > 0 {
+		gone := 0
+		for gone < len(sl.later) && sl.later[gone].at <= now {
+			r.stepSpan(sl, c, sl.later[gone].at, sl.later[gone].cost)
+			gone++
+		}
+		sl.later = sl.later[:copy(sl.later, sl.later[gone:])]
 	}
-	if at > now {
-		r.laterSeq++
-		heap.Push(&r.later, laterAdmission{at: at, seq: r.laterSeq, key: key, cost: cost})
+	if at <= now { // before every admission still waiting: they go ahead later than now
+		r.stepSpan(sl, c, at, cost)
 		return
 	}
-	r.stepSpan(key, at, cost)
+	i := len(sl.later)
+	for i > 0 && sl.later[i-1].at > at { // after those at the same time, decided before it
+		i--
+	}
+	sl.later = slices.Insert(sl.later, i, laterAdmission{at, cost})
 }
 
-// stepSpan steps key's contract level over an admission, keeping the live sums'
-// term of the key up to date when they are kept.
-func (r *recorder) stepSpan(key int32, at time.Duration, cost int64) {
-	t := &r.tiers[r.cfg.Keys[key].Tier]
-	sl := &r.spans[key]
+// stepSpan steps a key's contract level sl, under contract c, over an
+// admission, keeping the live sums' term of the key up to date when they are
+// kept.
+func (r *recorder) stepSpan(sl *spanLevel, c *contractCredits, at time.Duration, cost int64) {
 	if r.live != nil {
-		r.live.overshoot(-1, sl.excess(&t.contract))
+		r.live.overshoot(-1, sl.excess(c))
 	}
-	sl.add(&t.contract, at, cost)
+	sl.add(c, at, cost)
 	if r.live != nil {
-		r.live.overshoot(+1, sl.excess(&t.contract))
+		r.live.overshoot(+1, sl.excess(c))
 	}
 }
 
@@ -203,27 +195,13 @@ func (r *recorder) stepSpan(key int32, at time.Duration, cost int64) {
 // still waiting counted as they will be: the recorder is left as it was, so the
 // run can go on.
 func (r *recorder) spanExcesses(each func(key int32, excess float64)) {
-	waiting := map[int32]spanLevel{}
-	if len(r.later) > 0 {
-		order := append(laterAdmissions(nil), r.later...)
-		heap.Init(&order)
-		for order.Len() > 0 {
-			a := heap.Pop(&order).(laterAdmission)
-			sl, ok := waiting[a.key]
-			if !ok {
-				sl = r.spans[a.key]
-			}
-			sl.add(&r.tiers[r.cfg.Keys[a.key].Tier].contract, a.at, a.cost)
-			waiting[a.key] = sl
-		}
-	}
 	for i := range r.spans {
-		sl := &r.spans[i]
-		if w, ok := waiting[int32(i)]; ok {
-			sl = &w
+		sl, c := r.spans[i], &r.tiers[r.cfg.Keys[i].Tier].contract // a copy: the list is only read
+		for _, a := range sl.later {
+			sl.add(c, a.at, a.cost)
 		}
 		if sl.seen {
-			each(int32(i), sl.excess(&r.tiers[r.cfg.Keys[i].Tier].contract))
+			each(int32(i), sl.excess(c))
 		}
 	}
 }

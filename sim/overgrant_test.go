@@ -61,7 +61,7 @@ func TestOverGrantIsTheLargestExcessOverAnySpan(t *testing.T) {
 		}
 		p := algorithms.Policy{Limit: limit, Period: period, Burst: burst}
 		cfg := newConfig(p, time.Hour, []LaneConfig{lane("l", "token-bucket")})
-		cfg.Keys = []Key{{Name: "k"}}
+		cfg.Keys = []Key{{Name: "k0"}, {Name: "k1"}, {Name: "k2"}} // each key held on its own, their admissions interleaved
 		r := newRecorder(cfg, cfg.Lanes[0])
 		var limiter algorithms.Limiter // nil: every request admitted
 		if name := []algorithms.Name{"", algorithms.TokenBucketName, algorithms.GCRAName}[trial%3]; name != "" {
@@ -70,51 +70,60 @@ func TestOverGrantIsTheLargestExcessOverAnySpan(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var adm []laterAdmission
+		adm := make([][]laterAdmission, len(cfg.Keys))
 		now := time.Duration(0)
-		var lastAt time.Duration
-		for range 1 + rng.IntN(200) {
+		lastAt := make([]time.Duration, len(cfg.Keys))
+		for range 1 + rng.IntN(300) {
+			k := rng.IntN(len(cfg.Keys))
 			// decisions at whole µs, as the engine makes them (arrivals, retries)
 			now += (time.Duration(rng.IntN(int(2*period/time.Microsecond)+1)) * time.Microsecond / time.Duration(1+rng.IntN(8))).Truncate(time.Microsecond)
 			cost := int64(1 + rng.IntN(int(burst)))
 			at := now
 			if limiter != nil {
-				if !limiter.Allow("k", now, cost).Allowed {
+				if !limiter.Allow(cfg.Keys[k].Name, now, cost).Allowed {
 					continue
 				}
 			} else if rng.IntN(5) == 0 { // queued or reserved: goes ahead later, to the ns
 				at += time.Duration(rng.Int64N(int64(period) + 1))
 			}
-			if at < lastAt {
+			if at < lastAt[k] {
 				outOfOrder++
 			}
-			lastAt = max(lastAt, at)
-			r.admit(0, at, now, cost, period)
-			adm = append(adm, laterAdmission{at: at, cost: cost})
+			lastAt[k] = max(lastAt[k], at)
+			r.admit(int32(k), at, now, cost, period)
+			adm[k] = append(adm[k], laterAdmission{at: at, cost: cost})
 		}
-		if len(adm) == 0 {
-			continue
-		}
-		want, _ := bruteSpanExcess(adm, r.tiers[0].policy, r.tiers[0].capacity).Float64()
-		var got float64
-		r.spanExcesses(func(_ int32, e float64) { got = e })
-		if (got == 0) != (want == 0) || math.Abs(got-want) > 1e-9*max(1, want) {
-			t.Fatalf("trial %d: %v, %d admissions: excess %v, brute force over every span %v", trial, p, len(adm), got, want)
-		}
-		if limiter != nil && got != 0 {
-			t.Fatalf("trial %d: %s %v kept its contract by construction, yet the excess is %v", trial, limiter.Algorithm(), p, got)
-		}
-		if want > 0 {
-			broke++
-		} else if limiter != nil {
-			kept++
+		got := make([]float64, len(cfg.Keys))
+		r.spanExcesses(func(k int32, e float64) { got[k] = e })
+		for k := range cfg.Keys {
+			if len(adm[k]) == 0 {
+				continue
+			}
+			want, _ := bruteSpanExcess(adm[k], r.tiers[0].policy, r.tiers[0].capacity).Float64()
+			if (got[k] == 0) != (want == 0) || math.Abs(got[k]-want) > 1e-9*max(1, want) {
+				t.Fatalf("trial %d: %v, key %d's %d admissions: excess %v, brute force over every span %v", trial, p, k, len(adm[k]), got[k], want)
+			}
+			if limiter != nil && got[k] != 0 {
+				t.Fatalf("trial %d: %s %v kept its contract by construction, yet key %d's excess is %v", trial, limiter.Algorithm(), p, k, got[k])
+			}
+			if want > 0 {
+				broke++
+			} else if limiter != nil {
+				kept++
+			}
 		}
 		// taking the figures leaves the admissions still waiting as they were
-		if len(r.later) > 0 {
-			before := len(r.later)
+		waiting := 0
+		for k := range r.spans {
+			waiting += len(r.spans[k].later)
+		}
+		if waiting > 0 {
 			r.finish()
-			if len(r.later) != before {
-				t.Fatalf("trial %d: finish took admissions out of the waiting heap (%d -> %d)", trial, before, len(r.later))
+			for k := range r.spans {
+				waiting -= len(r.spans[k].later)
+			}
+			if waiting != 0 {
+				t.Fatalf("trial %d: finish took %d admissions out of the waiting lists", trial, waiting)
 			}
 		}
 	}
