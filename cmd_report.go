@@ -12,9 +12,9 @@ import (
 
 	"ratelab/internal/atomicdir"
 	"ratelab/internal/atomicfile"
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
 	"ratelab/outputs"
-	"ratelab/present/format"
 	"ratelab/report"
 	"ratelab/session"
 	"ratelab/sim"

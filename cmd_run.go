@@ -12,11 +12,11 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
 	"ratelab/internal/printable"
 	"ratelab/outputs"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"

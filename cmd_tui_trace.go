@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/products"
 	"ratelab/scenarios"
 	"ratelab/traces"

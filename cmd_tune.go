@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
-	"ratelab/present/format"
 	"ratelab/products"
 	"ratelab/traces"
 	"ratelab/tune"

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 	"ratelab/products"
 	"ratelab/tune"
 )

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // comparisonFigure is every lane's accepted decisions per second, and the

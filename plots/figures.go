@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // Figure is one chart of a run, ready to render as SVG or PNG.

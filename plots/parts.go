@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/sim"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/sim"
 )
 

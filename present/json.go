@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/sim"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -1,7 +1,7 @@
 package products
 
 import (
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // KeyWarnings say, for each nginx zone and HAProxy table that holds fewer keys

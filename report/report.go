@@ -17,9 +17,9 @@ import (
 	"io"
 	"strings"
 
+	"ratelab/internal/format"
 	"ratelab/plots"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/suggest"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // A lesson's factual claims are data: each names lanes, a metric, a comparison and

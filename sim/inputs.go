@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // Inputs are what a person does to a running simulation, each at a virtual time:

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // Stopping a run early. A run stops before the time it was asked to reach when its

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 	"ratelab/traces"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // Policy is one point of the grid: an algorithm enforcing Limit per Period with

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // A period is the time a limit's rate is per, and the timescale over which keys

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 )
 
 // Goal is what a recommended policy must meet: a key class's share of requests

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 
 	"github.com/guptarohit/asciigraph"
 )

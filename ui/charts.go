@@ -10,9 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
 	"ratelab/outputs"
-	"ratelab/present/format"
 	"ratelab/session"
 	"ratelab/sim"
 )

@@ -6,8 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"ratelab/internal/format"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )

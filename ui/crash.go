@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 
 	tea "charm.land/bubbletea/v2"
 )

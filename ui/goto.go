@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"

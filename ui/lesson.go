@@ -10,8 +10,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/internal/format"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

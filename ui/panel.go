@@ -11,8 +11,8 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 

@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"ratelab/internal/format"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/scenarios"
 	"ratelab/sim"
 )

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"ratelab/algorithms"
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"

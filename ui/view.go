@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"ratelab/present/format"
+	"ratelab/internal/format"
 	"ratelab/session"
 	"ratelab/sim"
 )

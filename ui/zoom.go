@@ -7,8 +7,8 @@ import (
 	"github.com/guptarohit/asciigraph"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/present"
-	"ratelab/present/format"
 	"ratelab/sim"
 )
 
