@@ -3,10 +3,11 @@ package ui
 import (
 	"os"
 	"path/filepath"
-	"ratelab/internal/check"
 	"strings"
 	"testing"
 	"time"
+
+	"ratelab/internal/check"
 )
 
 // P writes the charts of the run so far, in the background, into a folder of the

@@ -35,33 +35,6 @@ func ProgramOptions() []tea.ProgramOption {
 // keep up with, the virtual clock slows down rather than the keyboard.
 const FrameBudget = 150_000
 
-// speeds are the multiples of real time + and - step through; one past the last is
-// "max": as much virtual time as FrameBudget allows per frame.
-var speeds = []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000}
-
-// speedOne is the index of 1× in speeds.
-const speedOne = 3
-
-// speedToShow is the index of the slowest speed, at least 1×, that shows a run
-// of duration d in about wall (one past the last, max, when none is that fast).
-func speedToShow(d, wall time.Duration) int {
-	want := float64(d) / float64(wall)
-	for i := speedOne; i < len(speeds); i++ {
-		if speeds[i] >= want*0.8 { // about: within a fifth
-			return i
-		}
-	}
-	return len(speeds)
-}
-
-// speedName renders the speed for the header.
-func speedName(i int) string {
-	if i >= len(speeds) {
-		return "max"
-	}
-	return fmt.Sprintf("%g×", speeds[i])
-}
-
 // FrameMsg asks for one frame: advance virtual time, redraw. Generation must match
 // the runner's, or the frame is stale and dropped.
 type FrameMsg struct{ Generation int }
@@ -126,16 +99,6 @@ type runner struct {
 	frameOut time.Time
 	frames   int
 	stalled  time.Duration
-}
-
-// stallAfter is how long a frame may be out before the header says it waits.
-const stallAfter = time.Second
-
-// stallMsg says frame number frame, job, has been out stallAfter (or a second
-// more since the last stallMsg); the result of job is waited for again.
-type stallMsg struct {
-	frame int
-	job   *job
 }
 
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
@@ -325,47 +288,6 @@ func (r *runner) frame(f FrameMsg) tea.Cmd {
 	}))
 }
 
-// questionAt is the instant of the next question to ask, or never.
-func (r *runner) questionAt() time.Duration {
-	if r.cfg != nil && r.nextQuestion < len(r.cfg.Questions) {
-		return r.cfg.Questions[r.nextQuestion].At
-	}
-	return never
-}
-
-// questionDue says the run shown has reached the next question's instant by
-// playing (not by a seek still under way).
-func (r *runner) questionDue() bool {
-	return r.snap != nil && r.eng != nil && !r.seeking && r.snap.Now >= r.questionAt()
-}
-
-// takeQuestion returns the question the run has reached, if one is due, and
-// pauses the run there; resume says the run was going, and goes on once the
-// question is closed (see Model.closeQuiz).
-func (r *runner) takeQuestion() (q int, resume bool, ok bool) {
-	if !r.questionDue() {
-		return 0, false, false
-	}
-	q, resume = r.nextQuestion, !r.paused
-	r.nextQuestion++
-	r.paused = true
-	r.generation++ // a frame out is dropped
-	return q, resume, true
-}
-
-// passQuestions makes the questions at or before t passed and those after it
-// to be asked: a seek to t passes the ones it crosses, and going back before
-// one asks it again.
-func (r *runner) passQuestions(t time.Duration) {
-	r.nextQuestion = 0
-	if r.cfg == nil {
-		return
-	}
-	for r.nextQuestion < len(r.cfg.Questions) && r.cfg.Questions[r.nextQuestion].At <= t {
-		r.nextQuestion++
-	}
-}
-
 // submitFrame submits a frame's advance and returns the command that waits for
 // its result, or for stallAfter if it takes longer (the check that says a frame
 // is out too long; none when the caller drives frames: the tests). One
@@ -379,30 +301,6 @@ func (r *runner) submitFrame(do func(e *engine) jobDone) tea.Cmd {
 		return j.wait()
 	}
 	return j.waitOr(stallAfter, stallMsg{frame: r.frames, job: j})
-}
-
-// checkStall records how long the frame out has been out, and waits again for
-// its result, checking a second later while it is still out. A frame no
-// longer the one out (a seek or a restart submitted another) has its result
-// waited for without a check.
-func (r *runner) checkStall(m stallMsg) tea.Cmd {
-	current := m.frame == r.frames && !r.frameOut.IsZero()
-	if current {
-		r.stalled = time.Since(r.frameOut)
-	}
-	switch {
-	case m.job == nil: // a check the caller sent (tests)
-		return nil
-	case !current:
-		return m.job.wait()
-	}
-	return m.job.waitOr(time.Second, m)
-}
-
-// stalledShown is what the header shows of stalled: whether a frame is out
-// too long, and for how many whole seconds.
-func (r *runner) stalledShown() [2]int64 {
-	return [2]int64{min(int64(r.stalled), 1), int64(r.stalled / time.Second)}
 }
 
 // never is past any run's end.
@@ -464,69 +362,11 @@ func (r *runner) applyOne(d jobDone) tea.Cmd {
 	return nil // at a question: the root asks it (takeQuestion)
 }
 
-// seek moves the run to virtual time t (within the run) and pauses there. Going
-// back replays the run from its start — it is deterministic, so the replay makes
-// the same decisions and no history is kept — and going forward advances it; both
-// in frames within the frame budget, so a long seek keeps the picture moving.
-// The lesson's questions at or before t are passed, not asked; those after it
-// will be.
-func (r *runner) seek(t time.Duration) tea.Cmd {
-	return r.seekAsking(t, false)
-}
-
-// step moves the run forward to t as seek does, but as playing would: it stops
-// at the next question on the way, which is then asked.
-func (r *runner) step(t time.Duration) tea.Cmd {
-	if r.cfg != nil && t > r.position() {
-		if at := r.questionAt(); at > r.position() && at <= t {
-			t = at
-		}
-		return r.seekAsking(t, true)
-	}
-	return r.seek(t)
-}
-
-// seekAsking is seek, or with ask step's: the questions it crosses are passed
-// unless ask, when the caller has stopped t at the next one to be asked there.
-func (r *runner) seekAsking(t time.Duration, ask bool) tea.Cmd {
-	if r.cfg == nil {
-		return nil
-	}
-	t = max(0, min(t, r.cfg.Duration))
-	var restart tea.Cmd
-	if r.eng == nil || t < r.now() {
-		restart = r.restart()
-	}
-	if !ask {
-		r.passQuestions(t)
-	}
-	r.paused, r.seeking, r.target = true, true, t
-	r.generation++
-	if r.manual {
-		return restart
-	}
-	return tea.Batch(restart, r.nextFrame())
-}
-
-// position is where the run is going: a seek's target while it replays (the
-// engine restarts from 0 to go back), else the snapshot's time. Keys that step
-// from here, so ← ← goes two columns back even when pressed during the replay.
-func (r *runner) position() time.Duration {
-	if r.seeking {
-		return r.target
-	}
-	return r.now()
-}
-
 func (r *runner) pause() tea.Cmd {
 	r.paused = !r.paused
 	r.generation++
 	return r.nextFrame()
 }
-
-func (r *runner) faster() { r.speed = min(r.speed+1, len(speeds)) }
-func (r *runner) slower() { r.speed = max(r.speed-1, 0) }
-func (r *runner) max()    { r.speed = len(speeds) }
 
 // addInput makes in at the run's current virtual time in every lane, and records
 // it when its result comes. An input made after going back in time discards the
@@ -574,82 +414,4 @@ func (r *runner) switchTo(i int) tea.Cmd {
 	r.index, r.limit, r.burst = i, 0, 0
 	r.recorded, r.pending, r.inflight = nil, nil, nil
 	return tea.Batch(r.load(), r.nextFrame())
-}
-
-// adjust moves the default policy's burst (or, with rate, its limit) one step
-// along a ladder of round numbers, up or down, passing through the scenario's
-// own value (see stepVia), and restarts the run with it. A
-// step the scenario cannot take (a burst below a request's cost) is refused, and
-// the error says why.
-func (r *runner) adjust(rate bool, dir int) (tea.Cmd, error) {
-	if r.cfg == nil {
-		return nil, nil
-	}
-	p := r.cfg.Tiers[0].Policy
-	oldLimit, oldBurst := r.limit, r.burst
-	if rate {
-		r.limit = 0
-	} else {
-		r.burst = 0
-	}
-	own, err := r.compile() // the scenario's own value of what changes
-	if err != nil {
-		r.limit, r.burst = oldLimit, oldBurst
-		return nil, err
-	}
-	r.limit, r.burst = oldLimit, oldBurst
-	if rate {
-		r.limit = stepVia(p.Limit, own.Tiers[0].Policy.Limit, dir)
-	} else {
-		r.burst = stepVia(p.Burst, own.Tiers[0].Policy.Burst, dir)
-	}
-	cfg, err := r.compile()
-	if err != nil {
-		r.limit, r.burst = oldLimit, oldBurst
-		return nil, err
-	}
-	return r.open(cfg), nil
-}
-
-// stepVia is the next value from v in direction dir: the ladder's next round
-// number (ladderStep), or the scenario's own value when it lies on the way — so
-// the opposite key comes back to it — as 0, the adjustment that means "the
-// scenario's own".
-func stepVia(v, own int64, dir int) int64 {
-	next := ladderStep(v, dir)
-	if (dir > 0 && v < own && own <= next) || (dir < 0 && next <= own && own < v) {
-		return 0
-	}
-	return next
-}
-
-// ladder is the round numbers [ ] { } step through: 1, 2, 3, 5, 8 and 10, 15, 20,
-// 25, 30, 40, 50, 60, 75 times each power of ten.
-var ladder = []int64{1, 2, 3, 5, 8}
-
-var decade = []int64{10, 15, 20, 25, 30, 40, 50, 60, 75}
-
-// ladderStep returns the next round number above (dir > 0) or below v, at least 1.
-func ladderStep(v int64, dir int) int64 {
-	var steps []int64
-	steps = append(steps, ladder...)
-	for scale := int64(1); scale <= 1e12; scale *= 10 {
-		for _, d := range decade {
-			steps = append(steps, d*scale)
-		}
-	}
-	if dir > 0 {
-		for _, s := range steps {
-			if s > v {
-				return s
-			}
-		}
-		return v
-	}
-	for i := len(steps) - 1; i >= 0; i-- {
-		if steps[i] < v {
-			return steps[i]
-		}
-	}
-	return 1
 }
