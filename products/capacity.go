@@ -31,7 +31,7 @@ func (c *Config) KeyWarnings(keys int64, keyBytes int) []Warning {
 				if keys <= capacity {
 					continue
 				}
-				out = append(out, warning(n.ZonePlace,
+				out = append(out, Warningf(n.ZonePlace,
 					"zone %q (%s) holds about %d keys of %d bytes and the trace has %d: when more are active at once, nginx frees the least recently used key, which starts again with no excess (let through as new), and refuses with %d only when even that fails; ratelab keeps every key: not modelled",
 					n.Zone, format.Bytes(n.ZoneSize), capacity, kb, keys, n.Status))
 			case m.HAProxy != nil && !seen[m.HAProxy.TablePlace]:
@@ -44,7 +44,7 @@ func (c *Config) KeyWarnings(keys int64, keyBytes int) []Warning {
 				if h.NoPurge {
 					what = "with nopurge HAProxy stores no new key: requests of keys it cannot store are not tracked, so this rule never refuses them"
 				}
-				out = append(out, warning(h.TablePlace,
+				out = append(out, Warningf(h.TablePlace,
 					"table %s holds %d entries and the trace has %d keys: when it is full, %s; ratelab keeps every key: not modelled",
 					h.Table, h.TableSize, keys, what))
 			}

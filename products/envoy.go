@@ -27,31 +27,31 @@ var envoyLocalFields = []string{"@type", "stat_prefix", "status", "token_bucket"
 // the order Envoy's requestAllowed takes them (by fill rate, slowest first),
 // the default token_bucket last.
 func readEnvoyLocal(name string, data []byte) (*Config, error) {
-	root, err := parseYAML(name, data)
+	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{Product: EnvoyLocal, File: name}
-	r := reader{file: name, w: &c.Warnings}
-	var found []*node
-	var walk func(n *node)
-	walk = func(n *node) {
-		if t := n.get("@type"); t != nil && t.kind == scalarNode && strings.HasSuffix(t.value, "/"+envoyLocalType) {
+	r := Reader{File: name, Warnings: &c.Warnings}
+	var found []*Node
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if t := n.Get("@type"); t != nil && t.Kind == ScalarNode && strings.HasSuffix(t.Value, "/"+envoyLocalType) {
 			found = append(found, n)
 			return
 		}
-		for _, v := range n.vals {
+		for _, v := range n.Vals {
 			walk(v)
 		}
 	}
 	walk(root)
-	if len(found) == 0 && root.kind == mapNode && (root.get("token_bucket") != nil || root.get("stat_prefix") != nil) {
+	if len(found) == 0 && root.Kind == MapNode && (root.Get("token_bucket") != nil || root.Get("stat_prefix") != nil) {
 		found = append(found, root) // the typed_config alone
 	}
 	if len(found) == 0 {
-		return nil, errorf(Place{File: name, Line: root.line}, "no local rate limit filter here: write its typed_config with \"@type\": type.googleapis.com/%s (in http_filters or typed_per_filter_config), or the typed_config alone (stat_prefix, token_bucket…)", envoyLocalType)
+		return nil, Errorf(Place{File: name, Line: root.Line}, "no local rate limit filter here: write its typed_config with \"@type\": type.googleapis.com/%s (in http_filters or typed_per_filter_config), or the typed_config alone (stat_prefix, token_bucket…)", envoyLocalType)
 	}
-	if err := addLanes(c, found, func(_ int, m *node) (*Lane, error) { return r.envoyLocal(m) }); err != nil {
+	if err := AddLanes(c, found, func(_ int, m *Node) (*Lane, error) { return r.envoyLocal(m) }); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -59,43 +59,43 @@ func readEnvoyLocal(name string, data []byte) (*Config, error) {
 
 // envoyLocal reads one LocalRateLimit; nil when it limits no request (a
 // Warning says why).
-func (r reader) envoyLocal(m *node) (*Lane, error) {
-	if err := r.fields(m, "the LocalRateLimit typed_config", envoyLocalFields...); err != nil {
+func (r Reader) envoyLocal(m *Node) (*Lane, error) {
+	if err := r.Fields(m, "the LocalRateLimit typed_config", envoyLocalFields...); err != nil {
 		return nil, err
 	}
-	sp := m.get("stat_prefix")
+	sp := m.Get("stat_prefix")
 	if sp == nil {
-		return nil, r.errorf(m, "the LocalRateLimit has no stat_prefix, which Envoy requires; add stat_prefix: http_local_rate_limiter")
+		return nil, r.Errorf(m, "the LocalRateLimit has no stat_prefix, which Envoy requires; add stat_prefix: http_local_rate_limiter")
 	}
-	prefix, err := r.str(sp, "stat_prefix")
+	prefix, err := r.Text(sp, "stat_prefix")
 	if err != nil {
 		return nil, err
 	}
 	if prefix == "" {
-		return nil, r.errorf(sp, "stat_prefix is empty, which Envoy refuses; name the filter's statistics: stat_prefix: http_local_rate_limiter")
+		return nil, r.Errorf(sp, "stat_prefix is empty, which Envoy refuses; name the filter's statistics: stat_prefix: http_local_rate_limiter")
 	}
-	lane := &Lane{Name: "stat_prefix " + prefix, Place: r.at(m)}
+	lane := &Lane{Name: "stat_prefix " + prefix, Place: r.At(m)}
 	var def *Limit
-	if tb := m.get("token_bucket"); tb != nil {
+	if tb := m.Get("token_bucket"); tb != nil {
 		l, err := r.envoyBucket(tb, "token_bucket")
 		if err != nil {
 			return nil, err
 		}
-		def = &Limit{Place: r.at(tb), Key: Key{Expr: "the filter's token_bucket", Shared: true, Mapped: true}, EnvoyLocal: l}
+		def = &Limit{Place: r.At(tb), Key: Key{Expr: "the filter's token_bucket", Shared: true, Mapped: true}, EnvoyLocal: l}
 	}
 	var descs []Limit
 	seen := map[string]bool{}
-	if ds := m.get("descriptors"); ds != nil {
-		if ds.kind != seqNode {
-			return nil, r.errorf(ds, "descriptors must be a list of {entries: [{key, value}], token_bucket}; it is %s", ds.what())
+	if ds := m.Get("descriptors"); ds != nil {
+		if ds.Kind != SeqNode {
+			return nil, r.Errorf(ds, "descriptors must be a list of {entries: [{key, value}], token_bucket}; it is %s", ds.What())
 		}
-		for _, d := range ds.vals {
+		for _, d := range ds.Vals {
 			l, err := r.envoyDescriptor(d)
 			if err != nil {
 				return nil, err
 			}
 			if seen[l.EnvoyLocal.Descriptor] {
-				return nil, r.errorf(d, "the descriptor %s is given twice, which Envoy refuses (duplicate descriptor in the local rate descriptor); keep one", l.EnvoyLocal.Descriptor)
+				return nil, r.Errorf(d, "the descriptor %s is given twice, which Envoy refuses (duplicate descriptor in the local rate descriptor); keep one", l.EnvoyLocal.Descriptor)
 			}
 			seen[l.EnvoyLocal.Descriptor] = true
 			descs = append(descs, l)
@@ -114,8 +114,8 @@ func (r reader) envoyLocal(m *node) (*Lane, error) {
 		return 0
 	})
 	always := true
-	if a := m.get("always_consume_default_token_bucket"); a != nil {
-		if always, err = r.boolean(a, "always_consume_default_token_bucket"); err != nil {
+	if a := m.Get("always_consume_default_token_bucket"); a != nil {
+		if always, err = r.Bool(a, "always_consume_default_token_bucket"); err != nil {
 			return nil, err
 		}
 	}
@@ -124,14 +124,14 @@ func (r reader) envoyLocal(m *node) (*Lane, error) {
 		if always || len(descs) == 0 {
 			lane.Limits = append(lane.Limits, *def)
 		} else {
-			r.warn(m.get("always_consume_default_token_bucket"), "always_consume_default_token_bucket: false takes from the default token_bucket only the requests no descriptor matches; the lane matches every request to every descriptor, so it leaves the default bucket out")
+			r.Warn(m.Get("always_consume_default_token_bucket"), "always_consume_default_token_bucket: false takes from the default token_bucket only the requests no descriptor matches; the lane matches every request to every descriptor, so it leaves the default bucket out")
 		}
 	}
 	if len(descs) > 0 {
-		r.warn(m.get("descriptors"), "which requests carry a descriptor is decided by the route's rate_limits actions, not this filter; the lane holds every request to every descriptor (slowest first, the default token_bucket last), as a request matching them all is")
+		r.Warn(m.Get("descriptors"), "which requests carry a descriptor is decided by the route's rate_limits actions, not this filter; the lane holds every request to every descriptor (slowest first, the default token_bucket last), as a request matching them all is")
 	}
 	if len(lane.Limits) == 0 {
-		r.warn(m, "this LocalRateLimit has no token_bucket and no descriptors: it limits no request (a route's typed_per_filter_config may)")
+		r.Warn(m, "this LocalRateLimit has no token_bucket and no descriptors: it limits no request (a route's typed_per_filter_config may)")
 		return nil, nil
 	}
 	// the filter's fractions
@@ -146,48 +146,48 @@ func (r reader) envoyLocal(m *node) (*Lane, error) {
 	switch {
 	case enabled == 0:
 		at := m
-		if fe := m.get("filter_enabled"); fe != nil {
+		if fe := m.Get("filter_enabled"); fe != nil {
 			at = fe
 		}
-		r.warn(at, "filter_enabled is 0%% (its default when left out): the filter passes every request without taking a token; add filter_enabled: {default_value: {numerator: 100, denominator: HUNDRED}}")
+		r.Warn(at, "filter_enabled is 0%% (its default when left out): the filter passes every request without taking a token; add filter_enabled: {default_value: {numerator: 100, denominator: HUNDRED}}")
 		return nil, nil
 	case enabled < 1:
-		r.warn(m.get("filter_enabled"), "filter_enabled holds %s of the requests to the limit and passes the rest without a token; the lane holds every request", pct(enabled))
+		r.Warn(m.Get("filter_enabled"), "filter_enabled holds %s of the requests to the limit and passes the rest without a token; the lane holds every request", pct(enabled))
 	}
 	switch {
 	case enforced < 1:
 		at := m
-		if fe := m.get("filter_enforced"); fe != nil {
+		if fe := m.Get("filter_enforced"); fe != nil {
 			at = fe
 		}
-		r.warn(at, "filter_enforced is %s (0%% when left out): Envoy lets through the requests it would refuse (they still take tokens), refusing only %s of them; the lane refuses every one", pct(enforced), pct(enforced))
+		r.Warn(at, "filter_enforced is %s (0%% when left out): Envoy lets through the requests it would refuse (they still take tokens), refusing only %s of them; the lane refuses every one", pct(enforced), pct(enforced))
 	}
 	for _, k := range []string{"local_rate_limit_per_downstream_connection", "local_cluster_rate_limit", "rate_limits", "vh_rate_limits", "max_dynamic_descriptors", "status"} {
-		v := m.get(k)
+		v := m.Get(k)
 		if v == nil {
 			continue
 		}
 		switch k {
 		case "local_rate_limit_per_downstream_connection":
-			on, err := r.boolean(v, k)
+			on, err := r.Bool(v, k)
 			if err != nil {
 				return nil, err
 			}
 			if on {
-				r.warn(v, "local_rate_limit_per_downstream_connection: true gives each connection its own buckets; the lane keeps one per Envoy process (its key's), shared by every connection")
+				r.Warn(v, "local_rate_limit_per_downstream_connection: true gives each connection its own buckets; the lane keeps one per Envoy process (its key's), shared by every connection")
 			}
 		case "local_cluster_rate_limit":
-			r.warn(v, "local_cluster_rate_limit shares the buckets' rate among the local cluster's hosts (each takes 1/hosts of a token a request); the lane is one host taking whole tokens")
+			r.Warn(v, "local_cluster_rate_limit shares the buckets' rate among the local cluster's hosts (each takes 1/hosts of a token a request); the lane is one host taking whole tokens")
 		case "rate_limits":
-			r.warn(v, "rate_limits makes the descriptors from each request here; the lane holds every request to every descriptor")
+			r.Warn(v, "rate_limits makes the descriptors from each request here; the lane holds every request to every descriptor")
 		case "vh_rate_limits":
-			r.warn(v, "vh_rate_limits decides whether the virtual host's rate_limits make descriptors; the lane holds every request to every descriptor")
+			r.Warn(v, "vh_rate_limits decides whether the virtual host's rate_limits make descriptors; the lane holds every request to every descriptor")
 		case "max_dynamic_descriptors":
-			r.warn(v, "max_dynamic_descriptors evicts the least recently used per-value buckets beyond it (a key back starts full); the lane keeps every key's bucket")
+			r.Warn(v, "max_dynamic_descriptors evicts the least recently used per-value buckets beyond it (a key back starts full); the lane keeps every key's bucket")
 		case "status":
-			code := v.get("code")
-			if code == nil || code.kind != scalarNode || code.value != "429" && code.value != "TooManyRequests" {
-				r.warn(v, "status sets the refusal's HTTP status; the lane answers 429, Envoy's default")
+			code := v.Get("code")
+			if code == nil || code.Kind != ScalarNode || code.Value != "429" && code.Value != "TooManyRequests" {
+				r.Warn(v, "status sets the refusal's HTTP status; the lane answers 429, Envoy's default")
 			}
 		}
 	}
@@ -201,71 +201,71 @@ func pct(f float64) string {
 
 // envoyFraction reads a RuntimeFractionalPercent (filter_enabled,
 // filter_enforced) as the fraction of requests; 0 when it is left out.
-func (r reader) envoyFraction(m *node, key string) (float64, error) {
-	n := m.get(key)
+func (r Reader) envoyFraction(m *Node, key string) (float64, error) {
+	n := m.Get(key)
 	if n == nil {
 		return 0, nil
 	}
-	if err := r.fields(n, key, "default_value", "runtime_key"); err != nil {
+	if err := r.Fields(n, key, "default_value", "runtime_key"); err != nil {
 		return 0, err
 	}
-	dv := n.get("default_value")
+	dv := n.Get("default_value")
 	if dv == nil {
-		return 0, r.errorf(n, "%s has no default_value, which Envoy requires; add default_value: {numerator: 100, denominator: HUNDRED}", key)
+		return 0, r.Errorf(n, "%s has no default_value, which Envoy requires; add default_value: {numerator: 100, denominator: HUNDRED}", key)
 	}
-	if err := r.fields(dv, key+".default_value", "numerator", "denominator"); err != nil {
+	if err := r.Fields(dv, key+".default_value", "numerator", "denominator"); err != nil {
 		return 0, err
 	}
 	var num int64
 	var err error
-	if v := dv.get("numerator"); v != nil {
-		if num, err = r.integer(v, key+".default_value.numerator", 0, math.MaxUint32); err != nil {
+	if v := dv.Get("numerator"); v != nil {
+		if num, err = r.Int(v, key+".default_value.numerator", 0, math.MaxUint32); err != nil {
 			return 0, err
 		}
 	}
 	den := int64(100)
-	if v := dv.get("denominator"); v != nil {
-		switch v.value {
+	if v := dv.Get("denominator"); v != nil {
+		switch v.Value {
 		case "HUNDRED", "0":
 		case "TEN_THOUSAND", "1":
 			den = 10000
 		case "MILLION", "2":
 			den = 1000000
 		default:
-			return 0, r.errorf(v, "%s.default_value.denominator must be HUNDRED, TEN_THOUSAND or MILLION; it is %s", key, v.what())
+			return 0, r.Errorf(v, "%s.default_value.denominator must be HUNDRED, TEN_THOUSAND or MILLION; it is %s", key, v.What())
 		}
 	}
-	if rk := n.get("runtime_key"); rk != nil {
-		r.warn(rk, "%s.runtime_key lets Envoy's runtime change the fraction; the lane uses default_value", key)
+	if rk := n.Get("runtime_key"); rk != nil {
+		r.Warn(rk, "%s.runtime_key lets Envoy's runtime change the fraction; the lane uses default_value", key)
 	}
 	return min(1, float64(num)/float64(den)), nil
 }
 
 // envoyBucket reads a token_bucket (envoy.type.v3.TokenBucket), its
 // fill_interval in whole milliseconds as Envoy reads it.
-func (r reader) envoyBucket(n *node, what string) (*EnvoyLocalLimit, error) {
-	if err := r.fields(n, what, "max_tokens", "tokens_per_fill", "fill_interval"); err != nil {
+func (r Reader) envoyBucket(n *Node, what string) (*EnvoyLocalLimit, error) {
+	if err := r.Fields(n, what, "max_tokens", "tokens_per_fill", "fill_interval"); err != nil {
 		return nil, err
 	}
 	l := &EnvoyLocalLimit{TokensPerFill: 1}
-	mt := n.get("max_tokens")
+	mt := n.Get("max_tokens")
 	if mt == nil {
-		return nil, r.errorf(n, "%s has no max_tokens, which Envoy requires (more than 0); add max_tokens: 10", what)
+		return nil, r.Errorf(n, "%s has no max_tokens, which Envoy requires (more than 0); add max_tokens: 10", what)
 	}
 	var err error
-	if l.MaxTokens, err = r.integer(mt, what+".max_tokens", 1, math.MaxUint32); err != nil {
+	if l.MaxTokens, err = r.Int(mt, what+".max_tokens", 1, math.MaxUint32); err != nil {
 		return nil, err
 	}
-	if tp := n.get("tokens_per_fill"); tp != nil {
-		if l.TokensPerFill, err = r.integer(tp, what+".tokens_per_fill", 1, math.MaxUint32); err != nil {
+	if tp := n.Get("tokens_per_fill"); tp != nil {
+		if l.TokensPerFill, err = r.Int(tp, what+".tokens_per_fill", 1, math.MaxUint32); err != nil {
 			return nil, err
 		}
 	}
-	fi := n.get("fill_interval")
+	fi := n.Get("fill_interval")
 	if fi == nil {
-		return nil, r.errorf(n, "%s has no fill_interval, which Envoy requires; add fill_interval: 1s", what)
+		return nil, r.Errorf(n, "%s has no fill_interval, which Envoy requires; add fill_interval: 1s", what)
 	}
-	written, err := r.protoDuration(fi, what+".fill_interval")
+	written, err := r.ProtoDuration(fi, what+".fill_interval")
 	if err != nil {
 		return nil, err
 	}
@@ -283,51 +283,51 @@ func (r reader) envoyBucket(n *node, what string) (*EnvoyLocalLimit, error) {
 	}
 	switch {
 	case l.FillInterval == 0:
-		return nil, r.errorf(fi, "%s.fill_interval is 0s%s: Envoy sets no fill timer then, nor checks its 50ms minimum, and fills the bucket at no finite rate, which ratelab does not model; make it 50ms or more", what, read)
+		return nil, r.Errorf(fi, "%s.fill_interval is 0s%s: Envoy sets no fill timer then, nor checks its 50ms minimum, and fills the bucket at no finite rate, which ratelab does not model; make it 50ms or more", what, read)
 	case l.FillInterval < 50*time.Millisecond:
-		return nil, r.errorf(fi, "%s.fill_interval is %s%s; Envoy refuses one under 50ms (local rate limit token bucket fill timer must be >= 50ms): make it 50ms or more", what, l.FillInterval, read)
+		return nil, r.Errorf(fi, "%s.fill_interval is %s%s; Envoy refuses one under 50ms (local rate limit token bucket fill timer must be >= 50ms): make it 50ms or more", what, l.FillInterval, read)
 	}
 	if read != "" {
-		r.warn(fi, "%s.fill_interval %s: Envoy reads it in whole milliseconds (PROTOBUF_GET_MS_OR_DEFAULT), %s, and so does the lane", what, written, l.FillInterval)
+		r.Warn(fi, "%s.fill_interval %s: Envoy reads it in whole milliseconds (PROTOBUF_GET_MS_OR_DEFAULT), %s, and so does the lane", what, written, l.FillInterval)
 	}
 	return l, nil
 }
 
 // envoyDescriptor reads one of LocalRateLimit's descriptors.
-func (r reader) envoyDescriptor(d *node) (Limit, error) {
-	if err := r.fields(d, "a descriptor", "entries", "token_bucket"); err != nil {
+func (r Reader) envoyDescriptor(d *Node) (Limit, error) {
+	if err := r.Fields(d, "a descriptor", "entries", "token_bucket"); err != nil {
 		return Limit{}, err
 	}
-	es := d.get("entries")
-	if es == nil || es.kind != seqNode || len(es.vals) == 0 {
-		return Limit{}, r.errorf(d, "a descriptor needs entries, a list of at least one {key, value}; add entries: [{key: client_id, value: \"\"}]")
+	es := d.Get("entries")
+	if es == nil || es.Kind != SeqNode || len(es.Vals) == 0 {
+		return Limit{}, r.Errorf(d, "a descriptor needs entries, a list of at least one {key, value}; add entries: [{key: client_id, value: \"\"}]")
 	}
 	var parts []string
 	dynamic := false
-	for _, e := range es.vals {
-		if err := r.fields(e, "a descriptor's entry", "key", "value"); err != nil {
+	for _, e := range es.Vals {
+		if err := r.Fields(e, "a descriptor's entry", "key", "value"); err != nil {
 			return Limit{}, err
 		}
-		k := e.get("key")
+		k := e.Get("key")
 		if k == nil {
-			return Limit{}, r.errorf(e, "a descriptor's entry needs its key; add key: client_id")
+			return Limit{}, r.Errorf(e, "a descriptor's entry needs its key; add key: client_id")
 		}
-		key, err := r.str(k, "the entry's key")
+		key, err := r.Text(k, "the entry's key")
 		if err != nil {
 			return Limit{}, err
 		}
 		val := ""
-		if v := e.get("value"); v != nil && v.tag != "!!null" {
-			if val, err = r.str(v, "the entry's value"); err != nil {
+		if v := e.Get("value"); v != nil && v.Tag != "!!null" {
+			if val, err = r.Text(v, "the entry's value"); err != nil {
 				return Limit{}, err
 			}
 		}
 		dynamic = dynamic || val == ""
 		parts = append(parts, key+"="+val)
 	}
-	tb := d.get("token_bucket")
+	tb := d.Get("token_bucket")
 	if tb == nil {
-		return Limit{}, r.errorf(d, "a descriptor needs its token_bucket, which Envoy requires; add token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}")
+		return Limit{}, r.Errorf(d, "a descriptor needs its token_bucket, which Envoy requires; add token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}")
 	}
 	l, err := r.envoyBucket(tb, "the descriptor's token_bucket")
 	if err != nil {
@@ -337,9 +337,9 @@ func (r reader) envoyDescriptor(d *node) (Limit, error) {
 	key := Key{Expr: "descriptor " + l.Descriptor, Shared: true, Mapped: true}
 	if dynamic {
 		key = Key{Expr: "descriptor " + l.Descriptor, Mapped: false}
-		r.warn(d, "the descriptor %s has a bucket for each value its empty entry takes, which the route's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
+		r.Warn(d, "the descriptor %s has a bucket for each value its empty entry takes, which the route's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
 	}
-	return Limit{Place: r.at(d), Key: key, EnvoyLocal: l}, nil
+	return Limit{Place: r.At(d), Key: key, EnvoyLocal: l}, nil
 }
 
 // envoyGlobalUnits are the rate limit service's units and their dividers
@@ -356,66 +356,66 @@ var envoyGlobalUnits = []struct {
 // unit, shadow_mode). Each rate_limit is a lane of its own (the service
 // counts each descriptor of a request apart), in the file's order.
 func readEnvoyGlobal(name string, data []byte) (*Config, error) {
-	root, err := parseYAML(name, data)
+	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{Product: EnvoyGlobal, File: name}
-	r := reader{file: name, w: &c.Warnings}
-	if err := r.fields(root, "the rate limit service's configuration", "domain", "descriptors"); err != nil {
+	r := Reader{File: name, Warnings: &c.Warnings}
+	if err := r.Fields(root, "the rate limit service's configuration", "domain", "descriptors"); err != nil {
 		return nil, err
 	}
-	dn := root.get("domain")
+	dn := root.Get("domain")
 	if dn == nil {
-		return nil, r.errorf(root, "the configuration has no domain, which the service requires (config error, empty domain); add domain: my_domain")
+		return nil, r.Errorf(root, "the configuration has no domain, which the service requires (config error, empty domain); add domain: my_domain")
 	}
-	domain, err := r.str(dn, "domain")
+	domain, err := r.Text(dn, "domain")
 	if err != nil {
 		return nil, err
 	}
 	if domain == "" {
-		return nil, r.errorf(dn, "domain is empty, which the service refuses; name it: domain: my_domain")
+		return nil, r.Errorf(dn, "domain is empty, which the service refuses; name it: domain: my_domain")
 	}
-	var walk func(list *node, path []string, dynamic bool) error
-	walk = func(list *node, path []string, dynamic bool) error {
-		if list.kind != seqNode {
-			return r.errorf(list, "descriptors must be a list of {key, value, rate_limit, descriptors}; it is %s", list.what())
+	var walk func(list *Node, path []string, dynamic bool) error
+	walk = func(list *Node, path []string, dynamic bool) error {
+		if list.Kind != SeqNode {
+			return r.Errorf(list, "descriptors must be a list of {key, value, rate_limit, descriptors}; it is %s", list.What())
 		}
 		seen := map[string]bool{}
-		for _, d := range list.vals {
-			if err := r.fields(d, "a descriptor", "key", "value", "rate_limit", "descriptors", "shadow_mode", "detailed_metric", "value_to_metric"); err != nil {
+		for _, d := range list.Vals {
+			if err := r.Fields(d, "a descriptor", "key", "value", "rate_limit", "descriptors", "shadow_mode", "detailed_metric", "value_to_metric"); err != nil {
 				return err
 			}
-			k := d.get("key")
+			k := d.Get("key")
 			if k == nil {
-				return r.errorf(d, "a descriptor needs its key, which the service requires (config error, descriptor has empty key); add key: remote_address")
+				return r.Errorf(d, "a descriptor needs its key, which the service requires (config error, descriptor has empty key); add key: remote_address")
 			}
-			key, err := r.str(k, "the descriptor's key")
+			key, err := r.Text(k, "the descriptor's key")
 			if err != nil {
 				return err
 			}
 			if key == "" {
-				return r.errorf(k, "the descriptor's key is empty, which the service refuses; name it")
+				return r.Errorf(k, "the descriptor's key is empty, which the service refuses; name it")
 			}
 			val := ""
-			if v := d.get("value"); v != nil && v.tag != "!!null" {
-				if val, err = r.str(v, "the descriptor's value"); err != nil {
+			if v := d.Get("value"); v != nil && v.Tag != "!!null" {
+				if val, err = r.Text(v, "the descriptor's value"); err != nil {
 					return err
 				}
 			}
 			if seen[key+"_"+val] {
-				return r.errorf(d, "the descriptor %s=%s is given twice here, which the service refuses (duplicate descriptor composite key); keep one", key, val)
+				return r.Errorf(d, "the descriptor %s=%s is given twice here, which the service refuses (duplicate descriptor composite key); keep one", key, val)
 			}
 			seen[key+"_"+val] = true
 			p := append(slices.Clone(path), key+"="+val)
 			dyn := dynamic || val == ""
 			shadow := false
-			if s := d.get("shadow_mode"); s != nil {
-				if shadow, err = r.boolean(s, "shadow_mode"); err != nil {
+			if s := d.Get("shadow_mode"); s != nil {
+				if shadow, err = r.Bool(s, "shadow_mode"); err != nil {
 					return err
 				}
 			}
-			if rl := d.get("rate_limit"); rl != nil {
+			if rl := d.Get("rate_limit"); rl != nil {
 				l, err := r.envoyRateLimit(rl)
 				if err != nil {
 					return err
@@ -426,13 +426,13 @@ func readEnvoyGlobal(name string, data []byte) (*Config, error) {
 					k := Key{Expr: expr, Shared: true, Mapped: true}
 					if dyn {
 						k = Key{Expr: expr, Mapped: false}
-						r.warn(d, "the descriptor %s counts each value its empty value takes, which Envoy's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
+						r.Warn(d, "the descriptor %s counts each value its empty value takes, which Envoy's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
 					}
-					c.Lanes = append(c.Lanes, Lane{Name: domain + " " + l.Descriptor, Place: r.at(d),
-						Limits: []Limit{{Place: r.at(rl), Key: k, EnvoyGlobal: l}}})
+					c.Lanes = append(c.Lanes, Lane{Name: domain + " " + l.Descriptor, Place: r.At(d),
+						Limits: []Limit{{Place: r.At(rl), Key: k, EnvoyGlobal: l}}})
 				}
 			}
-			if sub := d.get("descriptors"); sub != nil {
+			if sub := d.Get("descriptors"); sub != nil {
 				if err := walk(sub, p, dyn); err != nil {
 					return err
 				}
@@ -440,42 +440,42 @@ func readEnvoyGlobal(name string, data []byte) (*Config, error) {
 		}
 		return nil
 	}
-	if ds := root.get("descriptors"); ds != nil {
+	if ds := root.Get("descriptors"); ds != nil {
 		if err := walk(ds, nil, false); err != nil {
 			return nil, err
 		}
 	}
 	if len(c.Lanes) == 0 {
-		r.warn(root, "no descriptor has a rate_limit: the service limits no request")
+		r.Warn(root, "no descriptor has a rate_limit: the service limits no request")
 	} else {
-		r.warn(root, "which of these descriptors a request carries is decided by Envoy's rate_limits actions, not this file; each is a lane of its own, holding every request")
+		r.Warn(root, "which of these descriptors a request carries is decided by Envoy's rate_limits actions, not this file; each is a lane of its own, holding every request")
 	}
 	return c, nil
 }
 
 // envoyRateLimit reads a descriptor's rate_limit; nil for unlimited: true.
-func (r reader) envoyRateLimit(rl *node) (*EnvoyGlobalLimit, error) {
-	if err := r.fields(rl, "rate_limit", "unit", "requests_per_unit", "unlimited", "name", "replaces"); err != nil {
+func (r Reader) envoyRateLimit(rl *Node) (*EnvoyGlobalLimit, error) {
+	if err := r.Fields(rl, "rate_limit", "unit", "requests_per_unit", "unlimited", "name", "replaces"); err != nil {
 		return nil, err
 	}
-	if u := rl.get("unlimited"); u != nil {
-		on, err := r.boolean(u, "unlimited")
+	if u := rl.Get("unlimited"); u != nil {
+		on, err := r.Bool(u, "unlimited")
 		if err != nil {
 			return nil, err
 		}
 		if on {
-			r.warn(u, "unlimited: true lets every request of this descriptor through: no lane")
+			r.Warn(u, "unlimited: true lets every request of this descriptor through: no lane")
 			return nil, nil
 		}
 	}
-	if rp := rl.get("replaces"); rp != nil {
-		r.warn(rp, "replaces makes this limit stand in for others a request carries; the lanes are each descriptor's own")
+	if rp := rl.Get("replaces"); rp != nil {
+		r.Warn(rp, "replaces makes this limit stand in for others a request carries; the lanes are each descriptor's own")
 	}
-	un := rl.get("unit")
+	un := rl.Get("unit")
 	if un == nil {
-		return nil, r.errorf(rl, "rate_limit has no unit; add unit: second (or minute, hour, day, week, month, year)")
+		return nil, r.Errorf(rl, "rate_limit has no unit; add unit: second (or minute, hour, day, week, month, year)")
 	}
-	unit, err := r.str(un, "unit")
+	unit, err := r.Text(un, "unit")
 	if err != nil {
 		return nil, err
 	}
@@ -486,17 +486,17 @@ func (r reader) envoyRateLimit(rl *node) (*EnvoyGlobalLimit, error) {
 		}
 	}
 	if l.Period == 0 {
-		return nil, r.errorf(un, "unit %q is not one of the service's (config error, invalid rate limit unit); use second, minute, hour, day, week, month or year", unit)
+		return nil, r.Errorf(un, "unit %q is not one of the service's (config error, invalid rate limit unit); use second, minute, hour, day, week, month or year", unit)
 	}
-	rp := rl.get("requests_per_unit")
+	rp := rl.Get("requests_per_unit")
 	if rp == nil {
-		return nil, r.errorf(rl, "rate_limit has no requests_per_unit; add requests_per_unit: 100")
+		return nil, r.Errorf(rl, "rate_limit has no requests_per_unit; add requests_per_unit: 100")
 	}
-	if l.RequestsPerUnit, err = r.integer(rp, "requests_per_unit", 0, math.MaxUint32); err != nil {
+	if l.RequestsPerUnit, err = r.Int(rp, "requests_per_unit", 0, math.MaxUint32); err != nil {
 		return nil, err
 	}
 	if l.RequestsPerUnit == 0 {
-		r.warn(rp, "requests_per_unit: 0 refuses every request of this descriptor: no lane")
+		r.Warn(rp, "requests_per_unit: 0 refuses every request of this descriptor: no lane")
 		return nil, nil
 	}
 	return l, nil

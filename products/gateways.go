@@ -17,54 +17,54 @@ import (
 // redis-rate-limiter args (replenishRate, burstCapacity, requestedTokens;
 // kebab-case or nested as Spring's relaxed binding reads them). Each is a lane.
 func readSpring(name string, data []byte) (*Config, error) {
-	root, err := parseYAML(name, data)
+	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{Product: Spring, File: name}
-	r := reader{file: name, w: &c.Warnings}
-	gw := root.get("spring").get("cloud").get("gateway")
-	if w := gw.get("server").get("webflux"); w != nil {
+	r := Reader{File: name, Warnings: &c.Warnings}
+	gw := root.Get("spring").Get("cloud").Get("gateway")
+	if w := gw.Get("server").Get("webflux"); w != nil {
 		gw = w
 	}
 	if gw == nil {
-		return nil, r.errorf(root, "no spring.cloud.gateway here: write the routes under spring.cloud.gateway.routes (or spring.cloud.gateway.server.webflux.routes), each with filters: [{name: RequestRateLimiter, args: {...}}]")
+		return nil, r.Errorf(root, "no spring.cloud.gateway here: write the routes under spring.cloud.gateway.routes (or spring.cloud.gateway.server.webflux.routes), each with filters: [{name: RequestRateLimiter, args: {...}}]")
 	}
 	type holder struct {
 		name    string
-		filters *node
+		filters *Node
 		route   bool
 	}
 	var hs []holder
-	if d := gw.get("default-filters"); d != nil {
+	if d := gw.Get("default-filters"); d != nil {
 		hs = append(hs, holder{"default-filters", d, false})
 	}
-	if rs := gw.get("routes"); rs != nil {
-		if rs.kind != seqNode {
-			return nil, r.errorf(rs, "routes must be a list of routes; it is %s", rs.what())
+	if rs := gw.Get("routes"); rs != nil {
+		if rs.Kind != SeqNode {
+			return nil, r.Errorf(rs, "routes must be a list of routes; it is %s", rs.What())
 		}
-		for i, rt := range rs.vals {
+		for i, rt := range rs.Vals {
 			id := fmt.Sprintf("route %d", i+1)
-			if v := rt.get("id"); v != nil && v.kind == scalarNode {
-				id = "route " + laneWord(v.value)
+			if v := rt.Get("id"); v != nil && v.Kind == ScalarNode {
+				id = "route " + LaneWord(v.Value)
 			}
-			if f := rt.get("filters"); f != nil {
+			if f := rt.Get("filters"); f != nil {
 				hs = append(hs, holder{id, f, true})
 			}
 		}
 	}
 	for _, h := range hs {
-		if h.filters.kind != seqNode {
-			return nil, r.errorf(h.filters, "filters must be a list; it is %s", h.filters.what())
+		if h.filters.Kind != SeqNode {
+			return nil, r.Errorf(h.filters, "filters must be a list; it is %s", h.filters.What())
 		}
-		for _, f := range h.filters.vals {
-			if f.kind == scalarNode {
-				if strings.HasPrefix(strings.TrimSpace(f.value), "RequestRateLimiter") {
-					return nil, r.errorf(f, "RequestRateLimiter has no shortcut form Spring reads its redis-rate-limiter from; write it as {name: RequestRateLimiter, args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}}")
+		for _, f := range h.filters.Vals {
+			if f.Kind == ScalarNode {
+				if strings.HasPrefix(strings.TrimSpace(f.Value), "RequestRateLimiter") {
+					return nil, r.Errorf(f, "RequestRateLimiter has no shortcut form Spring reads its redis-rate-limiter from; write it as {name: RequestRateLimiter, args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}}")
 				}
 				continue
 			}
-			if n := f.get("name"); n == nil || n.value != "RequestRateLimiter" {
+			if n := f.Get("name"); n == nil || n.Value != "RequestRateLimiter" {
 				continue
 			}
 			l, key, err := r.springFilter(f)
@@ -76,9 +76,9 @@ func readSpring(name string, data []byte) (*Config, error) {
 			}
 			l.Route = h.name
 			if !h.route {
-				r.warn(f, "default-filters apply to every route; the lane is one, every request of every route")
+				r.Warn(f, "default-filters apply to every route; the lane is one, every request of every route")
 			}
-			c.Lanes = append(c.Lanes, Lane{Name: h.name, Place: r.at(f), Limits: []Limit{{Place: r.at(f), Key: key, Spring: l}}})
+			c.Lanes = append(c.Lanes, Lane{Name: h.name, Place: r.At(f), Limits: []Limit{{Place: r.At(f), Key: key, Spring: l}}})
 		}
 	}
 	return c, nil
@@ -87,17 +87,17 @@ func readSpring(name string, data []byte) (*Config, error) {
 // springArg is a filter's argument by Spring's relaxed binding: flat
 // ("redis-rate-limiter.replenishRate"), kebab-case ("replenish-rate") or
 // nested (redis-rate-limiter: {replenishRate: …}).
-func springArg(args *node, camel, kebab string) *node {
+func springArg(args *Node, camel, kebab string) *Node {
 	for _, prefix := range []string{"redis-rate-limiter.", "redisRateLimiter."} {
 		for _, k := range []string{camel, kebab} {
-			if v := args.get(prefix + k); v != nil {
+			if v := args.Get(prefix + k); v != nil {
 				return v
 			}
 		}
 	}
 	for _, g := range []string{"redis-rate-limiter", "redisRateLimiter"} {
 		for _, k := range []string{camel, kebab} {
-			if v := args.get(g).get(k); v != nil {
+			if v := args.Get(g).Get(k); v != nil {
 				return v
 			}
 		}
@@ -106,56 +106,56 @@ func springArg(args *node, camel, kebab string) *node {
 }
 
 // springFilter reads a RequestRateLimiter filter.
-func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
-	args := f.get("args")
-	if args == nil || args.kind != mapNode {
-		return nil, Key{}, r.errorf(f, "RequestRateLimiter needs its args: add args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}")
+func (r Reader) springFilter(f *Node) (*SpringLimit, Key, error) {
+	args := f.Get("args")
+	if args == nil || args.Kind != MapNode {
+		return nil, Key{}, r.Errorf(f, "RequestRateLimiter needs its args: add args: {redis-rate-limiter.replenishRate: 10, redis-rate-limiter.burstCapacity: 20}")
 	}
 	known := map[string]bool{}
 	l := &SpringLimit{BurstCapacity: 1, RequestedTokens: 1, Status: 429}
 	rr := springArg(args, "replenishRate", "replenish-rate")
 	if rr == nil {
-		return nil, Key{}, r.errorf(args, "RequestRateLimiter has no redis-rate-limiter.replenishRate; add redis-rate-limiter.replenishRate: 10 (tokens a second)")
+		return nil, Key{}, r.Errorf(args, "RequestRateLimiter has no redis-rate-limiter.replenishRate; add redis-rate-limiter.replenishRate: 10 (tokens a second)")
 	}
 	var err error
-	if l.ReplenishRate, err = r.integer(rr, "replenishRate", 0, math.MaxInt32); err != nil {
+	if l.ReplenishRate, err = r.Int(rr, "replenishRate", 0, math.MaxInt32); err != nil {
 		return nil, Key{}, err
 	}
-	known[rr.value] = true
+	known[rr.Value] = true
 	if v := springArg(args, "burstCapacity", "burst-capacity"); v != nil {
-		if l.BurstCapacity, err = r.integer(v, "burstCapacity", 0, SpringMaxBurstCapacity); err != nil {
+		if l.BurstCapacity, err = r.Int(v, "burstCapacity", 0, SpringMaxBurstCapacity); err != nil {
 			return nil, Key{}, err
 		}
 	}
 	if v := springArg(args, "requestedTokens", "requested-tokens"); v != nil {
-		if l.RequestedTokens, err = r.integer(v, "requestedTokens", 1, math.MaxInt32); err != nil {
+		if l.RequestedTokens, err = r.Int(v, "requestedTokens", 1, math.MaxInt32); err != nil {
 			return nil, Key{}, err
 		}
 	}
 	if l.ReplenishRate == 0 || l.BurstCapacity < l.RequestedTokens {
-		r.warn(args, "replenishRate %d, burstCapacity %d and requestedTokens %d refuse every request: no lane", l.ReplenishRate, l.BurstCapacity, l.RequestedTokens)
+		r.Warn(args, "replenishRate %d, burstCapacity %d and requestedTokens %d refuse every request: no lane", l.ReplenishRate, l.BurstCapacity, l.RequestedTokens)
 		return nil, Key{}, nil
 	}
 	if l.BurstCapacity%l.RequestedTokens != 0 {
-		r.warn(args, "burstCapacity %d is not a whole number of requests of %d tokens; the lane holds %d", l.BurstCapacity, l.RequestedTokens, l.BurstCapacity/l.RequestedTokens*l.RequestedTokens)
+		r.Warn(args, "burstCapacity %d is not a whole number of requests of %d tokens; the lane holds %d", l.BurstCapacity, l.RequestedTokens, l.BurstCapacity/l.RequestedTokens*l.RequestedTokens)
 	}
 	key := Key{Expr: "PrincipalNameKeyResolver (the user's principal)", Trace: "user", Mapped: true}
-	for i, k := range args.keys {
-		v := args.vals[i]
-		switch k.value {
+	for i, k := range args.Keys {
+		v := args.Vals[i]
+		switch k.Value {
 		case "key-resolver", "keyResolver":
-			key = Key{Expr: "key-resolver " + v.value, Mapped: false}
-			r.warn(k, "key-resolver %s is a bean ratelab cannot read; the lane keys the route by the requests' own key", v.value)
+			key = Key{Expr: "key-resolver " + v.Value, Mapped: false}
+			r.Warn(k, "key-resolver %s is a bean ratelab cannot read; the lane keys the route by the requests' own key", v.Value)
 		case "deny-empty-key", "denyEmptyKey", "empty-key-status-code", "emptyKeyStatusCode":
-			r.warn(k, "%s decides what a request without a key gets; the lane gives every request a key", k.value)
+			r.Warn(k, "%s decides what a request without a key gets; the lane gives every request a key", k.Value)
 		case "status-code", "statusCode":
-			code, ok := algorithms.SpringStatusCode(v.value)
-			if !ok || v.kind != scalarNode {
-				return nil, Key{}, r.errorf(v, "statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is %s", v.what())
+			code, ok := algorithms.SpringStatusCode(v.Value)
+			if !ok || v.Kind != ScalarNode {
+				return nil, Key{}, r.Errorf(v, "statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is %s", v.What())
 			}
 			l.Status = code
 		case "rate-limiter", "rateLimiter":
-			r.warn(k, "rate-limiter %s is another bean than RedisRateLimiter; the lane runs RedisRateLimiter with the args here", v.value)
+			r.Warn(k, "rate-limiter %s is another bean than RedisRateLimiter; the lane runs RedisRateLimiter with the args here", v.Value)
 		}
 	}
 	return l, key, nil
@@ -165,94 +165,94 @@ func (r reader) springFilter(f *node) (*SpringLimit, Key, error) {
 // with a [http…] table header): every http.middlewares.<name>.rateLimit
 // (average, period, burst, sourceCriterion, redis). Each is a lane.
 func readTraefik(name string, data []byte) (*Config, error) {
-	parse := parseYAML
+	parse := ParseYAML
 	if isTraefikTOML(data) {
-		parse = parseTOML
+		parse = ParseTOML
 	}
 	root, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{Product: Traefik, File: name}
-	r := reader{file: name, w: &c.Warnings}
-	ms := root.get("http").get("middlewares")
-	if ms == nil || ms.kind != mapNode {
-		return nil, r.errorf(root, "no http.middlewares here: write http: {middlewares: {NAME: {rateLimit: {average: 100, burst: 200}}}} (Traefik's dynamic configuration in YAML)")
+	r := Reader{File: name, Warnings: &c.Warnings}
+	ms := root.Get("http").Get("middlewares")
+	if ms == nil || ms.Kind != MapNode {
+		return nil, r.Errorf(root, "no http.middlewares here: write http: {middlewares: {NAME: {rateLimit: {average: 100, burst: 200}}}} (Traefik's dynamic configuration in YAML)")
 	}
-	for i, k := range ms.keys {
-		m := ms.vals[i]
-		rl := m.get("rateLimit")
+	for i, k := range ms.Keys {
+		m := ms.Vals[i]
+		rl := m.Get("rateLimit")
 		if rl == nil {
 			continue
 		}
-		if err := r.fields(rl, "rateLimit", "average", "period", "burst", "sourceCriterion", "redis"); err != nil {
+		if err := r.Fields(rl, "rateLimit", "average", "period", "burst", "sourceCriterion", "redis"); err != nil {
 			return nil, err
 		}
-		l := &TraefikLimit{Middleware: laneWord(k.value), Period: time.Second, Burst: 1}
+		l := &TraefikLimit{Middleware: LaneWord(k.Value), Period: time.Second, Burst: 1}
 		// New (pkg/middlewares/ratelimiter/rate_limiter.go at fd5a576d)
 		// refuses a negative period (line 67) and takes 0 as a second (line
 		// 70), then sets a rate only for an average above 0 (line 80): the
 		// rate stays rate.Inf (line 75), and every request passes at once
-		if v := rl.get("period"); v != nil {
+		if v := rl.Get("period"); v != nil {
 			if l.Period, err = traefikDuration(r, v); err != nil {
 				return nil, err
 			}
 			if l.Period == 0 {
 				l.Period = time.Second
-				r.warn(v, "period %s is a second to Traefik (rate_limiter.go:70, if period == 0 { period = time.Second }), and to the lane", v.value)
+				r.Warn(v, "period %s is a second to Traefik (rate_limiter.go:70, if period == 0 { period = time.Second }), and to the lane", v.Value)
 			}
 		}
-		av := rl.get("average")
+		av := rl.Get("average")
 		if av != nil {
-			if l.Average, err = r.integer(av, "average", math.MinInt64, math.MaxInt64); err != nil {
+			if l.Average, err = r.Int(av, "average", math.MinInt64, math.MaxInt64); err != nil {
 				return nil, err
 			}
 		}
 		switch {
 		case av == nil || l.Average == 0:
-			r.warn(rl, "average is 0 (its default): the middleware limits nothing: no lane")
+			r.Warn(rl, "average is 0 (its default): the middleware limits nothing: no lane")
 			continue
 		case l.Average < 0:
-			r.warn(av, "average %d: Traefik limits nothing, as with 0 (rate_limiter.go:75-80: the rate is set only for an average above 0, else it stays rate.Inf and every request passes): no lane", l.Average)
+			r.Warn(av, "average %d: Traefik limits nothing, as with 0 (rate_limiter.go:75-80: the rate is set only for an average above 0, else it stays rate.Inf and every request passes): no lane", l.Average)
 			continue
 		}
-		if v := rl.get("burst"); v != nil {
-			if l.Burst, err = r.integer(v, "burst", math.MinInt64, math.MaxInt64); err != nil {
+		if v := rl.Get("burst"); v != nil {
+			if l.Burst, err = r.Int(v, "burst", math.MinInt64, math.MaxInt64); err != nil {
 				return nil, err
 			}
 			if l.Burst < 1 {
-				r.warn(v, "burst %d is taken as 1, as Traefik does", l.Burst)
+				r.Warn(v, "burst %d is taken as 1, as Traefik does", l.Burst)
 				l.Burst = 1
 			}
 		}
 		key := Key{Expr: "the remote address", Trace: "ip", Mapped: true}
-		if sc := rl.get("sourceCriterion"); sc != nil {
-			if err := r.fields(sc, "sourceCriterion", "ipStrategy", "requestHeaderName", "requestHost"); err != nil {
+		if sc := rl.Get("sourceCriterion"); sc != nil {
+			if err := r.Fields(sc, "sourceCriterion", "ipStrategy", "requestHeaderName", "requestHost"); err != nil {
 				return nil, err
 			}
 			switch {
-			case sc.get("requestHeaderName") != nil:
-				h := sc.get("requestHeaderName")
-				key = Key{Expr: "header " + h.value, Mapped: false}
-				r.warn(h, "requestHeaderName %s keys the middleware by a header no request log field stands for; the lane keys it by the requests' own key", h.value)
-			case sc.get("requestHost") != nil:
+			case sc.Get("requestHeaderName") != nil:
+				h := sc.Get("requestHeaderName")
+				key = Key{Expr: "header " + h.Value, Mapped: false}
+				r.Warn(h, "requestHeaderName %s keys the middleware by a header no request log field stands for; the lane keys it by the requests' own key", h.Value)
+			case sc.Get("requestHost") != nil:
 				key = Key{Expr: "the request's host", Mapped: false}
-				r.warn(sc.get("requestHost"), "requestHost keys the middleware by the Host header, which a request log does not give; the lane keys it by the requests' own key")
-			case sc.get("ipStrategy") != nil:
+				r.Warn(sc.Get("requestHost"), "requestHost keys the middleware by the Host header, which a request log does not give; the lane keys it by the requests' own key")
+			case sc.Get("ipStrategy") != nil:
 				key = Key{Expr: "ipStrategy (X-Forwarded-For)", Trace: "ip", Mapped: true, Note: "the address ipStrategy takes from X-Forwarded-For; the log's ip is the one it records"}
-				r.warn(sc.get("ipStrategy"), "ipStrategy takes the client's address from X-Forwarded-For; the lane takes the log's ip")
+				r.Warn(sc.Get("ipStrategy"), "ipStrategy takes the client's address from X-Forwarded-For; the lane takes the log's ip")
 			}
 		}
-		if rd := rl.get("redis"); rd != nil && !(rd.kind == scalarNode && rd.tag == "!!null") { // null: no Redis, as Traefik's nil *Redis
+		if rd := rl.Get("redis"); rd != nil && !(rd.Kind == ScalarNode && rd.Tag == "!!null") { // null: no Redis, as Traefik's nil *Redis
 			// Traefik's dynamic.Redis (v3.4); its endpoints and credentials are the
 			// deployment's: the lane runs on the scenario's store
-			if err := r.fields(rd, "redis", "endpoints", "username", "password", "db", "tls", "poolSize", "minIdleConns", "maxActiveConns",
+			if err := r.Fields(rd, "redis", "endpoints", "username", "password", "db", "tls", "poolSize", "minIdleConns", "maxActiveConns",
 				"readTimeout", "writeTimeout", "dialTimeout"); err != nil {
 				return nil, err
 			}
 			l.Redis = true
 		}
-		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.at(k), Limits: []Limit{{Place: r.at(rl), Key: key, Traefik: l}}})
+		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.At(k), Limits: []Limit{{Place: r.At(rl), Key: key, Traefik: l}}})
 	}
 	return c, nil
 }
@@ -261,25 +261,25 @@ func readTraefik(name string, data []byte) (*Config, error) {
 // seconds or a Go duration ("1s", "1m"), 0 or more; a negative one is
 // refused, as Traefik's New refuses it (rate_limiter.go:67, negative value
 // not valid for period).
-func traefikDuration(r reader, n *node) (time.Duration, error) {
-	bad := r.errorf(n, "period must be a duration such as \"1s\" or \"1m\" (or whole seconds); it is %s", n.what())
-	if n.kind != scalarNode {
+func traefikDuration(r Reader, n *Node) (time.Duration, error) {
+	bad := r.Errorf(n, "period must be a duration such as \"1s\" or \"1m\" (or whole seconds); it is %s", n.What())
+	if n.Kind != ScalarNode {
 		return 0, bad
 	}
 	var d time.Duration
-	if s, err := strconv.ParseInt(n.value, 10, 64); err == nil {
+	if s, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
 		if s > math.MaxInt64/int64(time.Second) || s < math.MinInt64/int64(time.Second) {
 			return 0, bad
 		}
 		d = time.Duration(s) * time.Second
-	} else if d, err = time.ParseDuration(n.value); err != nil {
+	} else if d, err = time.ParseDuration(n.Value); err != nil {
 		return 0, bad
 	}
 	switch {
 	case d < 0:
-		return 0, r.errorf(n, "period %s is negative, which Traefik refuses (negative value not valid for period); make it 0 (a second) or more", n.value)
+		return 0, r.Errorf(n, "period %s is negative, which Traefik refuses (negative value not valid for period); make it 0 (a second) or more", n.Value)
 	case d%time.Microsecond != 0:
-		return 0, r.errorf(n, "period %s is not whole microseconds, which ratelab's clock runs on; round it", n.value)
+		return 0, r.Errorf(n, "period %s is not whole microseconds, which ratelab's clock runs on; round it", n.Value)
 	}
 	return d, nil
 }
@@ -298,43 +298,43 @@ var kongConfigFields = []string{"second", "minute", "hour", "day", "month", "yea
 // named rate-limiting, at the top level or under a service, route or
 // consumer. Each enabled one is a lane.
 func readKong(name string, data []byte) (*Config, error) {
-	root, err := parseYAML(name, data)
+	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{Product: Kong, File: name}
-	r := reader{file: name, w: &c.Warnings}
+	r := Reader{File: name, Warnings: &c.Warnings}
 	var found []kongFound
-	var walk func(n *node, where string, depth int)
-	walk = func(n *node, where string, depth int) {
-		if n.kind == mapNode {
-			if nm := n.get("name"); nm != nil && nm.value == "rate-limiting" && n.get("config") != nil {
+	var walk func(n *Node, where string, depth int)
+	walk = func(n *Node, where string, depth int) {
+		if n.Kind == MapNode {
+			if nm := n.Get("name"); nm != nil && nm.Value == "rate-limiting" && n.Get("config") != nil {
 				found = append(found, kongFound{where, n})
 				return
 			}
-			for i, k := range n.keys {
+			for i, k := range n.Keys {
 				w := where
-				if (k.value == "plugins") && depth > 0 {
-					if nm := n.get("name"); nm != nil && nm.kind == scalarNode {
-						w = strings.TrimSpace(where + " " + laneWord(nm.value))
+				if (k.Value == "plugins") && depth > 0 {
+					if nm := n.Get("name"); nm != nil && nm.Kind == ScalarNode {
+						w = strings.TrimSpace(where + " " + LaneWord(nm.Value))
 					}
 				}
-				if k.value == "services" || k.value == "routes" || k.value == "consumers" {
-					w = strings.TrimSpace(where + " " + strings.TrimSuffix(k.value, "s"))
+				if k.Value == "services" || k.Value == "routes" || k.Value == "consumers" {
+					w = strings.TrimSpace(where + " " + strings.TrimSuffix(k.Value, "s"))
 				}
-				walk(n.vals[i], w, depth+1)
+				walk(n.Vals[i], w, depth+1)
 			}
 			return
 		}
-		for _, v := range n.vals {
+		for _, v := range n.Vals {
 			walk(v, where, depth+1)
 		}
 	}
 	walk(root, "", 0)
 	if len(found) == 0 {
-		return nil, r.errorf(root, "no rate-limiting plugin here: write plugins: [{name: rate-limiting, config: {minute: 6, policy: local}}] (at the top, or under a service or route)")
+		return nil, r.Errorf(root, "no rate-limiting plugin here: write plugins: [{name: rate-limiting, config: {minute: 6, policy: local}}] (at the top, or under a service or route)")
 	}
-	if err := addLanes(c, found, func(_ int, f kongFound) (*Lane, error) { return r.kongPlugin(f.p, f.where) }); err != nil {
+	if err := AddLanes(c, found, func(_ int, f kongFound) (*Lane, error) { return r.kongPlugin(f.p, f.where) }); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -344,34 +344,34 @@ func readKong(name string, data []byte) (*Config, error) {
 // it is (the service, route or consumer it is on; "" at the top).
 type kongFound struct {
 	where string
-	p     *node
+	p     *Node
 }
 
 // kongPlugin reads one rate-limiting plugin.
-func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
-	if e := p.get("enabled"); e != nil {
-		on, err := r.boolean(e, "enabled")
+func (r Reader) kongPlugin(p *Node, where string) (*Lane, error) {
+	if e := p.Get("enabled"); e != nil {
+		on, err := r.Bool(e, "enabled")
 		if err != nil {
 			return nil, err
 		}
 		if !on {
-			r.warn(e, "the plugin is disabled (enabled: false): no lane")
+			r.Warn(e, "the plugin is disabled (enabled: false): no lane")
 			return nil, nil
 		}
 	}
-	cfg := p.get("config")
-	if err := r.fields(cfg, "the rate-limiting plugin's config", kongConfigFields...); err != nil {
+	cfg := p.Get("config")
+	if err := r.Fields(cfg, "the rate-limiting plugin's config", kongConfigFields...); err != nil {
 		return nil, err
 	}
 	l := &KongLimit{Policy: "local", Status: 429}
 	any := false
 	prev, prevName := int64(0), ""
 	for w, wn := range kongWindows {
-		v := cfg.get(wn)
-		if v == nil || v.tag == "!!null" {
+		v := cfg.Get(wn)
+		if v == nil || v.Tag == "!!null" {
 			continue
 		}
-		n, err := r.integer(v, wn, 0, math.MaxInt64)
+		n, err := r.Int(v, wn, 0, math.MaxInt64)
 		if err != nil {
 			return nil, err
 		}
@@ -379,77 +379,77 @@ func (r reader) kongPlugin(p *node, where string) (*Lane, error) {
 			continue
 		}
 		if prev > 0 && n < prev {
-			return nil, r.errorf(v, "the limit for %s (%d) is lower than the limit for %s (%d), which Kong's schema refuses; raise it", wn, n, prevName, prev)
+			return nil, r.Errorf(v, "the limit for %s (%d) is lower than the limit for %s (%d), which Kong's schema refuses; raise it", wn, n, prevName, prev)
 		}
 		prev, prevName = n, wn
 		l.Windows[w] = n
 		any = true
 	}
 	if !any {
-		return nil, r.errorf(cfg, "the plugin sets no limit, which Kong's schema refuses (at least one of second, minute, hour, day, month, year); add minute: 60")
+		return nil, r.Errorf(cfg, "the plugin sets no limit, which Kong's schema refuses (at least one of second, minute, hour, day, month, year); add minute: 60")
 	}
 	if l.Windows[0] == 0 && l.Windows[1] == 0 && l.Windows[2] == 0 && l.Windows[3] == 0 {
-		r.warn(cfg, "the plugin limits only per month or year; the lane needs a second, minute, hour or day limit: no lane")
+		r.Warn(cfg, "the plugin limits only per month or year; the lane needs a second, minute, hour or day limit: no lane")
 		return nil, nil
 	}
-	if v := cfg.get("policy"); v != nil {
-		s, err := r.str(v, "policy")
+	if v := cfg.Get("policy"); v != nil {
+		s, err := r.Text(v, "policy")
 		if err != nil {
 			return nil, err
 		}
 		if s != "local" && s != "cluster" && s != "redis" {
-			return nil, r.errorf(v, "policy %q is not one of Kong's; use local, cluster or redis", s)
+			return nil, r.Errorf(v, "policy %q is not one of Kong's; use local, cluster or redis", s)
 		}
 		l.Policy = s
 	}
-	if v := cfg.get("error_code"); v != nil {
-		s, err := r.integer(v, "error_code", 400, 599)
+	if v := cfg.Get("error_code"); v != nil {
+		s, err := r.Int(v, "error_code", 400, 599)
 		if err != nil {
 			return nil, err
 		}
 		l.Status = int(s)
 	}
-	if v := cfg.get("hide_client_headers"); v != nil {
-		hide, err := r.boolean(v, "hide_client_headers")
+	if v := cfg.Get("hide_client_headers"); v != nil {
+		hide, err := r.Bool(v, "hide_client_headers")
 		if err != nil {
 			return nil, err
 		}
 		l.HideClientHeaders = hide
 	}
-	if v := cfg.get("sync_rate"); v != nil {
-		if f, err := r.number(v, "sync_rate", -1, 1e9); err != nil {
+	if v := cfg.Get("sync_rate"); v != nil {
+		if f, err := r.Number(v, "sync_rate", -1, 1e9); err != nil {
 			return nil, err
 		} else if f > 0 {
-			r.warn(v, "sync_rate %g flushes the counters to Redis in batches; the lane counts as sync_rate -1 does", f)
+			r.Warn(v, "sync_rate %g flushes the counters to Redis in batches; the lane counts as sync_rate -1 does", f)
 		}
 	}
 	key := Key{Expr: "consumer", Trace: "user", Mapped: true, Note: "Kong's consumer, falling back to the client's IP"}
-	if v := cfg.get("limit_by"); v != nil {
-		switch v.value {
+	if v := cfg.Get("limit_by"); v != nil {
+		switch v.Value {
 		case "consumer", "credential":
 		case "ip":
 			key = Key{Expr: "ip", Trace: "ip", Mapped: true}
 		case "path":
 			path := ""
-			if pn := cfg.get("path"); pn != nil {
-				path = pn.value
+			if pn := cfg.Get("path"); pn != nil {
+				path = pn.Value
 			}
 			key = Key{Expr: "path " + path, Shared: true, Mapped: true}
 		case "service":
 			key = Key{Expr: "service", Shared: true, Mapped: true}
 		case "header", "consumer-group":
-			key = Key{Expr: v.value, Mapped: false}
-			r.warn(v, "limit_by %s keys the plugin by what no request log field stands for; the lane keys it by the requests' own key", v.value)
+			key = Key{Expr: v.Value, Mapped: false}
+			r.Warn(v, "limit_by %s keys the plugin by what no request log field stands for; the lane keys it by the requests' own key", v.Value)
 		default:
-			return nil, r.errorf(v, "limit_by %q is not one of Kong's; use consumer, credential, ip, service, header, path or consumer-group", v.value)
+			return nil, r.Errorf(v, "limit_by %q is not one of Kong's; use consumer, credential, ip, service, header, path or consumer-group", v.Value)
 		}
 	}
 	name := strings.TrimSpace(where + " rate-limiting")
 	if where != "" {
-		r.warn(p, "the plugin holds the requests of its %s; the lane holds every request", where)
+		r.Warn(p, "the plugin holds the requests of its %s; the lane holds every request", where)
 	}
 	l.Plugin = name
-	return &Lane{Name: name, Place: r.at(p), Limits: []Limit{{Place: r.at(cfg), Key: key, Kong: l}}}, nil
+	return &Lane{Name: name, Place: r.At(p), Limits: []Limit{{Place: r.At(cfg), Key: key, Kong: l}}}, nil
 }
 
 // isTraefikTOML says a Traefik configuration is TOML: a line opens a table

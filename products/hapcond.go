@@ -75,7 +75,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		return c, nil
 	}
 	if len(rule.cond) == 0 {
-		return c, errorf(rule.place, "missing condition after '%s'; write if { sc_http_req_rate(0) gt 100 }", strings.Fields(rule.condText())[0])
+		return c, Errorf(rule.place, "missing condition after '%s'; write if { sc_http_req_rate(0) gt 100 }", strings.Fields(rule.condText())[0])
 	}
 	term := []*hapCondACL{}
 	w := rule.cond
@@ -83,7 +83,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		x := w[i]
 		if x == "||" || x == "or" {
 			if len(term) == 0 {
-				return c, errorf(rule.place, "'%s' with nothing before it in the condition", x)
+				return c, Errorf(rule.place, "'%s' with nothing before it in the condition", x)
 			}
 			c.terms = append(c.terms, term)
 			term = []*hapCondACL{}
@@ -95,7 +95,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			x = x[1:]
 			if x == "" {
 				if i+1 >= len(w) {
-					return c, errorf(rule.place, "'!' with nothing after it in the condition")
+					return c, Errorf(rule.place, "'!' with nothing after it in the condition")
 				}
 				i++
 				x = w[i]
@@ -104,11 +104,11 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		if x == "{" {
 			end := slices.Index(w[i+1:], "}")
 			if end < 0 {
-				return c, errorf(rule.place, "unmatched '{' in the condition; close the anonymous ACL with ' }' (a word of its own)")
+				return c, Errorf(rule.place, "unmatched '{' in the condition; close the anonymous ACL with ' }' (a word of its own)")
 			}
 			body := w[i+1 : i+1+end]
 			if len(body) == 0 {
-				return c, errorf(rule.place, "an empty anonymous ACL '{ }'")
+				return c, Errorf(rule.place, "an empty anonymous ACL '{ }'")
 			}
 			i += end + 1
 			a := readACL(body, rule.place)
@@ -117,7 +117,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			continue
 		}
 		if x == "}" || strings.HasPrefix(x, "{") {
-			return c, errorf(rule.place, "'%s' in the condition: the braces of an anonymous ACL are words of their own, { sc_http_req_rate(0) gt 100 }", x)
+			return c, Errorf(rule.place, "'%s' in the condition: the braces of an anonymous ACL are words of their own, { sc_http_req_rate(0) gt 100 }", x)
 		}
 		defs, ok := acls[x]
 		if !ok {
@@ -134,7 +134,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			if len(names) > 0 {
 				fix += " (its ACLs are " + strings.Join(names, ", ") + ")"
 			}
-			return c, errorf(rule.place, "no such ACL : '%s'; %s", x, fix)
+			return c, Errorf(rule.place, "no such ACL : '%s'; %s", x, fix)
 		}
 		for _, d := range defs {
 			a := readACL(d.words, d.place)
@@ -143,7 +143,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		}
 	}
 	if len(term) == 0 {
-		return c, errorf(rule.place, "the condition ends with '||'")
+		return c, Errorf(rule.place, "the condition ends with '||'")
 	}
 	c.terms = append(c.terms, term)
 	return c, nil
@@ -215,13 +215,13 @@ func readACL(words []string, place Place) *hapCondACL {
 		lo, hi, isRange := strings.Cut(v, ":")
 		switch {
 		case !isRange:
-			n, ok := ngxAtoi(v)
+			n, ok := ParseDigits(v)
 			rf.op, rf.threshold, rf.ok = "eq", n, ok
 		case hi == "":
-			n, ok := ngxAtoi(lo)
+			n, ok := ParseDigits(lo)
 			rf.op, rf.threshold, rf.ok = "ge", n, ok
 		case lo == "":
-			n, ok := ngxAtoi(hi)
+			n, ok := ParseDigits(hi)
 			rf.op, rf.threshold, rf.ok = "le", n, ok
 		default:
 			rf.op = "in " + v
@@ -232,7 +232,7 @@ func readACL(words []string, place Place) *hapCondACL {
 	// value: for gt and ge the smallest counts, for lt and le the largest
 	var best int64
 	for j, v := range rest {
-		n, ok := ngxAtoi(v)
+		n, ok := ParseDigits(v)
 		if !ok {
 			return a
 		}

@@ -168,7 +168,7 @@ func readHAProxy(name string, data []byte) (*Config, error) {
 }
 
 func (r *hapReader) warn(place Place, format string, args ...any) {
-	r.cfg.Warnings = append(r.cfg.Warnings, warning(place, format, args...))
+	r.cfg.Warnings = append(r.cfg.Warnings, Warningf(place, format, args...))
 }
 
 // sectionMode is a section's mode, or inherited when it sets none.
@@ -191,7 +191,7 @@ func (r *hapReader) split(name string, data []byte) error {
 		words, err := hapWords(line)
 		place := Place{File: name, Line: n}
 		if err != nil {
-			return errorf(place, "%v", err)
+			return Errorf(place, "%v", err)
 		}
 		if len(words) == 0 {
 			continue
@@ -204,14 +204,14 @@ func (r *hapReader) split(name string, data []byte) error {
 			switch {
 			case cur.kind == "frontend" || cur.kind == "backend" || cur.kind == "listen" || cur.kind == "peers":
 				if cur.name == "" {
-					return errorf(place, "'%s' needs a name: %s NAME", cur.kind, cur.kind)
+					return Errorf(place, "'%s' needs a name: %s NAME", cur.kind, cur.kind)
 				}
 				// a frontend and a backend may share a name; a listen is
 				// both
 				for _, kind := range []string{"frontend", "backend"} {
 					if cur.kind != "peers" && (cur.kind == kind || cur.kind == "listen") {
 						if s, ok := proxies[kind+" "+cur.name]; ok {
-							return errorf(place, "%s '%s' has the same name as the %s at %s; give it another", cur.kind, cur.name, s.kind, s.place)
+							return Errorf(place, "%s '%s' has the same name as the %s at %s; give it another", cur.kind, cur.name, s.kind, s.place)
 						}
 						proxies[kind+" "+cur.name] = cur
 					}
@@ -221,7 +221,7 @@ func (r *hapReader) split(name string, data []byte) error {
 			continue
 		}
 		if cur == nil {
-			return errorf(place, "unknown keyword '%s' out of section; a configuration starts with a section: global, defaults, frontend NAME, backend NAME or listen NAME", words[0])
+			return Errorf(place, "unknown keyword '%s' out of section; a configuration starts with a section: global, defaults, frontend NAME, backend NAME or listen NAME", words[0])
 		}
 		cur.lines = append(cur.lines, hapLine{place: place, words: words})
 	}
@@ -304,11 +304,11 @@ func (r *hapReader) readTables() error {
 			switch {
 			case l.words[0] == "stick-table" && (s.kind == "frontend" || s.kind == "backend" || s.kind == "listen"):
 				if prev, ok := r.tables[s.name]; ok {
-					return errorf(l.place, "only one stick-table per proxy; %s already has one at %s (declare another in a backend of its own)", s.name, prev.place)
+					return Errorf(l.place, "only one stick-table per proxy; %s already has one at %s (declare another in a backend of its own)", s.name, prev.place)
 				}
 				t, err = parseStickTable(s.name, l, 1)
 			case l.words[0] == "stick-table" && s.kind == "defaults":
-				return errorf(l.place, "'stick-table' is not allowed in a defaults section; declare it in a backend")
+				return Errorf(l.place, "'stick-table' is not allowed in a defaults section; declare it in a backend")
 			case l.words[0] == "table" && s.kind == "peers" && len(l.words) > 1:
 				t, err = parseStickTable(s.name+"/"+l.words[1], l, 2)
 				if err == nil {
@@ -339,7 +339,7 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 	w := l.words
 	need := func(i int) (string, error) {
 		if i+1 >= len(w) {
-			return "", errorf(l.place, "'%s' expects an argument", w[i])
+			return "", Errorf(l.place, "'%s' expects an argument", w[i])
 		}
 		return w[i+1], nil
 	}
@@ -352,7 +352,7 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 				return nil, err
 			}
 			if !slices.Contains([]string{"ip", "ipv6", "integer", "string", "binary"}, v) {
-				return nil, errorf(l.place, "stick-table: unknown type '%s'; use ip, ipv6, integer, string or binary", v)
+				return nil, Errorf(l.place, "stick-table: unknown type '%s'; use ip, ipv6, integer, string or binary", v)
 			}
 			t.typ = v
 			i++
@@ -366,7 +366,7 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 			}
 			n, ok := hapSize(v)
 			if !ok || n <= 0 {
-				return nil, errorf(l.place, "stick-table: invalid size '%s'; a number of entries, with k, m or g for 2^10, 2^20, 2^30", v)
+				return nil, Errorf(l.place, "stick-table: invalid size '%s'; a number of entries, with k, m or g for 2^10, 2^20, 2^30", v)
 			}
 			t.size, sawSize = n, true
 			i++
@@ -377,7 +377,7 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 			}
 			d, ok := hapTime(v)
 			if !ok {
-				return nil, errorf(l.place, "stick-table: invalid expire '%s'; a time like 30s, 10m or 500 (milliseconds)", v)
+				return nil, Errorf(l.place, "stick-table: invalid expire '%s'; a time like 30s, 10m or 500 (milliseconds)", v)
 			}
 			t.expire = d
 			i++
@@ -400,15 +400,15 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 			for _, d := range types {
 				dname, args := fetchArgs(d)
 				if !slices.Contains(hapDataTypes, dname) {
-					return nil, errorf(l.place, "stick-table: unknown data type '%s' in store", dname)
+					return nil, Errorf(l.place, "stick-table: unknown data type '%s' in store", dname)
 				}
 				if dname == "http_req_rate" {
 					if len(args) != 1 {
-						return nil, errorf(l.place, "stick-table: http_req_rate needs its period: store http_req_rate(10s)")
+						return nil, Errorf(l.place, "stick-table: http_req_rate needs its period: store http_req_rate(10s)")
 					}
 					p, ok := hapTime(args[0])
 					if !ok || p <= 0 {
-						return nil, errorf(l.place, "stick-table: invalid period '%s' in http_req_rate; a time like 10s", args[0])
+						return nil, Errorf(l.place, "stick-table: invalid period '%s' in http_req_rate; a time like 10s", args[0])
 					}
 					t.period, t.hasRate = p, true
 				}
@@ -416,14 +416,14 @@ func parseStickTable(name string, l hapLine, from int) (*hapTable, error) {
 			}
 			i++
 		default:
-			return nil, errorf(l.place, "stick-table: unknown argument '%s'; it takes type, size, expire, nopurge, peers, srvkey, store", w[i])
+			return nil, Errorf(l.place, "stick-table: unknown argument '%s'; it takes type, size, expire, nopurge, peers, srvkey, store", w[i])
 		}
 	}
 	switch {
 	case t.typ == "":
-		return nil, errorf(l.place, "stick-table: missing type; write stick-table type ip size 100k expire 30s store http_req_rate(10s)")
+		return nil, Errorf(l.place, "stick-table: missing type; write stick-table type ip size 100k expire 30s store http_req_rate(10s)")
 	case !sawSize:
-		return nil, errorf(l.place, "stick-table: missing size; write size 100k (entries)")
+		return nil, Errorf(l.place, "stick-table: missing size; write size 100k (entries)")
 	}
 	return t, nil
 }
@@ -462,7 +462,7 @@ func hapSize(s string) (int64, bool) {
 	case 'g', 'G':
 		scale, s = 1<<30, s[:len(s)-1]
 	}
-	n, ok := ngxAtoi(s)
+	n, ok := ParseDigits(s)
 	if !ok || n > (1<<40)/scale {
 		return 0, false
 	}
@@ -532,7 +532,7 @@ func (r *hapReader) proxy(s *hapSection, mode string) error {
 		switch l.words[0] {
 		case "acl":
 			if len(l.words) < 3 {
-				return errorf(l.place, "'acl' needs a name and a criterion: acl NAME FETCH [OPERATOR] VALUE…")
+				return Errorf(l.place, "'acl' needs a name and a criterion: acl NAME FETCH [OPERATOR] VALUE…")
 			}
 			acls[l.words[1]] = append(acls[l.words[1]], hapACL{name: l.words[1], place: l.place, words: l.words[2:]})
 		case "http-request", "tcp-request":
@@ -608,15 +608,15 @@ func (r *hapReader) proxy(s *hapSection, mode string) error {
 func (r *hapReader) track(s *hapSection, rule hapRule) (hapTrack, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(rule.action, "track-sc"))
 	if err != nil || n < 0 {
-		return hapTrack{}, errorf(rule.place, "Wrong track-sc number '%s'; use track-sc0, track-sc1 or track-sc2", rule.action)
+		return hapTrack{}, Errorf(rule.place, "Wrong track-sc number '%s'; use track-sc0, track-sc1 or track-sc2", rule.action)
 	}
 	if n > 2 {
-		return hapTrack{}, errorf(rule.place, "%d track-sc number exceeding 2 (MAX_SESS_STKCTR-1) value; use track-sc0, track-sc1 or track-sc2", n)
+		return hapTrack{}, Errorf(rule.place, "%d track-sc number exceeding 2 (MAX_SESS_STKCTR-1) value; use track-sc0, track-sc1 or track-sc2", n)
 	}
 	t := hapTrack{place: rule.place, counter: n, layer: rule.layer, index: rule.index, cond: rule.condText()}
 	args := rule.args
 	if len(args) == 0 {
-		return t, errorf(rule.place, "'%s' expects a key: %s src [table TABLE]", rule.action, rule.action)
+		return t, Errorf(rule.place, "'%s' expects a key: %s src [table TABLE]", rule.action, rule.action)
 	}
 	t.key = args[0]
 	tableName := s.name
@@ -624,14 +624,14 @@ func (r *hapReader) track(s *hapSection, rule hapRule) (hapTrack, error) {
 	case len(args) == 3 && args[1] == "table":
 		tableName = args[2]
 	case len(args) != 1:
-		return t, errorf(rule.place, "'%s %s' takes [table TABLE] after its key (got %q)", rule.action, t.key, strings.Join(args[1:], " "))
+		return t, Errorf(rule.place, "'%s %s' takes [table TABLE] after its key (got %q)", rule.action, t.key, strings.Join(args[1:], " "))
 	}
 	tbl, ok := r.tables[tableName]
 	if !ok {
 		if tableName == s.name {
-			return t, errorf(rule.place, "unable to find table '%s' referenced by %s: %s %s has no stick-table; add one, or name one with table TABLE", tableName, rule.action, s.kind, s.name)
+			return t, Errorf(rule.place, "unable to find table '%s' referenced by %s: %s %s has no stick-table; add one, or name one with table TABLE", tableName, rule.action, s.kind, s.name)
 		}
-		return t, errorf(rule.place, "unable to find table '%s' referenced by %s%s", tableName, rule.action, r.nearTable(tableName))
+		return t, Errorf(rule.place, "unable to find table '%s' referenced by %s%s", tableName, rule.action, r.nearTable(tableName))
 	}
 	t.table = tbl
 	return t, nil
@@ -712,10 +712,10 @@ func (r *hapReader) rule(s *hapSection, rule hapRule, acls map[string][]hapACL, 
 	if v, ok := actionStatus(rule.args); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 200 || n > 599 {
-			return nil, errorf(rule.place, "Unexpected status code '%s' in http-request %s; use a status from 200 to 599 (429 for too many requests)", v, rule.action)
+			return nil, Errorf(rule.place, "Unexpected status code '%s' in http-request %s; use a status from 200 to 599 (429 for too many requests)", v, rule.action)
 		}
 		if (rule.action == "deny" || rule.action == "tarpit") && !slices.Contains(hapErrCodes, n) && !hasReply(rule.args) {
-			return nil, errorf(rule.place, "status code '%d' not handled by default with 'default-errorfiles' argument; use one of %s, or give the reply (string, file, errorfile)", n, joinInts(hapErrCodes))
+			return nil, Errorf(rule.place, "status code '%d' not handled by default with 'default-errorfiles' argument; use one of %s, or give the reply (string, file, errorfile)", n, joinInts(hapErrCodes))
 		}
 		status = n
 	}
@@ -758,7 +758,7 @@ func (r *hapReader) rateSource(s *hapSection, rule hapRule, a *hapCondACL, track
 	rf := a.rate
 	if rf.counter >= 0 {
 		if rf.counter > 2 {
-			return "", nil, errorf(rule.place, "%s: sticky counter %d does not exist; HAProxy 2.6 has sc0, sc1 and sc2", a.fetch, rf.counter)
+			return "", nil, Errorf(rule.place, "%s: sticky counter %d does not exist; HAProxy 2.6 has sc0, sc1 and sc2", a.fetch, rf.counter)
 		}
 		lim.Counter = rf.counter
 		var tr *hapTrack
@@ -784,7 +784,7 @@ func (r *hapReader) rateSource(s *hapSection, rule hapRule, a *hapCondACL, track
 		if rf.table != "" {
 			t, ok := r.tables[rf.table]
 			if !ok {
-				return "", nil, errorf(rule.place, "unable to find table '%s' referenced in %s%s", rf.table, a.fetch, r.nearTable(rf.table))
+				return "", nil, Errorf(rule.place, "unable to find table '%s' referenced in %s%s", rf.table, a.fetch, r.nearTable(rf.table))
 			}
 			if t != tbl {
 				r.warn(rule.place, "%s looks the key tracked in %s up in table %s: read in %s, counted where it is tracked or nowhere; not modelled", a.fetch, tbl.name, t.name, t.name)
@@ -802,9 +802,9 @@ func (r *hapReader) rateSource(s *hapSection, rule hapRule, a *hapCondACL, track
 	tbl, ok := r.tables[name]
 	if !ok {
 		if rf.table == "" {
-			return "", nil, errorf(rule.place, "%s has no table: %s %s has no stick-table; name one, src_http_req_rate(TABLE)", a.fetch, s.kind, s.name)
+			return "", nil, Errorf(rule.place, "%s has no table: %s %s has no stick-table; name one, src_http_req_rate(TABLE)", a.fetch, s.kind, s.name)
 		}
-		return "", nil, errorf(rule.place, "unable to find table '%s' referenced in %s%s", name, a.fetch, r.nearTable(name))
+		return "", nil, Errorf(rule.place, "unable to find table '%s' referenced in %s%s", name, a.fetch, r.nearTable(name))
 	}
 	for _, t := range tracks {
 		if t.table != tbl || t.key != rf.key {

@@ -12,30 +12,30 @@ import (
 // method and the path; JSON Lines and CSV: fields named the same). These
 // functions say which fields stand for an expression, and how they differ.
 
-// keyPart is what one variable or fetch maps to.
-type keyPart struct {
-	trace  string // "ip", "user", "path", "method"; "" with shared or unmapped
-	shared bool   // the same for every request (of a server)
-	note   string // how the log's field differs, or why none stands for it
-	mapped bool
+// KeyPart is what one variable or fetch maps to.
+type KeyPart struct {
+	Trace  string // "ip", "user", "path", "method"; "" with shared or unmapped
+	Shared bool   // the same for every request (of a server)
+	Note   string // how the log's field differs, or why none stands for it
+	Mapped bool
 }
 
-// joinKey makes a Key of an expression's parts: the fields of the mapped parts
+// JoinKey makes a Key of an expression's parts: the fields of the mapped parts
 // joined by "+" (a shared part adds nothing), shared when every part is; the
 // notes joined. One unmapped part leaves the key unmapped.
-func joinKey(expr string, parts []keyPart) Key {
+func JoinKey(expr string, parts []KeyPart) Key {
 	k := Key{Expr: expr, Mapped: true}
 	var fields, notes []string
 	for _, p := range parts {
-		if p.note != "" && !slices.Contains(notes, p.note) {
-			notes = append(notes, p.note)
+		if p.Note != "" && !slices.Contains(notes, p.Note) {
+			notes = append(notes, p.Note)
 		}
-		if !p.mapped {
+		if !p.Mapped {
 			k.Mapped = false
 			continue
 		}
-		if p.trace != "" && !slices.Contains(fields, p.trace) {
-			fields = append(fields, p.trace)
+		if p.Trace != "" && !slices.Contains(fields, p.Trace) {
+			fields = append(fields, p.Trace)
 		}
 	}
 	k.Note = strings.Join(notes, "; ")
@@ -55,20 +55,20 @@ func joinKey(expr string, parts []keyPart) Key {
 func nginxKey(expr string, vars map[string]ngxVar) Key {
 	names := nginxVariables(expr)
 	if len(names) == 0 {
-		p := keyPart{shared: true, mapped: true}
+		p := KeyPart{Shared: true, Mapped: true}
 		if expr == "" {
-			p.note = "the key is empty for every request, and nginx does not limit a request whose key is empty: this zone limits nothing"
-			p.mapped = false
+			p.Note = "the key is empty for every request, and nginx does not limit a request whose key is empty: this zone limits nothing"
+			p.Mapped = false
 		} else {
-			p.note = "a constant: every request shares one key"
+			p.Note = "a constant: every request shares one key"
 		}
-		return joinKey(expr, []keyPart{p})
+		return JoinKey(expr, []KeyPart{p})
 	}
-	var parts []keyPart
+	var parts []KeyPart
 	for _, name := range names {
 		parts = append(parts, nginxVariable(name, vars, 0))
 	}
-	return joinKey(expr, parts)
+	return JoinKey(expr, parts)
 }
 
 // nginxVariables lists the variables of a complex value ($name, ${name}), in
@@ -101,45 +101,45 @@ func nginxVariables(expr string) []string {
 
 // nginxVariable maps one variable. depth bounds a map whose value is another
 // map's variable.
-func nginxVariable(name string, vars map[string]ngxVar, depth int) keyPart {
+func nginxVariable(name string, vars map[string]ngxVar, depth int) KeyPart {
 	if v, ok := vars[name]; ok && depth < 4 {
 		return nginxSetVariable(name, v, vars, depth)
 	}
 	switch {
 	case name == "binary_remote_addr" || name == "remote_addr":
-		return keyPart{trace: "ip", mapped: true}
+		return KeyPart{Trace: "ip", Mapped: true}
 	case name == "realip_remote_addr":
-		return keyPart{trace: "ip", mapped: true, note: "$realip_remote_addr is the address before the realip module replaced it: the log's host field must hold that address"}
+		return KeyPart{Trace: "ip", Mapped: true, Note: "$realip_remote_addr is the address before the realip module replaced it: the log's host field must hold that address"}
 	case name == "http_x_forwarded_for" || name == "http_x_real_ip" || name == "proxy_add_x_forwarded_for":
-		return keyPart{trace: "ip", mapped: true, note: fmt.Sprintf("$%s is a header the client (or a proxy) sends: the log's host field stands for it only when nginx logs that address (real_ip_header)", name)}
+		return KeyPart{Trace: "ip", Mapped: true, Note: fmt.Sprintf("$%s is a header the client (or a proxy) sends: the log's host field stands for it only when nginx logs that address (real_ip_header)", name)}
 	case name == "remote_user":
-		return keyPart{trace: "user", mapped: true, note: "$remote_user is empty for a request without Basic authentication, and nginx does not limit a request whose key is empty; a log writes those as -, which ratelab limits as one key"}
+		return KeyPart{Trace: "user", Mapped: true, Note: "$remote_user is empty for a request without Basic authentication, and nginx does not limit a request whose key is empty; a log writes those as -, which ratelab limits as one key"}
 	case strings.HasPrefix(name, "http_") || strings.HasPrefix(name, "cookie_"):
 		what := "header " + headerName(name[len("http_"):])
 		if strings.HasPrefix(name, "cookie_") {
 			what = "cookie " + name[len("cookie_"):]
 		}
-		return keyPart{trace: "user", mapped: true, note: fmt.Sprintf("the %s is not in a Common/Combined Log: the log's user field stands for it (log it there, or in a JSON Lines/CSV field named user); nginx does not limit a request without it, ratelab limits those as one key", what)}
+		return KeyPart{Trace: "user", Mapped: true, Note: fmt.Sprintf("the %s is not in a Common/Combined Log: the log's user field stands for it (log it there, or in a JSON Lines/CSV field named user); nginx does not limit a request without it, ratelab limits those as one key", what)}
 	case name == "uri" || name == "document_uri":
-		return keyPart{trace: "path", mapped: true, note: fmt.Sprintf("$%s is the path after nginx normalises it (%%XX decoded, // merged); the log's path is as the client sent it", name)}
+		return KeyPart{Trace: "path", Mapped: true, Note: fmt.Sprintf("$%s is the path after nginx normalises it (%%XX decoded, // merged); the log's path is as the client sent it", name)}
 	case name == "request_uri":
-		return keyPart{trace: "path", mapped: true, note: "$request_uri keeps the query string and the log's path drops it: /a?x=1 and /a?x=2 are two keys in nginx, one in ratelab"}
+		return KeyPart{Trace: "path", Mapped: true, Note: "$request_uri keeps the query string and the log's path drops it: /a?x=1 and /a?x=2 are two keys in nginx, one in ratelab"}
 	case name == "request_method":
-		return keyPart{trace: "method", mapped: true}
+		return KeyPart{Trace: "method", Mapped: true}
 	case name == "server_name":
-		return keyPart{shared: true, mapped: true, note: "$server_name is the same for every request of a server: one key holds them all"}
+		return KeyPart{Shared: true, Mapped: true, Note: "$server_name is the same for every request of a server: one key holds them all"}
 	case name == "host" || name == "http_host":
-		return keyPart{shared: true, mapped: true, note: fmt.Sprintf("$%s is the request's Host, which a Common/Combined Log does not record: ratelab holds every request under one key, as nginx does for a server with one name", name)}
+		return KeyPart{Shared: true, Mapped: true, Note: fmt.Sprintf("$%s is the request's Host, which a Common/Combined Log does not record: ratelab holds every request under one key, as nginx does for a server with one name", name)}
 	case name == "scheme" || name == "server_port" || name == "server_addr" || name == "server_protocol":
-		return keyPart{shared: true, mapped: true, note: fmt.Sprintf("$%s is taken as the same for every request", name)}
+		return KeyPart{Shared: true, Mapped: true, Note: fmt.Sprintf("$%s is taken as the same for every request", name)}
 	}
-	return keyPart{note: fmt.Sprintf("no field of a request log stands for $%s", name)}
+	return KeyPart{Note: fmt.Sprintf("no field of a request log stands for $%s", name)}
 }
 
 // nginxSetVariable maps a variable the configuration sets: a map whose every
 // non-empty value is one variable (often $binary_remote_addr, with "" for
 // requests it lets through) maps to that variable; others are not mapped.
-func nginxSetVariable(name string, v ngxVar, vars map[string]ngxVar, depth int) keyPart {
+func nginxSetVariable(name string, v ngxVar, vars map[string]ngxVar, depth int) KeyPart {
 	if v.by == "map" {
 		var inner []string
 		empty := false
@@ -155,22 +155,22 @@ func nginxSetVariable(name string, v ngxVar, vars map[string]ngxVar, depth int) 
 		if len(inner) == 1 {
 			if names := nginxVariables(inner[0]); len(names) == 1 && "$"+names[0] == inner[0] {
 				p := nginxVariable(names[0], vars, depth+1)
-				if p.mapped {
+				if p.Mapped {
 					note := fmt.Sprintf("$%s is set by the map at %s to %s", name, v.place, inner[0])
 					if empty {
 						note += " or to an empty key, which nginx does not limit (ratelab limits every request)"
 					}
-					if p.note != "" {
-						note += "; " + p.note
+					if p.Note != "" {
+						note += "; " + p.Note
 					}
-					p.note = note
+					p.Note = note
 					return p
 				}
 			}
 		}
-		return keyPart{note: fmt.Sprintf("$%s is set by the map at %s: the map decides each request's key (an empty value is not limited), which ratelab does not evaluate", name, v.place)}
+		return KeyPart{Note: fmt.Sprintf("$%s is set by the map at %s: the map decides each request's key (an empty value is not limited), which ratelab does not evaluate", name, v.place)}
 	}
-	return keyPart{note: fmt.Sprintf("$%s is set by %s at %s, which ratelab does not evaluate", name, v.by, v.place)}
+	return KeyPart{Note: fmt.Sprintf("$%s is set by %s at %s, which ratelab does not evaluate", name, v.by, v.place)}
 }
 
 // headerName writes a header variable's name as the header: x_api_key is
@@ -197,14 +197,14 @@ func haproxyKey(expr string) Key {
 		}
 		switch name {
 		case "lower", "upper":
-			if p.mapped && p.trace != "ip" {
+			if p.Mapped && p.Trace != "ip" {
 				continue // case does not split a log's clients differently
 			}
 		}
-		p = keyPart{note: fmt.Sprintf("the converter %s changes the key in a way ratelab does not evaluate", c)}
+		p = KeyPart{Note: fmt.Sprintf("the converter %s changes the key in a way ratelab does not evaluate", c)}
 		break
 	}
-	return joinKey(expr, []keyPart{p})
+	return JoinKey(expr, []KeyPart{p})
 }
 
 // splitConverters splits "fetch(args),conv1(args),conv2" at its top-level
@@ -247,7 +247,7 @@ func fetchArgs(fetch string) (string, []string) {
 }
 
 // haproxyFetch maps one sample fetch.
-func haproxyFetch(fetch string) keyPart {
+func haproxyFetch(fetch string) KeyPart {
 	name, args := fetchArgs(fetch)
 	header := ""
 	if len(args) > 0 {
@@ -255,27 +255,27 @@ func haproxyFetch(fetch string) keyPart {
 	}
 	switch name {
 	case "src":
-		return keyPart{trace: "ip", mapped: true}
+		return KeyPart{Trace: "ip", Mapped: true}
 	case "req.hdr", "hdr", "req.fhdr", "hdr_ip", "req.hdr_ip":
 		switch header {
 		case "x-forwarded-for", "x-real-ip", "forwarded":
-			return keyPart{trace: "ip", mapped: true, note: fmt.Sprintf("%s is a header the client (or a proxy) sends: the log's host field stands for it only when the log records that address", fetch)}
+			return KeyPart{Trace: "ip", Mapped: true, Note: fmt.Sprintf("%s is a header the client (or a proxy) sends: the log's host field stands for it only when the log records that address", fetch)}
 		case "host":
-			return keyPart{shared: true, mapped: true, note: "the Host header is not in a Common/Combined Log: ratelab holds every request under one key, as HAProxy does for one host"}
+			return KeyPart{Shared: true, Mapped: true, Note: "the Host header is not in a Common/Combined Log: ratelab holds every request under one key, as HAProxy does for one host"}
 		case "":
-			return keyPart{note: fmt.Sprintf("%s names no header", fetch)}
+			return KeyPart{Note: fmt.Sprintf("%s names no header", fetch)}
 		}
-		return keyPart{trace: "user", mapped: true, note: fmt.Sprintf("the header %s is not in a Common/Combined Log: the log's user field stands for it (log it there, or in a JSON Lines/CSV field named user); a request without it has an empty key, which HAProxy does not track, and ratelab limits those as one key", header)}
+		return KeyPart{Trace: "user", Mapped: true, Note: fmt.Sprintf("the header %s is not in a Common/Combined Log: the log's user field stands for it (log it there, or in a JSON Lines/CSV field named user); a request without it has an empty key, which HAProxy does not track, and ratelab limits those as one key", header)}
 	case "req.cook", "cook":
-		return keyPart{trace: "user", mapped: true, note: fmt.Sprintf("the cookie %s is not in a Common/Combined Log: the log's user field stands for it", header)}
+		return KeyPart{Trace: "user", Mapped: true, Note: fmt.Sprintf("the cookie %s is not in a Common/Combined Log: the log's user field stands for it", header)}
 	case "path":
-		return keyPart{trace: "path", mapped: true}
+		return KeyPart{Trace: "path", Mapped: true}
 	case "url", "base", "pathq":
-		return keyPart{trace: "path", mapped: true, note: fmt.Sprintf("%s includes the query string (base: the host too); the log's path has neither", name)}
+		return KeyPart{Trace: "path", Mapped: true, Note: fmt.Sprintf("%s includes the query string (base: the host too); the log's path has neither", name)}
 	case "method":
-		return keyPart{trace: "method", mapped: true}
+		return KeyPart{Trace: "method", Mapped: true}
 	case "str":
-		return keyPart{shared: true, mapped: true, note: "a constant: every request shares one key"}
+		return KeyPart{Shared: true, Mapped: true, Note: "a constant: every request shares one key"}
 	}
-	return keyPart{note: fmt.Sprintf("no field of a request log stands for %s", fetch)}
+	return KeyPart{Note: fmt.Sprintf("no field of a request log stands for %s", fetch)}
 }

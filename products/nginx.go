@@ -271,7 +271,7 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 }
 
 func (r *ngxReader) warn(place Place, format string, args ...any) {
-	r.cfg.Warnings = append(r.cfg.Warnings, warning(place, format, args...))
+	r.cfg.Warnings = append(r.cfg.Warnings, Warningf(place, format, args...))
 }
 
 // read reads the main context: the http block (one at most), and warnings for
@@ -285,16 +285,16 @@ func (r *ngxReader) read(stmts []*ngxStmt) error {
 		switch {
 		case s.name == "http":
 			if !s.isBlock {
-				return errorf(s.place, "\"http\" directive needs a block: http { … }")
+				return Errorf(s.place, "\"http\" directive needs a block: http { … }")
 			}
 			if http != nil {
-				return errorf(s.place, "\"http\" directive is duplicate (the first is at %s); put every server in one http block", http.place)
+				return Errorf(s.place, "\"http\" directive is duplicate (the first is at %s); put every server in one http block", http.place)
 			}
 			http = s
 		case isLimitReq(s.name):
-			return errorf(s.place, "\"%s\" directive is not allowed here; it goes in http, server or location", s.name)
+			return Errorf(s.place, "\"%s\" directive is not allowed here; it goes in http, server or location", s.name)
 		case s.name == "server" || s.name == "location":
-			return errorf(s.place, "\"%s\" directive is not allowed here, outside http: a file of server blocks (sites-enabled/…, conf.d/…) is included into http by the main nginx.conf; read that one (its http block declares the zones)", s.name)
+			return Errorf(s.place, "\"%s\" directive is not allowed here, outside http: a file of server blocks (sites-enabled/…, conf.d/…) is included into http by the main nginx.conf; read that one (its http block declares the zones)", s.name)
 		case s.name == "stream" && s.isBlock:
 			r.walkStream(s.block)
 		}
@@ -340,7 +340,7 @@ func (r *ngxReader) checkName(s *ngxStmt) error {
 		if near != "" {
 			fix = "did you mean " + near + "?"
 		}
-		return errorf(s.place, "unknown directive %q; %s", s.name, fix)
+		return Errorf(s.place, "unknown directive %q; %s", s.name, fix)
 	}
 	return nil
 }
@@ -355,7 +355,7 @@ func (r *ngxReader) collect(list []*ngxStmt, inHTTP bool) error {
 		switch s.name {
 		case "limit_req_zone":
 			if !inHTTP {
-				return errorf(s.place, "\"limit_req_zone\" directive is not allowed here; it goes in the http block")
+				return Errorf(s.place, "\"limit_req_zone\" directive is not allowed here; it goes in the http block")
 			}
 			if err := r.zone(s); err != nil {
 				return err
@@ -415,7 +415,7 @@ func (r *ngxReader) zone(s *ngxStmt) error {
 		args = args[:n-1]
 	}
 	if len(args) != 3 {
-		return errorf(s.place, "invalid number of arguments in \"limit_req_zone\" directive; write limit_req_zone KEY zone=NAME:SIZE rate=RATE; (rate=10r/s or 30r/m)")
+		return Errorf(s.place, "invalid number of arguments in \"limit_req_zone\" directive; write limit_req_zone KEY zone=NAME:SIZE rate=RATE; (rate=10r/s or 30r/m)")
 	}
 	z.key = args[0]
 	sawZone := false
@@ -425,14 +425,14 @@ func (r *ngxReader) zone(s *ngxStmt) error {
 			v := a[len("zone="):]
 			colon := strings.IndexByte(v, ':')
 			if colon < 0 {
-				return errorf(s.place, "invalid zone size %q; write zone=NAME:SIZE, like zone=one:10m", a)
+				return Errorf(s.place, "invalid zone size %q; write zone=NAME:SIZE, like zone=one:10m", a)
 			}
 			size, ok := ngxParseSize(v[colon+1:])
 			if !ok {
-				return errorf(s.place, "invalid zone size %q; a size is a number of bytes, or of k or m (10m)", a)
+				return Errorf(s.place, "invalid zone size %q; a size is a number of bytes, or of k or m (10m)", a)
 			}
 			if size < NginxZoneMinSize {
-				return errorf(s.place, "zone %q is too small; nginx needs at least %d bytes (32k)", a, NginxZoneMinSize)
+				return Errorf(s.place, "zone %q is too small; nginx needs at least %d bytes (32k)", a, NginxZoneMinSize)
 			}
 			z.name, z.size, sawZone = v[:colon], size, true
 		case strings.HasPrefix(a, "rate="):
@@ -444,20 +444,20 @@ func (r *ngxReader) zone(s *ngxStmt) error {
 			case strings.HasSuffix(v, "r/m"):
 				v, per = v[:len(v)-3], time.Minute
 			}
-			n, ok := ngxAtoi(v)
+			n, ok := ParseDigits(v)
 			if !ok || n <= 0 {
-				return errorf(s.place, "invalid rate %q; a rate is a whole number of requests a second or a minute, like rate=10r/s or rate=30r/m (for less than 1r/s write r/m)", a)
+				return Errorf(s.place, "invalid rate %q; a rate is a whole number of requests a second or a minute, like rate=10r/s or rate=30r/m (for less than 1r/s write r/m)", a)
 			}
 			z.rate, z.per = n, per
 		default:
-			return errorf(s.place, "invalid parameter %q in limit_req_zone; it takes KEY zone=NAME:SIZE rate=RATE", a)
+			return Errorf(s.place, "invalid parameter %q in limit_req_zone; it takes KEY zone=NAME:SIZE rate=RATE", a)
 		}
 	}
 	if !sawZone || z.name == "" {
-		return errorf(s.place, "\"limit_req_zone\" must have \"zone\" parameter, like zone=one:10m")
+		return Errorf(s.place, "\"limit_req_zone\" must have \"zone\" parameter, like zone=one:10m")
 	}
 	if prev, ok := r.zones[z.name]; ok {
-		return errorf(s.place, "limit_req_zone %q is already bound to key %q at %s; give this zone another name", z.name, prev.key, prev.place)
+		return Errorf(s.place, "limit_req_zone %q is already bound to key %q at %s; give this zone another name", z.name, prev.key, prev.place)
 	}
 	r.zones[z.name] = z
 	r.order = append(r.order, z)
@@ -480,34 +480,34 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 			}
 		case "limit_req_status":
 			if c.status != 0 {
-				return errorf(s.place, "\"limit_req_status\" directive is duplicate; keep one per context")
+				return Errorf(s.place, "\"limit_req_status\" directive is duplicate; keep one per context")
 			}
 			if len(s.args) != 1 {
-				return errorf(s.place, "invalid number of arguments in \"limit_req_status\" directive; write limit_req_status 429;")
+				return Errorf(s.place, "invalid number of arguments in \"limit_req_status\" directive; write limit_req_status 429;")
 			}
-			n, ok := ngxAtoi(s.args[0])
+			n, ok := ParseDigits(s.args[0])
 			switch {
 			case !ok:
-				return errorf(s.place, "\"limit_req_status\" directive invalid number %q; write a status from 400 to 599", s.args[0])
+				return Errorf(s.place, "\"limit_req_status\" directive invalid number %q; write a status from 400 to 599", s.args[0])
 			case n < 400 || n > 599:
-				return errorf(s.place, "\"limit_req_status\" value must be between 400 and 599 (got %d)", n)
+				return Errorf(s.place, "\"limit_req_status\" value must be between 400 and 599 (got %d)", n)
 			}
 			c.status = int(n)
 		case "limit_req_dry_run":
 			if c.dryRun != nil {
-				return errorf(s.place, "\"limit_req_dry_run\" directive is duplicate; keep one per context")
+				return Errorf(s.place, "\"limit_req_dry_run\" directive is duplicate; keep one per context")
 			}
 			if len(s.args) != 1 || (s.args[0] != "on" && s.args[0] != "off") {
-				return errorf(s.place, "invalid value in \"limit_req_dry_run\" directive, it must be \"on\" or \"off\"")
+				return Errorf(s.place, "invalid value in \"limit_req_dry_run\" directive, it must be \"on\" or \"off\"")
 			}
 			on := s.args[0] == "on"
 			c.dryRun = &on
 		case "limit_req_log_level":
 			if c.logLevel != "" {
-				return errorf(s.place, "\"limit_req_log_level\" directive is duplicate; keep one per context")
+				return Errorf(s.place, "\"limit_req_log_level\" directive is duplicate; keep one per context")
 			}
 			if len(s.args) != 1 || !slices.Contains([]string{"info", "notice", "warn", "error"}, s.args[0]) {
-				return errorf(s.place, "invalid value in \"limit_req_log_level\" directive; it is info, notice, warn or error")
+				return Errorf(s.place, "invalid value in \"limit_req_log_level\" directive; it is info, notice, warn or error")
 			}
 			c.logLevel = s.args[0]
 		case "limit_conn":
@@ -528,7 +528,7 @@ func (r *ngxReader) context(c *ngxCtx, list []*ngxStmt) error {
 				continue // nginx refuses a location in http; so does gonginx's reader
 			}
 			if len(s.args) < 1 || len(s.args) > 2 {
-				return errorf(s.place, "invalid number of arguments in \"location\" directive; write location /path { … } or location ~ regex { … }")
+				return Errorf(s.place, "invalid number of arguments in \"location\" directive; write location /path { … } or location ~ regex { … }")
 			}
 			lc := newCtx(ngxLocation, "location "+strings.Join(s.args, " "), s.place, c)
 			lc.named = strings.HasPrefix(s.args[0], "@")
@@ -583,7 +583,7 @@ func (r *ngxReader) notAllowed(list []*ngxStmt, in string) error {
 			return err
 		}
 		if isLimitReq(s.name) {
-			return errorf(s.place, "\"%s\" directive is not allowed here (inside %s); it goes in http, server or location", s.name, in)
+			return Errorf(s.place, "\"%s\" directive is not allowed here (inside %s); it goes in http, server or location", s.name, in)
 		}
 		if s.isBlock && !opaqueBlocks[s.name] {
 			if err := r.notAllowed(s.block, in); err != nil {
@@ -628,7 +628,7 @@ func serverName(s *ngxStmt, n int) string {
 // limitReq reads limit_req zone=NAME [burst=N] [nodelay | delay=N].
 func (r *ngxReader) limitReq(c *ngxCtx, s *ngxStmt) error {
 	if len(s.args) < 1 || len(s.args) > 3 {
-		return errorf(s.place, "invalid number of arguments in \"limit_req\" directive; write limit_req zone=NAME [burst=N] [nodelay | delay=N];")
+		return Errorf(s.place, "invalid number of arguments in \"limit_req\" directive; write limit_req zone=NAME [burst=N] [nodelay | delay=N];")
 	}
 	q := ngxReq{place: s.place}
 	zone := ""
@@ -637,25 +637,25 @@ func (r *ngxReader) limitReq(c *ngxCtx, s *ngxStmt) error {
 		case strings.HasPrefix(a, "zone="):
 			zone = a[len("zone="):]
 		case strings.HasPrefix(a, "burst="):
-			n, ok := ngxAtoi(a[len("burst="):])
+			n, ok := ParseDigits(a[len("burst="):])
 			if !ok || n <= 0 {
-				return errorf(s.place, "invalid burst value %q; burst is a whole number > 0 (leave it out for none)", a)
+				return Errorf(s.place, "invalid burst value %q; burst is a whole number > 0 (leave it out for none)", a)
 			}
 			q.burst = n
 		case strings.HasPrefix(a, "delay="):
-			n, ok := ngxAtoi(a[len("delay="):])
+			n, ok := ParseDigits(a[len("delay="):])
 			if !ok || n <= 0 {
-				return errorf(s.place, "invalid delay value %q; delay is a whole number > 0 (nodelay for none delayed)", a)
+				return Errorf(s.place, "invalid delay value %q; delay is a whole number > 0 (nodelay for none delayed)", a)
 			}
 			q.delay, q.nodelay = n, false
 		case a == "nodelay":
 			q.delay, q.nodelay = 0, true
 		default:
-			return errorf(s.place, "invalid parameter %q in limit_req; it takes zone=NAME, burst=N, nodelay, delay=N", a)
+			return Errorf(s.place, "invalid parameter %q in limit_req; it takes zone=NAME, burst=N, nodelay, delay=N", a)
 		}
 	}
 	if zone == "" {
-		return errorf(s.place, "\"limit_req\" must have \"zone\" parameter, like zone=one")
+		return Errorf(s.place, "\"limit_req\" must have \"zone\" parameter, like zone=one")
 	}
 	z, ok := r.zones[zone]
 	if !ok {
@@ -669,11 +669,11 @@ func (r *ngxReader) limitReq(c *ngxCtx, s *ngxStmt) error {
 		} else if len(names) > 0 {
 			fix += " (the zones are " + strings.Join(names, ", ") + ")"
 		}
-		return errorf(s.place, "limit_req zone=%s: no limit_req_zone declares zone %q (nginx -t: zero size shared memory zone %q); %s", zone, zone, zone, fix)
+		return Errorf(s.place, "limit_req zone=%s: no limit_req_zone declares zone %q (nginx -t: zero size shared memory zone %q); %s", zone, zone, zone, fix)
 	}
 	for _, prev := range c.limits {
 		if prev.zone == z {
-			return errorf(s.place, "\"limit_req\" directive is duplicate: zone %q is already limited in this context at %s; one limit_req per zone", zone, prev.place)
+			return Errorf(s.place, "\"limit_req\" directive is duplicate: zone %q is already limited in this context at %s; one limit_req per zone", zone, prev.place)
 		}
 	}
 	z.used = true
@@ -835,8 +835,9 @@ func (r *ngxReader) zoneKey(z *ngxZone) Key {
 	return nginxKey(z.key, r.vars)
 }
 
-// ngxAtoi reads a non-negative decimal number as ngx_atoi does: digits only.
-func ngxAtoi(s string) (int64, bool) {
+// ParseDigits reads a non-negative decimal number as nginx's ngx_atoi does
+// (digits only, at most 18), as nginx and HAProxy write counts and sizes.
+func ParseDigits(s string) (int64, bool) {
 	if s == "" || len(s) > 18 {
 		return 0, false
 	}
@@ -861,7 +862,7 @@ func ngxParseSize(s string) (int64, bool) {
 	case 'm', 'M':
 		scale, s = 1<<20, s[:len(s)-1]
 	}
-	n, ok := ngxAtoi(s)
+	n, ok := ParseDigits(s)
 	if !ok || n > (1<<62)/scale {
 		return 0, false
 	}

@@ -109,7 +109,7 @@ func (f *ngxFiles) parseFile(name string, data []byte, depth int) ([]*ngxStmt, e
 		return true
 	}
 	if !place(stmts) || i != len(lines) {
-		return nil, errorf(Place{File: name}, "the directives read do not line up with the file's text (a construct this reader does not follow; a Lua block with unbalanced braces in a string?)")
+		return nil, Errorf(Place{File: name}, "the directives read do not line up with the file's text (a construct this reader does not follow; a Lua block with unbalanced braces in a string?)")
 	}
 	f.stack = append(f.stack, name)
 	defer func() { f.stack = f.stack[:len(f.stack)-1] }()
@@ -132,7 +132,7 @@ func (f *ngxFiles) expand(list []*ngxStmt, depth int) ([]*ngxStmt, error) {
 			continue
 		}
 		if len(s.args) != 1 {
-			return nil, errorf(s.place, "invalid number of arguments in \"include\" directive; include takes one file or pattern")
+			return nil, Errorf(s.place, "invalid number of arguments in \"include\" directive; include takes one file or pattern")
 		}
 		inc, err := f.include(s, depth)
 		if err != nil {
@@ -157,7 +157,7 @@ func (f *ngxFiles) include(s *ngxStmt, depth int) ([]*ngxStmt, error) {
 	if strings.ContainsAny(s.args[0], "*?[") {
 		matches, err := f.o.glob(pattern)
 		if err != nil {
-			return nil, errorf(s.place, "include %q: %v", s.args[0], err)
+			return nil, Errorf(s.place, "include %q: %v", s.args[0], err)
 		}
 		names = names[:0]
 		hidden := strings.HasPrefix(filepath.Base(pattern), ".")
@@ -174,24 +174,24 @@ func (f *ngxFiles) include(s *ngxStmt, depth int) ([]*ngxStmt, error) {
 		if len(names) == 1 {
 			what = fmt.Sprintf("include %q reads %s", s.args[0], names[0])
 		}
-		return nil, errorf(s.place, "%s, and with the %d read before it the configuration would read more than %d files, more than ratelab reads; include fewer (a narrower pattern, or the sites one limit is about)", what, f.read, maxFiles)
+		return nil, Errorf(s.place, "%s, and with the %d read before it the configuration would read more than %d files, more than ratelab reads; include fewer (a narrower pattern, or the sites one limit is about)", what, f.read, maxFiles)
 	}
 	if len(f.stack) >= maxIncludeDepth && len(names) > 0 {
-		return nil, errorf(s.place, "include %q: includes nest more than %d deep here (%s); include the files from fewer levels", s.args[0], maxIncludeDepth, strings.Join(f.stack[max(0, len(f.stack)-3):], " → ")+" → …")
+		return nil, Errorf(s.place, "include %q: includes nest more than %d deep here (%s); include the files from fewer levels", s.args[0], maxIncludeDepth, strings.Join(f.stack[max(0, len(f.stack)-3):], " → ")+" → …")
 	}
 	var out []*ngxStmt
 	for _, name := range names {
 		if slices.Contains(f.stack, name) {
-			return nil, errorf(s.place, "include %q includes %s again, which is being read: an include cycle", s.args[0], name)
+			return nil, Errorf(s.place, "include %q includes %s again, which is being read: an include cycle", s.args[0], name)
 		}
 		data, err := f.o.readFile(name)
 		if err != nil {
-			return nil, errorf(s.place, "include %q: %v (relative paths are read from %s)", s.args[0], err, f.dir)
+			return nil, Errorf(s.place, "include %q: %v (relative paths are read from %s)", s.args[0], err, f.dir)
 		}
 		if len(data) > MaxFileSize {
-			return nil, errorf(s.place, "include %q: %s is %d bytes; ratelab reads configurations up to %d", s.args[0], name, len(data), MaxFileSize)
+			return nil, Errorf(s.place, "include %q: %s is %d bytes; ratelab reads configurations up to %d", s.args[0], name, len(data), MaxFileSize)
 		}
-		data, marked := withoutBOM(data)
+		data, marked := TrimBOM(data)
 		if marked {
 			f.marked = append(f.marked, name)
 		}
@@ -215,7 +215,7 @@ func parseGonginx(name, text string) (stmts []*ngxStmt, err error) {
 		// gonginx is a third-party parser: whatever it does with a file, the
 		// reader answers with an error, never a crash
 		if r := recover(); r != nil {
-			stmts, err = nil, errorf(Place{File: name}, "the nginx parser failed on this file (%v)", r)
+			stmts, err = nil, Errorf(Place{File: name}, "the nginx parser failed on this file (%v)", r)
 		}
 	}()
 	p := parser.NewStringParser(text, parser.WithSkipValidDirectivesErr(), parser.WithSkipComments())
@@ -225,7 +225,7 @@ func parseGonginx(name, text string) (stmts []*ngxStmt, err error) {
 		if m := gonginxLine.FindStringSubmatch(err.Error()); m != nil {
 			place.Line, _ = strconv.Atoi(m[1])
 		}
-		return nil, errorf(place, "%v", err)
+		return nil, Errorf(place, "%v", err)
 	}
 	if c == nil || c.Block == nil {
 		return nil, nil
@@ -319,7 +319,7 @@ func scanNginx(name string, data []byte, base int) ([]scanLine, error) {
 		opens []int // the lines of the blocks still open
 	)
 	bad := func(l int, format string, args ...any) error {
-		return errorf(Place{File: name, Line: l}, format, args...)
+		return Errorf(Place{File: name, Line: l}, format, args...)
 	}
 	n := len(data)
 	for i := 0; i < n; {

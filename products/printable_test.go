@@ -172,7 +172,7 @@ plugins:
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := Read("conf", []byte(c.text), Options{Product: c.product, ReadFile: func(string) ([]byte, error) {
-				return nil, errorf(Place{}, "no such file: %s", "/nowhere"+hostileRaw)
+				return nil, Errorf(Place{}, "no such file: %s", "/nowhere"+hostileRaw)
 			}, Glob: func(string) ([]string, error) { return []string{"/a" + hostileRaw + ".conf"}, nil }})
 			var shown []struct{ where, text string }
 			show := func(where, text string) { shown = append(shown, struct{ where, text string }{where, text}) }

@@ -152,10 +152,10 @@ type Warning struct {
 // String is "file:line: text".
 func (w Warning) String() string { return w.Place.String() + ": " + w.Text }
 
-// warning makes a Warning at place. Its text quotes the configuration, which
+// Warningf makes a Warning at place. Its text quotes the configuration, which
 // may hold what a terminal acts on (escape sequences, bidi controls): it is
 // made printable here, where every reader's notes are made.
-func warning(place Place, format string, args ...any) Warning {
+func Warningf(place Place, format string, args ...any) Warning {
 	return Warning{Place: place, Text: printable.String(fmt.Sprintf(format, args...))}
 }
 
@@ -168,9 +168,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Place.String() + ": " + e.Text }
 
-// errorf makes an *Error at place, its text made printable (it quotes the
+// Errorf makes an *Error at place, its text made printable (it quotes the
 // configuration, as a Warning does).
-func errorf(place Place, format string, args ...any) *Error {
+func Errorf(place Place, format string, args ...any) *Error {
 	return &Error{Place: place, Text: printable.String(fmt.Sprintf(format, args...))}
 }
 
@@ -385,14 +385,14 @@ func ReadFile(path string, o Options) (*Config, error) {
 // product would refuse is an *Error naming file:line and the fix.
 func Read(name string, data []byte, o Options) (*Config, error) {
 	if len(data) > MaxFileSize {
-		return nil, errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
+		return nil, Errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
 	}
-	data, marked := withoutBOM(data)
+	data, marked := TrimBOM(data)
 	p := o.Product
 	if p == Unknown {
 		var ok bool
 		if p, ok = Detect(data); !ok {
-			return nil, errorf(Place{File: name}, "%s; say which with the product (%s)", NotDetected, strings.Join(ProductNames(), " or "))
+			return nil, Errorf(Place{File: name}, "%s; say which with the product (%s)", NotDetected, strings.Join(ProductNames(), " or "))
 		}
 	}
 	var cfg *Config
@@ -439,12 +439,12 @@ func Read(name string, data []byte, o Options) (*Config, error) {
 	return cfg, nil
 }
 
-// withoutBOM is data without the UTF-8 byte-order mark (U+FEFF) some editors
+// TrimBOM is data without the UTF-8 byte-order mark (U+FEFF) some editors
 // write first (Notepad, Excel), and whether it had one: every reader reads a
 // file as the same file without it (Read, Detect and nginx's includes call
 // this, the one place that takes it off). A YAML, JSON or TOML reader takes
 // the mark as a mark; nginx and HAProxy do not (bomNote).
-func withoutBOM(data []byte) ([]byte, bool) {
+func TrimBOM(data []byte) ([]byte, bool) {
 	if rest, ok := bytes.CutPrefix(data, []byte("\uFEFF")); ok {
 		return rest, true
 	}
@@ -467,7 +467,7 @@ func bomNote(p Product, file string) (Warning, bool) {
 	default:
 		return Warning{}, false
 	}
-	return warning(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", p, says), true
+	return Warningf(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", p, says), true
 }
 
 // NotDetected says what Detect looks for, for a message when it finds none.
@@ -483,7 +483,7 @@ const NotDetected = "not a configuration ratelab tells by its content: an nginx.
 // with {. False when none stands out (a file of another format: say which
 // with the product).
 func Detect(data []byte) (Product, bool) {
-	data, _ = withoutBOM(data)
+	data, _ = TrimBOM(data)
 	if p, ok := detectStructured(data); ok {
 		return p, true
 	}
@@ -580,10 +580,10 @@ func detectStructured(data []byte) (Product, bool) {
 	return Unknown, false
 }
 
-// addLanes reads each item into a lane with read and adds it to c, in order: an
+// AddLanes reads each item into a lane with read and adds it to c, in order: an
 // item that limits nothing (nil, a Warning says why) adds none, and a name
 // already taken gets the lane's line ("… line 12"). The first error stops it.
-func addLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) error {
+func AddLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) error {
 	names := map[string]bool{}
 	for _, l := range c.Lanes {
 		names[l.Name] = true

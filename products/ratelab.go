@@ -48,16 +48,16 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 	var notes []Warning
 	names := map[string]bool{}
 	unique := func(name string, place Place) string {
-		name = laneWord(name)
+		name = LaneWord(name)
 		if names[name] {
-			name = fmt.Sprintf("%s (%s)", name, laneWord(place.String()))
+			name = fmt.Sprintf("%s (%s)", name, LaneWord(place.String()))
 		}
 		names[name] = true
 		return name
 	}
 	note := func(place Place, text string) { // a note of "" says nothing
 		if text != "" {
-			notes = append(notes, warning(place, "%s", text))
+			notes = append(notes, Warningf(place, "%s", text))
 		}
 	}
 	// keyOf is m's key as ratelab keys its lane (a name for a key the trace has no field for)
@@ -98,9 +98,9 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 				e := m.EnvoyLocal
 				name := "token_bucket"
 				if e.Descriptor != "" {
-					name = laneWord("descriptor " + e.Descriptor)
+					name = LaneWord("descriptor " + e.Descriptor)
 				}
-				key := keyOf(m, laneWord(name), EnvoyLocal)
+				key := keyOf(m, LaneWord(name), EnvoyLocal)
 				lane.Limits = append(lane.Limits, RatelabLimit{Name: name, Place: m.Place, Algorithm: algorithms.EnvoyLocalName, Key: key,
 					Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
 			}
@@ -109,7 +109,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case EnvoyGlobal:
 			for _, m := range l.Limits {
 				e := m.EnvoyGlobal
-				key := keyOf(m, laneWord(e.Descriptor), EnvoyGlobal)
+				key := keyOf(m, LaneWord(e.Descriptor), EnvoyGlobal)
 				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
 					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
 					Options: algorithms.Options{ShadowMode: e.ShadowMode},
@@ -118,7 +118,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case Cloudflare:
 			for _, m := range l.Limits {
 				cf := m.Cloudflare
-				key := keyOf(m, laneWord(cf.Rule), Cloudflare)
+				key := keyOf(m, LaneWord(cf.Rule), Cloudflare)
 				o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
 				if cf.Status != 429 {
 					o.DenyStatus = cf.Status
@@ -130,14 +130,14 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 		case Spring, Traefik, Kong:
 			for _, m := range l.Limits {
 				lim := gatewayRatelab(m)
-				key := keyOf(m, laneWord(l.Name), c.Product)
+				key := keyOf(m, LaneWord(l.Name), c.Product)
 				lim.Key = key
 				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{lim}})
 			}
 		case APIGateway:
 			for _, m := range l.Limits {
 				a := m.APIGateway
-				key := keyOf(m, laneWord(a.Scope), APIGateway)
+				key := keyOf(m, LaneWord(a.Scope), APIGateway)
 				// rateLimit requests a second: whole, per 1s; else in
 				// thousandths, per 1000s
 				p := algorithms.Policy{Limit: a.RateMilli, Period: 1000 * time.Second, Burst: a.Burst}
@@ -168,10 +168,10 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 	return lanes, notes
 }
 
-// laneWord makes a context's name a lane's, a word of --lanes on one line:
+// LaneWord makes a context's name a lane's, a word of --lanes on one line:
 // a comma becomes a semicolon, a line break or a tab a space, and what a
 // terminal would act on an escape (internal/printable).
-func laneWord(s string) string {
+func LaneWord(s string) string {
 	return printable.String(strings.Map(func(r rune) rune {
 		switch r {
 		case ',':
