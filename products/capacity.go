@@ -16,9 +16,10 @@ func (c *Config) KeyWarnings(keys int64, keyBytes int) []Warning {
 	seen := map[Place]bool{}
 	for _, l := range c.Lanes {
 		for _, m := range l.Limits {
+			n, isNginx := m.Params.(*NginxLimit)
+			h, isHAProxy := m.Params.(*HAProxyLimit)
 			switch {
-			case m.Nginx != nil && !seen[m.Nginx.ZonePlace]:
-				n := m.Nginx
+			case isNginx && !seen[n.ZonePlace]:
 				seen[n.ZonePlace] = true
 				kb := keyBytes
 				switch m.Key.Expr {
@@ -34,8 +35,7 @@ func (c *Config) KeyWarnings(keys int64, keyBytes int) []Warning {
 				out = append(out, Warningf(n.ZonePlace,
 					"zone %q (%s) holds about %d keys of %d bytes and the trace has %d: when more are active at once, nginx frees the least recently used key, which starts again with no excess (let through as new), and refuses with %d only when even that fails; ratelab keeps every key: not modelled",
 					n.Zone, format.Bytes(n.ZoneSize), capacity, kb, keys, n.Status))
-			case m.HAProxy != nil && !seen[m.HAProxy.TablePlace]:
-				h := m.HAProxy
+			case isHAProxy && !seen[h.TablePlace]:
 				seen[h.TablePlace] = true
 				if keys <= h.TableSize {
 					continue

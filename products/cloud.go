@@ -223,7 +223,7 @@ func (r Reader) cloudflareRule(rule *Node, i int) (*Lane, error) {
 		key.Trace = strings.Join(trace, "+")
 		key.Shared = len(trace) == 0
 	}
-	return &Lane{Name: l.Rule, Place: r.At(rule), Limits: []Limit{{Place: r.At(rl), Key: key, Cloudflare: l}}}, nil
+	return &Lane{Name: l.Rule, Place: r.At(rule), Limits: []Limit{{Place: r.At(rl), Key: key, Params: l}}}, nil
 }
 
 // short is an expression cut to a line's length, for a message.
@@ -335,7 +335,7 @@ func (r Reader) apiUsagePlan(c *Config, d *Node) error {
 			if quota != nil {
 				l.QuotaLimit, l.QuotaPeriod, l.QuotaOffset = quota.QuotaLimit, quota.QuotaPeriod, quota.QuotaOffset
 			}
-			c.Lanes = append(c.Lanes, Lane{Name: plan, Place: r.At(d), Limits: []Limit{{Place: r.At(t), Key: apiKey, APIGateway: l}}})
+			c.Lanes = append(c.Lanes, Lane{Name: plan, Place: r.At(d), Limits: []Limit{{Place: r.At(t), Key: apiKey, Params: l}}})
 		}
 	} else if quota != nil {
 		r.Warn(d.Get("quota"), "the plan has a quota and no throttle; the lane needs a throttle's rate: give the plan's throttle (the account's default is 10000 a second, burst 5000)")
@@ -366,7 +366,7 @@ func (r Reader) apiUsagePlan(c *Config, d *Node) error {
 				}
 				if ok {
 					l.Scope = plan + stage + " method " + LaneWord(m.Value)
-					c.Lanes = append(c.Lanes, Lane{Name: l.Scope, Place: r.At(m), Limits: []Limit{{Place: r.At(mt.Vals[i]), Key: apiKey, APIGateway: l}}})
+					c.Lanes = append(c.Lanes, Lane{Name: l.Scope, Place: r.At(m), Limits: []Limit{{Place: r.At(mt.Vals[i]), Key: apiKey, Params: l}}})
 					r.Warn(m, "a request to %s is held to this method's throttle and to the plan's (and the stage's, the account's); each is a lane of its own", m.Value)
 				}
 			}
@@ -412,7 +412,7 @@ func (r Reader) apiStage(c *Config, d *Node) error {
 			l.Scope = stage + " " + LaneWord(m.Value)
 			// a stage's throttle holds every client together
 			c.Lanes = append(c.Lanes, Lane{Name: l.Scope, Place: r.At(m), Limits: []Limit{{Place: r.At(s),
-				Key: Key{Expr: "every client of the stage", Shared: true, Mapped: true}, APIGateway: l}}})
+				Key: Key{Expr: "every client of the stage", Shared: true, Mapped: true}, Params: l}}})
 		}
 	}
 	return nil

@@ -81,7 +81,7 @@ func (r Reader) envoyLocal(m *Node) (*Lane, error) {
 		if err != nil {
 			return nil, err
 		}
-		def = &Limit{Place: r.At(tb), Key: Key{Expr: "the filter's token_bucket", Shared: true, Mapped: true}, EnvoyLocal: l}
+		def = &Limit{Place: r.At(tb), Key: Key{Expr: "the filter's token_bucket", Shared: true, Mapped: true}, Params: l}
 	}
 	var descs []Limit
 	seen := map[string]bool{}
@@ -94,17 +94,16 @@ func (r Reader) envoyLocal(m *Node) (*Lane, error) {
 			if err != nil {
 				return nil, err
 			}
-			if seen[l.EnvoyLocal.Descriptor] {
-				return nil, r.Errorf(d, "the descriptor %s is given twice, which Envoy refuses (duplicate descriptor in the local rate descriptor); keep one", l.EnvoyLocal.Descriptor)
+			if seen[l.Params.(*EnvoyLocalLimit).Descriptor] {
+				return nil, r.Errorf(d, "the descriptor %s is given twice, which Envoy refuses (duplicate descriptor in the local rate descriptor); keep one", l.Params.(*EnvoyLocalLimit).Descriptor)
 			}
-			seen[l.EnvoyLocal.Descriptor] = true
+			seen[l.Params.(*EnvoyLocalLimit).Descriptor] = true
 			descs = append(descs, l)
 		}
 	}
 	// requestAllowed sorts the matched descriptors by fill rate, slowest first
 	slices.SortStableFunc(descs, func(a, b Limit) int {
-		ra := float64(a.EnvoyLocal.TokensPerFill) / a.EnvoyLocal.FillInterval.Seconds()
-		rb := float64(b.EnvoyLocal.TokensPerFill) / b.EnvoyLocal.FillInterval.Seconds()
+		ra, rb := a.Params.(*EnvoyLocalLimit).rate(), b.Params.(*EnvoyLocalLimit).rate()
 		switch {
 		case ra < rb:
 			return -1
@@ -339,7 +338,7 @@ func (r Reader) envoyDescriptor(d *Node) (Limit, error) {
 		key = Key{Expr: "descriptor " + l.Descriptor, Mapped: false}
 		r.Warn(d, "the descriptor %s has a bucket for each value its empty entry takes, which the route's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
 	}
-	return Limit{Place: r.At(d), Key: key, EnvoyLocal: l}, nil
+	return Limit{Place: r.At(d), Key: key, Params: l}, nil
 }
 
 // envoyGlobalUnits are the rate limit service's units and their dividers
@@ -429,7 +428,7 @@ func readEnvoyGlobal(name string, data []byte) (*Config, error) {
 						r.Warn(d, "the descriptor %s counts each value its empty value takes, which Envoy's rate_limits actions set (a header, the remote address…), not this file; the lane keys it by the requests' own key", l.Descriptor)
 					}
 					c.Lanes = append(c.Lanes, Lane{Name: domain + " " + l.Descriptor, Place: r.At(d),
-						Limits: []Limit{{Place: r.At(rl), Key: k, EnvoyGlobal: l}}})
+						Limits: []Limit{{Place: r.At(rl), Key: k, Params: l}}})
 				}
 			}
 			if sub := d.Get("descriptors"); sub != nil {

@@ -266,7 +266,7 @@ func TestEnvoyFillIntervalInWholeMilliseconds(t *testing.T) {
 			t.Errorf("fill_interval %s: %v", c.interval, err)
 			continue
 		}
-		if got := cfg.Lanes[0].Limits[0].EnvoyLocal.FillInterval; got != c.want {
+		if got := cfg.Lanes[0].Limits[0].Params.(*EnvoyLocalLimit).FillInterval; got != c.want {
 			t.Errorf("fill_interval %s is read as %v, want %v", c.interval, got, c.want)
 		}
 		// a note says so where the file's interval is not whole milliseconds

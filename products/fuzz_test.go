@@ -32,16 +32,13 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 		}
 		names[l.Name] = true
 		for _, m := range l.Limits {
-			if m.Place.Line <= 0 || (p == Nginx) != (m.Nginx != nil) || (p == HAProxy) != (m.HAProxy != nil) ||
-				(p == EnvoyLocal) != (m.EnvoyLocal != nil) || (p == EnvoyGlobal) != (m.EnvoyGlobal != nil) ||
-				(p == Cloudflare) != (m.Cloudflare != nil) || (p == APIGateway) != (m.APIGateway != nil) ||
-				(p == Spring) != (m.Spring != nil) || (p == Traefik) != (m.Traefik != nil) || (p == Kong) != (m.Kong != nil) {
+			if m.Place.Line <= 0 || !isParamsOf(p, m.Params) {
 				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
 			}
-			if n := m.Nginx; n != nil && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {
+			if n, ok := m.Params.(*NginxLimit); ok && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {
 				t.Fatalf("limit %+v: parameters nginx refuses", *n)
 			}
-			if h := m.HAProxy; h != nil && (h.Period <= 0 || (h.Op != "gt" && h.Op != "ge")) {
+			if h, ok := m.Params.(*HAProxyLimit); ok && (h.Period <= 0 || (h.Op != "gt" && h.Op != "ge")) {
 				t.Fatalf("limit %+v: a period and gt or ge", *h)
 			}
 		}
@@ -54,6 +51,31 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 			t.Fatalf("warning %+v: want a place and a text", w)
 		}
 	}
+}
+
+// isParamsOf says params are the parameters of p's limits.
+func isParamsOf(p Product, params Params) bool {
+	switch params.(type) {
+	case *NginxLimit:
+		return p == Nginx
+	case *HAProxyLimit:
+		return p == HAProxy
+	case *EnvoyLocalLimit:
+		return p == EnvoyLocal
+	case *EnvoyGlobalLimit:
+		return p == EnvoyGlobal
+	case *CloudflareLimit:
+		return p == Cloudflare
+	case *APIGatewayLimit:
+		return p == APIGateway
+	case *SpringLimit:
+		return p == Spring
+	case *TraefikLimit:
+		return p == Traefik
+	case *KongLimit:
+		return p == Kong
+	}
+	return false
 }
 
 // No input makes the nginx reader panic, hang or answer without a place.
@@ -90,8 +112,8 @@ func FuzzHAProxyConfig(f *testing.F) {
 func m0EnvoyLocal(c *Config) *EnvoyLocalLimit {
 	for _, l := range c.Lanes {
 		for _, m := range l.Limits {
-			if m.EnvoyLocal != nil {
-				return m.EnvoyLocal
+			if e, ok := m.Params.(*EnvoyLocalLimit); ok {
+				return e
 			}
 		}
 	}

@@ -78,7 +78,7 @@ func readSpring(name string, data []byte) (*Config, error) {
 			if !h.route {
 				r.Warn(f, "default-filters apply to every route; the lane is one, every request of every route")
 			}
-			c.Lanes = append(c.Lanes, Lane{Name: h.name, Place: r.At(f), Limits: []Limit{{Place: r.At(f), Key: key, Spring: l}}})
+			c.Lanes = append(c.Lanes, Lane{Name: h.name, Place: r.At(f), Limits: []Limit{{Place: r.At(f), Key: key, Params: l}}})
 		}
 	}
 	return c, nil
@@ -252,7 +252,7 @@ func readTraefik(name string, data []byte) (*Config, error) {
 			}
 			l.Redis = true
 		}
-		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.At(k), Limits: []Limit{{Place: r.At(rl), Key: key, Traefik: l}}})
+		c.Lanes = append(c.Lanes, Lane{Name: "middleware " + l.Middleware, Place: r.At(k), Limits: []Limit{{Place: r.At(rl), Key: key, Params: l}}})
 	}
 	return c, nil
 }
@@ -449,7 +449,7 @@ func (r Reader) kongPlugin(p *Node, where string) (*Lane, error) {
 		r.Warn(p, "the plugin holds the requests of its %s; the lane holds every request", where)
 	}
 	l.Plugin = name
-	return &Lane{Name: name, Place: r.At(p), Limits: []Limit{{Place: r.At(cfg), Key: key, Kong: l}}}, nil
+	return &Lane{Name: name, Place: r.At(p), Limits: []Limit{{Place: r.At(cfg), Key: key, Params: l}}}, nil
 }
 
 // isTraefikTOML says a Traefik configuration is TOML: a line opens a table

@@ -84,6 +84,29 @@ func (l HAProxyLimit) Passes() int64 {
 	return l.Threshold
 }
 
+// String is l as a lane's description: "table=st period=10s gt 100 counted
+// sc0 expire=30s deny 429".
+func (l *HAProxyLimit) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "table=%s period=%s %s %d", l.Table, l.Period, l.Op, l.Threshold)
+	if l.Counted {
+		b.WriteString(" counted")
+	} else {
+		b.WriteString(" not-counted")
+	}
+	if l.Counter >= 0 {
+		fmt.Fprintf(&b, " sc%d", l.Counter)
+	}
+	if l.Expire > 0 {
+		fmt.Fprintf(&b, " expire=%s", l.Expire)
+	}
+	fmt.Fprintf(&b, " %s", l.Action)
+	if l.Status > 0 {
+		fmt.Fprintf(&b, " %d", l.Status)
+	}
+	return b.String()
+}
+
 // hapLine is one line of a haproxy.cfg, split into words as HAProxy's
 // parse_line does.
 type hapLine struct {
@@ -749,7 +772,7 @@ func (r *hapReader) rule(s *hapSection, rule hapRule, acls map[string][]hapACL, 
 	case k.Note != "":
 		r.warn(rule.place, "key %s — %s", key, k.Note)
 	}
-	return &Limit{Place: rule.place, Key: k, HAProxy: lim}, nil
+	return &Limit{Place: rule.place, Key: k, Params: lim}, nil
 }
 
 // rateSource finds the table and key a rate ACL reads, and whether the

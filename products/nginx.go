@@ -68,6 +68,33 @@ func (l NginxLimit) RateString() string {
 	return fmt.Sprintf("%dr/s", l.Rate)
 }
 
+// String is l as a lane's description: "zone=one rate=30r/m burst=5 delay=2
+// status=429".
+func (l *NginxLimit) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "zone=%s rate=%s", l.Zone, l.RateString())
+	if l.Burst > 0 {
+		fmt.Fprintf(&b, " burst=%d", l.Burst)
+	}
+	if l.NoDelay {
+		b.WriteString(" nodelay")
+	}
+	if l.Delay > 0 {
+		fmt.Fprintf(&b, " delay=%d", l.Delay)
+	}
+	if l.DryRun {
+		b.WriteString(" dry_run")
+	}
+	fmt.Fprintf(&b, " status=%d", l.Status)
+	if l.LogLevel != "error" {
+		fmt.Fprintf(&b, " log=%s", l.LogLevel)
+	}
+	if l.Sync {
+		b.WriteString(" sync")
+	}
+	return b.String()
+}
+
 // ZoneCapacity estimates how many keys of keyBytes bytes the zone holds: each
 // key takes a node of 80 bytes plus the key (ngx_rbtree_node_t up to color and
 // ngx_http_limit_req_node_t up to data, on a 64-bit build), rounded up to the
@@ -764,7 +791,7 @@ func (r *ngxReader) resolve() {
 			z := q.zone
 			lim := &NginxLimit{Zone: z.name, ZonePlace: z.place, ZoneSize: z.size, Rate: z.rate, Per: z.per,
 				Burst: q.burst, NoDelay: q.nodelay, Delay: q.delay, DryRun: g.dryRun, Status: g.status, LogLevel: g.level, Sync: z.sync}
-			lane.Limits = append(lane.Limits, Limit{Place: q.place, Key: r.zoneKey(z), Nginx: lim})
+			lane.Limits = append(lane.Limits, Limit{Place: q.place, Key: r.zoneKey(z), Params: lim})
 		}
 		r.cfg.Lanes = append(r.cfg.Lanes, lane)
 		for _, c := range g.appliesCtx {

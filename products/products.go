@@ -202,20 +202,21 @@ type Lane struct {
 }
 
 // Limit is one limit of a lane: where it is written, what identifies a client
-// for it, and its parameters in the product's terms (one of Nginx and HAProxy
-// is set, as the Config's Product).
+// for it, and its parameters in the product's terms.
 type Limit struct {
-	Place       Place
-	Key         Key
-	Nginx       *NginxLimit
-	HAProxy     *HAProxyLimit
-	EnvoyLocal  *EnvoyLocalLimit
-	EnvoyGlobal *EnvoyGlobalLimit
-	Cloudflare  *CloudflareLimit
-	APIGateway  *APIGatewayLimit
-	Spring      *SpringLimit
-	Traefik     *TraefikLimit
-	Kong        *KongLimit
+	Place Place
+	Key   Key
+	// Params are the limit's parameters in its product's terms: the
+	// product's own type (*NginxLimit, *HAProxyLimit…), which only the
+	// product's code asserts.
+	Params Params
+}
+
+// Params are a limit's parameters in its product's terms. String writes them
+// as the product's file says them ("zone=perip rate=10r/s burst=20 nodelay
+// status=429"), to describe a lane.
+type Params interface {
+	String() string
 }
 
 // SpringLimit is a RequestRateLimiter's RedisRateLimiter: replenishRate
@@ -259,6 +260,9 @@ type EnvoyLocalLimit struct {
 	TokensPerFill int64
 	FillInterval  time.Duration
 }
+
+// rate is the bucket's fill rate, in tokens a second.
+func (l *EnvoyLocalLimit) rate() float64 { return float64(l.TokensPerFill) / l.FillInterval.Seconds() }
 
 // EnvoyGlobalLimit is one rate_limit of the rate limit service's
 // configuration: its domain, the descriptor path to it, requests_per_unit a
@@ -603,4 +607,66 @@ func AddLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) err
 		c.Lanes = append(c.Lanes, *lane)
 	}
 	return nil
+}
+
+// String is l as a lane's description: "replenish=10 burst=20 requested=1".
+func (l *SpringLimit) String() string {
+	s := fmt.Sprintf("replenish=%d burst=%d requested=%d", l.ReplenishRate, l.BurstCapacity, l.RequestedTokens)
+	if l.Status != 429 {
+		s += fmt.Sprintf(" status=%d", l.Status)
+	}
+	return s
+}
+
+// String is l as a lane's description: "average=100/1s burst=50".
+func (l *TraefikLimit) String() string {
+	s := fmt.Sprintf("average=%d/%s burst=%d", l.Average, l.Period, l.Burst)
+	if l.Redis {
+		s += " redis"
+	}
+	return s
+}
+
+// String is l as a lane's description: "minute=6 policy=local status=429".
+func (l *KongLimit) String() string {
+	var b strings.Builder
+	for w, n := range l.Windows {
+		if n > 0 {
+			fmt.Fprintf(&b, "%s=%d ", kongWindows[w], n)
+		}
+	}
+	fmt.Fprintf(&b, "policy=%s status=%d", l.Policy, l.Status)
+	return b.String()
+}
+
+// String is l as a lane's description: `descriptor="k=v" max=10 fill=10/1s`.
+func (l *EnvoyLocalLimit) String() string {
+	s := fmt.Sprintf("max=%d fill=%d/%s", l.MaxTokens, l.TokensPerFill, l.FillInterval)
+	if l.Descriptor != "" {
+		s = fmt.Sprintf("descriptor=%q ", l.Descriptor) + s
+	}
+	return s
+}
+
+// String is l as a lane's description: "5/second shadow".
+func (l *EnvoyGlobalLimit) String() string {
+	s := fmt.Sprintf("%d/%s", l.RequestsPerUnit, l.Unit)
+	if l.ShadowMode {
+		s += " shadow"
+	}
+	return s
+}
+
+// String is l as a lane's description: "10/1m0s timeout=1m0s block 429 by=cf.colo.id,ip.src".
+func (l *CloudflareLimit) String() string {
+	return fmt.Sprintf("%d/%s timeout=%s %s %d by=%s", l.RequestsPerPeriod, l.Period, l.MitigationTimeout, l.Action, l.Status, strings.Join(l.Characteristics, ","))
+}
+
+// String is l as a lane's description: "rate=10r/s burst=20 quota=5000/MONTH offset=0".
+func (l *APIGatewayLimit) String() string {
+	s := fmt.Sprintf("rate=%gr/s burst=%d", float64(l.RateMilli)/1000, l.Burst)
+	if l.QuotaPeriod != "" {
+		s += fmt.Sprintf(" quota=%d/%s offset=%d", l.QuotaLimit, l.QuotaPeriod, l.QuotaOffset)
+	}
+	return s
 }

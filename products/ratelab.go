@@ -95,7 +95,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 			// order, stopping at the first refusal, earlier ones kept
 			lane := RatelabLane{Place: l.Place, Combine: algorithms.InOrder}
 			for _, m := range l.Limits {
-				e := m.EnvoyLocal
+				e := m.Params.(*EnvoyLocalLimit)
 				name := "token_bucket"
 				if e.Descriptor != "" {
 					name = LaneWord("descriptor " + e.Descriptor)
@@ -108,7 +108,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 			lanes = append(lanes, lane)
 		case EnvoyGlobal:
 			for _, m := range l.Limits {
-				e := m.EnvoyGlobal
+				e := m.Params.(*EnvoyGlobalLimit)
 				key := keyOf(m, LaneWord(e.Descriptor), EnvoyGlobal)
 				lanes = append(lanes, RatelabLane{Name: unique(l.Name, l.Place), Place: l.Place, Limits: []RatelabLimit{{
 					Name: e.Descriptor, Place: m.Place, Algorithm: algorithms.EnvoyGlobalName, Key: key,
@@ -117,7 +117,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 			}
 		case Cloudflare:
 			for _, m := range l.Limits {
-				cf := m.Cloudflare
+				cf := m.Params.(*CloudflareLimit)
 				key := keyOf(m, LaneWord(cf.Rule), Cloudflare)
 				o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
 				if cf.Status != 429 {
@@ -136,7 +136,7 @@ func (c *Config) Ratelab(traceKey string) ([]RatelabLane, []Warning) {
 			}
 		case APIGateway:
 			for _, m := range l.Limits {
-				a := m.APIGateway
+				a := m.Params.(*APIGatewayLimit)
 				key := keyOf(m, LaneWord(a.Scope), APIGateway)
 				// rateLimit requests a second: whole, per 1s; else in
 				// thousandths, per 1000s
@@ -218,7 +218,7 @@ func sameFields(a, b string) bool {
 // limit_req_status as the lane's options. A delay above the burst delays no
 // request, as nodelay.
 func nginxRatelab(m Limit, traceKey string) (RatelabLimit, string) {
-	n := m.Nginx
+	n := m.Params.(*NginxLimit)
 	o := algorithms.Options{Nodelay: n.NoDelay, Delay: n.Delay, DryRun: n.DryRun}
 	if o.Delay > n.Burst {
 		o.Nodelay, o.Delay = true, 0
@@ -238,7 +238,7 @@ func nginxRatelab(m Limit, traceKey string) (RatelabLimit, string) {
 // read, without the request, is at least Limit, so ge N is N and gt N is
 // N+1); the table's expire; deny_status when it is one the lane sends.
 func haproxyRatelab(m Limit, traceKey string) (RatelabLimit, string, bool) {
-	h := m.HAProxy
+	h := m.Params.(*HAProxyLimit)
 	o := algorithms.Options{TrackSC: algorithms.TrackAfterDeny, Expire: h.Expire}
 	limit := h.Threshold
 	switch {
@@ -277,17 +277,17 @@ func haproxyRatelab(m Limit, traceKey string) (RatelabLimit, string, bool) {
 // minute, hour and day limits as the policy, the others as kong_windows,
 // policy and error_code as options.
 func gatewayRatelab(m Limit) RatelabLimit {
-	switch {
-	case m.Spring != nil:
-		s := m.Spring
+	switch p := m.Params.(type) {
+	case *SpringLimit:
+		s := p
 		o := algorithms.Options{}
 		if s.Status != 429 {
 			o.DenyStatus = s.Status
 		}
 		return RatelabLimit{Name: s.Route, Place: m.Place, Algorithm: algorithms.SpringName, Options: o,
 			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}
-	case m.Traefik != nil:
-		t := m.Traefik
+	case *TraefikLimit:
+		t := p
 		algorithm := algorithms.TraefikName
 		if t.Redis {
 			algorithm = algorithms.TraefikRedisName
@@ -295,7 +295,7 @@ func gatewayRatelab(m Limit) RatelabLimit {
 		return RatelabLimit{Name: t.Middleware, Place: m.Place, Algorithm: algorithm,
 			Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}
 	}
-	k := m.Kong
+	k := m.Params.(*KongLimit)
 	periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
 	o := algorithms.Options{}
 	switch k.Policy {

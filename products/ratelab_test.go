@@ -120,23 +120,23 @@ func TestRatelabMapping(t *testing.T) {
 		note  string
 		noRun bool
 	}{
-		{lim: Limit{Key: Key{Expr: "$binary_remote_addr", Trace: "ip", Mapped: true}, Nginx: &NginxLimit{Zone: "z", Rate: 30, Per: time.Minute, Burst: 5, Delay: 2, Status: 503}},
+		{lim: Limit{Key: Key{Expr: "$binary_remote_addr", Trace: "ip", Mapped: true}, Params: &NginxLimit{Zone: "z", Rate: 30, Per: time.Minute, Burst: 5, Delay: 2, Status: 503}},
 			want: RatelabLimit{Name: "z", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 30, Period: time.Minute, Burst: 6}, Options: algorithms.Options{Delay: 2}}},
-		{lim: Limit{Key: Key{Expr: "$server_name", Shared: true, Mapped: true}, Nginx: &NginxLimit{Zone: "srv", Rate: 100, Per: time.Second, Burst: 3, Delay: 9, Status: 429, DryRun: true}},
+		{lim: Limit{Key: Key{Expr: "$server_name", Shared: true, Mapped: true}, Params: &NginxLimit{Zone: "srv", Rate: 100, Per: time.Second, Burst: 3, Delay: 9, Status: 429, DryRun: true}},
 			want: RatelabLimit{Name: "srv", Algorithm: algorithms.NginxName, Key: "shared srv", Policy: algorithms.Policy{Limit: 100, Period: time.Second, Burst: 4}, Options: algorithms.Options{Nodelay: true, DryRun: true, DenyStatus: 429}}},
-		{lim: Limit{Key: Key{Expr: "$http_x_api_key", Trace: "user", Mapped: true}, Nginx: &NginxLimit{Zone: "k", Rate: 1, Per: time.Second, Status: 503}},
+		{lim: Limit{Key: Key{Expr: "$http_x_api_key", Trace: "user", Mapped: true}, Params: &NginxLimit{Zone: "k", Rate: 1, Per: time.Second, Status: 503}},
 			want: RatelabLimit{Name: "k", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 1, Period: time.Second, Burst: 1}},
 			note: "nginx keys this limit by $http_x_api_key (the log's user); the requests replayed are keyed by ip"},
-		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: 10 * time.Second, Expire: 30 * time.Second, Op: "ge", Threshold: 100, Counted: true, Status: 429}},
+		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: 10 * time.Second, Expire: 30 * time.Second, Op: "ge", Threshold: 100, Counted: true, Status: 429}},
 			want: RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 99, Period: 10 * time.Second}, Options: algorithms.Options{TrackSC: algorithms.TrackBeforeDeny, Expire: 30 * time.Second, DenyStatus: 429}}},
-		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 418, Action: "return"}},
+		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 418, Action: "return"}},
 			want: RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 101, Period: time.Minute}, Options: algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
 			note: "the lane answers a refusal with 403 (the status 418 is not one http-request deny sends)"},
-		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, HAProxy: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "ge", Threshold: 1, Counted: true, Cond: "if { sc0_http_req_rate ge 1 }", Status: 403}},
+		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "ge", Threshold: 1, Counted: true, Cond: "if { sc0_http_req_rate ge 1 }", Status: 403}},
 			note: "if { sc0_http_req_rate ge 1 } refuses every request", noRun: true},
 	} {
 		cfg := &Config{Product: Nginx, Lanes: []Lane{{Name: "l", Limits: []Limit{c.lim}}}}
-		if c.lim.HAProxy != nil {
+		if _, ok := c.lim.Params.(*HAProxyLimit); ok {
 			cfg.Product = HAProxy
 		}
 		lanes, notes := cfg.Ratelab("ip")

@@ -43,7 +43,7 @@ func TestNginxDirectivesReadBack(t *testing.T) {
 			t.Fatalf("case %d: read %s", i, describe(got))
 		}
 		m := got.Lanes[0].Limits[0]
-		back := *m.Nginx
+		back := *m.Params.(*NginxLimit)
 		back.ZonePlace, back.ZoneSize, back.LogLevel = Place{}, 0, ""
 		if back != c.lim || m.Key.Trace != c.trace {
 			t.Errorf("case %d: read back %+v key %s, want %+v key %s\n%s", i, back, m.Key.Trace, c.lim, c.trace, conf)
@@ -85,7 +85,7 @@ func TestHAProxyLinesReadBack(t *testing.T) {
 			t.Fatalf("case %d: read %s\n%s", i, describe(got), conf)
 		}
 		m := got.Lanes[0].Limits[0]
-		back := *m.HAProxy
+		back := *m.Params.(*HAProxyLimit)
 		want := c.lim
 		want.TablePlace, want.TableType, want.TableSize, want.Fetch, want.Cond, want.Track, want.Counter, want.Action = back.TablePlace, back.TableType, back.TableSize, back.Fetch, back.Cond, back.Track, back.Counter, "deny"
 		if back != want || m.Key.Trace != c.trace {
@@ -115,79 +115,79 @@ func TestSnippetsReadBack(t *testing.T) {
 		{EnvoyLocal, func() ([]string, bool) {
 			return EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: 29, TokensPerFill: 22, FillInterval: time.Minute}, "ip", 200)
 		}, func(m Limit) string {
-			return diff(*m.EnvoyLocal, EnvoyLocalLimit{Descriptor: "remote_address=", MaxTokens: 29, TokensPerFill: 22, FillInterval: time.Minute})
+			return diff(*m.Params.(*EnvoyLocalLimit), EnvoyLocalLimit{Descriptor: "remote_address=", MaxTokens: 29, TokensPerFill: 22, FillInterval: time.Minute})
 		}, want{algorithms.Policy{Limit: 22, Period: time.Minute, Burst: 29}, ""}},
 		{EnvoyLocal, func() ([]string, bool) {
 			return EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: 1, TokensPerFill: 3, FillInterval: 50 * time.Millisecond}, "ip+path", 20)
 		}, func(m Limit) string {
-			return diff(*m.EnvoyLocal, EnvoyLocalLimit{Descriptor: "remote_address=, path=", MaxTokens: 1, TokensPerFill: 3, FillInterval: 50 * time.Millisecond})
+			return diff(*m.Params.(*EnvoyLocalLimit), EnvoyLocalLimit{Descriptor: "remote_address=, path=", MaxTokens: 1, TokensPerFill: 3, FillInterval: 50 * time.Millisecond})
 		}, want{algorithms.Policy{Limit: 3, Period: 50 * time.Millisecond, Burst: 1}, ""}},
 		{EnvoyGlobal, func() ([]string, bool) {
 			lines, _, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "ratelab", Period: time.Hour, RequestsPerUnit: 220}, "ip")
 			return lines, ok
 		}, func(m Limit) string {
-			return diff(*m.EnvoyGlobal, EnvoyGlobalLimit{Domain: "ratelab", Descriptor: "remote_address=", Unit: "hour", Period: time.Hour, RequestsPerUnit: 220})
+			return diff(*m.Params.(*EnvoyGlobalLimit), EnvoyGlobalLimit{Domain: "ratelab", Descriptor: "remote_address=", Unit: "hour", Period: time.Hour, RequestsPerUnit: 220})
 		}, want{algorithms.Policy{Limit: 220, Period: time.Hour}, ""}},
 		{EnvoyGlobal, func() ([]string, bool) {
 			lines, _, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "d", Period: 24 * time.Hour, RequestsPerUnit: 1}, "user+method")
 			return lines, ok
 		}, func(m Limit) string {
-			return diff(*m.EnvoyGlobal, EnvoyGlobalLimit{Domain: "d", Descriptor: "user= / method=", Unit: "day", Period: 24 * time.Hour, RequestsPerUnit: 1})
+			return diff(*m.Params.(*EnvoyGlobalLimit), EnvoyGlobalLimit{Domain: "d", Descriptor: "user= / method=", Unit: "day", Period: 24 * time.Hour, RequestsPerUnit: 1})
 		}, want{algorithms.Policy{Limit: 1, Period: 24 * time.Hour}, ""}},
 		{Cloudflare, func() ([]string, bool) {
 			return CloudflareJSON(CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Status: 429}, "ip")
 		}, func(m Limit) string {
-			return diff(*m.Cloudflare, CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Action: "block", Status: 429,
+			return diff(*m.Params.(*CloudflareLimit), CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Action: "block", Status: 429,
 				Characteristics: []string{"cf.colo.id", "ip.src"}})
 		}, want{algorithms.Policy{Limit: 22, Period: 10 * time.Second}, "ip"}},
 		{Cloudflare, func() ([]string, bool) {
 			return CloudflareJSON(CloudflareLimit{Rule: "per path", Period: time.Hour, RequestsPerPeriod: 5000, Status: 403}, "path+method")
 		}, func(m Limit) string {
-			return diff(*m.Cloudflare, CloudflareLimit{Rule: "per path", Period: time.Hour, RequestsPerPeriod: 5000, Action: "block", Status: 403,
+			return diff(*m.Params.(*CloudflareLimit), CloudflareLimit{Rule: "per path", Period: time.Hour, RequestsPerPeriod: 5000, Action: "block", Status: 403,
 				Characteristics: []string{"cf.colo.id", "http.request.uri.path", "http.request.method"}})
 		}, want{algorithms.Policy{Limit: 5000, Period: time.Hour}, "path+method"}},
 		{APIGateway, func() ([]string, bool) {
 			return APIGatewayJSON(APIGatewayLimit{RateMilli: 22_000, Burst: 29}, "ratelab"), true
 		},
 			func(m Limit) string {
-				return diff(*m.APIGateway, APIGatewayLimit{Scope: "usage plan ratelab", RateMilli: 22_000, Burst: 29})
+				return diff(*m.Params.(*APIGatewayLimit), APIGatewayLimit{Scope: "usage plan ratelab", RateMilli: 22_000, Burst: 29})
 			}, want{algorithms.Policy{Limit: 22, Period: time.Second, Burst: 29}, ""}},
 		{APIGateway, func() ([]string, bool) {
 			return APIGatewayJSON(APIGatewayLimit{RateMilli: 1500, Burst: 1}, "slow"), true
 		},
 			func(m Limit) string {
-				return diff(*m.APIGateway, APIGatewayLimit{Scope: "usage plan slow", RateMilli: 1500, Burst: 1})
+				return diff(*m.Params.(*APIGatewayLimit), APIGatewayLimit{Scope: "usage plan slow", RateMilli: 1500, Burst: 1})
 			},
 			want{algorithms.Policy{Limit: 1500, Period: 1000 * time.Second, Burst: 1}, ""}},
 		{Spring, func() ([]string, bool) {
 			return SpringYAML(SpringLimit{Route: "ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60}, "user")
 		}, func(m Limit) string {
-			return diff(*m.Spring, SpringLimit{Route: "route ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60, Status: 429})
+			return diff(*m.Params.(*SpringLimit), SpringLimit{Route: "route ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60, Status: 429})
 		}, want{algorithms.Policy{Limit: 22, Period: time.Minute, Burst: 29}, "user"}},
 		{Spring, func() ([]string, bool) {
 			return SpringYAML(SpringLimit{Route: "r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1}, "ip")
 		}, func(m Limit) string {
-			return diff(*m.Spring, SpringLimit{Route: "route r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1, Status: 429})
+			return diff(*m.Params.(*SpringLimit), SpringLimit{Route: "route r", ReplenishRate: 10, BurstCapacity: 20, RequestedTokens: 1, Status: 429})
 		}, want{algorithms.Policy{Limit: 10, Period: time.Second, Burst: 20}, ""}},
 		{Traefik, func() ([]string, bool) {
 			return TraefikYAML(TraefikLimit{Middleware: "ratelab", Average: 22, Period: time.Minute, Burst: 29}, "ip")
 		}, func(m Limit) string {
-			return diff(*m.Traefik, TraefikLimit{Middleware: "ratelab", Average: 22, Period: time.Minute, Burst: 29})
+			return diff(*m.Params.(*TraefikLimit), TraefikLimit{Middleware: "ratelab", Average: 22, Period: time.Minute, Burst: 29})
 		}, want{algorithms.Policy{Limit: 22, Period: time.Minute, Burst: 29}, "ip"}},
 		{Traefik, func() ([]string, bool) {
 			return TraefikYAML(TraefikLimit{Middleware: "m", Average: 3, Period: 1500 * time.Millisecond, Burst: 1}, "user")
 		}, func(m Limit) string {
-			return diff(*m.Traefik, TraefikLimit{Middleware: "m", Average: 3, Period: 1500 * time.Millisecond, Burst: 1})
+			return diff(*m.Params.(*TraefikLimit), TraefikLimit{Middleware: "m", Average: 3, Period: 1500 * time.Millisecond, Burst: 1})
 		}, want{algorithms.Policy{Limit: 3, Period: 1500 * time.Millisecond, Burst: 1}, ""}},
 		{Kong, func() ([]string, bool) {
 			return KongYAML(KongLimit{Windows: [6]int64{2: 220}, Policy: "local", Status: 429}, "ip")
 		}, func(m Limit) string {
-			return diff(*m.Kong, KongLimit{Plugin: "rate-limiting", Windows: [6]int64{2: 220}, Policy: "local", Status: 429})
+			return diff(*m.Params.(*KongLimit), KongLimit{Plugin: "rate-limiting", Windows: [6]int64{2: 220}, Policy: "local", Status: 429})
 		}, want{algorithms.Policy{Limit: 220, Period: time.Hour}, "ip"}},
 		{Kong, func() ([]string, bool) {
 			return KongYAML(KongLimit{Windows: [6]int64{0: 5}, Policy: "redis", Status: 503}, "user")
 		}, func(m Limit) string {
-			return diff(*m.Kong, KongLimit{Plugin: "rate-limiting", Windows: [6]int64{0: 5}, Policy: "redis", Status: 503})
+			return diff(*m.Params.(*KongLimit), KongLimit{Plugin: "rate-limiting", Windows: [6]int64{0: 5}, Policy: "redis", Status: 503})
 		}, want{algorithms.Policy{Limit: 5, Period: time.Second}, "user"}},
 	} {
 		lines, ok := c.write()
