@@ -11,6 +11,7 @@ import (
 	"ratelab/internal/format"
 	"ratelab/internal/printable"
 	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/tune"
 )
 
@@ -21,7 +22,7 @@ import (
 // pair's), and the snippet that writes the recommendation in its syntax.
 // Adding a product is adding an entry to targets.
 type target struct {
-	product products.Product
+	product *products.Info
 	// lane is the product's lane (algorithms), the one swept.
 	lane algorithms.Name
 	// variants are the knobs swept with each policy; none: the lane's defaults.
@@ -51,7 +52,7 @@ type snippet struct {
 	res      tune.Result
 	keys     int64
 	traceKey string
-	product  products.Product
+	product  *products.Info
 }
 
 // heading writes the snippet's opening: "The recommendation, POLICY, as
@@ -142,7 +143,7 @@ func targetNames() []string {
 // targetFor is the target named name (a product's name, any case), or a
 // usage error naming those there are.
 func targetFor(name string) (target, error) {
-	p, err := products.ParseProduct(name)
+	p, err := all.Products.Lookup(name)
 	if err == nil {
 		for _, t := range targets {
 			if t.product == p {

@@ -14,6 +14,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/producttest"
 	"ratelab/products"
+	"ratelab/products/all"
 )
 
 // tune --target prints its recommendation as the lines to paste into the
@@ -27,7 +28,7 @@ func TestTuneTargetSnippet(t *testing.T) {
 	// four spaces
 	whole := func(lines []string) string { return strings.Join(lines, "\n") + "\n" }
 	cases := []struct {
-		product products.Product
+		product *products.Info
 		key     string
 		args    []string // more flags
 		wrap    func(lines []string) string
@@ -117,11 +118,11 @@ func TestTuneTargetSnippet(t *testing.T) {
 					t.Fatalf("the product refuses the snippet:\n%s\n%s", r.Output, conf)
 				}
 			}
-			cfg, err := products.ReadFile(path, products.Options{Product: c.product})
+			cfg, err := all.Products.ReadFile(path, products.Options{Product: c.product})
 			if err != nil {
 				t.Fatalf("reading the snippet back: %v\n%s", err, conf)
 			}
-			if p, ok := products.Detect([]byte(conf)); c.check == nil && (!ok || p != c.product) {
+			if p, ok := all.Products.Detect([]byte(conf)); c.check == nil && (!ok || p != c.product) {
 				t.Errorf("the snippet is told as %v (%v), want %s: --config would not read it without --config-format", p, ok, c.product)
 			}
 			lanes, _ := cfg.Ratelab(traceKey)

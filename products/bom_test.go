@@ -27,7 +27,7 @@ const hapSite = "global\n    maxconn 100\ndefaults\n    mode http\n    timeout c
 func TestByteOrderMark(t *testing.T) {
 	include := "limit_req_zone $binary_remote_addr zone=inc:1m rate=1r/s;\n"
 	for _, c := range []struct {
-		product Product
+		product *Info
 		name    string
 		text    string
 		refused bool
@@ -47,7 +47,7 @@ func TestByteOrderMark(t *testing.T) {
 			if incBOM && c.product != Nginx {
 				continue
 			}
-			read := func(main string, p Product, incBOM bool) (*Config, error) {
+			read := func(main string, p *Info, incBOM bool) (*Config, error) {
 				files := map[string]string{"conf.d/a.conf": include}
 				if incBOM {
 					files["conf.d/a.conf"] = bom + include
@@ -66,7 +66,7 @@ func TestByteOrderMark(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s without a mark: %v", c.name, err)
 			}
-			for _, p := range []Product{c.product, Unknown} {
+			for _, p := range []*Info{c.product, nil} {
 				text := bom + c.text
 				if incBOM {
 					text = c.text

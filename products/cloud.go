@@ -1,6 +1,7 @@
 package products
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -8,6 +9,16 @@ import (
 
 	"ratelab/algorithms"
 )
+
+// Cloudflare is Cloudflare's rate limiting rules, read from the JSON of the
+// Rulesets API (a ruleset, its rules, or one rule).
+var Cloudflare = &Info{Name: algorithms.CloudflareName, File: "a Cloudflare rule's JSON", Shows: "requests_per_period",
+	Limiting: "rule with a ratelimit", Detect: detectCloudflare, Read: readCloudflare, Lanes: cloudflareLanes}
+
+// APIGateway is Amazon API Gateway's throttling, read from the JSON of a usage
+// plan (throttle, quota, apiStages) or a stage (methodSettings).
+var APIGateway = &Info{Name: algorithms.APIGatewayName, File: "an API Gateway usage plan's or stage's JSON", Shows: "throttle, rateLimit, burstLimit",
+	Limiting: "throttle with a rateLimit", Detect: detectAPIGateway, Read: readAPIGateway, Lanes: apiGatewayLanes}
 
 // cloudflareRuleFields are a rule's fields in the Rulesets API (a rule of the
 // http_ratelimit phase).
@@ -31,12 +42,12 @@ var cloudflareCharacteristics = map[string]string{
 // writes them (docs: waf/rate-limiting-rules/parameters and
 // create-api): a response ({"result": ruleset}), a ruleset ({"rules": […]}),
 // a list of rules, or one rule. Each enabled rule with a ratelimit is a lane.
-func readCloudflare(name string, data []byte) (*Config, error) {
+func readCloudflare(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseJSON(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: Cloudflare, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	n := root
 	if res := n.Get("result"); res != nil {
@@ -241,12 +252,12 @@ func short(s string) string {
 // its apiStages' per-method throttles, and a stage's methodSettings
 // (throttlingRateLimit, throttlingBurstLimit). Each throttle is a lane; the
 // plan's quota goes with the plan's throttle.
-func readAPIGateway(name string, data []byte) (*Config, error) {
+func readAPIGateway(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseJSON(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: APIGateway, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	var docs []*Node
 	switch {
@@ -445,4 +456,65 @@ func (r Reader) apiThrottle(t *Node, what, rateKey, burstKey string) (*APIGatewa
 		return nil, false, nil
 	}
 	return l, true, nil
+}
+
+// detectCloudflare finds a JSON document with a rule's requests_per_period or
+// mitigation_timeout.
+func detectCloudflare(data []byte) Sign {
+	if OpensJSON(data) && (bytes.Contains(data, []byte(`"requests_per_period"`)) || bytes.Contains(data, []byte(`"mitigation_timeout"`))) {
+		return Sign{Mark: StrongMark}
+	}
+	return Sign{}
+}
+
+// detectAPIGateway finds a JSON document with a usage plan's throttle,
+// rateLimit or burstLimit, or a stage's throttlingRateLimit or
+// methodSettings.
+func detectAPIGateway(data []byte) Sign {
+	if !OpensJSON(data) {
+		return Sign{}
+	}
+	for _, field := range []string{`"throttle"`, `"rateLimit"`, `"burstLimit"`, `"throttlingRateLimit"`, `"methodSettings"`} {
+		if bytes.Contains(data, []byte(field)) {
+			return Sign{Mark: StrongMark}
+		}
+	}
+	return Sign{}
+}
+
+// cloudflareLanes maps each rule to a lane: requests_per_period per period,
+// its mitigation_timeout and status.
+func cloudflareLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		cf := lim.Params.(*CloudflareLimit)
+		o := algorithms.Options{MitigationTimeout: cf.MitigationTimeout}
+		if cf.Status != 429 {
+			o.DenyStatus = cf.Status
+		}
+		return RatelabLimit{Name: cf.Rule, Algorithm: algorithms.CloudflareName, Options: o,
+			Policy: algorithms.Policy{Limit: cf.RequestsPerPeriod, Period: cf.Period}}, cf.Rule
+	})
+}
+
+// apiGatewayLanes maps each throttle to a lane: rateLimit requests a second,
+// whole per 1s, else in thousandths per 1000s; burstLimit the burst; the
+// plan's quota as options.
+func apiGatewayLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		a := lim.Params.(*APIGatewayLimit)
+		p := algorithms.Policy{Limit: a.RateMilli, Period: 1000 * time.Second, Burst: a.Burst}
+		if a.RateMilli%1000 == 0 {
+			p.Limit, p.Period = a.RateMilli/1000, time.Second
+		}
+		o := algorithms.Options{QuotaLimit: a.QuotaLimit, QuotaOffset: a.QuotaOffset}
+		switch a.QuotaPeriod {
+		case "DAY":
+			o.QuotaPeriod = algorithms.QuotaDay
+		case "WEEK":
+			o.QuotaPeriod = algorithms.QuotaWeek
+		case "MONTH":
+			o.QuotaPeriod = algorithms.QuotaMonth
+		}
+		return RatelabLimit{Name: a.Scope, Algorithm: algorithms.APIGatewayName, Options: o, Policy: p}, a.Scope
+	})
 }

@@ -198,8 +198,8 @@ func TestCloudRatelab(t *testing.T) {
 	}
 	for i, c := range []struct {
 		data string
-		want Product
-	}{{cloudflareRuleset, Cloudflare}, {apiUsagePlan, APIGateway}, {apiStage, APIGateway}, {`{"a": 1}`, Unknown}} {
+		want *Info
+	}{{cloudflareRuleset, Cloudflare}, {apiUsagePlan, APIGateway}, {apiStage, APIGateway}, {`{"a": 1}`, nil}} {
 		if got, _ := Detect([]byte(c.data)); got != c.want {
 			t.Errorf("case %d: Detect = %v, want %v", i, got, c.want)
 		}
@@ -212,7 +212,7 @@ func FuzzCloudConfig(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, conf string) {
-		for _, p := range []Product{Cloudflare, APIGateway} {
+		for _, p := range []*Info{Cloudflare, APIGateway} {
 			c, err := Read("c.json", []byte(conf), Options{Product: p})
 			checkConfig(t, p, c, err)
 			if err == nil {

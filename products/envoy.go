@@ -1,12 +1,28 @@
 package products
 
 import (
+	"bytes"
 	"math"
+	"ratelab/algorithms"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
+
+// EnvoyLocal is Envoy's local rate limit filter
+// (envoy.filters.http.local_ratelimit), read from Envoy's YAML: its
+// LocalRateLimit typed_config wherever it is (a listener's http_filters, a
+// route's typed_per_filter_config, or the typed_config alone).
+var EnvoyLocal = &Info{Name: algorithms.EnvoyLocalName, File: "Envoy's YAML", Shows: "a LocalRateLimit typed_config",
+	Limiting: "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%", Detect: detectEnvoyLocal, Read: readEnvoyLocal,
+	Lanes: envoyLocalLanes}
+
+// EnvoyGlobal is envoyproxy/ratelimit, the rate limit service Envoy's global
+// filter asks, read from the service's YAML (domain, descriptors).
+var EnvoyGlobal = &Info{Name: algorithms.EnvoyGlobalName, File: "the rate limit service's YAML", Shows: "domain and descriptors",
+	Limiting: "descriptor with a rate_limit of requests_per_unit above 0", Detect: detectEnvoyGlobal, Read: readEnvoyGlobal,
+	Lanes: envoyGlobalLanes}
 
 // envoyLocalType is the @type of the local rate limit filter's typed_config
 // (api/envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto).
@@ -26,12 +42,12 @@ var envoyLocalFields = []string{"@type", "stat_prefix", "status", "token_bucket"
 // typed_config alone. Each that limits is a lane: its descriptors' buckets in
 // the order Envoy's requestAllowed takes them (by fill rate, slowest first),
 // the default token_bucket last.
-func readEnvoyLocal(name string, data []byte) (*Config, error) {
+func readEnvoyLocal(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: EnvoyLocal, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	var found []*Node
 	var walk func(n *Node)
@@ -354,12 +370,12 @@ var envoyGlobalUnits = []struct {
 // other, each with a key, a value, and a rate_limit of requests_per_unit a
 // unit, shadow_mode). Each rate_limit is a lane of its own (the service
 // counts each descriptor of a request apart), in the file's order.
-func readEnvoyGlobal(name string, data []byte) (*Config, error) {
+func readEnvoyGlobal(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: EnvoyGlobal, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	if err := r.Fields(root, "the rate limit service's configuration", "domain", "descriptors"); err != nil {
 		return nil, err
@@ -499,4 +515,54 @@ func (r Reader) envoyRateLimit(rl *Node) (*EnvoyGlobalLimit, error) {
 		return nil, nil
 	}
 	return l, nil
+}
+
+// detectEnvoyLocal finds the @type of the local rate limit filter's
+// typed_config.
+func detectEnvoyLocal(data []byte) Sign {
+	if bytes.Contains(data, []byte(envoyLocalType)) {
+		return Sign{Mark: StrongMark}
+	}
+	return Sign{}
+}
+
+// detectEnvoyGlobal finds the rate limit service's top-level domain: and
+// descriptors:, words another product's YAML may write too.
+func detectEnvoyGlobal(data []byte) Sign {
+	var domain, descriptors bool
+	for line := range bytes.Lines(data) {
+		domain = domain || bytes.HasPrefix(line, []byte("domain:"))
+		descriptors = descriptors || bytes.HasPrefix(line, []byte("descriptors:"))
+	}
+	if domain && descriptors {
+		return Sign{Mark: WeakMark}
+	}
+	return Sign{}
+}
+
+// envoyLocalLanes maps a LocalRateLimit to one lane of its buckets, in the
+// order requestAllowed takes them: in order, stopping at the first refusal,
+// earlier ones kept.
+func envoyLocalLanes(l Lane, m *Mapping) []RatelabLane {
+	lane := RatelabLane{Name: l.Name, Place: l.Place, Combine: algorithms.InOrder}
+	for _, lim := range l.Limits {
+		e := lim.Params.(*EnvoyLocalLimit)
+		name := "token_bucket"
+		if e.Descriptor != "" {
+			name = LaneWord("descriptor " + e.Descriptor)
+		}
+		lane.Limits = append(lane.Limits, RatelabLimit{Name: name, Place: lim.Place, Algorithm: algorithms.EnvoyLocalName, Key: m.Key(lim, LaneWord(name)),
+			Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
+	}
+	return []RatelabLane{lane}
+}
+
+// envoyGlobalLanes maps each rate_limit to a lane: requests_per_unit per
+// unit, shadow_mode.
+func envoyGlobalLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		e := lim.Params.(*EnvoyGlobalLimit)
+		return RatelabLimit{Name: e.Descriptor, Algorithm: algorithms.EnvoyGlobalName, Options: algorithms.Options{ShadowMode: e.ShadowMode},
+			Policy: algorithms.Policy{Limit: e.RequestsPerUnit, Period: e.Period}}, e.Descriptor
+	})
 }

@@ -220,10 +220,10 @@ func TestEnvoyRatelab(t *testing.T) {
 func TestDetectStructured(t *testing.T) {
 	for i, c := range []struct {
 		data string
-		want Product
+		want *Info
 	}{
 		{envoyLocalFilter, EnvoyLocal}, {envoyLocalDescriptors, EnvoyLocal}, {rlsConfig, EnvoyGlobal},
-		{"stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\n", Unknown},
+		{"stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\n", nil},
 	} {
 		if got, _ := Detect([]byte(c.data)); got != c.want {
 			t.Errorf("case %d: Detect = %v, want %v", i, got, c.want)

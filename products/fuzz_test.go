@@ -16,7 +16,7 @@ var noFiles = Options{
 // checkConfig holds what every read must give, whatever the input: an *Error
 // placed in the file, or a Config whose lanes have unique names, places and
 // limits of the product read, and whose warnings are placed.
-func checkConfig(t *testing.T, p Product, c *Config, err error) {
+func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 	t.Helper()
 	if err != nil {
 		var e *Error
@@ -54,7 +54,7 @@ func checkConfig(t *testing.T, p Product, c *Config, err error) {
 }
 
 // isParamsOf says params are the parameters of p's limits.
-func isParamsOf(p Product, params Params) bool {
+func isParamsOf(p *Info, params Params) bool {
 	switch params.(type) {
 	case *NginxLimit:
 		return p == Nginx
@@ -127,7 +127,7 @@ func FuzzEnvoyConfig(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, conf string) {
-		for _, p := range []Product{EnvoyLocal, EnvoyGlobal} {
+		for _, p := range []*Info{EnvoyLocal, EnvoyGlobal} {
 			c, err := Read("envoy.yaml", []byte(conf), Options{Product: p})
 			checkConfig(t, p, c, err)
 			if err == nil {

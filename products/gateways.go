@@ -11,17 +11,32 @@ import (
 	"ratelab/algorithms"
 )
 
+// Spring is Spring Cloud Gateway's RequestRateLimiter filter
+// (RedisRateLimiter), read from an application.yml's routes.
+var Spring = &Info{Name: algorithms.SpringName, File: "a Spring application.yml", Shows: "RequestRateLimiter",
+	Limiting: "route with a RequestRateLimiter filter", Detect: detectSpring, Read: readSpring, Lanes: springLanes}
+
+// Traefik is Traefik's rateLimit middleware, read from its dynamic
+// configuration in YAML or TOML.
+var Traefik = &Info{Name: algorithms.TraefikName, File: "Traefik's YAML or TOML", Shows: "a rateLimit middleware",
+	Limiting: "rateLimit middleware with an average above 0", Detect: detectTraefik, Read: readTraefik, Lanes: traefikLanes}
+
+// Kong is Kong's rate-limiting plugin, read from a declarative configuration
+// (kong.yml).
+var Kong = &Info{Name: algorithms.KongName, File: "Kong's declarative kong.yml", Shows: "_format_version",
+	Limiting: "rate-limiting plugin with a second, minute, hour or day limit", Detect: detectKong, Read: readKong, Lanes: kongLanes}
+
 // readSpring reads a Spring Cloud Gateway application.yml: every route (under
 // spring.cloud.gateway.routes, or .server.webflux.routes since 4.3) and the
 // default-filters, whose filters hold a RequestRateLimiter with its
 // redis-rate-limiter args (replenishRate, burstCapacity, requestedTokens;
 // kebab-case or nested as Spring's relaxed binding reads them). Each is a lane.
-func readSpring(name string, data []byte) (*Config, error) {
+func readSpring(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: Spring, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	gw := root.Get("spring").Get("cloud").Get("gateway")
 	if w := gw.Get("server").Get("webflux"); w != nil {
@@ -164,7 +179,7 @@ func (r Reader) springFilter(f *Node) (*SpringLimit, Key, error) {
 // readTraefik reads Traefik's dynamic configuration in YAML or TOML (a file
 // with a [http…] table header): every http.middlewares.<name>.rateLimit
 // (average, period, burst, sourceCriterion, redis). Each is a lane.
-func readTraefik(name string, data []byte) (*Config, error) {
+func readTraefik(name string, data []byte, _ Options) (*Config, error) {
 	parse := ParseYAML
 	if isTraefikTOML(data) {
 		parse = ParseTOML
@@ -173,7 +188,7 @@ func readTraefik(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: Traefik, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	ms := root.Get("http").Get("middlewares")
 	if ms == nil || ms.Kind != MapNode {
@@ -297,12 +312,12 @@ var kongConfigFields = []string{"second", "minute", "hour", "day", "month", "yea
 // readKong reads Kong's declarative configuration (kong.yml): every plugin
 // named rate-limiting, at the top level or under a service, route or
 // consumer. Each enabled one is a lane.
-func readKong(name string, data []byte) (*Config, error) {
+func readKong(name string, data []byte, _ Options) (*Config, error) {
 	root, err := ParseYAML(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Product: Kong, File: name}
+	c := &Config{File: name}
 	r := Reader{File: name, Warnings: &c.Warnings}
 	var found []kongFound
 	var walk func(n *Node, where string, depth int)
@@ -462,4 +477,91 @@ func isTraefikTOML(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// detectSpring finds the RequestRateLimiter filter.
+func detectSpring(data []byte) Sign {
+	if bytes.Contains(data, []byte("RequestRateLimiter")) {
+		return Sign{Mark: StrongMark}
+	}
+	return Sign{}
+}
+
+// detectTraefik finds a rateLimit among http middlewares (YAML's
+// middlewares:, TOML's [http.middlewares…]).
+func detectTraefik(data []byte) Sign {
+	if bytes.Contains(data, []byte("rateLimit")) && (bytes.Contains(data, []byte("middlewares:")) || bytes.Contains(data, []byte("[http.middlewares"))) {
+		return Sign{Mark: StrongMark}
+	}
+	return Sign{}
+}
+
+// detectKong finds a declarative configuration's _format_version, or a
+// plugin named rate-limiting.
+func detectKong(data []byte) Sign {
+	if bytes.Contains(data, []byte("_format_version")) || bytes.Contains(data, []byte("name: rate-limiting")) {
+		return Sign{Mark: StrongMark}
+	}
+	return Sign{}
+}
+
+// springLanes maps each RequestRateLimiter to a lane: replenishRate R,
+// burstCapacity B, requestedTokens k are R requests per k seconds with a burst
+// of B/k requests (algorithms.SpringConfigOf gives them back, divided by their
+// common factor, which decides the same).
+func springLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		s := lim.Params.(*SpringLimit)
+		o := algorithms.Options{}
+		if s.Status != 429 {
+			o.DenyStatus = s.Status
+		}
+		return RatelabLimit{Name: s.Route, Algorithm: algorithms.SpringName, Options: o,
+			Policy: algorithms.Policy{Limit: s.ReplenishRate, Period: time.Duration(s.RequestedTokens) * time.Second, Burst: s.BurstCapacity / s.RequestedTokens}}, l.Name
+	})
+}
+
+// traefikLanes maps each rateLimit to a lane: average per period, burst; on
+// Redis with its redis option.
+func traefikLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		t := lim.Params.(*TraefikLimit)
+		algorithm := algorithms.TraefikName
+		if t.Redis {
+			algorithm = algorithms.TraefikRedisName
+		}
+		return RatelabLimit{Name: t.Middleware, Algorithm: algorithm, Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}, l.Name
+	})
+}
+
+// kongLanes maps each plugin to a lane: the shortest of its second, minute,
+// hour and day limits as the policy, the others as kong_windows, policy and
+// error_code as options.
+func kongLanes(l Lane, m *Mapping) []RatelabLane {
+	return EachLimit(l, m, func(lim Limit) (RatelabLimit, string) {
+		k := lim.Params.(*KongLimit)
+		periods := []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour}
+		o := algorithms.Options{}
+		switch k.Policy {
+		case "cluster":
+			o.KongPolicy = algorithms.KongCluster
+		case "redis":
+			o.KongPolicy = algorithms.KongRedis
+		}
+		if k.Status != 429 {
+			o.DenyStatus = k.Status
+		}
+		o.HideClientHeaders = k.HideClientHeaders
+		var p algorithms.Policy
+		for w, limit := range k.Windows {
+			switch {
+			case limit == 0:
+			case p.Limit == 0 && w < len(periods):
+				p = algorithms.Policy{Limit: limit, Period: periods[w]}
+			default:
+				o.KongWindows[w] = limit
+			}
+		}
+		return RatelabLimit{Name: k.Plugin, Algorithm: algorithms.KongName, Policy: p, Options: o}, l.Name
+	})
 }

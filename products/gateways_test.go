@@ -192,7 +192,7 @@ rate-limiting @kong.yml:16
 func TestGatewaysRatelab(t *testing.T) {
 	for _, c := range []struct {
 		data string
-		p    Product
+		p    *Info
 		want []RatelabLimit
 	}{
 		{springYAML, Spring, []RatelabLimit{
@@ -235,7 +235,7 @@ func FuzzGatewayConfig(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, conf string) {
-		for _, p := range []Product{Spring, Traefik, Kong} {
+		for _, p := range []*Info{Spring, Traefik, Kong} {
 			c, err := Read("g.yml", []byte(conf), Options{Product: p})
 			checkConfig(t, p, c, err)
 			if err == nil {

@@ -1,6 +1,7 @@
 package products
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,8 +9,21 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/internal/suggest"
 )
+
+// HAProxy is HAProxy's stick tables with http_req_rate, read from a
+// haproxy.cfg.
+var HAProxy = &Info{Name: algorithms.HAProxyName, File: "a haproxy.cfg", Shows: "sections: global, defaults, frontend, backend, listen",
+	Limiting: "http-request deny on http_req_rate", Detect: detectHAProxy, Read: readHAProxy, ByteOrderMark: haproxyMarkRefused,
+	Lanes: haproxyLanes, KeyWarnings: haproxyKeyWarnings}
+
+// haproxyMarkRefused is what HAProxy says of a file that begins with a
+// byte-order mark: it reads the mark as part of the first keyword
+// (src/cfgparse.c has no case for it; HAProxy 2.6 -c says unknown keyword
+// '\ufeffglobal' out of section).
+const haproxyMarkRefused = "unknown keyword out of section, the mark taken as part of the first keyword"
 
 // HAProxyLimit is one rule that refuses a request when a stick table's
 // http_req_rate is above a threshold, in HAProxy's terms, as HAProxy 2.6 reads
@@ -163,8 +177,8 @@ type hapReader struct {
 	tables   map[string]*hapTable
 }
 
-func readHAProxy(name string, data []byte) (*Config, error) {
-	r := &hapReader{cfg: &Config{Product: HAProxy, File: name}, tables: map[string]*hapTable{}}
+func readHAProxy(name string, data []byte, _ Options) (*Config, error) {
+	r := &hapReader{cfg: &Config{File: name}, tables: map[string]*hapTable{}}
 	if err := r.split(name, data); err != nil {
 		return nil, err
 	}
@@ -910,4 +924,118 @@ func describeOp(op string, n int64, negated bool) string {
 		s = "not " + s
 	}
 	return s
+}
+
+// detectHAProxy counts HAProxy's sections (a section keyword at the start of
+// a line, three each) and its proxies' keywords, on lines that hold no braces
+// or semicolons at their ends (nginx's); three, a section, are enough.
+func detectHAProxy(data []byte) Sign {
+	n := 0
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		word := t
+		if i := bytes.IndexAny(t, " \t"); i >= 0 {
+			word = t[:i]
+		}
+		switch string(word) {
+		case "frontend", "backend", "listen", "defaults", "global", "peers", "userlist", "resolvers":
+			if line[0] != ' ' && line[0] != '\t' && !bytes.ContainsAny(t, "{;") {
+				n += 3
+			}
+		case "bind", "stick-table", "http-request", "tcp-request", "default_backend", "use_backend", "acl", "mode", "timeout", "maxconn", "server":
+			if !bytes.HasSuffix(t, []byte(";")) && !bytes.HasSuffix(t, []byte("{")) {
+				n++
+			}
+		}
+	}
+	return Sign{Count: n, Enough: n >= 3}
+}
+
+// haproxyLanes maps a proxy's rules to a lane each (a proxy's rules each count
+// their own table), named after the rule's line when it has several.
+func haproxyLanes(l Lane, m *Mapping) []RatelabLane {
+	var lanes []RatelabLane
+	for _, lim := range l.Limits {
+		r, ok := haproxyRatelab(lim, m)
+		if !ok {
+			continue
+		}
+		name := l.Name
+		if len(l.Limits) > 1 {
+			name = fmt.Sprintf("%s line %d", l.Name, lim.Place.Line)
+		}
+		lanes = append(lanes, RatelabLane{Name: name, Place: lim.Place, Limits: []RatelabLimit{r}})
+	}
+	return lanes
+}
+
+// haproxyRatelab is one rule as the haproxy lane runs it: the table's period;
+// a limit the lane compares as the rule does (counted before the deny: it
+// passes while the rate read, with the request, is at most Limit, so gt N is
+// N and ge N is N−1; looked up before the track: it refuses when the rate
+// read, without the request, is at least Limit, so ge N is N and gt N is
+// N+1); the table's expire; deny_status when it is one the lane sends. False,
+// with a note, for a rule that refuses every request.
+func haproxyRatelab(m Limit, mp *Mapping) (RatelabLimit, bool) {
+	h := m.Params.(*HAProxyLimit)
+	o := algorithms.Options{TrackSC: algorithms.TrackAfterDeny, Expire: h.Expire}
+	limit := h.Threshold
+	switch {
+	case h.Counted && h.Op == "ge":
+		limit--
+	case !h.Counted && h.Op == "gt":
+		limit++
+	}
+	if h.Counted {
+		o.TrackSC = algorithms.TrackBeforeDeny
+	}
+	if limit <= 0 {
+		mp.Note(m.Place, fmt.Sprintf("%s refuses every request (its rate is always at least %d): no lane", h.Cond, h.Threshold))
+		return RatelabLimit{}, false
+	}
+	var note string
+	if h.Status != 403 && h.Status != 0 {
+		o.DenyStatus = h.Status
+		if err := o.Check(algorithms.HAProxyName); err != nil {
+			o.DenyStatus = 0
+			note = fmt.Sprintf("the lane answers a refusal with 403 (the status %d is not one http-request deny sends)", h.Status)
+		}
+	}
+	key, keyNote := mp.Template(m.Key, h.Table)
+	if keyNote != "" {
+		note = strings.TrimPrefix(note+"; "+keyNote, "; ")
+	}
+	mp.Note(m.Place, note)
+	return RatelabLimit{Name: h.Table, Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
+		Policy: algorithms.Policy{Limit: limit, Period: h.Period}}, true
+}
+
+// haproxyKeyWarnings say, for each table that holds fewer entries than keys,
+// what HAProxy does when it is full.
+func haproxyKeyWarnings(c *Config, keys int64, _ int) []Warning {
+	var out []Warning
+	seen := map[Place]bool{}
+	for _, l := range c.Lanes {
+		for _, m := range l.Limits {
+			h := m.Params.(*HAProxyLimit)
+			if seen[h.TablePlace] {
+				continue
+			}
+			seen[h.TablePlace] = true
+			if keys <= h.TableSize {
+				continue
+			}
+			what := "HAProxy purges the oldest entries to store new ones, which start again from zero"
+			if h.NoPurge {
+				what = "with nopurge HAProxy stores no new key: requests of keys it cannot store are not tracked, so this rule never refuses them"
+			}
+			out = append(out, Warningf(h.TablePlace,
+				"table %s holds %d entries and the trace has %d keys: when it is full, %s; ratelab keeps every key: not modelled",
+				h.Table, h.TableSize, keys, what))
+		}
+	}
+	return out
 }

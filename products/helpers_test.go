@@ -45,7 +45,7 @@ func (c confCase) write(t *testing.T) (dir, main string) {
 }
 
 // check reads c with product p and compares with what c says.
-func (c confCase) check(t *testing.T, p Product) (*Config, string) {
+func (c confCase) check(t *testing.T, p *Info) (*Config, string) {
 	t.Helper()
 	dir, main := c.write(t)
 	cfg, err := ReadFile(main, Options{Product: p})
@@ -117,3 +117,12 @@ func describeKey(k Key) string {
 	}
 	return k.Expr + "→" + k.Trace
 }
+
+// every is every product, as products/all lists them (a test of this package
+// cannot import it).
+var every = List{Nginx, HAProxy, EnvoyLocal, EnvoyGlobal, Cloudflare, APIGateway, Spring, Traefik, Kong}
+
+// Read, ReadFile and Detect are every product's, as products/all's.
+func Read(name string, data []byte, o Options) (*Config, error) { return every.Read(name, data, o) }
+func ReadFile(path string, o Options) (*Config, error)          { return every.ReadFile(path, o) }
+func Detect(data []byte) (*Info, bool)                          { return every.Detect(data) }

@@ -1,8 +1,10 @@
 package products
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,8 +13,21 @@ import (
 
 	"github.com/tufanbarisyildirim/gonginx/parser"
 
+	"ratelab/algorithms"
+	"ratelab/internal/format"
 	"ratelab/internal/suggest"
 )
+
+// Nginx is nginx's ngx_http_limit_req_module, read from an nginx.conf.
+var Nginx = &Info{Name: algorithms.NginxName, File: "an nginx.conf with its includes", Shows: "directives ending in ; and blocks in { }",
+	Limiting: "limit_req in a server or location", Detect: detectNginx, Read: readNginx, ByteOrderMark: nginxMarkRefused,
+	Lanes: nginxLanes, KeyWarnings: nginxKeyWarnings}
+
+// nginxMarkRefused is what nginx says of a file that begins with a byte-order
+// mark: it reads the mark as part of the first directive's name
+// (src/core/ngx_conf_file.c has no case for it; nginx 1.22 -t says unknown
+// directive "\ufeffevents").
+const nginxMarkRefused = "unknown directive, the mark taken as part of the first directive's name"
 
 // NginxLimit is one limit_req directive with its zone, in nginx's terms, as
 // ngx_http_limit_req_module.c (nginx 1.22; ngx_http_limit_req_zone,
@@ -274,7 +289,7 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ngxReader{cfg: &Config{Product: Nginx, File: name}, zones: map[string]*ngxZone{}, vars: map[string]ngxVar{}, seq: map[Place]int{}}
+	r := &ngxReader{cfg: &Config{File: name}, zones: map[string]*ngxZone{}, vars: map[string]ngxVar{}, seq: map[Place]int{}}
 	var number func([]*ngxStmt)
 	number = func(list []*ngxStmt) {
 		for _, s := range list {
@@ -290,7 +305,7 @@ func readNginx(name string, data []byte, o Options) (*Config, error) {
 	}
 	var marked []Warning
 	for _, name := range f.marked {
-		w, _ := bomNote(Nginx, name)
+		w := ByteOrderMarkWarning(name, algorithms.NginxName, nginxMarkRefused)
 		marked = append(marked, w)
 	}
 	r.cfg.Warnings = append(marked, r.cfg.Warnings...)
@@ -894,4 +909,106 @@ func ngxParseSize(s string) (int64, bool) {
 		return 0, false
 	}
 	return n * scale, true
+}
+
+// detectNginx counts nginx's directives (a name of lowercase letters, digits
+// and _, its words ended by ; or {), and its blocks and limit_req directives
+// wherever they stand, for a file that writes several on a line ("http {
+// server { location / { … } } }"), which the line ends do not show; one is
+// enough.
+func detectNginx(data []byte) Sign {
+	n := 0
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		word := t
+		if i := bytes.IndexAny(t, " \t"); i >= 0 {
+			word = t[:i]
+		}
+		if last := t[len(t)-1]; (last == ';' || last == '{') && isDirectiveName(word) {
+			n++
+		}
+	}
+	n += 2 * len(nginxBlocks.FindAllIndex(data, -1))
+	return Sign{Count: n, Enough: n >= 1}
+}
+
+// nginxBlocks finds nginx's own block openings and its limit_req directives.
+var nginxBlocks = regexp.MustCompile(`(?m)(^|[;{}\s])((events|http|server|upstream|stream|limit_except)\s*\{|location\s+[^{};\n]+\{|limit_req(_zone)?\s+[^;\n]*;)`)
+
+// isDirectiveName says w can be an nginx directive's name.
+func isDirectiveName(w []byte) bool {
+	w = bytes.TrimRight(w, ";{")
+	if len(w) == 0 {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// nginxLanes maps a context to one lane of its limit_req, in order, all or
+// nothing.
+func nginxLanes(l Lane, m *Mapping) []RatelabLane {
+	lane := RatelabLane{Name: l.Name, Place: l.Place, Combine: algorithms.AllOrNothing}
+	for _, lim := range l.Limits {
+		lane.Limits = append(lane.Limits, nginxRatelab(lim, m))
+	}
+	return []RatelabLane{lane}
+}
+
+// nginxRatelab is one limit_req as the nginx lane runs it: rate=Nr/s is N per
+// 1s, Nr/m N per 1m; nginx's burst=B is the policy's burst B+1 (the request
+// served plus the excess nginx counts); nodelay, delay=N, limit_req_dry_run and
+// limit_req_status as the lane's options. A delay above the burst delays no
+// request, as nodelay.
+func nginxRatelab(m Limit, mp *Mapping) RatelabLimit {
+	n := m.Params.(*NginxLimit)
+	o := algorithms.Options{Nodelay: n.NoDelay, Delay: n.Delay, DryRun: n.DryRun}
+	if o.Delay > n.Burst {
+		o.Nodelay, o.Delay = true, 0
+	}
+	if n.Status != 503 {
+		o.DenyStatus = n.Status
+	}
+	return RatelabLimit{Name: n.Zone, Place: m.Place, Algorithm: algorithms.NginxName, Key: mp.Key(m, n.Zone), Options: o,
+		Policy: algorithms.Policy{Limit: n.Rate, Period: n.Per, Burst: n.Burst + 1}}
+}
+
+// nginxKeyWarnings say, for each zone that holds fewer keys than keys, what
+// nginx does when it is full. keyBytes is the length of a key whose length the
+// expression does not fix (the client address is 4 bytes as
+// $binary_remote_addr, up to 15 as $remote_addr).
+func nginxKeyWarnings(c *Config, keys int64, keyBytes int) []Warning {
+	var out []Warning
+	seen := map[Place]bool{}
+	for _, l := range c.Lanes {
+		for _, m := range l.Limits {
+			n := m.Params.(*NginxLimit)
+			if seen[n.ZonePlace] {
+				continue
+			}
+			seen[n.ZonePlace] = true
+			kb := keyBytes
+			switch m.Key.Expr {
+			case "$binary_remote_addr":
+				kb = 4
+			case "$remote_addr":
+				kb = 15
+			}
+			capacity := n.ZoneCapacity(kb)
+			if keys <= capacity {
+				continue
+			}
+			out = append(out, Warningf(n.ZonePlace,
+				"zone %q (%s) holds about %d keys of %d bytes and the trace has %d: when more are active at once, nginx frees the least recently used key, which starts again with no excess (let through as new), and refuses with %d only when even that fails; ratelab keeps every key: not modelled",
+				n.Zone, format.Bytes(n.ZoneSize), capacity, kb, keys, n.Status))
+		}
+	}
+	return out
 }

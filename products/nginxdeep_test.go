@@ -168,7 +168,7 @@ func TestNginxNestedLocationsAsNginxReadsThem(t *testing.T) {
 func TestDeepDocumentsAreRefused(t *testing.T) {
 	const n = 1_000_000
 	for _, c := range []struct {
-		product Product
+		product *Info
 		text    string
 		says    string
 	}{

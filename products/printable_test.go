@@ -36,7 +36,7 @@ func TestConfigTextIsShownAsEscapes(t *testing.T) {
 	T := func(s string) string { return strings.ReplaceAll(s, `"P"`, hostileTOML) }
 	for _, c := range []struct {
 		name       string
-		product    Product
+		product    *Info
 		text       string
 		inLane     bool // a lane's name holds it
 		inNote     bool // a note quotes it

@@ -29,102 +29,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"ratelab/algorithms"
 	"ratelab/internal/printable"
 )
-
-// Product is a product whose configuration ratelab reads.
-type Product int
-
-const (
-	// Unknown is no product: Read tells it from the file's content.
-	Unknown Product = iota
-	// Nginx is nginx's ngx_http_limit_req_module, read from an nginx.conf.
-	Nginx
-	// HAProxy is HAProxy's stick tables with http_req_rate, read from a
-	// haproxy.cfg.
-	HAProxy
-	// EnvoyLocal is Envoy's local rate limit filter
-	// (envoy.filters.http.local_ratelimit), read from Envoy's YAML: its
-	// LocalRateLimit typed_config wherever it is (a listener's http_filters,
-	// a route's typed_per_filter_config, or the typed_config alone).
-	EnvoyLocal
-	// EnvoyGlobal is envoyproxy/ratelimit, the rate limit service Envoy's
-	// global filter asks, read from the service's YAML (domain, descriptors).
-	EnvoyGlobal
-	// Cloudflare is Cloudflare's rate limiting rules, read from the JSON of
-	// the Rulesets API (a ruleset, its rules, or one rule).
-	Cloudflare
-	// APIGateway is Amazon API Gateway's throttling, read from the JSON of a
-	// usage plan (throttle, quota, apiStages) or a stage (methodSettings).
-	APIGateway
-	// Spring is Spring Cloud Gateway's RequestRateLimiter filter
-	// (RedisRateLimiter), read from an application.yml's routes.
-	Spring
-	// Traefik is Traefik's rateLimit middleware, read from its dynamic
-	// configuration in YAML or TOML.
-	Traefik
-	// Kong is Kong's rate-limiting plugin, read from a declarative
-	// configuration (kong.yml).
-	Kong
-)
-
-// productNames are the products' names: each its lane's (algorithms), as
-// --config-format and a scenario's product write them.
-var productNames = [...]string{"", string(algorithms.NginxName), string(algorithms.HAProxyName),
-	string(algorithms.EnvoyLocalName), string(algorithms.EnvoyGlobalName), string(algorithms.CloudflareName), string(algorithms.APIGatewayName),
-	string(algorithms.SpringName), string(algorithms.TraefikName), string(algorithms.KongName)}
-
-// String is the product's name as files and flags write it.
-func (p Product) String() string {
-	if p < 0 || int(p) >= len(productNames) {
-		return fmt.Sprintf("Product(%d)", int(p))
-	}
-	return productNames[p]
-}
-
-// ProductNames are the names ParseProduct reads.
-func ProductNames() []string { return productNames[1:] }
-
-// Limiting says what in a configuration of the product limits requests, for
-// a message about one that limits none.
-func (p Product) Limiting() string {
-	switch p {
-	case Nginx:
-		return "limit_req in a server or location"
-	case HAProxy:
-		return "http-request deny on http_req_rate"
-	case EnvoyLocal:
-		return "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%"
-	case EnvoyGlobal:
-		return "descriptor with a rate_limit of requests_per_unit above 0"
-	case Cloudflare:
-		return "rule with a ratelimit"
-	case APIGateway:
-		return "throttle with a rateLimit"
-	case Spring:
-		return "route with a RequestRateLimiter filter"
-	case Traefik:
-		return "rateLimit middleware with an average above 0"
-	case Kong:
-		return "rate-limiting plugin with a second, minute, hour or day limit"
-	}
-	return "limit"
-}
-
-// ParseProduct reads a product's name.
-func ParseProduct(name string) (Product, error) {
-	for i, n := range productNames[1:] {
-		if strings.EqualFold(name, n) {
-			return Product(i + 1), nil
-		}
-	}
-	return Unknown, fmt.Errorf("unknown product %q; use %s", name, strings.Join(ProductNames(), " or "))
-}
 
 // Place is a line of a configuration file.
 type Place struct {
@@ -176,7 +86,7 @@ func Errorf(place Place, format string, args ...any) *Error {
 
 // Config is what a product's configuration says about limiting requests.
 type Config struct {
-	Product Product
+	Product *Info
 	File    string
 	// Lanes are the contexts that limit requests, in the file's order.
 	Lanes []Lane
@@ -327,8 +237,8 @@ type Key struct {
 
 // Options say how to read a configuration file.
 type Options struct {
-	// Product is the file's product; Unknown tells it from the content.
-	Product Product
+	// Product is the file's product; nil tells it from the content.
+	Product *Info
 	// Dir is the directory relative include paths are read from (nginx reads
 	// them from the main file's directory); empty: the main file's.
 	Dir string
@@ -375,79 +285,12 @@ func (o Options) glob(pattern string) ([]string, error) {
 // MaxFileSize is the most a configuration file, or one it includes, may hold.
 const MaxFileSize = 16 << 20
 
-// ReadFile reads the configuration at path (see Read).
-func ReadFile(path string, o Options) (*Config, error) {
-	data, err := ReadLimited(path)
-	if err != nil {
-		return nil, err
-	}
-	return Read(path, data, o)
-}
-
-// Read reads a product's configuration, named name, from data: nginx or
-// HAProxy as o.Product says, or as the content tells (Detect). A file the
-// product would refuse is an *Error naming file:line and the fix.
-func Read(name string, data []byte, o Options) (*Config, error) {
-	if len(data) > MaxFileSize {
-		return nil, Errorf(Place{File: name}, "the file is %d bytes; ratelab reads configurations up to %d", len(data), MaxFileSize)
-	}
-	data, marked := TrimBOM(data)
-	p := o.Product
-	if p == Unknown {
-		var ok bool
-		if p, ok = Detect(data); !ok {
-			return nil, Errorf(Place{File: name}, "%s; say which with the product (%s)", NotDetected, strings.Join(ProductNames(), " or "))
-		}
-	}
-	var cfg *Config
-	var err error
-	switch p {
-	case Nginx:
-		cfg, err = readNginx(name, data, o)
-	case HAProxy:
-		cfg, err = readHAProxy(name, data)
-	case EnvoyLocal:
-		cfg, err = readEnvoyLocal(name, data)
-	case EnvoyGlobal:
-		cfg, err = readEnvoyGlobal(name, data)
-	case Cloudflare:
-		cfg, err = readCloudflare(name, data)
-	case APIGateway:
-		cfg, err = readAPIGateway(name, data)
-	case Spring:
-		cfg, err = readSpring(name, data)
-	case Traefik:
-		cfg, err = readTraefik(name, data)
-	case Kong:
-		cfg, err = readKong(name, data)
-	default:
-		return nil, fmt.Errorf("unknown product %v", p)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if marked {
-		if note, ok := bomNote(p, name); ok {
-			cfg.Warnings = append([]Warning{note}, cfg.Warnings...)
-		}
-	}
-	// a lane's name is the configuration's text (a server_name, a section's,
-	// a route's id): made printable here, for every reader (its notes and
-	// errors are, where they are made)
-	for i, l := range cfg.Lanes {
-		cfg.Lanes[i].Name = printable.String(l.Name)
-		for j, a := range l.Applies {
-			l.Applies[j] = printable.String(a)
-		}
-	}
-	return cfg, nil
-}
-
 // TrimBOM is data without the UTF-8 byte-order mark (U+FEFF) some editors
 // write first (Notepad, Excel), and whether it had one: every reader reads a
-// file as the same file without it (Read, Detect and nginx's includes call
-// this, the one place that takes it off). A YAML, JSON or TOML reader takes
-// the mark as a mark; nginx and HAProxy do not (bomNote).
+// file as the same file without it (List.Read, List.Detect and nginx's
+// includes call this, the one place that takes it off). A YAML, JSON or TOML
+// reader takes the mark as a mark; nginx and HAProxy do not
+// (Info.ByteOrderMark).
 func TrimBOM(data []byte) ([]byte, bool) {
 	if rest, ok := bytes.CutPrefix(data, []byte("\uFEFF")); ok {
 		return rest, true
@@ -455,133 +298,12 @@ func TrimBOM(data []byte) ([]byte, bool) {
 	return data, false
 }
 
-// bomNote is the note for a file of p's that began with a byte-order mark,
-// when p refuses one: nginx and HAProxy read the mark as part of the file's
-// first word (src/core/ngx_conf_file.c and src/cfgparse.c have no case for
-// it; nginx 1.22 -t says unknown directive "\ufeffevents", HAProxy 2.6 -c
-// unknown keyword '\ufeffglobal' out of section). ratelab reads the file
-// without it, as the file was surely meant.
-func bomNote(p Product, file string) (Warning, bool) {
-	var says string
-	switch p {
-	case Nginx:
-		says = "unknown directive, the mark taken as part of the first directive's name"
-	case HAProxy:
-		says = "unknown keyword out of section, the mark taken as part of the first keyword"
-	default:
-		return Warning{}, false
-	}
-	return Warningf(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", p, says), true
-}
-
-// NotDetected says what Detect looks for, for a message when it finds none.
-const NotDetected = "not a configuration ratelab tells by its content: an nginx.conf (directives ending in ; and blocks in { }), a haproxy.cfg (sections: global, defaults, frontend, backend, listen), Envoy YAML with a LocalRateLimit typed_config, the rate limit service's YAML (domain and descriptors), a Cloudflare rule's JSON (requests_per_period) , an API Gateway usage plan's or stage's JSON (throttle, rateLimit, burstLimit), a Spring application.yml with RequestRateLimiter, Traefik's YAML or TOML with a rateLimit middleware or Kong's declarative kong.yml (_format_version)"
-
-// Detect tells a configuration's product by its content: Envoy's YAML by the
-// @type of the local rate limit filter's typed_config; the rate limit
-// service's by its top-level domain: and descriptors:; a JSON document (it
-// opens with { or [) by its fields — Cloudflare's requests_per_period, API
-// Gateway's throttle, rateLimit or burstLimit; HAProxy's sections start at
-// the beginning of a line with a section keyword and hold no braces or
-// semicolons at the ends of lines; nginx's directives end in ; and open blocks
-// with {. False when none stands out (a file of another format: say which
-// with the product).
-func Detect(data []byte) (Product, bool) {
-	data, _ = TrimBOM(data)
-	if p, ok := detectStructured(data); ok {
-		return p, true
-	}
-	var ngx, hap int
-	for line := range bytes.Lines(data) {
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' {
-			continue
-		}
-		word := t
-		if i := bytes.IndexAny(t, " \t"); i >= 0 {
-			word = t[:i]
-		}
-		switch string(word) {
-		case "frontend", "backend", "listen", "defaults", "global", "peers", "userlist", "resolvers":
-			if line[0] != ' ' && line[0] != '\t' && !bytes.ContainsAny(t, "{;") {
-				hap += 3
-				continue
-			}
-		case "bind", "stick-table", "http-request", "tcp-request", "default_backend", "use_backend", "acl", "mode", "timeout", "maxconn", "server":
-			if !bytes.HasSuffix(t, []byte(";")) && !bytes.HasSuffix(t, []byte("{")) {
-				hap++
-				continue
-			}
-		}
-		// a directive: a name of lowercase letters, digits and _, its
-		// words ended by ; or {
-		if last := t[len(t)-1]; (last == ';' || last == '{') && isDirectiveName(word) {
-			ngx++
-		}
-	}
-	// nginx's blocks and limit_req directives wherever they stand, for a file
-	// that writes several on a line ("http { server { location / { … } } }"),
-	// which the line ends above do not see; HAProxy writes none of these
-	ngx += 2 * len(nginxBlocks.FindAllIndex(data, -1))
-	switch {
-	case hap > ngx && hap >= 3:
-		return HAProxy, true
-	case ngx > hap && ngx >= 1:
-		return Nginx, true
-	}
-	return Unknown, false
-}
-
-// nginxBlocks finds nginx's own block openings and its limit_req directives.
-var nginxBlocks = regexp.MustCompile(`(?m)(^|[;{}\s])((events|http|server|upstream|stream|limit_except)\s*\{|location\s+[^{};\n]+\{|limit_req(_zone)?\s+[^;\n]*;)`)
-
-// isDirectiveName says w can be an nginx directive's name.
-func isDirectiveName(w []byte) bool {
-	w = bytes.TrimRight(w, ";{")
-	if len(w) == 0 {
-		return false
-	}
-	for _, c := range w {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// detectStructured tells the YAML and JSON formats apart.
-func detectStructured(data []byte) (Product, bool) {
-	t := bytes.TrimSpace(data)
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		switch {
-		case bytes.Contains(t, []byte(`"requests_per_period"`)) || bytes.Contains(t, []byte(`"mitigation_timeout"`)):
-			return Cloudflare, true
-		case bytes.Contains(t, []byte(`"throttle"`)) || bytes.Contains(t, []byte(`"rateLimit"`)) || bytes.Contains(t, []byte(`"burstLimit"`)) ||
-			bytes.Contains(t, []byte(`"throttlingRateLimit"`)) || bytes.Contains(t, []byte(`"methodSettings"`)):
-			return APIGateway, true
-		}
-	}
-	if bytes.Contains(data, []byte("envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit")) {
-		return EnvoyLocal, true
-	}
-	if bytes.Contains(data, []byte("RequestRateLimiter")) {
-		return Spring, true
-	}
-	if bytes.Contains(data, []byte("rateLimit")) && (bytes.Contains(data, []byte("middlewares:")) || bytes.Contains(data, []byte("[http.middlewares"))) {
-		return Traefik, true
-	}
-	if bytes.Contains(data, []byte("_format_version")) || bytes.Contains(data, []byte("name: rate-limiting")) {
-		return Kong, true
-	}
-	var domain, descriptors bool
-	for line := range bytes.Lines(data) {
-		domain = domain || bytes.HasPrefix(line, []byte("domain:"))
-		descriptors = descriptors || bytes.HasPrefix(line, []byte("descriptors:"))
-	}
-	if domain && descriptors {
-		return EnvoyGlobal, true
-	}
-	return Unknown, false
+// ByteOrderMarkWarning is the note for a file of product that began with a
+// byte-order mark, which product refuses, saying so (refusal): nginx and
+// HAProxy read the mark as part of the file's first word. ratelab reads the
+// file without it, as the file was surely meant.
+func ByteOrderMarkWarning(file string, product algorithms.Name, refusal string) Warning {
+	return Warningf(Place{File: file, Line: 1}, "the file begins with a UTF-8 byte-order mark, which %s refuses (%s); ratelab reads the file without it: save it as UTF-8 without a byte-order mark", product, refusal)
 }
 
 // AddLanes reads each item into a lane with read and adds it to c, in order: an

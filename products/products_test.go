@@ -15,7 +15,7 @@ import (
 func TestDetect(t *testing.T) {
 	for i, c := range []struct {
 		text string
-		want Product
+		want *Info
 		ok   bool
 	}{
 		{ngxSite, Nginx, true},
@@ -24,13 +24,13 @@ func TestDetect(t *testing.T) {
 		{"global\n    daemon\ndefaults\n    mode http\nfrontend fe\n    bind :80\n    http-request deny if { sc_http_req_rate(0) gt 10 }\n", HAProxy, true},
 		{"# rate limits\nbackend st\n  stick-table type ip size 1m store http_req_rate(10s)\n", HAProxy, true},
 		{"frontend fe\n  http-request track-sc0 src\n  http-request deny if { sc0_http_req_rate gt 5 }\n  http-request deny if { sc0_http_req_rate gt 5 }\n", HAProxy, true},
-		{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326` + "\n", Unknown, false},
-		{"", Unknown, false},
+		{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326` + "\n", nil, false},
+		{"", nil, false},
 		// nginx written several directives to a line: its blocks tell it
 		{"events {}\nhttp { server { location / { limit_req zone=nope burst=5; } } }\n", Nginx, true},
 		{"http { limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s; server { listen 80; } }", Nginx, true},
 		{"events{} http{ server{ listen 80; location /api/ { limit_req zone=a; } } }\n", Nginx, true},
-		{`{"time": 1, "key": "a"}` + "\n", Unknown, false},
+		{`{"time": 1, "key": "a"}` + "\n", nil, false},
 	} {
 		got, ok := Detect([]byte(c.text))
 		if got != c.want || ok != c.ok {
@@ -55,12 +55,12 @@ func TestReadTellsTheProduct(t *testing.T) {
 		t.Errorf("a log: %v; want an error naming the file and the products", err)
 	}
 	for _, name := range []string{"nginx", "NGINX", "haproxy"} {
-		if _, err := ParseProduct(name); err != nil {
-			t.Errorf("ParseProduct(%q): %v", name, err)
+		if _, err := every.Lookup(name); err != nil {
+			t.Errorf("every.Lookup(%q): %v", name, err)
 		}
 	}
-	if _, err := ParseProduct("envoy"); err == nil || !strings.Contains(err.Error(), "use nginx or haproxy") {
-		t.Errorf("ParseProduct(envoy): %v; want the products named", err)
+	if _, err := every.Lookup("envoy"); err == nil || !strings.Contains(err.Error(), "use nginx or haproxy") {
+		t.Errorf("every.Lookup(envoy): %v; want the products named", err)
 	}
 }
 

@@ -107,7 +107,7 @@ func TestSnippetsReadBack(t *testing.T) {
 		trace  string // the key's log field; "" when it is not mapped
 	}
 	for i, c := range []struct {
-		product Product
+		product *Info
 		write   func() ([]string, bool)
 		check   func(m Limit) string // what differs, "" when nothing
 		want    want
