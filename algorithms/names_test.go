@@ -33,7 +33,6 @@ var noneElsewhere = map[string]string{
 // tests run.
 var productElsewhere = map[string]string{
 	"cmd_tune.go":                       "the tune command's help: an Apache or nginx access log",
-	"cmd_tune_target.go":                "tune --target: where each product's snippet goes in its configuration",
 	"internal/realserver/realserver.go": "the servers' binaries and packages",
 	"internal/realserver/nginx.go":      "nginx the server: its binary, its files, its configuration's errors",
 	"internal/realserver/nginxlog.go":   "nginx the server: its clocks and its log",

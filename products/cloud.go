@@ -8,17 +8,27 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/tune"
 )
 
 // Cloudflare is Cloudflare's rate limiting rules, read from the JSON of the
 // Rulesets API (a ruleset, its rules, or one rule).
 var Cloudflare = &Info{Name: algorithms.CloudflareName, File: "a Cloudflare rule's JSON", Shows: "requests_per_period",
-	Limiting: "rule with a ratelimit", Detect: detectCloudflare, Read: readCloudflare, Lanes: cloudflareLanes}
+	Limiting: "rule with a ratelimit", Detect: detectCloudflare, Read: readCloudflare, Lanes: cloudflareLanes,
+	Target: &Target{Variants: []tune.Variant{{}, {MitigationPeriods: 1}},
+		Periods:  []time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
+		Writable: "a period of 10s, 15s, 20s, 30s, 40s, 45s, 1m, 90s, 2m, 3m, 4m, 5m, 8m, 10m, 15m, 20m, 30m, 40m, 1h, 65535s or 24h (which ones depends on the plan: Free 10s only, Pro up to 1m, Business up to 10m)",
+		Period: func(d time.Duration) bool {
+			return algorithms.CheckCloudflarePolicy(algorithms.Policy{Limit: 1, Period: d}, algorithms.Options{}) == nil
+		},
+		MaxLimit: math.MaxInt32, Write: writeCloudflare}}
 
 // APIGateway is Amazon API Gateway's throttling, read from the JSON of a usage
 // plan (throttle, quota, apiStages) or a stage (methodSettings).
 var APIGateway = &Info{Name: algorithms.APIGatewayName, File: "an API Gateway usage plan's or stage's JSON", Shows: "throttle, rateLimit, burstLimit",
-	Limiting: "throttle with a rateLimit", Detect: detectAPIGateway, Read: readAPIGateway, Lanes: apiGatewayLanes}
+	Limiting: "throttle with a rateLimit", Detect: detectAPIGateway, Read: readAPIGateway, Lanes: apiGatewayLanes,
+	Target: &Target{Periods: []time.Duration{time.Second}, Writable: "rateLimit, requests a second (1s)",
+		Period: OneOf(time.Second), MaxLimit: 1e9, MaxBurst: math.MaxInt32, Write: writeAPIGateway}}
 
 // cloudflareRuleFields are a rule's fields in the Rulesets API (a rule of the
 // http_ratelimit phase).

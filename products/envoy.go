@@ -16,13 +16,18 @@ import (
 // route's typed_per_filter_config, or the typed_config alone).
 var EnvoyLocal = &Info{Name: algorithms.EnvoyLocalName, File: "Envoy's YAML", Shows: "a LocalRateLimit typed_config",
 	Limiting: "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%", Detect: detectEnvoyLocal, Read: readEnvoyLocal,
-	Lanes: envoyLocalLanes}
+	Lanes: envoyLocalLanes,
+	Target: &Target{Writable: "a fill_interval of 50ms or more, in whole milliseconds",
+		Period:   func(d time.Duration) bool { return d >= 50*time.Millisecond && d%time.Millisecond == 0 },
+		MaxLimit: math.MaxUint32, MaxBurst: math.MaxUint32, Write: writeEnvoyLocal}}
 
 // EnvoyGlobal is envoyproxy/ratelimit, the rate limit service Envoy's global
 // filter asks, read from the service's YAML (domain, descriptors).
 var EnvoyGlobal = &Info{Name: algorithms.EnvoyGlobalName, File: "the rate limit service's YAML", Shows: "domain and descriptors",
 	Limiting: "descriptor with a rate_limit of requests_per_unit above 0", Detect: detectEnvoyGlobal, Read: readEnvoyGlobal,
-	Lanes: envoyGlobalLanes}
+	Lanes: envoyGlobalLanes,
+	Target: &Target{Writable: "unit second, minute, hour or day (1s, 1m, 1h, 24h)",
+		Period: OneOf(time.Second, time.Minute, time.Hour, 24*time.Hour), MaxLimit: math.MaxUint32, Write: writeEnvoyGlobal}}
 
 // envoyLocalType is the @type of the local rate limit filter's typed_config
 // (api/envoy/extensions/filters/http/local_ratelimit/v3/local_rate_limit.proto).

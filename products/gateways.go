@@ -14,17 +14,26 @@ import (
 // Spring is Spring Cloud Gateway's RequestRateLimiter filter
 // (RedisRateLimiter), read from an application.yml's routes.
 var Spring = &Info{Name: algorithms.SpringName, File: "a Spring application.yml", Shows: "RequestRateLimiter",
-	Limiting: "route with a RequestRateLimiter filter", Detect: detectSpring, Read: readSpring, Lanes: springLanes}
+	Limiting: "route with a RequestRateLimiter filter", Detect: detectSpring, Read: readSpring, Lanes: springLanes,
+	Target: &Target{Writable: "replenishRate tokens a second and requestedTokens a request: a whole number of seconds",
+		Period: func(d time.Duration) bool {
+			return d >= time.Second && d%time.Second == 0 && d/time.Second <= math.MaxInt32
+		},
+		MaxLimit: math.MaxInt32, MaxBurst: SpringMaxBurstCapacity, Write: writeSpring}}
 
 // Traefik is Traefik's rateLimit middleware, read from its dynamic
 // configuration in YAML or TOML.
 var Traefik = &Info{Name: algorithms.TraefikName, File: "Traefik's YAML or TOML", Shows: "a rateLimit middleware",
-	Limiting: "rateLimit middleware with an average above 0", Detect: detectTraefik, Read: readTraefik, Lanes: traefikLanes}
+	Limiting: "rateLimit middleware with an average above 0", Detect: detectTraefik, Read: readTraefik, Lanes: traefikLanes,
+	Target: &Target{Writable: "a period in whole microseconds", Period: EveryPeriod,
+		MaxLimit: math.MaxInt64 / int64(time.Second), MaxBurst: math.MaxInt64, Delays: true, Write: writeTraefik}}
 
 // Kong is Kong's rate-limiting plugin, read from a declarative configuration
 // (kong.yml).
 var Kong = &Info{Name: algorithms.KongName, File: "Kong's declarative kong.yml", Shows: "_format_version",
-	Limiting: "rate-limiting plugin with a second, minute, hour or day limit", Detect: detectKong, Read: readKong, Lanes: kongLanes}
+	Limiting: "rate-limiting plugin with a second, minute, hour or day limit", Detect: detectKong, Read: readKong, Lanes: kongLanes,
+	Target: &Target{Writable: "second, minute, hour or day windows (1s, 1m, 1h, 24h)",
+		Period: OneOf(time.Second, time.Minute, time.Hour, 24*time.Hour), MaxLimit: math.MaxInt64, Write: writeKong}}
 
 // readSpring reads a Spring Cloud Gateway application.yml: every route (under
 // spring.cloud.gateway.routes, or .server.webflux.routes since 4.3) and the

@@ -50,6 +50,9 @@ type Info struct {
 	// trace has, what the product does when it is full (Config.KeyWarnings);
 	// nil for a product whose state ratelab keeps as it does.
 	KeyWarnings func(c *Config, keys int64, keyBytes int) []Warning
+	// Target is what ratelab tune --target writes for the product; nil: it
+	// writes none.
+	Target *Target
 }
 
 // String is the product's name.

@@ -3,6 +3,7 @@ package products
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,12 +17,16 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/format"
 	"ratelab/internal/suggest"
+	"ratelab/tune"
 )
 
 // Nginx is nginx's ngx_http_limit_req_module, read from an nginx.conf.
 var Nginx = &Info{Name: algorithms.NginxName, File: "an nginx.conf with its includes", Shows: "directives ending in ; and blocks in { }",
 	Limiting: "limit_req in a server or location", Detect: detectNginx, Read: readNginx, ByteOrderMark: nginxMarkRefused,
-	Lanes: nginxLanes, KeyWarnings: nginxKeyWarnings}
+	Lanes: nginxLanes, KeyWarnings: nginxKeyWarnings,
+	Target: &Target{Variants: []tune.Variant{{Nodelay: true}, {}, {DelayHalf: true}},
+		Periods: []time.Duration{time.Second, time.Minute}, Writable: "rate=Nr/s or rate=Nr/m (1s, 1m)",
+		Period: OneOf(time.Second, time.Minute), MaxLimit: math.MaxInt64, MaxBurst: math.MaxInt64, Delays: true, Write: writeNginx}}
 
 // nginxMarkRefused is what nginx says of a file that begins with a byte-order
 // mark: it reads the mark as part of the first directive's name

@@ -2,6 +2,8 @@ package products
 
 import (
 	"fmt"
+	"math"
+	"ratelab/algorithms"
 	"strings"
 	"time"
 )
@@ -380,4 +382,145 @@ func APIGatewayJSON(l APIGatewayLimit, name string) []string {
 	rate = strings.TrimSuffix(strings.TrimRight(rate, "0"), ".")
 	return []string{"{", fmt.Sprintf("  \"name\": %q,", name), `  "throttle": {`,
 		fmt.Sprintf("    \"rateLimit\": %s,", rate), fmt.Sprintf("    \"burstLimit\": %d", l.Burst), "  }", "}"}
+}
+
+// writeNginx: nginx's burst= is the policy's burst less one (the request
+// served is not part of nginx's excess); the zone holds twice the log's keys.
+func writeNginx(b *strings.Builder, s Snippet) {
+	p, res := s.Product, s.Result
+	key, ok := NginxKeyFor(s.TraceKey)
+	keyBytes := 32
+	if !ok {
+		key = "$KEY"
+	} else if key == "$binary_remote_addr" {
+		keyBytes = 4
+	}
+	lim := NginxLimit{Zone: "ratelab", Rate: res.Limit, Per: res.Period, Burst: res.Burst - 1,
+		NoDelay: res.Knobs.Nodelay, Delay: res.Knobs.Delay, Status: 429}
+	zone, ctx := NginxDirectives(lim, key, NginxZoneSize(s.Keys, keyBytes))
+	fmt.Fprintf(b, "%s, %s, as %s writes it (limit_req_status 429 for Too Many Requests; %s answers 503 unless told). In http { }:\n\n    %s\n\nand in the server or location that limits:\n\n",
+		s.Lead, res.Policy, p, p, zone)
+	Lines(b, ctx)
+	if !ok {
+		fmt.Fprintf(b, "\n(%s has no variable for the log's %s: write for $KEY the variable that carries it.)\n", p, s.TraceKey)
+	}
+}
+
+// writeHAProxy: a backend for the stick table, an expire of three periods, and
+// the frontend's two rules in the order the recommendation counts.
+func writeHAProxy(b *strings.Builder, s Snippet) {
+	p, res := s.Product, s.Result
+	key, ok := HAProxyKeyFor(s.TraceKey)
+	if !ok {
+		key = "KEY"
+	}
+	lim := HAProxyLimit{Table: "ratelab_limit", Period: res.Period, Expire: 3 * res.Period, Op: "gt", Threshold: res.Limit, Counted: true, Status: 429}
+	if res.Knobs.TrackSC == algorithms.TrackAfterDeny {
+		lim.Op, lim.Counted = "ge", false
+	}
+	backend, frontend := HAProxyLines(lim, key, HAProxyTableSize(s.Keys))
+	fmt.Fprintf(b, "%s, %s, as %s writes it (an expire of three periods changes no decision: the rate reads 0 after two idle ones). A backend for the table:\n\n", s.Lead, res.Policy, p)
+	Lines(b, backend)
+	fmt.Fprintf(b, "\nand in the frontend, in this order:\n\n")
+	Lines(b, frontend)
+	if !ok {
+		fmt.Fprintf(b, "\n(%s has no fetch for the log's %s: write for KEY the sample that carries it.)\n", p, s.TraceKey)
+	}
+}
+
+// writeEnvoyLocal: a descriptor per client (max_dynamic_descriptors twice the
+// log's keys), the default token_bucket for requests without one.
+func writeEnvoyLocal(b *strings.Builder, s Snippet) {
+	res := s.Result
+	ls, ok := EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: res.Burst, TokensPerFill: res.Limit, FillInterval: res.Period},
+		s.TraceKey, min(max(2*s.Keys, 20), math.MaxUint32))
+	s.Heading(b, "token_bucket: max_tokens the burst, tokens_per_fill the limit a fill_interval; a bucket per client from a descriptor whose entry has no value, made by the filter's rate_limits actions (an Envoy with max_dynamic_descriptors); max_dynamic_descriptors twice the log's keys",
+		"In the HTTP connection manager's http_filters, before the router")
+	Lines(b, ls)
+	s.NoKey(b, ok, "KEY", "request field")
+}
+
+// writeEnvoyGlobal: the service's descriptors, and the actions for Envoy's
+// route that send them.
+func writeEnvoyGlobal(b *strings.Builder, s Snippet) {
+	res := s.Result
+	ls, actions, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "ratelab", Period: res.Period, RequestsPerUnit: res.Limit}, s.TraceKey)
+	s.Heading(b, "requests_per_unit a unit; a descriptor with no value counts each of its values apart",
+		"The rate limit service's configuration (envoyproxy/ratelimit)")
+	Lines(b, ls)
+	fmt.Fprintf(b, "\nand on Envoy's route (or virtual host), with the ratelimit filter's domain: ratelab, the actions that send the descriptor: rate_limits: [{actions: [%s]}].\n",
+		strings.Join(braced(actions), ", "))
+	s.NoKey(b, ok, "KEY", "request field")
+}
+
+// braced writes YAML mappings "a: b" in flow style, "{a: b}".
+func braced(ms []string) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = "{" + m + "}"
+	}
+	return out
+}
+
+// writeCloudflare: the rule's ratelimit, with its mitigation_timeout (0:
+// throttle).
+func writeCloudflare(b *strings.Builder, s Snippet) {
+	res := s.Result
+	ls, ok := CloudflareJSON(CloudflareLimit{Rule: "ratelab", Period: res.Period, RequestsPerPeriod: res.Limit,
+		MitigationTimeout: res.Knobs.MitigationTimeout, Status: 429}, s.TraceKey)
+	why := "mitigation_timeout 0 blocks only the requests over the rate, which needs the Enterprise plan for block; a timeout blocks every request of the key for that long"
+	s.Heading(b, why, "A rule of the zone's http_ratelimit phase (Rulesets API)")
+	Lines(b, ls)
+	s.NoKey(b, ok, "KEY", "characteristic")
+}
+
+// writeAPIGateway: a usage plan's throttle, per API key.
+func writeAPIGateway(b *strings.Builder, s Snippet) {
+	res := s.Result
+	ls := APIGatewayJSON(APIGatewayLimit{RateMilli: res.Limit * 1000, Burst: res.Burst}, "ratelab")
+	s.Heading(b, "rateLimit requests a second, burstLimit the bucket; a usage plan holds each API key to it, so each client needs a key (a stage's throttle would hold every client together)",
+		"A usage plan (aws apigateway create-usage-plan --cli-input-json)")
+	Lines(b, ls)
+	if k := strings.TrimSpace(s.TraceKey); k != "user" && k != "key" {
+		// a usage plan keys by API key, which a client holds: a user is one, a
+		// field of the request (path, method, an address) is not
+		fmt.Fprintf(b, "\n(%s keys a usage plan by API key, which each client holds; the log's %s is not one: issue a key per %s, or limit by the client that holds the key.)\n", s.Product, k, k)
+	}
+}
+
+// writeSpring: replenishRate the limit, requestedTokens the period's seconds
+// (Spring's rate is whole tokens a second), burstCapacity the burst's tokens.
+func writeSpring(b *strings.Builder, s Snippet) {
+	res := s.Result
+	k := int64(res.Period / time.Second)
+	ls, ok := SpringYAML(SpringLimit{Route: "ratelab", ReplenishRate: res.Limit, BurstCapacity: res.Burst * k, RequestedTokens: k}, s.TraceKey)
+	why := fmt.Sprintf("replenishRate tokens a second, requestedTokens %d a request: replenishRate requests every %d s; burstCapacity the burst's requests × %d", k, k, k)
+	if strings.TrimSpace(s.TraceKey) == "ip" {
+		why += "; remoteAddrKeyResolver is a KeyResolver bean: exchange -> Mono.just(exchange.getRequest().getRemoteAddress().getAddress().getHostAddress())"
+	}
+	s.Heading(b, why, "In application.yml (before Spring Cloud Gateway 4.3, under spring.cloud.gateway), on the route to limit")
+	Lines(b, ls)
+	s.NoKey(b, ok, "keyResolver", "key resolver")
+}
+
+// writeTraefik: a rateLimit middleware, to attach to the router.
+func writeTraefik(b *strings.Builder, s Snippet) {
+	res := s.Result
+	ls, ok := TraefikYAML(TraefikLimit{Middleware: "ratelab", Average: res.Limit, Period: res.Period, Burst: res.Burst}, s.TraceKey)
+	s.Heading(b, "average a period, burst; a request waits rather than be refused when its token is due within 1/(2 × the rate a second)",
+		"In the dynamic configuration, with the middleware on the router")
+	Lines(b, ls)
+	s.NoKey(b, ok, "KEY", "source criterion")
+}
+
+// writeKong: the plugin with one window.
+func writeKong(b *strings.Builder, s Snippet) {
+	res := s.Result
+	l := KongLimit{Policy: "local", Status: 429}
+	w, _ := KongWindow(res.Period)
+	l.Windows[w] = res.Limit
+	ls, ok := KongYAML(l, s.TraceKey)
+	s.Heading(b, "one window; policy local counts on each node, not the refused requests", "In the declarative configuration (kong.yml)")
+	Lines(b, ls)
+	s.NoKey(b, ok, "KEY", "limit_by")
 }
