@@ -412,7 +412,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.target != "" {
 		tgt, _ := targetFor(o.target)
-		_, err := fmt.Fprint(report, "\n"+tgt.Recommendation(rep, o.trace.traceKey(t.Format.Format)))
+		_, err := fmt.Fprint(report, "\n"+tgt.snippet(rep, o.trace.traceKey(t.Format.Format)))
 		return err
 	}
 	return nil
@@ -528,7 +528,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if parts[0].Target != "" {
 		tgt, _ := targetFor(parts[0].Target)
-		_, err = fmt.Fprint(report, "\n"+tgt.Recommendation(rep, parts[0].TraceKey))
+		_, err = fmt.Fprint(report, "\n"+tgt.snippet(rep, parts[0].TraceKey))
 		return err
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/all"
+	"ratelab/products/nginx"
 )
 
 // tune --target prints its recommendation as the lines to paste into the
@@ -34,7 +35,7 @@ func TestTuneTargetSnippet(t *testing.T) {
 		wrap    func(lines []string) string
 		check   func(t testing.TB, path string) producttest.Result
 	}{
-		{products.Nginx, "", nil, func(lines []string) string {
+		{nginx.Info, "", nil, func(lines []string) string {
 			var http, ctx []string
 			for _, l := range lines {
 				l = strings.TrimSpace(l)
@@ -158,14 +159,14 @@ func TestTuneTargetSnippet(t *testing.T) {
 				t.Errorf("the snippet is %s %+v, the recommendation %+v", got.Algorithm, got.Policy, want)
 			case info.HasBurst() && got.Policy.Burst != want.Burst, !info.HasBurst() && got.Policy.Burst != 0:
 				t.Errorf("the snippet's burst is %d, the recommendation's %d", got.Policy.Burst, want.Burst)
-			case c.product == products.Nginx && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
+			case c.product == nginx.Info && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
 				(got.Options.Delay > 0) != strings.HasPrefix(knobs, "delay=")):
 				t.Errorf("the snippet is burst %d %+v, the recommendation burst %d %q", got.Policy.Burst, got.Options, want.Burst, want.Options)
 			case c.product == products.HAProxy && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
 				t.Errorf("the snippet tracks %v, the recommendation %q", got.Options.TrackSC, want.Options)
 			case c.product == products.Cloudflare && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
 				t.Errorf("the snippet's mitigation_timeout is %s, the recommendation %q", got.Options.MitigationTimeout, want.Options)
-			case c.product != products.Nginx && c.product != products.HAProxy && c.product != products.Cloudflare && want.Options != "":
+			case c.product != nginx.Info && c.product != products.HAProxy && c.product != products.Cloudflare && want.Options != "":
 				t.Errorf("the recommendation has knobs %q the snippet does not write", want.Options)
 			}
 			if !strings.Contains(snippet, "On traces/shop.log it refuses") {

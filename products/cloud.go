@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/tune"
 )
 
 // Cloudflare is Cloudflare's rate limiting rules, read from the JSON of the
 // Rulesets API (a ruleset, its rules, or one rule).
 var Cloudflare = &Info{Name: algorithms.CloudflareName, File: "a Cloudflare rule's JSON", Shows: "requests_per_period",
 	Limiting: "rule with a ratelimit", Detect: detectCloudflare, Read: readCloudflare, Lanes: cloudflareLanes,
-	Target: &Target{Variants: []tune.Variant{{}, {MitigationPeriods: 1}},
+	Target: &Target{Variants: []Variant{{}, {MitigationPeriods: 1}},
 		Periods:  []time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
 		Writable: "a period of 10s, 15s, 20s, 30s, 40s, 45s, 1m, 90s, 2m, 3m, 4m, 5m, 8m, 10m, 15m, 20m, 30m, 40m, 1h, 65535s or 24h (which ones depends on the plan: Free 10s only, Pro up to 1m, Business up to 10m)",
 		Period: func(d time.Duration) bool {

@@ -3,11 +3,12 @@ package products
 import (
 	"bytes"
 	"math"
-	"ratelab/algorithms"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // EnvoyLocal is Envoy's local rate limit filter

@@ -2,16 +2,9 @@ package products
 
 import (
 	"errors"
-	"os"
 	"testing"
 	"time"
 )
-
-// noFiles reads no included file: a fuzzed configuration stays in memory.
-var noFiles = Options{
-	ReadFile: func(string) ([]byte, error) { return nil, os.ErrNotExist },
-	Glob:     func(string) ([]string, error) { return nil, nil },
-}
 
 // checkConfig holds what every read must give, whatever the input: an *Error
 // placed in the file, or a Config whose lanes have unique names, places and
@@ -35,9 +28,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 			if m.Place.Line <= 0 || !isParamsOf(p, m.Params) {
 				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
 			}
-			if n, ok := m.Params.(*NginxLimit); ok && (n.Rate <= 0 || n.RateMilli() < 0 || n.Burst < 0 || n.Delay < 0 || n.Status < 400 || n.Status > 599) {
-				t.Fatalf("limit %+v: parameters nginx refuses", *n)
-			}
 			if h, ok := m.Params.(*HAProxyLimit); ok && (h.Period <= 0 || (h.Op != "gt" && h.Op != "ge")) {
 				t.Fatalf("limit %+v: a period and gt or ge", *h)
 			}
@@ -56,8 +46,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 // isParamsOf says params are the parameters of p's limits.
 func isParamsOf(p *Info, params Params) bool {
 	switch params.(type) {
-	case *NginxLimit:
-		return p == Nginx
 	case *HAProxyLimit:
 		return p == HAProxy
 	case *EnvoyLocalLimit:
@@ -76,22 +64,6 @@ func isParamsOf(p *Info, params Params) bool {
 		return p == Kong
 	}
 	return false
-}
-
-// No input makes the nginx reader panic, hang or answer without a place.
-func FuzzNginxConfig(f *testing.F) {
-	for _, seed := range []string{ngxSite, ngxSiteSearch, "", "}", "{", ";", "http {", `"`, "http { limit_req zone=a; }",
-		"events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nlimit_req zone=a burst=2 nodelay;\nserver { location / { limit_req zone=a delay=1; } }\n}\n",
-		"http { content_by_lua_block { ngx.say(\"}\") } }", "http { server { location ~ \"^/x{2}$\" { } } }", "http { map $a $b { default ${c}; } }",
-		"http { include a.conf; }", "http { limit_req_zone $x zone=a:1m rate=1r/m sync; server { limit_req zone=a; } }"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, conf string) {
-		o := noFiles
-		o.Product = Nginx
-		c, err := Read("nginx.conf", []byte(conf), o)
-		checkConfig(t, Nginx, c, err)
-	})
 }
 
 // No input makes the HAProxy reader panic, hang or answer without a place.

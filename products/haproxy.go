@@ -12,7 +12,6 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/suggest"
-	"ratelab/tune"
 )
 
 // HAProxy is HAProxy's stick tables with http_req_rate, read from a
@@ -20,7 +19,7 @@ import (
 var HAProxy = &Info{Name: algorithms.HAProxyName, File: "a haproxy.cfg", Shows: "sections: global, defaults, frontend, backend, listen",
 	Limiting: "http-request deny on http_req_rate", Detect: detectHAProxy, Read: readHAProxy, ByteOrderMark: haproxyMarkRefused,
 	Lanes: haproxyLanes, KeyWarnings: haproxyKeyWarnings,
-	Target: &Target{Variants: []tune.Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
+	Target: &Target{Variants: []Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
 		Periods:  []time.Duration{time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
 		Writable: "http_req_rate(<period>) in whole milliseconds",
 		Period:   func(d time.Duration) bool { return d%time.Millisecond == 0 && d <= math.MaxInt32*time.Millisecond },

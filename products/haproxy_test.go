@@ -287,3 +287,24 @@ func TestHAProxyErrors(t *testing.T) {
 		})
 	}
 }
+
+// A table smaller than a trace's keys is a warning at its line, saying what
+// HAProxy does when it is full; one large enough is none.
+func TestKeyWarnings(t *testing.T) {
+	cfg, err := Read("haproxy.cfg", []byte("defaults\n mode http\nbackend st\n stick-table type ip size 1k nopurge store http_req_rate(10s)\nfrontend fe\n http-request track-sc0 src table st\n http-request deny if { sc_http_req_rate(0) gt 10 }\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		keys int64
+		want []string
+	}{
+		{1024, nil},
+		{1025, []string{"haproxy.cfg:4: table st holds 1024 entries and the trace has 1025 keys: when it is full, with nopurge HAProxy stores no new key"}},
+	} {
+		got := cfg.KeyWarnings(c.keys, 20)
+		if len(got) != len(c.want) || len(got) > 0 && !strings.HasPrefix(got[0].String(), c.want[0]) {
+			t.Errorf("%d keys: %v, want %q", c.keys, got, c.want)
+		}
+	}
+}

@@ -118,9 +118,9 @@ func describeKey(k Key) string {
 	return k.Expr + "→" + k.Trace
 }
 
-// every is every product, as products/all lists them (a test of this package
-// cannot import it).
-var every = List{Nginx, HAProxy, EnvoyLocal, EnvoyGlobal, Cloudflare, APIGateway, Spring, Traefik, Kong}
+// every is the products of this package, as products/all lists them (a test
+// of this package cannot import it).
+var every = List{HAProxy, EnvoyLocal, EnvoyGlobal, Cloudflare, APIGateway, Spring, Traefik, Kong}
 
 // Read, ReadFile and Detect are every product's, as products/all's.
 func Read(name string, data []byte, o Options) (*Config, error) { return every.Read(name, data, o) }

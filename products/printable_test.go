@@ -43,27 +43,6 @@ func TestConfigTextIsShownAsEscapes(t *testing.T) {
 		inError    bool // reading fails, and the error quotes it
 		inLimitKey bool // a limit's name holds it
 	}{
-		{"nginx server_name, limit_conn, location", Nginx, P(`http {
-    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;
-    server {
-        listen 80;
-        server_name "exampleP";
-        limit_conn "connP" 5;
-        location "/P" {
-            limit_req zone=one;
-            return 200;
-        }
-    }
-}
-`), true, true, false, false},
-		{"nginx zone", Nginx, P(`http {
-    limit_req_zone $binary_remote_addr "zone=zP:10m" rate=10r/s;
-    limit_req_zone $binary_remote_addr zone=one:10m rate=1r/s;
-    server { listen 80; location / { limit_req "zone=zP"; limit_req zone=one; } }
-}
-`), false, false, false, true},
-		{"nginx unknown zone", Nginx, P("http {\n server { location / { limit_req \"zone=nopeP\"; } }\n}\n"), false, false, true, false},
-		{"nginx included file", Nginx, P("http {\n include \"/nowhereP/*.conf\";\n include \"/nowhereP.conf\";\n}\n"), false, false, true, false},
 		{"haproxy section, key", HAProxy, P(`backend stP
     stick-table type ip size 1m expire 30s store http_req_rate(10s)
 frontend feP

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -249,7 +250,9 @@ type Options struct {
 	Glob func(pattern string) ([]string, error)
 }
 
-func (o Options) readFile(name string) ([]byte, error) {
+// ReadInclude reads an included file: with o.ReadFile, or from the file
+// system (ReadLimited).
+func (o Options) ReadInclude(name string) ([]byte, error) {
 	if o.ReadFile != nil {
 		return o.ReadFile(name)
 	}
@@ -275,7 +278,9 @@ func ReadLimited(path string) ([]byte, error) {
 	return data, nil
 }
 
-func (o Options) glob(pattern string) ([]string, error) {
+// GlobInclude lists the files an include pattern matches: with o.Glob, or
+// the file system's.
+func (o Options) GlobInclude(pattern string) ([]string, error) {
 	if o.Glob != nil {
 		return o.Glob(pattern)
 	}
@@ -391,4 +396,19 @@ func (l *APIGatewayLimit) String() string {
 		s += fmt.Sprintf(" quota=%d/%s offset=%d", l.QuotaLimit, l.QuotaPeriod, l.QuotaOffset)
 	}
 	return s
+}
+
+// ParseDigits reads a non-negative decimal number as nginx's ngx_atoi does
+// (digits only, at most 18), as nginx and HAProxy write counts and sizes.
+func ParseDigits(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }

@@ -43,23 +43,6 @@ func runLane(t *testing.T, l RatelabLane, n int) int {
 // HAProxy gt 2 with the track before the deny 2 of 6, looked up before the
 // track 3 of 6, sc_http_req_rate(0) before any track 6 of 6).
 func TestRatelabLanesDecideAsTheServers(t *testing.T) {
-	ngx, err := Read("nginx.conf", []byte(`events {}
-http {
-    limit_req_zone $binary_remote_addr zone=own:1m rate=1r/m;
-    limit_req_zone $binary_remote_addr zone=inh:1m rate=1r/m;
-    limit_req zone=inh;
-    server {
-        listen 127.0.0.1:8080;
-        location /ret { return 200; }
-        location /inh/ { }
-        location /own/ { limit_req zone=own burst=2 nodelay; }
-        location /dry/ { limit_req zone=own burst=2 nodelay; limit_req_dry_run on; }
-    }
-}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	hap, err := Read("haproxy.cfg", []byte(`defaults
     mode http
 backend st
@@ -80,18 +63,13 @@ frontend lookup
 	if err != nil {
 		t.Fatal(err)
 	}
-	lanes, notes := ngx.Ratelab("ip")
-	more, moreNotes := hap.Ratelab("ip")
-	lanes, notes = append(lanes, more...), append(notes, moreNotes...)
+	lanes, notes := hap.Ratelab("ip")
 	if len(notes) != 0 {
 		t.Errorf("notes %v, want none", notes)
 	}
 	want := map[string]int{
-		"http":                                 1, // /ret (never limited: a warning says so) and /inh/ share it
-		"server 127.0.0.1:8080 location /own/": 3,
-		"server 127.0.0.1:8080 location /dry/": 6,
-		"frontend after":                       2,
-		"frontend lookup":                      3,
+		"frontend after":  2,
+		"frontend lookup": 3,
 	}
 	for _, l := range lanes {
 		w, ok := want[l.Name]
@@ -120,13 +98,6 @@ func TestRatelabMapping(t *testing.T) {
 		note  string
 		noRun bool
 	}{
-		{lim: Limit{Key: Key{Expr: "$binary_remote_addr", Trace: "ip", Mapped: true}, Params: &NginxLimit{Zone: "z", Rate: 30, Per: time.Minute, Burst: 5, Delay: 2, Status: 503}},
-			want: RatelabLimit{Name: "z", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 30, Period: time.Minute, Burst: 6}, Options: algorithms.Options{Delay: 2}}},
-		{lim: Limit{Key: Key{Expr: "$server_name", Shared: true, Mapped: true}, Params: &NginxLimit{Zone: "srv", Rate: 100, Per: time.Second, Burst: 3, Delay: 9, Status: 429, DryRun: true}},
-			want: RatelabLimit{Name: "srv", Algorithm: algorithms.NginxName, Key: "shared srv", Policy: algorithms.Policy{Limit: 100, Period: time.Second, Burst: 4}, Options: algorithms.Options{Nodelay: true, DryRun: true, DenyStatus: 429}}},
-		{lim: Limit{Key: Key{Expr: "$http_x_api_key", Trace: "user", Mapped: true}, Params: &NginxLimit{Zone: "k", Rate: 1, Per: time.Second, Status: 503}},
-			want: RatelabLimit{Name: "k", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 1, Period: time.Second, Burst: 1}},
-			note: "nginx keys this limit by $http_x_api_key (the log's user); the requests replayed are keyed by ip"},
 		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: 10 * time.Second, Expire: 30 * time.Second, Op: "ge", Threshold: 100, Counted: true, Status: 429}},
 			want: RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 99, Period: 10 * time.Second}, Options: algorithms.Options{TrackSC: algorithms.TrackBeforeDeny, Expire: 30 * time.Second, DenyStatus: 429}}},
 		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 418, Action: "return"}},
@@ -135,10 +106,7 @@ func TestRatelabMapping(t *testing.T) {
 		{lim: Limit{Key: Key{Expr: "src", Trace: "ip", Mapped: true}, Params: &HAProxyLimit{Table: "st", Period: time.Minute, Op: "ge", Threshold: 1, Counted: true, Cond: "if { sc0_http_req_rate ge 1 }", Status: 403}},
 			note: "if { sc0_http_req_rate ge 1 } refuses every request", noRun: true},
 	} {
-		cfg := &Config{Product: Nginx, Lanes: []Lane{{Name: "l", Limits: []Limit{c.lim}}}}
-		if _, ok := c.lim.Params.(*HAProxyLimit); ok {
-			cfg.Product = HAProxy
-		}
+		cfg := &Config{Product: HAProxy, Lanes: []Lane{{Name: "l", Limits: []Limit{c.lim}}}}
 		lanes, notes := cfg.Ratelab("ip")
 		switch {
 		case c.noRun && len(lanes) != 0:

@@ -3,67 +3,15 @@ package products
 import (
 	"fmt"
 	"math"
-	"ratelab/algorithms"
 	"strings"
 	"time"
+
+	"ratelab/algorithms"
 )
 
 // The other way: a limit written in the product's own syntax, to paste into a
 // configuration (ratelab tune's recommendation), which Read reads back to the
 // same parameters.
-
-// NginxKeyFor is the limit_req_zone key for a trace's key ("ip", "user",
-// "path", "method", or several joined by "+"), and false for a field nginx has
-// no variable for.
-func NginxKeyFor(trace string) (string, bool) {
-	vars := map[string]string{"ip": "$binary_remote_addr", "host": "$binary_remote_addr", "user": "$remote_user", "path": "$uri", "method": "$request_method"}
-	var b strings.Builder
-	for _, part := range strings.Split(trace, "+") {
-		v, ok := vars[strings.TrimSpace(part)]
-		if !ok {
-			return "", false
-		}
-		b.WriteString(v)
-	}
-	return b.String(), true
-}
-
-// NginxZoneSize is a zone size, in nginx's syntax (1m, 10m…), that holds keys
-// keys of keyBytes bytes, with room to spare: twice the keys, at least 1m.
-func NginxZoneSize(keys int64, keyBytes int) string {
-	for m := int64(1); ; m *= 2 {
-		if (NginxLimit{ZoneSize: m << 20}).ZoneCapacity(keyBytes) >= 2*keys || m >= 1<<14 {
-			return fmt.Sprintf("%dm", m)
-		}
-	}
-}
-
-// NginxDirectives writes l as nginx directives: the limit_req_zone line (for
-// the http block), and the lines for the context that limits (limit_req,
-// and limit_req_status and limit_req_dry_run when they are not nginx's
-// defaults). key is the zone's key expression; size its size, as nginx writes
-// it (10m).
-func NginxDirectives(l NginxLimit, key, size string) (zone string, context []string) {
-	zone = fmt.Sprintf("limit_req_zone %s zone=%s:%s rate=%s;", key, l.Zone, size, l.RateString())
-	req := "limit_req zone=" + l.Zone
-	if l.Burst > 0 {
-		req += fmt.Sprintf(" burst=%d", l.Burst)
-	}
-	switch {
-	case l.NoDelay:
-		req += " nodelay"
-	case l.Delay > 0:
-		req += fmt.Sprintf(" delay=%d", l.Delay)
-	}
-	context = append(context, req+";")
-	if l.Status != 0 && l.Status != 503 {
-		context = append(context, fmt.Sprintf("limit_req_status %d;", l.Status))
-	}
-	if l.DryRun {
-		context = append(context, "limit_req_dry_run on;")
-	}
-	return zone, context
-}
 
 // HAProxyKeyFor is the track-sc key for a trace's key, and false for one
 // HAProxy has no fetch for: ip is src, path is path, method is method; user
@@ -384,42 +332,20 @@ func APIGatewayJSON(l APIGatewayLimit, name string) []string {
 		fmt.Sprintf("    \"rateLimit\": %s,", rate), fmt.Sprintf("    \"burstLimit\": %d", l.Burst), "  }", "}"}
 }
 
-// writeNginx: nginx's burst= is the policy's burst less one (the request
-// served is not part of nginx's excess); the zone holds twice the log's keys.
-func writeNginx(b *strings.Builder, s Snippet) {
-	p, res := s.Product, s.Result
-	key, ok := NginxKeyFor(s.TraceKey)
-	keyBytes := 32
-	if !ok {
-		key = "$KEY"
-	} else if key == "$binary_remote_addr" {
-		keyBytes = 4
-	}
-	lim := NginxLimit{Zone: "ratelab", Rate: res.Limit, Per: res.Period, Burst: res.Burst - 1,
-		NoDelay: res.Knobs.Nodelay, Delay: res.Knobs.Delay, Status: 429}
-	zone, ctx := NginxDirectives(lim, key, NginxZoneSize(s.Keys, keyBytes))
-	fmt.Fprintf(b, "%s, %s, as %s writes it (limit_req_status 429 for Too Many Requests; %s answers 503 unless told). In http { }:\n\n    %s\n\nand in the server or location that limits:\n\n",
-		s.Lead, res.Policy, p, p, zone)
-	Lines(b, ctx)
-	if !ok {
-		fmt.Fprintf(b, "\n(%s has no variable for the log's %s: write for $KEY the variable that carries it.)\n", p, s.TraceKey)
-	}
-}
-
 // writeHAProxy: a backend for the stick table, an expire of three periods, and
 // the frontend's two rules in the order the recommendation counts.
 func writeHAProxy(b *strings.Builder, s Snippet) {
-	p, res := s.Product, s.Result
+	p, res := s.Product, s.Policy
 	key, ok := HAProxyKeyFor(s.TraceKey)
 	if !ok {
 		key = "KEY"
 	}
 	lim := HAProxyLimit{Table: "ratelab_limit", Period: res.Period, Expire: 3 * res.Period, Op: "gt", Threshold: res.Limit, Counted: true, Status: 429}
-	if res.Knobs.TrackSC == algorithms.TrackAfterDeny {
+	if s.Options.TrackSC == algorithms.TrackAfterDeny {
 		lim.Op, lim.Counted = "ge", false
 	}
 	backend, frontend := HAProxyLines(lim, key, HAProxyTableSize(s.Keys))
-	fmt.Fprintf(b, "%s, %s, as %s writes it (an expire of three periods changes no decision: the rate reads 0 after two idle ones). A backend for the table:\n\n", s.Lead, res.Policy, p)
+	fmt.Fprintf(b, "%s, %s, as %s writes it (an expire of three periods changes no decision: the rate reads 0 after two idle ones). A backend for the table:\n\n", s.Lead, s.Words, p)
 	Lines(b, backend)
 	fmt.Fprintf(b, "\nand in the frontend, in this order:\n\n")
 	Lines(b, frontend)
@@ -431,7 +357,7 @@ func writeHAProxy(b *strings.Builder, s Snippet) {
 // writeEnvoyLocal: a descriptor per client (max_dynamic_descriptors twice the
 // log's keys), the default token_bucket for requests without one.
 func writeEnvoyLocal(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	ls, ok := EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: res.Burst, TokensPerFill: res.Limit, FillInterval: res.Period},
 		s.TraceKey, min(max(2*s.Keys, 20), math.MaxUint32))
 	s.Heading(b, "token_bucket: max_tokens the burst, tokens_per_fill the limit a fill_interval; a bucket per client from a descriptor whose entry has no value, made by the filter's rate_limits actions (an Envoy with max_dynamic_descriptors); max_dynamic_descriptors twice the log's keys",
@@ -443,7 +369,7 @@ func writeEnvoyLocal(b *strings.Builder, s Snippet) {
 // writeEnvoyGlobal: the service's descriptors, and the actions for Envoy's
 // route that send them.
 func writeEnvoyGlobal(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	ls, actions, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "ratelab", Period: res.Period, RequestsPerUnit: res.Limit}, s.TraceKey)
 	s.Heading(b, "requests_per_unit a unit; a descriptor with no value counts each of its values apart",
 		"The rate limit service's configuration (envoyproxy/ratelimit)")
@@ -465,9 +391,9 @@ func braced(ms []string) []string {
 // writeCloudflare: the rule's ratelimit, with its mitigation_timeout (0:
 // throttle).
 func writeCloudflare(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	ls, ok := CloudflareJSON(CloudflareLimit{Rule: "ratelab", Period: res.Period, RequestsPerPeriod: res.Limit,
-		MitigationTimeout: res.Knobs.MitigationTimeout, Status: 429}, s.TraceKey)
+		MitigationTimeout: s.Options.MitigationTimeout, Status: 429}, s.TraceKey)
 	why := "mitigation_timeout 0 blocks only the requests over the rate, which needs the Enterprise plan for block; a timeout blocks every request of the key for that long"
 	s.Heading(b, why, "A rule of the zone's http_ratelimit phase (Rulesets API)")
 	Lines(b, ls)
@@ -476,7 +402,7 @@ func writeCloudflare(b *strings.Builder, s Snippet) {
 
 // writeAPIGateway: a usage plan's throttle, per API key.
 func writeAPIGateway(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	ls := APIGatewayJSON(APIGatewayLimit{RateMilli: res.Limit * 1000, Burst: res.Burst}, "ratelab")
 	s.Heading(b, "rateLimit requests a second, burstLimit the bucket; a usage plan holds each API key to it, so each client needs a key (a stage's throttle would hold every client together)",
 		"A usage plan (aws apigateway create-usage-plan --cli-input-json)")
@@ -491,7 +417,7 @@ func writeAPIGateway(b *strings.Builder, s Snippet) {
 // writeSpring: replenishRate the limit, requestedTokens the period's seconds
 // (Spring's rate is whole tokens a second), burstCapacity the burst's tokens.
 func writeSpring(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	k := int64(res.Period / time.Second)
 	ls, ok := SpringYAML(SpringLimit{Route: "ratelab", ReplenishRate: res.Limit, BurstCapacity: res.Burst * k, RequestedTokens: k}, s.TraceKey)
 	why := fmt.Sprintf("replenishRate tokens a second, requestedTokens %d a request: replenishRate requests every %d s; burstCapacity the burst's requests × %d", k, k, k)
@@ -505,7 +431,7 @@ func writeSpring(b *strings.Builder, s Snippet) {
 
 // writeTraefik: a rateLimit middleware, to attach to the router.
 func writeTraefik(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	ls, ok := TraefikYAML(TraefikLimit{Middleware: "ratelab", Average: res.Limit, Period: res.Period, Burst: res.Burst}, s.TraceKey)
 	s.Heading(b, "average a period, burst; a request waits rather than be refused when its token is due within 1/(2 × the rate a second)",
 		"In the dynamic configuration, with the middleware on the router")
@@ -515,7 +441,7 @@ func writeTraefik(b *strings.Builder, s Snippet) {
 
 // writeKong: the plugin with one window.
 func writeKong(b *strings.Builder, s Snippet) {
-	res := s.Result
+	res := s.Policy
 	l := KongLimit{Policy: "local", Status: 429}
 	w, _ := KongWindow(res.Period)
 	l.Windows[w] = res.Limit

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"ratelab/internal/format"
-	"ratelab/internal/printable"
-	"ratelab/tune"
+	"ratelab/algorithms"
 )
 
 // Target is what ratelab tune --target writes for a product: its lane
@@ -19,7 +17,7 @@ import (
 type Target struct {
 	// Variants are the knobs swept with each policy; none: the lane's
 	// defaults.
-	Variants []tune.Variant
+	Variants []Variant
 	// Periods are those swept when --periods gives none; nil: tune's own
 	// (1s, 1m, 1h, and 1d for a log of more than three days).
 	Periods []time.Duration
@@ -38,11 +36,28 @@ type Target struct {
 	Write func(b *strings.Builder, s Snippet)
 }
 
-// Snippet is what a Target's Write is given: the recommended policy, the
-// sentence it opens with, the log's keys (how many, and what they are).
+// Variant is a way tune's grid sets each policy's knobs, from its burst and
+// its period (tune.Variant, which the products cannot import: tune's tests
+// read scenarios, which read the products): nginx's nodelay, delay=N at half
+// its burst, where HAProxy's track-sc0 sits, Cloudflare's mitigation_timeout
+// in periods. ratelab tune converts it (tune.Variant(v)): the compiler holds
+// the two alike.
+type Variant struct {
+	Nodelay           bool
+	DelayHalf         bool
+	TrackSC           algorithms.HAProxyTrack
+	MitigationPeriods int64
+}
+
+// Snippet is what a Target's Write is given: the sentence it opens with, the
+// recommended policy (in words, as tune writes it: "nginx 3/min burst 270
+// nodelay"; its limit, period and burst; the options its knobs set), the
+// log's keys (how many, and what they are) and the product.
 type Snippet struct {
 	Lead     string
-	Result   tune.Result
+	Words    string
+	Policy   algorithms.Policy
+	Options  algorithms.Options
 	Keys     int64
 	TraceKey string
 	Product  *Info
@@ -51,7 +66,7 @@ type Snippet struct {
 // Heading writes the snippet's opening: "The recommendation, POLICY, as
 // PRODUCT writes it (why) WHERE:".
 func (s Snippet) Heading(b *strings.Builder, why, where string) {
-	fmt.Fprintf(b, "%s, %s, as %s writes it (%s). %s:\n\n", s.Lead, s.Result.Policy, s.Product, why, where)
+	fmt.Fprintf(b, "%s, %s, as %s writes it (%s). %s:\n\n", s.Lead, s.Words, s.Product, why, where)
 }
 
 // NoKey writes the note for a log's key the product has no way to key by.
@@ -74,52 +89,4 @@ func EveryPeriod(time.Duration) bool { return true }
 // OneOf says d is one of ds.
 func OneOf(ds ...time.Duration) func(time.Duration) bool {
 	return func(d time.Duration) bool { return slices.Contains(ds, d) }
-}
-
-// Recommendation is tune --target's recommendation in the product's own
-// syntax, to paste, and what it does to the trace: who is refused, who is
-// delayed and by how much. traceKey is what the trace's keys are ("ip"…).
-func (p *Info) Recommendation(rep *tune.Report, traceKey string) string {
-	var b strings.Builder
-	best := rep.Best
-	lead := "The recommendation"
-	if best < 0 {
-		best, lead = rep.Closest(), "No policy meets the goal; the closest"
-	}
-	if best < 0 {
-		return "No policy was swept: nothing to paste.\n"
-	}
-	res := rep.Results[best]
-	if traceKey == "" {
-		traceKey = "key" // a CSV's or JSON Lines' key field (a log's is ip: traceKey says so)
-	}
-	p.Target.Write(&b, Snippet{Lead: lead, Result: res, Keys: int64(rep.Trace.KeyCount), TraceKey: traceKey, Product: p})
-	if n := anonymous(rep.Trace); n > 0 {
-		fmt.Fprintf(&b, "\n(The log's %s \"-\", no %s, sent %d of its %d requests and was swept as one client; %s does not limit a request whose key is empty or missing, so those pass unlimited there, and the figures below overstate what it refuses.)\n",
-			traceKey, traceKey, n, rep.Trace.Count, p)
-	}
-	fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests: the ordinary keys' %s, the median key's %s, the heavy hitters' %s; the heaviest key gets %s of the %s it sent.",
-		printable.String(rep.Trace.Name), tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
-		tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
-	if res.Delayed > 0 {
-		fmt.Fprintf(&b, " It delays %s of them (the ordinary keys' %s, the heavy hitters' %s), by %s at the median and %s at the 99th percentile: %s holds each until its turn.",
-			tune.Percent(res.DelayedShare), tune.Percent(res.OrdinaryDelayed), tune.Percent(res.HeavyDelayed), format.Duration(res.DelayP50), format.Duration(res.DelayP99), p)
-	} else if p.Target.Delays {
-		b.WriteString(" It delays none.")
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-// anonymous is how many requests of t came from the key "-", a Common Log's
-// empty user or ident (or a CSV's placeholder), which the products take as no
-// key at all: nginx does not account an empty key, HAProxy tracks no missing
-// sample, Envoy makes no descriptor without its header.
-func anonymous(t *tune.Trace) int64 {
-	for i, k := range t.Keys {
-		if k == "-" {
-			return t.Volume[i]
-		}
-	}
-	return 0
 }

@@ -4,8 +4,11 @@
 // lane's product) and the messages that name the products read this list.
 package all
 
-import "ratelab/products"
+import (
+	"ratelab/products"
+	"ratelab/products/nginx"
+)
 
 // Products are the products ratelab reads, in the order they are shown.
-var Products = products.List{products.Nginx, products.HAProxy, products.EnvoyLocal, products.EnvoyGlobal,
+var Products = products.List{nginx.Info, products.HAProxy, products.EnvoyLocal, products.EnvoyGlobal,
 	products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong}

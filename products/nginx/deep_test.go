@@ -1,11 +1,17 @@
-package products
+package nginx
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"ratelab/internal/check"
+	"ratelab/products"
+	"ratelab/products/internal/configtest"
 )
 
 // nestedLocations is an nginx.conf whose server holds n locations nested in
@@ -29,21 +35,21 @@ func nestedLocations(n int) string {
 // one too deep, with the fix, and a file at the bound is read.
 func TestNginxNestingIsBounded(t *testing.T) {
 	deep := nestedLocations(1_000_000)
-	if len(deep) > MaxFileSize {
+	if len(deep) > products.MaxFileSize {
 		t.Fatalf("the file is %d bytes, over MaxFileSize: it tests the size limit, not the nesting", len(deep))
 	}
 	start := time.Now()
-	_, err := Read("nginx.conf", []byte(deep), Options{Product: Nginx})
+	_, err := readConfig("nginx.conf", []byte(deep), products.Options{Product: Info})
 	// http and server are two levels: the location opening level
 	// maxNesting+1 is the (maxNesting-1)th, at line 5+maxNesting-1
 	want := fmt.Sprintf("nginx.conf:%d: ", 5+maxNesting-1)
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d deep", maxNesting)) || !strings.Contains(err.Error(), "close") {
-		t.Fatalf("Read(a million nested locations) = %v; want %s… more than %d deep, and the fix", err, want, maxNesting)
+		t.Fatalf("readConfig(a million nested locations) = %v; want %s… more than %d deep, and the fix", err, want, maxNesting)
 	}
 	t.Logf("refused in %v: %v", time.Since(start), err)
 
 	// at the bound: read, every location a lane's context
-	cfg, err := Read("nginx.conf", []byte(nestedLocations(maxNesting-2)), Options{Product: Nginx})
+	cfg, err := readConfig("nginx.conf", []byte(nestedLocations(maxNesting-2)), products.Options{Product: Info})
 	if err != nil {
 		t.Fatalf("%d nested locations (%d levels with http and server): %v", maxNesting-2, maxNesting, err)
 	}
@@ -57,13 +63,13 @@ func TestNginxNestingIsBounded(t *testing.T) {
 func TestNginxNestingCountsThroughIncludes(t *testing.T) {
 	inner := strings.Repeat("location / {\n", maxNesting-3) + strings.Repeat("}", maxNesting-3) + "\n"
 	files := map[string]string{"deep.conf": inner}
-	o := Options{Product: Nginx, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
+	o := products.Options{Product: Info, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
 	ok := "events {}\nhttp {\n    server {\n        include deep.conf;\n    }\n}\n"
-	if _, err := Read("nginx.conf", []byte(ok), o); err != nil {
+	if _, err := readConfig("nginx.conf", []byte(ok), o); err != nil {
 		t.Fatalf("an include at depth 2 of %d levels: %v", maxNesting-3, err)
 	}
 	tooDeep := "events {}\nhttp {\n    server {\n        location / {\n            location / {\n                include deep.conf;\n            }\n        }\n    }\n}\n"
-	_, err := Read("nginx.conf", []byte(tooDeep), o)
+	_, err := readConfig("nginx.conf", []byte(tooDeep), o)
 	if want := fmt.Sprintf("deep.conf:%d: ", maxNesting-3); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("an include at depth 4 of %d levels = %v; want an error at %s", maxNesting-3, err, want)
 	}
@@ -84,7 +90,7 @@ func TestNginxNestingCostIsLinear(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			cfg, err := Read("nginx.conf", data, Options{Product: Nginx})
+			cfg, err := readConfig("nginx.conf", data, products.Options{Product: Info})
 			runtime.ReadMemStats(&after)
 			if err != nil || len(cfg.Lanes) != 1 {
 				t.Fatalf("%d nested locations: %v", n, err)
@@ -102,7 +108,7 @@ func TestNginxNestingCostIsLinear(t *testing.T) {
 		t.Errorf("twice the nested locations allocate %.2f times the bytes (%d → %d); want about 2 (linear)", ratio, one, two)
 	}
 	// and the names real configurations have are whole
-	cfg, err := Read("nginx.conf", []byte(nestedLocations(6)), Options{Product: Nginx})
+	cfg, err := readConfig("nginx.conf", []byte(nestedLocations(6)), products.Options{Product: Info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,16 +125,16 @@ func TestNginxIncludeLimitsNameTheInclude(t *testing.T) {
 	for i := range 1100 {
 		names = append(names, fmt.Sprintf("conf.d/%04d.conf", i))
 	}
-	o := Options{Product: Nginx, Dir: ".",
+	o := products.Options{Product: Info, Dir: ".",
 		ReadFile: func(string) ([]byte, error) { return []byte("# a site\n"), nil },
 		Glob:     func(string) ([]string, error) { return names, nil }}
-	_, err := Read("nginx.conf", []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), o)
+	_, err := readConfig("nginx.conf", []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), o)
 	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:3: include "conf.d/*.conf" matches 1100 files`) || !strings.Contains(err.Error(), fmt.Sprint(maxFiles)) {
 		t.Errorf("an include of 1100 files = %v; want nginx.conf:3: include \"conf.d/*.conf\" matches 1100 files, and the limit", err)
 	}
 	// a pattern under the limit, with the files read before it, over it
 	o.Glob = func(string) ([]string, error) { return names[:600], nil }
-	_, err = Read("nginx.conf", []byte("events {}\nhttp {\n    include a/*.conf;\n    include b/*.conf;\n}\n"), o)
+	_, err = readConfig("nginx.conf", []byte("events {}\nhttp {\n    include a/*.conf;\n    include b/*.conf;\n}\n"), o)
 	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:4: include "b/*.conf" matches 600 files`) {
 		t.Errorf("two includes of 600 files = %v; want the second's line, nginx.conf:4", err)
 	}
@@ -137,8 +143,8 @@ func TestNginxIncludeLimitsNameTheInclude(t *testing.T) {
 	for i := range maxIncludeDepth + 5 {
 		files[fmt.Sprintf("%d.conf", i)] = fmt.Sprintf("# file %d\ninclude %d.conf;\n", i, i+1)
 	}
-	o = Options{Product: Nginx, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
-	_, err = Read("nginx.conf", []byte("events {}\nhttp {\n    include 0.conf;\n}\n"), o)
+	o = products.Options{Product: Info, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
+	_, err = readConfig("nginx.conf", []byte("events {}\nhttp {\n    include 0.conf;\n}\n"), o)
 	if want := fmt.Sprintf("%d.conf:2: include %q", maxIncludeDepth-2, fmt.Sprintf("%d.conf", maxIncludeDepth-1)); err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "nest more than") {
 		t.Errorf("includes nested %d deep = %v; want %s… nest more than %d", maxIncludeDepth+5, err, want, maxIncludeDepth)
 	}
@@ -150,38 +156,24 @@ func TestNginxNestedLocationsAsNginxReadsThem(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nginx -t on a deep file")
 	}
-	c := confCase{name: "8000 nested locations", main: "nginx.conf", files: map[string]string{"nginx.conf": strings.Replace(nestedLocations(8000), "server {\n", "server {\n        listen 127.0.0.1:8080;\n", 1)}}
-	_, main := c.write(t)
-	if _, err := ReadFile(main, Options{Product: Nginx}); err != nil {
+	c := configtest.Case{Name: "8000 nested locations", Main: "nginx.conf", Files: map[string]string{"nginx.conf": strings.Replace(nestedLocations(8000), "server {\n", "server {\n        listen 127.0.0.1:8080;\n", 1)}}
+	_, main := c.Write(t)
+	if _, err := readConfigFile(main, products.Options{Product: Info}); err != nil {
 		t.Fatalf("ratelab refuses what nginx reads: %v", err)
 	}
 	checkNginx(t, c, main)
 }
 
-// The YAML, JSON and TOML readers are bounded already, before any recursion
-// of ratelab's: yaml.v3 and go-toml refuse more than 10,000 levels, the
-// conversion to ratelab's tree (tree.go, tomltree.go) more than maxDepth, and
-// encoding/json's Token recurses into nothing. A million levels, 2 to 5 MB,
-// are refused at a line, in milliseconds. (A haproxy.cfg does not nest: its
-// reader goes line by line.) These held before the nginx bound; they keep
-// holding.
-func TestDeepDocumentsAreRefused(t *testing.T) {
-	const n = 1_000_000
-	for _, c := range []struct {
-		product *Info
-		text    string
-		says    string
-	}{
-		{EnvoyLocal, "stat_prefix: " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "exceeded max depth"},
-		{Kong, "plugins: " + strings.Repeat("{a: ", n) + "1" + strings.Repeat("}", n) + "\n", "exceeded max depth"},
-		{Cloudflare, strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n), fmt.Sprintf("nested more than %d deep", maxDepth)},
-		{APIGateway, `{"throttle":` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}", fmt.Sprintf("nested more than %d deep", maxDepth)},
-		{Traefik, "[http.middlewares.m.rateLimit]\naverage = " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n", "nested more than the maximum"},
-		{Traefik, "[http.middlewares.m.rateLimit]\naverage = " + strings.Repeat("{a=", n) + "1" + strings.Repeat("}", n) + "\n", "nested more than the maximum"},
-	} {
-		_, err := Read("deep", []byte(c.text), Options{Product: c.product})
-		if err == nil || !strings.HasPrefix(err.Error(), "deep:") || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("%v, nested %d deep: %v; want an error at its line saying %q", c.product, n, err, c.says)
-		}
+// A file larger than a configuration can be is refused at the include that
+// reads it: /dev/zero never ends, and read whole it ran the process out of
+// memory.
+func TestAnIncludeOfDevZero(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	main := filepath.Join(t.TempDir(), "nginx.conf")
+	check.Setup(t, os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644))
+	if _, err := readConfigFile(main, products.Options{Product: Info}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
+		t.Errorf("an include of /dev/zero: %v, want nginx.conf:3 … larger than 16 MiB", err)
 	}
 }

@@ -1,0 +1,314 @@
+package configtest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/internal/printable"
+	"ratelab/products"
+)
+
+// NoFiles reads no included file: a fuzzed configuration stays in memory.
+var NoFiles = products.Options{
+	ReadFile: func(string) ([]byte, error) { return nil, os.ErrNotExist },
+	Glob:     func(string) ([]string, error) { return nil, nil },
+}
+
+// CheckRead holds what every read must give, whatever the input: an
+// *products.Error placed in the file, or a Config whose lanes have unique
+// names, places and limits, and whose warnings are placed. params says what is
+// wrong with a limit's parameters ("" when nothing is: they are the product's,
+// with values it takes).
+func CheckRead(t *testing.T, c *products.Config, err error, params func(products.Params) string) {
+	t.Helper()
+	if err != nil {
+		var e *products.Error
+		if !errors.As(err, &e) || e.Place.File == "" || e.Text == "" {
+			t.Fatalf("error %v is not an *Error placed in a file", err)
+		}
+		return
+	}
+	names := map[string]bool{}
+	for _, l := range c.Lanes {
+		if l.Name == "" || names[l.Name] || l.Place.Line <= 0 || len(l.Limits) == 0 {
+			t.Fatalf("lane %+v: want a unique name, a place and limits", l)
+		}
+		names[l.Name] = true
+		for _, m := range l.Limits {
+			if m.Place.Line <= 0 {
+				t.Fatalf("limit %+v of lane %s: want a place", m, l.Name)
+			}
+			if bad := params(m.Params); bad != "" {
+				t.Fatalf("limit %+v of lane %s: %s", m, l.Name, bad)
+			}
+		}
+	}
+	for _, w := range c.Warnings {
+		if w.Place.File == "" || w.Text == "" {
+			t.Fatalf("warning %+v: want a place and a text", w)
+		}
+	}
+}
+
+// CheckAllowed holds that c's lanes (Config.Ratelab, keyed by ip), sent n
+// requests from one client a millisecond apart, let through as many as want
+// says for each, by the lane's name: no lane more, none less, and no note.
+func CheckAllowed(t *testing.T, c *products.Config, n int, want map[string]int) {
+	t.Helper()
+	lanes, notes := c.Ratelab("ip")
+	if len(notes) != 0 {
+		t.Errorf("notes %v, want none", notes)
+	}
+	for _, l := range lanes {
+		w, ok := want[l.Name]
+		if !ok {
+			t.Errorf("lane %q, want none such", l.Name)
+			continue
+		}
+		delete(want, l.Name)
+		if got := allowed(t, l, n); got != w {
+			t.Errorf("lane %q: %d of %d allowed, want %d", l.Name, got, n, w)
+		}
+	}
+	for name := range want {
+		t.Errorf("no lane %q", name)
+	}
+}
+
+// allowed sends n requests from one key, a millisecond apart, through a lane
+// Config.Ratelab made, and counts those allowed.
+func allowed(t *testing.T, l products.RatelabLane, n int) int {
+	t.Helper()
+	var lims []algorithms.Limiter
+	for _, m := range l.Limits {
+		lim, err := algorithms.New(m.Algorithm, m.Policy, m.Options)
+		if err != nil {
+			t.Fatalf("lane %s: %v", l.Name, err)
+		}
+		lims = append(lims, lim)
+	}
+	allowed := 0
+	for i := range n {
+		now := time.Duration(i) * time.Millisecond
+		ok := true
+		for _, lim := range lims {
+			if d := lim.Allow("127.0.0.1", now, 1); !d.Allowed {
+				ok = false
+			}
+		}
+		if ok {
+			allowed++
+		}
+	}
+	return allowed
+}
+
+// Mapping is a limit of a product's, and what Config.Ratelab maps it to for
+// requests keyed by ip: one lane of Want, and a note that holds Note ("" for
+// none); with NoLane, no lane and the note.
+type Mapping struct {
+	Limit  products.Limit
+	Want   products.RatelabLimit
+	Note   string
+	NoLane bool
+}
+
+// Check maps a lane of m's limit, of p's, and compares with what m says.
+func (m Mapping) Check(t *testing.T, p *products.Info) {
+	t.Helper()
+	cfg := &products.Config{Product: p, Lanes: []products.Lane{{Name: "l", Limits: []products.Limit{m.Limit}}}}
+	lanes, notes := cfg.Ratelab("ip")
+	switch {
+	case m.NoLane && len(lanes) != 0:
+		t.Errorf("%s: lanes %+v, want none", m.Limit.Params, lanes)
+	case !m.NoLane && (len(lanes) != 1 || len(lanes[0].Limits) != 1):
+		t.Errorf("%s: lanes %+v, want one of one limit", m.Limit.Params, lanes)
+	case !m.NoLane && lanes[0].Limits[0] != m.Want:
+		t.Errorf("%s: %+v, want %+v", m.Limit.Params, lanes[0].Limits[0], m.Want)
+	}
+	switch {
+	case m.Note == "" && len(notes) > 0:
+		t.Errorf("%s: notes %v, want none", m.Limit.Params, notes)
+	case m.Note != "" && (len(notes) != 1 || !strings.Contains(notes[0].Text, m.Note)):
+		t.Errorf("%s: notes %v, want %q", m.Limit.Params, notes, m.Note)
+	}
+}
+
+// BOM is the UTF-8 byte-order mark.
+const BOM = "\uFEFF"
+
+// CheckByteOrderMark holds that text, a configuration of p's named name,
+// reads the same when its file begins with a byte-order mark — or, with
+// included, when the file it includes (conf.d/a.conf, which declares a zone)
+// does — told by its content or named: the same lanes and the same notes, and
+// where p refuses the mark (refused: Info.ByteOrderMark) one note more, at the
+// marked file's first line, saying so.
+func CheckByteOrderMark(t *testing.T, p *products.Info, name, text string, refused, included bool) {
+	t.Helper()
+	include := "limit_req_zone $binary_remote_addr zone=inc:1m rate=1r/s;\n"
+	read := func(main string, named, incBOM bool) (*products.Config, error) {
+		files := map[string]string{"conf.d/a.conf": include}
+		if incBOM {
+			files["conf.d/a.conf"] = BOM + include
+		}
+		o := products.Options{Dir: ".",
+			ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil },
+			Glob: func(pattern string) ([]string, error) {
+				if m, _ := filepath.Match(pattern, "conf.d/a.conf"); m {
+					return []string{"conf.d/a.conf"}, nil
+				}
+				return nil, nil
+			}}
+		if named {
+			o.Product = p
+		}
+		return products.List{p}.Read(name, []byte(main), o)
+	}
+	plain, err := read(text, true, false)
+	if err != nil {
+		t.Fatalf("%s without a mark: %v", name, err)
+	}
+	for _, named := range []bool{true, false} {
+		marked, main := name, BOM+text
+		if included {
+			marked, main = "conf.d/a.conf", text
+		}
+		got, err := read(main, named, included)
+		if err != nil {
+			t.Errorf("%s with a mark (named %v, included file %v): %v", name, named, included, err)
+			continue
+		}
+		if Describe(got) != Describe(plain) {
+			t.Errorf("%s with a mark (named %v, included file %v): lanes\n%s\nwant\n%s", name, named, included, Describe(got), Describe(plain))
+		}
+		var want, notes []string
+		for _, w := range plain.Warnings {
+			want = append(want, w.String())
+		}
+		for _, w := range got.Warnings {
+			if strings.Contains(w.Text, "byte-order mark") {
+				if !refused || w.Place != (products.Place{File: marked, Line: 1}) || !strings.Contains(w.Text, "refuses") {
+					t.Errorf("%s: a note %q; want one only where the product refuses the mark, at %s:1", name, w, marked)
+				}
+				continue
+			}
+			notes = append(notes, w.String())
+		}
+		if !slices.Equal(notes, want) {
+			t.Errorf("%s with a mark: notes\n%s\nwant\n%s", name, strings.Join(notes, "\n"), strings.Join(want, "\n"))
+		}
+		if refused && len(got.Warnings) != len(plain.Warnings)+1 {
+			t.Errorf("%s with a mark: %d notes, want the %d without it and one saying %v refuses the mark", name, len(got.Warnings), len(plain.Warnings), p)
+		}
+	}
+}
+
+// Hostile is text a terminal acts on, each kind once: ESC with a CSI that
+// clears the screen, an OSC that retitles the window (ended by BEL), C1's CSI
+// as a character, the bidi override, an isolate and a mark. "PWN" marks where
+// it lands.
+const Hostile = "PWN\x1b[2J\x1b]0;t\x07\u009b31m\u202e\u2066\u200f"
+
+// hostileYAML, hostileJSON and hostileTOML write Hostile in each format's
+// double-quoted escapes; hostileRaw is Hostile as an nginx.conf or a
+// haproxy.cfg holds it, with a raw 0x9b byte (CSI to a terminal reading
+// 8-bit controls) besides.
+const (
+	hostileYAML = `"PWN\e[2J\e]0;t\a\x9b31m\u202e\u2066\u200f"`
+	hostileJSON = `"PWN\u001b[2J\u001b]0;t\u0007\u009b31m\u202e\u2066\u200f"`
+	hostileTOML = `"PWN\u001b[2J\u001b]0;t\u0007\u009b31m\u202e\u2066\u200f"`
+	hostileRaw  = Hostile + "\x9b"
+)
+
+// Raw puts Hostile, raw, for each P of s (an nginx.conf, a haproxy.cfg);
+// YAML, JSON and TOML for each "P", in the format's escapes.
+func Raw(s string) string  { return strings.ReplaceAll(s, "P", hostileRaw) }
+func YAML(s string) string { return strings.ReplaceAll(s, `"P"`, hostileYAML) }
+func JSON(s string) string { return strings.ReplaceAll(s, `"P"`, hostileJSON) }
+func TOML(s string) string { return strings.ReplaceAll(s, `"P"`, hostileTOML) }
+
+// Escapes is a configuration whose text holds Hostile where its file puts
+// names and values, and where that text must land (so it is looked for, not
+// assumed away): in the lanes' names, in a note, in the error, in a limit's
+// name.
+type Escapes struct {
+	Name                                 string
+	Text                                 string
+	InLane, InNote, InError, InLimitName bool
+}
+
+// Check reads e as p's (an included file and a glob's match named with
+// Hostile too), maps it to lanes, and holds that whatever reaches the
+// terminal — a lane's name, a note, an error — shows Hostile as escapes
+// (internal/printable), never raw.
+func (e Escapes) Check(t *testing.T, p *products.Info) {
+	t.Run(e.Name, func(t *testing.T) {
+		cfg, err := products.List{p}.Read("conf", []byte(e.Text), products.Options{Product: p, ReadFile: func(string) ([]byte, error) {
+			return nil, products.Errorf(products.Place{}, "no such file: %s", "/nowhere"+hostileRaw)
+		}, Glob: func(string) ([]string, error) { return []string{"/a" + hostileRaw + ".conf"}, nil }})
+		var shown []struct{ where, text string }
+		show := func(where, text string) { shown = append(shown, struct{ where, text string }{where, text}) }
+		if err != nil {
+			show("error", err.Error())
+		} else {
+			for _, l := range cfg.Lanes {
+				show("lane", l.Name)
+				for _, a := range l.Applies {
+					show("lane", a)
+				}
+			}
+			for _, w := range cfg.Warnings {
+				show("note", w.String())
+			}
+			lanes, notes := cfg.Ratelab("ip")
+			for _, l := range lanes {
+				show("lane", l.Name)
+				for _, m := range l.Limits {
+					show("limit", m.Name)
+				}
+			}
+			for _, w := range append(notes, cfg.KeyWarnings(1<<40, 32)...) {
+				show("note", w.String())
+			}
+		}
+		if (err != nil) != e.InError {
+			t.Fatalf("error %v; want one: %v", err, e.InError)
+		}
+		for _, s := range shown {
+			if !printable.Safe(s.text) {
+				t.Errorf("a %s reaches the terminal raw: %q", s.where, s.text)
+			}
+		}
+		for where, want := range map[string]bool{"lane": e.InLane, "note": e.InNote, "error": e.InError, "limit": e.InLimitName} {
+			found := false
+			for _, s := range shown {
+				found = found || s.where == where && strings.Contains(s.text, "PWN")
+			}
+			if want && !found {
+				t.Errorf("no %s holds the config's text: the case does not test what it says (shown: %q)", where, shown)
+			}
+		}
+	})
+}
+
+// CheckKeyWarnings holds that c.KeyWarnings(keys, keyBytes) are warnings that
+// begin as want does, in order.
+func CheckKeyWarnings(t *testing.T, c *products.Config, keys int64, keyBytes int, want ...string) {
+	t.Helper()
+	got := c.KeyWarnings(keys, keyBytes)
+	if len(got) != len(want) {
+		t.Errorf("%d keys of %d bytes: %d warnings, want %d: %v", keys, keyBytes, len(got), len(want), got)
+		return
+	}
+	for j, w := range want {
+		if !strings.HasPrefix(got[j].String(), w) {
+			t.Errorf("%d keys of %d bytes: warning %q, want %q…", keys, keyBytes, got[j], w)
+		}
+	}
+}
