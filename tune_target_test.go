@@ -15,6 +15,7 @@ import (
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/all"
+	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
 
@@ -47,7 +48,7 @@ func TestTuneTargetSnippet(t *testing.T) {
 			}
 			return "events {}\nhttp {\n" + strings.Join(http, "\n") + "\nserver {\nlisten 127.0.0.1:8080;\nlocation / {\n" + strings.Join(ctx, "\n") + "\n}\n}\n}\n"
 		}, producttest.NginxTest},
-		{products.HAProxy, "", nil, func(lines []string) string {
+		{haproxy.Info, "", nil, func(lines []string) string {
 			var backend, frontend []string
 			for _, l := range lines {
 				l = strings.TrimSpace(l)
@@ -162,11 +163,11 @@ func TestTuneTargetSnippet(t *testing.T) {
 			case c.product == nginx.Info && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
 				(got.Options.Delay > 0) != strings.HasPrefix(knobs, "delay=")):
 				t.Errorf("the snippet is burst %d %+v, the recommendation burst %d %q", got.Policy.Burst, got.Options, want.Burst, want.Options)
-			case c.product == products.HAProxy && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
+			case c.product == haproxy.Info && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
 				t.Errorf("the snippet tracks %v, the recommendation %q", got.Options.TrackSC, want.Options)
 			case c.product == products.Cloudflare && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
 				t.Errorf("the snippet's mitigation_timeout is %s, the recommendation %q", got.Options.MitigationTimeout, want.Options)
-			case c.product != nginx.Info && c.product != products.HAProxy && c.product != products.Cloudflare && want.Options != "":
+			case c.product != nginx.Info && c.product != haproxy.Info && c.product != products.Cloudflare && want.Options != "":
 				t.Errorf("the recommendation has knobs %q the snippet does not write", want.Options)
 			}
 			if !strings.Contains(snippet, "On traces/shop.log it refuses") {

@@ -1,21 +1,13 @@
 package products
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"ratelab/internal/producttest"
 )
 
 const bom = "\uFEFF"
-
-// hapSite is a haproxy.cfg with one rule that refuses by rate.
-const hapSite = "global\n    maxconn 100\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" +
-	"frontend fe\n    bind 127.0.0.1:8080\n    stick-table type ip size 1k expire 30s store http_req_rate(10s)\n" +
-	"    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc0_http_req_rate gt 10 }\n"
 
 // A file that begins with a UTF-8 byte-order mark (Notepad and Excel write
 // one) reads as the same file without it, for every product, told by its
@@ -32,7 +24,6 @@ func TestByteOrderMark(t *testing.T) {
 		text    string
 		refused bool
 	}{
-		{HAProxy, "haproxy.cfg", hapSite, true},
 		{EnvoyLocal, "envoy.yaml", envoyLocalFilter, false},
 		{EnvoyGlobal, "config.yaml", rlsConfig, false},
 		{Cloudflare, "rules.json", cloudflareRuleset, false},
@@ -103,25 +94,5 @@ func TestByteOrderMark(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// HAProxy refuses a file that begins with a byte-order mark, as the note
-// says: the mark is part of its first word (HAProxy 2.6: unknown keyword
-// '\ufeffglobal' out of section).
-func TestTheServerRefusesAByteOrderMark(t *testing.T) {
-	hap := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(hap, []byte(bom+hapSite), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := producttest.HAProxyCheck(t, hap); r.OK || !strings.Contains(r.Output, "unknown keyword") || r.Line != 1 {
-		t.Errorf("haproxy -c on a file with a byte-order mark: ok %v at line %d:\n%s\nwant unknown keyword at line 1", r.OK, r.Line, r.Output)
-	}
-	// and without the mark they read it
-	if err := os.WriteFile(hap, []byte(hapSite), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := producttest.HAProxyCheck(t, hap); !r.OK {
-		t.Errorf("haproxy -c refuses the file without the mark:\n%s", r.Output)
 	}
 }

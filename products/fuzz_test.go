@@ -28,9 +28,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 			if m.Place.Line <= 0 || !isParamsOf(p, m.Params) {
 				t.Fatalf("limit %+v of lane %s: want a place and the %v parameters", m, l.Name, p)
 			}
-			if h, ok := m.Params.(*HAProxyLimit); ok && (h.Period <= 0 || (h.Op != "gt" && h.Op != "ge")) {
-				t.Fatalf("limit %+v: a period and gt or ge", *h)
-			}
 		}
 	}
 	if e := m0EnvoyLocal(c); e != nil && (e.MaxTokens <= 0 || e.TokensPerFill <= 0 || e.FillInterval < 50*time.Millisecond) {
@@ -46,8 +43,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 // isParamsOf says params are the parameters of p's limits.
 func isParamsOf(p *Info, params Params) bool {
 	switch params.(type) {
-	case *HAProxyLimit:
-		return p == HAProxy
 	case *EnvoyLocalLimit:
 		return p == EnvoyLocal
 	case *EnvoyGlobalLimit:
@@ -64,20 +59,6 @@ func isParamsOf(p *Info, params Params) bool {
 		return p == Kong
 	}
 	return false
-}
-
-// No input makes the HAProxy reader panic, hang or answer without a place.
-func FuzzHAProxyConfig(f *testing.F) {
-	for _, seed := range []string{"", "frontend", "frontend fe\n http-request deny if {", "#\n'", "\\x",
-		"backend st\n stick-table type ip size 1m expire 30s store http_req_rate(10s)\nfrontend fe\n http-request track-sc0 src table st\n http-request deny deny_status 429 if { sc_http_req_rate(0) gt 100 }\n",
-		"frontend fe\n stick-table type ip size 1k store http_req_rate(1s)\n acl a sc0_http_req_rate 10:\n http-request track-sc0 src\n http-request deny unless !a || { src_http_req_rate lt 3 }\n",
-		"peers p\n table t type ip size 1k store http_req_rate(1s)\nfrontend fe\n http-request deny if { src,table_http_req_rate(p/t) gt 1 }\n"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, conf string) {
-		c, err := Read("haproxy.cfg", []byte(conf), Options{Product: HAProxy})
-		checkConfig(t, HAProxy, c, err)
-	})
 }
 
 // m0EnvoyLocal is the first Envoy bucket of c, if any.

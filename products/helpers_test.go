@@ -19,12 +19,6 @@ type confCase struct {
 	lanes string
 	warns []string
 	err   string
-	// the real server's check: refuses says it refuses a file ratelab
-	// reads (ratelab reads it with a warning: NGINX Plus's sync); noLine
-	// says its message names no line (nginx's zero size shared memory zone)
-	refuses, noLine bool
-	// noCheck says the real server is not asked (a module it may lack)
-	noCheck bool
 }
 
 // write puts c's files in a new temporary folder and returns the main file's
@@ -120,7 +114,7 @@ func describeKey(k Key) string {
 
 // every is the products of this package, as products/all lists them (a test
 // of this package cannot import it).
-var every = List{HAProxy, EnvoyLocal, EnvoyGlobal, Cloudflare, APIGateway, Spring, Traefik, Kong}
+var every = List{EnvoyLocal, EnvoyGlobal, Cloudflare, APIGateway, Spring, Traefik, Kong}
 
 // Read, ReadFile and Detect are every product's, as products/all's.
 func Read(name string, data []byte, o Options) (*Config, error) { return every.Read(name, data, o) }

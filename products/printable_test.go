@@ -30,7 +30,6 @@ const (
 // Each case says where the text must land (so it is looked for, not assumed
 // away): in the lanes' names, in a note, or in the error.
 func TestConfigTextIsShownAsEscapes(t *testing.T) {
-	P := func(s string) string { return strings.ReplaceAll(s, "P", hostileRaw) }
 	Y := func(s string) string { return strings.ReplaceAll(s, `"P"`, hostileYAML) }
 	J := func(s string) string { return strings.ReplaceAll(s, `"P"`, hostileJSON) }
 	T := func(s string) string { return strings.ReplaceAll(s, `"P"`, hostileTOML) }
@@ -43,21 +42,6 @@ func TestConfigTextIsShownAsEscapes(t *testing.T) {
 		inError    bool // reading fails, and the error quotes it
 		inLimitKey bool // a limit's name holds it
 	}{
-		{"haproxy section, key", HAProxy, P(`backend stP
-    stick-table type ip size 1m expire 30s store http_req_rate(10s)
-frontend feP
-    bind :80
-    mode http
-    http-request track-sc0 req.hdr(xP) table stP
-    http-request deny if { sc_http_req_rate(0) gt 10 }
-`), true, true, false, true},
-		{"haproxy status", HAProxy, P(`frontend fe
-    mode http
-    stick-table type ip size 1m store http_req_rate(10s)
-    http-request track-sc0 src
-    http-request deny deny_status 4P if { sc_http_req_rate(0) gt 10 }
-`), false, false, true, false},
-		{"haproxy keyword", HAProxy, P("Pglobal\n"), false, false, true, false},
 		{"envoy-local stat_prefix, descriptor", EnvoyLocal, Y(`stat_prefix: "P"
 token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}
 filter_enabled: {default_value: {numerator: 100}}

@@ -6,9 +6,10 @@ package all
 
 import (
 	"ratelab/products"
+	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
 
 // Products are the products ratelab reads, in the order they are shown.
-var Products = products.List{nginx.Info, products.HAProxy, products.EnvoyLocal, products.EnvoyGlobal,
+var Products = products.List{nginx.Info, haproxy.Info, products.EnvoyLocal, products.EnvoyGlobal,
 	products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong}

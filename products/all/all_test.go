@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ratelab/products"
+	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
 
@@ -27,7 +28,7 @@ func testdata(pkg, name string) string {
 }
 
 // A configuration's product is told by its content: nginx's directives end in
-// ; and open blocks with {, products.HAProxy's sections start lines with a keyword; a
+// ; and open blocks with {, haproxy.Info's sections start lines with a keyword; a
 // request log or an empty file is neither.
 func TestDetect(t *testing.T) {
 	for i, c := range []struct {
@@ -38,9 +39,9 @@ func TestDetect(t *testing.T) {
 		{ngxSite, nginx.Info, true},
 		{ngxSiteSearch, nginx.Info, true},
 		{"limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\n", nginx.Info, true},
-		{"global\n    daemon\ndefaults\n    mode http\nfrontend fe\n    bind :80\n    http-request deny if { sc_http_req_rate(0) gt 10 }\n", products.HAProxy, true},
-		{"# rate limits\nbackend st\n  stick-table type ip size 1m store http_req_rate(10s)\n", products.HAProxy, true},
-		{"frontend fe\n  http-request track-sc0 src\n  http-request deny if { sc0_http_req_rate gt 5 }\n  http-request deny if { sc0_http_req_rate gt 5 }\n", products.HAProxy, true},
+		{"global\n    daemon\ndefaults\n    mode http\nfrontend fe\n    bind :80\n    http-request deny if { sc_http_req_rate(0) gt 10 }\n", haproxy.Info, true},
+		{"# rate limits\nbackend st\n  stick-table type ip size 1m store http_req_rate(10s)\n", haproxy.Info, true},
+		{"frontend fe\n  http-request track-sc0 src\n  http-request deny if { sc0_http_req_rate gt 5 }\n  http-request deny if { sc0_http_req_rate gt 5 }\n", haproxy.Info, true},
 		{`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326` + "\n", nil, false},
 		{"", nil, false},
 		// nginx written several directives to a line: its blocks tell it
@@ -64,8 +65,8 @@ func TestReadTellsTheProduct(t *testing.T) {
 		t.Errorf("a server block outside http: %v, %v; want nginx's refusal at site.conf:1, and which file to read", c, err)
 	}
 	c, err = Products.Read("lb.cfg", []byte("defaults\n mode http\nfrontend fe\n stick-table type ip size 1k store http_req_rate(1s)\n http-request track-sc0 src\n http-request deny if { sc0_http_req_rate gt 1 }\n"), products.Options{})
-	if err != nil || c.Product != products.HAProxy || len(c.Lanes) != 1 {
-		t.Errorf("a haproxy.cfg: %+v, %v; want one products.HAProxy lane", c, err)
+	if err != nil || c.Product != haproxy.Info || len(c.Lanes) != 1 {
+		t.Errorf("a haproxy.cfg: %+v, %v; want one haproxy.Info lane", c, err)
 	}
 	_, err = Products.Read("access.log", []byte(`127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326`+"\n"), products.Options{})
 	if err == nil || !strings.Contains(err.Error(), "access.log: not a configuration ratelab tells by its content") || !strings.Contains(err.Error(), "nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway or spring or traefik or kong") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ratelab/internal/check"
+	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/internal/configtest"
 )
@@ -39,17 +40,17 @@ func TestNginxNestingIsBounded(t *testing.T) {
 		t.Fatalf("the file is %d bytes, over MaxFileSize: it tests the size limit, not the nesting", len(deep))
 	}
 	start := time.Now()
-	_, err := readConfig("nginx.conf", []byte(deep), products.Options{Product: Info})
+	_, err := configtest.Read(Info, "nginx.conf", []byte(deep), products.Options{Product: Info})
 	// http and server are two levels: the location opening level
 	// maxNesting+1 is the (maxNesting-1)th, at line 5+maxNesting-1
 	want := fmt.Sprintf("nginx.conf:%d: ", 5+maxNesting-1)
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d deep", maxNesting)) || !strings.Contains(err.Error(), "close") {
-		t.Fatalf("readConfig(a million nested locations) = %v; want %s… more than %d deep, and the fix", err, want, maxNesting)
+		t.Fatalf("configtest.Read(Info, a million nested locations) = %v; want %s… more than %d deep, and the fix", err, want, maxNesting)
 	}
 	t.Logf("refused in %v: %v", time.Since(start), err)
 
 	// at the bound: read, every location a lane's context
-	cfg, err := readConfig("nginx.conf", []byte(nestedLocations(maxNesting-2)), products.Options{Product: Info})
+	cfg, err := configtest.Read(Info, "nginx.conf", []byte(nestedLocations(maxNesting-2)), products.Options{Product: Info})
 	if err != nil {
 		t.Fatalf("%d nested locations (%d levels with http and server): %v", maxNesting-2, maxNesting, err)
 	}
@@ -65,11 +66,11 @@ func TestNginxNestingCountsThroughIncludes(t *testing.T) {
 	files := map[string]string{"deep.conf": inner}
 	o := products.Options{Product: Info, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
 	ok := "events {}\nhttp {\n    server {\n        include deep.conf;\n    }\n}\n"
-	if _, err := readConfig("nginx.conf", []byte(ok), o); err != nil {
+	if _, err := configtest.Read(Info, "nginx.conf", []byte(ok), o); err != nil {
 		t.Fatalf("an include at depth 2 of %d levels: %v", maxNesting-3, err)
 	}
 	tooDeep := "events {}\nhttp {\n    server {\n        location / {\n            location / {\n                include deep.conf;\n            }\n        }\n    }\n}\n"
-	_, err := readConfig("nginx.conf", []byte(tooDeep), o)
+	_, err := configtest.Read(Info, "nginx.conf", []byte(tooDeep), o)
 	if want := fmt.Sprintf("deep.conf:%d: ", maxNesting-3); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("an include at depth 4 of %d levels = %v; want an error at %s", maxNesting-3, err, want)
 	}
@@ -90,7 +91,7 @@ func TestNginxNestingCostIsLinear(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			cfg, err := readConfig("nginx.conf", data, products.Options{Product: Info})
+			cfg, err := configtest.Read(Info, "nginx.conf", data, products.Options{Product: Info})
 			runtime.ReadMemStats(&after)
 			if err != nil || len(cfg.Lanes) != 1 {
 				t.Fatalf("%d nested locations: %v", n, err)
@@ -108,7 +109,7 @@ func TestNginxNestingCostIsLinear(t *testing.T) {
 		t.Errorf("twice the nested locations allocate %.2f times the bytes (%d → %d); want about 2 (linear)", ratio, one, two)
 	}
 	// and the names real configurations have are whole
-	cfg, err := readConfig("nginx.conf", []byte(nestedLocations(6)), products.Options{Product: Info})
+	cfg, err := configtest.Read(Info, "nginx.conf", []byte(nestedLocations(6)), products.Options{Product: Info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +129,13 @@ func TestNginxIncludeLimitsNameTheInclude(t *testing.T) {
 	o := products.Options{Product: Info, Dir: ".",
 		ReadFile: func(string) ([]byte, error) { return []byte("# a site\n"), nil },
 		Glob:     func(string) ([]string, error) { return names, nil }}
-	_, err := readConfig("nginx.conf", []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), o)
+	_, err := configtest.Read(Info, "nginx.conf", []byte("events {}\nhttp {\n    include conf.d/*.conf;\n}\n"), o)
 	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:3: include "conf.d/*.conf" matches 1100 files`) || !strings.Contains(err.Error(), fmt.Sprint(maxFiles)) {
 		t.Errorf("an include of 1100 files = %v; want nginx.conf:3: include \"conf.d/*.conf\" matches 1100 files, and the limit", err)
 	}
 	// a pattern under the limit, with the files read before it, over it
 	o.Glob = func(string) ([]string, error) { return names[:600], nil }
-	_, err = readConfig("nginx.conf", []byte("events {}\nhttp {\n    include a/*.conf;\n    include b/*.conf;\n}\n"), o)
+	_, err = configtest.Read(Info, "nginx.conf", []byte("events {}\nhttp {\n    include a/*.conf;\n    include b/*.conf;\n}\n"), o)
 	if err == nil || !strings.HasPrefix(err.Error(), `nginx.conf:4: include "b/*.conf" matches 600 files`) {
 		t.Errorf("two includes of 600 files = %v; want the second's line, nginx.conf:4", err)
 	}
@@ -144,7 +145,7 @@ func TestNginxIncludeLimitsNameTheInclude(t *testing.T) {
 		files[fmt.Sprintf("%d.conf", i)] = fmt.Sprintf("# file %d\ninclude %d.conf;\n", i, i+1)
 	}
 	o = products.Options{Product: Info, Dir: ".", ReadFile: func(name string) ([]byte, error) { return []byte(files[name]), nil }}
-	_, err = readConfig("nginx.conf", []byte("events {}\nhttp {\n    include 0.conf;\n}\n"), o)
+	_, err = configtest.Read(Info, "nginx.conf", []byte("events {}\nhttp {\n    include 0.conf;\n}\n"), o)
 	if want := fmt.Sprintf("%d.conf:2: include %q", maxIncludeDepth-2, fmt.Sprintf("%d.conf", maxIncludeDepth-1)); err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "nest more than") {
 		t.Errorf("includes nested %d deep = %v; want %s… nest more than %d", maxIncludeDepth+5, err, want, maxIncludeDepth)
 	}
@@ -158,10 +159,10 @@ func TestNginxNestedLocationsAsNginxReadsThem(t *testing.T) {
 	}
 	c := configtest.Case{Name: "8000 nested locations", Main: "nginx.conf", Files: map[string]string{"nginx.conf": strings.Replace(nestedLocations(8000), "server {\n", "server {\n        listen 127.0.0.1:8080;\n", 1)}}
 	_, main := c.Write(t)
-	if _, err := readConfigFile(main, products.Options{Product: Info}); err != nil {
+	if _, err := configtest.ReadFile(Info, main, products.Options{Product: Info}); err != nil {
 		t.Fatalf("ratelab refuses what nginx reads: %v", err)
 	}
-	checkNginx(t, c, main)
+	c.CheckServer(t, main, "nginx -t", producttest.NginxTest)
 }
 
 // A file larger than a configuration can be is refused at the include that
@@ -173,7 +174,7 @@ func TestAnIncludeOfDevZero(t *testing.T) {
 	}
 	main := filepath.Join(t.TempDir(), "nginx.conf")
 	check.Setup(t, os.WriteFile(main, []byte("events {}\nhttp {\n    include /dev/zero;\n}\n"), 0o644))
-	if _, err := readConfigFile(main, products.Options{Product: Info}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
+	if _, err := configtest.ReadFile(Info, main, products.Options{Product: Info}); err == nil || !strings.Contains(err.Error(), "nginx.conf:3") || !strings.Contains(err.Error(), "larger than 16 MiB") {
 		t.Errorf("an include of /dev/zero: %v, want nginx.conf:3 … larger than 16 MiB", err)
 	}
 }

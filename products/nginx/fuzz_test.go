@@ -18,7 +18,7 @@ func FuzzNginxConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, conf string) {
 		o := configtest.NoFiles
 		o.Product = Info
-		c, err := readConfig("nginx.conf", []byte(conf), o)
+		c, err := configtest.Read(Info, "nginx.conf", []byte(conf), o)
 		configtest.CheckRead(t, c, err, func(p products.Params) string {
 			n, ok := p.(*Limit)
 			switch {

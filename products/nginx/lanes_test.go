@@ -14,7 +14,7 @@ import (
 // nginx 1.22.1 on loopback with this configuration: /own 3 of 6 on a fresh
 // zone, 1r/m burst=2 nodelay).
 func TestLanesDecideAsTheServer(t *testing.T) {
-	cfg, err := readConfig("nginx.conf", []byte(`events {}
+	cfg, err := configtest.Read(Info, "nginx.conf", []byte(`events {}
 http {
     limit_req_zone $binary_remote_addr zone=own:1m rate=1r/m;
     limit_req_zone $binary_remote_addr zone=inh:1m rate=1r/m;

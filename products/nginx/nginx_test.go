@@ -1,10 +1,6 @@
 package nginx
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"ratelab/internal/producttest"
@@ -15,18 +11,9 @@ import (
 // ngxSite is a real-looking nginx.conf: three servers, one of them included
 // from conf.d (ngxSiteSearch), limits at http, server and location levels.
 var (
-	ngxSite       = testdata("nginx.conf")
-	ngxSiteSearch = testdata("conf.d/search.conf")
+	ngxSite       = configtest.Testdata("nginx.conf")
+	ngxSiteSearch = configtest.Testdata("conf.d/search.conf")
 )
-
-// testdata is a file of testdata/.
-func testdata(name string) string {
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		panic(err)
-	}
-	return string(data)
-}
 
 // The reader finds every context that limits, with nginx's inheritance (a
 // context takes its parent's limit_req only when it has none of its own;
@@ -121,35 +108,8 @@ server 8080 @nginx.conf:5
 	}} {
 		t.Run(c.Name, func(t *testing.T) {
 			_, main := c.Check(t, Info)
-			checkNginx(t, c, main)
+			c.CheckServer(t, main, "nginx -t", producttest.NginxTest)
 		})
-	}
-}
-
-// checkNginx runs nginx -t on the case's main file: it accepts what the reader
-// accepts, refuses what it refuses, at the same line.
-func checkNginx(t *testing.T, c configtest.Case, main string) {
-	t.Helper()
-	if c.NoCheck {
-		return
-	}
-	r := producttest.NginxTest(t, main)
-	switch {
-	case c.Refuses:
-		if r.OK {
-			t.Errorf("nginx -t accepts it; the case says it refuses it")
-		}
-	case c.Err == "" && !r.OK:
-		t.Errorf("nginx -t refuses what ratelab reads:\n%s", r.Output)
-	case c.Err != "" && r.OK:
-		t.Errorf("nginx -t accepts what ratelab refuses (%s)", c.Err)
-	case c.Err != "" && !c.NoLine:
-		place := strings.SplitN(c.Err, " ", 2)[0]
-		want := strings.TrimSuffix(place, ":")
-		got := r.File + ":" + strconv.Itoa(r.Line)
-		if !strings.HasSuffix(got, "/"+want) {
-			t.Errorf("nginx -t places the error at %s, ratelab at %s:\n%s", got, want, r.Output)
-		}
 	}
 }
 
@@ -226,7 +186,7 @@ func TestNginxErrors(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			c.Main = "nginx.conf"
 			_, main := c.Check(t, Info)
-			checkNginx(t, c, main)
+			c.CheckServer(t, main, "nginx -t", producttest.NginxTest)
 		})
 	}
 }
@@ -366,7 +326,7 @@ server 8080 location /auth @nginx.conf:8
 		t.Run(c.Name, func(t *testing.T) {
 			c.Main = "nginx.conf"
 			_, main := c.Check(t, Info)
-			checkNginx(t, c, main)
+			c.CheckServer(t, main, "nginx -t", producttest.NginxTest)
 		})
 	}
 }
@@ -395,20 +355,11 @@ func TestNginxZoneCapacity(t *testing.T) {
 // A zone smaller than a trace's keys is a warning at its line, saying what
 // nginx does when it is full; one large enough is none.
 func TestKeyWarnings(t *testing.T) {
-	cfg, err := readConfig("nginx.conf", []byte("events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;\nlimit_req_zone $http_x_key zone=k:1m rate=1r/s;\nserver { limit_req zone=ip; limit_req zone=k; }\n}\n"), products.Options{})
+	cfg, err := configtest.Read(Info, "nginx.conf", []byte("events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;\nlimit_req_zone $http_x_key zone=k:1m rate=1r/s;\nserver { limit_req zone=ip; limit_req zone=k; }\n}\n"), products.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	configtest.CheckKeyWarnings(t, cfg, 1000, 20)
 	configtest.CheckKeyWarnings(t, cfg, 5000, 60, `nginx.conf:4: zone "k" (1.0MiB) holds about 4032 keys of 60 bytes and the trace has 5000`)
 	configtest.CheckKeyWarnings(t, cfg, 9000, 20, `nginx.conf:3: zone "ip" (1.0MiB) holds about 8064 keys of 4 bytes`, `nginx.conf:4: zone "k"`)
-}
-
-// readConfig and readConfigFile read as --config does, among nginx alone.
-func readConfig(name string, data []byte, o products.Options) (*products.Config, error) {
-	return products.List{Info}.Read(name, data, o)
-}
-
-func readConfigFile(path string, o products.Options) (*products.Config, error) {
-	return products.List{Info}.ReadFile(path, o)
 }

@@ -35,7 +35,7 @@ func TestNginxDirectivesReadBack(t *testing.T) {
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readConfigFile(path, products.Options{})
+		got, err := configtest.ReadFile(Info, path, products.Options{})
 		if err != nil {
 			t.Fatalf("case %d: %v\n%s", i, err, conf)
 		}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"ratelab/internal/producttest"
 	"ratelab/products"
 )
 
@@ -94,14 +96,13 @@ func (c Case) Check(t *testing.T, p *products.Info) (*products.Config, string) {
 	return cfg, main
 }
 
-// Read reads data, named name, as product p's: with p named, or (named
-// false) told by its content among p alone.
-func Read(p *products.Info, name, data string, named bool) (*products.Config, error) {
-	o := products.Options{}
-	if named {
-		o.Product = p
-	}
-	return products.List{p}.Read(name, []byte(data), o)
+// Read and ReadFile read as --config does, among p alone.
+func Read(p *products.Info, name string, data []byte, o products.Options) (*products.Config, error) {
+	return products.List{p}.Read(name, data, o)
+}
+
+func ReadFile(p *products.Info, path string, o products.Options) (*products.Config, error) {
+	return products.List{p}.ReadFile(path, o)
 }
 
 // Describe writes a configuration's lanes one line each, their limits below.
@@ -140,4 +141,40 @@ func Diff[T any](got, want T) string {
 		return ""
 	}
 	return g + ", want " + w
+}
+
+// CheckServer runs the real server's check on c's main file (check: nginx
+// -t, haproxy -c, as internal/producttest runs it; server names it): it
+// accepts what the reader accepts, refuses what it refuses, at the same line.
+func (c Case) CheckServer(t *testing.T, main, server string, check func(testing.TB, string) producttest.Result) {
+	t.Helper()
+	if c.NoCheck {
+		return
+	}
+	r := check(t, main)
+	switch {
+	case c.Refuses:
+		if r.OK {
+			t.Errorf("%s accepts it; the case says it refuses it", server)
+		}
+	case c.Err == "" && !r.OK:
+		t.Errorf("%s refuses what ratelab reads:\n%s", server, r.Output)
+	case c.Err != "" && r.OK:
+		t.Errorf("%s accepts what ratelab refuses (%s)", server, c.Err)
+	case c.Err != "" && !c.NoLine:
+		want := strings.TrimSuffix(strings.SplitN(c.Err, " ", 2)[0], ":")
+		got := r.File + ":" + strconv.Itoa(r.Line)
+		if !strings.HasSuffix(got, "/"+want) {
+			t.Errorf("%s places the error at %s, ratelab at %s:\n%s", server, got, want, r.Output)
+		}
+	}
+}
+
+// Testdata is the file name of the test's package's testdata/ folder.
+func Testdata(name string) string {
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
 }

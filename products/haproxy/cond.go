@@ -1,9 +1,12 @@
-package products
+package haproxy
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"ratelab/products"
 )
 
 // A rule's condition (doc/configuration.txt, 7.2 "Using ACLs to form
@@ -12,20 +15,20 @@ import (
 // match when any does) or anonymous ({ fetch operator value }), and ! before
 // one negates it.
 
-// hapCondACL is one ACL a condition uses.
-type hapCondACL struct {
+// condACL is one ACL a condition uses.
+type condACL struct {
 	fetch   string // the fetch (and converters) as written
 	words   []string
 	negated bool
 	named   string // the ACL's name; "" for an anonymous one
 	defs    int    // a named ACL's number of definitions
-	place   Place
-	rate    *hapRate // set when it compares http_req_rate with integers
+	place   products.Place
+	rate    *rateCmp // set when it compares http_req_rate with integers
 	counter string   // set when it reads another stick-table counter
 }
 
-// hapRate is an ACL comparing an http_req_rate with a number.
-type hapRate struct {
+// rateCmp is an ACL comparing an http_req_rate with a number.
+type rateCmp struct {
 	counter   int    // the sticky counter (sc_http_req_rate(N), scN_…); -1 for a lookup
 	table     string // the table named in the fetch; "" for the default
 	key       string // a lookup's key: src, or the expression before table_http_req_rate
@@ -34,13 +37,13 @@ type hapRate struct {
 	ok        bool // the comparison is one ratelab reads (an integer, one operator)
 }
 
-// hapCond is a condition: terms ORed, each ACLs ANDed.
-type hapCond struct {
-	terms [][]*hapCondACL
+// cond is a condition: terms ORed, each ACLs ANDed.
+type cond struct {
+	terms [][]*condACL
 }
 
-func (c hapCond) acls() []*hapCondACL {
-	var out []*hapCondACL
+func (c cond) acls() []*condACL {
+	var out []*condACL
 	for _, t := range c.terms {
 		out = append(out, t...)
 	}
@@ -48,8 +51,8 @@ func (c hapCond) acls() []*hapCondACL {
 }
 
 // rateACLs are the ACLs that compare http_req_rate.
-func (c hapCond) rateACLs() []*hapCondACL {
-	var out []*hapCondACL
+func (c cond) rateACLs() []*condACL {
+	var out []*condACL
 	for _, a := range c.acls() {
 		if a.rate != nil {
 			out = append(out, a)
@@ -59,34 +62,34 @@ func (c hapCond) rateACLs() []*hapCondACL {
 }
 
 // single says the condition is one ACL (a named one with one definition).
-func (c hapCond) single() bool {
+func (c cond) single() bool {
 	return len(c.terms) == 1 && len(c.terms[0]) == 1 && (c.terms[0][0].named == "" || c.terms[0][0].defs == 1)
 }
 
-// hapPredefined are the ACLs HAProxy defines itself.
-var hapPredefined = []string{"FALSE", "HTTP", "HTTP_1.0", "HTTP_1.1", "HTTP_2.0", "HTTP_3.0", "HTTP_CONTENT", "HTTP_URL_ABS", "HTTP_URL_SLASH",
+// predefinedACLs are the ACLs HAProxy defines itself.
+var predefinedACLs = []string{"FALSE", "HTTP", "HTTP_1.0", "HTTP_1.1", "HTTP_2.0", "HTTP_3.0", "HTTP_CONTENT", "HTTP_URL_ABS", "HTTP_URL_SLASH",
 	"HTTP_URL_STAR", "LOCALHOST", "METH_CONNECT", "METH_DELETE", "METH_GET", "METH_HEAD", "METH_OPTIONS", "METH_POST", "METH_PUT",
 	"METH_TRACE", "RDP_COOKIE", "REQ_CONTENT", "TRUE", "WAIT_END"}
 
 // parseCondition reads a rule's condition.
-func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
-	var c hapCond
+func parseCondition(rule proxyRule, acls map[string][]aclDef) (cond, error) {
+	var c cond
 	if rule.cond == nil {
 		return c, nil
 	}
 	if len(rule.cond) == 0 {
-		return c, Errorf(rule.place, "missing condition after '%s'; write if { sc_http_req_rate(0) gt 100 }", strings.Fields(rule.condText())[0])
+		return c, products.Errorf(rule.place, "missing condition after '%s'; write if { sc_http_req_rate(0) gt 100 }", strings.Fields(rule.condText())[0])
 	}
-	term := []*hapCondACL{}
+	term := []*condACL{}
 	w := rule.cond
 	for i := 0; i < len(w); i++ {
 		x := w[i]
 		if x == "||" || x == "or" {
 			if len(term) == 0 {
-				return c, Errorf(rule.place, "'%s' with nothing before it in the condition", x)
+				return c, products.Errorf(rule.place, "'%s' with nothing before it in the condition", x)
 			}
 			c.terms = append(c.terms, term)
-			term = []*hapCondACL{}
+			term = []*condACL{}
 			continue
 		}
 		neg := false
@@ -95,7 +98,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			x = x[1:]
 			if x == "" {
 				if i+1 >= len(w) {
-					return c, Errorf(rule.place, "'!' with nothing after it in the condition")
+					return c, products.Errorf(rule.place, "'!' with nothing after it in the condition")
 				}
 				i++
 				x = w[i]
@@ -104,11 +107,11 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		if x == "{" {
 			end := slices.Index(w[i+1:], "}")
 			if end < 0 {
-				return c, Errorf(rule.place, "unmatched '{' in the condition; close the anonymous ACL with ' }' (a word of its own)")
+				return c, products.Errorf(rule.place, "unmatched '{' in the condition; close the anonymous ACL with ' }' (a word of its own)")
 			}
 			body := w[i+1 : i+1+end]
 			if len(body) == 0 {
-				return c, Errorf(rule.place, "an empty anonymous ACL '{ }'")
+				return c, products.Errorf(rule.place, "an empty anonymous ACL '{ }'")
 			}
 			i += end + 1
 			a := readACL(body, rule.place)
@@ -117,12 +120,12 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			continue
 		}
 		if x == "}" || strings.HasPrefix(x, "{") {
-			return c, Errorf(rule.place, "'%s' in the condition: the braces of an anonymous ACL are words of their own, { sc_http_req_rate(0) gt 100 }", x)
+			return c, products.Errorf(rule.place, "'%s' in the condition: the braces of an anonymous ACL are words of their own, { sc_http_req_rate(0) gt 100 }", x)
 		}
 		defs, ok := acls[x]
 		if !ok {
-			if slices.Contains(hapPredefined, x) {
-				term = append(term, &hapCondACL{named: x, defs: 1, negated: neg, fetch: x})
+			if slices.Contains(predefinedACLs, x) {
+				term = append(term, &condACL{named: x, defs: 1, negated: neg, fetch: x})
 				continue
 			}
 			var names []string
@@ -134,7 +137,7 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 			if len(names) > 0 {
 				fix += " (its ACLs are " + strings.Join(names, ", ") + ")"
 			}
-			return c, Errorf(rule.place, "no such ACL : '%s'; %s", x, fix)
+			return c, products.Errorf(rule.place, "no such ACL : '%s'; %s", x, fix)
 		}
 		for _, d := range defs {
 			a := readACL(d.words, d.place)
@@ -143,28 +146,28 @@ func parseCondition(rule hapRule, acls map[string][]hapACL) (hapCond, error) {
 		}
 	}
 	if len(term) == 0 {
-		return c, Errorf(rule.place, "the condition ends with '||'")
+		return c, products.Errorf(rule.place, "the condition ends with '||'")
 	}
 	c.terms = append(c.terms, term)
 	return c, nil
 }
 
 // readACL reads an ACL's words: fetch, flags, operator, values.
-func readACL(words []string, place Place) *hapCondACL {
-	a := &hapCondACL{fetch: words[0], words: words, place: place}
+func readACL(words []string, place products.Place) *condACL {
+	a := &condACL{fetch: words[0], words: words, place: place}
 	base, convs := splitConverters(a.fetch)
-	var rf *hapRate
+	var rf *rateCmp
 	switch m := (struct{ sc, scN, src []string }{scFetch.FindStringSubmatch(base), scNFetch.FindStringSubmatch(base), srcFetch.FindStringSubmatch(base)}); {
 	case m.sc != nil:
 		n, _ := strconv.Atoi(m.sc[1])
-		rf = &hapRate{counter: n, table: strings.TrimSpace(m.sc[2])}
+		rf = &rateCmp{counter: n, table: strings.TrimSpace(m.sc[2])}
 	case m.scN != nil:
 		n, _ := strconv.Atoi(m.scN[1])
-		rf = &hapRate{counter: n, table: strings.TrimSpace(m.scN[2])}
+		rf = &rateCmp{counter: n, table: strings.TrimSpace(m.scN[2])}
 	case m.src != nil:
-		rf = &hapRate{counter: -1, table: strings.TrimSpace(m.src[1]), key: "src"}
+		rf = &rateCmp{counter: -1, table: strings.TrimSpace(m.src[1]), key: "src"}
 	case len(convs) == 1 && tableConv.MatchString(convs[0]):
-		rf = &hapRate{counter: -1, table: strings.TrimSpace(tableConv.FindStringSubmatch(convs[0])[1]), key: base}
+		rf = &rateCmp{counter: -1, table: strings.TrimSpace(tableConv.FindStringSubmatch(convs[0])[1]), key: base}
 		convs = nil
 	}
 	if rf != nil && len(convs) > 0 {
@@ -215,13 +218,13 @@ func readACL(words []string, place Place) *hapCondACL {
 		lo, hi, isRange := strings.Cut(v, ":")
 		switch {
 		case !isRange:
-			n, ok := ParseDigits(v)
+			n, ok := products.ParseDigits(v)
 			rf.op, rf.threshold, rf.ok = "eq", n, ok
 		case hi == "":
-			n, ok := ParseDigits(lo)
+			n, ok := products.ParseDigits(lo)
 			rf.op, rf.threshold, rf.ok = "ge", n, ok
 		case lo == "":
-			n, ok := ParseDigits(hi)
+			n, ok := products.ParseDigits(hi)
 			rf.op, rf.threshold, rf.ok = "le", n, ok
 		default:
 			rf.op = "in " + v
@@ -232,7 +235,7 @@ func readACL(words []string, place Place) *hapCondACL {
 	// value: for gt and ge the smallest counts, for lt and le the largest
 	var best int64
 	for j, v := range rest {
-		n, ok := ParseDigits(v)
+		n, ok := products.ParseDigits(v)
 		if !ok {
 			return a
 		}
@@ -258,3 +261,11 @@ func isCounter(name string) bool {
 	}
 	return false
 }
+
+var (
+	scFetch    = regexp.MustCompile(`^sc_http_req_rate\((\d+)(?:,\s*([^)]+))?\)$`)
+	scNFetch   = regexp.MustCompile(`^sc(\d)_http_req_rate(?:\(([^)]*)\))?$`)
+	srcFetch   = regexp.MustCompile(`^src_http_req_rate(?:\(([^)]*)\))?$`)
+	tableConv  = regexp.MustCompile(`^table_http_req_rate\(([^)]+)\)$`)
+	otherCount = regexp.MustCompile(`^(sc\d?_|src_|table_)(\w+)`)
+)
