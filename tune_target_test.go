@@ -15,6 +15,7 @@ import (
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/all"
+	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
@@ -61,10 +62,10 @@ func TestTuneTargetSnippet(t *testing.T) {
 			return "defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" + strings.Join(backend, "\n    ") +
 				"\nfrontend fe\n    bind 127.0.0.1:8080\n    " + strings.Join(frontend, "\n    ") + "\n    default_backend be\nbackend be\n    server s1 127.0.0.1:8081\n"
 		}, producttest.HAProxyCheck},
-		{products.EnvoyLocal, "", nil, whole, nil},
-		{products.EnvoyLocal, "ip+path", []string{"--periods", "1m"}, whole, nil},
-		{products.EnvoyGlobal, "", nil, whole, nil},
-		{products.EnvoyGlobal, "user", []string{"--periods", "1m,24h"}, whole, nil},
+		{envoy.Local, "", nil, whole, nil},
+		{envoy.Local, "ip+path", []string{"--periods", "1m"}, whole, nil},
+		{envoy.Global, "", nil, whole, nil},
+		{envoy.Global, "user", []string{"--periods", "1m,24h"}, whole, nil},
 		{products.Cloudflare, "", nil, whole, nil},
 		{products.Cloudflare, "path", []string{"--periods", "1m"}, whole, nil},
 		{products.APIGateway, "", nil, whole, nil},

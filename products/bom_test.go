@@ -24,8 +24,6 @@ func TestByteOrderMark(t *testing.T) {
 		text    string
 		refused bool
 	}{
-		{EnvoyLocal, "envoy.yaml", envoyLocalFilter, false},
-		{EnvoyGlobal, "config.yaml", rlsConfig, false},
 		{Cloudflare, "rules.json", cloudflareRuleset, false},
 		{APIGateway, "plan.json", apiUsagePlan, false},
 		{Spring, "application.yml", springYAML, false},

@@ -3,7 +3,6 @@ package products
 import (
 	"errors"
 	"testing"
-	"time"
 )
 
 // checkConfig holds what every read must give, whatever the input: an *Error
@@ -30,9 +29,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 			}
 		}
 	}
-	if e := m0EnvoyLocal(c); e != nil && (e.MaxTokens <= 0 || e.TokensPerFill <= 0 || e.FillInterval < 50*time.Millisecond) {
-		t.Fatalf("envoy bucket %+v: parameters Envoy refuses", *e)
-	}
 	for _, w := range c.Warnings {
 		if w.Place.File == "" || w.Text == "" {
 			t.Fatalf("warning %+v: want a place and a text", w)
@@ -43,10 +39,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 // isParamsOf says params are the parameters of p's limits.
 func isParamsOf(p *Info, params Params) bool {
 	switch params.(type) {
-	case *EnvoyLocalLimit:
-		return p == EnvoyLocal
-	case *EnvoyGlobalLimit:
-		return p == EnvoyGlobal
 	case *CloudflareLimit:
 		return p == Cloudflare
 	case *APIGatewayLimit:
@@ -59,33 +51,4 @@ func isParamsOf(p *Info, params Params) bool {
 		return p == Kong
 	}
 	return false
-}
-
-// m0EnvoyLocal is the first Envoy bucket of c, if any.
-func m0EnvoyLocal(c *Config) *EnvoyLocalLimit {
-	for _, l := range c.Lanes {
-		for _, m := range l.Limits {
-			if e, ok := m.Params.(*EnvoyLocalLimit); ok {
-				return e
-			}
-		}
-	}
-	return nil
-}
-
-// No input makes the Envoy readers panic, hang or answer without a place.
-func FuzzEnvoyConfig(f *testing.F) {
-	for _, seed := range []string{envoyLocalFilter, envoyLocalDescriptors, rlsConfig, "", "a: [", "&a [*a]", "<<: 1", "descriptors: 3",
-		"stat_prefix: x\ntoken_bucket: {max_tokens: 1, fill_interval: 0.05s}\nfilter_enabled: {default_value: {numerator: 1}}\n"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, conf string) {
-		for _, p := range []*Info{EnvoyLocal, EnvoyGlobal} {
-			c, err := Read("envoy.yaml", []byte(conf), Options{Product: p})
-			checkConfig(t, p, c, err)
-			if err == nil {
-				c.Ratelab("ip")
-			}
-		}
-	})
 }

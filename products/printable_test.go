@@ -42,35 +42,6 @@ func TestConfigTextIsShownAsEscapes(t *testing.T) {
 		inError    bool // reading fails, and the error quotes it
 		inLimitKey bool // a limit's name holds it
 	}{
-		{"envoy-local stat_prefix, descriptor", EnvoyLocal, Y(`stat_prefix: "P"
-token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}
-filter_enabled: {default_value: {numerator: 100}}
-filter_enforced: {default_value: {numerator: 100}}
-descriptors:
-- entries: [{key: "P", value: ""}]
-  token_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1s}
-`), true, true, false, true},
-		{"envoy-local descriptor twice", EnvoyLocal, Y(`stat_prefix: s
-token_bucket: {max_tokens: 10, tokens_per_fill: 10, fill_interval: 1s}
-filter_enabled: {default_value: {numerator: 100}}
-descriptors:
-- entries: [{key: "P", value: v}]
-  token_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1s}
-- entries: [{key: "P", value: v}]
-  token_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1s}
-`), false, false, true, false},
-		{"envoy-global domain, key", EnvoyGlobal, Y(`domain: "P"
-descriptors:
-- key: "P"
-  rate_limit: {unit: second, requests_per_unit: 5}
-`), true, true, false, true},
-		{"envoy-global descriptor twice", EnvoyGlobal, Y(`domain: d
-descriptors:
-- key: "P"
-  rate_limit: {unit: second, requests_per_unit: 5}
-- key: "P"
-  rate_limit: {unit: second, requests_per_unit: 5}
-`), false, false, true, false},
 		{"cloudflare description, expression", Cloudflare, J(`{"rules": [{"description": "P", "expression": "P", "action": "block",
   "ratelimit": {"characteristics": ["cf.colo.id", "P"], "period": 60, "requests_per_period": 10, "mitigation_timeout": 60}}]}`), true, true, false, true},
 		{"cloudflare action", Cloudflare, J(`{"rules": [{"description": "r", "expression": "true", "action": "P",

@@ -161,32 +161,6 @@ type KongLimit struct {
 	HideClientHeaders bool
 }
 
-// EnvoyLocalLimit is one token bucket of Envoy's local rate limit filter:
-// the filter's token_bucket (Descriptor empty) or a descriptor's.
-type EnvoyLocalLimit struct {
-	// Descriptor is the descriptor's entries, "key=value" joined by ", "
-	// (a value "" is every value, a bucket each); empty for the default.
-	Descriptor    string
-	MaxTokens     int64
-	TokensPerFill int64
-	FillInterval  time.Duration
-}
-
-// rate is the bucket's fill rate, in tokens a second.
-func (l *EnvoyLocalLimit) rate() float64 { return float64(l.TokensPerFill) / l.FillInterval.Seconds() }
-
-// EnvoyGlobalLimit is one rate_limit of the rate limit service's
-// configuration: its domain, the descriptor path to it, requests_per_unit a
-// unit (Period its divider), and shadow_mode.
-type EnvoyGlobalLimit struct {
-	Domain          string
-	Descriptor      string // "key=value" joined by " / ", outermost first
-	Unit            string
-	Period          time.Duration
-	RequestsPerUnit int64
-	ShadowMode      bool
-}
-
 // CloudflareLimit is one rate limiting rule: requests_per_period per period
 // for each value of its characteristics, the action and the mitigation
 // timeout.
@@ -364,24 +338,6 @@ func (l *KongLimit) String() string {
 	}
 	fmt.Fprintf(&b, "policy=%s status=%d", l.Policy, l.Status)
 	return b.String()
-}
-
-// String is l as a lane's description: `descriptor="k=v" max=10 fill=10/1s`.
-func (l *EnvoyLocalLimit) String() string {
-	s := fmt.Sprintf("max=%d fill=%d/%s", l.MaxTokens, l.TokensPerFill, l.FillInterval)
-	if l.Descriptor != "" {
-		s = fmt.Sprintf("descriptor=%q ", l.Descriptor) + s
-	}
-	return s
-}
-
-// String is l as a lane's description: "5/second shadow".
-func (l *EnvoyGlobalLimit) String() string {
-	s := fmt.Sprintf("%d/%s", l.RequestsPerUnit, l.Unit)
-	if l.ShadowMode {
-		s += " shadow"
-	}
-	return s
 }
 
 // String is l as a lane's description: "10/1m0s timeout=1m0s block 429 by=cf.colo.id,ip.src".

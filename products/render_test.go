@@ -24,28 +24,6 @@ func TestSnippetsReadBack(t *testing.T) {
 		check   func(m Limit) string // what differs, "" when nothing
 		want    want
 	}{
-		{EnvoyLocal, func() ([]string, bool) {
-			return EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: 29, TokensPerFill: 22, FillInterval: time.Minute}, "ip", 200)
-		}, func(m Limit) string {
-			return diff(*m.Params.(*EnvoyLocalLimit), EnvoyLocalLimit{Descriptor: "remote_address=", MaxTokens: 29, TokensPerFill: 22, FillInterval: time.Minute})
-		}, want{algorithms.Policy{Limit: 22, Period: time.Minute, Burst: 29}, ""}},
-		{EnvoyLocal, func() ([]string, bool) {
-			return EnvoyLocalYAML(EnvoyLocalLimit{MaxTokens: 1, TokensPerFill: 3, FillInterval: 50 * time.Millisecond}, "ip+path", 20)
-		}, func(m Limit) string {
-			return diff(*m.Params.(*EnvoyLocalLimit), EnvoyLocalLimit{Descriptor: "remote_address=, path=", MaxTokens: 1, TokensPerFill: 3, FillInterval: 50 * time.Millisecond})
-		}, want{algorithms.Policy{Limit: 3, Period: 50 * time.Millisecond, Burst: 1}, ""}},
-		{EnvoyGlobal, func() ([]string, bool) {
-			lines, _, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "ratelab", Period: time.Hour, RequestsPerUnit: 220}, "ip")
-			return lines, ok
-		}, func(m Limit) string {
-			return diff(*m.Params.(*EnvoyGlobalLimit), EnvoyGlobalLimit{Domain: "ratelab", Descriptor: "remote_address=", Unit: "hour", Period: time.Hour, RequestsPerUnit: 220})
-		}, want{algorithms.Policy{Limit: 220, Period: time.Hour}, ""}},
-		{EnvoyGlobal, func() ([]string, bool) {
-			lines, _, ok := EnvoyGlobalYAML(EnvoyGlobalLimit{Domain: "d", Period: 24 * time.Hour, RequestsPerUnit: 1}, "user+method")
-			return lines, ok
-		}, func(m Limit) string {
-			return diff(*m.Params.(*EnvoyGlobalLimit), EnvoyGlobalLimit{Domain: "d", Descriptor: "user= / method=", Unit: "day", Period: 24 * time.Hour, RequestsPerUnit: 1})
-		}, want{algorithms.Policy{Limit: 1, Period: 24 * time.Hour}, ""}},
 		{Cloudflare, func() ([]string, bool) {
 			return CloudflareJSON(CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Status: 429}, "ip")
 		}, func(m Limit) string {

@@ -6,10 +6,11 @@ package all
 
 import (
 	"ratelab/products"
+	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
 
 // Products are the products ratelab reads, in the order they are shown.
-var Products = products.List{nginx.Info, haproxy.Info, products.EnvoyLocal, products.EnvoyGlobal,
+var Products = products.List{nginx.Info, haproxy.Info, envoy.Local, envoy.Global,
 	products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong}

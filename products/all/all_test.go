@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ratelab/products"
+	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
 )
@@ -49,6 +50,8 @@ func TestDetect(t *testing.T) {
 		{"http { limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s; server { listen 80; } }", nginx.Info, true},
 		{"events{} http{ server{ listen 80; location /api/ { limit_req zone=a; } } }\n", nginx.Info, true},
 		{`{"time": 1, "key": "a"}` + "\n", nil, false},
+		// the typed_config alone has no @type: --config-format envoy-local
+		{"stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\n", nil, false},
 	} {
 		got, ok := Products.Detect([]byte(c.text))
 		if got != c.want || ok != c.ok {
@@ -79,5 +82,27 @@ func TestReadTellsTheProduct(t *testing.T) {
 	}
 	if _, err := Products.Lookup("envoy"); err == nil || !strings.Contains(err.Error(), "use nginx or haproxy") {
 		t.Errorf("Products.Lookup(envoy): %v; want the products named", err)
+	}
+}
+
+// Each product's sample configurations (its package's testdata) are told as
+// its own by their content, among every product's, and so they are when the
+// file begins with a byte-order mark.
+func TestSamplesAreToldByTheirContent(t *testing.T) {
+	for _, c := range []struct {
+		pkg, file string
+		want      *products.Info
+	}{
+		{"nginx", "nginx.conf", nginx.Info},
+		{"haproxy", "haproxy.cfg", haproxy.Info},
+		{"envoy", "envoy.yaml", envoy.Local},
+		{"envoy", "descriptors.yaml", envoy.Local},
+		{"envoy", "ratelimit.yaml", envoy.Global},
+	} {
+		for _, mark := range []string{"", "\uFEFF"} {
+			if got, _ := Products.Detect([]byte(mark + testdata(c.pkg, c.file))); got != c.want {
+				t.Errorf("%s/testdata/%s (mark %q) is told as %v, want %v", c.pkg, c.file, mark, got, c.want)
+			}
+		}
 	}
 }

@@ -312,3 +312,44 @@ func CheckKeyWarnings(t *testing.T, c *products.Config, keys int64, keyBytes int
 		}
 	}
 }
+
+// ReadBack is what one of a product's snippet writers writes (its lines, and
+// whether it had a key for the log's field) and what reading it back, as
+// --config reads it, gives: one lane of one limit, whose parameters Params
+// compares with those written (Diff, "" when alike), keyed by the log's
+// Trace ("" when the product's key stands for no field), run as Policy.
+type ReadBack struct {
+	Write  func() ([]string, bool)
+	Params func(products.Limit) string
+	Policy algorithms.Policy
+	Trace  string
+}
+
+// Check writes c as p's snippet, reads it back (its product told by its
+// content, among p alone) and compares.
+func (c ReadBack) Check(t *testing.T, p *products.Info) {
+	t.Helper()
+	lines, ok := c.Write()
+	if !ok {
+		t.Fatalf("the writer has no key for the log's field")
+	}
+	data := strings.Join(lines, "\n") + "\n"
+	cfg, err := products.List{p}.Read("snippet", []byte(data), products.Options{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if cfg.Product != p || len(cfg.Lanes) != 1 || len(cfg.Lanes[0].Limits) != 1 {
+		t.Fatalf("read as %s: %s\n%s", cfg.Product, Describe(cfg), data)
+	}
+	m := cfg.Lanes[0].Limits[0]
+	if d := c.Params(m); d != "" {
+		t.Errorf("read back %s\n%s", d, data)
+	}
+	if trace := map[bool]string{true: m.Key.Trace}[m.Key.Mapped]; trace != c.Trace || m.Key.Shared {
+		t.Errorf("keyed by %+v, want the log's %q", m.Key, c.Trace)
+	}
+	lanes, _ := cfg.Ratelab("ip")
+	if len(lanes) != 1 || len(lanes[0].Limits) != 1 || lanes[0].Limits[0].Policy != c.Policy || lanes[0].Limits[0].Algorithm != p.Name {
+		t.Errorf("runs as %+v, want %s %+v", lanes, p, c.Policy)
+	}
+}
