@@ -15,6 +15,8 @@ import (
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/all"
+	"ratelab/products/apigateway"
+	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
@@ -66,9 +68,9 @@ func TestTuneTargetSnippet(t *testing.T) {
 		{envoy.Local, "ip+path", []string{"--periods", "1m"}, whole, nil},
 		{envoy.Global, "", nil, whole, nil},
 		{envoy.Global, "user", []string{"--periods", "1m,24h"}, whole, nil},
-		{products.Cloudflare, "", nil, whole, nil},
-		{products.Cloudflare, "path", []string{"--periods", "1m"}, whole, nil},
-		{products.APIGateway, "", nil, whole, nil},
+		{cloudflare.Info, "", nil, whole, nil},
+		{cloudflare.Info, "path", []string{"--periods", "1m"}, whole, nil},
+		{apigateway.Info, "", nil, whole, nil},
 		{products.Spring, "", nil, whole, nil},
 		{products.Spring, "user", []string{"--periods", "1m"}, whole, nil},
 		{products.Traefik, "", nil, whole, nil},
@@ -166,9 +168,9 @@ func TestTuneTargetSnippet(t *testing.T) {
 				t.Errorf("the snippet is burst %d %+v, the recommendation burst %d %q", got.Policy.Burst, got.Options, want.Burst, want.Options)
 			case c.product == haproxy.Info && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
 				t.Errorf("the snippet tracks %v, the recommendation %q", got.Options.TrackSC, want.Options)
-			case c.product == products.Cloudflare && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
+			case c.product == cloudflare.Info && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
 				t.Errorf("the snippet's mitigation_timeout is %s, the recommendation %q", got.Options.MitigationTimeout, want.Options)
-			case c.product != nginx.Info && c.product != haproxy.Info && c.product != products.Cloudflare && want.Options != "":
+			case c.product != nginx.Info && c.product != haproxy.Info && c.product != cloudflare.Info && want.Options != "":
 				t.Errorf("the recommendation has knobs %q the snippet does not write", want.Options)
 			}
 			if !strings.Contains(snippet, "On traces/shop.log it refuses") {

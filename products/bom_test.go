@@ -24,8 +24,6 @@ func TestByteOrderMark(t *testing.T) {
 		text    string
 		refused bool
 	}{
-		{Cloudflare, "rules.json", cloudflareRuleset, false},
-		{APIGateway, "plan.json", apiUsagePlan, false},
 		{Spring, "application.yml", springYAML, false},
 		{Traefik, "dynamic.yml", traefikYAML, false},
 		{Traefik, "dynamic.toml", "[http.middlewares.m.rateLimit]\naverage = 100\nburst = 50\n", false},

@@ -39,10 +39,6 @@ func checkConfig(t *testing.T, p *Info, c *Config, err error) {
 // isParamsOf says params are the parameters of p's limits.
 func isParamsOf(p *Info, params Params) bool {
 	switch params.(type) {
-	case *CloudflareLimit:
-		return p == Cloudflare
-	case *APIGatewayLimit:
-		return p == APIGateway
 	case *SpringLimit:
 		return p == Spring
 	case *TraefikLimit:

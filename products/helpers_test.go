@@ -114,7 +114,7 @@ func describeKey(k Key) string {
 
 // every is the products of this package, as products/all lists them (a test
 // of this package cannot import it).
-var every = List{Cloudflare, APIGateway, Spring, Traefik, Kong}
+var every = List{Spring, Traefik, Kong}
 
 // Read, ReadFile and Detect are every product's, as products/all's.
 func Read(name string, data []byte, o Options) (*Config, error) { return every.Read(name, data, o) }

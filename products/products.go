@@ -161,31 +161,6 @@ type KongLimit struct {
 	HideClientHeaders bool
 }
 
-// CloudflareLimit is one rate limiting rule: requests_per_period per period
-// for each value of its characteristics, the action and the mitigation
-// timeout.
-type CloudflareLimit struct {
-	Rule              string // its description, ref or id
-	Period            time.Duration
-	RequestsPerPeriod int64
-	MitigationTimeout time.Duration
-	Action            string
-	Status            int // response.status_code; 429 by default
-	Characteristics   []string
-}
-
-// APIGatewayLimit is a throttle of API Gateway (rateLimit requests a second,
-// burstLimit the bucket) and a usage plan's quota.
-type APIGatewayLimit struct {
-	Scope string // "usage plan NAME", "stage NAME", "method /path/GET"
-	// RateMilli is rateLimit in thousandths of a request a second.
-	RateMilli   int64
-	Burst       int64
-	QuotaLimit  int64
-	QuotaPeriod string // DAY, WEEK or MONTH; "" without a quota
-	QuotaOffset int64
-}
-
 // Key is what identifies a client for a limit: the product's expression, and
 // the request log's fields that stand for it.
 type Key struct {
@@ -338,20 +313,6 @@ func (l *KongLimit) String() string {
 	}
 	fmt.Fprintf(&b, "policy=%s status=%d", l.Policy, l.Status)
 	return b.String()
-}
-
-// String is l as a lane's description: "10/1m0s timeout=1m0s block 429 by=cf.colo.id,ip.src".
-func (l *CloudflareLimit) String() string {
-	return fmt.Sprintf("%d/%s timeout=%s %s %d by=%s", l.RequestsPerPeriod, l.Period, l.MitigationTimeout, l.Action, l.Status, strings.Join(l.Characteristics, ","))
-}
-
-// String is l as a lane's description: "rate=10r/s burst=20 quota=5000/MONTH offset=0".
-func (l *APIGatewayLimit) String() string {
-	s := fmt.Sprintf("rate=%gr/s burst=%d", float64(l.RateMilli)/1000, l.Burst)
-	if l.QuotaPeriod != "" {
-		s += fmt.Sprintf(" quota=%d/%s offset=%d", l.QuotaLimit, l.QuotaPeriod, l.QuotaOffset)
-	}
-	return s
 }
 
 // ParseDigits reads a non-negative decimal number as nginx's ngx_atoi does

@@ -24,31 +24,6 @@ func TestSnippetsReadBack(t *testing.T) {
 		check   func(m Limit) string // what differs, "" when nothing
 		want    want
 	}{
-		{Cloudflare, func() ([]string, bool) {
-			return CloudflareJSON(CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Status: 429}, "ip")
-		}, func(m Limit) string {
-			return diff(*m.Params.(*CloudflareLimit), CloudflareLimit{Rule: "ratelab", Period: 10 * time.Second, RequestsPerPeriod: 22, MitigationTimeout: 10 * time.Second, Action: "block", Status: 429,
-				Characteristics: []string{"cf.colo.id", "ip.src"}})
-		}, want{algorithms.Policy{Limit: 22, Period: 10 * time.Second}, "ip"}},
-		{Cloudflare, func() ([]string, bool) {
-			return CloudflareJSON(CloudflareLimit{Rule: "per path", Period: time.Hour, RequestsPerPeriod: 5000, Status: 403}, "path+method")
-		}, func(m Limit) string {
-			return diff(*m.Params.(*CloudflareLimit), CloudflareLimit{Rule: "per path", Period: time.Hour, RequestsPerPeriod: 5000, Action: "block", Status: 403,
-				Characteristics: []string{"cf.colo.id", "http.request.uri.path", "http.request.method"}})
-		}, want{algorithms.Policy{Limit: 5000, Period: time.Hour}, "path+method"}},
-		{APIGateway, func() ([]string, bool) {
-			return APIGatewayJSON(APIGatewayLimit{RateMilli: 22_000, Burst: 29}, "ratelab"), true
-		},
-			func(m Limit) string {
-				return diff(*m.Params.(*APIGatewayLimit), APIGatewayLimit{Scope: "usage plan ratelab", RateMilli: 22_000, Burst: 29})
-			}, want{algorithms.Policy{Limit: 22, Period: time.Second, Burst: 29}, ""}},
-		{APIGateway, func() ([]string, bool) {
-			return APIGatewayJSON(APIGatewayLimit{RateMilli: 1500, Burst: 1}, "slow"), true
-		},
-			func(m Limit) string {
-				return diff(*m.Params.(*APIGatewayLimit), APIGatewayLimit{Scope: "usage plan slow", RateMilli: 1500, Burst: 1})
-			},
-			want{algorithms.Policy{Limit: 1500, Period: 1000 * time.Second, Burst: 1}, ""}},
 		{Spring, func() ([]string, bool) {
 			return SpringYAML(SpringLimit{Route: "ratelab", ReplenishRate: 22, BurstCapacity: 29 * 60, RequestedTokens: 60}, "user")
 		}, func(m Limit) string {

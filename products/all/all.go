@@ -6,6 +6,8 @@ package all
 
 import (
 	"ratelab/products"
+	"ratelab/products/apigateway"
+	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
@@ -13,4 +15,4 @@ import (
 
 // Products are the products ratelab reads, in the order they are shown.
 var Products = products.List{nginx.Info, haproxy.Info, envoy.Local, envoy.Global,
-	products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong}
+	cloudflare.Info, apigateway.Info, products.Spring, products.Traefik, products.Kong}

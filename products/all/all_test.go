@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"ratelab/products"
+	"ratelab/products/apigateway"
+	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
 	"ratelab/products/nginx"
@@ -52,6 +54,8 @@ func TestDetect(t *testing.T) {
 		{`{"time": 1, "key": "a"}` + "\n", nil, false},
 		// the typed_config alone has no @type: --config-format envoy-local
 		{"stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 1s}\n", nil, false},
+		// JSON of no product's
+		{`{"a": 1}`, nil, false},
 	} {
 		got, ok := Products.Detect([]byte(c.text))
 		if got != c.want || ok != c.ok {
@@ -98,6 +102,9 @@ func TestSamplesAreToldByTheirContent(t *testing.T) {
 		{"envoy", "envoy.yaml", envoy.Local},
 		{"envoy", "descriptors.yaml", envoy.Local},
 		{"envoy", "ratelimit.yaml", envoy.Global},
+		{"cloudflare", "ruleset.json", cloudflare.Info},
+		{"apigateway", "usage-plan.json", apigateway.Info},
+		{"apigateway", "stage.json", apigateway.Info},
 	} {
 		for _, mark := range []string{"", "\uFEFF"} {
 			if got, _ := Products.Detect([]byte(mark + testdata(c.pkg, c.file))); got != c.want {

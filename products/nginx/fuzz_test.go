@@ -9,17 +9,11 @@ import (
 
 // No input makes the nginx reader panic, hang or answer without a place.
 func FuzzNginxConfig(f *testing.F) {
-	for _, seed := range []string{ngxSite, ngxSiteSearch, "", "}", "{", ";", "http {", `"`, "http { limit_req zone=a; }",
+	configtest.Fuzz(f, Info, []string{ngxSite, ngxSiteSearch, "", "}", "{", ";", "http {", `"`, "http { limit_req zone=a; }",
 		"events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nlimit_req zone=a burst=2 nodelay;\nserver { location / { limit_req zone=a delay=1; } }\n}\n",
 		"http { content_by_lua_block { ngx.say(\"}\") } }", "http { server { location ~ \"^/x{2}$\" { } } }", "http { map $a $b { default ${c}; } }",
-		"http { include a.conf; }", "http { limit_req_zone $x zone=a:1m rate=1r/m sync; server { limit_req zone=a; } }"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, conf string) {
-		o := configtest.NoFiles
-		o.Product = Info
-		c, err := configtest.Read(Info, "nginx.conf", []byte(conf), o)
-		configtest.CheckRead(t, c, err, func(p products.Params) string {
+		"http { include a.conf; }", "http { limit_req_zone $x zone=a:1m rate=1r/m sync; server { limit_req zone=a; } }"},
+		func(p products.Params) string {
 			n, ok := p.(*Limit)
 			switch {
 			case !ok:
@@ -29,5 +23,4 @@ func FuzzNginxConfig(f *testing.F) {
 			}
 			return ""
 		})
-	})
 }

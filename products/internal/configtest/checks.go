@@ -353,3 +353,22 @@ func (c ReadBack) Check(t *testing.T, p *products.Info) {
 		t.Errorf("runs as %+v, want %s %+v", lanes, p, c.Policy)
 	}
 }
+
+// Fuzz holds, for every input the fuzzer makes from seeds read as p's
+// (included files read as none), what CheckRead holds, and that
+// Config.Ratelab maps what is read: no input makes p's reader panic, hang or
+// answer without a place.
+func Fuzz(f *testing.F, p *products.Info, seeds []string, params func(products.Params) string) {
+	for _, seed := range seeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, conf string) {
+		o := NoFiles
+		o.Product = p
+		c, err := Read(p, "conf", []byte(conf), o)
+		CheckRead(t, c, err, params)
+		if err == nil {
+			c.Ratelab("ip")
+		}
+	})
+}
