@@ -19,7 +19,10 @@ import (
 	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
+	"ratelab/products/kong"
 	"ratelab/products/nginx"
+	"ratelab/products/spring"
+	"ratelab/products/traefik"
 )
 
 // tune --target prints its recommendation as the lines to paste into the
@@ -71,12 +74,12 @@ func TestTuneTargetSnippet(t *testing.T) {
 		{cloudflare.Info, "", nil, whole, nil},
 		{cloudflare.Info, "path", []string{"--periods", "1m"}, whole, nil},
 		{apigateway.Info, "", nil, whole, nil},
-		{products.Spring, "", nil, whole, nil},
-		{products.Spring, "user", []string{"--periods", "1m"}, whole, nil},
-		{products.Traefik, "", nil, whole, nil},
-		{products.Traefik, "", []string{"--periods", "10s"}, whole, nil},
-		{products.Kong, "", nil, whole, nil},
-		{products.Kong, "user", []string{"--periods", "1s,1m"}, whole, nil},
+		{spring.Info, "", nil, whole, nil},
+		{spring.Info, "user", []string{"--periods", "1m"}, whole, nil},
+		{traefik.Info, "", nil, whole, nil},
+		{traefik.Info, "", []string{"--periods", "10s"}, whole, nil},
+		{kong.Info, "", nil, whole, nil},
+		{kong.Info, "user", []string{"--periods", "1s,1m"}, whole, nil},
 	}
 	var named []string
 	for _, c := range cases {

@@ -30,8 +30,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
 
 	"ratelab/algorithms"
 	"ratelab/internal/printable"
@@ -128,37 +126,6 @@ type Limit struct {
 // status=429"), to describe a lane.
 type Params interface {
 	String() string
-}
-
-// SpringLimit is a RequestRateLimiter's RedisRateLimiter: replenishRate
-// tokens a second, burstCapacity at most, requestedTokens a request.
-type SpringLimit struct {
-	Route                                         string
-	ReplenishRate, BurstCapacity, RequestedTokens int64
-	// Status is the filter's statusCode, a refusal's status; 429 by default.
-	Status int
-}
-
-// TraefikLimit is a rateLimit middleware: average requests per period, burst.
-type TraefikLimit struct {
-	Middleware string
-	Average    int64
-	Period     time.Duration
-	Burst      int64
-	// Redis is the redis option: the buckets in Redis (v3.4+), shared by the
-	// instances, each on its own clock.
-	Redis bool
-}
-
-// KongLimit is a rate-limiting plugin: its limits per window (second to
-// year; 0 unset), its policy and error_code.
-type KongLimit struct {
-	Plugin  string
-	Windows [6]int64
-	Policy  string // local, cluster or redis
-	Status  int    // error_code; 429 by default
-	// HideClientHeaders is hide_client_headers: no rate-limit header sent.
-	HideClientHeaders bool
 }
 
 // Key is what identifies a client for a limit: the product's expression, and
@@ -283,36 +250,6 @@ func AddLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) err
 		c.Lanes = append(c.Lanes, *lane)
 	}
 	return nil
-}
-
-// String is l as a lane's description: "replenish=10 burst=20 requested=1".
-func (l *SpringLimit) String() string {
-	s := fmt.Sprintf("replenish=%d burst=%d requested=%d", l.ReplenishRate, l.BurstCapacity, l.RequestedTokens)
-	if l.Status != 429 {
-		s += fmt.Sprintf(" status=%d", l.Status)
-	}
-	return s
-}
-
-// String is l as a lane's description: "average=100/1s burst=50".
-func (l *TraefikLimit) String() string {
-	s := fmt.Sprintf("average=%d/%s burst=%d", l.Average, l.Period, l.Burst)
-	if l.Redis {
-		s += " redis"
-	}
-	return s
-}
-
-// String is l as a lane's description: "minute=6 policy=local status=429".
-func (l *KongLimit) String() string {
-	var b strings.Builder
-	for w, n := range l.Windows {
-		if n > 0 {
-			fmt.Fprintf(&b, "%s=%d ", kongWindows[w], n)
-		}
-	}
-	fmt.Fprintf(&b, "policy=%s status=%d", l.Policy, l.Status)
-	return b.String()
 }
 
 // ParseDigits reads a non-negative decimal number as nginx's ngx_atoi does

@@ -32,7 +32,12 @@ type Target struct {
 	// snippet then says when the recommendation delays none.
 	Delays bool
 	// Write writes the recommendation's lines, with what they are and where
-	// they go, and notes the key when the product has none for the log's.
+	// they go, and notes the key when the product has none for the log's. The
+	// lines are the product's own syntax, to paste into a configuration, which
+	// List.Read reads back to the same parameters; a YAML or JSON product's
+	// are a whole document, read back (by its content, or with the product
+	// named) to one lane of one limit. Where the product has no way to key a
+	// limit by the log's field, they hold a placeholder (KEY) to replace.
 	Write func(b *strings.Builder, s Snippet)
 }
 

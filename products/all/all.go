@@ -10,9 +10,12 @@ import (
 	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
+	"ratelab/products/kong"
 	"ratelab/products/nginx"
+	"ratelab/products/spring"
+	"ratelab/products/traefik"
 )
 
 // Products are the products ratelab reads, in the order they are shown.
 var Products = products.List{nginx.Info, haproxy.Info, envoy.Local, envoy.Global,
-	cloudflare.Info, apigateway.Info, products.Spring, products.Traefik, products.Kong}
+	cloudflare.Info, apigateway.Info, spring.Info, traefik.Info, kong.Info}

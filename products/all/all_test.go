@@ -11,7 +11,10 @@ import (
 	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
+	"ratelab/products/kong"
 	"ratelab/products/nginx"
+	"ratelab/products/spring"
+	"ratelab/products/traefik"
 )
 
 // ngxSite and ngxSiteSearch are nginx's real-looking nginx.conf and the file
@@ -105,6 +108,10 @@ func TestSamplesAreToldByTheirContent(t *testing.T) {
 		{"cloudflare", "ruleset.json", cloudflare.Info},
 		{"apigateway", "usage-plan.json", apigateway.Info},
 		{"apigateway", "stage.json", apigateway.Info},
+		{"spring", "application.yml", spring.Info},
+		{"traefik", "dynamic.yml", traefik.Info},
+		{"traefik", "dynamic.toml", traefik.Info},
+		{"kong", "kong.yml", kong.Info},
 	} {
 		for _, mark := range []string{"", "\uFEFF"} {
 			if got, _ := Products.Detect([]byte(mark + testdata(c.pkg, c.file))); got != c.want {

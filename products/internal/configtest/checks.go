@@ -372,3 +372,27 @@ func Fuzz(f *testing.F, p *products.Info, seeds []string, params func(products.P
 		}
 	})
 }
+
+// CheckLaneLimits reads data as p's, maps it to lanes (keyed by ip) and holds
+// that each lane's first limit runs as want's does, in order (algorithm,
+// policy, options), with parameters its algorithm takes.
+func CheckLaneLimits(t *testing.T, p *products.Info, data string, want ...products.RatelabLimit) {
+	t.Helper()
+	cfg, err := Read(p, "f.yml", []byte(data), products.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := cfg.Ratelab("ip")
+	if len(lanes) != len(want) {
+		t.Fatalf("%v: %d lanes, want %d", p, len(lanes), len(want))
+	}
+	for i, l := range lanes {
+		m := l.Limits[0]
+		if m.Algorithm != want[i].Algorithm || m.Policy.WithDefaults() != want[i].Policy.WithDefaults() || m.Options != want[i].Options {
+			t.Errorf("%v lane %d: %s %+v %+v, want %+v %+v", p, i, m.Algorithm, m.Policy, m.Options, want[i].Policy, want[i].Options)
+		}
+		if _, err := algorithms.New(m.Algorithm, m.Policy, m.Options); err != nil {
+			t.Errorf("%v lane %d: %v", p, i, err)
+		}
+	}
+}
