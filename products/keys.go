@@ -8,8 +8,10 @@ import (
 // A product keys its limits by an expression of the request (nginx: a complex
 // value of variables; HAProxy: a sample fetch); a request log has a few fields
 // (a Common/Combined Log: the client's address, the authenticated user, the
-// method and the path; JSON Lines and CSV: fields named the same). These
-// functions say which fields stand for an expression, and how they differ.
+// method and the path; JSON Lines and CSV: fields named the same). Each
+// product's package says which fields stand for each part of an expression,
+// and how they differ (nginx's variables, HAProxy's fetches), as KeyParts, and
+// JoinKey makes the expression's Key of them.
 
 // KeyPart is what one variable or fetch maps to.
 type KeyPart struct {

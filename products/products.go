@@ -1,26 +1,28 @@
 // Package products reads the configuration files of the products whose rate
-// limiters ratelab emulates — nginx's nginx.conf (limit_req) and HAProxy's
-// haproxy.cfg (stick tables and http_req_rate) — into lanes: every context that
-// limits requests, with its limits in the product's own terms (nginx: rate,
-// burst, nodelay, delay, dry run, status; HAProxy: period, threshold, whether
-// denied requests are counted, expire, status) and what identifies a client in
-// a request log for each (its key).
+// limiters ratelab emulates into lanes: every context of the file that limits
+// requests, with its limits in the product's own terms, and what identifies a
+// client in a request log for each (its key). A product is a package of its
+// own (products/nginx, products/haproxy, products/envoy, products/cloudflare,
+// products/apigateway, products/spring, products/traefik, products/kong) that
+// declares its Info — its name, its file, how the file is told, its reader,
+// how its limits become lanes, what ratelab tune --target writes for it — and
+// products/all lists them once; docs/adding-a-product.md says how to add one.
+// The limiters that decide as the products do are the algorithms package's.
 //
 // A file is checked as the product checks it: what the product refuses is an
 // *Error at its file:line, with the fix. What the file does that changes
-// limiting and that ratelab does not model (nginx's limit_conn or limit_rate, a
-// key set by a map, a return before the limits run; HAProxy's other counters,
-// tarpit, combined conditions) is a Warning at its file:line: never silently
-// left out.
+// limiting and that ratelab does not model (nginx's limit_conn, a key set by a
+// map; HAProxy's other counters; which requests carry an Envoy descriptor) is
+// a Warning at its file:line: never silently left out.
 //
-// The YAML and JSON products go through the same seam (tree.go: one node tree
-// with each value's line, from go.yaml.in/yaml/v3's nodes, encoding/json's
-// tokens or go-toml's parser): Envoy's local rate limit filter and the rate
-// limit service (envoy.go), Cloudflare's rules and API Gateway's usage plans
-// and stages (cloud.go), Spring Cloud Gateway's RequestRateLimiter, Traefik's
-// rateLimit middleware and Kong's rate-limiting plugin (gateways.go). A field
-// the product does not have, or a value it refuses, is an *Error at its line
-// with the fix; what the lane does not model is a Warning at its line.
+// This package holds what every product shares: the Config a reader makes
+// (its Lanes, each Limit with the product's own Params and its Key), places,
+// errors and warnings; reading with the product named or told by its content
+// (List: Read, Detect); the mapping of a product's lanes to ratelab's
+// (Config.Ratelab, Mapping); one node tree for the YAML, JSON and TOML
+// products, each value at its line (Node, from go.yaml.in/yaml/v3's nodes,
+// encoding/json's tokens or go-toml's parser, read field by field with
+// Reader); and what tune --target needs of a product (Target, Snippet).
 package products
 
 import (
@@ -116,7 +118,7 @@ type Limit struct {
 	Place Place
 	Key   Key
 	// Params are the limit's parameters in its product's terms: the
-	// product's own type (*NginxLimit, *HAProxyLimit…), which only the
+	// product's own type (*nginx.Limit, *haproxy.Limit…), which only the
 	// product's code asserts.
 	Params Params
 }

@@ -14,8 +14,8 @@ import (
 	"ratelab/products"
 )
 
-// NoFiles reads no included file: a fuzzed configuration stays in memory.
-var NoFiles = products.Options{
+// noFiles reads no included file: a fuzzed configuration stays in memory.
+var noFiles = products.Options{
 	ReadFile: func(string) ([]byte, error) { return nil, os.ErrNotExist },
 	Glob:     func(string) ([]string, error) { return nil, nil },
 }
@@ -363,7 +363,7 @@ func Fuzz(f *testing.F, p *products.Info, seeds []string, params func(products.P
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, conf string) {
-		o := NoFiles
+		o := noFiles
 		o.Product = p
 		c, err := Read(p, "conf", []byte(conf), o)
 		CheckRead(t, c, err, params)

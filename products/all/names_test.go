@@ -1,0 +1,190 @@
+package all
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// No product's name is written outside its package and this list: every
+// other package names a product through the list (Products: its Info, its
+// name) and asks its Info for the fact, so a product's facts live in its
+// package, and adding one is its package and a line here
+// (docs/adding-a-product.md). The test reads every Go file of the module but
+// tests and the algorithms package (which declares the lanes' names, and
+// whose TestNamesAreWrittenOnlyInTheRegistry keeps them out of every package
+// but products/), and fails on
+//
+//   - an import of a product's package anywhere but this list;
+//   - a product's lane name constant (algorithms.NginxName, and a lane of the
+//     product's own, algorithms.TraefikRedisName) outside its package;
+//   - a string literal under products/ that holds a product's name as a word
+//     (as TestNamesAreWrittenOnlyInTheRegistry reads one) outside its package.
+//
+// Scenario files, test data and comments are not Go code and are not read.
+func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	constants := laneConstants(t, filepath.Join(root, "algorithms"))
+	type product struct {
+		dir   string         // its package's folder, from the module's root
+		names []string       // its name, and its own lanes' ("traefik-redis")
+		word  *regexp.Regexp // one of names as a word of its own
+	}
+	var ps []product
+	owner := map[string]int{} // a lane constant's identifier: its product
+	for i, p := range Products {
+		dir := packageDir(p.Read)
+		if dir == "" || dir == "products" {
+			t.Fatalf("%s: its reader is not in a package of its own under products/ (%s)", p, dir)
+		}
+		pr := product{dir: dir}
+		for ident, value := range constants {
+			if value == string(p.Name) || strings.HasPrefix(value, string(p.Name)+"-") {
+				pr.names = append(pr.names, regexp.QuoteMeta(value))
+				owner[ident] = i
+			}
+		}
+		pr.word = regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(pr.names, "|") + `)($|[^a-z0-9_-])`)
+		ps = append(ps, pr)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata") || rel == "algorithms" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		dir := path.Dir(rel)
+		imports := map[*ast.BasicLit]bool{}
+		for _, spec := range f.Imports {
+			imports[spec.Path] = true
+			ip, _ := strconv.Unquote(spec.Path.Value)
+			for _, pr := range ps {
+				if ip == "ratelab/"+pr.dir && dir != "products/all" {
+					t.Errorf("%s imports %s; name the product through products/all's list", fset.Position(spec.Pos()), ip)
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "algorithms" {
+					if i, ok := owner[n.Sel.Name]; ok && dir != ps[i].dir {
+						t.Errorf("%s: algorithms.%s is %s's lane, written outside %s; ask the product's Info (Name) instead", fset.Position(n.Pos()), n.Sel.Name, Products[i], ps[i].dir)
+					}
+				}
+			case *ast.BasicLit:
+				if n.Kind != token.STRING || imports[n] || !strings.HasPrefix(rel, "products/") {
+					return true
+				}
+				s, err := strconv.Unquote(n.Value)
+				if err != nil {
+					return true
+				}
+				for i, pr := range ps {
+					if dir != pr.dir && pr.word.MatchString(s) {
+						t.Errorf("%s: %q spells %s's name outside %s; write it there, or ask its Info", fset.Position(n.Pos()), s, Products[i], pr.dir)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("read %d Go files under %s; the walk missed the module", checked, root)
+	}
+}
+
+// laneConstants are the algorithms package's name constants (const XName
+// Name = "x"): their identifiers and values.
+func laneConstants(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				if typ, ok := v.Type.(*ast.Ident); !ok || typ.Name != "Name" || len(v.Values) != len(v.Names) {
+					continue
+				}
+				for i, name := range v.Names {
+					if lit, ok := v.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						out[name.Name], _ = strconv.Unquote(lit.Value)
+					}
+				}
+			}
+		}
+	}
+	if len(out) < len(Products) {
+		t.Fatalf("found %d name constants in %s; the algorithms package declares every lane's", len(out), dir)
+	}
+	return out
+}
+
+// packageDir is the folder, from the module's root, of the package that
+// defines fn ("products/nginx").
+func packageDir(fn any) string {
+	name := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name() // ratelab/products/nginx.read
+	name = strings.TrimPrefix(name, "ratelab/")
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		if j := strings.Index(name[i:], "."); j >= 0 {
+			return name[:i+j]
+		}
+	}
+	return strings.SplitN(name, ".", 2)[0]
+}
