@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"ratelab/algorithms"
 )
 
 // No product's name is written outside its package and this list: every
@@ -29,9 +31,11 @@ import (
 //   - a product's lane name constant (algorithms.NginxName, and a lane of the
 //     product's own, algorithms.TraefikRedisName) outside its package;
 //   - a string literal under products/ that holds a product's name as a word
-//     (as TestNamesAreWrittenOnlyInTheRegistry reads one) outside its package.
+//     (as TestNamesAreWrittenOnlyInTheRegistry reads one) outside its package,
+//     or the name of an algorithm that is no product's lane: a product names
+//     the lanes it maps to by their constants.
 //
-// Scenario files, test data and comments are not Go code and are not read.
+// Scenario files, test data, comments and import paths are not read.
 func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -60,6 +64,14 @@ func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
 		pr.word = regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(pr.names, "|") + `)($|[^a-z0-9_-])`)
 		ps = append(ps, pr)
 	}
+	// the limiters that are no product's lane, as a word of their own
+	var others []string
+	for _, a := range algorithms.All() {
+		if _, ours := owner[constantOf(constants, a.Name)]; !ours && !a.Baseline {
+			others = append(others, regexp.QuoteMeta(string(a.Name)))
+		}
+	}
+	other := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(others, "|") + `)($|[^a-z0-9_-])`)
 	fset := token.NewFileSet()
 	checked := 0
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -118,6 +130,9 @@ func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
 						t.Errorf("%s: %q spells %s's name outside %s; write it there, or ask its Info", fset.Position(n.Pos()), s, Products[i], pr.dir)
 					}
 				}
+				if other.MatchString(s) {
+					t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (algorithms.Info) for the fact", fset.Position(n.Pos()), s)
+				}
 			}
 			return true
 		})
@@ -174,6 +189,16 @@ func laneConstants(t *testing.T, dir string) map[string]string {
 		t.Fatalf("found %d name constants in %s; the algorithms package declares every lane's", len(out), dir)
 	}
 	return out
+}
+
+// constantOf is the identifier of the constant whose value is name.
+func constantOf(constants map[string]string, name algorithms.Name) string {
+	for ident, value := range constants {
+		if value == string(name) {
+			return ident
+		}
+	}
+	return ""
 }
 
 // packageDir is the folder, from the module's root, of the package that
