@@ -1,20 +1,16 @@
 package all
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"ratelab/products"
-	"ratelab/products/apigateway"
-	"ratelab/products/cloudflare"
-	"ratelab/products/envoy"
 	"ratelab/products/haproxy"
-	"ratelab/products/kong"
 	"ratelab/products/nginx"
-	"ratelab/products/spring"
-	"ratelab/products/traefik"
 )
 
 // ngxSite and ngxSiteSearch are nginx's real-looking nginx.conf and the file
@@ -92,31 +88,35 @@ func TestReadTellsTheProduct(t *testing.T) {
 	}
 }
 
-// Each product's sample configurations (its package's testdata) are told as
-// its own by their content, among every product's, and so they are when the
-// file begins with a byte-order mark.
+// Each product's sample configurations (every file of its package's
+// testdata) are told as its own by their content, among every product's, and
+// so they are when the file begins with a byte-order mark.
 func TestSamplesAreToldByTheirContent(t *testing.T) {
-	for _, c := range []struct {
-		pkg, file string
-		want      *products.Info
-	}{
-		{"nginx", "nginx.conf", nginx.Info},
-		{"haproxy", "haproxy.cfg", haproxy.Info},
-		{"envoy", "envoy.yaml", envoy.Local},
-		{"envoy", "descriptors.yaml", envoy.Local},
-		{"envoy", "ratelimit.yaml", envoy.Global},
-		{"cloudflare", "ruleset.json", cloudflare.Info},
-		{"apigateway", "usage-plan.json", apigateway.Info},
-		{"apigateway", "stage.json", apigateway.Info},
-		{"spring", "application.yml", spring.Info},
-		{"traefik", "dynamic.yml", traefik.Info},
-		{"traefik", "dynamic.toml", traefik.Info},
-		{"kong", "kong.yml", kong.Info},
-	} {
-		for _, mark := range []string{"", "\uFEFF"} {
-			if got, _ := Products.Detect([]byte(mark + testdata(c.pkg, c.file))); got != c.want {
-				t.Errorf("%s/testdata/%s (mark %q) is told as %v, want %v", c.pkg, c.file, mark, got, c.want)
+	samples := 0
+	for _, p := range Products {
+		dir := filepath.Join("../..", packageDir(p.Read), "testdata")
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
 			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			samples++
+			for _, mark := range []string{"", "\uFEFF"} {
+				got, _ := Products.Detect(append([]byte(mark), data...))
+				if got == nil || packageDir(got.Read) != packageDir(p.Read) {
+					t.Errorf("%s (mark %q) is told as %v, want %s's", path, mark, got, packageDir(p.Read))
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
 		}
+	}
+	if samples < len(Products) {
+		t.Errorf("%d samples for %d products: each product's package has some in testdata/", samples, len(Products))
 	}
 }
