@@ -2,6 +2,7 @@ package products
 
 import (
 	"bytes"
+	"iter"
 	"strings"
 )
 
@@ -89,4 +90,30 @@ func joinOr(words []string) string {
 func OpensJSON(data []byte) bool {
 	t := bytes.TrimSpace(data)
 	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// TextLine is a line of a configuration whose syntax is lines of words
+// (nginx's, HAProxy's), as a detector reads it: the line as written, trimmed,
+// and its first word.
+type TextLine struct {
+	Line, Trimmed, Word []byte
+}
+
+// TextLines are data's lines that hold more than blanks or a comment (#).
+func TextLines(data []byte) iter.Seq[TextLine] {
+	return func(yield func(TextLine) bool) {
+		for line := range bytes.Lines(data) {
+			t := bytes.TrimSpace(line)
+			if len(t) == 0 || t[0] == '#' {
+				continue
+			}
+			word := t
+			if i := bytes.IndexAny(t, " \t"); i >= 0 {
+				word = t[:i]
+			}
+			if !yield(TextLine{line, t, word}) {
+				return
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package products
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -78,6 +79,24 @@ func (c *Config) KeyWarnings(keys int64, keyBytes int) []Warning {
 		return nil
 	}
 	return c.Product.KeyWarnings(c, keys, keyBytes)
+}
+
+// Once yields c's limits, each place by gives once: the first limit of each
+// zone or table that several limits share.
+func (c *Config) Once(by func(Limit) Place) iter.Seq[Limit] {
+	return func(yield func(Limit) bool) {
+		seen := map[Place]bool{}
+		for _, l := range c.Lanes {
+			for _, m := range l.Limits {
+				if p := by(m); !seen[p] {
+					seen[p] = true
+					if !yield(m) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // Mapping is what a product's Lanes is given beside the lane: what keys the

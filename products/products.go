@@ -31,7 +31,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"ratelab/algorithms"
 	"ratelab/internal/printable"
@@ -252,19 +251,4 @@ func AddLanes[T any](c *Config, items []T, read func(int, T) (*Lane, error)) err
 		c.Lanes = append(c.Lanes, *lane)
 	}
 	return nil
-}
-
-// ParseDigits reads a non-negative decimal number as nginx's ngx_atoi does
-// (digits only, at most 18), as nginx and HAProxy write counts and sizes.
-func ParseDigits(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
 }

@@ -150,3 +150,15 @@ func cmpOr(s, def string) string {
 	}
 	return s
 }
+
+// ReadTree reads data, a configuration named name, into its node tree with
+// parse (ParseYAML, ParseJSON, ParseTOML), and makes the Config its lanes go
+// in and the Reader whose warnings go there.
+func ReadTree(name string, data []byte, parse func(string, []byte) (*Node, error)) (*Node, *Config, Reader, error) {
+	root, err := parse(name, data)
+	if err != nil {
+		return nil, nil, Reader{}, err
+	}
+	c := &Config{File: name}
+	return root, c, Reader{File: name, Warnings: &c.Warnings}, nil
+}

@@ -24,23 +24,10 @@ import (
 
 // Info is Amazon API Gateway's throttling, read from the JSON of a usage
 // plan (throttle, quota, apiStages) or a stage (methodSettings).
-var Info = &products.Info{
-	Name:     algorithms.APIGatewayName,
-	File:     "an API Gateway usage plan's or stage's JSON",
-	Limiting: "throttle with a rateLimit",
-	Detect:   detect,
-	Shows:    "throttle, rateLimit, burstLimit",
-	Read:     read,
-	Lanes:    lanes,
-	Target: &products.Target{
-		Periods:  []time.Duration{time.Second},
-		Writable: "rateLimit, requests a second (1s)",
-		Period:   products.OneOf(time.Second),
-		MaxLimit: 1e9,
-		MaxBurst: math.MaxInt32,
-		Write:    write,
-	},
-}
+var Info = &products.Info{Name: algorithms.APIGatewayName, File: "an API Gateway usage plan's or stage's JSON", Limiting: "throttle with a rateLimit",
+	Detect: detect, Shows: "throttle, rateLimit, burstLimit", Read: read, Lanes: lanes,
+	Target: &products.Target{Periods: []time.Duration{time.Second}, Writable: "rateLimit, requests a second (1s)", Period: products.OneOf(time.Second),
+		MaxLimit: 1e9, MaxBurst: math.MaxInt32, Write: write}}
 
 // Limit is a throttle of API Gateway (rateLimit requests a second,
 // burstLimit the bucket) and a usage plan's quota.

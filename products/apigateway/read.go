@@ -14,12 +14,11 @@ import (
 // (throttlingRateLimit, throttlingBurstLimit). Each throttle is a lane; the
 // plan's quota goes with the plan's throttle.
 func read(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseJSON(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseJSON)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	var docs []*products.Node
 	switch {
 	case root.Get("items") != nil && root.Get("items").Kind == products.SeqNode:

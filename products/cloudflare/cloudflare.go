@@ -24,24 +24,15 @@ import (
 
 // Info is Cloudflare's rate limiting rules, read from the JSON of the
 // Rulesets API (a ruleset, its rules, or one rule).
-var Info = &products.Info{
-	Name:     algorithms.CloudflareName,
-	File:     "a Cloudflare rule's JSON",
-	Limiting: "rule with a ratelimit",
-	Detect:   detect,
-	Shows:    "requests_per_period",
-	Read:     read,
-	Lanes:    lanes,
-	Target: &products.Target{
-		Variants: []products.Variant{{}, {MitigationPeriods: 1}},
-		Periods:  []time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
+var Info = &products.Info{Name: algorithms.CloudflareName, File: "a Cloudflare rule's JSON", Limiting: "rule with a ratelimit",
+	Detect: detect, Shows: "requests_per_period", Read: read, Lanes: lanes,
+	Target: &products.Target{Variants: []products.Variant{{}, {MitigationPeriods: 1}}, Periods: []time.Duration{10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
 		Writable: "a period of 10s, 15s, 20s, 30s, 40s, 45s, 1m, 90s, 2m, 3m, 4m, 5m, 8m, 10m, 15m, 20m, 30m, 40m, 1h, 65535s or 24h (which ones depends on the plan: Free 10s only, Pro up to 1m, Business up to 10m)",
-		Period: func(d time.Duration) bool {
-			return algorithms.CheckCloudflarePolicy(algorithms.Policy{Limit: 1, Period: d}, algorithms.Options{}) == nil
-		},
-		MaxLimit: math.MaxInt32,
-		Write:    write,
-	},
+		Period:   writesPeriod, MaxLimit: math.MaxInt32, Write: write}}
+
+// writesPeriod says a rule can count over d, as Cloudflare takes a period.
+func writesPeriod(d time.Duration) bool {
+	return algorithms.CheckCloudflarePolicy(algorithms.Policy{Limit: 1, Period: d}, algorithms.Options{}) == nil
 }
 
 // Limit is one rate limiting rule: requests_per_period per period

@@ -33,12 +33,11 @@ var characteristics = map[string]string{
 // create-api): a response ({"result": ruleset}), a ruleset ({"rules": […]}),
 // a list of rules, or one rule. Each enabled rule with a ratelimit is a lane.
 func read(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseJSON(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseJSON)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	n := root
 	if res := n.Get("result"); res != nil {
 		n = res

@@ -47,12 +47,11 @@ var units = []struct {
 // unit, shadow_mode). Each rate_limit is a lane of its own (the service
 // counts each descriptor of a request apart), in the file's order.
 func readGlobal(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseYAML(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseYAML)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	if err := r.Fields(root, "the rate limit service's configuration", "domain", "descriptors"); err != nil {
 		return nil, err
 	}

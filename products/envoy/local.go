@@ -55,12 +55,11 @@ var localFields = []string{"@type", "stat_prefix", "status", "token_bucket", "fi
 // the order Envoy's requestAllowed takes them (by fill rate, slowest first),
 // the default token_bucket last.
 func readLocal(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseYAML(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseYAML)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	var found []*products.Node
 	var walk func(n *products.Node)
 	walk = func(n *products.Node) {

@@ -11,22 +11,14 @@ import (
 // or semicolons at their ends (nginx's); three, a section, are enough.
 func detect(data []byte) products.Sign {
 	n := 0
-	for line := range bytes.Lines(data) {
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' {
-			continue
-		}
-		word := t
-		if i := bytes.IndexAny(t, " \t"); i >= 0 {
-			word = t[:i]
-		}
-		switch string(word) {
+	for l := range products.TextLines(data) {
+		switch string(l.Word) {
 		case "frontend", "backend", "listen", "defaults", "global", "peers", "userlist", "resolvers":
-			if line[0] != ' ' && line[0] != '\t' && !bytes.ContainsAny(t, "{;") {
+			if l.Line[0] != ' ' && l.Line[0] != '\t' && !bytes.ContainsAny(l.Trimmed, "{;") {
 				n += 3
 			}
 		case "bind", "stick-table", "http-request", "tcp-request", "default_backend", "use_backend", "acl", "mode", "timeout", "maxconn", "server":
-			if !bytes.HasSuffix(t, []byte(";")) && !bytes.HasSuffix(t, []byte("{")) {
+			if !bytes.HasSuffix(l.Trimmed, []byte(";")) && !bytes.HasSuffix(l.Trimmed, []byte("{")) {
 				n++
 			}
 		}

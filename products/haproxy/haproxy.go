@@ -24,25 +24,11 @@ import (
 )
 
 // Info is HAProxy's stick tables with http_req_rate, read from a haproxy.cfg.
-var Info = &products.Info{
-	Name:          algorithms.HAProxyName,
-	File:          "a haproxy.cfg",
-	Limiting:      "http-request deny on http_req_rate",
-	Detect:        detect,
-	Shows:         "sections: global, defaults, frontend, backend, listen",
-	Read:          read,
-	ByteOrderMark: markRefused,
-	Lanes:         lanes,
-	KeyWarnings:   keyWarnings,
-	Target: &products.Target{
-		Variants: []products.Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
-		Periods:  []time.Duration{time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour},
-		Writable: "http_req_rate(<period>) in whole milliseconds",
-		Period:   func(d time.Duration) bool { return d%time.Millisecond == 0 && d <= math.MaxInt32*time.Millisecond },
-		MaxLimit: math.MaxInt32,
-		Write:    write,
-	},
-}
+var Info = &products.Info{Name: algorithms.HAProxyName, File: "a haproxy.cfg", Limiting: "http-request deny on http_req_rate",
+	Detect: detect, Shows: "sections: global, defaults, frontend, backend, listen", Read: read, ByteOrderMark: markRefused, Lanes: lanes, KeyWarnings: keyWarnings,
+	Target: &products.Target{Variants: []products.Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
+		Periods: []time.Duration{time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour}, Writable: "http_req_rate(<period>) in whole milliseconds",
+		Period: func(d time.Duration) bool { return d%time.Millisecond == 0 && d <= math.MaxInt32*time.Millisecond }, MaxLimit: math.MaxInt32, Write: write}}
 
 // markRefused is what HAProxy says of a file that begins with a
 // byte-order mark: it reads the mark as part of the first keyword

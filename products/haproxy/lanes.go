@@ -71,25 +71,18 @@ func laneLimit(m products.Limit, mp *products.Mapping) (products.RatelabLimit, b
 // what HAProxy does when it is full.
 func keyWarnings(c *products.Config, keys int64, _ int) []products.Warning {
 	var out []products.Warning
-	seen := map[products.Place]bool{}
-	for _, l := range c.Lanes {
-		for _, m := range l.Limits {
-			h := m.Params.(*Limit)
-			if seen[h.TablePlace] {
-				continue
-			}
-			seen[h.TablePlace] = true
-			if keys <= h.TableSize {
-				continue
-			}
-			what := "HAProxy purges the oldest entries to store new ones, which start again from zero"
-			if h.NoPurge {
-				what = "with nopurge HAProxy stores no new key: requests of keys it cannot store are not tracked, so this rule never refuses them"
-			}
-			out = append(out, products.Warningf(h.TablePlace,
-				"table %s holds %d entries and the trace has %d keys: when it is full, %s; ratelab keeps every key: not modelled",
-				h.Table, h.TableSize, keys, what))
+	for m := range c.Once(func(m products.Limit) products.Place { return m.Params.(*Limit).TablePlace }) {
+		h := m.Params.(*Limit)
+		if keys <= h.TableSize {
+			continue
 		}
+		what := "HAProxy purges the oldest entries to store new ones, which start again from zero"
+		if h.NoPurge {
+			what = "with nopurge HAProxy stores no new key: requests of keys it cannot store are not tracked, so this rule never refuses them"
+		}
+		out = append(out, products.Warningf(h.TablePlace,
+			"table %s holds %d entries and the trace has %d keys: when it is full, %s; ratelab keeps every key: not modelled",
+			h.Table, h.TableSize, keys, what))
 	}
 	return out
 }

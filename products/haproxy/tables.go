@@ -94,7 +94,7 @@ func parseStickTable(name string, l cfgLine, from int) (*stickTable, error) {
 			if err != nil {
 				return nil, err
 			}
-			n, ok := parseSize(v)
+			n, ok := products.ParseSize(v, "kmg", 1<<40)
 			if !ok || n <= 0 {
 				return nil, products.Errorf(l.place, "stick-table: invalid size '%s'; a number of entries, with k, m or g for 2^10, 2^20, 2^30", v)
 			}
@@ -176,27 +176,6 @@ func parseTime(s string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(n) * u, true
-}
-
-// parseSize reads a size with k, m or g for 2^10, 2^20 or 2^30.
-func parseSize(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	scale := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		scale, s = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		scale, s = 1<<20, s[:len(s)-1]
-	case 'g', 'G':
-		scale, s = 1<<30, s[:len(s)-1]
-	}
-	n, ok := products.ParseDigits(s)
-	if !ok || n > (1<<40)/scale {
-		return 0, false
-	}
-	return n * scale, true
 }
 
 // nearTable is a "did you mean" for a table's name.

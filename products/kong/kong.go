@@ -25,21 +25,10 @@ import (
 
 // Info is Kong's rate-limiting plugin, read from a declarative configuration
 // (kong.yml).
-var Info = &products.Info{
-	Name:     algorithms.KongName,
-	File:     "Kong's declarative kong.yml",
-	Limiting: "rate-limiting plugin with a second, minute, hour or day limit",
-	Detect:   detect,
-	Shows:    "_format_version",
-	Read:     read,
-	Lanes:    lanes,
-	Target: &products.Target{
-		Writable: "second, minute, hour or day windows (1s, 1m, 1h, 24h)",
-		Period:   func(d time.Duration) bool { _, ok := windowOf(d); return ok },
-		MaxLimit: math.MaxInt64,
-		Write:    write,
-	},
-}
+var Info = &products.Info{Name: algorithms.KongName, File: "Kong's declarative kong.yml", Limiting: "rate-limiting plugin with a second, minute, hour or day limit",
+	Detect: detect, Shows: "_format_version", Read: read, Lanes: lanes,
+	Target: &products.Target{Writable: "second, minute, hour or day windows (1s, 1m, 1h, 24h)",
+		Period: func(d time.Duration) bool { _, ok := windowOf(d); return ok }, MaxLimit: math.MaxInt64, Write: write}}
 
 // Limit is a rate-limiting plugin: its limits per window (second to
 // year; 0 unset), its policy and error_code.

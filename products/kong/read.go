@@ -18,12 +18,11 @@ var configFields = append(windowNames(), "limit_by", "header_name", "path",
 // named rate-limiting, at the top level or under a service, route or
 // consumer. Each enabled one is a lane.
 func read(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseYAML(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseYAML)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	var found []foundPlugin
 	var walk func(n *products.Node, where string, depth int)
 	walk = func(n *products.Node, where string, depth int) {

@@ -14,16 +14,8 @@ import (
 // enough.
 func detect(data []byte) products.Sign {
 	n := 0
-	for line := range bytes.Lines(data) {
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 || t[0] == '#' {
-			continue
-		}
-		word := t
-		if i := bytes.IndexAny(t, " \t"); i >= 0 {
-			word = t[:i]
-		}
-		if last := t[len(t)-1]; (last == ';' || last == '{') && isDirectiveName(word) {
+	for l := range products.TextLines(data) {
+		if last := l.Trimmed[len(l.Trimmed)-1]; (last == ';' || last == '{') && isDirectiveName(l.Word) {
 			n++
 		}
 	}

@@ -40,29 +40,22 @@ func laneLimit(m products.Limit, mp *products.Mapping) products.RatelabLimit {
 // $binary_remote_addr, up to 15 as $remote_addr).
 func keyWarnings(c *products.Config, keys int64, keyBytes int) []products.Warning {
 	var out []products.Warning
-	seen := map[products.Place]bool{}
-	for _, l := range c.Lanes {
-		for _, m := range l.Limits {
-			n := m.Params.(*Limit)
-			if seen[n.ZonePlace] {
-				continue
-			}
-			seen[n.ZonePlace] = true
-			kb := keyBytes
-			switch m.Key.Expr {
-			case "$binary_remote_addr":
-				kb = 4
-			case "$remote_addr":
-				kb = 15
-			}
-			capacity := n.ZoneCapacity(kb)
-			if keys <= capacity {
-				continue
-			}
-			out = append(out, products.Warningf(n.ZonePlace,
-				"zone %q (%s) holds about %d keys of %d bytes and the trace has %d: when more are active at once, nginx frees the least recently used key, which starts again with no excess (let through as new), and refuses with %d only when even that fails; ratelab keeps every key: not modelled",
-				n.Zone, format.Bytes(n.ZoneSize), capacity, kb, keys, n.Status))
+	for m := range c.Once(func(m products.Limit) products.Place { return m.Params.(*Limit).ZonePlace }) {
+		n := m.Params.(*Limit)
+		kb := keyBytes
+		switch m.Key.Expr {
+		case "$binary_remote_addr":
+			kb = 4
+		case "$remote_addr":
+			kb = 15
 		}
+		capacity := n.ZoneCapacity(kb)
+		if keys <= capacity {
+			continue
+		}
+		out = append(out, products.Warningf(n.ZonePlace,
+			"zone %q (%s) holds about %d keys of %d bytes and the trace has %d: when more are active at once, nginx frees the least recently used key, which starts again with no excess (let through as new), and refuses with %d only when even that fails; ratelab keeps every key: not modelled",
+			n.Zone, format.Bytes(n.ZoneSize), capacity, kb, keys, n.Status))
 	}
 	return out
 }

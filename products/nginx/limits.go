@@ -50,7 +50,7 @@ func (r *reader) zone(s *directive) error {
 			if colon < 0 {
 				return products.Errorf(s.place, "invalid zone size %q; write zone=NAME:SIZE, like zone=one:10m", a)
 			}
-			size, ok := parseSize(v[colon+1:])
+			size, ok := products.ParseSize(v[colon+1:], "km", 1<<62)
 			if !ok {
 				return products.Errorf(s.place, "invalid zone size %q; a size is a number of bytes, or of k or m (10m)", a)
 			}
@@ -142,25 +142,6 @@ func (r *reader) limitReq(c *ctx, s *directive) error {
 	q.zone = z
 	c.limits = append(c.limits, q)
 	return nil
-}
-
-// parseSize reads a size as ngx_parse_size does: bytes, or k/K, m/M.
-func parseSize(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	scale := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		scale, s = 1<<10, s[:len(s)-1]
-	case 'm', 'M':
-		scale, s = 1<<20, s[:len(s)-1]
-	}
-	n, ok := products.ParseDigits(s)
-	if !ok || n > (1<<62)/scale {
-		return 0, false
-	}
-	return n * scale, true
 }
 
 // zoneWarnings say what ratelab does not model about each zone: its key, sync,

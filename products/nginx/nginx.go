@@ -25,27 +25,11 @@ import (
 )
 
 // Info is nginx's ngx_http_limit_req_module, read from an nginx.conf.
-var Info = &products.Info{
-	Name:          algorithms.NginxName,
-	File:          "an nginx.conf with its includes",
-	Limiting:      "limit_req in a server or location",
-	Detect:        detect,
-	Shows:         "directives ending in ; and blocks in { }",
-	Read:          read,
-	ByteOrderMark: markRefused,
-	Lanes:         lanes,
-	KeyWarnings:   keyWarnings,
-	Target: &products.Target{
-		Variants: []products.Variant{{Nodelay: true}, {}, {DelayHalf: true}},
-		Periods:  []time.Duration{time.Second, time.Minute},
-		Writable: "rate=Nr/s or rate=Nr/m (1s, 1m)",
-		Period:   products.OneOf(time.Second, time.Minute),
-		MaxLimit: math.MaxInt64,
-		MaxBurst: math.MaxInt64,
-		Delays:   true,
-		Write:    write,
-	},
-}
+var Info = &products.Info{Name: algorithms.NginxName, File: "an nginx.conf with its includes", Limiting: "limit_req in a server or location",
+	Detect: detect, Shows: "directives ending in ; and blocks in { }", Read: read, ByteOrderMark: markRefused, Lanes: lanes, KeyWarnings: keyWarnings,
+	Target: &products.Target{Variants: []products.Variant{{Nodelay: true}, {}, {DelayHalf: true}}, Periods: []time.Duration{time.Second, time.Minute},
+		Writable: "rate=Nr/s or rate=Nr/m (1s, 1m)", Period: products.OneOf(time.Second, time.Minute),
+		MaxLimit: math.MaxInt64, MaxBurst: math.MaxInt64, Delays: true, Write: write}}
 
 // markRefused is what nginx says of a file that begins with a byte-order
 // mark: it reads the mark as part of the first directive's name

@@ -15,12 +15,11 @@ import (
 // redis-rate-limiter args (replenishRate, burstCapacity, requestedTokens;
 // kebab-case or nested as Spring's relaxed binding reads them). Each is a lane.
 func read(name string, data []byte, _ products.Options) (*products.Config, error) {
-	root, err := products.ParseYAML(name, data)
+	root, c, tree, err := products.ReadTree(name, data, products.ParseYAML)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	gw := root.Get("spring").Get("cloud").Get("gateway")
 	if w := gw.Get("server").Get("webflux"); w != nil {
 		gw = w

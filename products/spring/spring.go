@@ -24,24 +24,13 @@ import (
 
 // Info is Spring Cloud Gateway's RequestRateLimiter filter
 // (RedisRateLimiter), read from an application.yml's routes.
-var Info = &products.Info{
-	Name:     algorithms.SpringName,
-	File:     "a Spring application.yml",
-	Limiting: "route with a RequestRateLimiter filter",
-	Detect:   detect,
-	Shows:    "RequestRateLimiter",
-	Read:     read,
-	Lanes:    lanes,
-	Target: &products.Target{
-		Writable: "replenishRate tokens a second and requestedTokens a request: a whole number of seconds",
+var Info = &products.Info{Name: algorithms.SpringName, File: "a Spring application.yml", Limiting: "route with a RequestRateLimiter filter",
+	Detect: detect, Shows: "RequestRateLimiter", Read: read, Lanes: lanes,
+	Target: &products.Target{Writable: "replenishRate tokens a second and requestedTokens a request: a whole number of seconds",
 		Period: func(d time.Duration) bool {
 			return d >= time.Second && d%time.Second == 0 && d/time.Second <= math.MaxInt32
 		},
-		MaxLimit: math.MaxInt32,
-		MaxBurst: maxBurstCapacity,
-		Write:    write,
-	},
-}
+		MaxLimit: math.MaxInt32, MaxBurst: maxBurstCapacity, Write: write}}
 
 // Limit is a RequestRateLimiter's RedisRateLimiter: replenishRate
 // tokens a second, burstCapacity at most, requestedTokens a request.

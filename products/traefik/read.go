@@ -16,12 +16,11 @@ func read(name string, data []byte, _ products.Options) (*products.Config, error
 	if isTOML(data) {
 		parse = products.ParseTOML
 	}
-	root, err := parse(name, data)
+	root, c, tree, err := products.ReadTree(name, data, parse)
 	if err != nil {
 		return nil, err
 	}
-	c := &products.Config{File: name}
-	r := reader{products.Reader{File: name, Warnings: &c.Warnings}}
+	r := reader{tree}
 	ms := root.Get("http").Get("middlewares")
 	if ms == nil || ms.Kind != products.MapNode {
 		return nil, r.Errorf(root, "no http.middlewares here: write http: {middlewares: {NAME: {rateLimit: {average: 100, burst: 200}}}} (Traefik's dynamic configuration in YAML)")

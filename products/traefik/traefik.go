@@ -23,23 +23,10 @@ import (
 
 // Info is Traefik's rateLimit middleware, read from its dynamic
 // configuration in YAML or TOML.
-var Info = &products.Info{
-	Name:     algorithms.TraefikName,
-	File:     "Traefik's YAML or TOML",
-	Limiting: "rateLimit middleware with an average above 0",
-	Detect:   detect,
-	Shows:    "a rateLimit middleware",
-	Read:     read,
-	Lanes:    lanes,
-	Target: &products.Target{
-		Writable: "a period in whole microseconds",
-		Period:   products.EveryPeriod,
-		MaxLimit: math.MaxInt64 / int64(time.Second),
-		MaxBurst: math.MaxInt64,
-		Delays:   true,
-		Write:    write,
-	},
-}
+var Info = &products.Info{Name: algorithms.TraefikName, File: "Traefik's YAML or TOML", Limiting: "rateLimit middleware with an average above 0",
+	Detect: detect, Shows: "a rateLimit middleware", Read: read, Lanes: lanes,
+	Target: &products.Target{Writable: "a period in whole microseconds", Period: products.EveryPeriod,
+		MaxLimit: math.MaxInt64 / int64(time.Second), MaxBurst: math.MaxInt64, Delays: true, Write: write}}
 
 // Limit is a rateLimit middleware: average requests per period, burst.
 type Limit struct {
