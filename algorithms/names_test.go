@@ -1,17 +1,13 @@
 package algorithms
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"ratelab/internal/sourcecheck"
 )
 
 // noneElsewhere lists the files outside this package where the word "none" is
@@ -79,68 +75,25 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 	var limiters []string
 	for _, a := range registry {
 		if !a.Baseline {
-			limiters = append(limiters, regexp.QuoteMeta(string(a.Name)))
+			limiters = append(limiters, string(a.Name))
 		}
 	}
-	// a limiter's name as a word of its own: not inside a longer name or a path
-	within := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(limiters, "|") + `)($|[^a-z0-9_-])`)
-	fset := token.NewFileSet()
-	checked := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	within := sourcecheck.Word(limiters)
+	for _, f := range sourcecheck.GoFiles(t, root, "products") {
+		if f.Dir() == "algorithms" {
+			continue
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata") || rel == "products" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.ToSlash(filepath.Dir(rel)) == "algorithms" {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
-		imports := map[*ast.BasicLit]bool{}
-		for _, spec := range f.Imports {
-			imports[spec.Path] = true
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING || imports[lit] {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
-			where := fset.Position(lit.Pos())
+		for lit, s := range f.Strings() {
+			where := f.Fset.Position(lit.Pos())
 			switch {
 			case s == string(UnlimitedName):
-				if _, ok := noneElsewhere[rel]; !ok {
+				if _, ok := noneElsewhere[f.Rel]; !ok {
 					t.Errorf("%s: %q is the no-limit algorithm's name; write UnlimitedName, or, if the word means something else here, add the file to noneElsewhere with what it means", where, s)
 				}
-			case within.MatchString(s) && !(forProduct(rel) && !within.MatchString(withoutProducts(s))):
+			case within.MatchString(s) && !(forProduct(f.Rel) && !within.MatchString(withoutProducts(s))):
 				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (Info) for the fact", where, s)
 			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("read %d Go files under %s; the walk missed the module", checked, root)
+		}
 	}
 	for file := range noneElsewhere {
 		if _, err := os.Stat(filepath.Join(root, file)); err != nil {

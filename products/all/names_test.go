@@ -4,9 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -16,6 +14,7 @@ import (
 	"testing"
 
 	"ratelab/algorithms"
+	"ratelab/internal/sourcecheck"
 )
 
 // No product's name is written outside its package and this list: every
@@ -43,9 +42,8 @@ func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
 	}
 	constants := laneConstants(t, filepath.Join(root, "algorithms"))
 	type product struct {
-		dir   string         // its package's folder, from the module's root
-		names []string       // its name, and its own lanes' ("traefik-redis")
-		word  *regexp.Regexp // one of names as a word of its own
+		dir  string         // its package's folder, from the module's root
+		word *regexp.Regexp // its name, or its own lanes' ("traefik-redis")
 	}
 	var ps []product
 	owner := map[string]int{} // a lane constant's identifier: its product
@@ -54,95 +52,56 @@ func TestProductNamesAreWrittenOnlyInTheirPackages(t *testing.T) {
 		if dir == "" || dir == "products" {
 			t.Fatalf("%s: its reader is not in a package of its own under products/ (%s)", p, dir)
 		}
-		pr := product{dir: dir}
+		var names []string
 		for ident, value := range constants {
 			if value == string(p.Name) || strings.HasPrefix(value, string(p.Name)+"-") {
-				pr.names = append(pr.names, regexp.QuoteMeta(value))
+				names = append(names, value)
 				owner[ident] = i
 			}
 		}
-		pr.word = regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(pr.names, "|") + `)($|[^a-z0-9_-])`)
-		ps = append(ps, pr)
+		ps = append(ps, product{dir, sourcecheck.Word(names)})
 	}
-	// the limiters that are no product's lane, as a word of their own
+	// the limiters that are no product's lane
 	var others []string
 	for _, a := range algorithms.All() {
 		if _, ours := owner[constantOf(constants, a.Name)]; !ours && !a.Baseline {
-			others = append(others, regexp.QuoteMeta(string(a.Name)))
+			others = append(others, string(a.Name))
 		}
 	}
-	other := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(others, "|") + `)($|[^a-z0-9_-])`)
-	fset := token.NewFileSet()
-	checked := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata") || rel == "algorithms" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
-		dir := path.Dir(rel)
-		imports := map[*ast.BasicLit]bool{}
-		for _, spec := range f.Imports {
-			imports[spec.Path] = true
+	other := sourcecheck.Word(others)
+	for _, f := range sourcecheck.GoFiles(t, root, "algorithms") {
+		dir := f.Dir()
+		for _, spec := range f.Syntax.Imports {
 			ip, _ := strconv.Unquote(spec.Path.Value)
 			for _, pr := range ps {
 				if ip == "ratelab/"+pr.dir && dir != "products/all" {
-					t.Errorf("%s imports %s; name the product through products/all's list", fset.Position(spec.Pos()), ip)
+					t.Errorf("%s imports %s; name the product through products/all's list", f.Fset.Position(spec.Pos()), ip)
 				}
 			}
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
+		ast.Inspect(f.Syntax, func(n ast.Node) bool {
+			if n, ok := n.(*ast.SelectorExpr); ok {
 				if x, ok := n.X.(*ast.Ident); ok && x.Name == "algorithms" {
 					if i, ok := owner[n.Sel.Name]; ok && dir != ps[i].dir {
-						t.Errorf("%s: algorithms.%s is %s's lane, written outside %s; ask the product's Info (Name) instead", fset.Position(n.Pos()), n.Sel.Name, Products[i], ps[i].dir)
+						t.Errorf("%s: algorithms.%s is %s's lane, written outside %s; ask the product's Info (Name) instead", f.Fset.Position(n.Pos()), n.Sel.Name, Products[i], ps[i].dir)
 					}
-				}
-			case *ast.BasicLit:
-				if n.Kind != token.STRING || imports[n] || !strings.HasPrefix(rel, "products/") {
-					return true
-				}
-				s, err := strconv.Unquote(n.Value)
-				if err != nil {
-					return true
-				}
-				for i, pr := range ps {
-					if dir != pr.dir && pr.word.MatchString(s) {
-						t.Errorf("%s: %q spells %s's name outside %s; write it there, or ask its Info", fset.Position(n.Pos()), s, Products[i], pr.dir)
-					}
-				}
-				if other.MatchString(s) {
-					t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (algorithms.Info) for the fact", fset.Position(n.Pos()), s)
 				}
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("read %d Go files under %s; the walk missed the module", checked, root)
+		if !strings.HasPrefix(f.Rel, "products/") {
+			continue
+		}
+		for lit, s := range f.Strings() {
+			for i, pr := range ps {
+				if dir != pr.dir && pr.word.MatchString(s) {
+					t.Errorf("%s: %q spells %s's name outside %s; write it there, or ask its Info", f.Fset.Position(lit.Pos()), s, Products[i], pr.dir)
+				}
+			}
+			if other.MatchString(s) {
+				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (algorithms.Info) for the fact", f.Fset.Position(lit.Pos()), s)
+			}
+		}
 	}
 }
 

@@ -134,8 +134,8 @@ func describeKey(k products.Key) string {
 	return k.Expr + "→" + k.Trace
 }
 
-// Diff says how got differs from want, "" when it does not.
-func Diff[T any](got, want T) string {
+// diff says how got differs from want, "" when it does not.
+func diff[T any](got, want T) string {
 	g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want)
 	if g == w {
 		return ""

@@ -2,8 +2,10 @@ package configtest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,12 +22,12 @@ var noFiles = products.Options{
 	Glob:     func(string) ([]string, error) { return nil, nil },
 }
 
-// CheckRead holds what every read must give, whatever the input: an
+// checkRead holds what every read must give, whatever the input: an
 // *products.Error placed in the file, or a Config whose lanes have unique
 // names, places and limits, and whose warnings are placed. params says what is
 // wrong with a limit's parameters ("" when nothing is: they are the product's,
 // with values it takes).
-func CheckRead(t *testing.T, c *products.Config, err error, params func(products.Params) string) {
+func checkRead(t *testing.T, c *products.Config, err error, params func(products.Params) string) {
 	t.Helper()
 	if err != nil {
 		var e *products.Error
@@ -143,14 +145,15 @@ func (m Mapping) Check(t *testing.T, p *products.Info) {
 // BOM is the UTF-8 byte-order mark.
 const BOM = "\uFEFF"
 
-// CheckByteOrderMark holds that text, a configuration of p's named name,
+// checkByteOrderMark holds that text, a configuration of p's named name,
 // reads the same when its file begins with a byte-order mark — or, with
 // included, when the file it includes (conf.d/a.conf, which declares a zone)
 // does — told by its content or named: the same lanes and the same notes, and
 // where p refuses the mark (refused: Info.ByteOrderMark) one note more, at the
 // marked file's first line, saying so.
-func CheckByteOrderMark(t *testing.T, p *products.Info, name, text string, refused, included bool) {
+func checkByteOrderMark(t *testing.T, p *products.Info, name, text string, included bool) {
 	t.Helper()
+	refused := p.ByteOrderMark != ""
 	include := "limit_req_zone $binary_remote_addr zone=inc:1m rate=1r/s;\n"
 	read := func(main string, named, incBOM bool) (*products.Config, error) {
 		files := map[string]string{"conf.d/a.conf": include}
@@ -209,31 +212,31 @@ func CheckByteOrderMark(t *testing.T, p *products.Info, name, text string, refus
 	}
 }
 
-// Hostile is text a terminal acts on, each kind once: ESC with a CSI that
+// hostile is text a terminal acts on, each kind once: ESC with a CSI that
 // clears the screen, an OSC that retitles the window (ended by BEL), C1's CSI
 // as a character, the bidi override, an isolate and a mark. "PWN" marks where
 // it lands.
-const Hostile = "PWN\x1b[2J\x1b]0;t\x07\u009b31m\u202e\u2066\u200f"
+const hostile = "PWN\x1b[2J\x1b]0;t\x07\u009b31m\u202e\u2066\u200f"
 
-// hostileYAML, hostileJSON and hostileTOML write Hostile in each format's
-// double-quoted escapes; hostileRaw is Hostile as an nginx.conf or a
+// hostileYAML, hostileJSON and hostileTOML write hostile in each format's
+// double-quoted escapes; hostileRaw is hostile as an nginx.conf or a
 // haproxy.cfg holds it, with a raw 0x9b byte (CSI to a terminal reading
 // 8-bit controls) besides.
 const (
 	hostileYAML = `"PWN\e[2J\e]0;t\a\x9b31m\u202e\u2066\u200f"`
 	hostileJSON = `"PWN\u001b[2J\u001b]0;t\u0007\u009b31m\u202e\u2066\u200f"`
 	hostileTOML = `"PWN\u001b[2J\u001b]0;t\u0007\u009b31m\u202e\u2066\u200f"`
-	hostileRaw  = Hostile + "\x9b"
+	hostileRaw  = hostile + "\x9b"
 )
 
-// Raw puts Hostile, raw, for each P of s (an nginx.conf, a haproxy.cfg);
+// Raw puts hostile, raw, for each P of s (an nginx.conf, a haproxy.cfg);
 // YAML, JSON and TOML for each "P", in the format's escapes.
 func Raw(s string) string  { return strings.ReplaceAll(s, "P", hostileRaw) }
 func YAML(s string) string { return strings.ReplaceAll(s, `"P"`, hostileYAML) }
 func JSON(s string) string { return strings.ReplaceAll(s, `"P"`, hostileJSON) }
 func TOML(s string) string { return strings.ReplaceAll(s, `"P"`, hostileTOML) }
 
-// Escapes is a configuration whose text holds Hostile where its file puts
+// Escapes is a configuration whose text holds hostile where its file puts
 // names and values, and where that text must land (so it is looked for, not
 // assumed away): in the lanes' names, in a note, in the error, in a limit's
 // name.
@@ -244,8 +247,8 @@ type Escapes struct {
 }
 
 // Check reads e as p's (an included file and a glob's match named with
-// Hostile too), maps it to lanes, and holds that whatever reaches the
-// terminal — a lane's name, a note, an error — shows Hostile as escapes
+// hostile too), maps it to lanes, and holds that whatever reaches the
+// terminal — a lane's name, a note, an error — shows hostile as escapes
 // (internal/printable), never raw.
 func (e Escapes) Check(t *testing.T, p *products.Info) {
 	t.Run(e.Name, func(t *testing.T) {
@@ -313,27 +316,35 @@ func CheckKeyWarnings(t *testing.T, c *products.Config, keys int64, keyBytes int
 	}
 }
 
-// ReadBack is what one of a product's snippet writers writes (its lines, and
-// whether it had a key for the log's field) and what reading it back, as
-// --config reads it, gives: one lane of one limit, whose parameters Params
-// compares with those written (Diff, "" when alike), keyed by the log's
-// Trace ("" when the product's key stands for no field), run as Policy.
+// Written is what a product's snippet writer wrote: its lines, and whether
+// it had a key for the log's field.
+type Written struct {
+	Lines []string
+	Keyed bool
+}
+
+// Wrote is a writer's answer as a Written.
+func Wrote(lines []string, keyed bool) Written { return Written{lines, keyed} }
+
+// ReadBack is what one of a product's snippet writers wrote, and what reading
+// it back, as --config reads it, gives: one lane of one limit whose
+// parameters are Want, keyed by the log's Trace ("" when the product's key
+// stands for no field), run as Policy.
 type ReadBack struct {
-	Write  func() ([]string, bool)
-	Params func(products.Limit) string
+	Wrote  Written
+	Want   products.Params
 	Policy algorithms.Policy
 	Trace  string
 }
 
-// Check writes c as p's snippet, reads it back (its product told by its
-// content, among p alone) and compares.
+// Check reads c's snippet back as p's (its product told by its content,
+// among p alone) and compares.
 func (c ReadBack) Check(t *testing.T, p *products.Info) {
 	t.Helper()
-	lines, ok := c.Write()
-	if !ok {
+	if !c.Wrote.Keyed {
 		t.Fatalf("the writer has no key for the log's field")
 	}
-	data := strings.Join(lines, "\n") + "\n"
+	data := strings.Join(c.Wrote.Lines, "\n") + "\n"
 	cfg, err := products.List{p}.Read("snippet", []byte(data), products.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
@@ -342,8 +353,8 @@ func (c ReadBack) Check(t *testing.T, p *products.Info) {
 		t.Fatalf("read as %s: %s\n%s", cfg.Product, Describe(cfg), data)
 	}
 	m := cfg.Lanes[0].Limits[0]
-	if d := c.Params(m); d != "" {
-		t.Errorf("read back %s\n%s", d, data)
+	if !reflect.DeepEqual(m.Params, c.Want) {
+		t.Errorf("read back %s", diff(reflect.ValueOf(m.Params).Elem().Interface(), reflect.ValueOf(c.Want).Elem().Interface()))
 	}
 	if trace := map[bool]string{true: m.Key.Trace}[m.Key.Mapped]; trace != c.Trace || m.Key.Shared {
 		t.Errorf("keyed by %+v, want the log's %q", m.Key, c.Trace)
@@ -354,8 +365,46 @@ func (c ReadBack) Check(t *testing.T, p *products.Info) {
 	}
 }
 
+// Checks are what every product's reader is held to, with the product's own
+// cases: configuration text that a terminal would act on shown as escapes
+// (Escapes), its samples read the same when they begin with a byte-order mark
+// (Marked, by file name: with a note when the product refuses the mark, and
+// in a file an nginx.conf includes with Included), and its snippet writers'
+// lines read back to what they wrote (ReadBack).
+type Checks struct {
+	Escapes  []Escapes
+	Marked   map[string]string
+	Included bool
+	ReadBack []ReadBack
+}
+
+// Run runs c's checks on p's reader.
+func (c Checks) Run(t *testing.T, p *products.Info) {
+	for _, e := range c.Escapes {
+		e.Check(t, p)
+	}
+	for name, text := range c.Marked {
+		checkByteOrderMark(t, p, name, text, false)
+		if c.Included {
+			checkByteOrderMark(t, p, name, text, true)
+		}
+	}
+	for i, r := range c.ReadBack {
+		t.Run(fmt.Sprintf("snippet %d", i), func(t *testing.T) { r.Check(t, p) })
+	}
+}
+
+// Is says what is wrong with parameters that are not a T, for Fuzz: "" when
+// they are one.
+func Is[T products.Params](p products.Params) string {
+	if _, ok := p.(T); !ok {
+		return fmt.Sprintf("%T, want %T", p, *new(T))
+	}
+	return ""
+}
+
 // Fuzz holds, for every input the fuzzer makes from seeds read as p's
-// (included files read as none), what CheckRead holds, and that
+// (included files read as none), what checkRead holds, and that
 // Config.Ratelab maps what is read: no input makes p's reader panic, hang or
 // answer without a place.
 func Fuzz(f *testing.F, p *products.Info, seeds []string, params func(products.Params) string) {
@@ -366,7 +415,7 @@ func Fuzz(f *testing.F, p *products.Info, seeds []string, params func(products.P
 		o := noFiles
 		o.Product = p
 		c, err := Read(p, "conf", []byte(conf), o)
-		CheckRead(t, c, err, params)
+		checkRead(t, c, err, params)
 		if err == nil {
 			c.Ratelab("ip")
 		}
