@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/products"
 	"ratelab/products/internal/configtest"
 )
 
@@ -17,7 +16,7 @@ var (
 )
 
 func TestAPIGatewayConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Info, []configtest.Case{
 		{Name: "a usage plan", Files: map[string]string{"plan.json": apiUsagePlan}, Main: "plan.json",
 			Lanes: `usage plan Gold @plan.json:1
   plan.json:13 key=the API key (x-api-key)→? rate=100r/s burst=200 quota=5000/MONTH offset=100
@@ -40,18 +39,13 @@ usage plan Gold stage prod method /pets/GET @plan.json:9
 			Err: "p.json:2: throttle needs rateLimit and burstLimit"},
 		{Name: "a burst of 0", Main: "p.json", Files: map[string]string{"p.json": `{"name": "x", "throttle": {"rateLimit": 1, "burstLimit": 0}}`},
 			Warns: []string{"p.json:1: lets no request through"}},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Info) })
-	}
+	})
 }
 
 // API Gateway's lanes run with the file's parameters (a rate in thousandths
 // per 1000 s when it is not whole), and the lanes' algorithm takes them.
 func TestLanes(t *testing.T) {
-	a, err := configtest.Read(Info, "plan.json", []byte(apiUsagePlan), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := configtest.MustRead(t, Info, "plan.json", apiUsagePlan, false)
 	alanes, _ := a.Ratelab("ip")
 	for i, want := range []struct {
 		p algorithms.Policy

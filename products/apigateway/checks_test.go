@@ -1,10 +1,11 @@
 package apigateway
 
 import (
-	"ratelab/algorithms"
-	"ratelab/products/internal/configtest"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
+	"ratelab/products/internal/configtest"
 )
 
 // API Gateway's reader shows a usage plan's and a stage's text as escapes

@@ -1,10 +1,11 @@
 package cloudflare
 
 import (
-	"ratelab/algorithms"
-	"ratelab/products/internal/configtest"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
+	"ratelab/products/internal/configtest"
 )
 
 // Cloudflare's reader shows a rule's text as escapes where the JSON puts

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/products"
 	"ratelab/products/internal/configtest"
 )
 
@@ -14,7 +13,7 @@ import (
 var cloudflareRuleset = configtest.Testdata("ruleset.json")
 
 func TestCloudflareConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Info, []configtest.Case{
 		{Name: "a ruleset", Files: map[string]string{"rules.json": cloudflareRuleset}, Main: "rules.json",
 			Lanes: `login by IP @rules.json:8
   rules.json:14 key=cf.colo.id, ip.src→ip 100/1m0s timeout=10m0s block 403 by=cf.colo.id,ip.src
@@ -42,18 +41,13 @@ api by key @rules.json:22
 			Err: `r.json:2: ratelimit has no field "burst"`},
 		{Name: "not JSON", Main: "r.json", Files: map[string]string{"r.json": "{\"action\": \"block\",\n \"expression\": true,,\n}"},
 			Err: "r.json:2: not valid JSON"},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Info) })
-	}
+	})
 }
 
 // Cloudflare's lanes run with the file's parameters, and the lanes' algorithm
 // takes them.
 func TestLanes(t *testing.T) {
-	c, err := configtest.Read(Info, "rules.json", []byte(cloudflareRuleset), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := configtest.MustRead(t, Info, "rules.json", cloudflareRuleset, false)
 	lanes, notes := c.Ratelab("ip")
 	if len(lanes) != 2 || lanes[0].Limits[0].Key != "{key}" || lanes[0].Limits[0].Options.MitigationTimeout != 10*time.Minute ||
 		lanes[0].Limits[0].Options.DenyStatus != 403 || lanes[0].Limits[0].Policy != (algorithms.Policy{Limit: 100, Period: time.Minute}) {

@@ -1,11 +1,12 @@
 package envoy
 
 import (
+	"testing"
+	"time"
+
 	"ratelab/algorithms"
 	"ratelab/products"
 	"ratelab/products/internal/configtest"
-	"testing"
-	"time"
 )
 
 // Envoy's readers show their YAML's text as escapes where it puts names and

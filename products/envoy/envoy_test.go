@@ -24,7 +24,7 @@ var (
 )
 
 func TestEnvoyLocalConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Local, []configtest.Case{
 		{Name: "a listener's filter", Files: map[string]string{"envoy.yaml": envoyLocalFilter}, Main: "envoy.yaml",
 			Lanes: `stat_prefix http_local_rate_limiter @envoy.yaml:14
   envoy.yaml:17 key=the filter's token_bucket→shared max=10 fill=5/1s`,
@@ -67,13 +67,11 @@ descriptors:
 			Err: "e.yaml:3: not valid YAML"},
 		{Name: "no filter", Main: "e.yaml", Files: map[string]string{"e.yaml": "admin: {}\n"},
 			Err: "e.yaml:1: no local rate limit filter here"},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Local) })
-	}
+	})
 }
 
 func TestEnvoyGlobalConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Global, []configtest.Case{
 		{Name: "the README's", Files: map[string]string{"rls.yaml": rlsConfig}, Main: "rls.yaml",
 			Lanes: `edge_proxy_per_ip remote_address= @rls.yaml:3
   rls.yaml:4 key=descriptor remote_address=→? 10/second
@@ -94,18 +92,13 @@ edge_proxy_per_ip generic_key=api / path=/login @rls.yaml:16
 			Err: "r.yaml:5: is given twice"},
 		{Name: "requests_per_unit too big", Main: "r.yaml", Files: map[string]string{"r.yaml": "domain: d\ndescriptors:\n- key: k\n  rate_limit:\n    unit: second\n    requests_per_unit: 5000000000\n"},
 			Err: "r.yaml:6: requests_per_unit must be a whole number from 0 to 4294967295"},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Global) })
-	}
+	})
 }
 
 // The Envoy lanes run as algorithms/envoy_local.go and envoy_global.go say:
 // the buckets in order (in-order), a lane a rate_limit, shadow mode kept.
 func TestEnvoyRatelab(t *testing.T) {
-	c, err := configtest.Read(Local, "envoy.yaml", []byte(envoyLocalDescriptors), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := configtest.MustRead(t, Local, "envoy.yaml", envoyLocalDescriptors, false)
 	lanes, _ := c.Ratelab("ip")
 	if len(lanes) != 1 || lanes[0].Combine != algorithms.InOrder || len(lanes[0].Limits) != 3 {
 		t.Fatalf("lanes %+v, want one in-order lane of 3 limits", lanes)
@@ -129,10 +122,7 @@ func TestEnvoyRatelab(t *testing.T) {
 			t.Errorf("limit %d: key %q: %v", i, m.Key, err)
 		}
 	}
-	g, err := configtest.Read(Global, "rls.yaml", []byte(rlsConfig), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := configtest.MustRead(t, Global, "rls.yaml", rlsConfig, false)
 	lanes, _ = g.Ratelab("ip")
 	if len(lanes) != 3 {
 		t.Fatalf("%d lanes, want 3", len(lanes))
@@ -195,10 +185,7 @@ func TestEnvoyFillIntervalInWholeMilliseconds(t *testing.T) {
 		}
 	}
 	// the lane runs it: one token per 1999 ms, taken at 0, back at 1.999 s
-	cfg, err := configtest.Read(Local, "e.yaml", []byte("stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 100}}\nfilter_enforced: {default_value: {numerator: 100}}\ntoken_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1.9999s}\n"), products.Options{Product: Local})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.MustRead(t, Local, "e.yaml", "stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 100}}\nfilter_enforced: {default_value: {numerator: 100}}\ntoken_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1.9999s}\n", true)
 	lanes, _ := cfg.Ratelab("")
 	m := lanes[0].Limits[0]
 	lim, err := algorithms.New(m.Algorithm, m.Policy, m.Options)

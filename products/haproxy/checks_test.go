@@ -3,11 +3,12 @@ package haproxy
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
+
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/internal/configtest"
-	"strings"
-	"testing"
 )
 
 // hapSite is a haproxy.cfg with one rule that refuses by rate.

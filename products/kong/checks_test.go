@@ -1,10 +1,11 @@
 package kong
 
 import (
-	"ratelab/algorithms"
-	"ratelab/products/internal/configtest"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
+	"ratelab/products/internal/configtest"
 )
 
 // Kong's reader shows a kong.yml's text as escapes where it puts names and

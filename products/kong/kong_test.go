@@ -14,7 +14,7 @@ import (
 var kongYAML = configtest.Testdata("kong.yml")
 
 func TestKongConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Info, []configtest.Case{
 		{Name: "a service's and the global", Files: map[string]string{"kong.yml": kongYAML}, Main: "kong.yml",
 			Lanes: `service api rate-limiting @kong.yml:6
   kong.yml:7 key=ip→ip minute=6 hour=100 policy=redis status=503
@@ -27,9 +27,7 @@ rate-limiting @kong.yml:16
 			Err: "k.yml:3: the plugin sets no limit"},
 		{Name: "a policy Kong has not", Main: "k.yml", Files: map[string]string{"k.yml": "plugins:\n- name: rate-limiting\n  config:\n    second: 1\n    policy: memcached\n"},
 			Err: `k.yml:5: policy "memcached" is not one of Kong's`},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Info) })
-	}
+	})
 }
 
 // The lanes run with the file's parameters.

@@ -3,11 +3,12 @@ package nginx
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
+
 	"ratelab/internal/producttest"
 	"ratelab/products"
 	"ratelab/products/internal/configtest"
-	"strings"
-	"testing"
 )
 
 // nginx's reader shows an nginx.conf's text as escapes where it puts names and

@@ -14,7 +14,7 @@ import (
 // nginx 1.22.1 on loopback with this configuration: /own 3 of 6 on a fresh
 // zone, 1r/m burst=2 nodelay).
 func TestLanesDecideAsTheServer(t *testing.T) {
-	cfg, err := configtest.Read(Info, "nginx.conf", []byte(`events {}
+	cfg := configtest.MustRead(t, Info, "nginx.conf", `events {}
 http {
     limit_req_zone $binary_remote_addr zone=own:1m rate=1r/m;
     limit_req_zone $binary_remote_addr zone=inh:1m rate=1r/m;
@@ -27,10 +27,7 @@ http {
         location /dry/ { limit_req zone=own burst=2 nodelay; limit_req_dry_run on; }
     }
 }
-`), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`, false)
 	configtest.CheckAllowed(t, cfg, 6, map[string]int{
 		"http":                                 1, // /ret (never limited: a warning says so) and /inh/ share it
 		"server 127.0.0.1:8080 location /own/": 3,

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"ratelab/internal/producttest"
-	"ratelab/products"
 	"ratelab/products/internal/configtest"
 )
 
@@ -355,10 +354,7 @@ func TestNginxZoneCapacity(t *testing.T) {
 // A zone smaller than a trace's keys is a warning at its line, saying what
 // nginx does when it is full; one large enough is none.
 func TestKeyWarnings(t *testing.T) {
-	cfg, err := configtest.Read(Info, "nginx.conf", []byte("events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;\nlimit_req_zone $http_x_key zone=k:1m rate=1r/s;\nserver { limit_req zone=ip; limit_req zone=k; }\n}\n"), products.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := configtest.MustRead(t, Info, "nginx.conf", "events {}\nhttp {\nlimit_req_zone $binary_remote_addr zone=ip:1m rate=1r/s;\nlimit_req_zone $http_x_key zone=k:1m rate=1r/s;\nserver { limit_req zone=ip; limit_req zone=k; }\n}\n", false)
 	configtest.CheckKeyWarnings(t, cfg, 1000, 20)
 	configtest.CheckKeyWarnings(t, cfg, 5000, 60, `nginx.conf:4: zone "k" (1.0MiB) holds about 4032 keys of 60 bytes and the trace has 5000`)
 	configtest.CheckKeyWarnings(t, cfg, 9000, 20, `nginx.conf:3: zone "ip" (1.0MiB) holds about 8064 keys of 4 bytes`, `nginx.conf:4: zone "k"`)

@@ -1,10 +1,11 @@
 package spring
 
 import (
-	"ratelab/algorithms"
-	"ratelab/products/internal/configtest"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
+	"ratelab/products/internal/configtest"
 )
 
 // Spring's reader shows an application.yml's text as escapes where it puts

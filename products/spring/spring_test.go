@@ -14,7 +14,7 @@ import (
 var springYAML = configtest.Testdata("application.yml")
 
 func TestSpringConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Info, []configtest.Case{
 		{Name: "routes", Files: map[string]string{"application.yml": springYAML}, Main: "application.yml",
 			Lanes: `route requestratelimiter_route @application.yml:10
   application.yml:10 key=PrincipalNameKeyResolver (the user's principal)→user replenish=10 burst=20 requested=1
@@ -29,9 +29,7 @@ route slow @application.yml:19
 			Err: "a.yml:10: statusCode must name an HttpStatus from 400 to 599, as Spring binds it (by name: TOO_MANY_REQUESTS, SERVICE_UNAVAILABLE); it is \"503\""},
 		{Name: "the shortcut", Main: "a.yml", Files: map[string]string{"a.yml": "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: r\n        filters:\n        - RequestRateLimiter=10, 20\n"},
 			Err: "a.yml:7: RequestRateLimiter has no shortcut form"},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Info) })
-	}
+	})
 }
 
 // The lanes run with the file's parameters.

@@ -1,10 +1,11 @@
 package traefik
 
 import (
-	"ratelab/algorithms"
-	"ratelab/products/internal/configtest"
 	"testing"
 	"time"
+
+	"ratelab/algorithms"
+	"ratelab/products/internal/configtest"
 )
 
 // Traefik's reader shows its dynamic configuration's text as escapes where

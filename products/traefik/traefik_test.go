@@ -14,7 +14,7 @@ import (
 var traefikYAML = configtest.Testdata("dynamic.yml")
 
 func TestTraefikConfigs(t *testing.T) {
-	for _, c := range []configtest.Case{
+	configtest.CheckCases(t, Info, []configtest.Case{
 		{Name: "middlewares", Files: map[string]string{"dynamic.yml": traefikYAML}, Main: "dynamic.yml",
 			Lanes: `middleware api-ratelimit @dynamic.yml:8
   dynamic.yml:9 key=the remote address→ip average=100/1s burst=200
@@ -72,9 +72,7 @@ middleware other @dynamic.toml:9
 			Warns: []string{"d.yml:5: average -5: Traefik limits nothing"}},
 		{Name: "a field Traefik has not", Main: "d.yml", Files: map[string]string{"d.yml": "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 1\n        limit: 3\n"},
 			Err: `d.yml:6: rateLimit has no field "limit"`},
-	} {
-		t.Run(c.Name, func(t *testing.T) { c.Check(t, Info) })
-	}
+	})
 }
 
 // The lanes run with the file's parameters.
@@ -87,10 +85,7 @@ func TestLanes(t *testing.T) {
 // A rateLimit with redis is the Redis mode's lane (traefik-redis); without,
 // the in-memory middleware's.
 func TestTraefikRedisRatelab(t *testing.T) {
-	c, err := configtest.Read(Info, "d.yml", []byte("http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n    local:\n      rateLimit:\n        average: 3\n"), products.Options{Product: Info})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := configtest.MustRead(t, Info, "d.yml", "http:\n  middlewares:\n    shared:\n      rateLimit:\n        average: 3\n        redis:\n          endpoints: [\"redis:6379\"]\n    local:\n      rateLimit:\n        average: 3\n", true)
 	lanes, _ := c.Ratelab("ip")
 	if len(lanes) != 2 || lanes[0].Limits[0].Algorithm != algorithms.TraefikRedisName || lanes[1].Limits[0].Algorithm != algorithms.TraefikName {
 		t.Errorf("lanes %+v, want traefik-redis then traefik", lanes)

@@ -178,3 +178,25 @@ func Testdata(name string) string {
 	}
 	return string(data)
 }
+
+// CheckCases checks each of cases as p's, a subtest each.
+func CheckCases(t *testing.T, p *products.Info, cases []Case) {
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) { c.Check(t, p) })
+	}
+}
+
+// MustRead reads data, named name, as p's (told by its content when named is
+// false), and stops t at an error.
+func MustRead(t *testing.T, p *products.Info, name, data string, named bool) *products.Config {
+	t.Helper()
+	o := products.Options{}
+	if named {
+		o.Product = p
+	}
+	c, err := Read(p, name, []byte(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
