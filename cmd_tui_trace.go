@@ -12,6 +12,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/format"
 	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/scenarios"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -71,17 +72,17 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 	}
 	var opts products.Options
 	if o.configFormat != "" {
-		p, err := products.ParseProduct(o.configFormat)
+		p, err := all.Products.Lookup(o.configFormat)
 		if err != nil {
 			return nil, usagef("--config-format: %v", err)
 		}
 		opts.Product = p
 	} else if data, err := products.ReadLimited(o.config); err == nil {
-		if _, ok := products.Detect(data); !ok {
-			return nil, usagef("--config %s: %s; give --config-format %s", o.config, products.NotDetected, strings.Join(products.ProductNames(), " or "))
+		if _, ok := all.Products.Detect(data); !ok {
+			return nil, usagef("--config %s: %s; give --config-format %s", o.config, all.Products.NotDetected(), strings.Join(all.Products.Names(), " or "))
 		}
 	}
-	cfg, err := products.ReadFile(o.config, opts)
+	cfg, err := all.Products.ReadFile(o.config, opts)
 	if err != nil {
 		if _, ok := errors.AsType[*products.Error](err); ok {
 			return nil, usagef("--config %v", err)
@@ -93,7 +94,7 @@ func (o *traceOptions) readConfig() (*products.Config, error) {
 		if len(cfg.Warnings) > 0 {
 			why = "; " + cfg.Warnings[0].String()
 		}
-		return nil, usagef("--config %s: its %s configuration limits no request (it has no %s)%s", o.config, cfg.Product, cfg.Product.Limiting(), why)
+		return nil, usagef("--config %s: its %s configuration limits no request (it has no %s)%s", o.config, cfg.Product, cfg.Product.Limiting, why)
 	}
 	if lanes, notes := cfg.Ratelab(""); len(lanes) == 0 && len(notes) > 0 {
 		return nil, usagef("--config %s: ratelab can run none of its limits: %s", o.config, notes[0])

@@ -14,7 +14,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/format"
 	"ratelab/internal/outpath"
-	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -83,8 +83,12 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 
 // configFlags registers --config and --config-format (run and tui --trace).
 func (o *traceOptions) configFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.config, "config", "", fmt.Sprintf("with --trace, add a lane per context that limits in the product configuration `FILE` (an %s.conf and what it includes, a %s.cfg, Envoy's YAML, a Cloudflare rule's or an API Gateway usage plan's JSON, a Spring application.yml, Traefik's YAML or TOML, Kong's declarative YAML)", products.Nginx, products.HAProxy))
-	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(products.ProductNames(), " or ")+"; by default told by its content")
+	var files []string
+	for _, p := range all.Products {
+		files = append(files, p.File)
+	}
+	fs.StringVar(&o.config, "config", "", "with --trace, add a lane per context that limits in the product configuration `FILE` ("+strings.Join(files, ", ")+")")
+	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(all.Products.Names(), " or ")+"; by default told by its content")
 }
 
 // options checks the flags and returns how to read the trace.
@@ -408,7 +412,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.target != "" {
 		tgt, _ := targetFor(o.target)
-		_, err := fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, o.trace.traceKey(t.Format.Format)))
+		_, err := fmt.Fprint(report, "\n"+tgt.snippet(rep, o.trace.traceKey(t.Format.Format)))
 		return err
 	}
 	return nil
@@ -524,7 +528,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	if parts[0].Target != "" {
 		tgt, _ := targetFor(parts[0].Target)
-		_, err = fmt.Fprint(report, "\n"+targetSnippet(tgt, rep, parts[0].TraceKey))
+		_, err = fmt.Fprint(report, "\n"+tgt.snippet(rep, parts[0].TraceKey))
 		return err
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
-	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/scenarios"
 	"ratelab/sim"
 	"ratelab/traces"
@@ -265,7 +265,7 @@ func (l commandLine) complete(cmd string, f *flag.Flag, cur, prefix string) comp
 	case f.Name == "format":
 		return offerAfter(prefix, cur, plain(traces.FormatNames()))
 	case f.Name == "config-format":
-		return offerAfter(prefix, cur, plain(products.ProductNames()))
+		return offerAfter(prefix, cur, plain(all.Products.Names()))
 	case f.Name == "target":
 		return offerAfter(prefix, cur, plain(targetNames()))
 	case f.Name == "time-format":

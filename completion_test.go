@@ -11,6 +11,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/check"
+	"ratelab/products/all"
 )
 
 // words of a completion: what ratelab __complete offers, without descriptions.
@@ -98,9 +99,9 @@ rate = 5
 		{line: "bench --shard-picks ", want: algorithms.ShardPicks, more: true},
 		{line: "run --format ", want: []string{"table", "json"}},
 		{line: "tune --format j", want: []string{"jsonl"}},
-		{line: "run --config-format ", want: []string{"nginx", "haproxy", "envoy-local", "envoy-global", "cloudflare", "api-gateway", "spring", "traefik", "kong"}},
+		{line: "run --config-format ", want: all.Products.Names()},
 		{line: "run --config-format e", want: []string{"envoy-local", "envoy-global"}},
-		{line: "tune --target ", want: []string{"nginx", "haproxy", "envoy-local", "envoy-global", "cloudflare", "api-gateway", "spring", "traefik", "kong"}},
+		{line: "tune --target ", want: targetNames()},
 		{line: "tune --target e", want: []string{"envoy-local", "envoy-global"}},
 		{line: "tui --config-format h", want: []string{"haproxy"}},
 		{line: "run --config ", kind: kindFiles},

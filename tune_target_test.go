@@ -14,26 +14,35 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/producttest"
 	"ratelab/products"
+	"ratelab/products/all"
+	"ratelab/products/cloudflare"
+	"ratelab/products/envoy"
+	"ratelab/products/haproxy"
+	"ratelab/products/kong"
+	"ratelab/products/nginx"
+	"ratelab/products/spring"
+	"ratelab/products/traefik"
 )
 
 // tune --target prints its recommendation as the lines to paste into the
 // product's configuration: in a minimal configuration the product accepts
 // them (nginx -t, haproxy -c, for the two installed here), and read back by
 // the reader --config uses they are the recommended policy, with its knobs,
-// as the product's lane runs it. Every target is checked, on the log keyed by
-// ip and, for a product that keys by it, by user.
+// as the product's lane runs it. Every target of the list is checked, on the
+// log keyed by ip and, for a product that keys by it, by user.
 func TestTuneTargetSnippet(t *testing.T) {
 	// the YAML and JSON products' snippets are the whole file, indented by
 	// four spaces
 	whole := func(lines []string) string { return strings.Join(lines, "\n") + "\n" }
-	cases := []struct {
-		product products.Product
+	type targetCase struct {
+		product *products.Info
 		key     string
 		args    []string // more flags
 		wrap    func(lines []string) string
 		check   func(t testing.TB, path string) producttest.Result
-	}{
-		{products.Nginx, "", nil, func(lines []string) string {
+	}
+	cases := []targetCase{
+		{nginx.Info, "", nil, func(lines []string) string {
 			var http, ctx []string
 			for _, l := range lines {
 				l = strings.TrimSpace(l)
@@ -45,7 +54,7 @@ func TestTuneTargetSnippet(t *testing.T) {
 			}
 			return "events {}\nhttp {\n" + strings.Join(http, "\n") + "\nserver {\nlisten 127.0.0.1:8080;\nlocation / {\n" + strings.Join(ctx, "\n") + "\n}\n}\n}\n"
 		}, producttest.NginxTest},
-		{products.HAProxy, "", nil, func(lines []string) string {
+		{haproxy.Info, "", nil, func(lines []string) string {
 			var backend, frontend []string
 			for _, l := range lines {
 				l = strings.TrimSpace(l)
@@ -58,27 +67,18 @@ func TestTuneTargetSnippet(t *testing.T) {
 			return "defaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 1s\n" + strings.Join(backend, "\n    ") +
 				"\nfrontend fe\n    bind 127.0.0.1:8080\n    " + strings.Join(frontend, "\n    ") + "\n    default_backend be\nbackend be\n    server s1 127.0.0.1:8081\n"
 		}, producttest.HAProxyCheck},
-		{products.EnvoyLocal, "", nil, whole, nil},
-		{products.EnvoyLocal, "ip+path", []string{"--periods", "1m"}, whole, nil},
-		{products.EnvoyGlobal, "", nil, whole, nil},
-		{products.EnvoyGlobal, "user", []string{"--periods", "1m,24h"}, whole, nil},
-		{products.Cloudflare, "", nil, whole, nil},
-		{products.Cloudflare, "path", []string{"--periods", "1m"}, whole, nil},
-		{products.APIGateway, "", nil, whole, nil},
-		{products.Spring, "", nil, whole, nil},
-		{products.Spring, "user", []string{"--periods", "1m"}, whole, nil},
-		{products.Traefik, "", nil, whole, nil},
-		{products.Traefik, "", []string{"--periods", "10s"}, whole, nil},
-		{products.Kong, "", nil, whole, nil},
-		{products.Kong, "user", []string{"--periods", "1s,1m"}, whole, nil},
+		{envoy.Local, "ip+path", []string{"--periods", "1m"}, whole, nil},
+		{envoy.Global, "user", []string{"--periods", "1m,24h"}, whole, nil},
+		{cloudflare.Info, "path", []string{"--periods", "1m"}, whole, nil},
+		{spring.Info, "user", []string{"--periods", "1m"}, whole, nil},
+		{traefik.Info, "", []string{"--periods", "10s"}, whole, nil},
+		{kong.Info, "user", []string{"--periods", "1s,1m"}, whole, nil},
 	}
-	var named []string
-	for _, c := range cases {
-		named = append(named, c.product.String())
-	}
-	for _, name := range targetNames() {
-		if !slices.Contains(named, name) {
-			t.Errorf("--target %s has no case here", name)
+	// every target, on the log keyed by ip as it is: a whole document, for
+	// a product the table does not wrap
+	for _, p := range all.Products {
+		if p.Target != nil && !slices.ContainsFunc(cases, func(c targetCase) bool { return c.product == p && c.key == "" && c.args == nil }) {
+			cases = append(cases, targetCase{p, "", nil, whole, nil})
 		}
 	}
 	for _, c := range cases {
@@ -117,11 +117,11 @@ func TestTuneTargetSnippet(t *testing.T) {
 					t.Fatalf("the product refuses the snippet:\n%s\n%s", r.Output, conf)
 				}
 			}
-			cfg, err := products.ReadFile(path, products.Options{Product: c.product})
+			cfg, err := all.Products.ReadFile(path, products.Options{Product: c.product})
 			if err != nil {
 				t.Fatalf("reading the snippet back: %v\n%s", err, conf)
 			}
-			if p, ok := products.Detect([]byte(conf)); c.check == nil && (!ok || p != c.product) {
+			if p, ok := all.Products.Detect([]byte(conf)); c.check == nil && (!ok || p != c.product) {
 				t.Errorf("the snippet is told as %v (%v), want %s: --config would not read it without --config-format", p, ok, c.product)
 			}
 			lanes, _ := cfg.Ratelab(traceKey)
@@ -157,14 +157,14 @@ func TestTuneTargetSnippet(t *testing.T) {
 				t.Errorf("the snippet is %s %+v, the recommendation %+v", got.Algorithm, got.Policy, want)
 			case info.HasBurst() && got.Policy.Burst != want.Burst, !info.HasBurst() && got.Policy.Burst != 0:
 				t.Errorf("the snippet's burst is %d, the recommendation's %d", got.Policy.Burst, want.Burst)
-			case c.product == products.Nginx && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
+			case c.product == nginx.Info && (got.Options.Nodelay != strings.Contains(want.Options, "nodelay") ||
 				(got.Options.Delay > 0) != strings.HasPrefix(knobs, "delay=")):
 				t.Errorf("the snippet is burst %d %+v, the recommendation burst %d %q", got.Policy.Burst, got.Options, want.Burst, want.Options)
-			case c.product == products.HAProxy && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
+			case c.product == haproxy.Info && (got.Options.TrackSC == algorithms.TrackAfterDeny) != strings.Contains(want.Options, "after-deny"):
 				t.Errorf("the snippet tracks %v, the recommendation %q", got.Options.TrackSC, want.Options)
-			case c.product == products.Cloudflare && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
+			case c.product == cloudflare.Info && fmt.Sprintf("mitigation_timeout=%d", got.Options.MitigationTimeout/time.Second) != cmp.Or(want.Options, "mitigation_timeout=0"):
 				t.Errorf("the snippet's mitigation_timeout is %s, the recommendation %q", got.Options.MitigationTimeout, want.Options)
-			case c.product != products.Nginx && c.product != products.HAProxy && c.product != products.Cloudflare && want.Options != "":
+			case c.product != nginx.Info && c.product != haproxy.Info && c.product != cloudflare.Info && want.Options != "":
 				t.Errorf("the recommendation has knobs %q the snippet does not write", want.Options)
 			}
 			if !strings.Contains(snippet, "On traces/shop.log it refuses") {

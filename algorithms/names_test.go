@@ -1,17 +1,13 @@
 package algorithms
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"ratelab/internal/sourcecheck"
 )
 
 // noneElsewhere lists the files outside this package where the word "none" is
@@ -33,7 +29,6 @@ var noneElsewhere = map[string]string{
 // tests run.
 var productElsewhere = map[string]string{
 	"cmd_tune.go":                       "the tune command's help: an Apache or nginx access log",
-	"cmd_tune_target.go":                "tune --target: where each product's snippet goes in its configuration",
 	"internal/realserver/realserver.go": "the servers' binaries and packages",
 	"internal/realserver/nginx.go":      "nginx the server: its binary, its files, its configuration's errors",
 	"internal/realserver/nginxlog.go":   "nginx the server: its clocks and its log",
@@ -41,14 +36,14 @@ var productElsewhere = map[string]string{
 }
 
 // productNames are the lanes named after their product, which productElsewhere's
-// files may write for the product (products/ reads a Spring application.yml's
-// spring.cloud.gateway, and names a kong.yml).
-var productNames = []Name{NginxName, HAProxyName, SpringName, KongName}
+// files may write for the product.
+var productNames = []Name{NginxName, HAProxyName}
 
 // productDirs are the folders whose every file writes the products' names for
-// the products: products/ reads their configuration files, internal/producttest
-// runs nginx -t and haproxy -c.
-var productDirs = []string{"products/", "internal/producttest/"}
+// the products: internal/producttest runs nginx -t and haproxy -c. The
+// products' own folder, products/, is held by its test instead
+// (products/all: a product's name in its package only, no other algorithm's).
+var productDirs = []string{"internal/producttest/"}
 
 // forProduct says the file at rel may write a product's name for the product.
 func forProduct(rel string) bool {
@@ -69,7 +64,9 @@ func withoutProducts(s string) string {
 // Go file of the module but tests, and fails on a string literal that is a
 // registered name, or that holds a limiter's name among other words (a message
 // that lists which algorithms can do something). Scenario files and test data
-// are not Go and are not read.
+// are not Go and are not read, nor are import paths (a package may be named
+// after a product: ratelab/products/kong), nor products/, which
+// TestProductNamesAreWrittenOnlyInTheirPackages (products/all) holds.
 func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -78,64 +75,25 @@ func TestNamesAreWrittenOnlyInTheRegistry(t *testing.T) {
 	var limiters []string
 	for _, a := range registry {
 		if !a.Baseline {
-			limiters = append(limiters, regexp.QuoteMeta(string(a.Name)))
+			limiters = append(limiters, string(a.Name))
 		}
 	}
-	// a limiter's name as a word of its own: not inside a longer name or a path
-	within := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(limiters, "|") + `)($|[^a-z0-9_-])`)
-	fset := token.NewFileSet()
-	checked := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	within := sourcecheck.Word(limiters)
+	for _, f := range sourcecheck.GoFiles(t, root, "products") {
+		if f.Dir() == "algorithms" {
+			continue
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if name := d.Name(); rel != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.ToSlash(filepath.Dir(rel)) == "algorithms" {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
-			where := fset.Position(lit.Pos())
+		for lit, s := range f.Strings() {
+			where := f.Fset.Position(lit.Pos())
 			switch {
 			case s == string(UnlimitedName):
-				if _, ok := noneElsewhere[rel]; !ok {
+				if _, ok := noneElsewhere[f.Rel]; !ok {
 					t.Errorf("%s: %q is the no-limit algorithm's name; write UnlimitedName, or, if the word means something else here, add the file to noneElsewhere with what it means", where, s)
 				}
-			case within.MatchString(s) && !(forProduct(rel) && !within.MatchString(withoutProducts(s))):
+			case within.MatchString(s) && !(forProduct(f.Rel) && !within.MatchString(withoutProducts(s))):
 				t.Errorf("%s: %q spells an algorithm's name; write its constant, or ask the registry (Info) for the fact", where, s)
 			}
-			return true
-		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("read %d Go files under %s; the walk missed the module", checked, root)
+		}
 	}
 	for file := range noneElsewhere {
 		if _, err := os.Stat(filepath.Join(root, file)); err != nil {

@@ -7,10 +7,10 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// parseTOML reads a TOML document into a node tree (go-toml's parser, each
+// ParseTOML reads a TOML document into a node tree (go-toml's parser, each
 // value at its key's line); a document that is not TOML is an *Error at its
 // line.
-func parseTOML(name string, data []byte) (root *node, err error) {
+func ParseTOML(name string, data []byte) (root *Node, err error) {
 	var p unstable.Parser
 	p.Reset(data)
 	line := func(r unstable.Range) int {
@@ -19,54 +19,54 @@ func parseTOML(name string, data []byte) (root *node, err error) {
 		}
 		return p.Shape(r).Start.Line
 	}
-	root = &node{kind: mapNode, line: 1}
+	root = &Node{Kind: MapNode, Line: 1}
 	cur := root
 	// at finds or makes the mapping at path under m (a key holding a list
 	// of tables is its last table)
-	at := func(m *node, keys []*node) (*node, error) {
+	at := func(m *Node, keys []*Node) (*Node, error) {
 		for _, k := range keys {
-			v := m.get(k.value)
+			v := m.Get(k.Value)
 			if v == nil {
-				v = &node{kind: mapNode, line: k.line}
-				m.keys, m.vals = append(m.keys, k), append(m.vals, v)
+				v = &Node{Kind: MapNode, Line: k.Line}
+				m.Keys, m.Vals = append(m.Keys, k), append(m.Vals, v)
 			}
-			if v.kind == seqNode && len(v.vals) > 0 {
-				v = v.vals[len(v.vals)-1]
+			if v.Kind == SeqNode && len(v.Vals) > 0 {
+				v = v.Vals[len(v.Vals)-1]
 			}
-			if v.kind != mapNode {
-				return nil, errorf(Place{File: name, Line: k.line}, "%q is a value already, not a table; rename one", k.value)
+			if v.Kind != MapNode {
+				return nil, Errorf(Place{File: name, Line: k.Line}, "%q is a value already, not a table; rename one", k.Value)
 			}
 			m = v
 		}
 		return m, nil
 	}
-	keysOf := func(it unstable.Iterator) []*node {
-		var ks []*node
+	keysOf := func(it unstable.Iterator) []*Node {
+		var ks []*Node
 		for it.Next() {
 			n := it.Node()
-			ks = append(ks, &node{kind: scalarNode, line: line(n.Raw), value: string(n.Data), tag: "!!str"})
+			ks = append(ks, &Node{Kind: ScalarNode, Line: line(n.Raw), Value: string(n.Data), Tag: "!!str"})
 		}
 		return ks
 	}
-	var value func(n *unstable.Node, l int, depth int) (*node, error)
-	value = func(n *unstable.Node, l int, depth int) (*node, error) {
+	var value func(n *unstable.Node, l int, depth int) (*Node, error)
+	value = func(n *unstable.Node, l int, depth int) (*Node, error) {
 		if depth > maxDepth {
-			return nil, errorf(Place{File: name, Line: l}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
+			return nil, Errorf(Place{File: name, Line: l}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
 		}
 		switch n.Kind {
 		case unstable.Array:
-			s := &node{kind: seqNode, line: l}
+			s := &Node{Kind: SeqNode, Line: l}
 			it := n.Children()
 			for it.Next() {
 				v, err := value(it.Node(), l, depth+1)
 				if err != nil {
 					return nil, err
 				}
-				s.vals = append(s.vals, v)
+				s.Vals = append(s.Vals, v)
 			}
 			return s, nil
 		case unstable.InlineTable:
-			m := &node{kind: mapNode, line: l}
+			m := &Node{Kind: MapNode, Line: l}
 			it := n.Children()
 			for it.Next() {
 				if err := keyValue(m, it.Node(), depth+1, value, at, keysOf, name); err != nil {
@@ -75,17 +75,17 @@ func parseTOML(name string, data []byte) (root *node, err error) {
 			}
 			return m, nil
 		case unstable.Integer:
-			return &node{kind: scalarNode, line: l, value: strings.ReplaceAll(string(n.Data), "_", ""), tag: "!!int"}, nil
+			return &Node{Kind: ScalarNode, Line: l, Value: strings.ReplaceAll(string(n.Data), "_", ""), Tag: "!!int"}, nil
 		case unstable.Float:
-			return &node{kind: scalarNode, line: l, value: strings.ReplaceAll(string(n.Data), "_", ""), tag: "!!float"}, nil
+			return &Node{Kind: ScalarNode, Line: l, Value: strings.ReplaceAll(string(n.Data), "_", ""), Tag: "!!float"}, nil
 		case unstable.Bool:
-			return &node{kind: scalarNode, line: l, value: string(n.Data), tag: "!!bool"}, nil
+			return &Node{Kind: ScalarNode, Line: l, Value: string(n.Data), Tag: "!!bool"}, nil
 		}
-		return &node{kind: scalarNode, line: l, value: string(n.Data), tag: "!!str"}, nil
+		return &Node{Kind: ScalarNode, Line: l, Value: string(n.Data), Tag: "!!str"}, nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			root, err = nil, errorf(Place{File: name}, "not valid TOML (%v); fix the syntax", r)
+			root, err = nil, Errorf(Place{File: name}, "not valid TOML (%v); fix the syntax", r)
 		}
 	}()
 	for p.NextExpression() {
@@ -102,16 +102,16 @@ func parseTOML(name string, data []byte) (root *node, err error) {
 				return nil, err
 			}
 			last := ks[len(ks)-1]
-			s := parent.get(last.value)
+			s := parent.Get(last.Value)
 			if s == nil {
-				s = &node{kind: seqNode, line: last.line}
-				parent.keys, parent.vals = append(parent.keys, last), append(parent.vals, s)
+				s = &Node{Kind: SeqNode, Line: last.Line}
+				parent.Keys, parent.Vals = append(parent.Keys, last), append(parent.Vals, s)
 			}
-			if s.kind != seqNode {
-				return nil, errorf(Place{File: name, Line: last.line}, "%q is a value already, not a list of tables; rename one", last.value)
+			if s.Kind != SeqNode {
+				return nil, Errorf(Place{File: name, Line: last.Line}, "%q is a value already, not a list of tables; rename one", last.Value)
 			}
-			cur = &node{kind: mapNode, line: last.line}
-			s.vals = append(s.vals, cur)
+			cur = &Node{Kind: MapNode, Line: last.Line}
+			s.Vals = append(s.Vals, cur)
 		case unstable.KeyValue:
 			if err := keyValue(cur, e, 0, value, at, keysOf, name); err != nil {
 				return nil, err
@@ -127,32 +127,32 @@ func parseTOML(name string, data []byte) (root *node, err error) {
 				l = p.Shape(p.Range(pe.Highlight)).Start.Line
 			}()
 		}
-		return nil, errorf(Place{File: name, Line: l}, "not valid TOML: %v; fix the syntax there", perr)
+		return nil, Errorf(Place{File: name, Line: l}, "not valid TOML: %v; fix the syntax there", perr)
 	}
 	return root, nil
 }
 
 // keyValue puts a key = value (a dotted key's tables made) into m.
-func keyValue(m *node, kv *unstable.Node, depth int,
-	value func(*unstable.Node, int, int) (*node, error),
-	at func(*node, []*node) (*node, error),
-	keysOf func(unstable.Iterator) []*node, name string) error {
+func keyValue(m *Node, kv *unstable.Node, depth int,
+	value func(*unstable.Node, int, int) (*Node, error),
+	at func(*Node, []*Node) (*Node, error),
+	keysOf func(unstable.Iterator) []*Node, name string) error {
 	ks := keysOf(kv.Key())
 	if len(ks) == 0 {
-		return errorf(Place{File: name}, "a key = value without a key")
+		return Errorf(Place{File: name}, "a key = value without a key")
 	}
 	parent, err := at(m, ks[:len(ks)-1])
 	if err != nil {
 		return err
 	}
 	last := ks[len(ks)-1]
-	if parent.get(last.value) != nil {
-		return errorf(Place{File: name, Line: last.line}, "%q is given twice in this table; keep one", last.value)
+	if parent.Get(last.Value) != nil {
+		return Errorf(Place{File: name, Line: last.Line}, "%q is given twice in this table; keep one", last.Value)
 	}
-	v, err := value(kv.Value(), last.line, depth+1)
+	v, err := value(kv.Value(), last.Line, depth+1)
 	if err != nil {
 		return err
 	}
-	parent.keys, parent.vals = append(parent.keys, last), append(parent.vals, v)
+	parent.Keys, parent.Vals = append(parent.Keys, last), append(parent.Vals, v)
 	return nil
 }

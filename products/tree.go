@@ -6,57 +6,58 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// node is a value of a YAML or JSON document with the line it starts on: a
+// Node is a value of a YAML or JSON document with the line it starts on: a
 // mapping (keys in the file's order), a sequence or a scalar. YAML's anchors
 // and aliases are resolved, and << merges a mapping's keys in.
-type node struct {
-	kind  nodeKind
-	line  int
-	value string // a scalar's text
-	tag   string // a scalar's: "!!str", "!!int", "!!float", "!!bool", "!!null"
-	keys  []*node
-	vals  []*node // a mapping's values, by keys; a sequence's items
+type Node struct {
+	Kind  NodeKind
+	Line  int
+	Value string // a scalar's text
+	Tag   string // a scalar's: "!!str", "!!int", "!!float", "!!bool", "!!null"
+	Keys  []*Node
+	Vals  []*Node // a mapping's values, by keys; a sequence's items
 }
 
-type nodeKind int
+// NodeKind is what a Node holds.
+type NodeKind int
 
 const (
-	scalarNode nodeKind = iota
-	mapNode
-	seqNode
+	// ScalarNode is a single value: a string, a number, a boolean or null.
+	ScalarNode NodeKind = iota
+	// MapNode is a mapping (a YAML mapping, a JSON object, a TOML table).
+	MapNode
+	// SeqNode is a sequence (a YAML or JSON list, a TOML array).
+	SeqNode
 )
 
-// what says in words what a node is, for an error.
-func (n *node) what() string {
-	switch n.kind {
-	case mapNode:
+// What says in words what a node is, for an error.
+func (n *Node) What() string {
+	switch n.Kind {
+	case MapNode:
 		return "a mapping"
-	case seqNode:
+	case SeqNode:
 		return "a list"
 	}
-	if n.tag == "!!null" {
+	if n.Tag == "!!null" {
 		return "empty"
 	}
-	return strconv.Quote(n.value)
+	return strconv.Quote(n.Value)
 }
 
-// get is the value of a mapping's key, nil when it has none.
-func (n *node) get(key string) *node {
-	if n == nil || n.kind != mapNode {
+// Get is the value of a mapping's key, nil when it has none.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != MapNode {
 		return nil
 	}
-	for i, k := range n.keys {
-		if k.value == key {
-			return n.vals[i]
+	for i, k := range n.Keys {
+		if k.Value == key {
+			return n.Vals[i]
 		}
 	}
 	return nil
@@ -66,14 +67,14 @@ func (n *node) get(key string) *node {
 // than walked.
 const maxDepth = 200
 
-// parseYAML reads a YAML document (the first of a stream) into a node tree;
+// ParseYAML reads a YAML document (the first of a stream) into a node tree;
 // a document that is not YAML is an *Error at its line.
-func parseYAML(name string, data []byte) (*node, error) {
+func ParseYAML(name string, data []byte) (*Node, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, errorf(Place{File: name}, "the file is empty; write the configuration in it")
+			return nil, Errorf(Place{File: name}, "the file is empty; write the configuration in it")
 		}
 		return nil, yamlError(name, err)
 	}
@@ -81,7 +82,7 @@ func parseYAML(name string, data []byte) (*node, error) {
 		n, err := fromYAML(name, doc.Content[0], 0, &yamlExpansion{open: map[*yaml.Node]bool{}, left: maxYAMLNodes})
 		return n, err
 	}
-	return nil, errorf(Place{File: name, Line: doc.Line}, "not a YAML document")
+	return nil, Errorf(Place{File: name, Line: doc.Line}, "not a YAML document")
 }
 
 // yamlError places a YAML parser's error at its line ("yaml: line 3: …").
@@ -96,7 +97,7 @@ func yamlError(name string, err error) *Error {
 		}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	return errorf(Place{File: name, Line: line}, "not valid YAML: %s; fix the syntax there", msg)
+	return Errorf(Place{File: name, Line: line}, "not valid YAML: %s; fix the syntax there", msg)
 }
 
 // maxYAMLNodes is the most nodes a YAML document may hold once its aliases
@@ -115,42 +116,42 @@ type yamlExpansion struct {
 
 // fromYAML converts a yaml.Node, resolving aliases (a cycle is an error) and
 // << merge keys.
-func fromYAML(name string, y *yaml.Node, depth int, x *yamlExpansion) (*node, error) {
+func fromYAML(name string, y *yaml.Node, depth int, x *yamlExpansion) (*Node, error) {
 	if depth > maxDepth {
-		return nil, errorf(Place{File: name, Line: y.Line}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
+		return nil, Errorf(Place{File: name, Line: y.Line}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
 	}
 	if x.left--; x.left < 0 {
-		return nil, errorf(Place{File: name, Line: y.Line}, "its aliases expand to more than %d nodes (aliases that name aliases many times over); write the configuration with fewer aliases", maxYAMLNodes)
+		return nil, Errorf(Place{File: name, Line: y.Line}, "its aliases expand to more than %d nodes (aliases that name aliases many times over); write the configuration with fewer aliases", maxYAMLNodes)
 	}
 	open := x.open
 	switch y.Kind {
 	case yaml.AliasNode:
 		if open[y.Alias] {
-			return nil, errorf(Place{File: name, Line: y.Line}, "the alias *%s refers to itself; expand it", y.Value)
+			return nil, Errorf(Place{File: name, Line: y.Line}, "the alias *%s refers to itself; expand it", y.Value)
 		}
 		open[y.Alias] = true
 		n, err := fromYAML(name, y.Alias, depth+1, x)
 		delete(open, y.Alias)
 		if n != nil {
 			c := *n
-			c.line = y.Line
+			c.Line = y.Line
 			n = &c
 		}
 		return n, err
 	case yaml.ScalarNode:
-		return &node{kind: scalarNode, line: y.Line, value: y.Value, tag: y.ShortTag()}, nil
+		return &Node{Kind: ScalarNode, Line: y.Line, Value: y.Value, Tag: y.ShortTag()}, nil
 	case yaml.SequenceNode:
-		n := &node{kind: seqNode, line: y.Line}
+		n := &Node{Kind: SeqNode, Line: y.Line}
 		for _, c := range y.Content {
 			v, err := fromYAML(name, c, depth+1, x)
 			if err != nil {
 				return nil, err
 			}
-			n.vals = append(n.vals, v)
+			n.Vals = append(n.Vals, v)
 		}
 		return n, nil
 	case yaml.MappingNode:
-		n := &node{kind: mapNode, line: y.Line}
+		n := &Node{Kind: MapNode, Line: y.Line}
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k, err := fromYAML(name, y.Content[i], depth+1, x)
 			if err != nil {
@@ -160,45 +161,45 @@ func fromYAML(name string, y *yaml.Node, depth int, x *yamlExpansion) (*node, er
 			if err != nil {
 				return nil, err
 			}
-			if k.kind != scalarNode {
-				return nil, errorf(Place{File: name, Line: k.line}, "a key is %s; write keys as words", k.what())
+			if k.Kind != ScalarNode {
+				return nil, Errorf(Place{File: name, Line: k.Line}, "a key is %s; write keys as words", k.What())
 			}
-			if k.value == "<<" && k.tag == "!!merge" {
-				merge := []*node{v}
-				if v.kind == seqNode {
-					merge = v.vals
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				merge := []*Node{v}
+				if v.Kind == SeqNode {
+					merge = v.Vals
 				}
 				for _, m := range merge {
-					if m.kind != mapNode {
-						return nil, errorf(Place{File: name, Line: m.line}, "<< merges a mapping; this is %s", m.what())
+					if m.Kind != MapNode {
+						return nil, Errorf(Place{File: name, Line: m.Line}, "<< merges a mapping; this is %s", m.What())
 					}
-					for j, mk := range m.keys {
-						if n.get(mk.value) == nil {
-							n.keys, n.vals = append(n.keys, mk), append(n.vals, m.vals[j])
+					for j, mk := range m.Keys {
+						if n.Get(mk.Value) == nil {
+							n.Keys, n.Vals = append(n.Keys, mk), append(n.Vals, m.Vals[j])
 						}
 					}
 				}
 				continue
 			}
-			if n.get(k.value) != nil {
-				return nil, errorf(Place{File: name, Line: k.line}, "%q is given twice in this mapping; keep one", k.value)
+			if n.Get(k.Value) != nil {
+				return nil, Errorf(Place{File: name, Line: k.Line}, "%q is given twice in this mapping; keep one", k.Value)
 			}
-			if v.kind != scalarNode && v.line != k.line {
+			if v.Kind != ScalarNode && v.Line != k.Line {
 				// a block under its key: placed at the key's line
 				c := *v
-				c.line = k.line
+				c.Line = k.Line
 				v = &c
 			}
-			n.keys, n.vals = append(n.keys, k), append(n.vals, v)
+			n.Keys, n.Vals = append(n.Keys, k), append(n.Vals, v)
 		}
 		return n, nil
 	}
-	return nil, errorf(Place{File: name, Line: y.Line}, "not a YAML value")
+	return nil, Errorf(Place{File: name, Line: y.Line}, "not a YAML value")
 }
 
-// parseJSON reads a JSON document into a node tree, each value at the line
+// ParseJSON reads a JSON document into a node tree, each value at the line
 // it starts on; a document that is not JSON is an *Error at its line.
-func parseJSON(name string, data []byte) (*node, error) {
+func ParseJSON(name string, data []byte) (*Node, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	// lineAt is the line of a byte offset
@@ -206,7 +207,7 @@ func parseJSON(name string, data []byte) (*node, error) {
 		off = min(max(off, 0), int64(len(data)))
 		return 1 + bytes.Count(data[:off], []byte("\n"))
 	}
-	var read func(depth int) (*node, error)
+	var read func(depth int) (*Node, error)
 	bad := func(err error) error {
 		var se *json.SyntaxError
 		off := dec.InputOffset()
@@ -214,9 +215,9 @@ func parseJSON(name string, data []byte) (*node, error) {
 			off = se.Offset
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return errorf(Place{File: name, Line: lineAt(int64(len(data)))}, "not valid JSON: the file ends inside a value; close its brackets")
+			return Errorf(Place{File: name, Line: lineAt(int64(len(data)))}, "not valid JSON: the file ends inside a value; close its brackets")
 		}
-		return errorf(Place{File: name, Line: lineAt(off)}, "not valid JSON: %v; fix the syntax there", err)
+		return Errorf(Place{File: name, Line: lineAt(off)}, "not valid JSON: %v; fix the syntax there", err)
 	}
 	// startLine is the line of the token that starts after offset off:
 	// past blanks and the , or : before it
@@ -226,9 +227,9 @@ func parseJSON(name string, data []byte) (*node, error) {
 		}
 		return lineAt(off)
 	}
-	read = func(depth int) (*node, error) {
+	read = func(depth int) (*Node, error) {
 		if depth > maxDepth {
-			return nil, errorf(Place{File: name, Line: lineAt(dec.InputOffset())}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
+			return nil, Errorf(Place{File: name, Line: lineAt(dec.InputOffset())}, "nested more than %d deep; ratelab reads configurations less deep", maxDepth)
 		}
 		line := startLine(dec.InputOffset())
 		tok, err := dec.Token()
@@ -239,201 +240,63 @@ func parseJSON(name string, data []byte) (*node, error) {
 		case json.Delim:
 			switch t {
 			case '{':
-				n := &node{kind: mapNode, line: line}
+				n := &Node{Kind: MapNode, Line: line}
 				for dec.More() {
 					kline := startLine(dec.InputOffset())
 					kt, err := dec.Token()
 					if err != nil {
 						return nil, bad(err)
 					}
-					key := &node{kind: scalarNode, line: kline, value: fmt.Sprint(kt), tag: "!!str"}
+					key := &Node{Kind: ScalarNode, Line: kline, Value: fmt.Sprint(kt), Tag: "!!str"}
 					v, err := read(depth + 1)
 					if err != nil {
 						return nil, err
 					}
-					if n.get(key.value) != nil {
-						return nil, errorf(Place{File: name, Line: key.line}, "%q is given twice in this object; keep one", key.value)
+					if n.Get(key.Value) != nil {
+						return nil, Errorf(Place{File: name, Line: key.Line}, "%q is given twice in this object; keep one", key.Value)
 					}
-					n.keys, n.vals = append(n.keys, key), append(n.vals, v)
+					n.Keys, n.Vals = append(n.Keys, key), append(n.Vals, v)
 				}
 				if _, err := dec.Token(); err != nil {
 					return nil, bad(err)
 				}
 				return n, nil
 			case '[':
-				n := &node{kind: seqNode, line: line}
+				n := &Node{Kind: SeqNode, Line: line}
 				for dec.More() {
 					v, err := read(depth + 1)
 					if err != nil {
 						return nil, err
 					}
-					n.vals = append(n.vals, v)
+					n.Vals = append(n.Vals, v)
 				}
 				if _, err := dec.Token(); err != nil {
 					return nil, bad(err)
 				}
 				return n, nil
 			}
-			return nil, errorf(Place{File: name, Line: line}, "not valid JSON: %q where a value belongs", t)
+			return nil, Errorf(Place{File: name, Line: line}, "not valid JSON: %q where a value belongs", t)
 		case string:
-			return &node{kind: scalarNode, line: line, value: t, tag: "!!str"}, nil
+			return &Node{Kind: ScalarNode, Line: line, Value: t, Tag: "!!str"}, nil
 		case json.Number:
 			tag := "!!int"
 			if strings.ContainsAny(string(t), ".eE") {
 				tag = "!!float"
 			}
-			return &node{kind: scalarNode, line: line, value: string(t), tag: tag}, nil
+			return &Node{Kind: ScalarNode, Line: line, Value: string(t), Tag: tag}, nil
 		case bool:
-			return &node{kind: scalarNode, line: line, value: strconv.FormatBool(t), tag: "!!bool"}, nil
+			return &Node{Kind: ScalarNode, Line: line, Value: strconv.FormatBool(t), Tag: "!!bool"}, nil
 		case nil:
-			return &node{kind: scalarNode, line: line, value: "null", tag: "!!null"}, nil
+			return &Node{Kind: ScalarNode, Line: line, Value: "null", Tag: "!!null"}, nil
 		}
-		return nil, errorf(Place{File: name, Line: line}, "not valid JSON")
+		return nil, Errorf(Place{File: name, Line: line}, "not valid JSON")
 	}
 	n, err := read(0)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errorf(Place{File: name, Line: lineAt(dec.InputOffset())}, "not valid JSON: more after the document's end; keep one JSON value in the file")
+		return nil, Errorf(Place{File: name, Line: lineAt(dec.InputOffset())}, "not valid JSON: more after the document's end; keep one JSON value in the file")
 	}
 	return n, nil
-}
-
-// reader reads fields of a node tree, naming each error's place and fix.
-type reader struct {
-	file string
-	w    *[]Warning
-}
-
-func (r reader) at(n *node) Place { return Place{File: r.file, Line: n.line} }
-
-func (r reader) errorf(n *node, format string, args ...any) *Error {
-	return errorf(r.at(n), format, args...)
-}
-
-func (r reader) warn(n *node, format string, args ...any) {
-	*r.w = append(*r.w, warning(r.at(n), format, args...))
-}
-
-// fields checks that m is a mapping whose keys are among known (what says
-// what m is, for the message).
-func (r reader) fields(m *node, what string, known ...string) error {
-	if m.kind != mapNode {
-		return r.errorf(m, "%s must be a mapping of %s; it is %s", what, strings.Join(known, ", "), m.what())
-	}
-	for _, k := range m.keys {
-		if !slices.Contains(known, k.value) {
-			return r.errorf(k, "%s has no field %q; its fields are %s", what, k.value, strings.Join(known, ", "))
-		}
-	}
-	return nil
-}
-
-// str reads a string (a scalar that is not null).
-func (r reader) str(n *node, what string) (string, error) {
-	if n.kind != scalarNode || n.tag == "!!null" {
-		return "", r.errorf(n, "%s must be a string; it is %s", what, n.what())
-	}
-	return n.value, nil
-}
-
-// integer reads a whole number from lo to hi (JSON writes 64-bit integers
-// of protobuf as strings too).
-func (r reader) integer(n *node, what string, lo, hi int64) (int64, error) {
-	if n.kind != scalarNode || n.tag == "!!null" || n.tag == "!!bool" {
-		return 0, r.errorf(n, "%s must be a whole number from %d to %d; it is %s", what, lo, hi, n.what())
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(n.value), 10, 64)
-	if err != nil {
-		if f, ferr := strconv.ParseFloat(n.value, 64); ferr == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			v, err = int64(f), nil
-		}
-	}
-	if err != nil || v < lo || v > hi {
-		return 0, r.errorf(n, "%s must be a whole number from %d to %d; it is %s", what, lo, hi, n.what())
-	}
-	return v, nil
-}
-
-// number reads a number from lo to hi.
-func (r reader) number(n *node, what string, lo, hi float64) (float64, error) {
-	if n.kind == scalarNode && n.tag != "!!null" && n.tag != "!!bool" {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(n.value), 64); err == nil && v >= lo && v <= hi {
-			return v, nil
-		}
-	}
-	return 0, r.errorf(n, "%s must be a number from %g to %g; it is %s", what, lo, hi, n.what())
-}
-
-// boolean reads true or false.
-func (r reader) boolean(n *node, what string) (bool, error) {
-	if n.kind == scalarNode {
-		switch strings.ToLower(n.value) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		}
-	}
-	return false, r.errorf(n, "%s must be true or false; it is %s", what, n.what())
-}
-
-// protoDuration reads a google.protobuf.Duration as YAML and JSON write it:
-// seconds with up to 9 decimals and an "s" ("1s", "0.5s"), or a mapping of
-// seconds and nanos.
-func (r reader) protoDuration(n *node, what string) (time.Duration, error) {
-	bad := func() error {
-		return r.errorf(n, "%s must be a duration in seconds such as \"1s\" or \"0.25s\" (or {seconds: 1, nanos: 0}); it is %s", what, n.what())
-	}
-	if n.kind == mapNode {
-		if err := r.fields(n, what, "seconds", "nanos"); err != nil {
-			return 0, err
-		}
-		var s, ns int64
-		var err error
-		if v := n.get("seconds"); v != nil {
-			if s, err = r.integer(v, what+".seconds", 0, 315576000000); err != nil {
-				return 0, err
-			}
-		}
-		if v := n.get("nanos"); v != nil {
-			if ns, err = r.integer(v, what+".nanos", 0, 999999999); err != nil {
-				return 0, err
-			}
-		}
-		if s > math.MaxInt64/int64(time.Second)-1 {
-			return 0, bad()
-		}
-		return time.Duration(s)*time.Second + time.Duration(ns), nil
-	}
-	if n.kind != scalarNode {
-		return 0, bad()
-	}
-	num, ok := strings.CutSuffix(strings.TrimSpace(n.value), "s")
-	if !ok || num == "" || strings.HasPrefix(num, "-") || strings.HasPrefix(num, "+") {
-		return 0, bad()
-	}
-	whole, frac, _ := strings.Cut(num, ".")
-	if len(frac) > 9 || whole == "" && frac == "" {
-		return 0, bad()
-	}
-	s, err := strconv.ParseInt(cmpOr(whole, "0"), 10, 64)
-	if err != nil || s > math.MaxInt64/int64(time.Second)-1 {
-		return 0, bad()
-	}
-	var ns int64
-	if frac != "" {
-		if ns, err = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64); err != nil {
-			return 0, bad()
-		}
-	}
-	return time.Duration(s)*time.Second + time.Duration(ns), nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

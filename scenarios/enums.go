@@ -9,6 +9,7 @@ import (
 	"ratelab/algorithms"
 	"ratelab/internal/suggest"
 	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/sim"
 	"ratelab/traces"
 )
@@ -218,10 +219,11 @@ var trackSCs = []word[algorithms.HAProxyTrack]{
 
 func (t *TrackSC) UnmarshalText(b []byte) error { return t.read(b, "track_sc", trackSCs) }
 
-// Product is the product whose configuration a lane reads (products.Product).
-type Product struct{ choice[products.Product] }
+// Product is the product whose configuration a lane reads (the list of
+// products/all).
+type Product struct{ choice[*products.Info] }
 
-var productWords = named(products.Nginx, products.HAProxy, products.EnvoyLocal, products.EnvoyGlobal, products.Cloudflare, products.APIGateway, products.Spring, products.Traefik, products.Kong)
+var productWords = named(all.Products...)
 
 func (p *Product) UnmarshalText(b []byte) error { return p.read(b, "product", productWords) }
 

@@ -11,6 +11,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/products"
+	"ratelab/products/all"
 	"ratelab/sim"
 	"ratelab/traces"
 )
@@ -68,14 +69,14 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 	bad := func(key, format string, args ...any) error {
 		return c.fail([]any{"lane", i, key}, "lane %s: %s", label, fmt.Sprintf(format, args...))
 	}
-	names := strings.Join(products.ProductNames(), " or ")
+	names := strings.Join(all.Products.Names(), " or ")
 	switch {
 	case !spec.Product.Set():
 		key := "config"
 		if spec.Config == "" {
 			key = "config_file"
 		}
-		return nil, bad(key, "a product's configuration needs its product: add product = %q (%s)", products.ProductNames()[0], names)
+		return nil, bad(key, "a product's configuration needs its product: add product = %q (%s)", all.Products.Names()[0], names)
 	case spec.Config == "" && spec.ConfigFile == "":
 		return nil, bad("product", "a %s lane reads its configuration: give config = '''…''' (the file's text) or config_file = \"…\" (its path, relative to %s)", spec.Product, c.src.Name)
 	case spec.Config != "" && spec.ConfigFile != "":
@@ -113,7 +114,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 			return nil, bad("config_file", "%v (the path is relative to %s)", err, c.src.Name)
 		}
 	}
-	cfg, err := products.Read(name, data, o)
+	cfg, err := all.Products.Read(name, data, o)
 	if err != nil {
 		var e *products.Error
 		if errors.As(err, &e) {
@@ -144,7 +145,7 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 		if spec.ConfigFile != "" {
 			key = "config_file"
 		}
-		msg := fmt.Sprintf("its %s configuration limits no request (it has no %s)", spec.Product, spec.Product.Value().Limiting())
+		msg := fmt.Sprintf("its %s configuration limits no request (it has no %s)", spec.Product, spec.Product.Value().Limiting)
 		if len(cfg.Lanes) > 0 {
 			msg = fmt.Sprintf("ratelab can run none of the limits of its %s configuration", spec.Product)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"ratelab/products/all"
 	"ratelab/sim"
 )
 
@@ -125,7 +126,7 @@ func TestProductLaneErrors(t *testing.T) {
 		{"a file that is not there", "product = \"nginx\"\nconfig_file = \"conf/nginx.cnf\"\n",
 			`test.toml:15:15: scenario "s": lane 1: open dir/conf/nginx.cnf: file does not exist`},
 		{"no product", "config_file = \"conf/nginx.conf\"\n",
-			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (nginx or haproxy or envoy-local or envoy-global or cloudflare or api-gateway or spring or traefik or kong)`},
+			`test.toml:14:15: scenario "s": lane 1: a product's configuration needs its product: add product = "nginx" (` + strings.Join(all.Products.Names(), " or ") + `)`},
 		{"no configuration", "product = \"haproxy\"\n",
 			`test.toml:14:11: scenario "s": lane 1: a haproxy lane reads its configuration: give config`},
 		{"both", "product = \"nginx\"\nconfig = 'events {}'\nconfig_file = \"conf/nginx.conf\"\n",
