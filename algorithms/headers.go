@@ -259,7 +259,7 @@ func envoyHeaders(quotas []Quota) []Header {
 // remaining, then the RateLimit trio.
 func kongHeaderNames() []string {
 	var names []string
-	for _, w := range kongWindowNames {
+	for _, w := range KongWindowNames {
 		names = append(names, "X-RateLimit-Limit-"+kongTitle(w), "X-RateLimit-Remaining-"+kongTitle(w))
 	}
 	return append(names, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
@@ -278,8 +278,8 @@ func kongHeaders(quotas []Quota) []Header {
 		p := q.Policy.WithDefaults()
 		r := remainingOf(q.Decision)
 		if w := slices.IndexFunc(kongExpiration[:], func(s int64) bool { return p.Period == time.Duration(s)*time.Second }); w >= 0 {
-			h = append(h, Header{"X-RateLimit-Limit-" + kongTitle(kongWindowNames[w]), fmt.Sprint(p.Limit)},
-				Header{"X-RateLimit-Remaining-" + kongTitle(kongWindowNames[w]), fmt.Sprint(r)})
+			h = append(h, Header{"X-RateLimit-Limit-" + kongTitle(KongWindowNames[w]), fmt.Sprint(p.Limit)},
+				Header{"X-RateLimit-Remaining-" + kongTitle(KongWindowNames[w]), fmt.Sprint(r)})
 		}
 		if c := chosen; c < 0 || r < remainingOf(quotas[c].Decision) || (r == remainingOf(quotas[c].Decision) && p.Period > period) {
 			chosen, period = i, p.Period

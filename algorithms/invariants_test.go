@@ -272,7 +272,7 @@ func checkKongBound(limits KongWindows, outs []outcome) error {
 				unix := kongClock(toMicros(o.at))
 				start := kongWindowStart(w, unix)
 				if counts[start]++; counts[start] > limit {
-					return fmt.Errorf("key %s: %d requests admitted in the %s from %v, limit %d", key, counts[start], kongWindowNames[w], time.Unix(start, 0).UTC(), limit)
+					return fmt.Errorf("key %s: %d requests admitted in the %s from %v, limit %d", key, counts[start], KongWindowNames[w], time.Unix(start, 0).UTC(), limit)
 				}
 			}
 		}

@@ -62,8 +62,9 @@ const (
 // KongWindows are limits per window (KongSecond…KongYear); 0: not set.
 type KongWindows [6]int64
 
-// kongWindowNames are the windows' names, as config and headers spell them.
-var kongWindowNames = [6]string{"second", "minute", "hour", "day", "month", "year"}
+// KongWindowNames are the windows' names, as the plugin's config and headers
+// spell them, in its order (schema.lua): the one list of them.
+var KongWindowNames = [6]string{"second", "minute", "hour", "day", "month", "year"}
 
 // kongExpiration is expiration.lua: each window's counter's lifetime in
 // seconds, and the window length Reset counts from (a month is 30 days).
@@ -84,7 +85,8 @@ func kongStatus(d Decision, o Options) (int, string) {
 }
 
 // KongWindowOf is the plugin window a policy's period is: a second, a minute,
-// an hour or a day; false for any other period.
+// an hour or a day; false for any other period (a month and a year are the
+// calendar's, which a lane holds as kong_windows only).
 func KongWindowOf(period time.Duration) (int, bool) {
 	for w, s := range kongExpiration[:KongMonth] {
 		if period == time.Duration(s)*time.Second {
@@ -92,6 +94,15 @@ func KongWindowOf(period time.Duration) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// KongWindowPeriod is window w's length when a policy's period can be it (a
+// second, a minute, an hour or a day), else 0.
+func KongWindowPeriod(w int) time.Duration {
+	if w < KongMonth {
+		return time.Duration(kongExpiration[w]) * time.Second
+	}
+	return 0
 }
 
 // kongLimits are every window's limit: the policy's and the options'.
@@ -103,7 +114,7 @@ func kongLimits(p Policy, o Options) (KongWindows, error) {
 	}
 	limits := o.KongWindows
 	if limits[w] != 0 {
-		return limits, &OptionError{"kong_windows", fmt.Errorf("kong_windows sets %s, which the policy's period (%s) already is; set the limit there", kongWindowNames[w], p.Period)}
+		return limits, &OptionError{"kong_windows", fmt.Errorf("kong_windows sets %s, which the policy's period (%s) already is; set the limit there", KongWindowNames[w], p.Period)}
 	}
 	limits[w] = p.Limit
 	return limits, nil
@@ -126,7 +137,7 @@ func checkKongPolicy(p Policy, o Options) error {
 	for i, lower := range limits {
 		for j := i + 1; j < len(limits) && lower != 0; j++ {
 			if upper := limits[j]; upper != 0 && upper < lower {
-				return &OptionError{"kong_windows", fmt.Errorf("the limit for %s(%d) cannot be lower than the limit for %s(%d), as Kong's schema has it", kongWindowNames[j], upper, kongWindowNames[i], lower)}
+				return &OptionError{"kong_windows", fmt.Errorf("the limit for %s(%d) cannot be lower than the limit for %s(%d), as Kong's schema has it", KongWindowNames[j], upper, KongWindowNames[i], lower)}
 			}
 		}
 	}
@@ -411,7 +422,7 @@ func kongWindowQuotas(p Policy, o Options) []Quota {
 	var qs []Quota
 	for w, limit := range limits {
 		if limit != 0 {
-			qs = append(qs, Quota{Name: kongWindowNames[w], Policy: Policy{Limit: limit, Period: time.Duration(kongExpiration[w]) * time.Second}})
+			qs = append(qs, Quota{Name: KongWindowNames[w], Policy: Policy{Limit: limit, Period: time.Duration(kongExpiration[w]) * time.Second}})
 		}
 	}
 	return qs

@@ -136,7 +136,7 @@ func (o Options) Check(algorithm Name) error {
 	}
 	for w, limit := range o.KongWindows {
 		if limit < 0 {
-			return &OptionError{"kong_windows", fmt.Errorf("kong_windows: %s must be > 0 (got %d)", kongWindowNames[w], limit)}
+			return &OptionError{"kong_windows", fmt.Errorf("kong_windows: %s must be > 0 (got %d)", KongWindowNames[w], limit)}
 		}
 	}
 	if _, err := EnvoyTimerBucket(o.EnvoyVersion); err != nil {

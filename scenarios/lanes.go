@@ -289,7 +289,7 @@ type KongWindows map[string]int64
 
 // kongWindowNames are the windows a kong lane's kong_windows may set, in
 // algorithms.KongSecond … KongYear order.
-var kongWindowNames = []string{"second", "minute", "hour", "day", "month", "year"}
+var kongWindowNames = algorithms.KongWindowNames[:]
 
 // limits are the windows as the lane takes them: each one of Kong's, its limit
 // > 0.

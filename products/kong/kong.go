@@ -28,7 +28,7 @@ import (
 var Info = &products.Info{Name: algorithms.KongName, File: "Kong's declarative kong.yml", Limiting: "rate-limiting plugin with a second, minute, hour or day limit",
 	Detect: detect, Shows: "_format_version", Read: read, Lanes: lanes,
 	Target: &products.Target{Writable: "second, minute, hour or day windows (1s, 1m, 1h, 24h)",
-		Period: func(d time.Duration) bool { _, ok := windowOf(d); return ok }, MaxLimit: math.MaxInt64, Write: write}}
+		Period: func(d time.Duration) bool { _, ok := algorithms.KongWindowOf(d); return ok }, MaxLimit: math.MaxInt64, Write: write}}
 
 // Limit is a rate-limiting plugin: its limits per window (second to
 // year; 0 unset), its policy and error_code.
@@ -46,31 +46,11 @@ func (l *Limit) String() string {
 	var b strings.Builder
 	for w, n := range l.Windows {
 		if n > 0 {
-			fmt.Fprintf(&b, "%s=%d ", windows[w].name, n)
+			fmt.Fprintf(&b, "%s=%d ", algorithms.KongWindowNames[w], n)
 		}
 	}
 	fmt.Fprintf(&b, "policy=%s status=%d", l.Policy, l.Status)
 	return b.String()
-}
-
-// windows are the plugin's windows, in its order (schema.lua): their names,
-// as its config and its headers write them, and their periods for the four a
-// policy's period can be (a month and a year are the calendar's, which a lane
-// holds as kong_windows only).
-var windows = [6]struct {
-	name   string
-	period time.Duration
-}{{"second", time.Second}, {"minute", time.Minute}, {"hour", time.Hour}, {"day", 24 * time.Hour}, {"month", 0}, {"year", 0}}
-
-// windowOf is the plugin's window for a period (second, minute, hour, day),
-// and false for another.
-func windowOf(period time.Duration) (int, bool) {
-	for w, win := range windows {
-		if win.period == period && period > 0 {
-			return w, true
-		}
-	}
-	return 0, false
 }
 
 // detect finds a declarative configuration's _format_version, or a

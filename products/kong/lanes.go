@@ -26,8 +26,8 @@ func lanes(l products.Lane, m *products.Mapping) []products.RatelabLane {
 		for w, limit := range k.Windows {
 			switch {
 			case limit == 0:
-			case p.Limit == 0 && windows[w].period > 0:
-				p = algorithms.Policy{Limit: limit, Period: windows[w].period}
+			case p.Limit == 0 && algorithms.KongWindowPeriod(w) > 0:
+				p = algorithms.Policy{Limit: limit, Period: algorithms.KongWindowPeriod(w)}
 			default:
 				o.KongWindows[w] = limit
 			}

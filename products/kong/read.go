@@ -4,12 +4,13 @@ import (
 	"math"
 	"strings"
 
+	"ratelab/algorithms"
 	"ratelab/products"
 )
 
 // configFields are the rate-limiting plugin's config fields (schema.lua,
 // 3.x): its windows and these.
-var configFields = append(windowNames(), "limit_by", "header_name", "path",
+var configFields = append(algorithms.KongWindowNames[:], "limit_by", "header_name", "path",
 	"policy", "fault_tolerant", "redis", "redis_host", "redis_port", "redis_password", "redis_username", "redis_ssl",
 	"redis_ssl_verify", "redis_server_name", "redis_timeout", "redis_database", "hide_client_headers", "error_code",
 	"error_message", "sync_rate")
@@ -85,8 +86,7 @@ func (r reader) plugin(p *products.Node, where string) (*products.Lane, error) {
 	l := &Limit{Policy: "local", Status: 429}
 	any := false
 	prev, prevName := int64(0), ""
-	for w, win := range windows {
-		wn := win.name
+	for w, wn := range algorithms.KongWindowNames {
 		v := cfg.Get(wn)
 		if v == nil || v.Tag == "!!null" {
 			continue
@@ -170,13 +170,4 @@ func (r reader) plugin(p *products.Node, where string) (*products.Lane, error) {
 	}
 	l.Plugin = name
 	return &products.Lane{Name: name, Place: r.At(p), Limits: []products.Limit{{Place: r.At(cfg), Key: key, Params: l}}}, nil
-}
-
-// windowNames are the windows' names, in order.
-func windowNames() []string {
-	names := make([]string, len(windows))
-	for w, win := range windows {
-		names[w] = win.name
-	}
-	return names
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"ratelab/algorithms"
 	"ratelab/products"
 )
 
@@ -15,7 +16,7 @@ func pluginYAML(l Limit, key string) ([]string, bool) {
 	lines := []string{`_format_version: "3.0"`, "plugins:", "  - name: rate-limiting", "    config:"}
 	for w, n := range l.Windows {
 		if n > 0 {
-			lines = append(lines, fmt.Sprintf("      %s: %d", windows[w].name, n))
+			lines = append(lines, fmt.Sprintf("      %s: %d", algorithms.KongWindowNames[w], n))
 		}
 	}
 	lines = append(lines, "      policy: "+l.Policy)
@@ -35,7 +36,7 @@ func pluginYAML(l Limit, key string) ([]string, bool) {
 func write(b *strings.Builder, s products.Snippet) {
 	res := s.Policy
 	l := Limit{Policy: "local", Status: 429}
-	w, _ := windowOf(res.Period)
+	w, _ := algorithms.KongWindowOf(res.Period)
 	l.Windows[w] = res.Limit
 	ls, ok := pluginYAML(l, s.TraceKey)
 	s.Heading(b, "one window; policy local counts on each node, not the refused requests", "In the declarative configuration (kong.yml)")
