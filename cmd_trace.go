@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"ratelab/products/all"
+	"ratelab/traces"
+	"ratelab/tune"
+)
+
+// traceOptions are the flags that say how to read a trace, shared by tune and
+// tui --trace.
+type traceOptions struct {
+	file, format, key, timeField, timeFormat, costField, spread string
+	reorder                                                     time.Duration
+	strict                                                      bool
+	seed                                                        uint64
+	// config is a product's configuration whose lanes join the trace's
+	// (run and tui --trace --config), configFormat its product
+	config, configFormat string
+	// noFormat says the command has no --format for the log (run's is its
+	// table's): the log's content or name must tell it
+	noFormat bool
+}
+
+// flags registers the trace flags; --seed and --strict too when own (tui has its
+// own, for scenarios as well); --format when format (run's --format is its
+// table's: there the log's format is told by its content or its name).
+func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
+	fs.StringVar(&o.file, "trace", "", "the request log to read, `FILE` (.gz too)")
+	if format {
+		fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
+	}
+	o.noFormat = !format
+	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
+	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
+	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
+	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent; none reads no cost: every request 1, as tune --target reads a log for a product that counts requests)")
+	fs.DurationVar(&o.reorder, "reorder-window", traces.DefaultReorderWindow, "how far back in time (a `DURATION`) a line may go behind the latest read")
+	fs.StringVar(&o.spread, "spread", "none", "how requests stamped the same second are placed, the `MODE`: none keeps them at its start, uniform spreads them over it (seeded by --seed)")
+	o.seed = 1
+	if own {
+		fs.BoolVar(&o.strict, "strict", false, "make a line that cannot be read an error (by default such lines are counted, shown and skipped)")
+		fs.Uint64Var(&o.seed, "seed", 1, "`N` seeds the uniform spread")
+	}
+}
+
+// configFlags registers --config and --config-format (run and tui --trace).
+func (o *traceOptions) configFlags(fs *flag.FlagSet) {
+	var files []string
+	for _, p := range all.Products {
+		files = append(files, p.File)
+	}
+	fs.StringVar(&o.config, "config", "", "with --trace, add a lane per context that limits in the product configuration `FILE` ("+strings.Join(files, ", ")+")")
+	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(all.Products.Names(), " or ")+"; by default told by its content")
+}
+
+// options checks the flags and returns how to read the trace.
+func (o *traceOptions) options(cmd string) (traces.Options, error) {
+	if o.file == "" {
+		return traces.Options{}, usagef("%s: --trace FILE is required", cmd)
+	}
+	to := traces.Options{Key: o.key, TimeField: o.timeField, CostField: o.costField, ReorderWindow: o.reorder, Strict: o.strict, Seed: o.seed, MaxCost: tune.MaxCost}
+	var err error
+	if o.format != "" {
+		if to.Format, err = traces.ParseFormat(o.format); err != nil {
+			return to, usagef("--format: %v", err)
+		}
+	}
+	if to.TimeFormat, err = traces.ParseTimeFormat(o.timeFormat); err != nil {
+		return to, usagef("--time-format: %v", err)
+	}
+	if to.Spread, err = traces.ParseSpread(o.spread); err != nil {
+		return to, usagef("--spread: %v", err)
+	}
+	if o.reorder <= 0 {
+		return to, usagef("--reorder-window must be > 0 (got %s)", o.reorder)
+	}
+	return to, nil
+}
+
+// load reads the trace into memory (streaming it when it needs more than budget
+// bytes); any problem with the file is a usage error, reported before anything
+// is written, and one spilling it to disk (a full disk) a failure at run time.
+func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
+	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
+	var unknown *traces.UnknownFormatError
+	var spill *tune.SpillError
+	switch {
+	case errors.As(err, &spill):
+		return nil, err
+	case errors.As(err, &unknown) && o.noFormat:
+		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
+	case errors.As(err, &unknown):
+		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
+	case err != nil:
+		return nil, usageError{err}
+	}
+	return t, nil
+}
+
+// sweepError is how a command reports a sweep that failed: a failure at run
+// time when the requests spilled to disk could not be read back, else a usage
+// error (the flags or the trace ask for what cannot be swept).
+func sweepError(err error) error {
+	var spill *tune.SpillError
+	if errors.As(err, &spill) {
+		return err
+	}
+	return usageError{err}
+}
+
+// tuneCommand is the ratelab tune command line that reads the trace as these
+// options do (the flags given, none of the defaults), for a message to suggest.
+func (o *traceOptions) tuneCommand() string {
+	args := []string{"ratelab", "tune", "--trace", shellQuote(o.file)}
+	for _, f := range []struct{ name, value, none string }{
+		{"--format", o.format, ""}, {"--key", o.key, ""}, {"--time-field", o.timeField, ""}, {"--time-format", o.timeFormat, "auto"},
+		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"},
+	} {
+		if f.value != "" && f.value != f.none {
+			args = append(args, f.name, shellQuote(f.value))
+		}
+	}
+	if o.reorder != traces.DefaultReorderWindow && o.reorder > 0 {
+		args = append(args, "--reorder-window", o.reorder.String())
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote is s as a shell word: as is when it is plain, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
