@@ -5,9 +5,13 @@ import (
 	"errors"
 	"flag"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"ratelab/internal/check"
 )
 
 // The root package is the command line; the tests that run it as a program (the
@@ -84,4 +88,29 @@ func TestEmbeddedIsTheCatalogueAndItsFiles(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("embedded %v; want the catalogue and the files it reads, %v", got, want)
 	}
+}
+
+// No source file is longer than a reader can hold: 450 lines, tests aside. A
+// file that grows past it is split by concept (one concept per file).
+func TestSourceFilesStayShort(t *testing.T) {
+	const most = 450
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != ".":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(data, []byte("\n")); n > most {
+			t.Errorf("%s has %d lines; split it by concept to at most %d", path, n, most)
+		}
+		return nil
+	})
+	check.Setup(t, err)
 }
