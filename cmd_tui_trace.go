@@ -50,7 +50,10 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	if err != nil {
 		return nil, "", nil, sweepError(err)
 	}
-	doc := traceScenario(o, to, rep, rep.Lanes(6), conf)
+	doc, err := traceScenario(o, to, rep, rep.Lanes(6), conf)
+	if err != nil {
+		return nil, "", nil, err
+	}
 	src := scenarios.Source{Name: "--trace " + o.file, Open: func(name string) (io.ReadCloser, error) { return os.Open(name) },
 		Path: func(name string) string { return name }, Generated: true} // paths as given, relative to the working folder
 	c, err := scenarios.Parse(src, []byte(doc))
@@ -131,58 +134,47 @@ func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
 	return notes
 }
 
-// traceScenario writes the scenario file for the trace and the chosen lanes.
-func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits, conf *products.Config) string {
+// traceScenario is the scenario file for the trace and the chosen lanes (the
+// first, the recommended policy, marked *), and the configuration's.
+func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits, conf *products.Config) (string, error) {
 	t := rep.Trace
 	first := lanes[0]
-	var b strings.Builder
-	fmt.Fprintf(&b, "[[scenario]]\nname = \"trace\"\ntitle = %s\nlesson = %s\nseed = %d\nwatch_key = %s\n\n",
-		tomlString(fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file))),
-		tomlString(rep.Advice()+" The first lane (marked *) is that policy; the others are the best of each period and its neighbours in the grid ("+o.tuneCommand()+" shows it all)."),
-		o.seed, tomlString(t.Keys[rep.Classes.Heaviest]))
-	fmt.Fprintf(&b, "[scenario.policy]\nlimit = %d\nperiod = %s\nburst = %d\n\n", first.Limit, tomlString(first.Period.String()), first.Burst)
-	for i, r := range lanes {
-		name := laneName(r.Policy)
-		if r.Layered() {
-			name += " + " + laneName(r.Long)
+	limit := func(p tune.Policy, name, key string) scenarios.TraceLimit {
+		return scenarios.TraceLimit{Name: name, Algorithm: p.Algorithm, Policy: algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}, Key: key}
+	}
+	r := scenarios.TraceReplay{
+		Title:    fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file)),
+		Lesson:   rep.Advice() + " The first lane (marked *) is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
+		Seed:     o.seed,
+		WatchKey: t.Keys[rep.Classes.Heaviest],
+		Policy:   limit(first.Policy, "", ""),
+		Log: scenarios.TraceLog{File: o.file, Format: t.Format.Format, ReorderWindow: to.ReorderWindow, Key: o.key, TimeField: o.timeField,
+			CostField: o.costField, Spread: to.Spread == traces.SpreadUniform},
+	}
+	if o.timeFormat != "auto" {
+		r.Log.TimeFormat = o.timeFormat
+	}
+	for i, l := range lanes {
+		name := laneName(l.Policy)
+		if l.Layered() {
+			name += " + " + laneName(l.Long)
 		}
 		if i == 0 {
 			name += " *"
 		}
-		if !r.Layered() {
-			fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\n\n", tomlString(name), tomlString(string(r.Algorithm)), r.Limit, tomlString(r.Period.String()), r.Burst)
-			continue
+		lane := scenarios.TraceLane{Name: name, Limits: []scenarios.TraceLimit{limit(l.Policy, "", "")}}
+		if l.Layered() { // both limits, all or nothing, each on its own key
+			lane.Limits = []scenarios.TraceLimit{limit(l.Policy, format.LimitRate(l.Limit, l.Period), "short:{key}"), limit(l.Long, format.LimitRate(l.Long.Limit, l.Long.Period), "long:{key}")}
 		}
-		// a layered pair: both limits, all or nothing, each on its own key
-		fmt.Fprintf(&b, "[[scenario.lane]]\nname = %s\ncombine = \"all-or-nothing\"\n\n", tomlString(name))
-		for j, p := range []tune.Policy{r.Policy, r.Long} {
-			fmt.Fprintf(&b, "[[scenario.lane.limits]]\nname = %s\nalgorithm = %s\nlimit = %d\nperiod = %s\nburst = %d\nkey = %s\n\n",
-				tomlString(format.LimitRate(p.Limit, p.Period)), tomlString(string(p.Algorithm)), p.Limit, tomlString(p.Period.String()), p.Burst, tomlString([]string{"short", "long"}[j]+":{key}"))
-		}
+		r.Lanes = append(r.Lanes, lane)
 	}
 	if conf != nil {
-		// the configuration's lanes, named after their contexts (the
-		// scenario compiler reads the file again, as a scenario file's
-		// config_file)
-		fmt.Fprintf(&b, "[[scenario.lane]]\nproduct = %s\nconfig_file = %s\n\n", tomlString(conf.Product.String()), tomlString(conf.File))
+		// the configuration's lanes, named after their contexts (the scenario
+		// compiler reads the file again, as a scenario file's config_file)
+		r.Product, r.ConfigFile = string(conf.Product.Name), conf.File
 	}
-	fmt.Fprintf(&b, "[[scenario.client]]\nname = \"log\"\npattern = \"trace\"\nfile = %s\nformat = %s\nreorder_window = %s\n", tomlString(o.file), tomlString(t.Format.Format.String()), tomlString(to.ReorderWindow.String()))
-	if o.key != "" {
-		fmt.Fprintf(&b, "key = %s\n", tomlString(o.key))
-	}
-	if o.timeField != "" {
-		fmt.Fprintf(&b, "time_field = %s\n", tomlString(o.timeField))
-	}
-	if o.timeFormat != "" && o.timeFormat != "auto" {
-		fmt.Fprintf(&b, "time_format = %s\n", tomlString(o.timeFormat))
-	}
-	if o.costField != "" {
-		fmt.Fprintf(&b, "cost_field = %s\n", tomlString(o.costField))
-	}
-	if to.Spread == traces.SpreadUniform {
-		b.WriteString("spread = \"uniform\"\n")
-	}
-	return b.String()
+	text, err := r.Text()
+	return string(text), err
 }
 
 // laneName is "token-bucket 5/s burst 20", "fixed-window 300/h".
@@ -194,21 +186,3 @@ func laneName(p tune.Policy) string {
 	return name
 }
 
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
