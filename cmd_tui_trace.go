@@ -185,4 +185,3 @@ func laneName(p tune.Policy) string {
 	}
 	return name
 }
-
