@@ -10,77 +10,82 @@ import (
 // Check says so when one is set for an algorithm it does not apply to. The zero
 // Options is every knob at its default but the token bucket's timestamp fix,
 // which Info.Defaults turns on.
+//
+// A field's tag `key` is its key in a scenario's lane table, the one place the
+// key is written: the scenario schema's OptionsSpec and its copy into Options
+// are generated from these fields (scenarios/internal/genoptions), and the
+// Option an algorithm declares names the same key.
 type Options struct {
 	// RandomStart offsets each key's fixed windows by a share of the period taken
 	// from the key's hash (window_start = "random").
-	RandomStart bool
+	RandomStart bool `key:"window_start"`
 	// Rollover is the most unused units a fixed window carries into the next.
-	Rollover int64
+	Rollover int64 `key:"rollover"`
 	// Mode is queue (shaping) or meter (policing).
-	Mode LeakyMode
+	Mode LeakyMode `key:"mode"`
 	// MonotonicTimestamp stores max(now, ts) rather than now, so a node whose
 	// clock is behind cannot move the stored time back.
-	MonotonicTimestamp bool
+	MonotonicTimestamp bool `key:"monotonic_timestamp"`
 	// MaxReserved lets a token bucket's balance go this far negative: requests are
 	// accepted with a Delay until their tokens exist.
-	MaxReserved int64
+	MaxReserved int64 `key:"max_reserved"`
 	// Warmup makes the guava lane SmoothWarmingUp over this long (0: SmoothBursty).
-	Warmup time.Duration
+	Warmup time.Duration `key:"warmup"`
 	// AcquireTimeout is how far ahead the guava lane's next free ticket may be for
 	// a request to be accepted, and wait (tryAcquire's timeout).
-	AcquireTimeout time.Duration
+	AcquireTimeout time.Duration `key:"acquire_timeout"`
 	// EnvoyVersion is the Envoy release the envoy-local lane runs ("1.30": the
 	// timer bucket; "" or "1.31" and later: the timer-free one).
-	EnvoyVersion string
+	EnvoyVersion string `key:"envoy_version"`
 	// ConfigLoadAt is when the envoy-local lane's config was loaded, from the run's
 	// start: its fill timer fires every fill_interval after it.
-	ConfigLoadAt time.Duration
+	ConfigLoadAt time.Duration `key:"config_load_at"`
 	// TrackSC is where the haproxy lane's http-request track-sc0 sits relative
 	// to its deny: before it (denied requests are counted) or after it.
-	TrackSC HAProxyTrack
+	TrackSC HAProxyTrack `key:"track_sc"`
 	// Expire is the haproxy lane's stick-table expire: an entry no request has
 	// tracked for this long is gone (0: entries never expire).
-	Expire time.Duration
-	// HAProxyVersion is the HAProxy release the haproxy lane runs ("2.2.11"; "":
-	// the newest).
-	HAProxyVersion string
-	// Nodelay is nginx's limit_req nodelay: requests within the burst go at once.
-	Nodelay bool
-	// Delay is nginx's limit_req delay=N (1.15.7+), in requests: the excess up to
-	// N goes at once, beyond it requests are delayed; 0, every excess request is.
-	Delay int64
-	// DryRun is nginx's limit_req_dry_run on: every request passes, at once, and
-	// is charged as it would have been (Decision.Shadow says what nginx logs).
-	DryRun bool
+	Expire time.Duration `key:"expire"`
 	// DenyStatus is the HTTP status a product lane answers a refused request with
 	// (nginx's limit_req_status); 0, the product's default (algorithms.Info.Status).
-	DenyStatus int
+	DenyStatus int `key:"deny_status"`
+	// HAProxyVersion is the HAProxy release the haproxy lane runs ("2.2.11"; "":
+	// the newest).
+	HAProxyVersion string `key:"haproxy_version"`
+	// Nodelay is nginx's limit_req nodelay: requests within the burst go at once.
+	Nodelay bool `key:"nodelay"`
+	// Delay is nginx's limit_req delay=N (1.15.7+), in requests: the excess up to
+	// N goes at once, beyond it requests are delayed; 0, every excess request is.
+	Delay int64 `key:"delay"`
+	// DryRun is nginx's limit_req_dry_run on: every request passes, at once, and
+	// is charged as it would have been (Decision.Shadow says what nginx logs).
+	DryRun bool `key:"dry_run"`
 	// ShadowMode is the envoy-global lane's shadow_mode: a request over the
 	// limit is answered OK (Decision.Shadow says so) and counted.
-	ShadowMode bool
+	ShadowMode bool `key:"shadow_mode"`
 	// MitigationTimeout is the cloudflare lane's mitigation_timeout: once a key's
 	// rate passes the limit, all its requests are blocked this long (0: throttle).
-	MitigationTimeout time.Duration
+	MitigationTimeout time.Duration `key:"mitigation_timeout"`
 	// CountBlocked makes the cloudflare lane count blocked requests too.
-	CountBlocked bool
+	CountBlocked bool `key:"count_blocked"`
 	// QuotaLimit, QuotaPeriod and QuotaOffset are the api-gateway lane's usage-plan
 	// quota (QuotaSettings): QuotaLimit requests per QuotaPeriod, QuotaOffset
 	// fewer in the initial period; QuotaNone, no quota.
-	QuotaLimit  int64
-	QuotaPeriod QuotaPeriod
-	QuotaOffset int64
+	QuotaLimit  int64       `key:"quota_limit"`
+	QuotaPeriod QuotaPeriod `key:"quota_period"`
+	QuotaOffset int64       `key:"quota_offset"`
 	// KongPolicy is where the kong lane's counters live and when they count
 	// (config.policy: local, cluster or redis).
-	KongPolicy KongPolicy
+	KongPolicy KongPolicy `key:"kong_policy"`
 	// KongWindows are the kong lane's limits beyond the policy's own window:
 	// per second, minute, hour, day, month and year (0: none).
-	KongWindows KongWindows
+	KongWindows KongWindows `key:"kong_windows"`
 	// KongIncrementDelay is how long after its decision an allowed request's
 	// increment lands in the kong lane's counters (local and cluster).
-	KongIncrementDelay time.Duration
+	KongIncrementDelay time.Duration `key:"kong_increment_delay"`
 	// HideClientHeaders is the kong lane's config.hide_client_headers: its
 	// responses carry no rate-limit header, Retry-After neither.
-	HideClientHeaders bool
+	HideClientHeaders bool `key:"hide_client_headers"`
 }
 
 // Option is a scenario key an algorithm takes beyond the policy, declared in the
@@ -181,6 +186,9 @@ func OptionKeys() []string {
 	}
 	return keys
 }
+
+// OptionList is every algorithm's options, each key once, in registry order.
+func OptionList() []Option { return allOptions() }
 
 // allOptions is every algorithm's options, each key once, in registry order.
 func allOptions() []Option {

@@ -128,7 +128,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.Policy = p
 	}
 
-	opts, err := spec.OptionsSpec.options(info)
+	opts := info.Defaults
+	err := spec.OptionsSpec.apply(info, &opts)
 	if err != nil {
 		key := "algorithm"
 		if oe, ok := errors.AsType[*algorithms.OptionError](err); ok {
@@ -235,37 +236,6 @@ func (c *compiler) enforceable(i int, spec LaneSpec, lane sim.LaneConfig, bad fu
 		}
 	}
 	return nil
-}
-
-// options are the lane's options for the algorithm info: its defaults, with what
-// the file sets. An option the algorithm does not take is an
-// *algorithms.OptionError naming it.
-func (s OptionsSpec) options(info algorithms.Info) (algorithms.Options, error) {
-	opts := info.Defaults
-	opts.RandomStart, opts.Rollover, opts.Mode, opts.MaxReserved = s.WindowStart.Random(), s.Rollover, s.Mode.Value(), s.MaxReserved
-	opts.Warmup, opts.AcquireTimeout = s.Warmup.Duration, s.AcquireTimeout.Duration
-	opts.EnvoyVersion, opts.ConfigLoadAt = s.EnvoyVersion, s.ConfigLoadAt.Duration
-	opts.TrackSC, opts.Expire, opts.HAProxyVersion = s.TrackSC.Value(), s.Expire.Duration, s.HAProxyVersion
-	opts.Nodelay, opts.Delay, opts.DryRun, opts.DenyStatus = s.Nodelay, s.Delay, s.DryRun, s.DenyStatus
-	opts.ShadowMode = s.ShadowMode
-	opts.MitigationTimeout, opts.CountBlocked = s.MitigationTimeout.Duration, s.CountBlocked
-	opts.QuotaLimit, opts.QuotaPeriod, opts.QuotaOffset = s.QuotaLimit, s.QuotaPeriod.Value(), s.QuotaOffset
-	opts.KongPolicy, opts.KongIncrementDelay = s.KongPolicy.Value(), s.KongIncrementDelay.Duration
-	opts.HideClientHeaders = s.HideClientHeaders
-	if s.KongWindows != nil {
-		w, err := s.KongWindows.limits()
-		if err != nil {
-			return opts, &algorithms.OptionError{Key: "kong_windows", Err: err}
-		}
-		opts.KongWindows = w
-	}
-	if s.MonotonicTimestamp != nil {
-		if !info.TakesOption("monotonic_timestamp") {
-			return opts, algorithms.NotTaken("monotonic_timestamp", "monotonic_timestamp", info.Name)
-		}
-		opts.MonotonicTimestamp = *s.MonotonicTimestamp
-	}
-	return opts, opts.Check(info.Name)
 }
 
 // outage says the scenario takes its store down (a change with store = "down"),

@@ -1,5 +1,7 @@
 package scenarios
 
+//go:generate go run ./internal/genoptions/cmd/genoptions
+
 // File is a scenario file: any number of [[scenario]] tables. Every key below is
 // optional unless its comment says otherwise; an unknown key is an error, with its
 // line and column. docs/scenarios.md ("Scenario files") is the guide to this
@@ -125,7 +127,7 @@ type LaneSpec struct {
 	Burst            *int64    `toml:"burst,omitempty"`
 	RetryAfterJitter *float64  `toml:"retry_after_jitter,omitempty"`
 
-	OptionsSpec // the algorithms' own options
+	OptionsSpec // the algorithms' own options (options_gen.go)
 
 	Strategy     Strategy  `toml:"strategy,omitempty"`      // "atomic" (default), "multi" or "watch"
 	RoundTrip    *Duration `toml:"round_trip,omitempty"`    // to the store and back; default 0 in memory, 1ms on Redis
@@ -156,38 +158,6 @@ type LaneSpec struct {
 	Product    Product `toml:"product,omitempty"`     // "nginx" or "haproxy"
 	Config     string  `toml:"config,omitempty"`      // the configuration as its file writes it; in a literal string, its lines are the file's
 	ConfigFile string  `toml:"config_file,omitempty"` // or its file (nginx.conf, haproxy.cfg), relative to this file
-}
-
-// OptionsSpec are the algorithms' own options, as keys of a lane's table: each is
-// one an algorithm declares (algorithms.Info.Options) and applies to the
-// algorithms that declare it; set for another, it is an error.
-type OptionsSpec struct {
-	WindowStart        WindowStart `toml:"window_start,omitempty"`         // fixed-window: "epoch" (default) or "random"
-	Rollover           int64       `toml:"rollover,omitempty"`             // fixed-window: most unused units carried over
-	Mode               Mode        `toml:"mode,omitempty"`                 // leaky-bucket: "queue" (default) or "meter"
-	MonotonicTimestamp *bool       `toml:"monotonic_timestamp,omitempty"`  // token-bucket: store max(now, ts); default true
-	MaxReserved        int64       `toml:"max_reserved,omitempty"`         // token-bucket: reservations this deep
-	Warmup             Duration    `toml:"warmup,omitempty"`               // guava: SmoothWarmingUp over this long
-	AcquireTimeout     Duration    `toml:"acquire_timeout,omitempty"`      // guava: tryAcquire's timeout
-	EnvoyVersion       string      `toml:"envoy_version,omitempty"`        // envoy-local: "1.30" (timer bucket) or "1.31"+ (default, timer-free)
-	ConfigLoadAt       Duration    `toml:"config_load_at,omitempty"`       // envoy-local timer bucket: when the fill timer was armed
-	TrackSC            TrackSC     `toml:"track_sc,omitempty"`             // haproxy: "before-deny" (default; denials counted) or "after-deny"
-	Expire             Duration    `toml:"expire,omitempty"`               // haproxy: the stick-table's expire; default none
-	DenyStatus         int         `toml:"deny_status,omitempty"`          // a product's status for a refusal (nginx: limit_req_status, default 503; haproxy: deny_status, default 403; cloudflare: response.status_code, default 429; kong: config.error_code, default 429; spring: statusCode, default 429)
-	HAProxyVersion     string      `toml:"haproxy_version,omitempty"`      // haproxy: the release ("2.2.11"); default the newest
-	Nodelay            bool        `toml:"nodelay,omitempty"`              // nginx: limit_req's nodelay
-	Delay              int64       `toml:"delay,omitempty"`                // nginx: limit_req's delay=N (requests)
-	DryRun             bool        `toml:"dry_run,omitempty"`              // nginx: limit_req_dry_run on
-	ShadowMode         bool        `toml:"shadow_mode,omitempty"`          // envoy-global: over the limit answered OK, still counted
-	MitigationTimeout  Duration    `toml:"mitigation_timeout,omitempty"`   // cloudflare: block every request this long once the rate is passed; 0: throttle
-	CountBlocked       bool        `toml:"count_blocked,omitempty"`        // cloudflare: blocked requests count too
-	QuotaLimit         int64       `toml:"quota_limit,omitempty"`          // api-gateway: the usage plan's quota, requests per quota_period
-	QuotaPeriod        QuotaPeriod `toml:"quota_period,omitempty"`         // api-gateway: "day", "week" or "month" (UTC)
-	QuotaOffset        int64       `toml:"quota_offset,omitempty"`         // api-gateway: taken off the quota in the first period
-	KongPolicy         KongPolicy  `toml:"kong_policy,omitempty"`          // kong: "local" (default), "cluster" or "redis"
-	KongWindows        KongWindows `toml:"kong_windows,omitempty"`         // kong: more windows, { hour = 1000, … }
-	KongIncrementDelay Duration    `toml:"kong_increment_delay,omitempty"` // kong local and cluster: when an increment lands
-	HideClientHeaders  bool        `toml:"hide_client_headers,omitempty"`  // kong: the responses carry no rate-limit header
 }
 
 // LimitSpec is one of the limits a multi-limit lane holds each request to: its
