@@ -19,7 +19,7 @@ var noneElsewhere = map[string]string{
 	"traces/options.go":  `spread = "none", the trace's timestamps as written`,
 	"scenarios/enums.go": `the words of the retry policy, jitter and spread settings`,
 	"ui/controls.go":     "the retry control's label when a client does not retry",
-	"cmd_tune.go":        "--spread none",
+	"cmd_trace.go":       "--spread none",
 }
 
 // productElsewhere lists the files outside this package where a product lane's
