@@ -18,9 +18,22 @@ import (
 const tuneUsage = `
 Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|user|path|…]
                     [--algorithms a,b] [--periods 1s,1m,1h] [--rate MIN..MAX] [--burst MIN..MAX]
-                    [--points N] [--single] [--goal ordinary<0.1%] [--csv PATH|-] [--json PATH|-]
+                    [--points N] [--single] [--goal safety|abuse|capacity|fair-share|CLASS<PCT]
+                    [--capacity N/s] [--share PCT] [--headroom X] [--holdout DURATION]
+                    [--exclude assets,path=GLOB,agent=GLOB] [--verbose] [--csv PATH|-] [--json PATH|-]
                     [--memory MiB] [--partition K/N --partial FILE] [--target PRODUCT]
        ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
+
+Answers first, in 24 lines: the limit for the goal (--goal: safety, the default,
+the tightest limit that refuses no client seen, with headroom; abuse, one that
+holds the scanners, credential stuffers and scrapers the log shows and refuses
+no other client; capacity, to keep the backend under --capacity, or "no limit
+needed"; fair-share, no key past --share of it), whom it refuses, named, with
+the first refusal in the log's own time, what the clients that stand out look
+like (crawler, feed reader, browser pulling assets, scanner, …: from paths,
+statuses, methods and User-Agents; a crawler "says it is" one), the layered
+alternative, and a back-test: fitted on all but the log's last fifth
+(--holdout) and scored on it. --verbose adds the grid and the frontier below.
 
 Replays a request log (an Apache or nginx access log, JSON Lines, CSV; .gz too;
 the format told by its first lines when not given) through a grid of algorithm ×
@@ -48,8 +61,10 @@ type tuneOptions struct {
 	algorithms, rate, burst   string
 	goal, csv, json, periods  string
 	partition, partial        string
-	period                    time.Duration
-	single                    bool
+	capacity, exclude         string
+	period, holdout           time.Duration
+	share, headroom           float64
+	single, verbose           bool
 	points, workers, memoryMB int
 }
 
@@ -112,6 +127,9 @@ func (o *tuneOptions) sweep(*tune.Trace) (tune.Options, error) {
 	if to.Goal, err = tune.ParseGoal(o.goal); err != nil {
 		return to, usagef("--goal: %v", err)
 	}
+	if err := o.goalFlags(&to); err != nil {
+		return to, err
+	}
 	if tgt != nil {
 		flag := "--periods"
 		if o.period > 0 {
@@ -169,7 +187,13 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone, a `DURATION` (the same as --periods with one)")
 	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
 	fs.IntVar(&o.points, "points", tune.DefaultPoints, "how many rates and bursts (`N`), log-spaced across their ranges")
-	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the recommendation must meet: `CLASS<PERCENT`, CLASS one of ordinary, median, p99, all")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the limit is for, the `GOAL`: safety (refuse no client seen, with headroom), abuse (hold the abusive kinds, refuse no other), capacity (with --capacity), fair-share (with --capacity and --share), or a bound CLASS<PERCENT (ordinary<0.1%; CLASS ordinary, median, p99, all)")
+	fs.StringVar(&o.capacity, "capacity", "", "the backend's capacity, `RATE` like 200/s or 5000/min (--goal capacity, fair-share)")
+	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
+	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
+	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it (default the last fifth of a log of 2 days or more; -1s for none)")
+	fs.StringVar(&o.exclude, "exclude", "", "leave out requests before anything counts them, `LIST` comma-separated: assets (style, script, images, fonts), path=GLOB, agent=GLOB, method=GLOB, status=GLOB")
+	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
 	fs.IntVar(&o.workers, "workers", 0, "policies replayed at once, `N` (default: GOMAXPROCS, every core)")
@@ -210,6 +234,11 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.exclude != "" {
+		if to.Exclude, err = traces.ParseExclusions(o.exclude); err != nil {
+			return usagef("--exclude: %v", err)
+		}
+	}
 	if tgt, err := targetFor(o.target); o.target != "" && err == nil && o.trace.costField == "" && tgt.countsRequests() {
 		to.CostField = traces.NoCost // the product sees every request as one, whatever the log says it cost
 	}
@@ -221,7 +250,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t, err := o.trace.load(to, tune.LoadOptions{Budget: int64(o.memoryMB) << 20, Partition: part, Periods: sweep.Periods})
+	t, err := o.trace.load(to, tune.LoadOptions{Budget: int64(o.memoryMB) << 20, Partition: part, Periods: sweep.Periods, Profiles: true})
 	if err != nil {
 		return err
 	}
@@ -273,13 +302,56 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if err := rep.WriteTable(report, 72); err != nil {
-		return err
+	answer, err := rep.Answer()
+	if err != nil {
+		return usageError{err}
 	}
+	snippet := ""
 	if o.target != "" {
 		tgt, _ := targetFor(o.target)
-		_, err := fmt.Fprint(report, "\n"+tgt.snippet(rep, o.trace.traceKey(t.Format.Format)))
+		snippet = tgt.snippet(rep, o.trace.traceKey(t.Format.Format))
+	}
+	key := o.trace.traceKey(t.Format.Format)
+	if key == "" {
+		key = "key"
+	}
+	if err := rep.WriteAnswer(report, answer, key, snippet); err != nil {
 		return err
+	}
+	if o.verbose {
+		fmt.Fprintln(report)
+		fmt.Fprintln(report, tune.SweepHeading)
+		return rep.WriteTable(report, 72)
+	}
+	return nil
+}
+
+// goalFlags checks --capacity, --share, --headroom and --holdout against the
+// goal and puts them in to.
+func (o *tuneOptions) goalFlags(to *tune.Options) error {
+	g := &to.Goal
+	needsCapacity := g.Name == tune.GoalCapacity || g.Name == tune.GoalFairShare
+	switch {
+	case needsCapacity && o.capacity == "":
+		return usagef("--goal %s needs the backend's capacity: give --capacity, like 200/s", g.Name)
+	case !needsCapacity && o.capacity != "":
+		return usagef("--capacity is for --goal capacity or fair-share (the goal is %s)", g)
+	case !(o.share > 0) || o.share > 100:
+		return usagef("--share must be a percentage above 0 and at most 100 (got %g)", o.share)
+	case !(o.headroom >= 1) || o.headroom > 1000:
+		return usagef("--headroom must be from 1 to 1000 (got %g)", o.headroom)
+	}
+	if o.capacity != "" {
+		c, err := tune.ParseCapacity(o.capacity)
+		if err != nil {
+			return usagef("--capacity: %v", err)
+		}
+		g.Capacity = c
+	}
+	g.Share, g.Headroom = o.share/100, o.headroom
+	to.Holdout = o.holdout
+	if o.holdout < 0 {
+		to.Holdout = -1
 	}
 	return nil
 }
@@ -332,5 +404,6 @@ func writeReport(rep *tune.Report, csvPath, jsonPath string, report, stdout io.W
 			return err
 		}
 	}
+	fmt.Fprintln(report, tune.SweepHeading)
 	return rep.WriteTable(report, 72)
 }

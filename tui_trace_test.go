@@ -20,7 +20,7 @@ import (
 func TestTUITraceOpensOnTuneRecommendation(t *testing.T) {
 	for _, file := range []string{"traces/shop.log", "traces/access-log.csv"} {
 		t.Run(file, func(t *testing.T) {
-			code, out, errOut := ratelab("tune", "--trace", file)
+			code, out, errOut := ratelab("tune", "--trace", file, "--verbose")
 			if code != 0 {
 				t.Fatalf("tune --trace %s: exit %d: %s", file, code, errOut)
 			}

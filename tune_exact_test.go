@@ -60,7 +60,7 @@ func multiDayCSV(t *testing.T) string {
 func TestTuneAMultiDayLog(t *testing.T) {
 	log := multiDayCSV(t)
 	grid := filepath.Join(t.TempDir(), "grid.csv")
-	if code, out, errOut := ratelab("tune", "--trace", log, "--csv", grid); code != 0 || errOut != "" {
+	if code, out, errOut := ratelab("tune", "--trace", log, "--csv", grid, "--goal", "ordinary<0.1%", "--verbose"); code != 0 || errOut != "" {
 		t.Errorf("tune: exit %d: %s", code, errOut)
 	} else {
 		leftOut := "policies of the grid (token-bucket "
@@ -73,7 +73,7 @@ func TestTuneAMultiDayLog(t *testing.T) {
 		t.Errorf("run --trace: exit %d: %s\n%s", code, errOut, out)
 	}
 	for _, target := range []string{"envoy-local", "spring", "traefik"} {
-		code, out, errOut := ratelab("tune", "--trace", log, "--target", target, "--points", "3")
+		code, out, errOut := ratelab("tune", "--trace", log, "--target", target, "--points", "3", "--verbose")
 		if code != 0 || !strings.Contains(out, "as "+target+" writes it") || strings.Count(out, "policies of the grid ("+target+" ") != 1 {
 			t.Errorf("tune --target %s: exit %d: %s\n%s", target, code, errOut, out)
 		}

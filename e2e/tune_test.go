@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,8 @@ func TestTuneCommand(t *testing.T) {
 	dir := t.TempDir()
 	log := writeLog(t, dir, 10*time.Minute)
 	csvPath, jsonPath := filepath.Join(dir, "grid.csv"), filepath.Join(dir, "grid.json")
-	args := []string{"tune", "--trace", log, "--points", "4", "--csv", csvPath, "--json", jsonPath}
+	// the trade-off goal of earlier versions, and the sweep in full after the answer
+	args := []string{"tune", "--trace", log, "--points", "4", "--csv", csvPath, "--json", jsonPath, "--goal", "ordinary<0.1%", "--verbose"}
 	code, out, errOut := ratelab(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -78,7 +80,7 @@ func TestTuneCommand(t *testing.T) {
 		t.Errorf("grid JSON: %v, %d policies, recommended %d", err, len(j.Policies), j.Recommended)
 	}
 	// the same inputs give the same bytes, whatever the number of workers
-	_, again, _ := ratelab(t, append(args[:5:5], "--workers", "1")...)
+	_, again, _ := ratelab(t, append(slices.Clone(args), "--workers", "1")...)
 	if again != out {
 		t.Error("tune with one worker printed something else than with every core")
 	}
@@ -137,7 +139,7 @@ func TestTuneTellsTheFormatByContent(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range formatsByContent(t, dir) {
 		jsonPath := filepath.Join(filepath.Dir(c.file), "grid.json")
-		code, out, errOut := ratelab(t, append([]string{"tune", "--trace", c.file, "--points", "2", "--algorithms", "token-bucket", "--json", jsonPath}, c.flags...)...)
+		code, out, errOut := ratelab(t, append([]string{"tune", "--trace", c.file, "--points", "2", "--algorithms", "token-bucket", "--json", jsonPath, "--verbose"}, c.flags...)...)
 		if code != 0 {
 			t.Errorf("%s: exit %d: %s", c.file, code, errOut)
 			continue
@@ -208,7 +210,7 @@ func TestTuneBadInput(t *testing.T) {
 		{[]string{"--trace", filepath.Join(dir, "empty.log")}, "empty.log: the trace has no requests"},
 		{[]string{"--trace", filepath.Join(dir, "iso.log")}, "iso.log: none of its 1 lines could be read as clf; the first: " + filepath.Join(dir, "iso.log") + ":1: time"},
 		{[]string{"--trace", filepath.Join(dir, "a.jsonl")}, `no field "key" for the key (fields: ip, time); set key`},
-		{[]string{"--trace", log, "--key", "referer"}, `a Common/Combined Log has no field "referer"; use ip, user, ident, method or path`},
+		{[]string{"--trace", log, "--key", "referer"}, `a Common/Combined Log has no field "referer"; use ip, user, ident, method, path or agent`},
 		{[]string{"--trace", log, "--rate", "50..5"}, `--rate: "50..5" is inverted (MAX below MIN); write it as 5..50`},
 		{[]string{"--trace", log, "--burst", "0..5"}, `--burst: "0..5" starts below 1`},
 		{[]string{"--trace", log, "--goal", "vip<1%"}, `--goal: "vip<1%": the class is ordinary, median, p99 or all`},
@@ -251,9 +253,16 @@ func TestTunePartitionsAndMerge(t *testing.T) {
 	dir := t.TempDir()
 	log := writeLog(t, dir, 10*time.Minute)
 	flags := []string{"--trace", log, "--points", "3", "--periods", "1s,1m"}
-	code, want, errOut := ratelab(t, append(append([]string{"tune"}, flags...), "--single", "--csv", filepath.Join(dir, "one.csv"), "--json", filepath.Join(dir, "one.json"))...)
+	code, want, errOut := ratelab(t, append(append([]string{"tune"}, flags...), "--single", "--verbose", "--csv", filepath.Join(dir, "one.csv"), "--json", filepath.Join(dir, "one.json"))...)
 	if code != 0 {
 		t.Fatalf("tune --single: exit %d: %s", code, errOut)
+	}
+	// the answer replays the requests, which a merge has not: the merge
+	// prints the sweep in full, as the one run does after its answer
+	if i := strings.Index(want, tune.SweepHeading); i >= 0 {
+		want = want[i:]
+	} else {
+		t.Fatalf("tune --verbose printed no %q:\n%s", tune.SweepHeading, want)
 	}
 	var parts []string
 	for k := range 3 {
@@ -273,6 +282,17 @@ func TestTunePartitionsAndMerge(t *testing.T) {
 	for _, ext := range []string{"csv", "json"} {
 		a, _ := os.ReadFile(filepath.Join(dir, "one."+ext))
 		b, _ := os.ReadFile(filepath.Join(dir, "merged."+ext))
+		if ext == "json" { // the answer is one run's (see above)
+			var m map[string]any
+			check.Setup(t, json.Unmarshal(a, &m))
+			if m["answer"] == nil {
+				t.Error("one run's JSON has no answer")
+			}
+			delete(m, "answer")
+			a, _ = json.MarshalIndent(m, "", "  ")
+			check.Setup(t, json.Unmarshal(b, &m))
+			b, _ = json.MarshalIndent(m, "", "  ")
+		}
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("the merged %s differs from one run's (%d and %d bytes)", ext, len(b), len(a))
 		}

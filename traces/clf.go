@@ -16,13 +16,18 @@ const (
 	partUser
 	partMethod
 	partPath
+	partAgent
 )
 
-var clfParts = map[string]clfPart{"ip": partIP, "host": partIP, "ident": partIdent, "user": partUser, "method": partMethod, "path": partPath}
+var clfParts = map[string]clfPart{"ip": partIP, "host": partIP, "ident": partIdent, "user": partUser, "method": partMethod, "path": partPath, "agent": partAgent}
+
+// clfPartNames name the parts in messages, in clfPart's order.
+var clfPartNames = [...]string{"ip", "ident", "user", "method", "path", "agent"}
 
 // clfParser reads the Common Log Format, `host ident authuser [time] "request"
-// status bytes`, and the Combined one (which adds "referer" "user-agent"; they
-// are not read). It is written by hand, without regular expressions, because it
+// status bytes`, and the Combined one (which adds "referer" "user-agent"; the
+// User-Agent is read for a key of agent and for Options.Details, which reads
+// the status too). It is written by hand, without regular expressions, because it
 // runs once per line of logs of millions of lines: it finds the fields by their
 // separators, parses the time at its fixed positions, and builds the key in a
 // reused buffer that interning turns into a string only for a key not seen
@@ -32,6 +37,8 @@ type clfParser struct {
 	lines lineReader
 	parts []clfPart
 	key   []byte
+	// details: read each line's Detail (Options.details)
+	details bool
 
 	// the last timestamp's text and value, since consecutive lines usually
 	// share their second
@@ -40,11 +47,11 @@ type clfParser struct {
 }
 
 func newCLF(r *Reader, br *bufio.Reader, o Options) (*clfParser, error) {
-	p := &clfParser{r: r, lines: lineReader{br: br}, lastUS: -1}
+	p := &clfParser{r: r, lines: lineReader{br: br}, lastUS: -1, details: o.details()}
 	for _, part := range o.keyParts() {
 		c, ok := clfParts[part]
 		if !ok {
-			return nil, fmt.Errorf("key %q: a Common/Combined Log has no field %q; use ip, user, ident, method or path, or several joined by + (ip+path)", o.Key, part)
+			return nil, fmt.Errorf("key %q: a Common/Combined Log has no field %q; use ip, user, ident, method, path or agent (the Combined Log's User-Agent), or several joined by + (ip+agent)", o.Key, part)
 		}
 		p.parts = append(p.parts, c)
 	}
@@ -65,18 +72,19 @@ func (p *clfParser) next() (record, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		at, why := p.parseLine(line)
+		var d Detail
+		at, why := p.parseLine(line, &d)
 		if why != "" {
 			return record{}, &lineProblem{p.lines.line, why}
 		}
-		return record{at: at, res: 1e6, key: p.r.intern(p.key), cost: 1, line: p.lines.line}, nil
+		return record{at: at, res: 1e6, key: p.r.intern(p.key), cost: 1, line: p.lines.line, detail: d}, nil
 	}
 }
 
-// parseLine reads one line into p.key and returns its time in µs from the epoch,
-// or why it could not.
-func (p *clfParser) parseLine(line []byte) (int64, string) {
-	var fields [5][]byte // ip, ident, user, method, path
+// parseLine reads one line into p.key (and d, when p.details) and returns its
+// time in µs from the epoch, or why it could not.
+func (p *clfParser) parseLine(line []byte, d *Detail) (int64, string) {
+	var fields [6][]byte // ip, ident, user, method, path, agent
 	i := bytes.IndexByte(line, ' ')
 	if i <= 0 {
 		return 0, "not a Common/Combined Log line: no space after the host"
@@ -122,11 +130,17 @@ func (p *clfParser) parseLine(line []byte) (int64, string) {
 		}
 		fields[partPath] = path
 	}
+	status, agent := combinedTail(rest[2+end+1:])
+	fields[partAgent] = agent
+	if p.details {
+		d.Method, d.Path, d.Agent = p.r.internBytes(fields[partMethod]), string(fields[partPath]), p.r.internBytes(agent)
+		d.Status = status
+	}
 	p.key = p.key[:0]
 	for j, part := range p.parts {
 		v := fields[part]
 		if len(v) == 0 {
-			return 0, fmt.Sprintf("the request %q has no %s for the key", clip(req, 40), [...]string{"ip", "ident", "user", "method", "path"}[part])
+			return 0, fmt.Sprintf("the request %q has no %s for the key", clip(req, 40), clfPartNames[part])
 		}
 		if j > 0 {
 			p.key = append(p.key, ' ')
@@ -134,6 +148,38 @@ func (p *clfParser) parseLine(line []byte) (int64, string) {
 		p.key = append(p.key, v...)
 	}
 	return at, ""
+}
+
+// combinedTail reads what follows the quoted request: ` status bytes` and, in
+// the Combined Log, ` "referer" "user-agent"`. It returns the status (0 when
+// it is not a number) and the User-Agent (nil when the line has none, or "-").
+func combinedTail(b []byte) (int, []byte) {
+	b = bytes.TrimLeft(b, " ")
+	status := 0
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9' && i < 4; i++ {
+		status = status*10 + int(b[i]-'0')
+	}
+	if i == 0 || i > 3 || (i < len(b) && b[i] != ' ') {
+		status = 0
+	}
+	var quoted [2][]byte
+	for n := range quoted {
+		q := bytes.IndexByte(b, '"')
+		if q < 0 {
+			return status, nil
+		}
+		b = b[q+1:]
+		end := closingQuote(b)
+		if end < 0 {
+			return status, nil
+		}
+		quoted[n], b = b[:end], b[end+1:]
+	}
+	if agent := quoted[1]; len(agent) > 0 && string(agent) != "-" {
+		return status, agent
+	}
+	return status, nil
 }
 
 // closingQuote is the index of the quote that ends a quoted field whose opening
@@ -172,6 +218,9 @@ func (p *clfParser) stamp(t []byte) (int64, bool) {
 	zone := (zh*60 + zm) * 60
 	if t[21] == '-' {
 		zone = -zone
+	}
+	if p.r != nil && !p.r.stats.ZoneKnown {
+		p.r.stats.Zone, p.r.stats.ZoneKnown = int(zone), true
 	}
 	secs := daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - zone
 	copy(p.lastStamp[:], t)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +24,9 @@ type csvParser struct {
 	key   []int
 	buf   []byte
 	width int
+	// detail are the columns of a Detail's method, path, status and agent,
+	// -1 for one the header lacks; nil unless details are read
+	detail []int
 }
 
 func newCSV(r *Reader, br *bufio.Reader, o Options) (*csvParser, error) {
@@ -62,6 +66,17 @@ func newCSV(r *Reader, br *bufio.Reader, o Options) (*csvParser, error) {
 			return nil, err
 		}
 		p.key = append(p.key, i)
+	}
+	if o.details() {
+		for _, names := range [][]string{detailFields.method, detailFields.path, detailFields.status, detailFields.agent} {
+			col := -1
+			for _, n := range names {
+				if i := slices.Index(header, n); i >= 0 && col < 0 {
+					col = i
+				}
+			}
+			p.detail = append(p.detail, col)
+		}
 	}
 	if p.names.noCost {
 		// every request costs 1
@@ -113,6 +128,16 @@ func (p *csvParser) next() (record, error) {
 			p.buf = append(p.buf, v...)
 		}
 		out.key = p.r.intern(p.buf)
+		if p.detail != nil {
+			col := func(i int) string {
+				if p.detail[i] < 0 {
+					return ""
+				}
+				return strings.TrimSpace(rec[p.detail[i]])
+			}
+			out.detail = Detail{Method: p.r.internBytes([]byte(col(0))), Path: withoutQuery(col(1)), Agent: p.r.internBytes([]byte(col(3)))}
+			out.detail.Status, _ = strconv.Atoi(col(2))
+		}
 		if p.cost >= 0 {
 			if out.cost, why = parseCost(rec[p.cost], p.names.cost); why != "" {
 				return record{}, &lineProblem{line, why}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -91,6 +92,18 @@ func (p *jsonlParser) parseLine(line []byte) (record, string) {
 		p.key = append(p.key, v...)
 	}
 	rec.key = p.r.intern(p.key)
+	if p.r.opts.details() {
+		first := func(names []string) string {
+			for _, n := range names {
+				if v, ok, _ := value(n); ok {
+					return v
+				}
+			}
+			return ""
+		}
+		rec.detail = Detail{Method: p.r.internBytes([]byte(first(detailFields.method))), Path: withoutQuery(first(detailFields.path)), Agent: p.r.internBytes([]byte(first(detailFields.agent)))}
+		rec.detail.Status, _ = strconv.Atoi(first(detailFields.status))
+	}
 	rec.cost = 1
 	if p.names.noCost {
 		return rec, ""

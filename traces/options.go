@@ -181,7 +181,16 @@ type Options struct {
 	MaxCost int64
 	// AllowEmpty accepts a file without a request (else an error at its end).
 	AllowEmpty bool
+	// Details reads each line's method, path, status and User-Agent into
+	// Row.Detail (see Detail); an exclusion reads them whatever it says.
+	Details bool
+	// Exclude drops the requests that match any of its exclusions (counted in
+	// Stats.Excluded, skipped by everything else).
+	Exclude []Exclusion
 }
+
+// details says the parser must read each line's Detail.
+func (o Options) details() bool { return o.Details || len(o.Exclude) > 0 }
 
 // keyParts splits Key into its parts, with the default for the format.
 func (o Options) keyParts() []string {

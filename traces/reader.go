@@ -25,6 +25,9 @@ type Row struct {
 	// Line is the row's line in the file (its first line, for a CSV record
 	// spanning several).
 	Line int
+	// Detail is the line's method, path, status and User-Agent, when
+	// Options.Details asks for them.
+	Detail Detail
 }
 
 // Problem is a line that could not be read, and why.
@@ -47,6 +50,13 @@ type Stats struct {
 	// access log (its times are whole seconds), 1ms for whole milliseconds.
 	// Spread does not change it.
 	Resolution time.Duration
+	// Excluded are the requests an exclusion dropped (Options.Exclude).
+	Excluded int64
+	// Zone is the first dated line's time zone, as seconds east of UTC, when
+	// the format writes one (ZoneKnown): a Common Log's -0700. Times are shown
+	// in it, as the log writes them.
+	Zone      int
+	ZoneKnown bool
 }
 
 // Reader reads a trace's requests in time order: lines within the reorder window
@@ -67,6 +77,7 @@ type Reader struct {
 	eof     bool
 	stats   Stats
 	keys    map[string]string
+	details map[string]string // interned methods and agents
 	err     error
 
 	detected Detected
@@ -87,6 +98,7 @@ type record struct {
 	key     string
 	cost    int64
 	line    int
+	detail  Detail
 }
 
 // lineProblem is a record that could not be read.
@@ -104,7 +116,7 @@ func (p *lineProblem) Error() string { return fmt.Sprintf("line %d: %s", p.line,
 // is an *UnknownFormatError. A header that does not fit o (a CSV without the
 // named columns) is an error now.
 func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
-	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}}
+	r := &Reader{name: name, closer: rc, opts: o, window: int64(o.window() / time.Microsecond), newest: -1 << 62, keys: map[string]string{}, details: map[string]string{}}
 	br := bufio.NewReaderSize(rc, 256<<10)
 	var text io.Reader = br
 	magic, err := br.Peek(2)
@@ -223,7 +235,7 @@ func (r *Reader) Next() (Row, error) {
 	}
 	r.stats.Rows++
 	r.stats.Last = time.Duration(rec.at) * time.Microsecond
-	return Row{At: time.Duration(rec.at) * time.Microsecond, Key: rec.key, Cost: rec.cost, Line: rec.line}, nil
+	return Row{At: time.Duration(rec.at) * time.Microsecond, Key: rec.key, Cost: rec.cost, Line: rec.line, Detail: rec.detail}, nil
 }
 
 // read reads one more record into the window.
@@ -241,6 +253,10 @@ func (r *Reader) read() error {
 	}
 	if rec.at < 0 || rec.at > maxTime {
 		return r.skip(&lineProblem{rec.line, fmt.Sprintf("time %s is outside %s, the times ratelab can place", r.show(rec.at), r.timeRange())})
+	}
+	if len(r.opts.Exclude) > 0 && excluded(r.opts.Exclude, &rec.detail) {
+		r.stats.Excluded++
+		return nil
 	}
 	if r.opts.MaxCost > 0 && rec.cost > r.opts.MaxCost {
 		return r.skip(&lineProblem{rec.line, fmt.Sprintf("cost %d is more than %d", rec.cost, r.opts.MaxCost)})

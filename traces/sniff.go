@@ -85,7 +85,7 @@ func Sniff(head []byte) (d Detected, ok bool) {
 	clf := &clfParser{parts: []clfPart{partIP}, lastUS: -1}
 	var logs, combined, objects int
 	for _, l := range lines {
-		if _, why := clf.parseLine(l); why == "" {
+		if _, why := clf.parseLine(l, nil); why == "" {
 			logs++
 			if isCombined(l) {
 				combined++

@@ -87,7 +87,7 @@ func BenchmarkTuneLargeLog(b *testing.B) {
 		if tr.Count != lines {
 			b.Fatalf("read %d of %d lines", tr.Count, lines)
 		}
-		if _, err := Run(context.Background(), tr, Options{Goal: DefaultGoal, Points: int(points)}); err != nil {
+		if _, err := Run(context.Background(), tr, Options{Goal: TradeOffGoal, Points: int(points)}); err != nil {
 			b.Fatal(err)
 		}
 		tr.Close()

@@ -96,7 +96,7 @@ func TestAMultiDayLogRecommends(t *testing.T) {
 	if swept, _ := DefaultPeriods(tr.Span); !slices.Contains(swept, 24*time.Hour) {
 		t.Fatalf("a %s log sweeps %v, not a day", tr.Span, swept)
 	}
-	rep, err := Run(context.Background(), tr, Options{Points: DefaultPoints, Goal: DefaultGoal, Single: true})
+	rep, err := Run(context.Background(), tr, Options{Points: DefaultPoints, Goal: TradeOffGoal, Single: true})
 	if err != nil {
 		t.Fatalf("the default sweep failed: %v", err)
 	}

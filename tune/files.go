@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
 )
 
@@ -121,6 +122,41 @@ type jsonTimescale struct {
 	Peaks     []int64  `json:"standout_peaks"`
 }
 
+// jsonFrontier is one period's frontier (or the layered pairs'): the least
+// share of the heavy hitters' requests admitted by a policy denying ordinary
+// keys at most each share of frontierAt.
+type jsonFrontier struct {
+	Period         string    `json:"period"`
+	OrdinaryAtMost []float64 `json:"ordinary_denied_at_most"`
+	HeavyAdmitted  []float64 `json:"heavy_admitted"`
+}
+
+// frontiers are the frontier table's rows.
+func (r *Report) frontiers() []jsonFrontier {
+	out := []jsonFrontier{}
+	row := func(name string, keep func(Result) bool) {
+		var of []Result
+		for _, res := range r.Results {
+			if keep(res) {
+				of = append(of, res)
+			}
+		}
+		if len(of) == 0 {
+			return
+		}
+		f := jsonFrontier{Period: name, OrdinaryAtMost: frontierAt}
+		for _, x := range frontierAt {
+			f.HeavyAdmitted = append(f.HeavyAdmitted, minHeavy(of, x))
+		}
+		out = append(out, f)
+	}
+	for _, o := range r.Classes.Over {
+		row(format.Period(o.Period), func(res Result) bool { return !res.Layered() && res.Period == o.Period })
+	}
+	row("layered", Result.Layered)
+	return out
+}
+
 // WriteJSON writes the report as one JSON object: the trace, the goal, every
 // policy's result in grid order, and the recommendation (its index, or -1).
 func (r *Report) WriteJSON(w io.Writer) error {
@@ -149,7 +185,19 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Recommended int          `json:"recommended"`
 		Why         string       `json:"why"`
 		Advice      string       `json:"advice"`
+		// Answer is the answer tune prints first: the recommendation, whom
+		// it refuses, the layered alternative, the back-test
+		Answer   *Answer        `json:"answer,omitempty"`
+		Frontier []jsonFrontier `json:"frontier"`
 	}{Goal: r.Goal.String(), Recommended: r.Best, Why: r.Why, Advice: r.Advice()}
+	if r.Trace.Replayable() { // not a report merged from partials
+		a, err := r.Answer()
+		if err != nil {
+			return err
+		}
+		out.Answer = a
+	}
+	out.Frontier = r.frontiers()
 	if t.Format.Layout != "" { // read from a file, not made in memory
 		out.Trace.Format, out.Trace.Layout, out.Trace.FormatBy = t.Format.Format.String(), t.Format.Layout, t.Format.By.String()
 	}

@@ -35,10 +35,10 @@ var partialSeeds = sync.OnceValues(func() ([][]byte, error) {
 		part Partition
 		o    Options
 	}{
-		{Partition{0, 2}, Options{Points: 2, Periods: periods, Goal: DefaultGoal, Single: true}},
-		{Partition{1, 2}, Options{Points: 2, Periods: periods, Goal: DefaultGoal, Single: true}},
-		{Partition{0, 1}, Options{Points: 2, Periods: periods, Goal: DefaultGoal}},
-		{Partition{0, 1}, Options{Points: 2, Periods: periods, Goal: DefaultGoal, Single: true, Algorithms: []algorithms.Name{algorithms.NginxName},
+		{Partition{0, 2}, Options{Points: 2, Periods: periods, Goal: TradeOffGoal, Single: true}},
+		{Partition{1, 2}, Options{Points: 2, Periods: periods, Goal: TradeOffGoal, Single: true}},
+		{Partition{0, 1}, Options{Points: 2, Periods: periods, Goal: TradeOffGoal}},
+		{Partition{0, 1}, Options{Points: 2, Periods: periods, Goal: TradeOffGoal, Single: true, Algorithms: []algorithms.Name{algorithms.NginxName},
 			Variants: []Variant{{Nodelay: true}, {}, {DelayHalf: true}}}},
 	}
 	var out [][]byte

@@ -73,6 +73,9 @@ func ParsePeriods(s string) ([]time.Duration, error) {
 // are bits of a byte, with one bit left for the scout).
 const maxPeriods = 6
 
+// maxKinds is the most kind rules a tally counts apart (len(Rules), tested).
+const maxKinds = 8
+
 func sortDurations(ds []time.Duration) {
 	for i := 1; i < len(ds); i++ {
 		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {

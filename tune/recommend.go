@@ -3,110 +3,63 @@ package tune
 import (
 	"fmt"
 	"strconv"
-	"strings"
+	"time"
 
 	"ratelab/internal/format"
 )
 
-// Goal is what a recommended policy must meet: a key class's share of requests
-// denied below a bound.
-type Goal struct {
-	// Class is whose denials count: "ordinary" (all but the heaviest 1% of keys),
-	// "median" (the median key by volume), "p99" (the 99th-percentile key) or
-	// "all" (every request).
-	Class string
-	Below float64 // a fraction: 0.001 is 0.1%
-}
-
-// DefaultGoal: ordinary keys denied less than 0.1% of their requests.
-var DefaultGoal = Goal{Class: "ordinary", Below: 0.001}
-
-// String is the goal as written: ordinary<0.1%.
-func (g Goal) String() string { return fmt.Sprintf("%s<%s", g.Class, percent(g.Below)) }
-
-// ParseGoal reads CLASS<PERCENT, like ordinary<0.1% or p99<1%.
-func ParseGoal(s string) (Goal, error) {
-	class, bound, ok := strings.Cut(s, "<")
-	class = strings.TrimSpace(class)
-	bound = strings.TrimSuffix(strings.TrimSpace(bound), "%")
-	v, err := strconv.ParseFloat(bound, 64)
-	switch {
-	case !ok || err != nil:
-		return Goal{}, fmt.Errorf("%q is not CLASS<PERCENT, like ordinary<0.1%%", s)
-	case class != "ordinary" && class != "median" && class != "p99" && class != "all":
-		return Goal{}, fmt.Errorf("%q: the class is ordinary, median, p99 or all (got %q)", s, class)
-	case !(v > 0) || v > 100:
-		return Goal{}, fmt.Errorf("%q: the bound must be a percentage above 0 and at most 100", s)
-	}
-	return Goal{Class: class, Below: v / 100}, nil
-}
-
-// measure is the share of requests denied that the goal bounds.
-func (g Goal) measure(r Result) float64 {
-	switch g.Class {
-	case "median":
-		return r.MedianKeyDenied
-	case "p99":
-		return r.P99KeyDenied
-	case "all":
-		return r.DeniedShare
-	}
-	return r.OrdinaryDenied
-}
-
-// Meets says r meets the goal.
-func (g Goal) Meets(r Result) bool { return g.measure(r) < g.Below }
-
-// Recommend picks the policy, or the layered pair, that best separates the heavy
-// hitters from the ordinary keys within the goal: the one that holds every kind
-// of heavy key hardest — the least admitted of the requests of the kind it holds
-// least (WorstKindAdmitted: the keys heavy over seconds are one kind, those
-// heavy over hours another) —, then the least of all the heavy hitters'
-// requests; on a tie the lower rate, then the lower burst, then the smaller
-// state, then the earlier in the grid. A pair is chosen over the best single
-// policy only when it lets the kind it holds least through at least a tenth
-// less (pairMargin): else one limit does as well and is simpler to run. It returns -1
-// when nothing meets the goal. why is a sentence saying what the choice does and
-// what the next tighter rate would cost.
-func Recommend(results []Result, g Goal) (best int, why string) {
-	single, pair := -1, -1
-	for i, r := range results {
-		if !g.Meets(r) {
-			continue
-		}
-		at := &single
-		if r.Layered() {
-			at = &pair
-		}
-		if *at < 0 || tighter(r, results[*at]) {
-			*at = i
-		}
-	}
-	best = single
-	if pair >= 0 && (single < 0 || results[pair].WorstKindAdmitted <= pairMargin*results[single].WorstKindAdmitted) {
-		best = pair
+// Recommend picks the policy, or the layered pair, that best meets the goal
+// (see Goal.better): for a bound, the one that holds every kind of heavy key
+// hardest — the least admitted of the requests of the kind it holds least
+// (WorstKindAdmitted: the keys heavy over seconds are one kind, those heavy
+// over hours another) —, then the least of all the heavy hitters' requests;
+// on a tie the lower rate, then the lower burst, then the smaller state, then
+// the earlier in the grid. For abuse, the one that lets the abusive kind it
+// holds least through least; for the safety net the lowest sustained rate,
+// single policies only. A pair is chosen over the best single policy only
+// when it lets the kind it holds least through at least a tenth less
+// (pairMargin): else one limit does as well and is simpler to run. Limits
+// that cannot be judged on a log of span (fitsLog: a period or a burst's
+// refill longer than the log) are chosen only when nothing else meets the
+// goal. It returns -1 when nothing meets the goal. why is a sentence saying
+// what the choice does and what the next tighter rate would cost.
+func Recommend(results []Result, g Goal, span time.Duration) (best int, why string) {
+	best = pick(results, g, span, true)
+	if best < 0 {
+		best = pick(results, g, span, false)
 	}
 	if best < 0 {
+		if len(results) == 0 {
+			return -1, "no policy was swept"
+		}
 		loosest := 0
 		for i, r := range results {
 			if g.measure(r) < g.measure(results[loosest]) {
 				loosest = i
 			}
 		}
-		if len(results) == 0 {
-			return -1, "no policy was swept"
-		}
 		l := results[loosest]
+		if g.Name == GoalAbuse {
+			return -1, "No limit in the grid holds every abusive kind of client while refusing no other client."
+		}
 		return -1, fmt.Sprintf("No policy in the grid meets the goal %s: the closest, %s, still denies %s %s of their requests; widen --rate or --burst upwards.",
-			g, l.Limits, className(g.Class), percent(g.measure(l)))
+			g, l.Limits, className(g), percent(g.measure(l)))
 	}
 	b := results[best]
 	what := "the tightest policy"
 	if b.Layered() {
 		what = "the tightest layered pair"
 	}
-	why = fmt.Sprintf("%s is %s that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %s)",
-		b.Limits, what, g, className(g.Class), percentUnder(g.measure(b), g.Below), percent(b.HeavyAdmitted), heaviest(b))
+	switch {
+	case g.Name == GoalAbuse:
+		why = fmt.Sprintf("%s is %s that refuses no request of a client that is not abusive and holds every abusive kind: the one it holds least gets %s of its requests through",
+			b.Limits, what, percent(b.AbuseAdmitted))
+	case !g.bound():
+		why = fmt.Sprintf("%s is the tightest policy that refuses no request of any client in the log", b.Limits)
+	default:
+		why = fmt.Sprintf("%s is %s that meets %s: it denies %s %s of their requests and admits %s of the heavy hitters' (the heaviest key: %s)",
+			b.Limits, what, g, className(g), percentUnder(g.measure(b), g.Below), percent(b.HeavyAdmitted), heaviest(b))
+	}
 	// the same algorithm and burst at the next lower rate swept: why not tighter
 	next := -1
 	for i, r := range results {
@@ -116,9 +69,43 @@ func Recommend(results []Result, g Goal) (best int, why string) {
 	}
 	if next >= 0 {
 		n := results[next]
-		why += fmt.Sprintf("; at %s it would deny %s %s", format.LimitRate(n.Limit, n.Period), className(g.Class), percent(g.measure(n)))
+		why += fmt.Sprintf("; at %s it would deny %s %s", format.LimitRate(n.Limit, n.Period), className(g), percent(g.measure(n)))
 	}
 	return best, why + "."
+}
+
+// pick is the best result that meets g (only those that fit a log of span,
+// when fitting), the pair over the single as Recommend says; -1 for none.
+func pick(results []Result, g Goal, span time.Duration, fitting bool) int {
+	single, pair := -1, -1
+	for i, r := range results {
+		if !g.Meets(r) || fitting && !fitsLog(r.Limits, span) {
+			continue
+		}
+		at := &single
+		if r.Layered() {
+			if !g.bound() && g.Name != GoalAbuse {
+				continue // the safety net is one limit
+			}
+			at = &pair
+		}
+		if *at < 0 || g.better(r, results[*at]) {
+			*at = i
+		}
+	}
+	if pair < 0 || single >= 0 && !pairBetter(results[pair], results[single], g) {
+		return single
+	}
+	return pair
+}
+
+// pairBetter says the pair holds what g holds at least a tenth better than
+// the single policy (pairMargin).
+func pairBetter(pair, single Result, g Goal) bool {
+	if g.Name == GoalAbuse {
+		return pair.AbuseAdmitted <= pairMargin*single.AbuseAdmitted
+	}
+	return pair.WorstKindAdmitted <= pairMargin*single.WorstKindAdmitted
 }
 
 // Closest is the policy that comes closest to the goal (the least denied to the
@@ -206,8 +193,15 @@ func Neighbours(results []Result, best, most int) []int {
 	return out
 }
 
-func className(class string) string {
-	switch class {
+// className is whose denials g counts.
+func className(g Goal) string {
+	switch {
+	case g.Name == GoalAbuse:
+		return "the clients that are not abusive"
+	case !g.bound():
+		return "all clients"
+	}
+	switch g.Class {
 	case "median":
 		return "the median key"
 	case "p99":

@@ -41,7 +41,10 @@ type tally struct {
 	OverDenied                  [maxPeriods]int64
 	MedianDenied, P99Denied     int64
 	HeaviestDenied              int64
-	Retry                       histogram.Histogram
+	// KindDenied are the denied requests of each kind of key (by index in
+	// Rules), when the keys have kinds
+	KindDenied [maxKinds]int64
+	Retry      histogram.Histogram
 	// Delayed are the requests accepted to wait (nginx without nodelay), of
 	// ordinary keys and of heavy hitters, and how long they waited
 	Delayed, OrdinaryDelayed, HeavyDelayed int64
@@ -63,6 +66,9 @@ func (a *tally) add(b *tally) {
 	a.MedianDenied += b.MedianDenied
 	a.P99Denied += b.P99Denied
 	a.HeaviestDenied += b.HeaviestDenied
+	for i := range a.KindDenied {
+		a.KindDenied[i] += b.KindDenied[i]
+	}
 	a.Retry.Merge(&b.Retry)
 	a.Delayed += b.Delayed
 	a.OrdinaryDelayed += b.OrdinaryDelayed
@@ -83,6 +89,7 @@ const heavyBit = 1 << 7
 // kinds say, per key, which classes it is in.
 type kinds struct {
 	class                 []uint8
+	kind                  []uint8 // Classes.Kinds: nil without profiles
 	median, p99, heaviest int
 }
 
@@ -92,6 +99,7 @@ func newKinds(t *Trace, c Classes) *kinds {
 		return k
 	}
 	k.median, k.p99, k.heaviest = c.Median, c.P99, c.Heaviest
+	k.kind = c.Kinds
 	for i, h := range c.Heavy {
 		if h {
 			k.class[i] |= heavyBit
@@ -119,6 +127,10 @@ type replay struct {
 	tally tally
 	// perKey, when not nil, counts each key's denied requests (Denials)
 	perKey []int32
+	// keys, when not nil, counts each key's denials in detail (KeyDenials)
+	keys *KeyDenials
+	// global puts every request under one key: one limit over all clients
+	global bool
 }
 
 // newLimiter checks p against the trace and makes its limiter.
@@ -192,6 +204,9 @@ func (r *replay) evictUntil(us int64) {
 func (r *replay) decide(q Request) {
 	r.evictUntil(q.At)
 	key, now, cost := r.t.Keys[q.Key], time.Duration(q.At)*time.Microsecond, int64(q.Cost)
+	if r.global {
+		key = "*"
+	}
 	var d algorithms.Decision
 	if r.long == nil {
 		d = r.lim.Allow(key, now, cost)
@@ -234,6 +249,9 @@ func (r *replay) decide(q Request) {
 			t.OverDenied[i]++
 		}
 	}
+	if r.k.kind != nil {
+		t.KindDenied[r.k.kind[q.Key]]++
+	}
 	if int(q.Key) == r.k.median {
 		t.MedianDenied++
 	}
@@ -245,6 +263,15 @@ func (r *replay) decide(q Request) {
 	}
 	if r.perKey != nil {
 		r.perKey[q.Key]++
+	}
+	if k := r.keys; k != nil {
+		k.Denied[q.Key]++
+		if k.First[q.Key] < 0 {
+			k.First[q.Key] = q.At
+		}
+		if q.At >= k.Cut {
+			k.After[q.Key]++
+		}
 	}
 	if d.RetryAfter == algorithms.Forever {
 		t.Never++
@@ -272,6 +299,11 @@ type totals struct {
 	Overs                 int // how many periods the keys were classed over
 	OverKeys              [maxPeriods]int
 	Median, P99, Heaviest int64 // the keys' volumes
+	// Kind and KindKeys are the requests and the keys of each kind (by index
+	// in Rules); Kinds says the keys have kinds
+	Kind     [maxKinds]int64
+	KindKeys [maxKinds]int
+	Kinds    bool
 }
 
 func newTotals(t *Trace, c Classes) totals {
@@ -291,6 +323,13 @@ func newTotals(t *Trace, c Classes) totals {
 	}
 	if len(t.Volume) > 0 {
 		o.Median, o.P99, o.Heaviest = t.Volume[c.Median], t.Volume[c.P99], t.Volume[c.Heaviest]
+	}
+	if c.Kinds != nil {
+		o.Kinds = true
+		for k, kind := range c.Kinds {
+			o.Kind[kind] += t.Volume[k]
+			o.KindKeys[kind]++
+		}
 	}
 	return o
 }
@@ -335,6 +374,25 @@ func (o totals) result(p Limits, t *tally) Result {
 		span := max(float64(o.SpanMS)/1000, 1)
 		res.HeaviestOffered = float64(o.Heaviest) / span
 		res.HeaviestAdmitted = float64(o.Heaviest-t.HeaviestDenied) / span
+	}
+	res.AbuseAdmitted, res.AbuseHeld, res.KindDenied = -1, false, t.KindDenied
+	if o.Kinds {
+		res.AbuseHeld = true
+		for i, rule := range Rules {
+			if !rule.Abusive {
+				res.OthersDenied += t.KindDenied[i]
+				continue
+			}
+			if o.KindKeys[i] > 0 {
+				res.AbuseAdmitted = max(res.AbuseAdmitted, 1-share(t.KindDenied[i], o.Kind[i]))
+				res.AbuseHeld = res.AbuseHeld && t.KindDenied[i] > 0
+			}
+		}
+		if res.AbuseAdmitted < 0 {
+			res.AbuseHeld = false
+		}
+	} else {
+		res.OthersDenied = t.Denied
 	}
 	res.RetryAfterP50, res.RetryAfterP99 = t.Retry.Quantile(0.5), t.Retry.Quantile(0.99)
 	res.Delayed = t.Delayed

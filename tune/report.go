@@ -29,6 +29,14 @@ type Report struct {
 	// Grids are the grids swept, per period (nil when unknown): a
 	// recommendation on an edge of its grid says so.
 	Grids []Grid
+	// Tightest is, for the safety net, the tightest policy that refuses
+	// nobody, of which Best adds headroom (-1 otherwise).
+	Tightest int
+	// BackTest is the recommendation fitted on the log but its last part and
+	// scored on that part; nil when not run (see Options.Holdout).
+	BackTest *BackTest
+
+	answer *Answer // worked out once (Answer)
 }
 
 // NewReport classifies the trace's keys over the periods of the results and
@@ -49,8 +57,45 @@ func NewReport(t *Trace, results []Result, g Goal) (*Report, error) {
 }
 
 func newReport(t *Trace, c Classes, results []Result, g Goal, grids []Grid) *Report {
-	best, why := Recommend(results, g)
-	return &Report{Trace: t, Classes: c, Results: results, Goal: g, Best: best, Why: why, Grids: grids}
+	best, why := Recommend(results, g, t.Span)
+	r := &Report{Trace: t, Classes: c, Results: results, Goal: g, Best: best, Why: why, Grids: grids, Tightest: -1}
+	if best >= 0 && !g.bound() && g.Name != GoalAbuse {
+		r.addHeadroom(t.maxCost)
+	}
+	return r
+}
+
+// addHeadroom makes the recommendation the safety net: the tightest policy
+// that refuses nobody (Tightest, kept) with its limit and burst times the
+// goal's headroom, up to what exact arithmetic holds. It refuses nobody
+// either — a limiter of the same algorithm with more room refuses no request
+// its tighter self accepted, and that one accepted them all —, so its result
+// is the tightest one's with the new limits; the net is added to Results.
+func (r *Report) addHeadroom(maxCost int64) {
+	tight := r.Results[r.Best]
+	h := r.Goal.headroom()
+	scale := func(p Policy) Policy {
+		if p.Limit == 0 {
+			return p
+		}
+		most := mostExact(p.Period, maxCost)
+		p.Limit = min(most, int64(math.Ceil(float64(p.Limit)*h)))
+		p.Burst = min(most, int64(math.Ceil(float64(p.Burst)*h)))
+		if !hasBurst(p.Algorithm) {
+			p.Burst = p.Limit
+		}
+		return p
+	}
+	net := tight
+	net.Policy, net.Long = scale(tight.Policy), scale(tight.Long)
+	if net.Limits == tight.Limits {
+		return
+	}
+	r.Tightest = r.Best
+	r.Results = append(r.Results, net)
+	r.Best = len(r.Results) - 1
+	r.Why = fmt.Sprintf("%s is %s× the tightest policy that refuses no request of any client in the log (%s): room for the clients seen to grow, and still a limit a runaway client meets.",
+		net.Limits, strconv.FormatFloat(h, 'f', -1, 64), tight.Limits)
 }
 
 // Advice is the recommendation and everything said about it: why, why this

@@ -36,6 +36,10 @@ type Options struct {
 	Variants []Variant
 	// Workers is how many policies are replayed at once; 0 is GOMAXPROCS.
 	Workers int
+	// Holdout is the last part of the log the recommendation is back-tested
+	// on (see BackTest): 0 is the last fifth of a log of MinBackTestSpan or
+	// more, else none; below 0 none.
+	Holdout time.Duration
 	// Progress, when not nil, is called after each policy; total grows once,
 	// when the pairs are known.
 	Progress func(done, total int)
@@ -70,6 +74,13 @@ func (o Options) Grids(t *Trace) ([]Grid, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !o.Goal.bound() {
+			// the peaks are over windows laid end to end, and a window that
+			// slides can hold up to twice as much: up to twice the most, so
+			// that the grid holds a limit of every algorithm that refuses
+			// nobody
+			rate.Max *= 2
+		}
 		if o.Rate != nil {
 			rate = *o.Rate
 		}
@@ -92,7 +103,16 @@ func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
 		return nil, err
 	}
 	results := finalize(p.Tallies, p.Limits, p.Totals)
-	return newReport(t, p.classes, results, p.goal, p.grids), nil
+	rep := newReport(t, p.classes, results, p.goal, p.grids)
+	if h := holdoutFor(o, t.Span); h > 0 {
+		if t.Spilled() || !t.Partition.All() {
+			return rep, nil // a back-test needs the requests in memory
+		}
+		if rep.BackTest, err = backTest(ctx, t, o, h); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 // RunPartial sweeps the trace as Run does and returns the counts before the

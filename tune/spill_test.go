@@ -72,7 +72,7 @@ func TestSpillErrors(t *testing.T) {
 	for _, f := range tr.spill.files {
 		f.Close()
 	}
-	_, err = Run(context.Background(), tr, Options{Points: 2, Goal: DefaultGoal, Periods: []time.Duration{time.Second}})
+	_, err = Run(context.Background(), tr, Options{Points: 2, Goal: TradeOffGoal, Periods: []time.Duration{time.Second}})
 	spillError("reads that fail", err, dir, "run it again, or set TMPDIR to another folder")
 	tr.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -74,6 +74,18 @@ type Result struct {
 	DelayedShare                  float64
 	OrdinaryDelayed, HeavyDelayed float64
 	DelayP50, DelayP99            time.Duration
+	// AbuseAdmitted is, over the kinds of key that are abusive (Rules), the
+	// largest share of a kind's requests admitted: how much the kind held
+	// least gets through; -1 when the trace has no abusive key (or no kinds).
+	// AbuseHeld says every abusive kind had some request denied.
+	// OthersDenied are the denied requests of every key that is not abusive
+	// (every denied request, without kinds).
+	AbuseAdmitted float64
+	AbuseHeld     bool
+	OthersDenied  int64
+	// KindDenied are the denied requests of each kind of key (by index in
+	// Rules; zero without kinds).
+	KindDenied [maxKinds]int64 `json:"-"`
 }
 
 // Sweep replays the trace through every policy on `workers` goroutines

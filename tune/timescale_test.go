@@ -42,7 +42,7 @@ func TestTuneFindsEveryTimescale(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			spec := shapeSpec(seed)
 			tr, _ := loadLog(t, spec)
-			rep, err := Run(context.Background(), tr, Options{Points: 6, Goal: DefaultGoal})
+			rep, err := Run(context.Background(), tr, Options{Points: 6, Goal: TradeOffGoal})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,8 +108,8 @@ func TestTuneFindsEveryTimescale(t *testing.T) {
 			if total != best.Denied {
 				t.Errorf("the pair's replay denied %d, its result says %d", total, best.Denied)
 			}
-			if share := float64(userDenied) / float64(userReqs); share >= DefaultGoal.Below {
-				t.Errorf("%s denies the users %d of %d requests (%.3f%%); want under %s", best.Limits, userDenied, userReqs, 100*share, percent(DefaultGoal.Below))
+			if share := float64(userDenied) / float64(userReqs); share >= TradeOffGoal.Below {
+				t.Errorf("%s denies the users %d of %d requests (%.3f%%); want under %s", best.Limits, userDenied, userReqs, 100*share, percent(TradeOffGoal.Below))
 			}
 			for _, k := range append(slices.Clone(scrapers), hourly...) {
 				if admitted := 1 - float64(denied[k])/float64(tr.Volume[k]); admitted > 0.5 {
@@ -118,7 +118,7 @@ func TestTuneFindsEveryTimescale(t *testing.T) {
 			}
 			// no single policy within the goal holds both kinds half as well
 			for _, r := range rep.Results {
-				if !r.Layered() && DefaultGoal.Meets(r) && r.WorstKindAdmitted <= 0.5 {
+				if !r.Layered() && TradeOffGoal.Meets(r) && r.WorstKindAdmitted <= 0.5 {
 					t.Errorf("%s meets the goal alone and admits at most %s of any kind", r.Limits, percent(r.WorstKindAdmitted))
 				}
 			}

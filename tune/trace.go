@@ -52,6 +52,9 @@ type Trace struct {
 	// Partition is the keys whose requests were kept (every key's are counted in
 	// Volume and the peaks).
 	Partition Partition
+	// Profiles are what each key did, when LoadOptions.Profiles asked (else
+	// nil): see Profile.
+	Profiles []Profile
 
 	peaks   []periodPeaks // by period (see PeakOver)
 	peaksMu sync.Mutex
@@ -86,6 +89,9 @@ type LoadOptions struct {
 	// peak over while reading (a partition keeps only its keys' requests, so it
 	// cannot measure them later).
 	Periods []time.Duration
+	// Profiles builds each key's Profile from the lines' methods, paths,
+	// statuses and User-Agents (Trace.Profiles).
+	Profiles bool
 }
 
 // Load reads the trace open gives once, keeping requests in memory up to budget
@@ -104,6 +110,7 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 	if err != nil {
 		return nil, err
 	}
+	o.Details = o.Details || lo.Profiles
 	r, err := traces.Open(name, rc, o)
 	if err != nil {
 		return nil, err
@@ -138,6 +145,9 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 			t.keyOf[row.Key] = k
 			t.Keys = append(t.Keys, row.Key)
 			t.Volume = append(t.Volume, 0)
+			if lo.Profiles {
+				t.Profiles = append(t.Profiles, Profile{})
+			}
 			peaks.grow()
 			h := keyHash(row.Key)
 			b := uint16(h >> 56) // the high bits: the partition takes the low ones
@@ -153,6 +163,9 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 		t.Count++
 		t.maxCost = max(t.maxCost, row.Cost)
 		t.Volume[k]++
+		if lo.Profiles {
+			t.Profiles[k].add(at, &row.Detail)
+		}
 		peaks.add(k, at)
 		t.Span = time.Duration(at/1e6+1) * time.Second
 		if bucket[k] == notKept {
@@ -199,6 +212,12 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 
 // notKept marks a key outside the partition: its requests are counted, not kept.
 const notKept = 1 << 8
+
+// Replayable says the trace holds every key's requests (in memory or on
+// disk) to replay: not a partition's, nor a report merged from partials.
+func (t *Trace) Replayable() bool {
+	return t.Partition.All() && (t.spill != nil || len(t.Requests) > 0)
+}
 
 // Spilled says the requests are on disk.
 func (t *Trace) Spilled() bool { return t.spill != nil }

@@ -60,7 +60,7 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := NewReport(tr, results, DefaultGoal)
+	rep, err := NewReport(tr, results, TradeOffGoal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestTuneHoldsAbusersAndSparesUsers(t *testing.T) {
 	// a policy one step tighter in rate fails the goal, or the recommendation
 	// would have been it: the recommendation is the tightest
 	for _, r := range results {
-		if DefaultGoal.Meets(r) && r.HeavyAdmitted < best.HeavyAdmitted {
+		if TradeOffGoal.Meets(r) && r.HeavyAdmitted < best.HeavyAdmitted {
 			t.Errorf("%s meets the goal and holds heavy hitters harder (%.3f < %.3f)", r.Policy, r.HeavyAdmitted, best.HeavyAdmitted)
 		}
 	}
@@ -213,7 +213,7 @@ func TestRangesGoalsAndGrid(t *testing.T) {
 	if got := fmt.Sprint(Range{1, 3}.Steps(8)); got != "[1 2 3]" {
 		t.Errorf("steps of a short range %s", got)
 	}
-	if g, err := ParseGoal("p99<1%"); err != nil || g != (Goal{"p99", 0.01}) {
+	if g, err := ParseGoal("p99<1%"); err != nil || g != (Goal{Name: GoalBound, Class: "p99", Below: 0.01}) {
 		t.Errorf("ParseGoal: %v %v", g, err)
 	}
 	for _, bad := range []string{"ordinary", "vip<1%", "ordinary<0%", "ordinary<x"} {
@@ -268,7 +268,7 @@ func BenchmarkTune(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := NewReport(tr, res, DefaultGoal); err != nil {
+		if _, err := NewReport(tr, res, TradeOffGoal); err != nil {
 			b.Fatal(err)
 		}
 		decisions += int64(len(ps)) * tr.Count
@@ -322,7 +322,7 @@ func TestRatesAreReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := NewReport(tr, results, DefaultGoal)
+	rep, err := NewReport(tr, results, TradeOffGoal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestPoliciesThatCannotBeExactAreLeftOut(t *testing.T) {
 // how to ask, instead of blaming the requests' cost.
 func TestAProductsPeriodsAreNamed(t *testing.T) {
 	tr := zipfTrace(2_000, 20)
-	_, err := Run(context.Background(), tr, Options{Algorithms: []algorithms.Name{algorithms.NginxName}, Periods: []time.Duration{time.Hour}, Points: 2, Goal: DefaultGoal})
+	_, err := Run(context.Background(), tr, Options{Algorithms: []algorithms.Name{algorithms.NginxName}, Periods: []time.Duration{time.Hour}, Points: 2, Goal: TradeOffGoal})
 	if err == nil || !strings.Contains(err.Error(), "per second or per minute only") || !strings.Contains(err.Error(), "give --periods") || strings.Contains(err.Error(), "largest request") {
 		t.Errorf("nginx swept per hour: %v", err)
 	}

@@ -1,0 +1,143 @@
+package tune
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/internal/format"
+)
+
+// The capacity and fair-share goals are about the backend, not about any one
+// client: capacity keeps all the traffic together under what the backend
+// serves, at every timescale; fair-share keeps any one key under a share of
+// it. Neither is a trade-off to sweep: the limit follows from the capacity,
+// and the log says whom it would refuse.
+
+// CapacityAdvice is what the capacity or fair-share goal recommends.
+type CapacityAdvice struct {
+	// Capacity is the backend's requests a second; Busiest the most requests
+	// of all clients together in one second of the log (fixed seconds from its
+	// first), at BusiestAt (µs from the origin).
+	Capacity  float64 `json:"capacity_per_second"`
+	Busiest   int64   `json:"busiest_second"`
+	BusiestAt string  `json:"busiest_at"`
+	// NoLimitNeeded says the busiest second is at most half the capacity: no
+	// window of a second (aligned or not) then holds more than the capacity,
+	// so no limit is needed for it.
+	NoLimitNeeded bool `json:"no_limit_needed"`
+	// Limit is the limit that keeps to the goal (when one is needed): one
+	// limit over all clients (Global) for capacity, one per key for
+	// fair-share; Refused whom it refuses.
+	Limit   Policy    `json:"limit"`
+	Global  bool      `json:"global"`
+	Refused []Refusal `json:"refused"`
+}
+
+// ParseCapacity reads --capacity: N/s, N/min, N/h or a bare N (per second).
+func ParseCapacity(s string) (float64, error) {
+	n, unit, _ := strings.Cut(strings.TrimSpace(s), "/")
+	v, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+	per := map[string]float64{"": 1, "s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hour": 3600}[strings.TrimSpace(unit)]
+	switch {
+	case err != nil || per == 0:
+		return 0, fmt.Errorf("%q is not a rate like 200/s, 5000/min or 100000/h", s)
+	case !(v > 0) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%q: the capacity must be above 0", s)
+	}
+	return v / per, nil
+}
+
+// busiestSecond is the most requests in one second of the trace (seconds laid
+// from its origin), and when that second starts (µs).
+func (t *Trace) busiestSecond() (int64, int64) {
+	counts := make([]uint32, t.Span/time.Second+1)
+	t.each(func(q Request) { counts[q.At/1e6]++ })
+	var most uint32
+	at := 0
+	for i, c := range counts {
+		if c > most {
+			most, at = c, i
+		}
+	}
+	return int64(most), int64(at) * 1e6
+}
+
+// Capacity works out the capacity or fair-share goal's advice on the report's
+// trace.
+func (r *Report) Capacity() (*CapacityAdvice, error) {
+	g := r.Goal
+	if g.Capacity <= 0 {
+		return nil, fmt.Errorf("the %s goal needs the backend's capacity: give --capacity N/s", g.Name)
+	}
+	t := r.Trace
+	if t.Spilled() {
+		return nil, fmt.Errorf("the %s goal replays the whole log at once, and it did not fit --memory; give more --memory", g.Name)
+	}
+	busiest, at := t.busiestSecond()
+	a := &CapacityAdvice{Capacity: g.Capacity, Busiest: busiest, BusiestAt: t.When(at)}
+	var lim Limits
+	switch g.Name {
+	case GoalCapacity:
+		a.NoLimitNeeded = float64(busiest) <= g.Capacity/2
+		if a.NoLimitNeeded {
+			return a, nil
+		}
+		a.Global = true
+		lim.Policy = perSecondPolicy(algorithms.SlidingLogName, g.Capacity)
+	case GoalFairShare:
+		lim.Policy = perSecondPolicy(algorithms.TokenBucketName, g.share()*g.Capacity)
+	default:
+		return nil, fmt.Errorf("goal %s has no capacity advice", g)
+	}
+	if err := lim.Policy.exact(t.MaxRequestCost(), t.Span); err != nil {
+		return nil, err
+	}
+	a.Limit = lim.Policy
+	kd, err := denialsOf(t, lim, r.holdoutCut(), a.Global)
+	if err != nil {
+		return nil, err
+	}
+	a.Refused = r.refusals(kd)
+	return a, nil
+}
+
+// DefaultShare is the fair-share goal's share of the capacity per key.
+const DefaultShare = 0.1
+
+// perSecondPolicy is alg at perSecond a second, written per second when that
+// is at least 1, else per minute, else per hour (rounded up), burst its limit.
+func perSecondPolicy(alg algorithms.Name, perSecond float64) Policy {
+	period := time.Second
+	for _, p := range []time.Duration{time.Minute, time.Hour} {
+		if perSecond*period.Seconds() >= 1 {
+			break
+		}
+		period = p
+	}
+	limit := max(1, int64(math.Ceil(perSecond*period.Seconds()-1e-9)))
+	return Policy{Algorithm: alg, Limit: limit, Period: period, Burst: limit}
+}
+
+// describe is the advice in a sentence.
+func (a *CapacityAdvice) describe(g Goal) string {
+	cap := format.Rate(a.Capacity)
+	if a.NoLimitNeeded {
+		return fmt.Sprintf("No limit needed for capacity: the busiest second of the log (%s) had %d requests, at most half of %s, so no second's window holds more than the backend serves.", a.BusiestAt, a.Busiest, cap)
+	}
+	if a.Global {
+		return fmt.Sprintf("The busiest second (%s) had %d requests, more than half of %s: one limit over all clients, %s, keeps every second's window within the capacity.", a.BusiestAt, a.Busiest, cap, a.Limit)
+	}
+	return fmt.Sprintf("No client may take more than %s of %s: %s per key.", percent(g.share()), cap, a.Limit)
+}
+
+// share is g's share of the capacity per key, DefaultShare when unset.
+func (g Goal) share() float64 {
+	if g.Share > 0 {
+		return g.Share
+	}
+	return DefaultShare
+}
