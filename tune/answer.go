@@ -42,7 +42,11 @@ type Answer struct {
 	LayeredRef  []Refusal       `json:"layered_refused,omitempty"`
 	Standout    []Refusal       `json:"stand_out"`
 	BackTest    *BackTest       `json:"back_test,omitempty"`
-	Capacity    *CapacityAdvice `json:"capacity,omitempty"`
+	// NoBackTest says why a log long enough was not back-tested
+	NoBackTest string          `json:"no_back_test,omitempty"`
+	Capacity   *CapacityAdvice `json:"capacity,omitempty"`
+	// Keys suggest a better key or exclusion, where the log shows one
+	Keys []string `json:"key_suggestions,omitempty"`
 }
 
 // Answer works out the report's answer: whom the recommendation and the
@@ -58,7 +62,7 @@ func (r *Report) Answer() (*Answer, error) {
 }
 
 func (r *Report) workAnswer() (*Answer, error) {
-	a := &Answer{Goal: r.Goal.String(), Why: r.Why, BackTest: r.BackTest}
+	a := &Answer{Goal: r.Goal.String(), Why: r.Why, BackTest: r.BackTest, NoBackTest: r.NoBackTest, Keys: r.keySuggestions()}
 	if r.Goal.Name == GoalCapacity || r.Goal.Name == GoalFairShare {
 		ca, err := r.Capacity()
 		if err != nil {
@@ -159,6 +163,9 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 		b.indent(fmt.Sprintf("Back-test: fitted on all but the last %s (%s), it refuses %s of the other clients' requests before that and %s in it (%d clients).%s",
 			format.Period(bt.Holdout), bt.Fit, percent(bt.Predicted), percent(bt.Realised), bt.RealisedKeys, flag))
 	}
+	if a.NoBackTest != "" {
+		b.indent("No back-test: " + a.NoBackTest)
+	}
 	if len(a.Standout) > 0 {
 		b.line("Clients that stand out:")
 		kw := keyWidth(a.Standout)
@@ -171,7 +178,7 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 			if kind == "" {
 				kind = "heavy"
 			}
-			if s.Why != "" && (s.Kind == "crawler" || s.Abusive) {
+			if s.Why != "" && s.Kind != "ordinary" && s.Kind != "unknown" {
 				kind += ": " + s.Why
 			}
 			b.line(fmt.Sprintf("  %s %s", cell(printable.String(s.Key), kw), clip(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw)))
@@ -183,6 +190,9 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 			what = "One-limit alternative"
 		}
 		b.para(fmt.Sprintf("%s: %s; it refuses %s.", what, *a.Layered, refusedSummary(a.LayeredRef)))
+	}
+	for _, s := range a.Keys {
+		b.para("Key: " + s)
 	}
 	if snippet != "" {
 		for _, l := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
@@ -334,6 +344,44 @@ func trimFloat(f float64) string {
 func slicesSortBy(s []int, less func(a, b int) bool) {
 	sort.SliceStable(s, func(i, j int) bool { return less(s[i], s[j]) })
 }
+
+// keySuggestions are better keys or exclusions the log points to: several
+// User-Agents behind one address that stands out (people behind one NAT, or a
+// crawler beside them) are told apart by --key ip+agent; a page view's
+// assets, when people's page views are among the clients that stand out,
+// are better limited apart (--exclude assets).
+func (r *Report) keySuggestions() []string {
+	t := r.Trace
+	if t.Profiles == nil {
+		return nil
+	}
+	var out []string
+	shared, browsers := 0, 0
+	for _, k := range r.standout() {
+		p := &t.Profiles[k]
+		if p.Agents >= sharedAgents {
+			shared++
+		}
+		if r.Classes.Kinds != nil && Rules[r.Classes.Kinds[k]].Kind == "browser" {
+			browsers++
+		}
+	}
+	if shared > 0 {
+		out = append(out, fmt.Sprintf("of the keys that stand out, %d gave %d or more User-Agents each: several clients behind one address; --key ip+agent tells them apart.", shared, sharedAgents))
+	}
+	if browsers > 0 {
+		are := "are"
+		if browsers == 1 {
+			are = "is"
+		}
+		out = append(out, fmt.Sprintf("of the keys that stand out, %d %s people's page views pulling their assets; --exclude assets leaves the assets out (limit them apart).", browsers, are))
+	}
+	return out
+}
+
+// sharedAgents are the User-Agents one key gives that say it is several
+// clients.
+const sharedAgents = 3
 
 // abuseUnheld says, for the abuse goal when nothing meets it, which abusive
 // kinds no limit in the grid holds without refusing other clients, what the

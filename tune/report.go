@@ -33,8 +33,10 @@ type Report struct {
 	// nobody, of which Best adds headroom (-1 otherwise).
 	Tightest int
 	// BackTest is the recommendation fitted on the log but its last part and
-	// scored on that part; nil when not run (see Options.Holdout).
-	BackTest *BackTest
+	// scored on that part; nil when not run (see Options.Holdout), and then
+	// NoBackTest says why when the log was long enough for one.
+	BackTest   *BackTest
+	NoBackTest string
 
 	answer *Answer // worked out once (Answer)
 }

@@ -106,7 +106,11 @@ func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
 	rep := newReport(t, p.classes, results, p.goal, p.grids)
 	if h := holdoutFor(o, t.Span); h > 0 {
 		if t.Spilled() || !t.Partition.All() {
-			return rep, nil // a back-test needs the requests in memory
+			rep.NoBackTest = "the log did not fit --memory, and a back-test sweeps its first part in memory; give more --memory."
+			if !t.Partition.All() {
+				rep.NoBackTest = "a partition's sweep is not back-tested."
+			}
+			return rep, nil
 		}
 		if rep.BackTest, err = backTest(ctx, t, o, h); err != nil {
 			return nil, err

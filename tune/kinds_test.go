@@ -1,0 +1,95 @@
+package tune
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"ratelab/traces"
+)
+
+// profileOf builds a profile from requests (µs, method, path, status, agent).
+func profileOf(reqs ...traces.Detail) *Profile {
+	p := &Profile{}
+	for i, d := range reqs {
+		p.add(int64(i)*int64(time.Minute/time.Microsecond), &d)
+	}
+	return p
+}
+
+// times repeats d n times.
+func times(n int, d ...traces.Detail) []traces.Detail {
+	var out []traces.Detail
+	for range n {
+		out = append(out, d...)
+	}
+	return out
+}
+
+// Each rule on a profile made to be its kind, and on the near misses that
+// are not: the rules are data, and this is their table of cases.
+func TestKindRules(t *testing.T) {
+	page := traces.Detail{Method: "GET", Path: "/post", Status: 200, Agent: "Firefox"}
+	asset := traces.Detail{Method: "GET", Path: "/s/a.css", Status: 200, Agent: "Firefox"}
+	for _, c := range []struct {
+		name  string
+		reqs  []traces.Detail
+		heavy bool
+		want  string
+	}{
+		{"404 scan", times(12, traces.Detail{Method: "GET", Path: "/.env", Status: 404, Agent: "zgrab"}), false, "scanner"},
+		{"a few 404s", append(times(3, traces.Detail{Path: "/gone", Status: 404}), times(10, page)...), false, "ordinary"},
+		{"login tries", times(12, traces.Detail{Method: "POST", Path: "/wp-login.php", Status: 401, Agent: "Chrome"}), false, "credential stuffer"},
+		{"logins that work", times(12, traces.Detail{Method: "POST", Path: "/login", Status: 302, Agent: "Chrome"}), false, "ordinary"},
+		{"Googlebot", times(3, traces.Detail{Path: "/p", Status: 200, Agent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}), true, "crawler"},
+		{"a scanner that says it is a bot", times(12, traces.Detail{Path: "/x.php", Status: 404, Agent: "EvilBot/1"}), false, "scanner"},
+		{"feed poller", times(12, traces.Detail{Path: "/feed.xml", Status: 200, Agent: "Feedly"}), false, "feed reader"},
+		{"page views", times(4, append([]traces.Detail{page}, times(5, asset)...)...), true, "browser"},
+		{"pages without assets, heavy", times(20, page), true, "scraper"},
+		{"pages without assets, light", times(20, page), false, "ordinary"},
+		{"no fields", times(20, traces.Detail{}), true, "unknown"},
+	} {
+		i, why := KindOf(profileOf(c.reqs...), c.heavy)
+		if Rules[i].Kind != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, Rules[i].Kind, why, c.want)
+		}
+	}
+	if len(Rules) > maxKinds {
+		t.Errorf("%d rules; a tally counts %d kinds", len(Rules), maxKinds)
+	}
+	if Rules[len(Rules)-1].Abusive {
+		t.Error("the last rule, which every key matches, is abusive")
+	}
+}
+
+// A feed reader's gaps are regular; a person's are not.
+func TestRegularity(t *testing.T) {
+	p := &Profile{}
+	for i := range 20 {
+		at := int64(i)*15*60e6 + int64(i%3)*30e6 // every 15 minutes, ±30 s
+		p.add(at, &traces.Detail{Path: "/feed", Status: 200})
+	}
+	cv, mean, ok := p.Regularity()
+	if !ok || cv > 0.1 || mean < 14*60 || mean > 16*60 {
+		t.Errorf("a 15-minute poller: cv %g, mean %gs, ok %v", cv, mean, ok)
+	}
+	if _, _, ok := profileOf(times(3, traces.Detail{Path: "/feed"})...).Regularity(); ok {
+		t.Error("regularity judged on 2 gaps")
+	}
+}
+
+func TestBotName(t *testing.T) {
+	for agent, want := range map[string]string{
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)":      "Googlebot",
+		"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)":       "bingbot",
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0)": "ClaudeBot",
+		"Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0":                                 "",
+		"Feedly/1.0 (+http://www.feedly.com/fetcher.html; 3 subscribers)":               "",
+		"facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)":     "facebookexternalhit",
+	} {
+		if got := BotName(agent); got != want {
+			t.Errorf("BotName(%q) = %q, want %q", agent, got, want)
+		}
+	}
+	_ = fmt.Sprint()
+}
