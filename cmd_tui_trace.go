@@ -135,7 +135,8 @@ func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
 }
 
 // traceScenario is the scenario file for the trace and the chosen lanes (the
-// first, the recommended policy, marked *), and the configuration's.
+// first, the recommended policy, named "recommended: …" so that a script finds
+// it in run's CSV and JSON), and the configuration's.
 func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits, conf *products.Config) (string, error) {
 	t := rep.Trace
 	first := lanes[0]
@@ -144,7 +145,7 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	}
 	r := scenarios.TraceReplay{
 		Title:    fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file)),
-		Lesson:   rep.Advice() + " The first lane (marked *) is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
+		Lesson:   rep.Advice() + " The first lane, named \"recommended: …\", is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
 		Seed:     o.seed,
 		WatchKey: t.Keys[rep.Classes.Heaviest],
 		Policy:   limit(first.Policy, "", ""),
@@ -159,8 +160,10 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		if l.Layered() {
 			name += " + " + laneName(l.Long)
 		}
-		if i == 0 {
-			name += " *"
+		if i == 0 && rep.Best >= 0 {
+			name = scenarios.Recommended + ": " + name
+		} else if i == 0 { // nothing met the goal: the closest
+			name = scenarios.Recommended + " (closest to the goal): " + name
 		}
 		lane := scenarios.TraceLane{Name: name, Limits: []scenarios.TraceLimit{limit(l.Policy, "", "")}}
 		if l.Layered() { // both limits, all or nothing, each on its own key

@@ -20,7 +20,7 @@ func TestTraceReplayReadsBack(t *testing.T) {
 	r := TraceReplay{Title: `a "log" \ replayed`, Lesson: "line one\nline two", Seed: 7, WatchKey: "10.0.0.1 /",
 		Policy: TraceLimit{Algorithm: algorithms.TokenBucketName, Policy: tb},
 		Lanes: []TraceLane{
-			{Name: "token-bucket 5/s burst 10 *", Limits: []TraceLimit{{Algorithm: algorithms.TokenBucketName, Policy: tb}}},
+			{Name: "recommended: token-bucket 5/s burst 10", Limits: []TraceLimit{{Algorithm: algorithms.TokenBucketName, Policy: tb}}},
 			{Name: "layered", Limits: []TraceLimit{{Name: "5/s", Algorithm: algorithms.GCRAName, Policy: tb, Key: "short:{key}"}, {Name: "300/h", Algorithm: algorithms.SlidingLogName, Policy: long, Key: "long:{key}"}}},
 		},
 		Log: TraceLog{File: "access.log", Format: traces.FormatCLF, ReorderWindow: 10 * time.Second, Key: "ip+path", Spread: true}}
