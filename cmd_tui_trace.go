@@ -14,6 +14,7 @@ import (
 	"ratelab/products"
 	"ratelab/products/all"
 	"ratelab/scenarios"
+	"ratelab/sim"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -165,9 +166,9 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 			name += " + " + laneName(l.Long)
 		}
 		if i == 0 && rep.Best >= 0 {
-			name = scenarios.Recommended + ": " + name
+			name = sim.Recommended + ": " + name
 		} else if i == 0 { // nothing met the goal: the closest
-			name = scenarios.Recommended + " (closest to the goal): " + name
+			name = sim.Recommended + " (closest to the goal): " + name
 		}
 		lane := scenarios.TraceLane{Name: name, Limits: []scenarios.TraceLimit{limit(l.Policy, "", "")}}
 		if l.Layered() { // both limits, all or nothing, each on its own key

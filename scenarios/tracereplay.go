@@ -32,11 +32,6 @@ type TraceReplay struct {
 	Log                 TraceLog
 }
 
-// Recommended begins the name of a trace replay's lane of the policy ratelab
-// tune recommends ("recommended: token-bucket 5/s burst 20"), so that a script
-// finds it in run's CSV and JSON and a view can say which lane it is.
-const Recommended = "recommended"
-
 // TraceLane is a lane of a trace replay: one limit, or several each request is
 // held to, all or nothing, each keeping its state under its own key.
 type TraceLane struct {

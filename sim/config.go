@@ -82,6 +82,11 @@ type Classes struct {
 	Typical int
 }
 
+// Recommended begins the name of a trace replay's lane of the policy ratelab
+// tune recommends ("recommended: token-bucket 5/s burst 20"), so that a script
+// finds it in run's CSV and JSON, and a view says which lane it is.
+const Recommended = "recommended"
+
 // Key is one identity the limiter sees: a key string within a tier.
 type Key struct {
 	Name string

@@ -249,7 +249,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		case m.jump.open:
 			return m.jumpKey(msg)
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
-			m.help.update(msg, m.keys, len(helpLines(m.styles, m.keys, m.help.page, m.width)))
+			m.help.update(msg, m.keys, m.helpLineCount())
 			return nil
 		case m.lessonPage.open && !key.Matches(msg, m.keys.Quit):
 			m.lessonKey(msg)
