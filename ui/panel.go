@@ -93,7 +93,7 @@ func levelLabel(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info) stri
 	}
 	label := info.LevelName()
 	if len(cfg.Keys) > 1 {
-		label += " for " + printable.String(cfg.Keys[cfg.WatchKey].Name) // a trace's key is data
+		label += " for " + printable.String(cfg.Keys[cfg.WatchKey].Name) + keyRole(cfg, cfg.WatchKey) // a trace's key is data
 	}
 	label += " (" + how + ")"
 	if info.GridWindows() {

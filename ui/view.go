@@ -256,6 +256,8 @@ func (m *Model) renderStatus() string {
 	switch {
 	case m.jump.open:
 		return fit(m.jump.input.View(), m.width)
+	case m.watch.open:
+		return fit(m.watch.input.View(), m.width)
 	case m.runner.problem != "":
 		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
 	case m.runner.seeking:
