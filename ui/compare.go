@@ -16,7 +16,8 @@ import (
 // of its arguments, so no order of resizes and updates can leave rows and columns
 // out of step. When not every column fits the width whole, the columns whose
 // metric the lesson's claims cite (cited) are kept first, then the others from the
-// left; the lane column always stays, cut to the width if it must be.
+// left; the lane column always stays, cut to make room for the cited columns
+// (or to the width) if it must be.
 func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
 	cols := len(columns)
 	widths := make([]int, cols)
@@ -30,6 +31,16 @@ func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, width, f
 			cells[r][i] = c.Cell(met)
 			widths[i] = max(widths[i], lipgloss.Width(cells[r][i]))
 		}
+	}
+	// the lane column gives way (cut, down to 16 cells) to the cited columns
+	need := 0
+	for i := 1; i < cols; i++ {
+		if cited[columns[i].Metric] {
+			need += widths[i] + 2
+		}
+	}
+	if widths[0]+2+need > width {
+		widths[0] = max(min(widths[0], 16), width-need-2)
 	}
 	// keep the columns that fit whole (each is padded by one cell each side)
 	kept := make([]bool, cols)
@@ -140,9 +151,14 @@ func (m *Model) renderHeaders() string {
 }
 
 // citedMetrics are the metrics the configuration's claims name (both sides of a
-// ratio).
+// ratio), and, for a run whose keys are classed, what tune judges a lane by.
 func citedMetrics(cfg *sim.Config) map[string]bool {
 	out := map[string]bool{}
+	if cfg.Classes != nil {
+		for _, c := range present.ClassColumns {
+			out[c.Metric] = true
+		}
+	}
 	for _, c := range cfg.Claims {
 		for _, name := range strings.Split(c.Metric, "/") {
 			out[name] = true

@@ -29,7 +29,7 @@ type watchPrompt struct {
 
 func newWatchPrompt() watchPrompt {
 	in := textinput.New()
-	in.Prompt = "watch key (↑↓ heaviest / typical, or type a key, tab completes; enter watches, esc cancels): "
+	in.Prompt = "watch key (↑↓ heaviest/typical, tab completes, esc): "
 	in.CharLimit = 256
 	in.SetWidth(40)
 	return watchPrompt{input: in, choice: -1, match: -1}
