@@ -14,6 +14,7 @@ import (
 	"ratelab/products"
 	"ratelab/products/all"
 	"ratelab/scenarios"
+	"ratelab/sim"
 	"ratelab/traces"
 	"ratelab/tune"
 )
@@ -135,7 +136,8 @@ func configNotes(cfg *products.Config, traceKey string, keys int64) []string {
 }
 
 // traceScenario is the scenario file for the trace and the chosen lanes (the
-// first, the recommended policy, marked *), and the configuration's.
+// first, the recommended policy, named "recommended: …" so that a script finds
+// it in run's CSV and JSON), and the configuration's.
 func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []tune.Limits, conf *products.Config) (string, error) {
 	t := rep.Trace
 	first := lanes[0]
@@ -143,13 +145,17 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		return scenarios.TraceLimit{Name: name, Algorithm: p.Algorithm, Policy: algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}, Key: key}
 	}
 	r := scenarios.TraceReplay{
-		Title:    fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file)),
-		Lesson:   rep.Advice() + " The first lane (marked *) is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
-		Seed:     o.seed,
-		WatchKey: t.Keys[rep.Classes.Heaviest],
-		Policy:   limit(first.Policy, "", ""),
+		Title:     fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file)),
+		Lesson:    rep.Advice() + " The first lane, named \"recommended: …\", is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
+		Seed:      o.seed,
+		WatchKey:  t.Keys[rep.Classes.Heaviest],
+		HeavyKeys: heavyKeys(rep),
+		Policy:    limit(first.Policy, "", ""),
 		Log: scenarios.TraceLog{File: o.file, Format: t.Format.Format, ReorderWindow: to.ReorderWindow, Key: o.key, TimeField: o.timeField,
 			CostField: o.costField, Spread: to.Spread == traces.SpreadUniform},
+	}
+	if c := rep.Classes; !c.Heavy[c.Median] { // a log of a few keys may have no ordinary one of median volume
+		r.TypicalKey = t.Keys[c.Median]
 	}
 	if o.timeFormat != "auto" {
 		r.Log.TimeFormat = o.timeFormat
@@ -159,8 +165,10 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		if l.Layered() {
 			name += " + " + laneName(l.Long)
 		}
-		if i == 0 {
-			name += " *"
+		if i == 0 && rep.Best >= 0 {
+			name = sim.Recommended + ": " + name
+		} else if i == 0 { // nothing met the goal: the closest
+			name = sim.Recommended + " (closest to the goal): " + name
 		}
 		lane := scenarios.TraceLane{Name: name, Limits: []scenarios.TraceLimit{limit(l.Policy, "", "")}}
 		if l.Layered() { // both limits, all or nothing, each on its own key
@@ -175,6 +183,18 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	}
 	text, err := r.Text()
 	return string(text), err
+}
+
+// heavyKeys are the names of the keys the sweep classed as heavy hitters, in
+// the trace's order.
+func heavyKeys(rep *tune.Report) []string {
+	var keys []string
+	for k, heavy := range rep.Classes.Heavy {
+		if heavy {
+			keys = append(keys, rep.Trace.Keys[k])
+		}
+	}
+	return keys
 }
 
 // laneName is "token-bucket 5/s burst 20", "fixed-window 300/h".

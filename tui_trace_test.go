@@ -43,7 +43,7 @@ func TestTUITraceOpensOnTuneRecommendation(t *testing.T) {
 }
 
 // recommendedRow is the lane name tui --trace gives the row tune marks with *:
-// "token-bucket 2/1s burst 16 *".
+// "recommended: token-bucket 2/1s burst 16".
 func recommendedRow(t *testing.T, out string) string {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
@@ -53,9 +53,9 @@ func recommendedRow(t *testing.T, out string) string {
 		}
 		algorithm, rate, burst := f[1], f[2], f[3]
 		if burst == "-" {
-			return fmt.Sprintf("%s %s *", algorithm, rate)
+			return fmt.Sprintf("recommended: %s %s", algorithm, rate)
 		}
-		return fmt.Sprintf("%s %s burst %s *", algorithm, rate, burst)
+		return fmt.Sprintf("recommended: %s %s burst %s", algorithm, rate, burst)
 	}
 	t.Fatalf("tune printed no recommended (*) row:\n%s", out)
 	return ""

@@ -36,6 +36,8 @@ type laneFromCSV struct {
 	openedByError, refusedByError           int64   // rows decided by on_error (store_error)
 	perSecond                               []int64 // the last second of ticks' accepted
 	tick                                    int
+	// the classed keys' rows: ordinary, ordinary denied, heavy, heavy allowed
+	ordinary, ordinaryDenied, heavy, heavyAccepted int64
 }
 
 // keyFromCSV is one key's admissions: units, first and last, and its peak window.
@@ -87,6 +89,17 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 			l.identities[[2]int{client, key}] = id
 		}
 		l.decisions++
+		if c := cfg.Classes; c != nil && c.Heavy[key] {
+			l.heavy++
+			if r["allowed"] == "true" {
+				l.heavyAccepted++
+			}
+		} else if c != nil {
+			l.ordinary++
+			if r["allowed"] != "true" {
+				l.ordinaryDenied++
+			}
+		}
 		if r["attempt"] == "1" {
 			id[0]++
 		}
@@ -262,6 +275,8 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 		"latency_p99_ms":           ms(l.latency.Quantile(0.99)),
 		"queue_delay_p99_ms":       ms(l.queueDelay.Quantile(0.99)),
 		"peak_accepted_per_second": l.perSecondMax,
+		"ordinary_attempts":        l.ordinary, "ordinary_denied": l.ordinaryDenied,
+		"heavy_attempts": l.heavy, "heavy_accepted": l.heavyAccepted,
 	}
 	if n := l.openedByError + l.refusedByError; n > 0 {
 		m[fatesUnknown] = n

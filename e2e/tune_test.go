@@ -235,9 +235,9 @@ func TestTUIOnATraceInARealTerminal(t *testing.T) {
 	writeLog(t, dir, 5*time.Minute)
 	s := startTmux(t, dir, 160, 48, "", "tui --trace access.log")
 	sc := s.waitFor("the trace's scenario", func(sc string) bool {
-		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`[a-z-]+ \d+/(s|min|h)( burst \d+)?( \+ [a-z-]+ \d+/(s|min|h)( burst \d+)?)? \* +\d+`).MatchString(sc)
+		return strings.Contains(sc, "trace — access.log: the recommended limit and its neighbours") && regexp.MustCompile(`recommended: [a-z-]+ \d+/(s|min|h)( burst \d+)?( \+ [a-z-]+ \d+/(s|min|h)( burst \d+)?)? +\d+`).MatchString(sc)
 	})
-	for _, want := range []string{"the tightest policy that refuses no request", "The first lane (marked *) is that policy", "token-bucket"} {
+	for _, want := range []string{"the tightest policy that refuses no request", `The first lane, named "recommended: …", is that policy`, "token-bucket"} {
 		if !strings.Contains(strings.ReplaceAll(sc, "\n", " "), want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)
 		}

@@ -63,14 +63,15 @@ func Describe(cfg *sim.Config) string {
 func WriteTable(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult, answers []sim.Answer, explain bool) error {
 	fmt.Fprintf(w, "%s — %s\n%s\n\n", cfg.Name, cfg.Title, Describe(cfg))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	columns := ColumnsFor(cfg)
 	var row []string
-	for _, c := range Columns {
+	for _, c := range columns {
 		row = append(row, c.Title)
 	}
 	fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	for _, m := range ms {
 		row = row[:0]
-		for _, c := range Columns {
+		for _, c := range columns {
 			row = append(row, c.Cell(m))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
@@ -100,7 +101,7 @@ func WriteTable(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.Cla
 	if explain {
 		fmt.Fprintf(w, "\nWhat the columns mean:\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, c := range Columns {
+		for _, c := range columns {
 			fmt.Fprintf(tw, "  %s\t%s\n", c.Title, c.Help)
 		}
 		if err := tw.Flush(); err != nil {

@@ -48,6 +48,8 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 		facts = append(facts, fact)
 	case m.Offered == 0:
 		facts = append(facts, "nothing sent yet")
+	case cfg.Classes != nil:
+		facts = append(facts, classedFacts(cfg, lane, info, m)...)
 	case lane.MultiLimit():
 		facts = append(facts, limitsFact(lane, m))
 	case m.Accepted == 0:

@@ -90,7 +90,7 @@ func Write(w io.Writer, p Page) error {
 	v := view{
 		Name: cfg.Name, Title: cfg.Title, Policy: present.Describe(cfg), Seed: cfg.Seed,
 		Duration: format.Duration(cfg.Duration), Command: p.Command,
-		Columns: present.Columns, Notes: p.Notes, Files: p.Files,
+		Columns: present.ColumnsFor(cfg), Notes: p.Notes, Files: p.Files,
 	}
 	for _, para := range strings.Split(strings.TrimSpace(cfg.Lesson), "\n\n") {
 		if para = strings.Join(strings.Fields(para), " "); para != "" {
@@ -107,7 +107,7 @@ func Write(w io.Writer, p Page) error {
 	}
 	for _, m := range p.Metrics {
 		var row []string
-		for _, c := range present.Columns {
+		for _, c := range v.Columns {
 			row = append(row, c.Cell(m))
 		}
 		v.Rows = append(v.Rows, row)

@@ -55,6 +55,9 @@ type Overrides struct {
 	// server's shared memory zone). Whether that Redis
 	// can run a lane (a cluster's slots) is its store's to say (package session).
 	Redis bool
+	// WatchKey, if not empty, replaces the scenario's watch_key (the UI's key
+	// chooser).
+	WatchKey string
 	// Strict makes a trace line that cannot be read an error (--strict)
 	// instead of a counted skip.
 	Strict bool
@@ -347,7 +350,10 @@ func keySource(spec *ClientSpec) string {
 	return "name"
 }
 
-func (c *compiler) watch(Overrides) error {
+func (c *compiler) watch(o Overrides) error {
+	if err := c.classes(); err != nil {
+		return err
+	}
 	for i, name := range c.s.WatchKeys {
 		k, ok := sim.KeyIndex(c.cfg, name)
 		switch {
@@ -358,6 +364,14 @@ func (c *compiler) watch(Overrides) error {
 		}
 		c.cfg.WatchKeys = append(c.cfg.WatchKeys, k)
 	}
+	if o.WatchKey != "" {
+		k, ok := sim.KeyIndex(c.cfg, o.WatchKey)
+		if !ok {
+			return fmt.Errorf("scenario %q: the key to watch, %q, is not a key any client uses", c.s.Name, o.WatchKey)
+		}
+		c.cfg.WatchKey = k
+		return nil
+	}
 	if c.s.WatchKey == "" {
 		c.cfg.WatchKey = c.cfg.Clients[0].Keys[0]
 		return nil
@@ -367,4 +381,44 @@ func (c *compiler) watch(Overrides) error {
 		return nil
 	}
 	return c.fail([]any{"watch_key"}, "watch_key %q is not a key any client uses", c.s.WatchKey)
+}
+
+// classes reads heavy_keys and typical_key into the configuration's Classes
+// (none without heavy_keys).
+func (c *compiler) classes() error {
+	if len(c.s.HeavyKeys) == 0 {
+		if c.s.TypicalKey != "" {
+			return c.fail([]any{"typical_key"}, "typical_key names an ordinary key, which needs heavy_keys: list the heavy hitters too")
+		}
+		return nil
+	}
+	index := make(map[string]int, len(c.cfg.Keys))
+	for i, k := range c.cfg.Keys {
+		if _, ok := index[k.Name]; !ok {
+			index[k.Name] = i
+		}
+	}
+	classes := &sim.Classes{Heavy: make([]bool, len(c.cfg.Keys)), Typical: -1}
+	for i, name := range c.s.HeavyKeys {
+		k, ok := index[name]
+		switch {
+		case !ok:
+			return c.fail([]any{"heavy_keys"}, "heavy_keys[%d] %q is not a key any client uses", i, name)
+		case classes.Heavy[k]:
+			return c.fail([]any{"heavy_keys"}, "heavy_keys names %q twice; list each key once", name)
+		}
+		classes.Heavy[k] = true
+	}
+	if name := c.s.TypicalKey; name != "" {
+		k, ok := index[name]
+		switch {
+		case !ok:
+			return c.fail([]any{"typical_key"}, "typical_key %q is not a key any client uses", name)
+		case classes.Heavy[k]:
+			return c.fail([]any{"typical_key"}, "typical_key %q is one of heavy_keys; name an ordinary key", name)
+		}
+		classes.Typical = k
+	}
+	c.cfg.Classes = classes
+	return nil
 }

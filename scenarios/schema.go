@@ -23,6 +23,13 @@ type Scenario struct {
 	// WatchKeys are more keys whose levels the series CSV follows, a column
 	// "level:KEY" each (ratelab run --watch-keys replaces the list).
 	WatchKeys []string `toml:"watch_keys,omitempty"`
+	// HeavyKeys are the keys a sweep of the trace classed as heavy hitters
+	// (ratelab run --trace writes them), the others being ordinary: each lane
+	// counts the ordinary keys' denials and the heavy hitters' admissions.
+	// TypicalKey, with them, is an ordinary key of median volume, which the UI
+	// offers to watch.
+	HeavyKeys  []string `toml:"heavy_keys,omitempty"`
+	TypicalKey string   `toml:"typical_key,omitempty"`
 
 	Policy  *PolicySpec  `toml:"policy,omitempty"` // required: the limit every lane enforces
 	Tiers   []TierSpec   `toml:"tier,omitempty"`

@@ -19,6 +19,10 @@ type TraceReplay struct {
 	Title, Lesson string
 	Seed          uint64
 	WatchKey      string
+	// HeavyKeys are the keys the sweep classed as heavy hitters, and
+	// TypicalKey an ordinary key of median volume (see Scenario.HeavyKeys).
+	HeavyKeys  []string
+	TypicalKey string
 	// Policy is the scenario's default policy (the first lane's).
 	Policy TraceLimit
 	Lanes  []TraceLane
@@ -57,6 +61,7 @@ type TraceLog struct {
 // Text is the replay as a scenario file of one scenario, named "trace".
 func (t TraceReplay) Text() ([]byte, error) {
 	s := Scenario{Name: "trace", Title: t.Title, Lesson: t.Lesson, Seed: &t.Seed, WatchKey: t.WatchKey,
+		HeavyKeys: t.HeavyKeys, TypicalKey: t.TypicalKey,
 		Policy: &PolicySpec{Limit: t.Policy.Policy.Limit, Period: Duration{t.Policy.Policy.Period}, Burst: t.Policy.Policy.Burst}}
 	for _, l := range t.Lanes {
 		lane := LaneSpec{Name: l.Name}

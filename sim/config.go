@@ -30,6 +30,11 @@ type Config struct {
 	// each (see SeriesWriter); none by default.
 	WatchKeys []int
 
+	// Classes, when not nil, sorts the keys into heavy hitters and ordinary
+	// keys, as a sweep of a trace classed them (ratelab tune): each lane then
+	// counts the decisions on each kind (Metrics.OrdinaryDenied, HeavyAccepted).
+	Classes *Classes
+
 	Nodes   []Node
 	Clients []Client
 	Lanes   []LaneConfig
@@ -67,6 +72,20 @@ type Tier struct {
 	Name   string
 	Policy algorithms.Policy
 }
+
+// Classes are a scenario's keys sorted by how much they send: Heavy[k] says
+// key k is a heavy hitter (one entry per key of Config.Keys; the others are
+// ordinary), and Typical is an ordinary key of median volume, one a view offers
+// to watch beside the heaviest (-1 when none is named).
+type Classes struct {
+	Heavy   []bool
+	Typical int
+}
+
+// Recommended begins the name of a trace replay's lane of the policy ratelab
+// tune recommends ("recommended: token-bucket 5/s burst 20"), so that a script
+// finds it in run's CSV and JSON, and a view says which lane it is.
+const Recommended = "recommended"
 
 // Key is one identity the limiter sees: a key string within a tier.
 type Key struct {

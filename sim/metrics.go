@@ -118,6 +118,16 @@ type Metrics struct {
 	// were still in the limiter's queue (a leaky bucket's queue, a
 	// reservation): accepted by the limiter, never forwarded.
 	QueueTimeouts int64 `json:"queue_timeouts"`
+	// OrdinaryAttempts and OrdinaryDenied are the decisions on the ordinary keys
+	// of the configuration's Classes (all but the heavy hitters) and those
+	// refused; HeavyAttempts and HeavyAccepted the decisions on the heavy
+	// hitters and those allowed: what ratelab tune judges a policy by, as the
+	// shares OrdinaryDenied / OrdinaryAttempts and HeavyAccepted / HeavyAttempts
+	// (see OrdinaryDeniedShare). All 0 without Classes.
+	OrdinaryAttempts int64 `json:"ordinary_attempts"`
+	OrdinaryDenied   int64 `json:"ordinary_denied"`
+	HeavyAttempts    int64 `json:"heavy_attempts"`
+	HeavyAccepted    int64 `json:"heavy_accepted"`
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool
@@ -135,6 +145,24 @@ func openingMetrics(lc LaneConfig) Metrics {
 func (m Metrics) HeldToOnePolicy() bool {
 	info, _ := algorithms.Lookup(m.Algorithm)
 	return info.Shape != algorithms.ShapeNone && !m.severalLimits
+}
+
+// OrdinaryDeniedShare is OrdinaryDenied / OrdinaryAttempts, and false before
+// any decision on an ordinary key.
+func (m Metrics) OrdinaryDeniedShare() (float64, bool) {
+	if m.OrdinaryAttempts == 0 {
+		return 0, false
+	}
+	return float64(m.OrdinaryDenied) / float64(m.OrdinaryAttempts), true
+}
+
+// HeavyAcceptedShare is HeavyAccepted / HeavyAttempts, and false before any
+// decision on a heavy hitter.
+func (m Metrics) HeavyAcceptedShare() (float64, bool) {
+	if m.HeavyAttempts == 0 {
+		return 0, false
+	}
+	return float64(m.HeavyAccepted) / float64(m.HeavyAttempts), true
 }
 
 // keyStats is what a lane keeps per key for the metrics, in one 64-byte cache line:

@@ -151,6 +151,20 @@ func (l *Lane) land(id int32, o *landing) {
 			r.spent = true
 		}
 	}
+	if c := l.cfg.Classes; c != nil {
+		switch heavy := c.Heavy[r.key]; {
+		case heavy:
+			m.HeavyAttempts++
+			if d.Allowed && !o.lost {
+				m.HeavyAccepted++
+			}
+		default:
+			m.OrdinaryAttempts++
+			if !d.Allowed || o.lost {
+				m.OrdinaryDenied++
+			}
+		}
+	}
 	switch {
 	case o.lost:
 		m.Conflicts++

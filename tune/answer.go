@@ -34,14 +34,14 @@ const maxListed = 4
 // Answer is the recommendation with whom it refuses, worked out once for the
 // answer and the JSON (see Report.Answer).
 type Answer struct {
-	Goal        string          `json:"goal"`
-	Recommended *Limits         `json:"recommended,omitempty"`
-	Why         string          `json:"why"`
-	Refused     []Refusal       `json:"refused"`
-	Layered     *Limits         `json:"layered_alternative,omitempty"`
-	LayeredRef  []Refusal       `json:"layered_refused,omitempty"`
-	Standout    []Refusal       `json:"stand_out"`
-	BackTest    *BackTest       `json:"back_test,omitempty"`
+	Goal        string    `json:"goal"`
+	Recommended *Limits   `json:"recommended,omitempty"`
+	Why         string    `json:"why"`
+	Refused     []Refusal `json:"refused"`
+	Layered     *Limits   `json:"layered_alternative,omitempty"`
+	LayeredRef  []Refusal `json:"layered_refused,omitempty"`
+	Standout    []Refusal `json:"stand_out"`
+	BackTest    *BackTest `json:"back_test,omitempty"`
 	// NoBackTest says why a log long enough was not back-tested
 	NoBackTest string          `json:"no_back_test,omitempty"`
 	Capacity   *CapacityAdvice `json:"capacity,omitempty"`

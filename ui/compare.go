@@ -11,25 +11,36 @@ import (
 	"ratelab/sim"
 )
 
-// renderTable draws the comparison: one row per lane, the columns of present.Columns
-// as wide as their widest cell, the focused lane highlighted. It is a pure function
+// renderTable draws the comparison: one row per lane, the columns given
+// (present.ColumnsFor the configuration) as wide as their widest cell, the focused lane highlighted. It is a pure function
 // of its arguments, so no order of resizes and updates can leave rows and columns
 // out of step. When not every column fits the width whole, the columns whose
 // metric the lesson's claims cite (cited) are kept first, then the others from the
-// left; the lane column always stays, cut to the width if it must be.
-func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
-	cols := len(present.Columns)
+// left; the lane column always stays, cut to make room for the cited columns
+// (or to the width) if it must be.
+func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
+	cols := len(columns)
 	widths := make([]int, cols)
 	cells := make([][]string, len(ms))
-	for i, c := range present.Columns {
+	for i, c := range columns {
 		widths[i] = lipgloss.Width(c.Title)
 	}
 	for r, met := range ms {
 		cells[r] = make([]string, cols)
-		for i, c := range present.Columns {
+		for i, c := range columns {
 			cells[r][i] = c.Cell(met)
 			widths[i] = max(widths[i], lipgloss.Width(cells[r][i]))
 		}
+	}
+	// the lane column gives way (cut, down to 16 cells) to the cited columns
+	need := 0
+	for i := 1; i < cols; i++ {
+		if cited[columns[i].Metric] {
+			need += widths[i] + 2
+		}
+	}
+	if widths[0]+2+need > width {
+		widths[0] = max(min(widths[0], 16), width-need-2)
 	}
 	// keep the columns that fit whole (each is padded by one cell each side)
 	kept := make([]bool, cols)
@@ -37,7 +48,7 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 	used := widths[0] + 2
 	for _, wantCited := range []bool{true, false} {
 		for i := 1; i < cols; i++ {
-			if !kept[i] && cited[present.Columns[i].Metric] == wantCited && used+widths[i]+2 <= width {
+			if !kept[i] && cited[columns[i].Metric] == wantCited && used+widths[i]+2 <= width {
 				kept[i], used = true, used+widths[i]+2
 			}
 		}
@@ -60,7 +71,7 @@ func renderTable(st Styles, ms []sim.Metrics, width, focus int, cited map[string
 		return b.String()
 	}
 	titles := make([]string, cols)
-	for i, c := range present.Columns {
+	for i, c := range columns {
 		titles[i] = c.Title
 	}
 	out := []string{st.TableHeader.Render(line(titles))}
@@ -140,9 +151,14 @@ func (m *Model) renderHeaders() string {
 }
 
 // citedMetrics are the metrics the configuration's claims name (both sides of a
-// ratio).
+// ratio), and, for a run whose keys are classed, what tune judges a lane by.
 func citedMetrics(cfg *sim.Config) map[string]bool {
 	out := map[string]bool{}
+	if cfg.Classes != nil {
+		for _, c := range present.ClassColumns {
+			out[c.Metric] = true
+		}
+	}
 	for _, c := range cfg.Claims {
 		for _, name := range strings.Split(c.Metric, "/") {
 			out[name] = true

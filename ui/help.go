@@ -43,14 +43,14 @@ func (h *helpView) update(msg tea.KeyPressMsg, keys KeyMap, lines int) {
 // helpLines is the page's content as lines of at most width cells: on the keys
 // page every binding of the key map, in as many columns as the width holds; on the
 // columns page each column's title and definition, wrapped.
-func helpLines(st Styles, keys KeyMap, page, width int) []string {
+func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int) []string {
 	if page == helpColumns {
 		var out []string
 		titleWidth := 0
-		for _, c := range present.Columns {
+		for _, c := range columns {
 			titleWidth = max(titleWidth, lipgloss.Width(c.Title))
 		}
-		for _, c := range present.Columns {
+		for _, c := range columns {
 			text := wrap(c.Help, max(10, width-titleWidth-2))
 			for i, line := range strings.Split(text, "\n") {
 				title := ""
@@ -90,8 +90,8 @@ func helpLines(st Styles, keys KeyMap, page, width int) []string {
 
 // render draws the help screen in width × height: a title naming the page, the
 // page's lines from the scroll offset, and how to move around.
-func (h *helpView) render(st Styles, keys KeyMap, width, height int) string {
-	lines := helpLines(st, keys, h.page, width)
+func (h *helpView) render(st Styles, keys KeyMap, columns []present.Column, width, height int) string {
+	lines := helpLines(st, keys, columns, h.page, width)
 	room := max(1, height-2)
 	offset := min(h.offset, max(0, len(lines)-room))
 	shown := lines[offset:min(len(lines), offset+room)]
@@ -102,4 +102,9 @@ func (h *helpView) render(st Styles, keys KeyMap, width, height int) string {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}
 	return fit(st.Title.Render(title), width) + "\n" + strings.Join(shown, "\n") + "\n" + fit(st.Subtle.Render(hint), width)
+}
+
+// helpLineCount is how many lines the help page shown has, at the width.
+func (m *Model) helpLineCount() int {
+	return len(helpLines(m.styles, m.keys, present.ColumnsFor(m.runner.cfg), m.help.page, m.width))
 }

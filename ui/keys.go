@@ -11,6 +11,7 @@ type KeyMap struct {
 	BurstDown, BurstUp, RateDown, RateUp key.Binding
 	Export, Plot, Help, Quit             key.Binding
 	Back, GoTo, Whole, Lesson            key.Binding
+	Watch                                key.Binding
 	// live traffic controls (controls.go)
 	Send, Send10, NextKey, Client          key.Binding
 	ClientFaster, ClientSlower, Retry, Fix key.Binding
@@ -30,6 +31,7 @@ func DefaultKeyMap() KeyMap {
 		Step:         key.NewBinding(key.WithKeys(".", "right"), key.WithHelp(". →", "one graph column forward (pauses)")),
 		Back:         key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "one graph column back (replays from the start)")),
 		GoTo:         key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to a virtual time")),
+		Watch:        key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "the key graphed: heaviest, typical, or any by name")),
 		Whole:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "graphs: whole run / last stretch")),
 		Lesson:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "the lesson and its claims")),
 		Send:         key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "send a request by hand (hold to keep sending)")),
@@ -81,7 +83,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is every key, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Pause, k.Step, k.Back, k.GoTo, k.Whole, k.Faster, k.Slower, k.Max},
+		{k.Pause, k.Step, k.Back, k.GoTo, k.Whole, k.Watch, k.Faster, k.Slower, k.Max},
 		{k.Lesson},
 		{k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save},
 		{k.Restart, k.Next, k.Prev, k.Pick},

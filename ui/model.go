@@ -72,6 +72,7 @@ type Model struct {
 	export     exporter
 	help       helpView
 	jump       gotoPrompt
+	watch      watchPrompt
 	ctl        controls
 	quiz       quiz // the lesson's question being asked (question.go)
 	// lessonPage is the lesson page's state (it scrolls like the help).
@@ -125,6 +126,7 @@ func New(opts Options) (*Model, error) {
 	m.setStyles(true)
 	m.picker = newPicker(opts.Catalogue, m.isDark)
 	m.jump = newGotoPrompt()
+	m.watch = newWatchPrompt()
 	m.quiz = newQuiz()
 	m.start = m.runner.open(cfg)
 	m.ctl.reset(cfg)
@@ -248,8 +250,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.pick(msg)
 		case m.jump.open:
 			return m.jumpKey(msg)
+		case m.watch.open:
+			return m.watchKey(msg)
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
-			m.help.update(msg, m.keys, len(helpLines(m.styles, m.keys, m.help.page, m.width)))
+			m.help.update(msg, m.keys, m.helpLineCount())
 			return nil
 		case m.lessonPage.open && !key.Matches(msg, m.keys.Quit):
 			m.lessonKey(msg)
@@ -309,6 +313,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.seekTo(r.position() - m.columnSpan())
 	case key.Matches(msg, k.GoTo):
 		m.jump.show()
+	case key.Matches(msg, k.Watch) && r.cfg != nil:
+		m.openWatch()
 	case key.Matches(msg, k.Whole):
 		m.whole = !m.whole
 		m.status, m.statusBad = "graphs show the last stretch of the run (w for the whole run)", false

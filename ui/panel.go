@@ -93,7 +93,7 @@ func levelLabel(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Info) stri
 	}
 	label := info.LevelName()
 	if len(cfg.Keys) > 1 {
-		label += " for " + printable.String(cfg.Keys[cfg.WatchKey].Name) // a trace's key is data
+		label += " for " + printable.String(cfg.Keys[cfg.WatchKey].Name) + keyRole(cfg, cfg.WatchKey) // a trace's key is data
 	}
 	label += " (" + how + ")"
 	if info.GridWindows() {
@@ -262,13 +262,21 @@ func (m *Model) panelTitle(i int, unavailable bool, met sim.Metrics, inner int) 
 // shortName is lane i's name in few cells that still tells it apart from the
 // scenario's other lanes: the algorithm's short name (algorithms.Info.Short),
 // then what the name adds to it ("fixed-window (random start)" is "fw·random
-// start"); a name that does not mention its algorithm is kept as it is. When
+// start"); a name that does not mention its algorithm is kept as it is; a trace
+// replay's recommended lane is "rec " and its policy's short form. When
 // every lane of the algorithm adds words that begin alike for two words or more
 // (the lanes of one nginx.conf: "nginx: server example.com location /api/",
 // "… location /login"), all but the last of those shared words go, so what
 // differs is what shows: "nginx·location /api/", "nginx·location /login".
 func shortName(lanes []sim.LaneConfig, i int) string {
 	lane := lanes[i]
+	if rest, ok := strings.CutPrefix(lane.Name, sim.Recommended); ok && strings.Contains(rest, ": ") {
+		// a trace replay's recommended lane: "rec " and the short form of its policy
+		_, rest, _ = strings.Cut(rest, ": ")
+		lanes = slices.Clone(lanes)
+		lanes[i].Name = rest
+		return "rec " + shortName(lanes, i)
+	}
 	info, ok := algorithms.Lookup(lane.Algorithm)
 	rest, mentions := addedWords(lane)
 	if !ok || !mentions {

@@ -55,8 +55,9 @@ type runner struct {
 	session   session.Options
 	manual    bool // the caller sends the frames (tests)
 
-	index        int   // the scenario, in the catalogue
-	limit, burst int64 // the [ ] { } adjustments; 0 is the scenario's own
+	index        int    // the scenario, in the catalogue
+	watch        string // the key chosen to watch (W); "" for the scenario's
+	limit, burst int64  // the [ ] { } adjustments; 0 is the scenario's own
 	cfg          *sim.Config
 	problem      string // why there is no run, shown in its place
 	failed       error  // keys of closed runs that could not be removed
@@ -104,7 +105,7 @@ type runner struct {
 func (r *runner) name() string { return r.catalogue.Scenarios[r.index].Name }
 
 func (r *runner) overrides() scenarios.Overrides {
-	return scenarios.Overrides{Seed: r.seed, Lanes: r.lanes, Limit: r.limit, Burst: r.burst, Redis: r.redis, Strict: r.strict}
+	return scenarios.Overrides{Seed: r.seed, Lanes: r.lanes, Limit: r.limit, Burst: r.burst, Redis: r.redis, Strict: r.strict, WatchKey: r.watch}
 }
 
 // compile compiles the current scenario with the adjustments.
@@ -411,7 +412,7 @@ func (r *runner) addInput(in sim.Input) (discarded int, cmd tea.Cmd, err error) 
 
 // switchTo opens scenario i from its start, with no adjustments.
 func (r *runner) switchTo(i int) tea.Cmd {
-	r.index, r.limit, r.burst = i, 0, 0
+	r.index, r.limit, r.burst, r.watch = i, 0, 0, ""
 	r.recorded, r.pending, r.inflight = nil, nil, nil
 	return tea.Batch(r.load(), r.nextFrame())
 }

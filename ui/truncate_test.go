@@ -81,6 +81,13 @@ func TestShortName(t *testing.T) {
 			t.Errorf("shortName(%q) = %q, want %q", fix[i].Name, got, want)
 		}
 	}
+	trace := []sim.LaneConfig{lane("recommended: token-bucket 2/s burst 16", algorithms.TokenBucketName), lane("token-bucket 1/s burst 16", algorithms.TokenBucketName),
+		lane("recommended (closest to the goal): gcra 5/s burst 9", algorithms.GCRAName)}
+	for i, want := range []string{"rec tb·2/s burst 16", "tb·1/s burst 16", "rec gcra·5/s burst 9"} {
+		if got := shortName(trace, i); got != want {
+			t.Errorf("shortName(%q) = %q, want %q", trace[i].Name, got, want)
+		}
+	}
 	one := []sim.LaneConfig{lane("nginx: server example.com location /api/", algorithms.NginxName)}
 	if got := shortName(one, 0); got != "nginx·server example.com location /api/" {
 		t.Errorf("a lone lane's short form: %q", got)

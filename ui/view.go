@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ratelab/internal/format"
+	"ratelab/present"
 	"ratelab/session"
 	"ratelab/sim"
 )
@@ -66,7 +67,7 @@ func (m *Model) render() string {
 	case m.picker.open:
 		return m.renderHeader() + "\n" + m.picker.view()
 	case m.help.open:
-		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, m.width, m.height-2)
+		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, present.ColumnsFor(m.runner.cfg), m.width, m.height-2)
 	case m.lessonPage.open && m.runner.cfg != nil:
 		return m.renderHeader() + "\n" + m.renderLesson(m.width, m.height-2)
 	case m.runner.snap == nil:
@@ -156,7 +157,7 @@ func (m *Model) message() bool {
 // alone), and as much of the lesson as fits.
 func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	var extras []string
-	if table := renderTable(m.styles, ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
+	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
 	verdicts := m.renderVerdicts(m.runner.snap.verdicts)
@@ -255,6 +256,8 @@ func (m *Model) renderStatus() string {
 	switch {
 	case m.jump.open:
 		return fit(m.jump.input.View(), m.width)
+	case m.watch.open:
+		return fit(m.watch.input.View(), m.width)
 	case m.runner.problem != "":
 		return m.styles.Error.Render(truncate(m.runner.problem, m.width))
 	case m.runner.seeking:

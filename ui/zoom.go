@@ -31,8 +31,12 @@ func (m *Model) renderZoom(rows int) string {
 	if string(lane.Algorithm) != lane.Name {
 		algorithm = "  " + string(lane.Algorithm)
 	}
-	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("%s  accepted %d  denied %d  errors %d  peak/limit %s",
-		algorithm, met.Accepted, met.Denied, met.Errors, metricCell("peak_window_ratio", met)))
+	judged := "peak/limit " + metricCell("peak_window_ratio", met)
+	if cfg.Classes != nil { // what ratelab tune judged the lane by
+		judged = "ordinary denied " + metricCell("ordinary_denied", met) + "  heavy admitted " + metricCell("heavy_accepted", met)
+	}
+	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("%s  accepted %d  denied %d  errors %d  %s",
+		algorithm, met.Accepted, met.Denied, met.Errors, judged))
 	title = fit(title, m.width)
 	v := m.view(max(2, m.width-axisWidth-2))
 	cols := bin(l.Series, v)
@@ -114,7 +118,7 @@ func underLabel(lines []string) []string {
 // metricCell is the comparison table's cell for the metric (by its JSON name) of
 // met: what the zoom says agrees with the table ("—" where the table has it).
 func metricCell(metric string, met sim.Metrics) string {
-	for _, c := range present.Columns {
+	for _, c := range append(present.Columns, present.ClassColumns...) {
 		if c.Metric == metric {
 			return c.Cell(met)
 		}

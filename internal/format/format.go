@@ -86,3 +86,23 @@ func RoundTo(x, step float64) float64 {
 
 // Millis is d in milliseconds, as JSON and claims give durations.
 func Millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Percent renders a share (0 to 1) as a percentage with as many decimals as it
+// needs to show its size, as ratelab tune's report does: 12%, 3.5%, 0.35%,
+// 0.0012%; a share short of the whole never reads "100%" (99.9%).
+func Percent(f float64) string {
+	p := 100 * f
+	switch {
+	case p == 0:
+		return "0%"
+	case p >= 99.5 && p < 100:
+		return fmt.Sprintf("%.1f%%", math.Floor(p*10)/10)
+	case p >= 10:
+		return fmt.Sprintf("%.0f%%", p)
+	case p >= 1:
+		return fmt.Sprintf("%.1f%%", p)
+	case p >= 0.01:
+		return fmt.Sprintf("%.2f%%", p)
+	}
+	return fmt.Sprintf("%.4f%%", p)
+}

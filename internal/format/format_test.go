@@ -33,6 +33,14 @@ func TestFormat(t *testing.T) {
 		{Number(RoundTo(-2.5, 1)), "-3"},
 		{Number(RoundTo(7, 0)), "7"},
 		{Number(Millis(1500 * time.Microsecond)), "1.5"},
+		{Percent(0), "0%"},
+		{Percent(0.56), "56%"},
+		{Percent(0.035), "3.5%"},
+		{Percent(0.0002), "0.02%"},
+		{Percent(0.000012), "0.0012%"},
+		{Percent(0.9996), "99.9%"},
+		{Percent(0.996), "99.6%"},
+		{Percent(1), "100%"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
