@@ -17,7 +17,9 @@ import (
 // tui --trace.
 type traceOptions struct {
 	file, format, key, timeField, timeFormat, costField, spread string
-	reorder                                                     time.Duration
+	// exclude is --exclude, as given; goal is run and tui --trace's --goal
+	exclude, goal string
+	reorder       time.Duration
 	strict                                                      bool
 	seed                                                        uint64
 	// config is a product's configuration whose lanes join the trace's
@@ -37,7 +39,8 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 		fs.StringVar(&o.format, "format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
 	}
 	o.noFormat = !format
-	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method or path; for JSON Lines and CSV field names; several joined by + (ip+path); default ip for a log, key otherwise")
+	fs.StringVar(&o.key, "key", "", "what names a client, `FIELDS`: for a log ip, user, ident, method, path or agent (its User-Agent); for JSON Lines and CSV field names; several joined by + (ip+agent); default ip for a log, key otherwise")
+	fs.StringVar(&o.exclude, "exclude", "", "leave out requests before anything counts them, `LIST` comma-separated: assets (style, script, images, fonts), path=GLOB, agent=GLOB, method=GLOB, status=GLOB")
 	fs.StringVar(&o.timeField, "time-field", "", "JSON Lines and CSV: the time's `FIELD` (default time, or a CSV's time_ms)")
 	fs.StringVar(&o.timeFormat, "time-format", "auto", "JSON Lines and CSV: the time's `FORMAT`, auto, ms (from the start), rfc3339, unix or unix_ms")
 	fs.StringVar(&o.costField, "cost-field", "", "JSON Lines and CSV: the cost's `FIELD` (default cost; 1 when absent; none reads no cost: every request 1, as tune --target reads a log for a product that counts requests)")
@@ -58,6 +61,7 @@ func (o *traceOptions) configFlags(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&o.config, "config", "", "with --trace, add a lane per context that limits in the product configuration `FILE` ("+strings.Join(files, ", ")+")")
 	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(all.Products.Names(), " or ")+"; by default told by its content")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "with --trace, the `GOAL` the recommended lane is tuned for, as ratelab tune's: safety, abuse, or a bound like ordinary<0.1%")
 }
 
 // options checks the flags and returns how to read the trace.
@@ -80,6 +84,11 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 	}
 	if o.reorder <= 0 {
 		return to, usagef("--reorder-window must be > 0 (got %s)", o.reorder)
+	}
+	if o.exclude != "" {
+		if to.Exclude, err = traces.ParseExclusions(o.exclude); err != nil {
+			return to, usagef("--exclude: %v", err)
+		}
 	}
 	return to, nil
 }
@@ -121,7 +130,7 @@ func (o *traceOptions) tuneCommand() string {
 	args := []string{"ratelab", "tune", "--trace", shellQuote(o.file)}
 	for _, f := range []struct{ name, value, none string }{
 		{"--format", o.format, ""}, {"--key", o.key, ""}, {"--time-field", o.timeField, ""}, {"--time-format", o.timeFormat, "auto"},
-		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"},
+		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"}, {"--exclude", o.exclude, ""}, {"--goal", o.goal, tune.DefaultGoal.String()},
 	} {
 		if f.value != "" && f.value != f.none {
 			args = append(args, f.name, shellQuote(f.value))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,13 +31,20 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	if err != nil {
 		return nil, "", nil, err
 	}
+	goal, err := tune.ParseGoal(cmp.Or(o.goal, tune.DefaultGoal.String())) // none given: the default
+	switch {
+	case err != nil:
+		return nil, "", nil, usagef("--goal: %v", err)
+	case goal.Name == tune.GoalCapacity || goal.Name == tune.GoalFairShare:
+		return nil, "", nil, usagef("--goal %s is about the backend, not a limit per key to replay: ratelab tune --goal %s --capacity N/s answers it", goal.Name, goal.Name)
+	}
 	// the configuration is read before the sweep: a file its product would
 	// refuse stops the command at once
 	conf, err := o.readConfig()
 	if err != nil {
 		return nil, "", nil, err
 	}
-	t, err := o.load(to, tune.LoadOptions{Budget: 64 << 20}) // past 4 M requests, on disk
+	t, err := o.load(to, tune.LoadOptions{Budget: 64 << 20, Profiles: true}) // past 4 M requests, on disk
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -46,7 +54,7 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 		notes = configNotes(conf, o.traceKey(t.Format.Format), int64(t.KeyCount))
 	}
 	bar := newProgressBar(stderr, "policies")
-	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: tune.DefaultGoal, Progress: bar.update})
+	rep, err := tune.Run(ctx, t, tune.Options{Points: tune.DefaultPoints, Goal: goal, Progress: bar.update, Holdout: -1})
 	bar.done()
 	if err != nil {
 		return nil, "", nil, sweepError(err)
@@ -159,6 +167,9 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	}
 	if o.timeFormat != "auto" {
 		r.Log.TimeFormat = o.timeFormat
+	}
+	for _, e := range to.Exclude {
+		r.Log.Exclude = append(r.Log.Exclude, e.String())
 	}
 	for i, l := range lanes {
 		name := laneName(l.Policy)

@@ -61,7 +61,7 @@ type tuneOptions struct {
 	algorithms, rate, burst   string
 	goal, csv, json, periods  string
 	partition, partial        string
-	capacity, exclude         string
+	capacity                  string
 	period, holdout           time.Duration
 	share, headroom           float64
 	single, verbose           bool
@@ -192,7 +192,6 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
 	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
 	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it (default the last fifth of a log of 2 days or more; -1s for none)")
-	fs.StringVar(&o.exclude, "exclude", "", "leave out requests before anything counts them, `LIST` comma-separated: assets (style, script, images, fonts), path=GLOB, agent=GLOB, method=GLOB, status=GLOB")
 	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
@@ -233,11 +232,6 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	to, err := o.trace.options("tune")
 	if err != nil {
 		return err
-	}
-	if o.exclude != "" {
-		if to.Exclude, err = traces.ParseExclusions(o.exclude); err != nil {
-			return usagef("--exclude: %v", err)
-		}
 	}
 	if tgt, err := targetFor(o.target); o.target != "" && err == nil && o.trace.costField == "" && tgt.countsRequests() {
 		to.CostField = traces.NoCost // the product sees every request as one, whatever the log says it cost

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"ratelab/scenarios"
+	"ratelab/sim"
 	"ratelab/traces"
 )
 
@@ -96,5 +97,41 @@ func TestTraceThatIsADirectory(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(errOut, "ratelab: "+want) || strings.Contains(errOut, "--format") || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and one line %q…", strings.Join(args, " "), code, out, errOut, want)
 		}
+	}
+}
+
+// run and tui --trace take tune's --goal and --exclude: the replay leaves the
+// excluded requests out as the sweep did, the lesson names the tune command
+// that shows it all, and a goal about the backend is refused with what answers it.
+func TestTraceGoalAndExclude(t *testing.T) {
+	o := traceOptions{file: "traces/shop.log", timeFormat: "auto", spread: "none", reorder: traces.DefaultReorderWindow, seed: 1, goal: "abuse", exclude: "assets"}
+	c, name, _, err := traceCatalogue(context.Background(), "run", o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile(name, scenarios.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := traceOptions{file: "traces/shop.log", timeFormat: "auto", spread: "none", reorder: traces.DefaultReorderWindow, seed: 1}
+	whole, wholeName, _, err := traceCatalogue(context.Background(), "run", all, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wcfg, _ := whole.Compile(wholeName, scenarios.Overrides{})
+	rows := cfg.Clients[0].Pattern.(sim.Trace).Rows
+	if wrows := wcfg.Clients[0].Pattern.(sim.Trace).Rows; rows >= wrows || rows == 0 {
+		t.Errorf("--exclude assets replays %d of the log's %d requests", rows, wrows)
+	}
+	if !strings.Contains(cfg.Lesson, "--exclude assets --goal abuse") {
+		t.Errorf("the lesson does not name the tune command with its goal and exclusion:\n%s", cfg.Lesson)
+	}
+	o.goal = "capacity"
+	if _, _, _, err := traceCatalogue(context.Background(), "run", o, io.Discard); err == nil || !strings.Contains(err.Error(), "ratelab tune --goal capacity --capacity") {
+		t.Errorf("--goal capacity: %v", err)
+	}
+	o.goal, o.exclude = "", "referer=x"
+	if _, _, _, err := traceCatalogue(context.Background(), "run", o, io.Discard); err == nil || !strings.Contains(err.Error(), "--exclude: ") {
+		t.Errorf("--exclude referer=x: %v", err)
 	}
 }

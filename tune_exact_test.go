@@ -69,7 +69,7 @@ func TestTuneAMultiDayLog(t *testing.T) {
 		}
 		checkGrid(t, grid)
 	}
-	if code, out, errOut := ratelab("run", "--trace", log); code != 0 || !strings.Contains(out, " * ") {
+	if code, out, errOut := ratelab("run", "--trace", log); code != 0 || !strings.Contains(out, "recommended: ") {
 		t.Errorf("run --trace: exit %d: %s\n%s", code, errOut, out)
 	}
 	for _, target := range []string{"envoy-local", "spring", "traefik"} {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"ratelab/internal/format"
@@ -28,6 +29,9 @@ type Report struct {
 	Questions []QuestionJSON `json:"questions,omitempty"`
 	// Traces say what each trace client replayed and what it skipped.
 	Traces []sim.TraceReport `json:"traces,omitempty"`
+	// HeavyKeys are a trace replay's heavy hitters, as ratelab tune classes
+	// them (see sim.Classes)
+	HeavyKeys []string `json:"heavy_keys,omitempty"`
 }
 
 // ClaimJSON is a claim and its result in Report.
@@ -59,8 +63,8 @@ func (r LaneReport) MarshalJSON() ([]byte, error) {
 	b.WriteByte('{')
 	v := reflect.ValueOf(r.Metrics)
 	for i := 0; i < v.NumField(); i++ {
-		name := v.Type().Field(i).Tag.Get("json")
-		if name == "" || name == "-" {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() {
 			continue
 		}
 		value := v.Field(i).Interface()
@@ -96,7 +100,7 @@ func writeMember(b *bytes.Buffer, name string, value any) error {
 // claims judged on the run, its questions and the run's answers, and what each
 // trace client replayed.
 func WriteJSON(w io.Writer, cfg *sim.Config, ms []sim.Metrics, claims []sim.ClaimResult, answers []sim.Answer) error {
-	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: format.Millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson, Traces: sim.TraceReports(cfg)}
+	r := Report{Scenario: cfg.Name, Title: cfg.Title, Seed: cfg.Seed, DurationMS: format.Millis(cfg.Duration), Policy: Describe(cfg), Lesson: cfg.Lesson, Traces: sim.TraceReports(cfg), HeavyKeys: HeavyKeys(cfg)}
 	for _, m := range ms {
 		r.Lanes = append(r.Lanes, LaneReport{Metrics: m, Verdict: Verdict(cfg, m)})
 	}

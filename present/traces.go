@@ -37,6 +37,32 @@ func WriteTraceNotes(w io.Writer, cfg *sim.Config) {
 		}
 		fmt.Fprintln(w)
 	}
+	if c := cfg.Classes; c != nil {
+		heavy := HeavyKeys(cfg)
+		fmt.Fprintf(w, "  heavy hitters (as ratelab tune classes them): %d of %d keys", len(heavy), len(cfg.Keys))
+		if k := cfg.WatchKey; k >= 0 && k < len(cfg.Keys) {
+			fmt.Fprintf(w, "; watched: %s", printable.String(cfg.Keys[k].Name))
+		}
+		if k := c.Typical; k >= 0 && k < len(cfg.Keys) {
+			fmt.Fprintf(w, "; typical ordinary key: %s", printable.String(cfg.Keys[k].Name))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// HeavyKeys are the names of the keys cfg's classes call heavy hitters, in
+// the configuration's order; nil without classes.
+func HeavyKeys(cfg *sim.Config) []string {
+	if cfg.Classes == nil {
+		return nil
+	}
+	var out []string
+	for k, h := range cfg.Classes.Heavy {
+		if h && k < len(cfg.Keys) {
+			out = append(out, cfg.Keys[k].Name)
+		}
+	}
+	return out
 }
 
 // plural is "1 line" or "3 lines".

@@ -201,7 +201,7 @@ func (c *compiler) pattern(i int, spec *ClientSpec, cl *sim.Client, tier int, ba
 // patternKeys rejects keys that the client's pattern does not use, so a setting
 // that would be ignored is an error instead.
 func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any) error) error {
-	traceKeys := []string{"file", "format", "time_field", "time_format", "cost_field", "reorder_window", "spread"}
+	traceKeys := []string{"file", "format", "time_field", "time_format", "cost_field", "reorder_window", "spread", "exclude"}
 	uses := map[pattern][]string{
 		patternConstant: {"rate", "per"}, patternPoisson: {"rate", "per"}, patternRamp: {"rate", "rate_to", "per"},
 		patternBursts: {"bursts"}, patternClosedLoop: {"concurrency", "think", "spread"}, patternTrace: traceKeys, patternHand: {"file"},
@@ -210,7 +210,7 @@ func (c *compiler) patternKeys(spec *ClientSpec, bad func(string, string, ...any
 		"rate": spec.Rate != 0, "rate_to": spec.RateTo != 0, "per": spec.Per.Duration != 0, "bursts": spec.Bursts != nil,
 		"concurrency": spec.Concurrency != 0, "think": spec.Think.Duration != 0, "spread": spec.Spread != Spread{}, "file": spec.File != "",
 		"format": spec.Format.Set(), "time_field": spec.TimeField != "", "time_format": spec.TimeFormat.Set(), "cost_field": spec.CostField != "",
-		"reorder_window": spec.ReorderWindow != nil,
+		"reorder_window": spec.ReorderWindow != nil, "exclude": spec.Exclude != nil,
 	}
 	if uses == nil {
 		return nil // a missing pattern is reported next

@@ -479,3 +479,34 @@ store = "up"
 		t.Errorf("the saved session's inputs: %+v; want the three changes and a store down at 1.8s", again.Inputs)
 	}
 }
+
+// A trace client's exclude leaves out the requests it names before anything
+// counts them (the assets here), and a bad one is refused at its place.
+func TestTraceExclude(t *testing.T) {
+	doc := strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1) + "file = \"t.log\"\nexclude = [\"assets\", \"agent=*bot*\"]\n"
+	doc = strings.Replace(doc, "rate = 5\n", "", 1)
+	log := `10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "Firefox"
+10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a.css HTTP/1.1" 200 5 "-" "Firefox"
+66.249.66.1 - - [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1" 200 5 "-" "Googlebot/2.1"
+10.0.0.2 - - [10/Oct/2000:13:55:37 -0700] "GET /p HTTP/1.1" 200 5 "-" "Firefox"
+`
+	c, err := parse(t, doc, map[string]string{"t.log": log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := cfg.Clients[0].Pattern.(sim.Trace); tr.Rows != 2 {
+		t.Errorf("%d rows replayed; want 2 (the asset and the bot left out)", tr.Rows)
+	}
+	bad := strings.Replace(doc, `"agent=*bot*"`, `"referer=x"`, 1)
+	c, err = parse(t, bad, map[string]string{"t.log": log})
+	if err == nil {
+		_, err = c.Compile("s", Overrides{})
+	}
+	if err == nil || !strings.Contains(err.Error(), "test.toml:12:11: ") || !strings.Contains(err.Error(), "path, agent, method or status") {
+		t.Errorf("a bad exclusion: %v", err)
+	}
+}

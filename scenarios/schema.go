@@ -216,6 +216,7 @@ type ClientSpec struct {
 	TimeFormat    TimeFormat  `toml:"time_format,omitempty"`    // jsonl, csv: auto, ms, rfc3339, unix, unix_ms
 	CostField     string      `toml:"cost_field,omitempty"`     // jsonl, csv: default cost
 	ReorderWindow *Duration   `toml:"reorder_window,omitempty"` // how far back a line may go; default 5m
+	Exclude       []string    `toml:"exclude,omitempty"`        // requests left out: assets, path=GLOB, agent=GLOB, method=GLOB, status=GLOB
 
 	Start Duration  `toml:"start,omitempty"` // default 0
 	Stop  *Duration `toml:"stop,omitempty"`  // default: the scenario's duration

@@ -80,6 +80,13 @@ func (c *compiler) traceOptions(spec *ClientSpec, bad func(string, string, ...an
 			o.ReorderWindow = time.Microsecond // 0 means sorted: no row may go back
 		}
 	}
+	for _, e := range spec.Exclude {
+		ex, err := traces.ParseExclusions(e)
+		if err != nil {
+			return o, bad("exclude", "exclude: %v", err)
+		}
+		o.Exclude = append(o.Exclude, ex...)
+	}
 	if o.Spread == traces.SpreadUniform && o.ReorderWindow != 0 && o.ReorderWindow < time.Second {
 		return o, bad("reorder_window", "spread = \"uniform\" moves rows within their second, so reorder_window must be at least 1s (got %s)", spec.ReorderWindow)
 	}

@@ -56,6 +56,8 @@ type TraceLog struct {
 	Key, TimeField, TimeFormat string
 	CostField                  string
 	Spread                     bool // each request spread over its second
+	// Exclude are the requests left out, as --exclude writes them
+	Exclude []string
 }
 
 // Text is the replay as a scenario file of one scenario, named "trace".
@@ -82,7 +84,7 @@ func (t TraceReplay) Text() ([]byte, error) {
 		s.Lanes = append(s.Lanes, LaneSpec{Product: wordOf[Product](t.Product), ConfigFile: t.ConfigFile})
 	}
 	log := ClientSpec{Name: "log", Pattern: wordOf[Pattern]("trace"), File: t.Log.File, Format: wordOf[TraceFormat](t.Log.Format.String()),
-		ReorderWindow: &Duration{t.Log.ReorderWindow}, Key: t.Log.Key, TimeField: t.Log.TimeField, CostField: t.Log.CostField}
+		ReorderWindow: &Duration{t.Log.ReorderWindow}, Key: t.Log.Key, TimeField: t.Log.TimeField, CostField: t.Log.CostField, Exclude: t.Log.Exclude}
 	if t.Log.TimeFormat != "" {
 		log.TimeFormat = wordOf[TimeFormat](t.Log.TimeFormat)
 	}

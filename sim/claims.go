@@ -95,13 +95,19 @@ func MetricNames() []string {
 	t := reflect.TypeOf(Metrics{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := f.Tag.Get("json")
+		name := jsonName(f)
 		if name == "" || name == "-" || f.Type.Kind() == reflect.String {
 			continue
 		}
 		names = append(names, name)
 	}
 	return names
+}
+
+// jsonName is a field's name in the JSON, without its tag's options.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
 }
 
 // metricValue is m's metric called name, durations in milliseconds, or the ratio
@@ -133,7 +139,7 @@ func (m Metrics) field(name string) (float64, bool) {
 	v := reflect.ValueOf(m)
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Tag.Get("json") != name {
+		if jsonName(t.Field(i)) != name {
 			continue
 		}
 		switch x := v.Field(i).Interface().(type) {

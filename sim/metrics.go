@@ -123,11 +123,11 @@ type Metrics struct {
 	// refused; HeavyAttempts and HeavyAccepted the decisions on the heavy
 	// hitters and those allowed: what ratelab tune judges a policy by, as the
 	// shares OrdinaryDenied / OrdinaryAttempts and HeavyAccepted / HeavyAttempts
-	// (see OrdinaryDeniedShare). All 0 without Classes.
-	OrdinaryAttempts int64 `json:"ordinary_attempts"`
-	OrdinaryDenied   int64 `json:"ordinary_denied"`
-	HeavyAttempts    int64 `json:"heavy_attempts"`
-	HeavyAccepted    int64 `json:"heavy_accepted"`
+	// (see OrdinaryDeniedShare). All 0, and left out of the JSON, without Classes.
+	OrdinaryAttempts int64 `json:"ordinary_attempts,omitempty"`
+	OrdinaryDenied   int64 `json:"ordinary_denied,omitempty"`
+	HeavyAttempts    int64 `json:"heavy_attempts,omitempty"`
+	HeavyAccepted    int64 `json:"heavy_accepted,omitempty"`
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool

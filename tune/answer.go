@@ -265,8 +265,15 @@ func (b *answerWriter) refusedTable(what string, rs []Refusal, t *Trace) {
 		return
 	}
 	b.indent(fmt.Sprintf("%s %s:", what, refusedSummary(rs)))
-	kw := keyWidth(rs)
-	b.line("  " + cell("client", kw) + " " + cell("kind", 18) + " " + cell("refused", 13) + " first refused")
+	// the columns: the key, the kind, "refused of sent" and the time, each
+	// as wide as its widest listed cell; the kind gives way first
+	kw, rw, tw := keyWidth(rs), len("refused"), len("first refused")
+	for i, f := range rs[:min(len(rs), maxListed)] {
+		rw = max(rw, len(fmt.Sprintf("%d of %d", f.Refused, f.Sent)))
+		tw = max(tw, utf8.RuneCountInString(rs[i].FirstAt))
+	}
+	kindW := max(8, min(18, AnswerWidth-2-kw-rw-tw-3))
+	b.line(clip("  "+cell("client", kw)+" "+cell("kind", kindW)+" "+cell("refused", rw)+" first refused", AnswerWidth))
 	for i, f := range rs {
 		if i == maxListed {
 			b.line(fmt.Sprintf("  and %d more (--json - lists them all)", len(rs)-maxListed))
@@ -276,7 +283,7 @@ func (b *answerWriter) refusedTable(what string, rs []Refusal, t *Trace) {
 		if kind == "" {
 			kind = "-"
 		}
-		b.line(clip("  "+cell(printable.String(f.Key), kw)+" "+cell(kind, 18)+" "+cell(fmt.Sprintf("%d of %d", f.Refused, f.Sent), 13)+" "+f.FirstAt, AnswerWidth))
+		b.line(clip("  "+cell(printable.String(f.Key), kw)+" "+cell(kind, kindW)+" "+cell(fmt.Sprintf("%d of %d", f.Refused, f.Sent), rw)+" "+f.FirstAt, AnswerWidth))
 	}
 }
 
