@@ -20,8 +20,8 @@ type traceOptions struct {
 	// exclude is --exclude, as given; goal is run and tui --trace's --goal
 	exclude, goal string
 	reorder       time.Duration
-	strict                                                      bool
-	seed                                                        uint64
+	strict        bool
+	seed          uint64
 	// config is a product's configuration whose lanes join the trace's
 	// (run and tui --trace --config), configFormat its product
 	config, configFormat string

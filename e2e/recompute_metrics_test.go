@@ -275,8 +275,13 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 		"latency_p99_ms":           ms(l.latency.Quantile(0.99)),
 		"queue_delay_p99_ms":       ms(l.queueDelay.Quantile(0.99)),
 		"peak_accepted_per_second": l.perSecondMax,
-		"ordinary_attempts":        l.ordinary, "ordinary_denied": l.ordinaryDenied,
-		"heavy_attempts": l.heavy, "heavy_accepted": l.heavyAccepted,
+	}
+	// the classed counts, written (and so recomputed) when nonzero: a run's
+	// keys are classed (a trace replay's), else they are left out
+	for name, v := range map[string]int64{"ordinary_attempts": l.ordinary, "ordinary_denied": l.ordinaryDenied, "heavy_attempts": l.heavy, "heavy_accepted": l.heavyAccepted} {
+		if v != 0 {
+			m[name] = v
+		}
 	}
 	if n := l.openedByError + l.refusedByError; n > 0 {
 		m[fatesUnknown] = n

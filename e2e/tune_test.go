@@ -337,3 +337,69 @@ exit $code`, tmp, builtRatelab(t), log, tmp))
 		t.Errorf("tune printed, or left in TMPDIR: %q", out)
 	}
 }
+
+// tune on a multi-day log of a small site, as a person runs it: the answer,
+// in at most 24 lines of 80 columns, names the goal, the recommendation,
+// whom it refuses and the back-test; --goal abuse --exclude assets holds the
+// scraper, the stuffer and the scanner by name; --json - reads back.
+func TestTuneAnswersFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	spec := tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.FixedZone("", 3600)), Duration: 72 * time.Hour, Seed: 4,
+		Users: 80, Visits: 0.05, VisitPages: 3, PageGap: 30 * time.Second, PageAssets: [2]int{20, 60},
+		Crawlers: 1, CrawlerRate: 0.0016, CrawlerAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		FeedReaders: 2, FeedEvery: 15 * time.Minute, Scrapers: 1, ScraperRate: 5, ScraperBurst: time.Minute, ScraperEvery: 6 * time.Hour,
+		Stuffers: 1, StufferRate: 0.02, Scanners: 1, ScannerRate: 3, ScannerBurst: 40 * time.Second, ScannerEvery: 8 * time.Hour, Slowest: 2 * time.Second}
+	check.Setup(t, func() error { _, err := tracegen.Write(&buf, spec); return err }())
+	log := filepath.Join(dir, "blog.log")
+	check.Setup(t, os.WriteFile(log, buf.Bytes(), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"Goal: safety", "Recommended: ", "It refuses nobody in this log.", "Back-test: fitted on all but the last "}},
+		{[]string{"--goal", "abuse", "--exclude", "assets"}, append([]string{"Goal: abuse", "Recommended: ", "Back-test: "}, append(append(spec.Addresses().Scrapers, spec.Addresses().Stuffers...), spec.Addresses().Scanners...)...)},
+		{[]string{"--goal", "capacity", "--capacity", "500/s"}, []string{"No limit needed for capacity: the busiest second", "Safety net beside it: "}},
+	} {
+		code, out, errOut := ratelab(t, append([]string{"tune", "--trace", log}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("tune %v: exit %d: %s", tc.args, code, errOut)
+		}
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if len(lines) > tune.AnswerLines {
+			t.Errorf("tune %v: %d lines:\n%s", tc.args, len(lines), out)
+		}
+		for _, l := range lines {
+			if n := len([]rune(l)); n > tune.AnswerWidth {
+				t.Errorf("tune %v: a line of %d columns: %q", tc.args, n, l)
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("tune %v: the answer lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+	}
+	// the abusive clients refused, by name, in the log's own time; nobody else
+	code, out, _ := ratelab(t, "tune", "--trace", log, "--goal", "abuse", "--exclude", "assets", "--json", "-")
+	var j struct {
+		Answer tune.Answer `json:"answer"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); code != 0 || err != nil || j.Answer.Recommended == nil {
+		t.Fatalf("tune --json -: exit %d, %v", code, err)
+	}
+	abusive := map[string]bool{}
+	for _, k := range append(append(spec.Addresses().Scrapers, spec.Addresses().Stuffers...), spec.Addresses().Scanners...) {
+		abusive[k] = true
+	}
+	for _, f := range j.Answer.Refused {
+		if !abusive[f.Key] || !f.Abusive || !strings.HasSuffix(f.FirstAt, " +0100") || 2*f.Refused < f.Sent {
+			t.Errorf("refused %+v: want only the abusive clients, most of their requests, the first refusal in the log's zone", f)
+		}
+		delete(abusive, f.Key)
+	}
+	if len(abusive) > 0 {
+		t.Errorf("not refused: %v", abusive)
+	}
+}

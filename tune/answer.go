@@ -131,16 +131,55 @@ func (r *Report) standout() []int {
 // WriteAnswer prints the answer (a, from Answer), snippet after it when not
 // empty (a product's configuration lines).
 func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error {
+	// what gives way, in order, when the answer would pass AnswerLines: the
+	// clients that stand out, one by one; the key suggestions; the
+	// alternative; the pointer to --verbose
+	stand, keys, alt, hint := maxListed, true, true, true
+	text := r.answerText(a, key, snippet, stand, keys, alt, hint)
+	for lines(text) > AnswerLines {
+		switch {
+		case stand > 0:
+			stand--
+		case keys && len(a.Keys) > 0:
+			keys = false
+		case alt && a.Layered != nil:
+			alt = false
+		case hint:
+			hint = false
+		default:
+			_, err := io.WriteString(w, text) // a snippet longer than the page
+			return err
+		}
+		text = r.answerText(a, key, snippet, stand, keys, alt, hint)
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
+// lines counts s's lines.
+func lines(s string) int { return strings.Count(s, "\n") }
+
+// answerText is the answer with at most stand clients that stand out (those
+// not in the table of refusals), the key suggestions, the alternative and
+// the pointer to --verbose when asked.
+func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt, hint bool) string {
 	var b answerWriter
 	t := r.Trace
 	clients := plural(int64(t.KeyCount), "client", "clients")
 	from, to := t.When(0), t.When(int64(t.Span/time.Microsecond)-1)
 	b.para(fmt.Sprintf("%s: %s from %s, %s to %s (%s).", printable.String(t.Name), plural(t.Count, "request", "requests"), clients, from, to, format.Period(t.Span)))
 	b.para("Goal: " + goalLine(r.Goal))
+	listed := map[string]bool{}
+	table := func(rs []Refusal) {
+		b.refusedTable("It refuses", rs, t)
+		for _, f := range rs[:min(len(rs), maxListed)] {
+			listed[f.Key] = true
+		}
+	}
 	if c := a.Capacity; c != nil {
 		b.para(c.describe(r.Goal))
 		if !c.NoLimitNeeded {
-			b.refusedTable("It refuses", c.Refused, t)
+			table(c.Refused)
 		}
 		if a.Recommended != nil {
 			b.para(fmt.Sprintf("Safety net beside it: %s per %s refuses no client in the log.", *a.Recommended, key))
@@ -148,7 +187,7 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 	} else if a.Recommended != nil {
 		b.para(fmt.Sprintf("Recommended: %s per %s.", *a.Recommended, key))
 		b.indent(r.Why)
-		b.refusedTable("It refuses", a.Refused, t)
+		table(a.Refused)
 	} else {
 		b.para(r.Why)
 		if s := r.abuseUnheld(); s != "" {
@@ -166,12 +205,22 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 	if a.NoBackTest != "" {
 		b.indent("No back-test: " + a.NoBackTest)
 	}
-	if len(a.Standout) > 0 {
-		b.line("Clients that stand out:")
-		kw := keyWidth(a.Standout)
-		for i, s := range a.Standout {
-			if i == maxListed {
-				b.line(fmt.Sprintf("  and %d more", len(a.Standout)-maxListed))
+	var others []Refusal
+	for _, s := range a.Standout {
+		if !listed[s.Key] {
+			others = append(others, s)
+		}
+	}
+	if len(others) > 0 && stand > 0 {
+		title := "Clients that stand out:"
+		if len(listed) > 0 {
+			title = "Other clients that stand out:"
+		}
+		b.line(title)
+		kw := keyWidth(others)
+		for i, s := range others {
+			if i == stand {
+				b.line(fmt.Sprintf("  and %d more (--json - lists them all)", len(others)-stand))
 				break
 			}
 			kind := s.Kind
@@ -184,7 +233,7 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 			b.line(fmt.Sprintf("  %s %s", cell(printable.String(s.Key), kw), clip(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw)))
 		}
 	}
-	if a.Layered != nil {
+	if a.Layered != nil && alt {
 		what := "Layered alternative"
 		if !a.Layered.Layered() {
 			what = "One-limit alternative"
@@ -192,7 +241,9 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 		b.para(fmt.Sprintf("%s: %s; it refuses %s.", what, *a.Layered, refusedSummary(a.LayeredRef)))
 	}
 	for _, s := range a.Keys {
-		b.para("Key: " + s)
+		if keys {
+			b.para("Key: " + s)
+		}
 	}
 	if snippet != "" {
 		for _, l := range strings.Split(strings.TrimRight(snippet, "\n"), "\n") {
@@ -203,9 +254,10 @@ func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error 
 			}
 		}
 	}
-	b.line("The grid and the frontier: --verbose; everything as JSON: --json -.")
-	_, err := io.WriteString(w, b.String())
-	return err
+	if hint {
+		b.line("The grid and the frontier: --verbose; everything as JSON: --json -.")
+	}
+	return b.String()
 }
 
 // goalLine says what the goal is for, in a line.
@@ -426,7 +478,7 @@ func (r *Report) abuseUnheld() string {
 		var whom []string
 		for k, other := range Rules {
 			if !other.Abusive && res.KindDenied[k] > 0 {
-				whom = append(whom, fmt.Sprintf("%d of %ss", res.KindDenied[k], other.Kind))
+				whom = append(whom, fmt.Sprintf("%d requests of %s clients", res.KindDenied[k], other.Kind))
 				assets = assets || other.Kind == "browser"
 			}
 		}

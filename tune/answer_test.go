@@ -186,7 +186,7 @@ func TestAbuseSaysToLeaveAssetsOut(t *testing.T) {
 	if rep.Best >= 0 {
 		t.Skipf("a limit holds every abusive kind with the assets in: %s", rep.Results[rep.Best].Limits)
 	}
-	if s := rep.abuseUnheld(); !strings.Contains(s, "--exclude assets") || !strings.Contains(s, "browsers") {
+	if s := rep.abuseUnheld(); !strings.Contains(s, "--exclude assets") || !strings.Contains(s, "browser clients") {
 		t.Errorf("the answer does not say which clients are in the way and what to do: %q", s)
 	}
 }

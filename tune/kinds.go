@@ -35,6 +35,10 @@ const (
 	assetsPerPage = 2
 	// regularCV is the most coefficient of variation of a poller's gaps
 	regularCV = 0.3
+	// scraperPagesPerMinute are more pages in a minute than a person reads:
+	// a key that fetches them without their assets is a scraper, whether or
+	// not it stands out among the log's keys
+	scraperPagesPerMinute = 30
 )
 
 // Rules are the kind rules, in the order they are tried; the last matches
@@ -69,8 +73,8 @@ var Rules = []Rule{
 			p.Pages > 0 && p.Assets >= assetsPerPage*p.Pages
 	}},
 	{Kind: "scraper", Abusive: true, Match: func(p *Profile, heavy bool) (string, bool) {
-		return fmt.Sprintf("stands out, fetching pages without their assets (%d pages, %d assets)", p.Pages, p.Assets),
-			heavy && p.Pages >= minBehaviour && 10*p.Assets < p.Pages
+		return fmt.Sprintf("fetches pages without their assets, up to %d a minute (%d pages, %d assets)", p.PagesPerMinute, p.Pages, p.Assets),
+			p.Pages >= minBehaviour && 10*p.Assets < p.Pages && (heavy || p.PagesPerMinute >= scraperPagesPerMinute)
 	}},
 	{Kind: "unknown", Match: func(p *Profile, _ bool) (string, bool) {
 		return "the log gives no path, status or User-Agent", p.Detailed == 0

@@ -31,6 +31,13 @@ func times(n int, d ...traces.Detail) []traces.Detail {
 func TestKindRules(t *testing.T) {
 	page := traces.Detail{Method: "GET", Path: "/post", Status: 200, Agent: "Firefox"}
 	asset := traces.Detail{Method: "GET", Path: "/s/a.css", Status: 200, Agent: "Firefox"}
+	fast := &Profile{} // 40 pages in 40 seconds, no asset
+	for i := range 40 {
+		fast.add(int64(i)*1e6, &page)
+	}
+	if i, why := KindOf(fast, false); Rules[i].Kind != "scraper" {
+		t.Errorf("40 pages in 40 s without assets: %s (%s), want scraper", Rules[i].Kind, why)
+	}
 	for _, c := range []struct {
 		name  string
 		reqs  []traces.Detail

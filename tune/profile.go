@@ -28,6 +28,9 @@ type Profile struct {
 	Posts, LoginPosts int64
 	// responses: 2xx and 3xx; 401 and 403; 404 and 410; 429; other 4xx; 5xx
 	OK, Denied, NotFound, TooMany, OtherClient, ServerError int64
+	// PagesPerMinute is the most pages the key requested in one minute (the
+	// minutes laid end to end from the trace's origin).
+	PagesPerMinute int64
 	// Agent is the first User-Agent the key gave; Agents how many distinct
 	// ones (counted up to maxAgents).
 	Agent  string
@@ -38,6 +41,8 @@ type Profile struct {
 	gapMean, gapM2 float64
 	lastPage       int64
 	agents         []string
+	// the minute of the last page request, and its pages so far
+	minute, inMinute int64
 }
 
 // maxAgents bounds the distinct User-Agents remembered per key.
@@ -72,6 +77,11 @@ func (p *Profile) add(at int64, d *traces.Detail) {
 			}
 		}
 		p.lastPage = at
+		if m := at / 60e6; m != p.minute || p.Pages == 1 {
+			p.minute, p.inMinute = m, 0
+		}
+		p.inMinute++
+		p.PagesPerMinute = max(p.PagesPerMinute, p.inMinute)
 	}
 	if strings.EqualFold(d.Method, "POST") {
 		p.Posts++
