@@ -112,7 +112,7 @@ func (t *Trace) Classify(periods []time.Duration) (Classes, error) {
 	if t.Profiles != nil {
 		c.Kinds = make([]uint8, n)
 		for k := range c.Kinds {
-			i, _ := KindOf(&t.Profiles[k], c.Heavy[k])
+			i, _ := KindOf(&t.Profiles[k], c.standsOut(k))
 			c.Kinds[k] = uint8(i)
 		}
 	}
@@ -121,3 +121,7 @@ func (t *Trace) Classify(periods []time.Duration) (Classes, error) {
 
 // p99Index is the index of the 99th percentile of n sorted values.
 func p99Index(n int) int { return max(0, int(math.Ceil(0.99*float64(n)))-1) }
+
+// standsOut says key k stands out over some period: a heavy hitter that is
+// not one only because it is among the heaviest 1% by volume (ByVolume).
+func (c Classes) standsOut(k int) bool { return c.Heavy[k] && !c.ByVolume }

@@ -21,7 +21,7 @@ type Rule struct {
 	Abusive bool
 	// Match says the key is of this kind, and why, in a phrase ("416 of 430
 	// requests answered 404"); heavy says the key stands out over some period
-	// swept (Classes.Heavy).
+	// swept (a heavy hitter, not only one of the heaviest 1% by volume).
 	Match func(p *Profile, heavy bool) (why string, ok bool)
 }
 

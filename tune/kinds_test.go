@@ -1,7 +1,9 @@
 package tune
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +101,27 @@ func TestBotName(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint()
+}
+
+// A log in which nobody behaves abusively gets no abuse limit, and says why
+// and what to ask instead.
+func TestAbuseWithoutAbusers(t *testing.T) {
+	var reqs []Request
+	for i := range 200 {
+		reqs = append(reqs, Request{At: int64(i) * 1e6, Key: uint32(i % 4), Cost: 1})
+	}
+	tr := FromRequests("quiet", []string{"a", "b", "c", "d"}, reqs)
+	tr.Profiles = make([]Profile, 4)
+	for k := range tr.Profiles {
+		for i := range 50 {
+			tr.Profiles[k].add(int64(i)*120e6, &traces.Detail{Method: "GET", Path: "/", Status: 200, Agent: "Firefox"})
+		}
+	}
+	rep, err := Run(context.Background(), tr, Options{Points: 3, Goal: Goal{Name: GoalAbuse}, Periods: []time.Duration{time.Second, time.Minute}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Best >= 0 || !strings.Contains(rep.Why, "nothing for --goal abuse to hold") {
+		t.Errorf("best %d, why %q", rep.Best, rep.Why)
+	}
 }

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,6 +41,9 @@ func Recommend(results []Result, g Goal, span time.Duration) (best int, why stri
 		}
 		l := results[loosest]
 		if g.Name == GoalAbuse {
+			if !slices.ContainsFunc(results, func(r Result) bool { return r.AbuseAdmitted >= 0 }) {
+				return -1, "No client in this log behaves as an abusive kind does (the kind rules read the log's paths, statuses and User-Agents): nothing for --goal abuse to hold; --goal safety gives the net that refuses nobody."
+			}
 			return -1, "No limit in the grid holds every abusive kind of client while refusing no other client."
 		}
 		return -1, fmt.Sprintf("No policy in the grid meets the goal %s: the closest, %s, still denies %s %s of their requests; widen --rate or --burst upwards.",

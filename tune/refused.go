@@ -111,7 +111,7 @@ func (r *Report) kindOf(k int) (string, string, bool) {
 	if r.Trace.Profiles == nil || r.Classes.Kinds == nil {
 		return "", "", false
 	}
-	i, why := KindOf(&r.Trace.Profiles[k], r.Classes.Heavy[k])
+	i, why := KindOf(&r.Trace.Profiles[k], r.Classes.standsOut(k))
 	return Rules[i].Kind, why, Rules[i].Abusive
 }
 
