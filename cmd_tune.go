@@ -65,6 +65,7 @@ type tuneOptions struct {
 	period, holdout           time.Duration
 	share, headroom           float64
 	single, verbose           bool
+	shareGiven, headroomGiven bool
 	points, workers, memoryMB int
 }
 
@@ -191,7 +192,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.capacity, "capacity", "", "the backend's capacity, `RATE` like 200/s or 5000/min (--goal capacity, fair-share)")
 	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
 	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
-	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it (default the last fifth of a log of 2 days or more; -1s for none)")
+	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it; 0 is the last fifth of a log of 2 days or more, -1s none")
 	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
@@ -205,7 +206,11 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err := notEmpty(fs, "trace", "csv", "json", "partition", "partial", "target"); err != nil {
 		return err
 	}
-	fs.Visit(func(f *flag.Flag) { o.algorithmsGiven = o.algorithmsGiven || f.Name == "algorithms" })
+	fs.Visit(func(f *flag.Flag) {
+		o.algorithmsGiven = o.algorithmsGiven || f.Name == "algorithms"
+		o.shareGiven = o.shareGiven || f.Name == "share"
+		o.headroomGiven = o.headroomGiven || f.Name == "headroom"
+	})
 	var part tune.Partition
 	switch {
 	case (o.partition == "") != (o.partial == ""):
@@ -330,6 +335,10 @@ func (o *tuneOptions) goalFlags(to *tune.Options) error {
 		return usagef("--goal %s needs the backend's capacity: give --capacity, like 200/s", g.Name)
 	case !needsCapacity && o.capacity != "":
 		return usagef("--capacity is for --goal capacity or fair-share (the goal is %s)", g)
+	case o.shareGiven && g.Name != tune.GoalFairShare:
+		return usagef("--share is for --goal fair-share (the goal is %s)", g)
+	case o.headroomGiven && g.Name == tune.GoalAbuse || o.headroomGiven && g.Name == tune.GoalBound:
+		return usagef("--headroom is for the safety net (--goal safety, capacity or fair-share; the goal is %s)", g)
 	case !(o.share > 0) || o.share > 100:
 		return usagef("--share must be a percentage above 0 and at most 100 (got %g)", o.share)
 	case !(o.headroom >= 1) || o.headroom > 1000:

@@ -131,9 +131,13 @@ func (t target) snippet(rep *tune.Report, traceKey string) string {
 		fmt.Fprintf(&b, "\n(The log's %s \"-\", no %s, sent %d of its %d requests and was swept as one client; %s does not limit a request whose key is empty or missing, so those pass unlimited there, and the figures below overstate what it refuses.)\n",
 			traceKey, traceKey, n, rep.Trace.Count, p)
 	}
-	fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests: the ordinary keys' %s, the median key's %s, the heavy hitters' %s; the heaviest key gets %s of the %s it sent.",
-		printable.String(rep.Trace.Name), tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
-		tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
+	if rep.Goal.Name == tune.GoalBound {
+		fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests: the ordinary keys' %s, the median key's %s, the heavy hitters' %s; the heaviest key gets %s of the %s it sent.",
+			printable.String(rep.Trace.Name), tune.Percent(res.DeniedShare), tune.Percent(res.OrdinaryDenied), tune.Percent(res.MedianKeyDenied),
+			tune.Percent(1-res.HeavyAdmitted), format.Rate(res.HeaviestAdmitted), format.Rate(res.HeaviestOffered))
+	} else { // whom it refuses, by kind, is the answer's table
+		fmt.Fprintf(&b, "\nOn %s it refuses %s of the requests.", printable.String(rep.Trace.Name), tune.Percent(res.DeniedShare))
+	}
 	if res.Delayed > 0 {
 		fmt.Fprintf(&b, " It delays %s of them (the ordinary keys' %s, the heavy hitters' %s), by %s at the median and %s at the 99th percentile: %s holds each until its turn.",
 			tune.Percent(res.DelayedShare), tune.Percent(res.OrdinaryDelayed), tune.Percent(res.HeavyDelayed), format.Duration(res.DelayP50), format.Duration(res.DelayP99), p)

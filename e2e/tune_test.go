@@ -386,7 +386,7 @@ func TestTuneAnswersFirst(t *testing.T) {
 	var j struct {
 		Answer tune.Answer `json:"answer"`
 	}
-	if err := json.Unmarshal([]byte(out), &j); code != 0 || err != nil || j.Answer.Recommended == nil {
+	if err := json.Unmarshal([]byte(out), &j); code != 0 || err != nil || j.Answer.RecommendedJSON == nil {
 		t.Fatalf("tune --json -: exit %d, %v", code, err)
 	}
 	abusive := map[string]bool{}

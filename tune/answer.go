@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"ratelab/internal/format"
 	"ratelab/internal/printable"
@@ -34,14 +33,18 @@ const maxListed = 4
 // Answer is the recommendation with whom it refuses, worked out once for the
 // answer and the JSON (see Report.Answer).
 type Answer struct {
-	Goal        string    `json:"goal"`
-	Recommended *Limits   `json:"recommended,omitempty"`
-	Why         string    `json:"why"`
-	Refused     []Refusal `json:"refused"`
-	Layered     *Limits   `json:"layered_alternative,omitempty"`
-	LayeredRef  []Refusal `json:"layered_refused,omitempty"`
-	Standout    []Refusal `json:"stand_out"`
-	BackTest    *BackTest `json:"back_test,omitempty"`
+	Goal string `json:"goal"`
+	// Recommended and Layered are the limits; the JSON writes them as
+	// LimitsJSON (RecommendedJSON, LayeredJSON)
+	Recommended     *Limits     `json:"-"`
+	RecommendedJSON *LimitsJSON `json:"recommended"`
+	Why             string      `json:"why"`
+	Refused         []Refusal   `json:"refused"`
+	Layered         *Limits     `json:"-"`
+	LayeredJSON     *LimitsJSON `json:"alternative,omitempty"`
+	LayeredRef      []Refusal   `json:"alternative_refused,omitempty"`
+	Standout        []Refusal   `json:"stand_out"`
+	BackTest        *BackTest   `json:"back_test,omitempty"`
 	// NoBackTest says why a log long enough was not back-tested
 	NoBackTest string          `json:"no_back_test,omitempty"`
 	Capacity   *CapacityAdvice `json:"capacity,omitempty"`
@@ -72,7 +75,7 @@ func (r *Report) workAnswer() (*Answer, error) {
 	}
 	if r.Best >= 0 {
 		l := r.Results[r.Best].Limits
-		a.Recommended = &l
+		a.Recommended, a.RecommendedJSON = &l, limitsJSON(l)
 		var err error
 		if a.Refused, _, err = r.Refusals(l); err != nil {
 			return nil, err
@@ -80,7 +83,7 @@ func (r *Report) workAnswer() (*Answer, error) {
 	}
 	if alt := r.layeredAlternative(); alt >= 0 {
 		l := r.Results[alt].Limits
-		a.Layered = &l
+		a.Layered, a.LayeredJSON = &l, limitsJSON(l)
 		var err error
 		if a.LayeredRef, _, err = r.Refusals(l); err != nil {
 			return nil, err
@@ -90,12 +93,37 @@ func (r *Report) workAnswer() (*Answer, error) {
 	for _, f := range a.Refused {
 		refused[f.Key] = f.Refused
 	}
+	a.Standout = []Refusal{}
 	for _, k := range r.standout() {
 		f := r.refusal(k, refused[r.Trace.Keys[k]], -1)
 		f.FirstAt = ""
 		a.Standout = append(a.Standout, f)
 	}
+	if a.Refused == nil {
+		a.Refused = []Refusal{}
+	}
 	return a, nil
+}
+
+// LimitsJSON is a limit, or a layered pair, as the JSON writes it: its
+// words as the answer prints them, then its fields (the period in ms).
+type LimitsJSON struct {
+	Text      string      `json:"text"`
+	Algorithm string      `json:"algorithm"`
+	Limit     int64       `json:"limit"`
+	PeriodMS  float64     `json:"period_ms"`
+	Burst     int64       `json:"burst"`
+	Options   string      `json:"options,omitempty"`
+	Long      *LimitsJSON `json:"long,omitempty"`
+}
+
+// limitsJSON is l as LimitsJSON.
+func limitsJSON(l Limits) *LimitsJSON {
+	j := &LimitsJSON{Text: l.String(), Algorithm: string(l.Algorithm), Limit: l.Limit, PeriodMS: float64(l.Period) / float64(time.Millisecond), Burst: l.Burst, Options: l.Knobs.String()}
+	if l.Layered() {
+		j.Long = limitsJSON(Limits{Policy: l.Long})
+	}
+	return j
 }
 
 // layeredAlternative is the best layered pair that meets the goal when the
@@ -115,16 +143,23 @@ func (r *Report) layeredAlternative() int {
 	return best
 }
 
-// standout are the keys that stand out (the heavy hitters), heaviest first.
+// standout are the keys that stand out — the heavy hitters, and the keys of
+// an abusive kind however little they sent —, heaviest first.
 func (r *Report) standout() []int {
 	var keys []int
 	for k, h := range r.Classes.Heavy {
-		if h {
+		if h || r.Classes.Kinds != nil && Rules[r.Classes.Kinds[k]].Abusive {
 			keys = append(keys, k)
 		}
 	}
 	v := r.Trace.Volume
-	slicesSortBy(keys, func(a, b int) bool { return v[a] > v[b] || v[a] == v[b] && a < b })
+	abusive := func(k int) bool { return r.Classes.Kinds != nil && Rules[r.Classes.Kinds[k]].Abusive }
+	slicesSortBy(keys, func(a, b int) bool {
+		if abusive(a) != abusive(b) {
+			return abusive(a) // the abusive kinds first: what a site owner looks for
+		}
+		return v[a] > v[b] || v[a] == v[b] && a < b
+	})
 	return keys
 }
 
@@ -132,20 +167,20 @@ func (r *Report) standout() []int {
 // empty (a product's configuration lines).
 func (r *Report) WriteAnswer(w io.Writer, a *Answer, key, snippet string) error {
 	// what gives way, in order, when the answer would pass AnswerLines: the
-	// clients that stand out, one by one; the key suggestions; the
-	// alternative; the pointer to --verbose
+	// pointer to --verbose; the alternative; the clients that stand out, one
+	// by one (the abusive kinds last); the key suggestions
 	stand, keys, alt, hint := maxListed, true, true, true
 	text := r.answerText(a, key, snippet, stand, keys, alt, hint)
 	for lines(text) > AnswerLines {
 		switch {
+		case hint:
+			hint = false
+		case alt && a.Layered != nil:
+			alt = false
 		case stand > 0:
 			stand--
 		case keys && len(a.Keys) > 0:
 			keys = false
-		case alt && a.Layered != nil:
-			alt = false
-		case hint:
-			hint = false
 		default:
 			_, err := io.WriteString(w, text) // a snippet longer than the page
 			return err
@@ -177,7 +212,7 @@ func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt
 		}
 	}
 	if c := a.Capacity; c != nil {
-		b.para(c.describe(r.Goal))
+		b.para(c.describe(r.Goal, key))
 		if !c.NoLimitNeeded {
 			table(c.Refused)
 		}
@@ -230,10 +265,17 @@ func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt
 			if s.Why != "" && s.Kind != "ordinary" && s.Kind != "unknown" {
 				kind += ": " + s.Why
 			}
-			b.line(fmt.Sprintf("  %s %s", cell(printable.String(s.Key), kw), clip(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw)))
+			// the description wrapped, whole words, under its own column
+			for j, l := range wrap(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw) {
+				head := cell(printable.String(s.Key), kw)
+				if j > 0 {
+					head = strings.Repeat(" ", kw)
+				}
+				b.line("  " + head + " " + l)
+			}
 		}
 	}
-	if a.Layered != nil && alt {
+	if a.Layered != nil && alt && a.Capacity == nil {
 		what := "Layered alternative"
 		if !a.Layered.Layered() {
 			what = "One-limit alternative"
@@ -290,206 +332,7 @@ func refusedSummary(rs []Refusal) string {
 	return fmt.Sprintf("%s (%d of an abusive kind), %s", plural(int64(len(rs)), "client", "clients"), abusive, plural(n, "request", "requests"))
 }
 
-// answerWriter gathers the answer's lines, wrapped to AnswerWidth.
-type answerWriter struct{ strings.Builder }
-
-func (b *answerWriter) line(s string) { b.WriteString(s + "\n") }
-
-// para writes s wrapped, continued lines indented by two.
-func (b *answerWriter) para(s string) { b.wrapped(s, "", "  ") }
-
-// indent writes s wrapped, every line indented by two.
-func (b *answerWriter) indent(s string) { b.wrapped(s, "  ", "  ") }
-
-func (b *answerWriter) wrapped(s, first, rest string) {
-	for i, l := range wrap(s, AnswerWidth-max(len(first), len(rest))) {
-		if i > 0 {
-			first = rest
-		}
-		b.line(first + l)
-	}
-}
-
-// refusedTable writes whom a limit refuses: a line, then a row per client.
-func (b *answerWriter) refusedTable(what string, rs []Refusal, t *Trace) {
-	if len(rs) == 0 {
-		b.indent(what + " nobody in this log.")
-		return
-	}
-	b.indent(fmt.Sprintf("%s %s:", what, refusedSummary(rs)))
-	// the columns: the key, the kind, "refused of sent" and the time, each
-	// as wide as its widest listed cell; the kind gives way first
-	kw, rw, tw := keyWidth(rs), len("refused"), len("first refused")
-	for i, f := range rs[:min(len(rs), maxListed)] {
-		rw = max(rw, len(fmt.Sprintf("%d of %d", f.Refused, f.Sent)))
-		tw = max(tw, utf8.RuneCountInString(rs[i].FirstAt))
-	}
-	kindW := max(8, min(18, AnswerWidth-2-kw-rw-tw-3))
-	b.line(clip("  "+cell("client", kw)+" "+cell("kind", kindW)+" "+cell("refused", rw)+" first refused", AnswerWidth))
-	for i, f := range rs {
-		if i == maxListed {
-			b.line(fmt.Sprintf("  and %d more (--json - lists them all)", len(rs)-maxListed))
-			break
-		}
-		kind := f.Kind
-		if kind == "" {
-			kind = "-"
-		}
-		b.line(clip("  "+cell(printable.String(f.Key), kw)+" "+cell(kind, kindW)+" "+cell(fmt.Sprintf("%d of %d", f.Refused, f.Sent), rw)+" "+f.FirstAt, AnswerWidth))
-	}
-}
-
-// keyWidth is the columns the keys of a list take: the longest listed (as
-// printed), from 15 (an IPv4 address) to 24.
-func keyWidth(rs []Refusal) int {
-	w := 15
-	for i, f := range rs {
-		if i == maxListed {
-			break
-		}
-		w = max(w, utf8.RuneCountInString(printable.String(f.Key)))
-	}
-	return min(w, 24)
-}
-
-// cell is s in exactly n columns: padded, or clipped with an ellipsis.
-func cell(s string, n int) string {
-	s = clip(s, n)
-	return s + strings.Repeat(" ", n-utf8.RuneCountInString(s))
-}
-
-// clip is s in at most n columns, an ellipsis ending what was cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// wrap breaks s into lines of at most width columns at spaces (a word longer
-// than a line is cut).
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		for utf8.RuneCountInString(w) > width {
-			r := []rune(w)
-			if line != "" {
-				out, line = append(out, line), ""
-			}
-			out, w = append(out, string(r[:width])), string(r[width:])
-		}
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			out, line = append(out, line), w
-		}
-	}
-	if line != "" {
-		out = append(out, line)
-	}
-	return out
-}
-
-func trimFloat(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
-}
-
 // slicesSortBy sorts s by less.
 func slicesSortBy(s []int, less func(a, b int) bool) {
 	sort.SliceStable(s, func(i, j int) bool { return less(s[i], s[j]) })
-}
-
-// keySuggestions are better keys or exclusions the log points to: several
-// User-Agents behind one address that stands out (people behind one NAT, or a
-// crawler beside them) are told apart by --key ip+agent; a page view's
-// assets, when people's page views are among the clients that stand out,
-// are better limited apart (--exclude assets).
-func (r *Report) keySuggestions() []string {
-	t := r.Trace
-	if t.Profiles == nil {
-		return nil
-	}
-	var out []string
-	shared, browsers := 0, 0
-	for _, k := range r.standout() {
-		p := &t.Profiles[k]
-		if p.Agents >= sharedAgents {
-			shared++
-		}
-		if r.Classes.Kinds != nil && Rules[r.Classes.Kinds[k]].Kind == "browser" {
-			browsers++
-		}
-	}
-	if shared > 0 {
-		out = append(out, fmt.Sprintf("of the keys that stand out, %d gave %d or more User-Agents each: several clients behind one address; --key ip+agent tells them apart.", shared, sharedAgents))
-	}
-	if browsers > 0 {
-		are := "are"
-		if browsers == 1 {
-			are = "is"
-		}
-		out = append(out, fmt.Sprintf("of the keys that stand out, %d %s people's page views pulling their assets; --exclude assets leaves the assets out (limit them apart).", browsers, are))
-	}
-	return out
-}
-
-// sharedAgents are the User-Agents one key gives that say it is several
-// clients.
-const sharedAgents = 3
-
-// abuseUnheld says, for the abuse goal when nothing meets it, which abusive
-// kinds no limit in the grid holds without refusing other clients, what the
-// one that holds them refusing the fewest refuses, and, when those are
-// browsers pulling a page's assets, that leaving the assets out
-// (--exclude assets) separates them; "" otherwise.
-func (r *Report) abuseUnheld() string {
-	if r.Goal.Name != GoalAbuse || r.Best >= 0 || r.Classes.Kinds == nil {
-		return ""
-	}
-	present := map[int]bool{}
-	for _, k := range r.Classes.Kinds {
-		present[int(k)] = true
-	}
-	var parts []string
-	assets := false
-	for i, rule := range Rules {
-		if !rule.Abusive || !present[i] {
-			continue
-		}
-		best := -1
-		for j, res := range r.Results {
-			if res.KindDenied[i] > 0 && (best < 0 || res.OthersDenied < r.Results[best].OthersDenied) {
-				best = j
-			}
-		}
-		if best < 0 {
-			parts = append(parts, fmt.Sprintf("no limit in the grid refuses the %s anything", rule.Kind))
-			continue
-		}
-		res := r.Results[best]
-		if res.OthersDenied == 0 {
-			continue
-		}
-		var whom []string
-		for k, other := range Rules {
-			if !other.Abusive && res.KindDenied[k] > 0 {
-				whom = append(whom, fmt.Sprintf("%d requests of %s clients", res.KindDenied[k], other.Kind))
-				assets = assets || other.Kind == "browser"
-			}
-		}
-		parts = append(parts, fmt.Sprintf("the limit that holds the %s refusing fewest others, %s, refuses %s", rule.Kind, res.Limits, strings.Join(whom, ", ")))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	s := "Per key, " + strings.Join(parts, "; ") + "."
-	if assets {
-		s += " A page view pulls its assets in a burst: leave them out with --exclude assets (limit them apart) and ask again."
-	}
-	return s
 }

@@ -25,17 +25,22 @@ const MinBackTestSpan = 48 * time.Hour
 type BackTest struct {
 	// Holdout is the part of the log scored, its last Holdout; Fit the
 	// recommendation of a sweep of the rest.
-	Holdout time.Duration `json:"holdout_ns"`
-	Fit     Limits        `json:"fit"`
+	Holdout time.Duration `json:"-"`
+	Fit     Limits        `json:"-"`
 	// Predicted and Realised are the shares of the other clients' requests
 	// Fit refuses before the holdout and in it; PredictedKeys and
 	// RealisedKeys how many of those clients it refuses there.
-	Predicted, Realised         float64
-	PredictedKeys, RealisedKeys int
+	Predicted     float64 `json:"predicted"`
+	Realised      float64 `json:"realised"`
+	PredictedKeys int     `json:"predicted_clients"`
+	RealisedKeys  int     `json:"realised_clients"`
 	// Flagged says Fit refuses other clients in the holdout beyond what it
 	// did before it (more than twice the share, and at least one request).
-	Flagged bool
-	cut     int64 // µs from the origin
+	Flagged bool `json:"flagged"`
+	// HoldoutMS and FitJSON are Holdout and Fit as the JSON writes them
+	HoldoutMS float64     `json:"holdout_ms"`
+	FitJSON   *LimitsJSON `json:"fit"`
+	cut       int64       // µs from the origin
 }
 
 // holdoutFor is the holdout o asks of a trace of span: o.Holdout when given
@@ -70,7 +75,7 @@ func backTest(ctx context.Context, t *Trace, o Options, holdout time.Duration) (
 	if best < 0 {
 		return nil, nil // nothing to score: the answer says why
 	}
-	bt := &BackTest{Holdout: holdout, Fit: rep.Results[best].Limits, cut: cut}
+	bt := &BackTest{Holdout: holdout, Fit: rep.Results[best].Limits, cut: cut, HoldoutMS: float64(holdout) / float64(time.Millisecond), FitJSON: limitsJSON(rep.Results[best].Limits)}
 	kd, err := DenialsOf(t, bt.Fit, cut)
 	if err != nil {
 		return nil, err

@@ -32,9 +32,10 @@ type CapacityAdvice struct {
 	// Limit is the limit that keeps to the goal (when one is needed): one
 	// limit over all clients (Global) for capacity, one per key for
 	// fair-share; Refused whom it refuses.
-	Limit   Policy    `json:"limit"`
-	Global  bool      `json:"global"`
-	Refused []Refusal `json:"refused"`
+	Limit     Policy      `json:"-"`
+	LimitJSON *LimitsJSON `json:"limit,omitempty"`
+	Global    bool        `json:"global"`
+	Refused   []Refusal   `json:"refused"`
 }
 
 // ParseCapacity reads --capacity: N/s, N/min, N/h or a bare N (per second).
@@ -96,7 +97,7 @@ func (r *Report) Capacity() (*CapacityAdvice, error) {
 	if err := lim.Policy.exact(t.MaxRequestCost(), t.Span); err != nil {
 		return nil, err
 	}
-	a.Limit = lim.Policy
+	a.Limit, a.LimitJSON = lim.Policy, limitsJSON(lim)
 	kd, err := denialsOf(t, lim, r.holdoutCut(), a.Global)
 	if err != nil {
 		return nil, err
@@ -122,8 +123,8 @@ func perSecondPolicy(alg algorithms.Name, perSecond float64) Policy {
 	return Policy{Algorithm: alg, Limit: limit, Period: period, Burst: limit}
 }
 
-// describe is the advice in a sentence.
-func (a *CapacityAdvice) describe(g Goal) string {
+// describe is the advice in a sentence, the limit per key (ip, user, …).
+func (a *CapacityAdvice) describe(g Goal, key string) string {
 	cap := format.Rate(a.Capacity)
 	if a.NoLimitNeeded {
 		return fmt.Sprintf("No limit needed for capacity: the busiest second of the log (%s) had %d requests, at most half of %s, so no second's window holds more than the backend serves.", a.BusiestAt, a.Busiest, cap)
@@ -131,7 +132,7 @@ func (a *CapacityAdvice) describe(g Goal) string {
 	if a.Global {
 		return fmt.Sprintf("The busiest second (%s) had %d requests, more than half of %s: one limit over all clients, %s, keeps every second's window within the capacity.", a.BusiestAt, a.Busiest, cap, a.Limit)
 	}
-	return fmt.Sprintf("No client may take more than %s of %s: %s per key.", percent(g.share()), cap, a.Limit)
+	return fmt.Sprintf("No client may take more than %s of %s: %s per %s.", percent(g.share()), cap, a.Limit, key)
 }
 
 // share is g's share of the capacity per key, DefaultShare when unset.

@@ -56,7 +56,7 @@ func Recommend(results []Result, g Goal, span time.Duration) (best int, why stri
 	}
 	switch {
 	case g.Name == GoalAbuse:
-		why = fmt.Sprintf("%s is %s that refuses no request of a client that is not abusive and holds every abusive kind: the one it holds least gets %s of its requests through",
+		why = fmt.Sprintf("%s is %s that refuses no request of a client that is not abusive and refuses some of every abusive kind's: the kind it refuses least still gets %s of its requests through",
 			b.Limits, what, percent(b.AbuseAdmitted))
 	case !g.bound():
 		why = fmt.Sprintf("%s is the tightest policy that refuses no request of any client in the log", b.Limits)
@@ -115,9 +115,31 @@ func pairBetter(pair, single Result, g Goal) bool {
 // Closest is the policy that comes closest to the goal (the least denied to the
 // goal's class), for when none meets it; -1 with no results.
 func (r *Report) Closest() int {
+	if r.Goal.Name == GoalAbuse {
+		if i := r.closestAbuse(); i >= 0 {
+			return i
+		}
+	}
 	best := -1
 	for i, res := range r.Results {
 		if best < 0 || r.Goal.measure(res) < r.Goal.measure(r.Results[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// closestAbuse is, for the abuse goal when nothing meets it, the limit that
+// refuses some of every abusive kind's requests refusing the fewest of the
+// others' (then letting the least of the abusive kinds through); -1 when
+// none refuses some of every abusive kind.
+func (r *Report) closestAbuse() int {
+	best := -1
+	for i, res := range r.Results {
+		if !res.AbuseHeld {
+			continue
+		}
+		if b := best; b < 0 || res.OthersDenied < r.Results[b].OthersDenied || res.OthersDenied == r.Results[b].OthersDenied && res.AbuseAdmitted < r.Results[b].AbuseAdmitted {
 			best = i
 		}
 	}
