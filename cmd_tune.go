@@ -331,6 +331,8 @@ func (o *tuneOptions) goalFlags(to *tune.Options) error {
 	g := &to.Goal
 	needsCapacity := g.Name == tune.GoalCapacity || g.Name == tune.GoalFairShare
 	switch {
+	case needsCapacity && o.target != "":
+		return usagef("--goal %s gives a limit of its own (over all clients, or a share of the capacity), not a sweep of %s's: drop --target, or use --goal safety or abuse with it", g.Name, o.target)
 	case needsCapacity && o.capacity == "":
 		return usagef("--goal %s needs the backend's capacity: give --capacity, like 200/s", g.Name)
 	case !needsCapacity && o.capacity != "":

@@ -215,6 +215,13 @@ func TestTuneBadInput(t *testing.T) {
 		{[]string{"--trace", log, "--burst", "0..5"}, `--burst: "0..5" starts below 1`},
 		{[]string{"--trace", log, "--goal", "vip<1%"}, `--goal: "vip<1%": the class is ordinary, median, p99 or all`},
 		{[]string{"--trace", log, "--algorithms", "token-bucket,leaky"}, `--algorithms: unknown algorithm "leaky"`},
+		{[]string{"--trace", log, "--goal", "capacity", "--capacity", "10/s", "--target", "nginx"}, "--goal capacity gives a limit of its own"},
+		{[]string{"--trace", log, "--goal", "capacity"}, "--goal capacity needs the backend's capacity"},
+		{[]string{"--trace", log, "--goal", "capacity", "--capacity", "1e300/s"}, "the capacity must be a number above 0 and at most"},
+		{[]string{"--trace", log, "--share", "5"}, "--share is for --goal fair-share"},
+		{[]string{"--trace", log, "--goal", "abuse", "--headroom", "3"}, "--headroom is for the safety net"},
+		{[]string{"--trace", log, "--exclude", "referer=x"}, `--exclude: "referer=x": the field is path, agent, method or status`},
+		{[]string{"--trace", log, "--exclude", "path=*"}, "every one of its"},
 		{[]string{"--trace", log, "--strict", "--reorder-window", "1s"}, "behind the latest time read before it"},
 		{[]string{}, "tune: --trace FILE is required"},
 	} {

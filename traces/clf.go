@@ -140,6 +140,9 @@ func (p *clfParser) parseLine(line []byte, d *Detail) (int64, string) {
 	for j, part := range p.parts {
 		v := fields[part]
 		if len(v) == 0 {
+			if part == partAgent {
+				return 0, "the line has no User-Agent for the key (a Common Log has none: a key of agent needs the Combined Log)"
+			}
 			return 0, fmt.Sprintf("the request %q has no %s for the key", clip(req, 40), clfPartNames[part])
 		}
 		if j > 0 {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -136,7 +135,7 @@ func (p *csvParser) next() (record, error) {
 				return strings.TrimSpace(rec[p.detail[i]])
 			}
 			out.detail = Detail{Method: p.r.internBytes([]byte(col(0))), Path: withoutQuery(col(1)), Agent: p.r.internBytes([]byte(col(3)))}
-			out.detail.Status, _ = strconv.Atoi(col(2))
+			out.detail.Status = statusOf(col(2))
 		}
 		if p.cost >= 0 {
 			if out.cost, why = parseCost(rec[p.cost], p.names.cost); why != "" {

@@ -176,3 +176,13 @@ func (r *Reader) internBytes(b []byte) string {
 // maxInterned bounds the methods and agents interned: a log that writes a new
 // User-Agent on every line does not grow the table past it.
 const maxInterned = 1 << 16
+
+// statusOf reads a status as a field gives it: 404, "404", 404.0; 0 for
+// anything else (a word, a fraction, out of 100 to 999).
+func statusOf(v string) int {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || f != float64(int(f)) || f < 100 || f > 999 {
+		return 0
+	}
+	return int(f)
+}

@@ -114,3 +114,20 @@ func TestGlob(t *testing.T) {
 		t.Error("IsAsset")
 	}
 }
+
+func TestStatusOf(t *testing.T) {
+	for v, want := range map[string]int{"404": 404, " 404.0": 404, "404.5": 0, "OK": 0, "-1": 0, "1000": 0, "": 0, "99": 0} {
+		if got := statusOf(v); got != want {
+			t.Errorf("statusOf(%q) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+// A log every request of which is excluded says so, not that it is empty.
+func TestEverythingExcluded(t *testing.T) {
+	es, _ := ParseExclusions("path=*")
+	_, _, err := readAll(t, "t", combinedLines, Options{Format: FormatCLF, Exclude: es})
+	if err == nil || !strings.Contains(err.Error(), "every one of its 4 requests was left out by the exclusions") {
+		t.Errorf("err = %v", err)
+	}
+}

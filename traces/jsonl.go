@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -102,7 +101,7 @@ func (p *jsonlParser) parseLine(line []byte) (record, string) {
 			return ""
 		}
 		rec.detail = Detail{Method: p.r.internBytes([]byte(first(detailFields.method))), Path: withoutQuery(first(detailFields.path)), Agent: p.r.internBytes([]byte(first(detailFields.agent)))}
-		rec.detail.Status, _ = strconv.Atoi(first(detailFields.status))
+		rec.detail.Status = statusOf(first(detailFields.status))
 	}
 	rec.cost = 1
 	if p.names.noCost {

@@ -291,6 +291,9 @@ func (r *Reader) skip(p *lineProblem) error {
 
 // empty is the error for a file that gave no request.
 func (r *Reader) empty() error {
+	if r.stats.Excluded > 0 && r.stats.Unparsed == 0 {
+		return fmt.Errorf("%s: every one of its %d requests was left out by the exclusions (--exclude, or the trace's exclude); leave out fewer", r.name, r.stats.Excluded)
+	}
 	if r.stats.Unparsed == 0 {
 		return fmt.Errorf("%s: the trace has no requests; give a file with at least one", r.name)
 	}

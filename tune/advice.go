@@ -64,12 +64,12 @@ func (r *Report) abuseUnheld() string {
 		}
 		best := -1
 		for j, res := range r.Results {
-			if res.KindDenied[i] > 0 && (best < 0 || res.OthersDenied < r.Results[best].OthersDenied) {
+			if held(res.KindDenied[i], kindTotal(r, i)) && (best < 0 || res.OthersDenied < r.Results[best].OthersDenied) {
 				best = j
 			}
 		}
 		if best < 0 {
-			parts = append(parts, fmt.Sprintf("no limit in the grid refuses the %s anything", rule.Kind))
+			parts = append(parts, fmt.Sprintf("no limit in the grid refuses the %s a tenth of its requests", rule.Kind))
 			continue
 		}
 		res := r.Results[best]
@@ -93,4 +93,15 @@ func (r *Report) abuseUnheld() string {
 		s += " A page view pulls its assets in a burst: leave them out with --exclude assets (limit them apart) and ask again."
 	}
 	return s
+}
+
+// kindTotal is the requests of the keys of kind i (an index in Rules).
+func kindTotal(r *Report, i int) int64 {
+	var n int64
+	for k, kind := range r.Classes.Kinds {
+		if int(kind) == i {
+			n += r.Trace.Volume[k]
+		}
+	}
+	return n
 }

@@ -202,7 +202,11 @@ func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt
 	t := r.Trace
 	clients := plural(int64(t.KeyCount), "client", "clients")
 	from, to := t.When(0), t.When(int64(t.Span/time.Microsecond)-1)
-	b.para(fmt.Sprintf("%s: %s from %s, %s to %s (%s).", printable.String(t.Name), plural(t.Count, "request", "requests"), clients, from, to, format.Period(t.Span)))
+	left := ""
+	if n := t.Stats.Excluded; n > 0 {
+		left = fmt.Sprintf("; %s left out by --exclude", plural(n, "request", "requests"))
+	}
+	b.para(fmt.Sprintf("%s: %s from %s, %s to %s (%s%s).", printable.String(t.Name), plural(t.Count, "request", "requests"), clients, from, to, format.Period(t.Span), left))
 	b.para("Goal: " + goalLine(r.Goal))
 	listed := map[string]bool{}
 	table := func(rs []Refusal) {
@@ -233,6 +237,9 @@ func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt
 		flag := ""
 		if bt.Flagged {
 			flag = " Flagged: it fits the days it was tuned on, not the rest."
+		}
+		if bt.Thin != "" {
+			flag += " But " + bt.Thin + "."
 		}
 		b.indent(fmt.Sprintf("Back-test: fitted on all but the last %s (%s), it refuses %s of the other clients' requests before that and %s in it (%d clients).%s",
 			format.Period(bt.Holdout), bt.Fit, percent(bt.Predicted), percent(bt.Realised), bt.RealisedKeys, flag))

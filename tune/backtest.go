@@ -37,11 +37,18 @@ type BackTest struct {
 	// Flagged says Fit refuses other clients in the holdout beyond what it
 	// did before it (more than twice the share, and at least one request).
 	Flagged bool `json:"flagged"`
+	// Thin says the part fitted on or the part scored holds too few requests
+	// for the figures to say much (fewer than minBackTestRequests), and which
+	Thin string `json:"thin,omitempty"`
 	// HoldoutMS and FitJSON are Holdout and Fit as the JSON writes them
 	HoldoutMS float64     `json:"holdout_ms"`
 	FitJSON   *LimitsJSON `json:"fit"`
 	cut       int64       // µs from the origin
 }
+
+// minBackTestRequests are the fewest requests of the scored clients, in the
+// part fitted on and in the holdout, for a back-test's figures to say much.
+const minBackTestRequests = 100
 
 // holdoutFor is the holdout o asks of a trace of span: o.Holdout when given
 // (> 0), none when < 0, and by default the last fifth of a log of at least
@@ -108,6 +115,12 @@ func backTest(ctx context.Context, t *Trace, o Options, holdout time.Duration) (
 		return float64(a) / float64(b)
 	}
 	bt.Predicted, bt.Realised = share(deniedBefore, before), share(deniedAfter, after)
+	switch {
+	case after < minBackTestRequests:
+		bt.Thin = fmt.Sprintf("the last %s holds only %s of the clients it scores: the figures say little", format.Period(holdout), plural(after, "request", "requests"))
+	case before < minBackTestRequests:
+		bt.Thin = fmt.Sprintf("the part fitted on holds only %s of the clients it scores: the figures say little", plural(before, "request", "requests"))
+	}
 	bt.Flagged = deniedAfter > 0 && bt.Realised > 2*bt.Predicted
 	return bt, nil
 }

@@ -46,8 +46,8 @@ func ParseCapacity(s string) (float64, error) {
 	switch {
 	case err != nil || per == 0:
 		return 0, fmt.Errorf("%q is not a rate like 200/s, 5000/min or 100000/h", s)
-	case !(v > 0) || math.IsInf(v, 0):
-		return 0, fmt.Errorf("%q: the capacity must be above 0", s)
+	case !(v > 0) || math.IsInf(v, 0) || v/per > maxCapacity:
+		return 0, fmt.Errorf("%q: the capacity must be a number above 0 and at most %g a second", s, float64(maxCapacity))
 	}
 	return v / per, nil
 }
@@ -81,6 +81,7 @@ func (r *Report) Capacity() (*CapacityAdvice, error) {
 	busiest, at := t.busiestSecond()
 	a := &CapacityAdvice{Capacity: g.Capacity, Busiest: busiest, BusiestAt: t.When(at)}
 	var lim Limits
+	var err error
 	switch g.Name {
 	case GoalCapacity:
 		a.NoLimitNeeded = float64(busiest) <= g.Capacity/2
@@ -88,9 +89,13 @@ func (r *Report) Capacity() (*CapacityAdvice, error) {
 			return a, nil
 		}
 		a.Global = true
-		lim.Policy = perSecondPolicy(algorithms.SlidingLogName, g.Capacity)
+		if lim.Policy, err = perSecondPolicy(algorithms.SlidingLogName, g.Capacity); err != nil {
+			return nil, err
+		}
 	case GoalFairShare:
-		lim.Policy = perSecondPolicy(algorithms.TokenBucketName, g.share()*g.Capacity)
+		if lim.Policy, err = perSecondPolicy(algorithms.TokenBucketName, g.share()*g.Capacity); err != nil {
+			return nil, fmt.Errorf("--share %s of --capacity %s: %v", percent(g.share()), format.Rate(g.Capacity), err)
+		}
 	default:
 		return nil, fmt.Errorf("goal %s has no capacity advice", g)
 	}
@@ -106,31 +111,35 @@ func (r *Report) Capacity() (*CapacityAdvice, error) {
 	return a, nil
 }
 
+// maxCapacity is the most --capacity takes, a second.
+const maxCapacity = 1e9
+
 // DefaultShare is the fair-share goal's share of the capacity per key.
 const DefaultShare = 0.1
 
-// perSecondPolicy is alg at perSecond a second, written per second when that
-// is at least 1, else per minute, else per hour (rounded up), burst its limit.
-func perSecondPolicy(alg algorithms.Name, perSecond float64) Policy {
-	period := time.Second
-	for _, p := range []time.Duration{time.Minute, time.Hour} {
-		if perSecond*period.Seconds() >= 1 {
-			break
+// perSecondPolicy is alg at no more than perSecond a second, burst its
+// limit: in the shortest of a second, a minute, an hour and a day whose whole
+// number of requests (rounded down, never past the rate) is within 1% of the
+// rate, else the day's; an error when not one request a day is left.
+func perSecondPolicy(alg algorithms.Name, perSecond float64) (Policy, error) {
+	for _, period := range []time.Duration{time.Second, time.Minute, time.Hour, format.Day} {
+		exact := perSecond * period.Seconds()
+		limit := int64(math.Floor(exact + 1e-9))
+		if limit >= 1 && (float64(limit) >= 0.99*exact || period == format.Day) {
+			return Policy{Algorithm: alg, Limit: limit, Period: period, Burst: limit}, nil
 		}
-		period = p
 	}
-	limit := max(1, int64(math.Ceil(perSecond*period.Seconds()-1e-9)))
-	return Policy{Algorithm: alg, Limit: limit, Period: period, Burst: limit}
+	return Policy{}, fmt.Errorf("%s is less than one request a day: no limit holds a client to it", format.Rate(perSecond))
 }
 
 // describe is the advice in a sentence, the limit per key (ip, user, …).
 func (a *CapacityAdvice) describe(g Goal, key string) string {
 	cap := format.Rate(a.Capacity)
 	if a.NoLimitNeeded {
-		return fmt.Sprintf("No limit needed for capacity: the busiest second of the log (%s) had %d requests, at most half of %s, so no second's window holds more than the backend serves.", a.BusiestAt, a.Busiest, cap)
+		return fmt.Sprintf("No limit needed for capacity: the busiest second of the log (%s) had %s, at most half of %s, so no second's window holds more than the backend serves.", a.BusiestAt, plural(a.Busiest, "request", "requests"), cap)
 	}
 	if a.Global {
-		return fmt.Sprintf("The busiest second (%s) had %d requests, more than half of %s: one limit over all clients, %s, keeps every second's window within the capacity.", a.BusiestAt, a.Busiest, cap, a.Limit)
+		return fmt.Sprintf("The busiest second (%s) had %s, more than half of %s: one limit over all clients, %s, keeps every window of %s within the capacity.", a.BusiestAt, plural(a.Busiest, "request", "requests"), cap, a.Limit, format.Period(a.Limit.Period))
 	}
 	return fmt.Sprintf("No client may take more than %s of %s: %s per %s.", percent(g.share()), cap, a.Limit, key)
 }

@@ -14,8 +14,8 @@ import (
 //     single policy, with Headroom times its limit and burst, is the net that
 //     stops a runaway client without touching anyone seen.
 //   - abuse: refuse no request of any key whose kind is not abusive (Rules),
-//     and hold every abusive kind (some of its requests denied), the one held
-//     least as hard as possible.
+//     and hold every abusive kind (at least minHeld of its requests denied),
+//     the one held least as hard as possible.
 //   - capacity: keep the backend under Capacity requests a second at every
 //     timescale; when the log's busiest second is at most half of it, no limit
 //     is needed for capacity, and the safety net is recommended beside that

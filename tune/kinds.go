@@ -68,6 +68,11 @@ var Rules = []Rule{
 		}
 		return fmt.Sprintf("polls a feed (%d of %d requests)", p.Feeds, p.Requests), true
 	}},
+	{Kind: "poller", Match: func(p *Profile, _ bool) (string, bool) {
+		cv, mean, ok := p.Regularity()
+		return fmt.Sprintf("requests pages at a fixed interval, every %s ± %.0f%% (a monitor, an API client)", roundDuration(mean), 100*cv),
+			ok && cv <= regularCV && p.Pages >= minBehaviour && 2*p.gapN >= p.Pages
+	}},
 	{Kind: "browser", Match: func(p *Profile, _ bool) (string, bool) {
 		return fmt.Sprintf("page views pulling their assets (%.0f a page)", float64(p.Assets)/float64(max(p.Pages, 1))),
 			p.Pages > 0 && p.Assets >= assetsPerPage*p.Pages
@@ -118,4 +123,13 @@ func BotName(agent string) string {
 // roundDuration is seconds as a duration to the second: 15m0s, 1h0m5s.
 func roundDuration(seconds float64) string {
 	return format.Period(time.Duration(seconds * 1e9).Round(time.Second))
+}
+
+// minHeld is the least share of an abusive kind's requests a limit must
+// refuse to hold it: one refusal in thousands does not.
+const minHeld = 0.1
+
+// held says refusing denied of a kind's total requests holds it (minHeld).
+func held(denied, total int64) bool {
+	return denied > 0 && float64(denied) >= minHeld*float64(total)
 }

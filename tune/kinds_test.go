@@ -7,14 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"ratelab/algorithms"
 	"ratelab/traces"
 )
 
-// profileOf builds a profile from requests (µs, method, path, status, agent).
+// profileOf builds a profile from requests, a person's irregular one to
+// five minutes apart.
 func profileOf(reqs ...traces.Detail) *Profile {
 	p := &Profile{}
+	var at int64
 	for i, d := range reqs {
-		p.add(int64(i)*int64(time.Minute/time.Microsecond), &d)
+		at += int64(1+(i*7)%5) * int64(time.Minute/time.Microsecond)
+		p.add(at, &d)
 	}
 	return p
 }
@@ -33,12 +37,19 @@ func times(n int, d ...traces.Detail) []traces.Detail {
 func TestKindRules(t *testing.T) {
 	page := traces.Detail{Method: "GET", Path: "/post", Status: 200, Agent: "Firefox"}
 	asset := traces.Detail{Method: "GET", Path: "/s/a.css", Status: 200, Agent: "Firefox"}
-	fast := &Profile{} // 40 pages in 40 seconds, no asset
+	fast := &Profile{} // 40 pages in 16 seconds, no asset
 	for i := range 40 {
-		fast.add(int64(i)*1e6, &page)
+		fast.add(int64(i)*400e3, &page)
 	}
 	if i, why := KindOf(fast, false); Rules[i].Kind != "scraper" {
-		t.Errorf("40 pages in 40 s without assets: %s (%s), want scraper", Rules[i].Kind, why)
+		t.Errorf("40 pages in 400 ms steps without assets: %s (%s), want scraper", Rules[i].Kind, why)
+	}
+	steady := &Profile{} // a monitor: a page every second, all day
+	for i := range 600 {
+		steady.add(int64(i)*1e6, &page)
+	}
+	if i, why := KindOf(steady, true); Rules[i].Kind != "poller" {
+		t.Errorf("a page every second: %s (%s), want poller", Rules[i].Kind, why)
 	}
 	for _, c := range []struct {
 		name  string
@@ -123,5 +134,22 @@ func TestAbuseWithoutAbusers(t *testing.T) {
 	}
 	if rep.Best >= 0 || !strings.Contains(rep.Why, "nothing for --goal abuse to hold") {
 		t.Errorf("best %d, why %q", rep.Best, rep.Why)
+	}
+}
+
+// A capacity is never rounded up past itself: the limit is the rate's whole
+// number of requests in the shortest period within 1% of it.
+func TestPerSecondPolicy(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want string
+	}{{200, "sliding-log 200/s"}, {1.5, "sliding-log 90/min"}, {0.5, "sliding-log 30/min"}, {1.0 / 3600, "sliding-log 1/h"}, {2e-5, "sliding-log 1/day"}} {
+		p, err := perSecondPolicy(algorithms.SlidingLogName, c.rate)
+		if err != nil || p.String() != c.want || rateOf(p) > c.rate*(1+1e-9) {
+			t.Errorf("%g/s: %s, %v; want %s", c.rate, p, err, c.want)
+		}
+	}
+	if _, err := perSecondPolicy(algorithms.SlidingLogName, 1e-6); err == nil {
+		t.Error("less than one a day: no error")
 	}
 }

@@ -74,7 +74,7 @@ func ParsePeriods(s string) ([]time.Duration, error) {
 const maxPeriods = 6
 
 // maxKinds is the most kind rules a tally counts apart (len(Rules), tested).
-const maxKinds = 8
+const maxKinds = 12
 
 func sortDurations(ds []time.Duration) {
 	for i := 1; i < len(ds); i++ {

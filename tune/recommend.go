@@ -56,7 +56,7 @@ func Recommend(results []Result, g Goal, span time.Duration) (best int, why stri
 	}
 	switch {
 	case g.Name == GoalAbuse:
-		why = fmt.Sprintf("%s is %s that refuses no request of a client that is not abusive and refuses some of every abusive kind's: the kind it refuses least still gets %s of its requests through",
+		why = fmt.Sprintf("%s is %s that refuses no request of a client that is not abusive and a tenth or more of every abusive kind's: the kind it refuses least still gets %s of its requests through",
 			b.Limits, what, percent(b.AbuseAdmitted))
 	case !g.bound():
 		why = fmt.Sprintf("%s is the tightest policy that refuses no request of any client in the log", b.Limits)

@@ -385,7 +385,7 @@ func (o totals) result(p Limits, t *tally) Result {
 			}
 			if o.KindKeys[i] > 0 {
 				res.AbuseAdmitted = max(res.AbuseAdmitted, 1-share(t.KindDenied[i], o.Kind[i]))
-				res.AbuseHeld = res.AbuseHeld && t.KindDenied[i] > 0
+				res.AbuseHeld = res.AbuseHeld && held(t.KindDenied[i], o.Kind[i])
 			}
 		}
 		if res.AbuseAdmitted < 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/format"
 )
 
 // A run sweeps every period asked for (by default a second, a minute and an
@@ -114,6 +115,9 @@ func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
 		}
 		if rep.BackTest, err = backTest(ctx, t, o, h); err != nil {
 			return nil, err
+		}
+		if rep.BackTest == nil {
+			rep.NoBackTest = fmt.Sprintf("a sweep of all but the log's last %s met no limit of the goal: nothing to score.", format.Period(h))
 		}
 	}
 	return rep, nil

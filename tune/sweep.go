@@ -77,7 +77,8 @@ type Result struct {
 	// AbuseAdmitted is, over the kinds of key that are abusive (Rules), the
 	// largest share of a kind's requests admitted: how much the kind held
 	// least gets through; -1 when the trace has no abusive key (or no kinds).
-	// AbuseHeld says every abusive kind had some request denied.
+	// AbuseHeld says every abusive kind had at least minHeld of its requests
+	// denied.
 	// OthersDenied are the denied requests of every key that is not abusive
 	// (every denied request, without kinds).
 	AbuseAdmitted float64
