@@ -50,7 +50,7 @@ func classFact(m sim.Metrics) string {
 	fact := fmt.Sprintf("denied ordinary keys %s of their requests, admitted %s of the heavy hitters'",
 		share(m.OrdinaryDeniedShare()), share(m.HeavyAcceptedShare()))
 	if strings.HasPrefix(m.Lane, sim.Recommended) {
-		fact = "the policy ratelab tune recommends for its goal (the lesson says which and why): " + fact
+		fact = "recommended by ratelab tune for its goal: " + fact
 	}
 	return fact
 }

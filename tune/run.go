@@ -173,7 +173,7 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 	limits := singles
 	tot := newTotals(t, c)
 	if !o.Single && len(periods) > 1 && t.Partition.All() {
-		pairs := layeredPairs(finalize(tallies, singles, tot), c, o.Goal, periods)
+		pairs := layeredPairs(finalize(tallies, singles, tot), c, o.Goal, periods, t.Span)
 		total += len(pairs)
 		more, err := sweep(ctx, t, c, pairs, o.Workers, progress(len(singles), len(pairs)))
 		if err != nil {
@@ -189,14 +189,20 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 // the longer's. A period's best are those that hold the keys standing out over
 // it hardest (the least of their requests admitted), then the loosest for
 // ordinary keys.
-func layeredPairs(results []Result, c Classes, g Goal, periods []time.Duration) []Limits {
+func layeredPairs(results []Result, c Classes, g Goal, periods []time.Duration, span time.Duration) []Limits {
 	best := make([][]Policy, len(periods))
 	for i, p := range periods {
-		var idx []int
+		var idx, fit []int
 		for j, r := range results {
 			if r.Period == p && !r.Layered() && g.Meets(r) {
 				idx = append(idx, j)
+				if fitsLog(r.Limits, span) {
+					fit = append(fit, j)
+				}
 			}
+		}
+		if len(fit) > 0 {
+			idx = fit // those the log can judge, when there are (see fitsLog)
 		}
 		sort.SliceStable(idx, func(a, b int) bool {
 			ra, rb := results[idx[a]], results[idx[b]]

@@ -42,7 +42,7 @@ func TestTuneFindsEveryTimescale(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			spec := shapeSpec(seed)
 			tr, _ := loadLog(t, spec)
-			rep, err := Run(context.Background(), tr, Options{Points: 6, Goal: TradeOffGoal})
+			rep, err := Run(context.Background(), tr, Options{Points: DefaultPoints, Goal: TradeOffGoal})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -77,7 +77,7 @@ func TestTraceLanesShowOrdinaryAndHeavy(t *testing.T) {
 	if m := m.runner.snap.Metrics; m[1].OrdinaryDenied == 0 || m[0].OrdinaryDenied != 0 {
 		t.Errorf("ordinary keys denied %d by 5/s and %d by 1/s: want none by the first, some by the second", m[0].OrdinaryDenied, m[1].OrdinaryDenied)
 	}
-	for _, want := range []string{"│ recommended: token-bucket 5/s burst 5 ", "tokens left for heavy (heavy)", "the policy ratelab tune recommends for its goal (the lesson says which and why): denied ordinary keys 0% of their requests"} {
+	for _, want := range []string{"│ recommended: token-bucket 5/s burst 5 ", "tokens left for heavy (heavy)", "recommended by ratelab tune for its goal: denied ordinary keys 0% of their requests"} {
 		if !strings.Contains(sc, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, sc)
 		}
