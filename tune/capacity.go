@@ -55,16 +55,28 @@ func ParseCapacity(s string) (float64, error) {
 // busiestSecond is the most requests in one second of the trace (seconds laid
 // from its origin), and when that second starts (µs).
 func (t *Trace) busiestSecond() (int64, int64) {
-	counts := make([]uint32, t.Span/time.Second+1)
-	t.each(func(q Request) { counts[q.At/1e6]++ })
-	var most uint32
-	at := 0
-	for i, c := range counts {
-		if c > most {
-			most, at = c, i
+	var most, at int64
+	busier := func(second, n int64) {
+		if n > most || n == most && second < at {
+			most, at = n, second
 		}
 	}
-	return int64(most), int64(at) * 1e6
+	// a count per second of the span, or per second seen when the span is
+	// long and sparse (a log from 1970 to now)
+	if seconds := int64(t.Span / time.Second); seconds < 1<<22 || seconds < 4*t.Count {
+		counts := make([]int64, seconds+1)
+		t.each(func(q Request) { counts[q.At/1e6]++ })
+		for s, n := range counts {
+			busier(int64(s), n)
+		}
+		return most, at * 1e6
+	}
+	counts := map[int64]int64{}
+	t.each(func(q Request) { counts[q.At/1e6]++ })
+	for s, n := range counts {
+		busier(s, n)
+	}
+	return most, at * 1e6
 }
 
 // Capacity works out the capacity or fair-share goal's advice on the report's

@@ -153,3 +153,14 @@ func TestPerSecondPolicy(t *testing.T) {
 		t.Error("less than one a day: no error")
 	}
 }
+
+// The busiest second of a sparse log spanning decades is found without a
+// count per second of its span.
+func TestBusiestSecondSparse(t *testing.T) {
+	const year = 365 * 24 * 3600 * int64(1e6)
+	reqs := []Request{{At: 0, Key: 0, Cost: 1}, {At: 50 * year, Key: 0, Cost: 1}, {At: 50*year + 10, Key: 1, Cost: 1}, {At: 50*year + 2e6, Key: 1, Cost: 1}}
+	tr := FromRequests("sparse", []string{"a", "b"}, reqs)
+	if n, at := tr.busiestSecond(); n != 2 || at != 50*year {
+		t.Errorf("busiest second %d at %d µs; want 2 at %d", n, at, 50*year)
+	}
+}
