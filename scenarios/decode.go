@@ -81,7 +81,7 @@ func wrongType(v value) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if t.Kind() == reflect.Slice && kind != unstable.Array { // an element of an array
+	if t.Kind() == reflect.Slice && v.element { // an element of an array
 		t = t.Elem()
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()

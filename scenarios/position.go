@@ -35,6 +35,8 @@ type positions struct {
 type value struct {
 	kind unstable.Kind
 	key  []string
+	// element says the value is an element of an array, not the key's value
+	element bool
 }
 
 func newPositions() *positions {
@@ -103,7 +105,7 @@ func (ps *positions) keyValue(p *unstable.Parser, path []any, key unstable.Range
 			ps.text[placeName(path)] = line
 		}
 	}
-	ps.values[[2]int{where.Line, where.Column}] = value{v.Kind, keyNames(path)}
+	ps.values[[2]int{where.Line, where.Column}] = value{v.Kind, keyNames(path), false}
 	switch v.Kind {
 	case unstable.InlineTable:
 		ps.inline(p, path, v)
@@ -115,7 +117,7 @@ func (ps *positions) keyValue(p *unstable.Parser, path []any, key unstable.Range
 				continue
 			}
 			at := p.Shape(el.Raw).Start
-			ps.values[[2]int{at.Line, at.Column}] = value{el.Kind, keyNames(path)}
+			ps.values[[2]int{at.Line, at.Column}] = value{el.Kind, keyNames(path), true}
 			elPath := append(append([]any(nil), path...), i)
 			ps.put(elPath, at)
 			if el.Kind == unstable.InlineTable {

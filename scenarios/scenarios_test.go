@@ -262,6 +262,9 @@ func TestBadInput(t *testing.T) {
 		{"a share of less than one", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 11\nper_instance = \"share\"\n", `lane "gcra": instances = 11 with per_instance = "share" is more than the burst (10) of tier "default"`, nil},
 		{"misspelt per_instance", minimal + "[[scenario.lane]]\nalgorithm = \"gcra\"\ninstances = 2\nper_instance = \"half\"\n", `per_instance must be one of "whole" (the lane's whole policy, each), "share" (the policy divided by the instances) (got "half")`, nil},
 
+		// a list given as one string
+		{"exclude as a string", strings.Replace(strings.Replace(minimal, `pattern = "constant"`, `pattern = "trace"`, 1), "rate = 5\n", "file = \"t.csv\"\nexclude = \"assets\"\n", 1), `dir/test.toml:12:11: scenario.client.exclude: cannot decode TOML string where an array belongs`, map[string]string{"t.csv": "time_ms,key\n0,a\n"}},
+
 		// a claim that names no lane: placed at the name, with the nearest
 		{"claim names no lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcrx\"\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:8: scenario "s": claim "x": no lane or algorithm "gcrx"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "gcra"?`, nil},
 		{"claim lists no such lane", minimal + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlanes = [\"gcra\", \"token-buckets\"]\nmetric = \"accepted\"\nop = \">=\"\nvalue = 1\n", `dir/test.toml:15:18: scenario "s": claim "x": no lane or algorithm "token-buckets"; the lanes are: fixed-window, sliding-log, sliding-counter, leaky-bucket, token-bucket, gcra, x-time-rate; did you mean "token-bucket"?`, nil},
