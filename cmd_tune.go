@@ -192,7 +192,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.capacity, "capacity", "", "the backend's capacity, `RATE` like 200/s or 5000/min (--goal capacity, fair-share)")
 	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
 	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
-	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it; 0 is the last fifth of a log of 2 days or more, -1s none")
+	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it; 0 is the last fifth of a log of 2 days or more, any negative (-1s) none")
 	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
