@@ -37,8 +37,9 @@ type clfParser struct {
 	lines lineReader
 	parts []clfPart
 	key   []byte
-	// details: read each line's Detail (Options.details)
-	details bool
+	// details: read each line's Detail (Options.details); agentKey: the
+	// User-Agent is part of the key. Else the line's tail is not read.
+	details, agentKey bool
 
 	// the last timestamp's text and value, since consecutive lines usually
 	// share their second
@@ -54,6 +55,7 @@ func newCLF(r *Reader, br *bufio.Reader, o Options) (*clfParser, error) {
 			return nil, fmt.Errorf("key %q: a Common/Combined Log has no field %q; use ip, user, ident, method, path or agent (the Combined Log's User-Agent), or several joined by + (ip+agent)", o.Key, part)
 		}
 		p.parts = append(p.parts, c)
+		p.agentKey = p.agentKey || c == partAgent
 	}
 	if o.TimeField != "" || o.CostField != "" && o.CostField != NoCost {
 		return nil, fmt.Errorf("time_field and cost_field are for JSON Lines and CSV; a Common/Combined Log's time is its [day/month/year:hour:minute:second zone] and every request costs 1")
@@ -130,11 +132,13 @@ func (p *clfParser) parseLine(line []byte, d *Detail) (int64, string) {
 		}
 		fields[partPath] = path
 	}
-	status, agent := combinedTail(rest[2+end+1:])
-	fields[partAgent] = agent
-	if p.details {
-		d.Method, d.Path, d.Agent = p.r.internBytes(fields[partMethod]), string(fields[partPath]), p.r.internBytes(agent)
-		d.Status = status
+	if p.details || p.agentKey {
+		status, agent := combinedTail(rest[2+end+1:])
+		fields[partAgent] = agent
+		if p.details {
+			d.Method, d.Path, d.Agent = p.r.internBytes(fields[partMethod]), string(fields[partPath]), p.r.internBytes(agent)
+			d.Status = status
+		}
 	}
 	p.key = p.key[:0]
 	for j, part := range p.parts {

@@ -62,9 +62,9 @@ func (r *Report) abuseUnheld() string {
 		if !rule.Abusive || !present[i] {
 			continue
 		}
-		best := -1
+		best, total := -1, kindTotal(r, i)
 		for j, res := range r.Results {
-			if held(res.KindDenied[i], kindTotal(r, i)) && (best < 0 || res.OthersDenied < r.Results[best].OthersDenied) {
+			if held(res.KindDenied[i], total) && (best < 0 || res.OthersDenied < r.Results[best].OthersDenied) {
 				best = j
 			}
 		}

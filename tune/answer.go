@@ -1,9 +1,10 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,11 +155,11 @@ func (r *Report) standout() []int {
 	}
 	v := r.Trace.Volume
 	abusive := func(k int) bool { return r.Classes.Kinds != nil && Rules[r.Classes.Kinds[k]].Abusive }
-	slicesSortBy(keys, func(a, b int) bool {
+	slices.SortStableFunc(keys, func(a, b int) int {
 		if abusive(a) != abusive(b) {
-			return abusive(a) // the abusive kinds first: what a site owner looks for
+			return cmp.Compare(boolInt(abusive(b)), boolInt(abusive(a))) // the abusive kinds first: what a site owner looks for
 		}
-		return v[a] > v[b] || v[a] == v[b] && a < b
+		return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b))
 	})
 	return keys
 }
@@ -339,7 +340,10 @@ func refusedSummary(rs []Refusal) string {
 	return fmt.Sprintf("%s (%d of an abusive kind), %s", plural(int64(len(rs)), "client", "clients"), abusive, plural(n, "request", "requests"))
 }
 
-// slicesSortBy sorts s by less.
-func slicesSortBy(s []int, less func(a, b int) bool) {
-	sort.SliceStable(s, func(i, j int) bool { return less(s[i], s[j]) })
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -125,8 +125,6 @@ type replay struct {
 	next  int64 // µs: the next eviction instant
 	end   int64 // µs: the end of the trace
 	tally tally
-	// perKey, when not nil, counts each key's denied requests (Denials)
-	perKey []int32
 	// keys, when not nil, counts each key's denials in detail (KeyDenials)
 	keys *KeyDenials
 	// global puts every request under one key: one limit over all clients
@@ -260,9 +258,6 @@ func (r *replay) decide(q Request) {
 	}
 	if int(q.Key) == r.k.heaviest {
 		t.HeaviestDenied++
-	}
-	if r.perKey != nil {
-		r.perKey[q.Key]++
 	}
 	if k := r.keys; k != nil {
 		k.Denied[q.Key]++

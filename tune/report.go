@@ -313,26 +313,13 @@ func (r *Report) writeFrontiers(w io.Writer) error {
 		head = append(head, percent(x))
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	row := func(name string, keep func(Result) bool) {
-		var of []Result
-		for _, res := range r.Results {
-			if keep(res) {
-				of = append(of, res)
-			}
-		}
-		if len(of) == 0 {
-			return
-		}
-		cells := []string{name}
-		for _, x := range frontierAt {
-			cells = append(cells, percent(minHeavy(of, x)))
+	for _, f := range r.frontiers() {
+		cells := []string{f.Period}
+		for _, h := range f.HeavyAdmitted {
+			cells = append(cells, percent(h))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
-	for _, o := range r.Classes.Over {
-		row(format.Period(o.Period), func(res Result) bool { return !res.Layered() && res.Period == o.Period })
-	}
-	row("layered", Result.Layered)
 	return tw.Flush()
 }
 

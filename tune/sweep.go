@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -185,24 +186,11 @@ func sweep(ctx context.Context, t *Trace, c Classes, limits []Limits, workers in
 }
 
 // Denials replays the trace through one policy (or pair) and returns each key's
-// denied requests.
+// denied requests (see DenialsOf).
 func Denials(t *Trace, p Limits) ([]int32, error) {
-	c, err := t.Classify(nil)
+	kd, err := DenialsOf(t, p, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
-	perKey := make([]int32, len(t.Keys))
-	for _, part := range t.parts() {
-		blocks, err := part()
-		if err != nil {
-			return nil, err
-		}
-		r, err := newReplay(t, p, newKinds(t, c))
-		if err != nil {
-			return nil, err
-		}
-		r.perKey = perKey
-		r.run(context.Background(), blocks)
-	}
-	return perKey, nil
+	return kd.Denied, nil
 }
