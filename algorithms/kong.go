@@ -225,41 +225,18 @@ func (k *Kong) land(s *KongState, n int64) {
 // place (Check passes a copy).
 func (k *Kong) decide(s *KongState, key string, n int64) Decision {
 	unix := kongClock(n)
-	var remaining KongWindows
-	stop := false
+	var used KongWindows
 	for w, limit := range k.limits {
 		if limit == 0 {
 			continue
 		}
-		used := k.count(s, w, kongWindowStart(w, unix), n)
+		used[w] = k.count(s, w, kongWindowStart(w, unix), n)
 		if k.which == KongRedis {
 			k.incr(s, w, unix, n) // INCR, then usage = the value before it
 		}
-		remaining[w] = limit - used
-		stop = stop || remaining[w] <= 0
 	}
-	// each window's headers: "if stop == nil or stop == k" the request itself
-	// is taken off; the window that refused shows 0 either way
-	d := Decision{Allowed: !stop, Windows: make([]Decision, 0, len(k.limits))}
-	chosen := -1
-	for w, limit := range k.limits {
-		if limit == 0 {
-			continue
-		}
-		r := remaining[w]
-		if !stop {
-			r--
-		}
-		win := Decision{Allowed: !stop, Remaining: float64(max(0, r)), Limit: limit, ResetAfter: k.reset(w, unix)}
-		d.Windows = append(d.Windows, win)
-		if chosen < 0 || win.Remaining <= d.Remaining { // the least shown; ties to the longer window, later in the order
-			chosen, d.Remaining, d.Limit, d.ResetAfter = w, win.Remaining, win.Limit, win.ResetAfter
-		}
-	}
-	reset := d.ResetAfter
-	if stop {
-		d.RetryAfter = jitter(toMicros(reset), JitterFactor(key, k.policy.RetryJitter))
-	} else if k.which != KongRedis {
+	d := KongAnswer(k.limits, used, unix, JitterFactor(key, k.policy.RetryJitter))
+	if d.Allowed && k.which != KongRedis {
 		land := n + k.delay
 		i, _ := slices.BinarySearchFunc(s.Pending, land, func(p KongPending, t int64) int { return compareInt(p.LandUS, t+1) })
 		s.Pending = slices.Insert(s.Pending, i, KongPending{LandUS: land, Second: unix})
@@ -270,9 +247,59 @@ func (k *Kong) decide(s *KongState, key string, n int64) Decision {
 	return d
 }
 
-// reset is window w's RateLimit-Reset at Unix second unix: max(1, its length
+// KongAnswer is the plugin's answer (handler.lua: access) at Unix second unix
+// to a request for which each configured window (limits[w] > 0) read usage
+// used[w]: refused when any window has no room left (limit − usage ≤ 0), each
+// window's headers, and a refusal's Retry-After, jittered by jitterBy (see
+// JitterFactor). It counts nothing: where the usage comes from and what is
+// incremented is the policy's.
+func KongAnswer(limits, used KongWindows, unix int64, jitterBy float64) Decision {
+	var remaining KongWindows
+	stop := false
+	for w, limit := range limits {
+		if limit == 0 {
+			continue
+		}
+		remaining[w] = limit - used[w]
+		stop = stop || remaining[w] <= 0
+	}
+	// each window's headers: "if stop == nil or stop == k" the request itself
+	// is taken off; the window that refused shows 0 either way
+	d := Decision{Allowed: !stop, Windows: make([]Decision, 0, len(limits))}
+	chosen := -1
+	for w, limit := range limits {
+		if limit == 0 {
+			continue
+		}
+		r := remaining[w]
+		if !stop {
+			r--
+		}
+		win := Decision{Allowed: !stop, Remaining: float64(max(0, r)), Limit: limit, ResetAfter: kongReset(w, unix)}
+		d.Windows = append(d.Windows, win)
+		if chosen < 0 || win.Remaining <= d.Remaining { // the least shown; ties to the longer window, later in the order
+			chosen, d.Remaining, d.Limit, d.ResetAfter = w, win.Remaining, win.Limit, win.ResetAfter
+		}
+	}
+	if stop {
+		d.RetryAfter = jitter(toMicros(d.ResetAfter), jitterBy)
+	}
+	return d
+}
+
+// KongClock is the Unix second Kong reads at now (ngx.time()).
+func KongClock(now time.Duration) int64 { return kongClock(toMicros(now)) }
+
+// KongWindowStart is the start (Unix second) of window w holding Unix second
+// unix (timestamp.lua: get_timestamps).
+func KongWindowStart(w int, unix int64) int64 { return kongWindowStart(w, unix) }
+
+// KongLimits are the windows a Kong lane of policy p and options o enforces.
+func KongLimits(p Policy, o Options) (KongWindows, error) { return kongLimits(p, o) }
+
+// kongReset is window w's RateLimit-Reset at Unix second unix: max(1, its length
 // − the seconds since it began), a month 30 days long.
-func (k *Kong) reset(w int, unix int64) time.Duration {
+func kongReset(w int, unix int64) time.Duration {
 	return time.Duration(max(1, kongExpiration[w]-(unix-kongWindowStart(w, unix)))) * time.Second
 }
 

@@ -174,6 +174,8 @@ var registry = []Info{
 	{Name: KongName, Short: "kong", CountsRequests: true, Shape: ShapeFixedWindow, Options: kongOptions, Status: kongStatus, CheckPolicy: checkKongPolicy,
 		Headers: HeadersKong, Windows: kongWindowQuotas,
 		build: func(p Policy, o Options) Limiter { return NewKong(p, o) }},
+	{Name: GubernatorName, Short: "guber", Shape: ShapeFixedWindow, Anchored: true,
+		build: func(p Policy, _ Options) Limiter { return NewGubernator(p) }},
 	{Name: UnlimitedName, Short: "none", Shape: ShapeNone, Baseline: true,
 		build: func(p Policy, _ Options) Limiter { return NewUnlimited(p) }},
 }

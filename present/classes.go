@@ -25,7 +25,7 @@ var ClassColumns = []Column{
 // treats each kind of key.
 func ColumnsFor(cfg *sim.Config) []Column {
 	if cfg == nil || cfg.Classes == nil {
-		return Columns
+		return deploymentColumns(cfg, Columns)
 	}
 	out := append([]Column{Columns[0]}, ClassColumns...)
 	for _, c := range Columns[1:] {
@@ -33,7 +33,7 @@ func ColumnsFor(cfg *sim.Config) []Column {
 			out = append(out, c)
 		}
 	}
-	return out
+	return deploymentColumns(cfg, out)
 }
 
 // share is a share as a percentage, or a dash before anything was counted.

@@ -64,7 +64,7 @@ func (r LaneReport) MarshalJSON() ([]byte, error) {
 	v := reflect.ValueOf(r.Metrics)
 	for i := 0; i < v.NumField(); i++ {
 		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() {
+		if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() || opts == "deployment" && !r.Metrics.Deployed() {
 			continue
 		}
 		value := v.Field(i).Interface()

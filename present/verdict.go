@@ -57,7 +57,10 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	default:
 		facts = append(facts, policyYardstick(cfg, lane, m), contractYardstick(cfg, lane, info, m))
 	}
-	if lane.Pieces() > 1 {
+	switch {
+	case lane.Deployed():
+		facts = append(facts, deploymentFact(lane, m))
+	case lane.Pieces() > 1:
 		facts = append(facts, shardsFact(lane, m))
 	}
 	facts = append(facts, consequences(cfg, m)...)

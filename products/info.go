@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/internal/printable"
 )
 
@@ -53,6 +54,31 @@ type Info struct {
 	// Target is what ratelab tune --target writes for the product; nil: it
 	// writes none.
 	Target *Target
+	// Syncs are the sync protocols (package deploy) by which the product's
+	// instances share a limit of a lane of its with options o, as its own
+	// source has them; nil: none (each instance alone, deploy.Local).
+	Syncs func(o algorithms.Options) []deploy.Protocol
+}
+
+// GenericSyncs are the protocols a lane of an algorithm that is no product's
+// can be deployed with: each instance alone, a share of the membership, one
+// store.
+var GenericSyncs = []deploy.Protocol{deploy.Local, deploy.Share, deploy.Central}
+
+// SyncsOf are the protocols a lane of algorithm alg with options o can be
+// deployed with: its product's (Info.Syncs), or GenericSyncs for an algorithm
+// that is no product's; the product, nil for none.
+func (l List) SyncsOf(alg algorithms.Name, o algorithms.Options) ([]deploy.Protocol, *Info) {
+	for _, p := range l {
+		if p.Name != alg {
+			continue
+		}
+		if p.Syncs == nil {
+			return []deploy.Protocol{deploy.Local}, p
+		}
+		return p.Syncs(o), p
+	}
+	return GenericSyncs, nil
 }
 
 // String is the product's name.

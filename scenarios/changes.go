@@ -132,8 +132,11 @@ func (c *compiler) changes(Overrides) error {
 			}
 			add(sim.Input{Kind: sim.InputGlitch, Glitch: *ch.Glitch})
 		}
+		if err := c.scaleChange(ch, add, bad); err != nil {
+			return err
+		}
 		if made == 0 {
-			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch or store")
+			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances")
 		}
 	}
 	if len(c.cfg.Inputs) > MaxInputs {

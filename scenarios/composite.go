@@ -39,6 +39,9 @@ const MaxInstances = 1000
 // instances compiles instances, balance and weights: the lane's limit kept in
 // each instance's memory behind a load balancer (sim/balance.go).
 func (c *compiler) instances(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	if err := c.deployment(spec, lane, bad); err != nil || lane.Deployed() {
+		return err
+	}
 	if spec.Instances == nil || *spec.Instances == 1 {
 		switch {
 		case spec.PerInstance.Set():

@@ -7,6 +7,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/internal/suggest"
 	"ratelab/products"
 	"ratelab/products/all"
@@ -250,9 +251,18 @@ var balances = []word[sim.Balance]{
 	{name: sim.BalanceRoundRobin.String(), value: sim.BalanceRoundRobin, gloss: "in turn"},
 	{name: sim.BalanceRandom.String(), value: sim.BalanceRandom},
 	{name: sim.BalanceWeighted.String(), value: sim.BalanceWeighted, gloss: "in the shares of weights"},
+	{name: sim.BalanceHash.String(), value: sim.BalanceHash, gloss: "consistent hashing of the key"},
+	{name: sim.BalanceSticky.String(), value: sim.BalanceSticky, gloss: "each client to one instance"},
 }
 
 func (b *Balance) UnmarshalText(text []byte) error { return b.read(text, "balance", balances) }
+
+// Sync is a deployed lane's sync protocol (deploy.Protocol).
+type Sync struct{ choice[deploy.Protocol] }
+
+var syncs = named(deploy.Local, deploy.Share, deploy.Central, deploy.KongSync, deploy.KongSyncPre11859, deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219)
+
+func (s *Sync) UnmarshalText(text []byte) error { return s.read(text, "sync", syncs) }
 
 // PerInstance is what each instance of a lane kept per instance holds
 // (sim.PerInstance): "whole" (the lane's policy) or "share" (a share of it).

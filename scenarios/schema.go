@@ -80,6 +80,9 @@ type ChangeSpec struct {
 	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
 	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up" or "flushed"
+	// A deployed lane's membership from At: new instances start empty.
+	Lane      string `toml:"lane,omitempty"`
+	Instances *int   `toml:"instances,omitempty"`
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
@@ -152,6 +155,14 @@ type LaneSpec struct {
 	PerInstance PerInstance `toml:"per_instance,omitempty"` // "whole" (default: each instance the whole policy) or "share" (the policy divided)
 	Balance     Balance     `toml:"balance,omitempty"`      // "round-robin" (default), "random" or "weighted"
 	Weights     []int       `toml:"weights,omitempty"`      // weighted: each instance's share of the requests, one number per instance
+
+	// A deployment: the instances share what they admit as a product does,
+	// scored against one ideal limiter (docs/scenarios.md, "Deployments").
+	Sync            Sync      `toml:"sync,omitempty"`             // the instances' sync protocol: "local", "share", "central", "kong-sync", "gubernator-global", "gubernator-global-pre-219"
+	LinkLatency     *Duration `toml:"link_latency,omitempty"`     // a link's one-way delay, between instances and to the store; default 0
+	SyncWait        *Duration `toml:"sync_wait,omitempty"`        // kong-sync, gubernator-global: how often an instance sends what it counted
+	SyncBatchLimit  *int      `toml:"sync_batch_limit,omitempty"` // gubernator-global: hits queued for a peer that send at once (GlobalBatchLimit); default 1000
+	MembershipDelay *Duration `toml:"membership_delay,omitempty"` // share: how long instances take to see a membership change; default 0
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"

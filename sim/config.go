@@ -360,6 +360,9 @@ type LaneConfig struct {
 	Orders  [][]int
 	// Headers is the family of the rate-limit headers the lane's responses send.
 	Headers algorithms.HeaderFamily
+	// Deploy, when On, runs the lane as a deployment of Instances gateway
+	// instances with a sync protocol, scored against the ideal (deployed.go).
+	Deploy DeployConfig
 }
 
 // LimitConfig is one of the limits a multi-limit lane holds each request to.

@@ -38,6 +38,9 @@ type decider interface {
 func newDecider(l *Lane) (decider, error) {
 	lc := l.Config
 	lookahead := lc.RoundTrip > 0 && !l.cfg.NoLookahead
+	if lc.Deployed() {
+		return deployDecider{l}, nil
+	}
 	if lc.Composite() {
 		return newComposite(l, lookahead), nil
 	}

@@ -38,6 +38,10 @@ type Input struct {
 	// Store: every lane's store goes down, comes back up, or loses its state
 	// (see outage.go).
 	Store StoreChange
+	// Scale: the deployed lane Lane (its index) runs Instances instances from
+	// At (deployed.go): new ones start empty, removed ones lose their state.
+	Lane      int
+	Instances int
 }
 
 // InputKind says what an Input does.
@@ -50,6 +54,7 @@ const (
 	InputClockFix
 	InputGlitch
 	InputStore
+	InputScale
 )
 
 // ClockFix is a setting of the token bucket's monotonic timestamp for every lane.
@@ -110,6 +115,10 @@ func (l *Lane) applyInput(i int32) {
 		}
 	case InputStore:
 		l.changeStore(in.Store)
+	case InputScale:
+		if in.Lane == l.Index && l.Config.Deployed() {
+			l.scale(in.Instances)
+		}
 	case InputGlitch:
 		if l.backend != nil {
 			l.backend.b.ServiceTime = l.cfg.Backend.ServiceTime

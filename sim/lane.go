@@ -73,6 +73,12 @@ type Lane struct {
 	keepLast bool
 	// turn is the next instance a round-robin balancer sends to (balance.go).
 	turn int
+	// deployed is a deployed lane's deployment and ideal (deployed.go);
+	// sticky each client's instance under BalanceSticky (-1: none yet), hashed
+	// the ring of BalanceHash.
+	deployed deployment
+	sticky   []int32
+	hashed   *ring
 }
 
 // Sample is one tick of a lane's series: the watched key's level at the tick's
@@ -140,11 +146,15 @@ func newLane(cfg *Config, index int, inputs *[]Input, feeds []*arrivalFeed, stor
 	for t := range cfg.Tiers {
 		p := lc.TierPolicy(cfg, t)
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
-		if err := l.buildParts(index, t, store); err != nil {
+		build := func() error { return l.buildParts(index, t, store) }
+		if lc.Deployed() {
+			build = func() error { return l.buildDeployment(t) }
+		}
+		if err := build(); err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)
 		}
 		l.periods = append(l.periods, p.Period)
-		if lc.Pieces() > 1 {
+		if lc.Pieces() > 1 && !lc.Deployed() {
 			whole, err := algorithms.New(lc.Algorithm, p, lc.Options)
 			if err == nil && lc.TTL > 0 {
 				whole, err = algorithms.WithTTL(whole, lc.TTL) // its keys expire as the shards' do
@@ -162,7 +172,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, feeds []*arrivalFeed, stor
 	l.decider = d
 	info, _ := algorithms.Lookup(lc.Algorithm)
 	l.watchShape = info.Shape
-	l.composite = lc.Composite()
+	l.composite = lc.Composite() || lc.Deployed() // levels from the limiters, not one decision
 	if info.Shape == algorithms.ShapeFixedWindow {
 		l.rec.windows = make([]windowStats, len(cfg.Keys))
 	}
@@ -236,6 +246,9 @@ func (l *Lane) complete(m Metrics) Metrics {
 		m.BackendUtilization = l.backend.utilization(l.now)
 	}
 	m.StoreErrors = l.storeFailures()
+	if l.Config.Deployed() {
+		l.deployedMetrics(&m)
+	}
 	return m
 }
 

@@ -128,10 +128,36 @@ type Metrics struct {
 	OrdinaryDenied   int64 `json:"ordinary_denied,omitempty"`
 	HeavyAttempts    int64 `json:"heavy_attempts,omitempty"`
 	HeavyAccepted    int64 `json:"heavy_accepted,omitempty"`
+
+	// A deployed lane's figures (LaneConfig.Deploy; in the JSON only for
+	// one), against the ideal — one limiter of the policy, synchronised
+	// instantly, asked about the same attempts (deploy.Score); its
+	// FalseDenials are the decisions it refused that the ideal admitted.
+	// Instances is the membership at the end. OvershootUnits is the units
+	// it admitted beyond the ideal over the run, OvershootWindowUnits the
+	// most beyond it for one key in any span of at most one period, and
+	// OvershootRatio that over the limit; ExcessAdmissions the decisions it
+	// admitted that the ideal refused. Converge is the longest time from a
+	// membership change to its last disagreement with the ideal before the
+	// next change. SyncMessagesPerSecond and StoreCallsPerSecond are what its
+	// protocol sent between instances and to its store, per second of the run.
+	Instances             int           `json:"instances,deployment"`
+	OvershootUnits        int64         `json:"overshoot_units,deployment"`
+	OvershootWindowUnits  int64         `json:"overshoot_window_units,deployment"`
+	OvershootRatio        float64       `json:"overshoot_ratio,deployment"`
+	ExcessAdmissions      int64         `json:"excess_admissions,deployment"`
+	Converge              time.Duration `json:"converge_ms,deployment"`
+	SyncMessagesPerSecond float64       `json:"sync_messages_per_second,deployment"`
+	StoreCallsPerSecond   float64       `json:"store_calls_per_second,deployment"`
+	deployed              bool
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool
 }
+
+// Deployed says the metrics are a deployed lane's (the deployment figures
+// apply).
+func (m Metrics) Deployed() bool { return m.deployed }
 
 // openingMetrics are a lane's counts before anything happened: its names only.
 func openingMetrics(lc LaneConfig) Metrics {

@@ -61,6 +61,9 @@ func (l *Lane) changeStore(c StoreChange) {
 // flush drops every key of the lane's limiters, after what was asked before it.
 func (l *Lane) flush() {
 	l.decider.settle()
+	for _, dep := range l.deployed.tiers {
+		dep.Forget()
+	}
 	for _, lims := range [][]algorithms.Limiter{l.limiters, l.whole} {
 		for _, lim := range lims {
 			if f, ok := lim.(algorithms.Forgetter); ok {

@@ -27,7 +27,7 @@ func (l LaneConfig) Sharded() bool { return l.Shards > 1 }
 func (l LaneConfig) MultiLimit() bool { return len(l.Limits) > 0 }
 
 // Balanced says the lane's limit is kept per instance behind a load balancer.
-func (l LaneConfig) Balanced() bool { return l.Instances > 1 }
+func (l LaneConfig) Balanced() bool { return l.Instances > 1 || l.Deployed() }
 
 // Pieces is how many limiters the lane's limit is kept in, one of which decides
 // each request: its shards, or its instances; 1 otherwise.
@@ -35,6 +35,8 @@ func (l LaneConfig) Pieces() int {
 	switch {
 	case l.Sharded():
 		return l.Shards
+	case l.Deployed():
+		return max(l.Instances, l.Deploy.Most)
 	case l.Balanced():
 		return l.Instances
 	}
@@ -42,8 +44,11 @@ func (l LaneConfig) Pieces() int {
 }
 
 // Composite says a decision of the lane calls more than one limiter: it is
-// sharded, kept per instance, or holds several limits.
-func (l LaneConfig) Composite() bool { return l.Pieces() > 1 || l.MultiLimit() }
+// sharded, kept per instance, or holds several limits. A deployed lane is not:
+// its deployment decides (deployed.go).
+func (l LaneConfig) Composite() bool {
+	return (l.Pieces() > 1 && !l.Deployed()) || l.MultiLimit()
+}
 
 // Parts are the lane's limiters for tier t, in the order a decision names them:
 // the lane itself, its shards or its instances (piece i's policy is
@@ -114,6 +119,9 @@ func (l *Lane) buildParts(index, t int, store StateStore) error {
 // sharded lane's shards, or of the instances (the tokens, or units in the
 // window, of them all); a multi-limit lane's first limit's.
 func (l *Lane) level(k Key) float64 {
+	if l.Config.Deployed() {
+		return l.deployed.tiers[k.Tier].Level(k.Name, l.now)
+	}
 	if !l.Config.Composite() {
 		return l.limiters[k.Tier].Level(k.Name, l.now)
 	}

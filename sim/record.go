@@ -141,7 +141,7 @@ func (l *Lane) land(id int32, o *landing) {
 	if o.shard >= 0 && d.Allowed {
 		l.rec.shardUnits[o.shard] += r.cost
 	}
-	if o.shard >= 0 && !d.OnError && l.wholeLimit(r, d.Allowed) {
+	if o.shard >= 0 && !d.OnError && l.whole != nil && l.wholeLimit(r, d.Allowed) {
 		m.FalseDenials++
 	}
 	if o.limits != nil {

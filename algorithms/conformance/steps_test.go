@@ -59,6 +59,7 @@ var lanes = []lane{
 	{"kong", algorithms.KongName, algorithms.Options{}},
 	{"kong (redis)", algorithms.KongName, algorithms.Options{KongPolicy: algorithms.KongRedis, KongWindows: algorithms.KongWindows{algorithms.KongDay: 1000}}},
 	{"kong (increment delay)", algorithms.KongName, algorithms.Options{KongIncrementDelay: 3 * time.Millisecond}},
+	{"gubernator", algorithms.GubernatorName, algorithms.Options{}},
 }
 
 // admitted is p, or, for a product lane configured only in its product's units

@@ -9,6 +9,7 @@ import (
 	"ratelab/products/apigateway"
 	"ratelab/products/cloudflare"
 	"ratelab/products/envoy"
+	"ratelab/products/gubernator"
 	"ratelab/products/haproxy"
 	"ratelab/products/kong"
 	"ratelab/products/nginx"
@@ -18,4 +19,4 @@ import (
 
 // Products are the products ratelab reads, in the order they are shown.
 var Products = products.List{nginx.Info, haproxy.Info, envoy.Local, envoy.Global,
-	cloudflare.Info, apigateway.Info, spring.Info, traefik.Info, kong.Info}
+	cloudflare.Info, apigateway.Info, spring.Info, traefik.Info, kong.Info, gubernator.Info}

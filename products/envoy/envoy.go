@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/products"
 )
 
@@ -26,7 +27,7 @@ import (
 // (envoy.filters.http.local_ratelimit), read from Envoy's YAML: its
 // LocalRateLimit typed_config wherever it is (a listener's http_filters, a
 // route's typed_per_filter_config, or the typed_config alone).
-var Local = &products.Info{Name: algorithms.EnvoyLocalName, File: "Envoy's YAML", Limiting: "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%",
+var Local = &products.Info{Syncs: localSyncs, Name: algorithms.EnvoyLocalName, File: "Envoy's YAML", Limiting: "LocalRateLimit with a token_bucket or descriptors and filter_enabled above 0%",
 	Detect: detectLocal, Shows: "a LocalRateLimit typed_config", Read: readLocal, Lanes: localLanes,
 	Target: &products.Target{Writable: "a fill_interval of 50ms or more, in whole milliseconds",
 		Period:   func(d time.Duration) bool { return d >= 50*time.Millisecond && d%time.Millisecond == 0 },
@@ -34,10 +35,22 @@ var Local = &products.Info{Name: algorithms.EnvoyLocalName, File: "Envoy's YAML"
 
 // Global is envoyproxy/ratelimit, the rate limit service Envoy's global
 // filter asks, read from the service's YAML (domain, descriptors).
-var Global = &products.Info{Name: algorithms.EnvoyGlobalName, File: "the rate limit service's YAML", Limiting: "descriptor with a rate_limit of requests_per_unit above 0",
+var Global = &products.Info{Syncs: globalSyncs, Name: algorithms.EnvoyGlobalName, File: "the rate limit service's YAML", Limiting: "descriptor with a rate_limit of requests_per_unit above 0",
 	Detect: detectGlobal, Shows: "domain and descriptors", Read: readGlobal, Lanes: globalLanes,
 	Target: &products.Target{Writable: "unit second, minute, hour or day (1s, 1m, 1h, 24h)",
 		Period: products.OneOf(time.Second, time.Minute, time.Hour, 24*time.Hour), MaxLimit: math.MaxUint32, Write: writeGlobal}}
 
 // reader reads Envoy's and the rate limit service's YAML.
 type reader struct{ products.Reader }
+
+// localSyncs: each Envoy's local rate limit is its own, or, with
+// local_cluster_rate_limit, a request costs it the hosts of the local cluster
+// it last saw in tokens (source/extensions/filters/common/local_ratelimit/
+// local_ratelimit_impl.cc at 0419ded4: share_factor = 1 / hosts).
+func localSyncs(algorithms.Options) []deploy.Protocol {
+	return []deploy.Protocol{deploy.Local, deploy.Share}
+}
+
+// globalSyncs: every Envoy asks the one rate limit service, whose counters
+// are in one Redis.
+func globalSyncs(algorithms.Options) []deploy.Protocol { return []deploy.Protocol{deploy.Central} }

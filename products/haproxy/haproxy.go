@@ -20,11 +20,12 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/products"
 )
 
 // Info is HAProxy's stick tables with http_req_rate, read from a haproxy.cfg.
-var Info = &products.Info{Name: algorithms.HAProxyName, File: "a haproxy.cfg", Limiting: "http-request deny on http_req_rate",
+var Info = &products.Info{Syncs: syncs, Name: algorithms.HAProxyName, File: "a haproxy.cfg", Limiting: "http-request deny on http_req_rate",
 	Detect: detect, Shows: "sections: global, defaults, frontend, backend, listen", Read: read, ByteOrderMark: markRefused, Lanes: lanes, KeyWarnings: keyWarnings,
 	Target: &products.Target{Variants: []products.Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
 		Periods: []time.Duration{time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour}, Writable: "http_req_rate(<period>) in whole milliseconds",
@@ -130,4 +131,11 @@ func (l *Limit) String() string {
 		fmt.Fprintf(&b, " %d", l.Status)
 	}
 	return b.String()
+}
+
+// syncs: each HAProxy keeps its stick tables in its own memory, and a peers
+// section pushes the entries it touches to the others, which overwrite theirs
+// (src/peers.c at 50872daa).
+func syncs(algorithms.Options) []deploy.Protocol {
+	return []deploy.Protocol{deploy.Local, deploy.HAProxyPeers}
 }

@@ -20,12 +20,13 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/products"
 )
 
 // Info is Kong's rate-limiting plugin, read from a declarative configuration
 // (kong.yml).
-var Info = &products.Info{Name: algorithms.KongName, File: "Kong's declarative kong.yml", Limiting: "rate-limiting plugin with a second, minute, hour or day limit",
+var Info = &products.Info{Syncs: syncs, Name: algorithms.KongName, File: "Kong's declarative kong.yml", Limiting: "rate-limiting plugin with a second, minute, hour or day limit",
 	Detect: detect, Shows: "_format_version", Read: read, Lanes: lanes,
 	Target: &products.Target{Writable: "second, minute, hour or day windows (1s, 1m, 1h, 24h)",
 		Period: func(d time.Duration) bool { _, ok := algorithms.KongWindowOf(d); return ok }, MaxLimit: math.MaxInt64, Write: write}}
@@ -64,3 +65,19 @@ func detect(data []byte) products.Sign {
 
 // reader reads a declarative configuration.
 type reader struct{ products.Reader }
+
+// syncs are how Kong's nodes share a policy's counters
+// (kong/plugins/rate-limiting/policies/init.lua at 22246ef2): local, each
+// node's own shared dict; cluster, one database row every node reads and
+// increments; redis with sync_rate −1, one Redis counter; redis with
+// sync_rate > 0, each worker's cached count and deltas pushed every
+// sync_rate (schema.lua allows sync_rate with redis only).
+func syncs(o algorithms.Options) []deploy.Protocol {
+	switch o.KongPolicy {
+	case algorithms.KongCluster:
+		return []deploy.Protocol{deploy.Central}
+	case algorithms.KongRedis:
+		return []deploy.Protocol{deploy.Central, deploy.KongSync, deploy.KongSyncPre11859}
+	}
+	return []deploy.Protocol{deploy.Local}
+}

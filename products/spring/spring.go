@@ -19,12 +19,13 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/products"
 )
 
 // Info is Spring Cloud Gateway's RequestRateLimiter filter
 // (RedisRateLimiter), read from an application.yml's routes.
-var Info = &products.Info{Name: algorithms.SpringName, File: "a Spring application.yml", Limiting: "route with a RequestRateLimiter filter",
+var Info = &products.Info{Syncs: syncs, Name: algorithms.SpringName, File: "a Spring application.yml", Limiting: "route with a RequestRateLimiter filter",
 	Detect: detect, Shows: "RequestRateLimiter", Read: read, Lanes: lanes,
 	Target: &products.Target{Writable: "replenishRate tokens a second and requestedTokens a request: a whole number of seconds",
 		Period: func(d time.Duration) bool {
@@ -64,3 +65,7 @@ func detect(data []byte) products.Sign {
 
 // reader reads an application.yml.
 type reader struct{ products.Reader }
+
+// syncs: Spring Cloud Gateway's RedisRateLimiter keeps every instance's
+// buckets in the one Redis (request_rate_limiter.lua).
+func syncs(algorithms.Options) []deploy.Protocol { return []deploy.Protocol{deploy.Central} }

@@ -1,0 +1,202 @@
+package deploy
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Config is a deployment: its protocol, its instances and its links.
+type Config struct {
+	Protocol Protocol
+	// Instances is the membership at the start (≥ 1); Most the most a change
+	// makes it (≥ Instances).
+	Instances int
+	Most      int
+	// Latency is a link's one-way delay: between two instances, and from an
+	// instance to the store. 0: messages arrive at once.
+	Latency time.Duration
+	// SyncWait is how often a periodic protocol sends what an instance counted
+	// (Kong's sync_rate, Gubernator's GlobalSyncWait); > 0 for those.
+	SyncWait time.Duration
+	// BatchLimit, for Gubernator, is the most hits queued for one peer before
+	// they are sent at once (GlobalBatchLimit); 0: its default, 1,000.
+	BatchLimit int
+	// SeenAfter, for Share, is how long after a membership change an instance
+	// sees it (the control plane's propagation).
+	SeenAfter time.Duration
+	// Name is the limit's name where the protocol hashes it (Gubernator's
+	// Name, whose hash key is Name + "_" + key); Peers the instances'
+	// addresses (Gubernator's GRPCAddress: its ring hashes them), default
+	// "peer-<i>".
+	Name  string
+	Peers []string
+	// New makes a fresh limiter of the policy (a new instance's state, the
+	// store's, an owner's): the lane's algorithm, policy and options.
+	New func() (algorithms.Limiter, error)
+}
+
+// Stats counts what a deployment sent: messages between instances (a sync, a
+// broadcast, a forwarded request: one per message, however many keys it
+// carries) and calls to its store.
+type Stats struct {
+	Messages   int64
+	StoreCalls int64
+}
+
+// Deployment is a policy deployed as Config says; see the package comment.
+type Deployment struct {
+	cfg     Config
+	members int // instances now
+	timers  timers
+	seq     uint64
+	stats   Stats
+	proto   protocol
+}
+
+// protocol is one sync protocol's state and decisions.
+type protocol interface {
+	// decide decides a request that reached instance inst at now, and says
+	// how long after now the instance has the answer.
+	decide(inst int, key string, now time.Duration, cost int64) (algorithms.Decision, time.Duration)
+	// scale is told the membership changed to n at now (before, an instance
+	// ≥ n was removed, or a new one < n added: it starts empty).
+	scale(now time.Duration, before, n int)
+	// level is key's fill at now as the deployment holds it, for graphs.
+	level(key string, now time.Duration) float64
+	// forget loses every key of the deployment's store (a flush); local
+	// protocols lose nothing.
+	forget()
+}
+
+// New makes a deployment.
+func New(cfg Config) (*Deployment, error) {
+	if cfg.Instances < 1 {
+		return nil, fmt.Errorf("a deployment needs at least one instance (got %d)", cfg.Instances)
+	}
+	cfg.Most = max(cfg.Most, cfg.Instances)
+	if cfg.Protocol.Periodic() && cfg.SyncWait <= 0 {
+		return nil, fmt.Errorf("sync %q needs sync_wait > 0", cfg.Protocol)
+	}
+	if cfg.Latency < 0 || cfg.SeenAfter < 0 {
+		return nil, fmt.Errorf("link latency and the membership delay must be ≥ 0")
+	}
+	if cfg.BatchLimit <= 0 {
+		cfg.BatchLimit = 1000
+	}
+	d := &Deployment{cfg: cfg, members: cfg.Instances}
+	var err error
+	switch cfg.Protocol {
+	case Local:
+		d.proto, err = newLocal(d)
+	case Share:
+		d.proto, err = newShare(d)
+	case Central:
+		d.proto, err = newCentral(d)
+	case KongSync, KongSyncPre11859:
+		d.proto, err = newKongSync(d, cfg.Protocol == KongSyncPre11859)
+	case HAProxyPeers:
+		d.proto, err = newHAProxyPeers(d)
+	case GubernatorGlobal, GubernatorGlobalPre219:
+		d.proto, err = newGubernator(d, cfg.Protocol == GubernatorGlobalPre219)
+	default:
+		err = fmt.Errorf("unknown protocol %d", cfg.Protocol)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Members is the membership now.
+func (d *Deployment) Members() int { return d.members }
+
+// Stats is what the deployment sent so far.
+func (d *Deployment) Stats() Stats { return d.stats }
+
+// Decide decides a request of cost units for key that reached instance inst
+// (0 ≤ inst < Members) at now, after running every timer due by now; it says
+// how long after now the instance has the answer (a store's round trip, a
+// forward to an owner). Times must not go backwards between calls.
+func (d *Deployment) Decide(inst int, key string, now time.Duration, cost int64) (algorithms.Decision, time.Duration) {
+	d.runTimers(now)
+	if inst < 0 || inst >= d.members {
+		panic(fmt.Sprintf("deploy: instance %d of %d", inst, d.members))
+	}
+	return d.proto.decide(inst, key, now, cost)
+}
+
+// Scale changes the membership to n (1 ≤ n ≤ Config.Most) at now: instances
+// from n up are removed with their state; new ones start empty.
+func (d *Deployment) Scale(now time.Duration, n int) {
+	d.runTimers(now)
+	n = min(max(n, 1), d.cfg.Most)
+	if n == d.members {
+		return
+	}
+	before := d.members
+	d.members = n
+	d.proto.scale(now, before, n)
+}
+
+// Level is key's fill at now as the deployment holds it (after the timers due).
+func (d *Deployment) Level(key string, now time.Duration) float64 {
+	d.runTimers(now)
+	return d.proto.level(key, now)
+}
+
+// Forget loses every key of the deployment's store, as a flush does.
+func (d *Deployment) Forget() { d.proto.forget() }
+
+// deliver runs fn when a message sent at `at` arrives, a link's latency
+// later (at once, without latency).
+func (d *Deployment) deliver(at time.Duration, fn func(arrival time.Duration)) {
+	if d.cfg.Latency == 0 {
+		fn(at)
+		return
+	}
+	d.after(at+d.cfg.Latency, fn)
+}
+
+// after sets fn to run at `at` (see runTimers).
+func (d *Deployment) after(at time.Duration, fn func(at time.Duration)) {
+	d.seq++
+	heap.Push(&d.timers, timer{at: at, seq: d.seq, fn: fn})
+}
+
+// runTimers runs every timer due by now, earliest first, ties in the order
+// they were set; a timer may set others, which run too if due.
+func (d *Deployment) runTimers(now time.Duration) {
+	for len(d.timers) > 0 && d.timers[0].at <= now {
+		t := heap.Pop(&d.timers).(timer)
+		t.fn(t.at)
+	}
+}
+
+// timer is something a protocol does at a time.
+type timer struct {
+	at  time.Duration
+	seq uint64
+	fn  func(at time.Duration)
+}
+
+// timers is a min-heap of timers by (at, seq).
+type timers []timer
+
+func (h timers) Len() int { return len(h) }
+func (h timers) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timers) Push(x any)   { *h = append(*h, x.(timer)) }
+func (h *timers) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}

@@ -1,0 +1,48 @@
+package deploy
+
+import (
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// step is one request at an instant: at instance Inst, Hits of Key, and the
+// answer wanted.
+type step struct {
+	At        time.Duration
+	Inst      int
+	Key       string
+	Hits      int64
+	Allowed   bool
+	Remaining int64 // checked when ≥ 0
+}
+
+// run runs steps on d, in the x/time/rate style: "step 3: …".
+func run(t *testing.T, d *Deployment, steps []step) {
+	t.Helper()
+	for i, s := range steps {
+		got, _ := d.Decide(s.Inst, s.Key, s.At, s.Hits)
+		if got.Allowed != s.Allowed || (s.Remaining >= 0 && int64(got.Remaining) != s.Remaining) {
+			t.Errorf("step %d: instance %d, %d hits of %s at %s: allowed %v remaining %v, want %v %d", i, s.Inst, s.Hits, s.Key, s.At, got.Allowed, got.Remaining, s.Allowed, s.Remaining)
+		}
+	}
+}
+
+// newOf makes fresh limiters of alg with policy p and options o.
+func newOf(t *testing.T, alg algorithms.Name, p algorithms.Policy, o algorithms.Options) func() (algorithms.Limiter, error) {
+	t.Helper()
+	if _, err := algorithms.New(alg, p, o); err != nil {
+		t.Fatal(err)
+	}
+	return func() (algorithms.Limiter, error) { return algorithms.New(alg, p, o) }
+}
+
+func mustNew(t *testing.T, cfg Config) *Deployment {
+	t.Helper()
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

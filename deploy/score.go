@@ -1,0 +1,139 @@
+package deploy
+
+import "time"
+
+// Score holds a deployment's decisions against the ideal's: one limiter of the
+// same policy, synchronised instantly, asked about every request the
+// deployment was asked about, at the same instant (the arrivals are the
+// deployment's: a client's retries follow the deployment's answers). Add each
+// decision as it is made, in time order.
+//
+//   - Overshoot is the units the deployment admitted beyond the ideal over the
+//     run (its admitted units less the ideal's; 0 when it admitted fewer), and
+//     WorstWindow the most it admitted beyond the ideal for one key within any
+//     span of at most one period of the policy: how far past the limit a
+//     client got, in the limit's own terms.
+//   - FalseDenials is the decisions the deployment refused that the ideal
+//     admitted; Excess those it admitted that the ideal refused.
+//   - Converge, after a membership change, is the time from the change to the
+//     last decision on which the two disagreed before the next change (or the
+//     run's end); the longest over the run's changes. A deployment that never
+//     agrees again converges at the run's end.
+type Score struct {
+	period time.Duration
+	keys   map[string]*keyScore
+
+	deployed, ideal int64 // units admitted by each
+	FalseDenials    int64
+	Excess          int64
+	WorstWindow     int64
+	WorstKey        string
+	WorstAt         time.Duration // when the worst window ended
+
+	changed      bool
+	change       time.Duration // the latest membership change
+	lastDisagree time.Duration
+	converge     time.Duration
+}
+
+// keyScore is one key's running difference D (units the deployment admitted
+// less the ideal's, so far): base, its value at the start of the last period
+// (after the last change at or before it), the changes since (window, in time
+// order) and, of those, the candidates for the minimum (mins: a monotonic
+// queue, values rising).
+type keyScore struct {
+	d, base int64
+	seq     uint64
+	window  []point
+	mins    []point
+}
+
+type point struct {
+	at  time.Duration
+	d   int64
+	seq uint64
+}
+
+// NewScore scores against a policy of the given period (> 0).
+func NewScore(period time.Duration) *Score {
+	return &Score{period: period, keys: map[string]*keyScore{}}
+}
+
+// Add records a decision on cost units for key at `at`: deployed and ideal say
+// whether each admitted it.
+func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bool) {
+	if deployed {
+		s.deployed += cost
+	}
+	if ideal {
+		s.ideal += cost
+	}
+	if deployed == ideal {
+		return
+	}
+	if deployed {
+		s.Excess++
+	} else {
+		s.FalseDenials++
+	}
+	s.lastDisagree = at
+	k := s.keys[key]
+	if k == nil {
+		k = &keyScore{}
+		s.keys[key] = k
+	}
+	// the changes at or before at − period leave the span (at − period, at]
+	for len(k.window) > 0 && k.window[0].at <= at-s.period {
+		left := k.window[0]
+		k.base, k.window = left.d, k.window[1:]
+		if len(k.mins) > 0 && k.mins[0].seq == left.seq {
+			k.mins = k.mins[1:]
+		}
+	}
+	if deployed {
+		k.d += cost
+	} else {
+		k.d -= cost
+	}
+	low := k.base
+	if len(k.mins) > 0 {
+		low = min(low, k.mins[0].d)
+	}
+	if w := k.d - low; w > s.WorstWindow {
+		s.WorstWindow, s.WorstKey, s.WorstAt = w, key, at
+	}
+	k.seq++
+	p := point{at: at, d: k.d, seq: k.seq}
+	k.window = append(k.window, p)
+	// a later point no higher makes an earlier one no span's minimum
+	for len(k.mins) > 0 && k.mins[len(k.mins)-1].d >= k.d {
+		k.mins = k.mins[:len(k.mins)-1]
+	}
+	k.mins = append(k.mins, p)
+}
+
+// Changed records a membership change at `at`.
+func (s *Score) Changed(at time.Duration) {
+	s.closeChange()
+	s.changed, s.change, s.lastDisagree = true, at, at
+}
+
+func (s *Score) closeChange() {
+	if s.changed {
+		s.converge = max(s.converge, s.lastDisagree-s.change)
+	}
+}
+
+// Overshoot is the units the deployment admitted beyond the ideal, 0 when it
+// admitted fewer.
+func (s *Score) Overshoot() int64 { return max(0, s.deployed-s.ideal) }
+
+// Converge is the longest time to converge after a membership change (see
+// Score), 0 without one; pending changes count up to their last disagreement.
+func (s *Score) Converge() time.Duration {
+	c := s.converge
+	if s.changed {
+		c = max(c, s.lastDisagree-s.change)
+	}
+	return c
+}

@@ -1,0 +1,127 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/deploy"
+	"ratelab/products/all"
+	"ratelab/sim"
+)
+
+// MaxLinkLatency bounds a deployment's link latency, sync wait and membership
+// delay: past a day, nothing a run shows would change.
+const MaxLinkLatency = 24 * time.Hour
+
+// deployment compiles a deployed lane's keys: sync, link_latency, sync_wait,
+// sync_batch_limit, membership_delay, with instances and balance
+// (sim/deployed.go). Without sync, it refuses the keys that need it.
+func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
+	if !spec.Sync.Set() {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}} {
+			if k.set {
+				return bad(k.key, "%s applies to a deployment; add sync = \"local\" (or another protocol: %s) and instances = N", k.key, strings.Join(deploy.Protocols(), ", "))
+			}
+		}
+		switch b := spec.Balance.Value(); {
+		case b == sim.BalanceHash || b == sim.BalanceSticky:
+			return bad("balance", "balance = %q applies to a deployment; add sync = \"local\" (each instance its own limit, as instances alone keep it)", b)
+		}
+		return nil
+	}
+	proto := spec.Sync.Value()
+	info, _ := algorithms.Lookup(lane.Algorithm)
+	n := 1
+	if spec.Instances != nil {
+		n = *spec.Instances
+	}
+	dur := func(d *Duration) time.Duration {
+		if d == nil {
+			return 0
+		}
+		return d.Duration
+	}
+	latency, wait, seen := dur(spec.LinkLatency), dur(spec.SyncWait), dur(spec.MembershipDelay)
+	switch {
+	case spec.Instances == nil:
+		return bad("sync", "a deployment needs instances = N (1 to %d): the gateway instances at the start", MaxInstances)
+	case n < 1 || n > MaxInstances:
+		return bad("instances", "instances must be from 1 to %d (got %d); it is how many gateway instances run the limit", MaxInstances, n)
+	case lane.Backend == sim.OnRedis:
+		return bad("sync", "a deployment is modelled in memory, its store too (central); keep the lane in memory, or remove sync")
+	case spec.Shards != nil || len(spec.Limits) > 0:
+		return bad("sync", "a deployment runs one limit per instance; remove shards and limits, or sync")
+	case info.Shape == algorithms.ShapeNone:
+		return bad("sync", "the no-limit lane has nothing to deploy; remove sync")
+	case lane.Strategy != algorithms.Atomic:
+		return bad("sync", "a deployment's instances decide atomically (strategy %q is a store's race: give it a lane of its own)", lane.Strategy)
+	case spec.PerInstance.Set():
+		return bad("per_instance", "a deployment's protocol says what each instance holds (sync = %q); remove per_instance", proto)
+	case spec.Balance.Value() == sim.BalanceWeighted:
+		return bad("balance", "a deployment's membership changes, and weights name instances: use round-robin, random, hash or sticky")
+	case spec.Weights != nil:
+		return bad("weights", "weights apply to balance = \"weighted\", which a deployment does not take; remove weights")
+	case latency < 0 || latency > MaxLinkLatency:
+		return bad("link_latency", "link_latency must be from 0 to %s (got %s): a link's one-way delay", MaxLinkLatency, latency)
+	case seen < 0 || seen > MaxLinkLatency:
+		return bad("membership_delay", "membership_delay must be from 0 to %s (got %s)", MaxLinkLatency, seen)
+	case proto.Periodic() && (wait <= 0 || wait > MaxLinkLatency):
+		return bad("sync_wait", "sync = %q sends what each instance counted every sync_wait: give one from 1ms to %s (got %s)", proto, MaxLinkLatency, wait)
+	case !proto.Periodic() && spec.SyncWait != nil:
+		return bad("sync_wait", "sync = %q sends nothing periodically; remove sync_wait (kong-sync and gubernator-global take it)", proto)
+	case spec.MembershipDelay != nil && proto != deploy.Share:
+		return bad("membership_delay", "membership_delay is how long share's instances take to see a change; sync = %q does not divide by the membership", proto)
+	case spec.SyncBatchLimit != nil && proto != deploy.GubernatorGlobal && proto != deploy.GubernatorGlobalPre219:
+		return bad("sync_batch_limit", "sync_batch_limit is Gubernator's GlobalBatchLimit; sync = %q has none", proto)
+	case spec.SyncBatchLimit != nil && (*spec.SyncBatchLimit < 1 || *spec.SyncBatchLimit > 1_000_000):
+		return bad("sync_batch_limit", "sync_batch_limit must be from 1 to 1000000 (got %d)", *spec.SyncBatchLimit)
+	}
+	if syncs, product := all.Products.SyncsOf(lane.Algorithm, lane.Options); !slices.Contains(syncs, proto) {
+		words := make([]string, len(syncs))
+		for j, s := range syncs {
+			words[j] = fmt.Sprintf("%q", s)
+		}
+		whose := fmt.Sprintf("a lane of %s, which is no product's,", lane.Algorithm)
+		if product != nil {
+			whose = fmt.Sprintf("%s's lane, with these options,", product.Name)
+		}
+		return bad("sync", "sync = %q is not how %s shares a limit across instances: use %s", proto, whose, strings.Join(words, " or "))
+	}
+	lane.Instances, lane.Balance = n, spec.Balance.Value()
+	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen}
+	if spec.SyncBatchLimit != nil {
+		lane.Deploy.BatchLimit = *spec.SyncBatchLimit
+	}
+	return nil
+}
+
+// scaleChange compiles a change's lane and instances: lane's membership from
+// the change on. It raises the lane's Most.
+func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(string, string, ...any) error) error {
+	if ch.Lane == "" && ch.Instances == nil {
+		return nil
+	}
+	if ch.Lane == "" || ch.Instances == nil {
+		return bad("instances", "a change of membership needs both lane = \"…\" (a deployed lane) and instances = N")
+	}
+	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == ch.Lane })
+	switch n := *ch.Instances; {
+	case i < 0:
+		return bad("lane", "no lane %q in this scenario", ch.Lane)
+	case !c.cfg.Lanes[i].Deployed():
+		return bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership", ch.Lane)
+	case n < 1 || n > MaxInstances:
+		return bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
+	default:
+		l := &c.cfg.Lanes[i]
+		l.Deploy.Most = max(l.Deploy.Most, n)
+		add(sim.Input{Kind: sim.InputScale, Lane: i, Instances: n})
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/deploy"
+	"ratelab/sim"
+)
+
+// A deployment's keys are refused where they do not apply, naming the fix;
+// a product's lane takes its product's own protocols only.
+func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
+	lane := func(keys string) string { return minimal + "[[scenario.lane]]\n" + keys }
+	for _, tc := range []struct{ name, doc, want string }{
+		{"sync without instances", lane("algorithm = \"gcra\"\nsync = \"local\"\n"), `a deployment needs instances = N`},
+		{"link latency without sync", lane("algorithm = \"gcra\"\ninstances = 2\nlink_latency = \"1ms\"\n"), `link_latency applies to a deployment; add sync = "local"`},
+		{"hash without sync", lane("algorithm = \"gcra\"\ninstances = 2\nbalance = \"hash\"\n"), `balance = "hash" applies to a deployment`},
+		{"kong-sync without a wait", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\n"), `sync = "kong-sync" sends what each instance counted every sync_wait`},
+		{"kong-sync on kong's local policy", lane("algorithm = \"kong\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\nsync_wait = \"1s\"\n"), `sync = "kong-sync" is not how kong's lane, with these options, shares a limit across instances: use "local"`},
+		{"gubernator on a token bucket", lane("algorithm = \"token-bucket\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), `is not how a lane of token-bucket, which is no product's, shares a limit across instances: use "local" or "share" or "central"`},
+		{"sync wait on central", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nsync_wait = \"1s\"\n"), `sync = "central" sends nothing periodically; remove sync_wait`},
+		{"per_instance on a deployment", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nper_instance = \"share\"\n"), `a deployment's protocol says what each instance holds`},
+		{"weighted deployment", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nbalance = \"weighted\"\nweights = [1, 2]\n"), `a deployment's membership changes, and weights name instances`},
+		{"deployment on redis", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nbackend = \"redis\"\n"), `a deployment is modelled in memory`},
+		{"misspelt sync", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"centrall\"\n"), `did you mean "central"?`},
+		{"scale a lane that is no deployment", lane("algorithm = \"gcra\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 3\n", `lane "gcra" is not a deployment`},
+		{"scale without instances", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N`},
+		{"scale to none", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 0\n", `instances must be from 1 to 1000 (got 0)`},
+	} {
+		_, err := parse(t, tc.doc, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got: %v\nwant: %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A deployment compiles with its protocol, links and membership; a change of
+// membership raises the most instances it holds.
+func TestDeploymentCompiles(t *testing.T) {
+	doc := minimal + "[[scenario.lane]]\nname = \"d\"\nalgorithm = \"gcra\"\ninstances = 2\nsync = \"share\"\nlink_latency = \"2ms\"\nmembership_delay = \"500ms\"\nbalance = \"hash\"\n" +
+		"[[scenario.change]]\nat = \"1s\"\nlane = \"d\"\ninstances = 5\n"
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Lanes[0]
+	want := sim.DeployConfig{On: true, Sync: deploy.Share, Most: 5, Latency: 2e6, SeenAfter: 5e8}
+	if l.Deploy != want || l.Instances != 2 || l.Balance != sim.BalanceHash {
+		t.Errorf("lane: %+v, %d instances, balance %s; want %+v, 2, hash", l.Deploy, l.Instances, l.Balance, want)
+	}
+	if n := len(cfg.Inputs); n != 1 || cfg.Inputs[0].Kind != sim.InputScale || cfg.Inputs[0].Instances != 5 {
+		t.Errorf("inputs %+v, want one scale to 5", cfg.Inputs)
+	}
+}

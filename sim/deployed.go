@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/deploy"
+)
+
+// A deployed lane is a limit run as gateway instances behind a load balancer
+// with a sync protocol (package deploy): N copies of the lane's policy that
+// share what they admitted as the protocol does, a link's latency apart, with
+// membership the scenario's changes scale up and down (InputScale). Each
+// request's attempt goes to the instance the balancer picks among the members
+// (balance.go) and is decided there; the answer reaches the application after
+// the protocol's delay (a store's round trip, for instance).
+//
+// Beside it runs the ideal: one limiter of the lane's policy, synchronised
+// instantly, asked about every attempt the deployment was asked about at the
+// same instant (deploy.Score). The lane's overshoot, false denials and
+// convergence are the deployment's against it.
+
+// DeployConfig is how a deployed lane is run (see package deploy).
+type DeployConfig struct {
+	// On: the lane is a deployment; its Instances are the membership at the
+	// start, Most the most a change makes it.
+	On       bool
+	Sync     deploy.Protocol
+	Most     int
+	Latency  time.Duration // a link's one-way delay
+	SyncWait time.Duration // a periodic protocol's
+	// BatchLimit is Gubernator's GlobalBatchLimit (0: its default); SeenAfter
+	// how long instances take to see a membership change (share).
+	BatchLimit int
+	SeenAfter  time.Duration
+}
+
+// Deployed says the lane is run as a deployment.
+func (l LaneConfig) Deployed() bool { return l.Deploy.On }
+
+// deployment is a deployed lane's state: a deployment and the ideal per tier,
+// and their score.
+type deployment struct {
+	tiers   []*deploy.Deployment
+	ideal   []algorithms.Limiter
+	score   *deploy.Score
+	members int
+}
+
+// buildDeployment builds the lane's deployment and ideal for tier t.
+func (l *Lane) buildDeployment(t int) error {
+	lc := l.Config
+	p := lc.TierPolicy(l.cfg, t)
+	fresh := func() (algorithms.Limiter, error) {
+		lim, err := algorithms.New(lc.Algorithm, p, lc.Options)
+		if err == nil && lc.TTL > 0 {
+			lim, err = algorithms.WithTTL(lim, lc.TTL)
+		}
+		return lim, err
+	}
+	dep, err := deploy.New(deploy.Config{
+		Protocol: lc.Deploy.Sync, Instances: lc.Instances, Most: lc.Deploy.Most,
+		Latency: lc.Deploy.Latency, SyncWait: lc.Deploy.SyncWait, BatchLimit: lc.Deploy.BatchLimit,
+		SeenAfter: lc.Deploy.SeenAfter, Name: lc.Name, New: fresh,
+	})
+	if err != nil {
+		return err
+	}
+	ideal, err := fresh()
+	if err != nil {
+		return err
+	}
+	d := &l.deployed
+	d.tiers, d.ideal, d.members = append(d.tiers, dep), append(d.ideal, ideal), lc.Instances
+	if t == 0 {
+		d.score = deploy.NewScore(p.Period)
+		l.rec.shardUnits = make([]int64, max(lc.Deploy.Most, lc.Instances))
+	}
+	return nil
+}
+
+// deployDecider decides a deployed lane's attempts: at the instance the
+// balancer picks, and by the ideal, at once.
+type deployDecider struct{ l *Lane }
+
+func (a deployDecider) decide(id int32) {
+	l := a.l
+	r := l.reqs.At(id)
+	k := &l.cfg.Keys[r.key]
+	inst := l.instance(r)
+	now := l.now // a deployment decides on the virtual clock
+	d, delay := l.deployed.tiers[k.Tier].Decide(inst, k.Name, now, r.cost)
+	ideal := l.deployed.ideal[k.Tier].Allow(k.Name, now, r.cost)
+	l.deployed.score.Add(k.Name, l.now, r.cost, d.Allowed, ideal.Allowed)
+	o := decision(d, l.now+delay)
+	o.shard = int32(inst)
+	l.land(id, o)
+}
+
+func (deployDecider) commit(int32)       {}
+func (deployDecider) due() time.Duration { return never }
+func (deployDecider) settle()            {}
+
+// scale makes the lane's membership n, now.
+func (l *Lane) scale(n int) {
+	d := &l.deployed
+	if n == d.members {
+		return
+	}
+	for _, dep := range d.tiers {
+		dep.Scale(l.now, n)
+	}
+	d.members = n
+	if l.turn >= n {
+		l.turn = 0
+	}
+	d.score.Changed(l.now)
+}
+
+// deployedMetrics fills in m's deployment figures.
+func (l *Lane) deployedMetrics(m *Metrics) {
+	d := &l.deployed
+	s := d.score
+	m.deployed = true
+	m.Instances = d.members
+	m.OvershootUnits = s.Overshoot()
+	m.OvershootWindowUnits = s.WorstWindow
+	if limit := l.Config.TierPolicy(l.cfg, 0).Limit; limit > 0 {
+		m.OvershootRatio = float64(s.WorstWindow) / float64(limit)
+	}
+	m.FalseDenials = s.FalseDenials
+	m.ExcessAdmissions = s.Excess
+	m.Converge = s.Converge()
+	var st deploy.Stats
+	for _, dep := range d.tiers {
+		x := dep.Stats()
+		st.Messages += x.Messages
+		st.StoreCalls += x.StoreCalls
+	}
+	if secs := l.now.Seconds(); secs > 0 {
+		m.SyncMessagesPerSecond = float64(st.Messages) / secs
+		m.StoreCallsPerSecond = float64(st.StoreCalls) / secs
+	}
+}
+
+// checkDeployed says what a deployed lane cannot be.
+func checkDeployed(lc LaneConfig) error {
+	if !lc.Deployed() {
+		return nil
+	}
+	if lc.Backend == OnRedis {
+		return fmt.Errorf("a deployment is modelled in memory (its store too); keep the lane in memory")
+	}
+	return nil
+}
