@@ -3,8 +3,6 @@ package deploy
 import (
 	"testing"
 	"time"
-
-	"ratelab/algorithms"
 )
 
 // step is one request at an instant: at instance Inst, Hits of Key, and the
@@ -27,15 +25,6 @@ func run(t *testing.T, d *Deployment, steps []step) {
 			t.Errorf("step %d: instance %d, %d hits of %s at %s: allowed %v remaining %v, want %v %d", i, s.Inst, s.Hits, s.Key, s.At, got.Allowed, got.Remaining, s.Allowed, s.Remaining)
 		}
 	}
-}
-
-// newOf makes fresh limiters of alg with policy p and options o.
-func newOf(t *testing.T, alg algorithms.Name, p algorithms.Policy, o algorithms.Options) func() (algorithms.Limiter, error) {
-	t.Helper()
-	if _, err := algorithms.New(alg, p, o); err != nil {
-		t.Fatal(err)
-	}
-	return func() (algorithms.Limiter, error) { return algorithms.New(alg, p, o) }
 }
 
 func mustNew(t *testing.T, cfg Config) *Deployment {

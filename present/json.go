@@ -63,8 +63,9 @@ func (r LaneReport) MarshalJSON() ([]byte, error) {
 	b.WriteByte('{')
 	v := reflect.ValueOf(r.Metrics)
 	for i := 0; i < v.NumField(); i++ {
-		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() || opts == "deployment" && !r.Metrics.Deployed() {
+		f := v.Type().Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || opts == "omitempty" && v.Field(i).IsZero() || f.Tag.Get("ratelab") == "deployment" && !r.Metrics.Deployed() {
 			continue
 		}
 		value := v.Field(i).Interface()

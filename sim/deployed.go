@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"ratelab/algorithms"
@@ -142,15 +141,4 @@ func (l *Lane) deployedMetrics(m *Metrics) {
 		m.SyncMessagesPerSecond = float64(st.Messages) / secs
 		m.StoreCallsPerSecond = float64(st.StoreCalls) / secs
 	}
-}
-
-// checkDeployed says what a deployed lane cannot be.
-func checkDeployed(lc LaneConfig) error {
-	if !lc.Deployed() {
-		return nil
-	}
-	if lc.Backend == OnRedis {
-		return fmt.Errorf("a deployment is modelled in memory (its store too); keep the lane in memory")
-	}
-	return nil
 }

@@ -130,7 +130,7 @@ type Metrics struct {
 	HeavyAccepted    int64 `json:"heavy_accepted,omitempty"`
 
 	// A deployed lane's figures (LaneConfig.Deploy; in the JSON only for
-	// one), against the ideal — one limiter of the policy, synchronised
+	// one, as their tag ratelab:"deployment" says), against the ideal — one limiter of the policy, synchronised
 	// instantly, asked about the same attempts (deploy.Score); its
 	// FalseDenials are the decisions it refused that the ideal admitted.
 	// Instances is the membership at the end. OvershootUnits is the units
@@ -141,14 +141,14 @@ type Metrics struct {
 	// membership change to its last disagreement with the ideal before the
 	// next change. SyncMessagesPerSecond and StoreCallsPerSecond are what its
 	// protocol sent between instances and to its store, per second of the run.
-	Instances             int           `json:"instances,deployment"`
-	OvershootUnits        int64         `json:"overshoot_units,deployment"`
-	OvershootWindowUnits  int64         `json:"overshoot_window_units,deployment"`
-	OvershootRatio        float64       `json:"overshoot_ratio,deployment"`
-	ExcessAdmissions      int64         `json:"excess_admissions,deployment"`
-	Converge              time.Duration `json:"converge_ms,deployment"`
-	SyncMessagesPerSecond float64       `json:"sync_messages_per_second,deployment"`
-	StoreCallsPerSecond   float64       `json:"store_calls_per_second,deployment"`
+	Instances             int           `json:"instances" ratelab:"deployment"`
+	OvershootUnits        int64         `json:"overshoot_units" ratelab:"deployment"`
+	OvershootWindowUnits  int64         `json:"overshoot_window_units" ratelab:"deployment"`
+	OvershootRatio        float64       `json:"overshoot_ratio" ratelab:"deployment"`
+	ExcessAdmissions      int64         `json:"excess_admissions" ratelab:"deployment"`
+	Converge              time.Duration `json:"converge_ms" ratelab:"deployment"`
+	SyncMessagesPerSecond float64       `json:"sync_messages_per_second" ratelab:"deployment"`
+	StoreCallsPerSecond   float64       `json:"store_calls_per_second" ratelab:"deployment"`
 	deployed              bool
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
