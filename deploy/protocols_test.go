@@ -114,7 +114,7 @@ func TestScoreWorstWindowIsTheBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 3))
 		period := time.Duration(1+r.IntN(50)) * time.Millisecond
-		s := NewScore(period)
+		s := NewScore(10, period)
 		type ev struct {
 			at   time.Duration
 			key  string

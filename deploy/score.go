@@ -15,25 +15,36 @@ import "time"
 //     client got, in the limit's own terms.
 //   - FalseDenials is the decisions the deployment refused that the ideal
 //     admitted; Excess those it admitted that the ideal refused.
-//   - Converge, after a membership change, is the time from the change to the
-//     last decision on which the two disagreed before the next change (or the
-//     run's end); the longest over the run's changes. A deployment that never
-//     agrees again converges at the run's end.
+//   - Converge, after a membership change, is how long the deployment took to
+//     admit, again, what the ideal admits: the time from the change to the last
+//     disagreement before the next change (or the run's end) after which the
+//     units the two admitted in the last period, over every key, differed by
+//     more than a tenth of the limit (at least one unit); the longest over the
+//     run's changes. Decisions that only move a refusal in time (the ideal
+//     refuses one request, the deployment the next) do not count against it. A
+//     deployment that never comes within it converges at the run's end.
 type Score struct {
 	period time.Duration
 	keys   map[string]*keyScore
+	// the last period's disagreements over every key, and their sum: the
+	// units the deployment admitted beyond the ideal in it
+	recent    []point
+	recentSum int64
+	tolerance int64
 
 	deployed, ideal int64 // units admitted by each
-	FalseDenials    int64
-	Excess          int64
-	WorstWindow     int64
-	WorstKey        string
-	WorstAt         time.Duration // when the worst window ended
+	// IdealAccepted is the decisions the ideal admitted.
+	IdealAccepted int64
+	FalseDenials  int64
+	Excess        int64
+	WorstWindow   int64
+	WorstKey      string
+	WorstAt       time.Duration // when the worst window ended
 
-	changed      bool
-	change       time.Duration // the latest membership change
-	lastDisagree time.Duration
-	converge     time.Duration
+	changed  bool
+	change   time.Duration // the latest membership change
+	lastOff  time.Duration // the last disagreement after which the period's sums differed by more than tolerance
+	converge time.Duration
 }
 
 // keyScore is one key's running difference D (units the deployment admitted
@@ -54,9 +65,9 @@ type point struct {
 	seq uint64
 }
 
-// NewScore scores against a policy of the given period (> 0).
-func NewScore(period time.Duration) *Score {
-	return &Score{period: period, keys: map[string]*keyScore{}}
+// NewScore scores against a policy of limit units per period (> 0).
+func NewScore(limit int64, period time.Duration) *Score {
+	return &Score{period: period, keys: map[string]*keyScore{}, tolerance: max(1, limit/10)}
 }
 
 // Add records a decision on cost units for key at `at`: deployed and ideal say
@@ -67,6 +78,7 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 	}
 	if ideal {
 		s.ideal += cost
+		s.IdealAccepted++
 	}
 	if deployed == ideal {
 		return
@@ -76,7 +88,19 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 	} else {
 		s.FalseDenials++
 	}
-	s.lastDisagree = at
+	diff := cost
+	if !deployed {
+		diff = -cost
+	}
+	for len(s.recent) > 0 && s.recent[0].at <= at-s.period {
+		s.recentSum -= s.recent[0].d
+		s.recent = s.recent[1:]
+	}
+	s.recent = append(s.recent, point{at: at, d: diff})
+	s.recentSum += diff
+	if s.recentSum > s.tolerance || s.recentSum < -s.tolerance {
+		s.lastOff = at
+	}
 	k := s.keys[key]
 	if k == nil {
 		k = &keyScore{}
@@ -115,12 +139,12 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 // Changed records a membership change at `at`.
 func (s *Score) Changed(at time.Duration) {
 	s.closeChange()
-	s.changed, s.change, s.lastDisagree = true, at, at
+	s.changed, s.change, s.lastOff = true, at, at
 }
 
 func (s *Score) closeChange() {
 	if s.changed {
-		s.converge = max(s.converge, s.lastDisagree-s.change)
+		s.converge = max(s.converge, s.lastOff-s.change)
 	}
 }
 
@@ -133,7 +157,7 @@ func (s *Score) Overshoot() int64 { return max(0, s.deployed-s.ideal) }
 func (s *Score) Converge() time.Duration {
 	c := s.converge
 	if s.changed {
-		c = max(c, s.lastDisagree-s.change)
+		c = max(c, s.lastOff-s.change)
 	}
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/present"
 	"ratelab/scenarios"
 	"ratelab/sim"
@@ -80,13 +81,17 @@ func (d denier) Allow(k string, now time.Duration, cost int64) algorithms.Decisi
 
 // mutantConfig is cfg for mutant m: a lane whose strategy reads and writes the
 // state itself (multi, watch) decides atomically when its limiter is replaced
-// by one that keeps no state.
+// by one that keeps no state, and a deployment's instances, whose state is
+// none, share nothing (a product's protocol needs the product's state).
 func mutantConfig(cfg *sim.Config, m mutant) *sim.Config {
 	out := *cfg
 	out.Lanes = slices.Clone(cfg.Lanes)
 	if m == allowAll || m == denyAll {
 		for i := range out.Lanes {
 			out.Lanes[i].Strategy = algorithms.Atomic
+			if out.Lanes[i].Deployed() {
+				out.Lanes[i].Deploy.Sync = deploy.Local
+			}
 		}
 	}
 	return &out

@@ -38,6 +38,8 @@ type laneFromCSV struct {
 	tick                                    int
 	// the classed keys' rows: ordinary, ordinary denied, heavy, heavy allowed
 	ordinary, ordinaryDenied, heavy, heavyAccepted int64
+	// a deployed lane's ideal and score (nil for another lane)
+	deployed *deployedFromCSV
 }
 
 // keyFromCSV is one key's admissions: units, first and last, and its peak window.
@@ -68,7 +70,8 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 	for i, l := range cfg.Lanes {
 		laneIndex[l.Name] = i
 		lanes[i] = &laneFromCSV{keys: make([]keyFromCSV, len(cfg.Keys)), identities: map[[2]int]*[2]int64{},
-			windows: make([]fixedWindow, len(cfg.Keys)), perSecond: make([]int64, max(1, int((time.Second+cfg.Tick-1)/cfg.Tick)))}
+			windows: make([]fixedWindow, len(cfg.Keys)), perSecond: make([]int64, max(1, int((time.Second+cfg.Tick-1)/cfg.Tick))),
+			deployed: newDeployedFromCSV(cfg, i)}
 	}
 	for i, c := range cfg.Clients {
 		clientIndex[c.Name] = i
@@ -89,6 +92,10 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 			l.identities[[2]int{client, key}] = id
 		}
 		l.decisions++
+		if l.deployed != nil && r["outcome"] != "store_error" {
+			cost, _ := strconv.ParseInt(r["cost"], 10, 64)
+			l.deployed.row(r["key"], cfg.Keys[key].Tier, millis(r["time_ms"]), cost, r["allowed"] == "true")
+		}
 		if c := cfg.Classes; c != nil && c.Heavy[key] {
 			l.heavy++
 			if r["allowed"] == "true" {
@@ -341,6 +348,9 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 
 	m["window_peak_ratio"] = windowRatio
 	m["fairness"] = l.fairness(cfg)
+	if l.deployed != nil {
+		l.deployed.metrics(cfg, lc, m)
+	}
 	return m
 }
 

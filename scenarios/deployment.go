@@ -61,6 +61,8 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("sync", "the no-limit lane has nothing to deploy; remove sync")
 	case lane.Strategy != algorithms.Atomic:
 		return bad("sync", "a deployment's instances decide atomically (strategy %q is a store's race: give it a lane of its own)", lane.Strategy)
+	case spec.TTL != nil:
+		return bad("ttl", "a deployment's instances keep their state as the product does; remove ttl, or sync")
 	case spec.PerInstance.Set():
 		return bad("per_instance", "a deployment's protocol says what each instance holds (sync = %q); remove per_instance", proto)
 	case spec.Balance.Value() == sim.BalanceWeighted:

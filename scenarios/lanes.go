@@ -176,6 +176,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		lane.WatchRetries = *spec.WatchRetries
 	}
 	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
+	if spec.StoreTimeout != nil {
+		switch d := spec.StoreTimeout.Duration; {
+		case !c.outage():
+			return lane, bad("store_timeout", "store_timeout is how long a decision waits for a store that does not answer; this scenario's store never goes down: add a [[scenario.change]] with store = \"down\", or remove store_timeout")
+		case d <= 0 || d > MaxLinkLatency:
+			return lane, bad("store_timeout", "store_timeout must be from 1µs to %s (got %s)", MaxLinkLatency, d)
+		}
+		lane.StoreTimeout = spec.StoreTimeout.Duration
+	}
 	if lane.Backend == sim.InMemory && spec.OnError.Set() && !c.outage() {
 		return lane, bad("on_error", "on_error decides when the store fails: on a backend = \"redis\" lane, or in a scenario whose store goes down (a [[scenario.change]] with store = \"down\"); this lane's store never fails")
 	}

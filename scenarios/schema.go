@@ -147,6 +147,9 @@ type LaneSpec struct {
 	Clock   Clock     `toml:"clock,omitempty"`    // "client" (default) or "server": the store's clock
 	OnError OnError   `toml:"on_error,omitempty"` // when the store fails (redis, or a store = "down" change): "closed" (default: deny) or "open" (allow)
 	TTL     *Duration `toml:"ttl,omitempty"`      // in memory: a key's state expires this long after its last acceptance; default never
+	// StoreTimeout is how long a decision waits for a store that does not
+	// answer (a store = "down" change) before on_error decides.
+	StoreTimeout *Duration `toml:"store_timeout,omitempty"` // default: a round trip (the store refuses at once)
 
 	Shards    *int      `toml:"shards,omitempty"`     // split the limit into this many shards of 1/shards each; default 1
 	ShardPick ShardPick `toml:"shard_pick,omitempty"` // "random" (default) or "two-choices"

@@ -175,6 +175,9 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 		ch.Glitch = &glitch
 	case sim.InputStore:
 		ch.Store = StoreEvent{choiceOf(in.Store, storeEvents)}
+	case sim.InputScale:
+		n := in.Instances
+		ch.Lane, ch.Instances = cfg.Lanes[in.Lane].Name, &n
 	}
 	return ch
 }

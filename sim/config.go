@@ -332,6 +332,10 @@ type LaneConfig struct {
 	// failing, or an outage: see outage.go).
 	Clock   Clock
 	OnError OnError
+	// StoreTimeout, when > 0, is how long a decision waits for a store that
+	// does not answer (an outage) before OnError decides: its answer comes
+	// then, not a round trip later (see outage.go).
+	StoreTimeout time.Duration
 	// TTL, when > 0, makes each key's state expire this long after the last
 	// request it accepted, as a store's key with that expiry does: its next
 	// request finds it new (see algorithms.WithTTL). In memory only.

@@ -38,6 +38,11 @@ type DeployConfig struct {
 // Deployed says the lane is run as a deployment.
 func (l LaneConfig) Deployed() bool { return l.Deploy.On }
 
+// GubernatorName is the Name a deployment's requests carry where a protocol
+// hashes it (Gubernator's hash key, Name + "_" + key): one for every lane, so
+// a key has the same owner in each.
+const GubernatorName = "ratelab"
+
 // deployment is a deployed lane's state: a deployment and the ideal per tier,
 // and their score.
 type deployment struct {
@@ -47,33 +52,37 @@ type deployment struct {
 	members int
 }
 
-// buildDeployment builds the lane's deployment and ideal for tier t.
-func (l *Lane) buildDeployment(t int) error {
+// buildDeployment builds the lane's deployment for tier t, its instances'
+// limiters from the store (as a lane's own are), and its ideal: the
+// yardstick, one limiter of the policy in memory, made apart from the store
+// as a sharded lane's whole limit is.
+func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 	lc := l.Config
 	p := lc.TierPolicy(l.cfg, t)
+	part := Part{Tier: t, Shard: -1, Limit: -1, Algorithm: lc.Algorithm, Policy: p, Options: lc.Options}
 	fresh := func() (algorithms.Limiter, error) {
-		lim, err := algorithms.New(lc.Algorithm, p, lc.Options)
-		if err == nil && lc.TTL > 0 {
-			lim, err = algorithms.WithTTL(lim, lc.TTL)
-		}
+		lim, _, err := store.Limiter(index, lc, part)
 		return lim, err
 	}
 	dep, err := deploy.New(deploy.Config{
 		Protocol: lc.Deploy.Sync, Instances: lc.Instances, Most: lc.Deploy.Most,
 		Latency: lc.Deploy.Latency, SyncWait: lc.Deploy.SyncWait, BatchLimit: lc.Deploy.BatchLimit,
-		SeenAfter: lc.Deploy.SeenAfter, Name: lc.Name, New: fresh,
+		SeenAfter: lc.Deploy.SeenAfter, Name: GubernatorName, New: fresh,
 	})
 	if err != nil {
 		return err
 	}
-	ideal, err := fresh()
+	ideal, err := algorithms.New(lc.Algorithm, p, lc.Options)
+	if err == nil && lc.TTL > 0 {
+		ideal, err = algorithms.WithTTL(ideal, lc.TTL)
+	}
 	if err != nil {
 		return err
 	}
 	d := &l.deployed
 	d.tiers, d.ideal, d.members = append(d.tiers, dep), append(d.ideal, ideal), lc.Instances
 	if t == 0 {
-		d.score = deploy.NewScore(p.Period)
+		d.score = deploy.NewScore(p.Limit, p.Period)
 		l.rec.shardUnits = make([]int64, max(lc.Deploy.Most, lc.Instances))
 	}
 	return nil
@@ -130,6 +139,7 @@ func (l *Lane) deployedMetrics(m *Metrics) {
 	}
 	m.FalseDenials = s.FalseDenials
 	m.ExcessAdmissions = s.Excess
+	m.IdealAccepted = s.IdealAccepted
 	m.Converge = s.Converge()
 	var st deploy.Stats
 	for _, dep := range d.tiers {

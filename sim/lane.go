@@ -148,7 +148,7 @@ func newLane(cfg *Config, index int, inputs *[]Input, feeds []*arrivalFeed, stor
 		l.evictEvery = max(l.evictEvery, p.Period, cfg.Tick)
 		build := func() error { return l.buildParts(index, t, store) }
 		if lc.Deployed() {
-			build = func() error { return l.buildDeployment(t) }
+			build = func() error { return l.buildDeployment(index, t, store) }
 		}
 		if err := build(); err != nil {
 			return nil, fmt.Errorf("lane %q: %w", lc.Name, err)

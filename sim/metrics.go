@@ -130,22 +130,24 @@ type Metrics struct {
 	HeavyAccepted    int64 `json:"heavy_accepted,omitempty"`
 
 	// A deployed lane's figures (LaneConfig.Deploy; in the JSON only for
-	// one, as their tag ratelab:"deployment" says), against the ideal — one limiter of the policy, synchronised
-	// instantly, asked about the same attempts (deploy.Score); its
-	// FalseDenials are the decisions it refused that the ideal admitted.
-	// Instances is the membership at the end. OvershootUnits is the units
-	// it admitted beyond the ideal over the run, OvershootWindowUnits the
-	// most beyond it for one key in any span of at most one period, and
-	// OvershootRatio that over the limit; ExcessAdmissions the decisions it
-	// admitted that the ideal refused. Converge is the longest time from a
-	// membership change to its last disagreement with the ideal before the
-	// next change. SyncMessagesPerSecond and StoreCallsPerSecond are what its
-	// protocol sent between instances and to its store, per second of the run.
+	// one, as their tag ratelab:"deployment" says), against the ideal: one
+	// limiter of the policy, synchronised instantly, asked about the same
+	// attempts (deploy.Score). Its FalseDenials are the decisions it refused
+	// that the ideal admitted, ExcessAdmissions those it admitted that the
+	// ideal refused, IdealAccepted those the ideal admitted. Instances is the
+	// membership at the end. OvershootUnits is the units it admitted beyond
+	// the ideal over the run, OvershootWindowUnits the most beyond it for one
+	// key in any span of at most one period, and OvershootRatio that over the
+	// limit. Converge is the longest a membership change took to bring its
+	// admissions in a period back within a tenth of the limit of the ideal's.
+	// SyncMessagesPerSecond and StoreCallsPerSecond are what its protocol sent
+	// between instances and to its store, per second of the run.
 	Instances             int           `json:"instances" ratelab:"deployment"`
 	OvershootUnits        int64         `json:"overshoot_units" ratelab:"deployment"`
 	OvershootWindowUnits  int64         `json:"overshoot_window_units" ratelab:"deployment"`
 	OvershootRatio        float64       `json:"overshoot_ratio" ratelab:"deployment"`
 	ExcessAdmissions      int64         `json:"excess_admissions" ratelab:"deployment"`
+	IdealAccepted         int64         `json:"ideal_accepted" ratelab:"deployment"`
 	Converge              time.Duration `json:"converge_ms" ratelab:"deployment"`
 	SyncMessagesPerSecond float64       `json:"sync_messages_per_second" ratelab:"deployment"`
 	StoreCallsPerSecond   float64       `json:"store_calls_per_second" ratelab:"deployment"`
@@ -161,7 +163,11 @@ func (m Metrics) Deployed() bool { return m.deployed }
 
 // openingMetrics are a lane's counts before anything happened: its names only.
 func openingMetrics(lc LaneConfig) Metrics {
-	return Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend.String()}
+	m := Metrics{Lane: lc.Name, Algorithm: lc.Algorithm, Backend: lc.Backend.String()}
+	if lc.Deployed() {
+		m.deployed, m.Instances = true, lc.Instances
+	}
+	return m
 }
 
 // HeldToOnePolicy says the lane holds its requests to one policy, the yardstick
@@ -222,10 +228,11 @@ type recorder struct {
 	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram.Histogram
 	queueDelay histogram.Histogram
-	windows    []windowStats // per key, fixed-window lanes only
-	scopes     scopeStats    // the claims' scopes
-	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
-	spans      []spanLevel   // per key, its contract level (overgrant.go)
+	windows    []windowStats  // per key, fixed-window lanes only
+	scopes     scopeStats     // the claims' scopes
+	shardUnits []int64        // per shard, the units it admitted (sharded lanes)
+	spans      []spanLevel    // per key, its contract level (overgrant.go)
+	waiting    map[int32]bool // the keys with admissions still to go ahead (spanLevel.later)
 
 	cfg     *Config
 	lane    LaneConfig
@@ -358,7 +365,7 @@ func (r *recorder) finish() Metrics { return r.metrics(r.sumKeys()) }
 // live is the lane's metrics from the sums kept as they changed (O(1)): the same
 // as finish's but for the last bits of fairness, max_units and over-grant, which
 // floating point adds up in another order. Only with r.live kept.
-func (r *recorder) liveMetrics() Metrics { return r.metrics(r.live.keySums()) }
+func (r *recorder) liveMetrics() Metrics { return r.metrics(r.liveKeySums()) }
 
 // metrics derives the lane's metrics from the counts and the running figures,
 // with sums the sums over keys.

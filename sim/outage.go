@@ -82,7 +82,9 @@ func (l *Lane) flush() {
 
 // unreachable decides request id by the lane's on_error, its store being down:
 // allowed, or refused with one emission interval to wait (as a failed Redis call
-// is), answered a round trip from now.
+// is), answered a round trip from now — or, with a StoreTimeout, when the
+// timeout gives up on the store (envoyproxy/ratelimit#462: every request
+// waiting the store's timeout while Redis is down).
 func (l *Lane) unreachable(id int32) {
 	r := l.reqs.At(id)
 	l.outageErrors++
@@ -93,5 +95,5 @@ func (l *Lane) unreachable(id int32) {
 	} else {
 		d.RetryAfter = p.Period / time.Duration(p.Limit)
 	}
-	l.land(id, decision(d, l.now+l.Config.RoundTrip))
+	l.land(id, decision(d, l.now+max(l.Config.RoundTrip, l.Config.StoreTimeout)))
 }

@@ -166,6 +166,9 @@ func (r *recorder) spanAdmit(key int32, c *contractCredits, at, now time.Duratio
 			gone++
 		}
 		sl.later = sl.later[:copy(sl.later, sl.later[gone:])]
+		if len(sl.later) == 0 {
+			delete(r.waiting, key)
+		}
 	}
 	if at <= now { // before every admission still waiting: they go ahead later than now
 		r.stepSpan(sl, c, at, cost)
@@ -176,6 +179,10 @@ func (r *recorder) spanAdmit(key int32, c *contractCredits, at, now time.Duratio
 		i--
 	}
 	sl.later = slices.Insert(sl.later, i, laterAdmission{at, cost})
+	if r.waiting == nil {
+		r.waiting = map[int32]bool{}
+	}
+	r.waiting[key] = true
 }
 
 // stepSpan steps a key's contract level sl, under contract c, over an

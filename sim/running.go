@@ -1,6 +1,11 @@
 package sim
 
-import "ratelab/algorithms"
+import (
+	"maps"
+	"slices"
+
+	"ratelab/algorithms"
+)
 
 // The figures a lane keeps as its decisions land, so that taking its metrics
 // does not walk every key: with a trace of 100,000 keys, a walk per frame was
@@ -117,10 +122,28 @@ func (l *liveSums) overshoot(sign, excess float64) {
 	}
 }
 
-// keySums is the sums as kept, the excess exactly 0 when no key has one.
-func (l *liveSums) keySums() keySums {
-	s := l.sums
-	if l.excess == 0 {
+// liveKeySums is the sums as kept, with the keys whose admissions still wait
+// to go ahead (a delay, a reservation) counted as finish counts them, as they
+// will be (spanExcesses); the excess exactly 0 when no key has one.
+func (r *recorder) liveKeySums() keySums {
+	s, n := r.live.sums, r.live.excess
+	keys := slices.Sorted(maps.Keys(r.waiting))
+	for _, k := range keys {
+		sl, c := r.spans[k], &r.tiers[r.cfg.Keys[k].Tier].contract // a copy: the list is only read
+		before := sl.excess(c)
+		for _, a := range sl.later {
+			sl.add(c, a.at, a.cost)
+		}
+		after := sl.excess(c)
+		s.excess += after - before
+		switch {
+		case before == 0 && after > 0:
+			n++
+		case before > 0 && after == 0:
+			n--
+		}
+	}
+	if n == 0 {
 		s.excess = 0
 	}
 	return s

@@ -49,7 +49,8 @@ func TestPeersDocNamesTheVersionsAndTestsThatRun(t *testing.T) {
 
 	var source strings.Builder
 	files, _ := filepath.Glob("*_test.go")
-	for _, f := range files {
+	deployments, _ := filepath.Glob("../../deploy/*_test.go") // the deployments' protocols
+	for _, f := range append(files, deployments...) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +63,7 @@ func TestPeersDocNamesTheVersionsAndTestsThatRun(t *testing.T) {
 	}
 	for _, m := range named {
 		if !strings.Contains(source.String(), "\nfunc "+m[1]+"(t *testing.T)") {
-			t.Errorf("docs/peers.md names %s, which is not a test in algorithms/conformance", m[1])
+			t.Errorf("docs/peers.md names %s, which is not a test in algorithms/conformance or deploy", m[1])
 		}
 	}
 }
