@@ -212,3 +212,13 @@ func setIf(set bool, how string) string {
 	}
 	return ""
 }
+
+// Ideal is o for one limiter synchronised instantly: what a deployment is
+// held against (package deploy's Score). A product's late increment (Kong's
+// kong_increment_delay, the cluster policy's timer) is a gap between two
+// nodes' view of one count, made immediate; every other option is the
+// product's decision itself and stays.
+func (o Options) Ideal() Options {
+	o.KongIncrementDelay = 0
+	return o
+}

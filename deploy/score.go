@@ -41,10 +41,11 @@ type Score struct {
 	WorstKey      string
 	WorstAt       time.Duration // when the worst window ended
 
-	changed  bool
-	change   time.Duration // the latest membership change
-	lastOff  time.Duration // the last disagreement after which the period's sums differed by more than tolerance
-	converge time.Duration
+	changed   bool
+	unsettled bool          // an earlier change's last disagreement came less than a period before the next change
+	change    time.Duration // the latest membership change
+	lastOff   time.Duration // the last disagreement after which the period's sums differed by more than tolerance
+	converge  time.Duration
 }
 
 // keyScore is one key's running difference D (units the deployment admitted
@@ -138,14 +139,23 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 
 // Changed records a membership change at `at`.
 func (s *Score) Changed(at time.Duration) {
-	s.closeChange()
+	s.closeChange(at)
 	s.changed, s.change, s.lastOff = true, at, at
 }
 
-func (s *Score) closeChange() {
+func (s *Score) closeChange(next time.Duration) {
 	if s.changed {
 		s.converge = max(s.converge, s.lastOff-s.change)
+		s.unsettled = s.unsettled || next-s.lastOff < s.period
 	}
+}
+
+// Converged says every membership change was followed, before the next (or
+// now, the run's end so far), by a whole period within a tenth of the limit of
+// the ideal: Converge then measures a return; else the deployment had not come
+// back when the next change, or the end, came.
+func (s *Score) Converged(now time.Duration) bool {
+	return !s.unsettled && (!s.changed || now-s.lastOff >= s.period)
 }
 
 // Overshoot is the units the deployment admitted beyond the ideal, 0 when it

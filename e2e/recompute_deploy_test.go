@@ -12,8 +12,8 @@ import (
 // (the lane's algorithm and tier policy, in memory) asked about every row the
 // deployment decided, at the row's time, in the rows' order, the scale changes
 // of the scenario at their instants (before the rows of the same instant), and
-// the two held against each other as deploy.Score defines. A row that on_error
-// decided (outcome store_error) asked no instance and no ideal.
+// the two held against each other as deploy.Score defines: a row that on_error
+// decided (outcome store_error) too, the ideal having no store to lose.
 
 // deployedFromCSV is one deployed lane's ideal and score, as its rows are read.
 type deployedFromCSV struct {
@@ -31,7 +31,7 @@ func newDeployedFromCSV(cfg *sim.Config, lane int) *deployedFromCSV {
 	p := lc.TierPolicy(cfg, 0)
 	d := &deployedFromCSV{score: deploy.NewScore(p.Limit, p.Period), members: lc.Instances}
 	for t := range cfg.Tiers {
-		lim, err := algorithms.New(lc.Algorithm, lc.TierPolicy(cfg, t), lc.Options)
+		lim, err := algorithms.New(lc.Algorithm, lc.TierPolicy(cfg, t), lc.Options.Ideal())
 		if err != nil {
 			panic(err)
 		}

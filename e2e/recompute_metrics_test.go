@@ -92,7 +92,7 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 			l.identities[[2]int{client, key}] = id
 		}
 		l.decisions++
-		if l.deployed != nil && r["outcome"] != "store_error" {
+		if l.deployed != nil {
 			cost, _ := strconv.ParseInt(r["cost"], 10, 64)
 			l.deployed.row(r["key"], cfg.Keys[key].Tier, millis(r["time_ms"]), cost, r["allowed"] == "true")
 		}

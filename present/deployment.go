@@ -52,15 +52,21 @@ func deploymentFact(lane sim.LaneConfig, m sim.Metrics) string {
 	var against []string
 	switch {
 	case m.OvershootWindowUnits > 0:
-		against = append(against, fmt.Sprintf("admitted up to %s beyond one ideal limiter for one key in a period (%s× the limit)", plural(m.OvershootWindowUnits, "unit", "units"), format.Ratio(m.OvershootRatio)))
+		against = append(against, fmt.Sprintf("up to %s beyond one ideal limiter for one key in a period (%s× the limit)", plural(m.OvershootWindowUnits, "unit", "units"), format.Ratio(m.OvershootRatio)))
 	default:
-		against = append(against, "never admitted beyond one ideal limiter in a period")
+		against = append(against, "never beyond one ideal limiter in a period")
 	}
-	if m.FalseDenials > 0 {
-		against = append(against, fmt.Sprintf("refused %s the ideal admitted", plural(m.FalseDenials, "request", "requests")))
+	switch net := m.Accepted - m.IdealAccepted; {
+	case net > 0:
+		against = append(against, fmt.Sprintf("%d admitted more than the ideal over the run", net))
+	case net < 0:
+		against = append(against, fmt.Sprintf("%d fewer than the ideal over the run", -net))
 	}
-	if m.Converge > 0 {
-		against = append(against, fmt.Sprintf("agreed with it again %s after its last membership change", format.Duration(m.Converge)))
+	switch {
+	case !m.Converged():
+		against = append(against, "still more than a tenth of the limit off it at a membership change's next change or the run's end")
+	case m.Converge > 0:
+		against = append(against, fmt.Sprintf("back within a tenth of the limit of it %s after a membership change (the longest)", format.Duration(m.Converge)))
 	}
 	return fact + ": " + strings.Join(against, "; ")
 }

@@ -39,6 +39,9 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	lane, _ := laneNamed(cfg, m.Lane)
 	info, _ := algorithms.Lookup(lane.Algorithm)
 	var facts []string
+	if lane.Deployed() { // first: what a narrow screen keeps
+		facts = append(facts, deploymentFact(lane, m))
+	}
 	switch {
 	case info.Shape == algorithms.ShapeNone:
 		fact := fmt.Sprintf("no limiter: up to %s let through in one second", plural(m.PeakAcceptedPerSecond, "request", "requests"))
@@ -57,10 +60,7 @@ func Verdict(cfg *sim.Config, m sim.Metrics) string {
 	default:
 		facts = append(facts, policyYardstick(cfg, lane, m), contractYardstick(cfg, lane, info, m))
 	}
-	switch {
-	case lane.Deployed():
-		facts = append(facts, deploymentFact(lane, m))
-	case lane.Pieces() > 1:
+	if lane.Pieces() > 1 && !lane.Deployed() {
 		facts = append(facts, shardsFact(lane, m))
 	}
 	facts = append(facts, consequences(cfg, m)...)

@@ -73,6 +73,8 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("link_latency", "link_latency must be from 0 to %s (got %s): a link's one-way delay", MaxLinkLatency, latency)
 	case seen < 0 || seen > MaxLinkLatency:
 		return bad("membership_delay", "membership_delay must be from 0 to %s (got %s)", MaxLinkLatency, seen)
+	case proto.Periodic() && spec.SyncWait == nil:
+		return bad("sync", "sync = %q sends what each instance counted every sync_wait, which is missing: add sync_wait (Kong's sync_rate, Gubernator's GlobalSyncWait), e.g. sync_wait = \"100ms\"", proto)
 	case proto.Periodic() && (wait <= 0 || wait > MaxLinkLatency):
 		return bad("sync_wait", "sync = %q sends what each instance counted every sync_wait: give one from 1ms to %s (got %s)", proto, MaxLinkLatency, wait)
 	case !proto.Periodic() && spec.SyncWait != nil:

@@ -16,7 +16,7 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"sync without instances", lane("algorithm = \"gcra\"\nsync = \"local\"\n"), `a deployment needs instances = N`},
 		{"link latency without sync", lane("algorithm = \"gcra\"\ninstances = 2\nlink_latency = \"1ms\"\n"), `link_latency applies to a deployment; add sync = "local"`},
 		{"hash without sync", lane("algorithm = \"gcra\"\ninstances = 2\nbalance = \"hash\"\n"), `balance = "hash" applies to a deployment`},
-		{"kong-sync without a wait", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\n"), `sync = "kong-sync" sends what each instance counted every sync_wait`},
+		{"kong-sync without a wait", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\n"), `sync = "kong-sync" sends what each instance counted every sync_wait, which is missing`},
 		{"kong-sync on kong's local policy", lane("algorithm = \"kong\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\nsync_wait = \"1s\"\n"), `sync = "kong-sync" is not how kong's lane, with these options, shares a limit across instances: use "local"`},
 		{"gubernator on a token bucket", lane("algorithm = \"token-bucket\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), `is not how a lane of token-bucket, which is no product's, shares a limit across instances: use "local" or "share" or "central"`},
 		{"sync wait on central", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nsync_wait = \"1s\"\n"), `sync = "central" sends nothing periodically; remove sync_wait`},

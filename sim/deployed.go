@@ -72,7 +72,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 	if err != nil {
 		return err
 	}
-	ideal, err := algorithms.New(lc.Algorithm, p, lc.Options)
+	ideal, err := algorithms.New(lc.Algorithm, p, lc.Options.Ideal())
 	if err == nil && lc.TTL > 0 {
 		ideal, err = algorithms.WithTTL(ideal, lc.TTL)
 	}
@@ -99,11 +99,18 @@ func (a deployDecider) decide(id int32) {
 	inst := l.instance(r)
 	now := l.now // a deployment decides on the virtual clock
 	d, delay := l.deployed.tiers[k.Tier].Decide(inst, k.Name, now, r.cost)
-	ideal := l.deployed.ideal[k.Tier].Allow(k.Name, now, r.cost)
-	l.deployed.score.Add(k.Name, l.now, r.cost, d.Allowed, ideal.Allowed)
+	l.scoreDeployed(r, d.Allowed)
 	o := decision(d, l.now+delay)
 	o.shard = int32(inst)
 	l.land(id, o)
+}
+
+// scoreDeployed asks the ideal about request r's attempt, now, and scores the
+// deployment's answer, allowed, against it.
+func (l *Lane) scoreDeployed(r *request, allowed bool) {
+	k := &l.cfg.Keys[r.key]
+	ideal := l.deployed.ideal[k.Tier].Allow(k.Name, l.now, r.cost)
+	l.deployed.score.Add(k.Name, l.now, r.cost, allowed, ideal.Allowed)
 }
 
 func (deployDecider) commit(int32)       {}
@@ -141,6 +148,7 @@ func (l *Lane) deployedMetrics(m *Metrics) {
 	m.ExcessAdmissions = s.Excess
 	m.IdealAccepted = s.IdealAccepted
 	m.Converge = s.Converge()
+	m.unconverged = !s.Converged(l.now)
 	var st deploy.Stats
 	for _, dep := range d.tiers {
 		x := dep.Stats()

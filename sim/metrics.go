@@ -152,6 +152,7 @@ type Metrics struct {
 	SyncMessagesPerSecond float64       `json:"sync_messages_per_second" ratelab:"deployment"`
 	StoreCallsPerSecond   float64       `json:"store_calls_per_second" ratelab:"deployment"`
 	deployed              bool
+	unconverged           bool // a membership change not followed by a period within a tenth of the limit of the ideal (deploy.Score.Converged)
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool
@@ -160,6 +161,11 @@ type Metrics struct {
 // Deployed says the metrics are a deployed lane's (the deployment figures
 // apply).
 func (m Metrics) Deployed() bool { return m.deployed }
+
+// Converged says a deployed lane came back within a tenth of the limit of its
+// ideal after each membership change, for a period, before the next or the
+// run's end (Converge measures how long it took); false when it had not.
+func (m Metrics) Converged() bool { return !m.unconverged }
 
 // openingMetrics are a lane's counts before anything happened: its names only.
 func openingMetrics(lc LaneConfig) Metrics {

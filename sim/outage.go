@@ -95,5 +95,8 @@ func (l *Lane) unreachable(id int32) {
 	} else {
 		d.RetryAfter = p.Period / time.Duration(p.Limit)
 	}
+	if l.Config.Deployed() { // the ideal, synchronised instantly, has no store to lose
+		l.scoreDeployed(r, d.Allowed)
+	}
 	l.land(id, decision(d, l.now+max(l.Config.RoundTrip, l.Config.StoreTimeout)))
 }
