@@ -148,7 +148,7 @@ func contractYardstick(cfg *sim.Config, lane sim.LaneConfig, info algorithms.Inf
 		}
 		return "an estimate by design, within the limit here"
 	}
-	if m.OverGrant > 0 {
+	if m.OverGrant > 0 && format.RoundTo(m.ExcessUnits, 0.01) > 0 { // below a hundredth of a unit: floating-point dust, kept
 		// a fraction of a unit (a timer's refill a little ahead of the
 		// continuous bound) is said as that fraction, never "0 units past"
 		units, percent := format.RoundTo(m.ExcessUnits, 1), format.RoundTo(100*m.OverGrant, 0.1)
