@@ -54,6 +54,7 @@ type gubernator struct {
 	name  string
 	peers []*guberPeer // per instance slot; nil when not a member
 	ring  guberRing
+	rings map[int]guberRing // by membership: the addresses depend on it alone
 }
 
 // guberPeer is one Gubernator daemon.
@@ -83,8 +84,19 @@ func newGubernator(d *Deployment, pre bool) (protocol, error) {
 		}
 		p.peers[i] = peer
 	}
-	p.ring = newGuberRing(p.addresses())
+	p.rings = map[int]guberRing{}
+	p.ring = p.ringOf(d.members)
 	return p, nil
+}
+
+// ringOf is the ring of the first n instances, made once.
+func (p *gubernator) ringOf(n int) guberRing {
+	r, ok := p.rings[n]
+	if !ok {
+		r = newGuberRing(p.addresses())
+		p.rings[n] = r
+	}
+	return r
 }
 
 // Address is instance i's GRPCAddress: Config.Peers[i], or "peer-<i>".
@@ -267,7 +279,7 @@ func (p *gubernator) scale(_ time.Duration, before, n int) {
 	for i := before; i < n; i++ {
 		p.peers[i], _ = p.newPeer(i) // newPeer succeeded with the same arguments
 	}
-	p.ring = newGuberRing(p.addresses())
+	p.ring = p.ringOf(n)
 }
 
 // level is the hits the key's owner has counted in its window.

@@ -58,6 +58,13 @@ func ParseProtocol(s string) (Protocol, error) {
 	return 0, fmt.Errorf("unknown sync protocol %q; use one of %s", s, strings.Join(protocols[:], ", "))
 }
 
+// UsesStore says the protocol's instances ask a store, which an outage takes
+// away (central; Kong's sync, whose reads and pushes go to Redis); the others
+// keep their state in the instances' memory.
+func (p Protocol) UsesStore() bool {
+	return p == Central || p == KongSync || p == KongSyncPre11859
+}
+
 // Periodic says the protocol sends what it counted every SyncWait (which it
 // then needs).
 func (p Protocol) Periodic() bool {

@@ -32,6 +32,14 @@ func deployedCell(m sim.Metrics, cell string) string {
 	return cell
 }
 
+// deployedDash is cell, or a dash for a deployed lane.
+func deployedDash(m sim.Metrics, cell string) string {
+	if m.Deployed() {
+		return "—"
+	}
+	return cell
+}
+
 // deploymentColumns adds DeploymentColumns after over-grant when cfg has a
 // deployed lane.
 func deploymentColumns(cfg *sim.Config, cols []Column) []Column {
@@ -45,7 +53,7 @@ func deploymentColumns(cfg *sim.Config, cols []Column) []Column {
 // deploymentFact is what a deployed lane did against its ideal, for its
 // verdict.
 func deploymentFact(lane sim.LaneConfig, m sim.Metrics) string {
-	fact := fmt.Sprintf("%d instances at the end, sync %s", m.Instances, lane.Deploy.Sync)
+	fact := fmt.Sprintf("%s at the end, sync %s", plural(int64(m.Instances), "instance", "instances"), lane.Deploy.Sync)
 	if lane.Deploy.Latency > 0 {
 		fact += fmt.Sprintf(" over links of %s", format.Duration(lane.Deploy.Latency))
 	}

@@ -132,8 +132,12 @@ func (c *compiler) changes(Overrides) error {
 			}
 			add(sim.Input{Kind: sim.InputGlitch, Glitch: *ch.Glitch})
 		}
-		if err := c.scaleChange(ch, add, bad); err != nil {
+		left, err := c.scaleChange(ch, add, bad)
+		if err != nil {
 			return err
+		}
+		if made == 0 && left {
+			continue // a change of a lane --lanes left out
 		}
 		if made == 0 {
 			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances")

@@ -106,6 +106,13 @@ func (c *compiler) claims(Overrides) error {
 		} else if !sim.ValidMetric(spec.Metric) {
 			return bad("metric", "unknown metric %q; use one of %s, or the ratio of two (a/b)", spec.Metric, strings.Join(sim.MetricNames(), ", "))
 		}
+		if sim.DeploymentMetric(spec.Metric) {
+			for _, l := range append(slices.Clone(claim.Lanes), claim.Than) {
+				if l >= 0 && !c.cfg.Lanes[l].Deployed() {
+					return bad("metric", "%s is a deployment's figure against its ideal; lane %q is not a deployment (give it sync = \"…\" and instances), or claim another metric", spec.Metric, c.cfg.Lanes[l].Name)
+				}
+			}
+		}
 		if len(claim.Lanes) == 0 {
 			continue // every lane it names was left out by --lanes
 		}

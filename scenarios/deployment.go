@@ -69,13 +69,17 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("balance", "a deployment's membership changes, and weights name instances: use round-robin, random, hash or sticky")
 	case spec.Weights != nil:
 		return bad("weights", "weights apply to balance = \"weighted\", which a deployment does not take; remove weights")
-	case latency < 0 || latency > MaxLinkLatency:
-		return bad("link_latency", "link_latency must be from 0 to %s (got %s): a link's one-way delay", MaxLinkLatency, latency)
-	case seen < 0 || seen > MaxLinkLatency:
-		return bad("membership_delay", "membership_delay must be from 0 to %s (got %s)", MaxLinkLatency, seen)
+	case latency < 0 || latency > MaxLinkLatency || latency%time.Microsecond != 0:
+		return bad("link_latency", "link_latency must be from 0 to %s, whole microseconds (got %s): a link's one-way delay", MaxLinkLatency, latency)
+	case latency > 0 && (proto == deploy.KongSync || proto == deploy.KongSyncPre11859):
+		return bad("link_latency", "sync = %q decides on each agent's own counts, answered at once, and reads Redis a round trip away on a fresh read: two delays in one lane ratelab does not model yet; remove link_latency", proto)
+	case seen < 0 || seen > MaxLinkLatency || seen%time.Microsecond != 0:
+		return bad("membership_delay", "membership_delay must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, seen)
+	case len(c.cfg.Tiers) > 1:
+		return bad("sync", "a deployment is scored against one ideal of one policy; this scenario has %d tiers: give the deployment a scenario of one", len(c.cfg.Tiers))
 	case proto.Periodic() && spec.SyncWait == nil:
 		return bad("sync", "sync = %q sends what each instance counted every sync_wait, which is missing: add sync_wait (Kong's sync_rate, Gubernator's GlobalSyncWait), e.g. sync_wait = \"100ms\"", proto)
-	case proto.Periodic() && (wait <= 0 || wait > MaxLinkLatency):
+	case proto.Periodic() && (wait < time.Millisecond || wait > MaxLinkLatency):
 		return bad("sync_wait", "sync = %q sends what each instance counted every sync_wait: give one from 1ms to %s (got %s)", proto, MaxLinkLatency, wait)
 	case !proto.Periodic() && spec.SyncWait != nil:
 		return bad("sync_wait", "sync = %q sends nothing periodically; remove sync_wait (kong-sync and gubernator-global take it)", proto)
@@ -97,6 +101,9 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		}
 		return bad("sync", "sync = %q is not how %s shares a limit across instances: use %s", proto, whose, strings.Join(words, " or "))
 	}
+	if err := copiesFit(proto, n, len(c.cfg.Keys)); err != nil {
+		return bad("instances", "%v", err)
+	}
 	lane.Instances, lane.Balance = n, spec.Balance.Value()
 	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen}
 	if spec.SyncBatchLimit != nil {
@@ -105,27 +112,50 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 	return nil
 }
 
-// scaleChange compiles a change's lane and instances: lane's membership from
-// the change on. It raises the lane's Most.
-func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(string, string, ...any) error) error {
-	if ch.Lane == "" && ch.Instances == nil {
+// MaxCopies is the most key states a deployment whose every instance keeps a
+// copy of each key (HAProxy's peers, Gubernator's GLOBAL) may hold: instances
+// × keys.
+const MaxCopies = 2_000_000
+
+// copiesFit says whether n instances of protocol p may keep keys keys each.
+func copiesFit(p deploy.Protocol, n, keys int) error {
+	if p != deploy.HAProxyPeers && p != deploy.GubernatorGlobal && p != deploy.GubernatorGlobalPre219 {
 		return nil
 	}
+	if n*keys > MaxCopies {
+		return fmt.Errorf("with sync = %q every instance keeps a copy of every key: %d instances × %d keys is %d copies, more than the %d ratelab holds; use fewer instances or keys", p, n, keys, n*keys, MaxCopies)
+	}
+	return nil
+}
+
+// scaleChange compiles a change's lane and instances: lane's membership from
+// the change on. It raises the lane's Most.
+// It says left when the lane is one --lanes left out: the change goes with it.
+func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(string, string, ...any) error) (left bool, err error) {
+	if ch.Lane == "" && ch.Instances == nil {
+		return false, nil
+	}
 	if ch.Lane == "" || ch.Instances == nil {
-		return bad("instances", "a change of membership needs both lane = \"…\" (a deployed lane) and instances = N")
+		return false, bad("instances", "a change of membership needs both lane = \"…\" (a deployed lane) and instances = N")
 	}
 	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == ch.Lane })
+	if i < 0 && slices.ContainsFunc(c.s.Lanes, func(l LaneSpec) bool { return l.Name == ch.Lane }) {
+		return true, nil
+	}
 	switch n := *ch.Instances; {
 	case i < 0:
-		return bad("lane", "no lane %q in this scenario", ch.Lane)
+		return false, bad("lane", "no lane %q in this scenario", ch.Lane)
 	case !c.cfg.Lanes[i].Deployed():
-		return bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership", ch.Lane)
+		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership", ch.Lane)
 	case n < 1 || n > MaxInstances:
-		return bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
+		return false, bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
 	default:
 		l := &c.cfg.Lanes[i]
+		if err := copiesFit(l.Deploy.Sync, n, len(c.cfg.Keys)); err != nil {
+			return false, bad("instances", "%v", err)
+		}
 		l.Deploy.Most = max(l.Deploy.Most, n)
 		add(sim.Input{Kind: sim.InputScale, Lane: i, Instances: n})
 	}
-	return nil
+	return false, nil
 }

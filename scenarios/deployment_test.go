@@ -26,12 +26,34 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"misspelt sync", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"centrall\"\n"), `did you mean "central"?`},
 		{"scale a lane that is no deployment", lane("algorithm = \"gcra\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 3\n", `lane "gcra" is not a deployment`},
 		{"scale without instances", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N`},
+		{"kong-sync with a link latency", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\nsync_wait = \"1s\"\nlink_latency = \"1ms\"\n"), `two delays in one lane ratelab does not model yet; remove link_latency`},
+		{"a sync wait under a millisecond", lane("algorithm = \"gubernator\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"1ns\"\n"), `give one from 1ms`},
+		{"a deployment among tiers", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.tier]]\nname = \"t\"\nlimit = 5\n", `a deployment is scored against one ideal of one policy; this scenario has 2 tiers`},
+		{"too many copies", strings.Replace(lane("algorithm = \"gubernator\"\ninstances = 1000\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), "rate = 5", "rate = 5\nkeys = 3000", 1), `1000 instances × 3000 keys is 3000000 copies`},
+		{"a deployment's figure on a plain lane", lane("algorithm = \"gcra\"\n") + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcra\"\nmetric = \"overshoot_window_units\"\nop = \"==\"\nvalue = 0\n", `overshoot_window_units is a deployment's figure against its ideal; lane "gcra" is not a deployment`},
 		{"scale to none", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 0\n", `instances must be from 1 to 1000 (got 0)`},
 	} {
 		_, err := parse(t, tc.doc, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got: %v\nwant: %s", tc.name, err, tc.want)
 		}
+	}
+}
+
+// --lanes that leaves out a lane a change scales leaves the change out too.
+func TestLanesLeaveOutTheirScaleChanges(t *testing.T) {
+	doc := minimal + "[[scenario.lane]]\nname = \"d\"\nalgorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n[[scenario.lane]]\nalgorithm = \"token-bucket\"\n" +
+		"[[scenario.change]]\nat = \"1s\"\nlane = \"d\"\ninstances = 3\n"
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{Lanes: []string{"token-bucket"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Lanes) != 1 || len(cfg.Inputs) != 0 {
+		t.Errorf("%d lanes and inputs %+v, want the token bucket alone and no change", len(cfg.Lanes), cfg.Inputs)
 	}
 }
 

@@ -180,8 +180,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		switch d := spec.StoreTimeout.Duration; {
 		case !c.outage():
 			return lane, bad("store_timeout", "store_timeout is how long a decision waits for a store that does not answer; this scenario's store never goes down: add a [[scenario.change]] with store = \"down\", or remove store_timeout")
-		case d <= 0 || d > MaxLinkLatency:
-			return lane, bad("store_timeout", "store_timeout must be from 1µs to %s (got %s)", MaxLinkLatency, d)
+		case d < time.Microsecond || d > MaxLinkLatency || d%time.Microsecond != 0:
+			return lane, bad("store_timeout", "store_timeout must be from 1µs to %s, whole microseconds (got %s)", MaxLinkLatency, d)
 		}
 		lane.StoreTimeout = spec.StoreTimeout.Duration
 	}

@@ -104,6 +104,21 @@ func MetricNames() []string {
 	return names
 }
 
+// DeploymentMetric says name (or either side of a ratio "a/b") is one of a
+// deployed lane's figures (Metrics' fields tagged ratelab:"deployment"),
+// which another lane does not have.
+func DeploymentMetric(name string) bool {
+	a, b, _ := strings.Cut(name, "/")
+	t := reflect.TypeFor[Metrics]()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if n := jsonName(f); (n == a || n == b) && f.Tag.Get("ratelab") == "deployment" {
+			return true
+		}
+	}
+	return false
+}
+
 // jsonName is a field's name in the JSON, without its tag's options.
 func jsonName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

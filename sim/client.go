@@ -86,7 +86,7 @@ func (l *Lane) attempt(id int32) {
 	r.sent = l.now
 	l.rec.m.Attempts++
 	l.tick.Attempts++
-	if l.storeDown {
+	if l.storeDown && (!l.Config.Deployed() || l.Config.Deploy.Sync.UsesStore()) {
 		l.unreachable(id)
 		return
 	}

@@ -59,3 +59,22 @@ func TestDeployedLaneScales(t *testing.T) {
 		t.Errorf("overshoot %d (ideal %d), sticky %d; want 3 (1), 0", ms[0].OvershootUnits, ms[0].IdealAccepted, ms[1].OvershootUnits)
 	}
 }
+
+// A store outage takes away a deployment's store (central), not the memory of
+// instances that keep their own (local): the local lane decides on, the
+// central one leaves every decision of the outage to on_error.
+func TestOutagesTakeOnlyAStore(t *testing.T) {
+	p := algorithms.Policy{Limit: 100, Period: time.Second, Burst: 100}
+	local, central := lane("local", algorithms.TokenBucketName), lane("central", algorithms.TokenBucketName)
+	local.Instances, local.Deploy = 2, DeployConfig{On: true, Sync: deploy.Local, Most: 2}
+	central.Instances, central.Deploy = 2, DeployConfig{On: true, Sync: deploy.Central, Most: 2}
+	cfg := newConfig(p, 2*time.Second, []LaneConfig{local, central}, Client{Name: "c", Pattern: Bursts{[]Burst{{At: 1500 * time.Millisecond, Count: 10}}}})
+	cfg.Inputs = []Input{{At: time.Second, Kind: InputStore, Store: StoreDown}}
+	ms, _ := runRows(t, cfg)
+	if ms[0].StoreErrors != 0 || ms[0].Accepted != 10 {
+		t.Errorf("local: %d store errors, %d accepted; want 0 and 10", ms[0].StoreErrors, ms[0].Accepted)
+	}
+	if ms[1].StoreErrors != 10 || ms[1].Accepted != 0 {
+		t.Errorf("central: %d store errors, %d accepted; want 10 (on_error closed) and 0", ms[1].StoreErrors, ms[1].Accepted)
+	}
+}

@@ -9,7 +9,9 @@ import (
 // A store's failures, as a scenario's timed changes (inputs) make them, in every
 // lane at the same virtual instant, in memory and on Redis alike:
 //
-//   - down: the store cannot be reached. Until it is up again, every decision
+//   - down: the store cannot be reached (a deployment whose instances keep
+//     their state in their own memory has none to lose: deploy.Protocol's
+//     UsesStore). Until it is up again, every decision
 //     that starts — an attempt reaching the lane's decider — is made by the
 //     lane's on_error without asking the store: allowed ("open") or refused
 //     ("closed", told to retry after one emission interval, period / limit, as a

@@ -106,7 +106,7 @@ func (r reader) request(q *products.Node) (*Limit, error) {
 			case "BATCHING", "NO_BATCHING":
 			case "GLOBAL":
 				l.Global = true
-				r.Warn(b, "GLOBAL is how the peers share the limit: run the lane as a deployment, instances = N with sync = \"gubernator-global\" and sync_wait (GlobalSyncWait, 100ms by default)")
+				r.Warn(b, "GLOBAL is how the peers share the limit: the lane is one peer; a scenario's lane of algorithm = \"gubernator\" runs it on several, instances = N with sync = \"gubernator-global\" and sync_wait (GlobalSyncWait, 100ms by default)")
 			case "RESET_REMAINING", "DURATION_IS_GREGORIAN", "DRAIN_OVER_LIMIT", "MULTI_REGION":
 				r.Warn(b, "%s is not modelled: the lane runs the token bucket without it", word)
 			default:
