@@ -53,7 +53,7 @@ func deploymentColumns(cfg *sim.Config, cols []Column) []Column {
 // deploymentFact is what a deployed lane did against its ideal, for its
 // verdict.
 func deploymentFact(lane sim.LaneConfig, m sim.Metrics) string {
-	fact := fmt.Sprintf("%s at the end, sync %s", plural(int64(m.Instances), "instance", "instances"), lane.Deploy.Sync)
+	fact := fmt.Sprintf("%s, sync %s", plural(int64(m.Instances), "instance", "instances"), lane.Deploy.Sync) // the membership now
 	if lane.Deploy.Latency > 0 {
 		fact += fmt.Sprintf(" over links of %s", format.Duration(lane.Deploy.Latency))
 	}
