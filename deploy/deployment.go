@@ -54,6 +54,10 @@ type Deployment struct {
 	seq     uint64
 	stats   Stats
 	proto   protocol
+	// lives counts each instance slot's incarnations: a timer set for an
+	// instance, or a message sent to it, that finds another in its slot (it
+	// was removed, or removed and added again) does nothing.
+	lives []int
 }
 
 // protocol is one sync protocol's state and decisions.
@@ -86,7 +90,7 @@ func New(cfg Config) (*Deployment, error) {
 	if cfg.BatchLimit <= 0 {
 		cfg.BatchLimit = 1000
 	}
-	d := &Deployment{cfg: cfg, members: cfg.Instances}
+	d := &Deployment{cfg: cfg, members: cfg.Instances, lives: make([]int, cfg.Most)}
 	var err error
 	switch cfg.Protocol {
 	case Local:
@@ -138,6 +142,9 @@ func (d *Deployment) Scale(now time.Duration, n int) {
 	}
 	before := d.members
 	d.members = n
+	for i := min(before, n); i < max(before, n); i++ {
+		d.lives[i]++ // removed, or new
+	}
 	d.proto.scale(now, before, n)
 }
 
@@ -158,6 +165,40 @@ func (d *Deployment) deliver(at time.Duration, fn func(arrival time.Duration)) {
 		return
 	}
 	d.after(at+d.cfg.Latency, fn)
+}
+
+// afterFor sets fn to run at `at` for instance inst, unless inst was removed
+// (or replaced) by then.
+func (d *Deployment) afterFor(inst int, at time.Duration, fn func(at time.Duration)) {
+	life := d.lives[inst]
+	d.after(at, func(at time.Duration) {
+		if d.lives[inst] == life {
+			fn(at)
+		}
+	})
+}
+
+// send counts a message sent at `at` to instance to and runs fn when it
+// arrives, a link's latency later, unless to was removed (or replaced) by
+// then: the message is lost.
+func (d *Deployment) send(to int, at time.Duration, fn func(arrival time.Duration)) {
+	d.stats.Messages++
+	life := d.lives[to]
+	d.deliver(at, func(arrival time.Duration) {
+		if d.lives[to] == life {
+			fn(arrival)
+		}
+	})
+}
+
+// sendOthers sends a message at `at` from instance from to every other
+// member (see send).
+func (d *Deployment) sendOthers(from int, at time.Duration, fn func(to int, arrival time.Duration)) {
+	for to := range d.members {
+		if to != from {
+			d.send(to, at, func(arrival time.Duration) { fn(to, arrival) })
+		}
+	}
 }
 
 // after sets fn to run at `at` (see runTimers).

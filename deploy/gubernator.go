@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -158,16 +159,23 @@ func (p *gubernator) queueHit(inst int, key string, hits, createdAt int64, now t
 	} else {
 		peer.hits[key] = &guberHits{hits: hits, createdAt: createdAt}
 	}
+	p.batch(inst, len(peer.hits), &peer.hitsArmed, now, p.sendHits)
+}
+
+// batch is Gubernator's queue of hits or of broadcasts at instance inst
+// (runAsyncHits, runBroadcasts: an Interval and a batch limit), waiting keys
+// now queued: flushed at once when GlobalBatchLimit keys wait, else
+// GlobalSyncWait after the first key entered it empty (a timer already
+// armed is not armed again).
+func (p *gubernator) batch(inst, waiting int, armed *bool, now time.Duration, flush func(inst int, at time.Duration)) {
 	switch {
-	case len(peer.hits) >= p.d.cfg.BatchLimit:
-		p.sendHits(inst, now)
-	case len(peer.hits) == 1 && !peer.hitsArmed:
-		peer.hitsArmed = true
-		p.d.after(now+p.d.cfg.SyncWait, func(at time.Duration) {
-			if p.peers[inst] == peer {
-				peer.hitsArmed = false
-				p.sendHits(inst, at)
-			}
+	case waiting >= p.d.cfg.BatchLimit:
+		flush(inst, now)
+	case waiting == 1 && !*armed:
+		*armed = true
+		p.d.afterFor(inst, now+p.d.cfg.SyncWait, func(at time.Duration) {
+			*armed = false
+			flush(inst, at)
 		})
 	}
 }
@@ -179,26 +187,16 @@ func (p *gubernator) sendHits(inst int, at time.Duration) {
 		return
 	}
 	byOwner := map[int][]string{}
-	for key := range peer.hits {
+	for _, key := range slices.Sorted(maps.Keys(peer.hits)) {
 		o := p.ring.owner(p.name + "_" + key)
 		byOwner[o] = append(byOwner[o], key)
 	}
-	owners := make([]int, 0, len(byOwner))
-	for o := range byOwner {
-		owners = append(owners, o)
-	}
-	slices.Sort(owners)
 	queued := peer.hits
 	peer.hits = map[string]*guberHits{}
-	for _, o := range owners {
+	for _, o := range slices.Sorted(maps.Keys(byOwner)) {
 		keys := byOwner[o]
-		slices.Sort(keys)
-		owner := p.peers[o]
-		p.d.stats.Messages++
-		p.d.deliver(at, func(arrival time.Duration) {
-			if p.peers[o] != owner {
-				return // the owner left: the hits are lost
-			}
+		p.d.send(o, at, func(arrival time.Duration) { // lost if the owner left
+			owner := p.peers[o]
 			ms := owner.cache.MS(arrival)
 			for _, key := range keys {
 				h := queued[key]
@@ -215,18 +213,7 @@ func (p *gubernator) sendHits(inst int, at time.Duration) {
 func (p *gubernator) queueUpdate(o int, key string, createdAt int64, now time.Duration) {
 	owner := p.peers[o]
 	owner.updates[key] = createdAt
-	switch {
-	case len(owner.updates) >= p.d.cfg.BatchLimit:
-		p.broadcast(o, now)
-	case len(owner.updates) == 1 && !owner.updatesArmed:
-		owner.updatesArmed = true
-		p.d.after(now+p.d.cfg.SyncWait, func(at time.Duration) {
-			if p.peers[o] == owner {
-				owner.updatesArmed = false
-				p.broadcast(o, at)
-			}
-		})
-	}
+	p.batch(o, len(owner.updates), &owner.updatesArmed, now, p.broadcast)
 }
 
 // broadcast sends owner o's queued keys' state, read now with Hits = 0, to
@@ -236,11 +223,7 @@ func (p *gubernator) broadcast(o int, at time.Duration) {
 	if len(owner.updates) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(owner.updates))
-	for k := range owner.updates {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(owner.updates))
 	ms := owner.cache.MS(at)
 	sent := make([]guberStatus, len(keys))
 	for i, key := range keys {
@@ -248,28 +231,19 @@ func (p *gubernator) broadcast(o int, at time.Duration) {
 		sent[i] = guberStatus{under: under, remaining: rem, expireAt: reset}
 	}
 	clear(owner.updates)
-	for i := range p.d.members {
-		if i == o {
-			continue
+	p.d.sendOthers(o, at, func(to int, arrival time.Duration) {
+		peer := p.peers[to]
+		ms := peer.cache.MS(arrival)
+		for j, key := range keys {
+			st := sent[j]
+			if p.pre {
+				peer.statuses[key] = st
+				peer.cache.Forget(key)
+				continue
+			}
+			peer.cache.Put(key, algorithms.GubernatorItem{Over: !st.under, Remaining: st.remaining, CreatedAt: ms, ExpireAt: st.expireAt})
 		}
-		peer := p.peers[i]
-		p.d.stats.Messages++
-		p.d.deliver(at, func(arrival time.Duration) {
-			if p.peers[i] != peer {
-				return
-			}
-			ms := peer.cache.MS(arrival)
-			for j, key := range keys {
-				st := sent[j]
-				if p.pre {
-					peer.statuses[key] = st
-					peer.cache.Forget(key)
-					continue
-				}
-				peer.cache.Put(key, algorithms.GubernatorItem{Over: !st.under, Remaining: st.remaining, CreatedAt: ms, ExpireAt: st.expireAt})
-			}
-		})
-	}
+	})
 }
 
 func (p *gubernator) scale(_ time.Duration, before, n int) {

@@ -85,18 +85,9 @@ func (p *haproxyPeers) push(from int, key string, s algorithms.HAProxyState, now
 	if p.d.cfg.Latency > 0 {
 		p.sent[pk] = msg
 	}
-	for i := range p.d.members {
-		if i == from {
-			continue
-		}
-		to := p.instances[i]
-		p.d.stats.Messages++
-		p.d.deliver(now, func(arrival time.Duration) {
-			if p.instances[i] == to {
-				to.Receive(key, *msg, now, arrival)
-			}
-		})
-	}
+	p.d.sendOthers(from, now, func(to int, arrival time.Duration) {
+		p.instances[to].Receive(key, *msg, now, arrival)
+	})
 }
 
 func (p *haproxyPeers) scale(_ time.Duration, before, n int) {

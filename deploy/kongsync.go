@@ -42,7 +42,6 @@ type kongSync struct {
 	jitter float64 // the policy's retry_after_jitter
 	redis  map[kongCounter]int64
 	agents []*kongAgent
-	gens   int // agents made so far: each one's generation
 	prune  int // the Redis counters past which old windows' are dropped
 }
 
@@ -58,7 +57,6 @@ type kongAgent struct {
 	cached  map[kongCounter]int64
 	delta   map[kongCounter]int64
 	pending bool // a sync timer is armed
-	gen     int  // the agent's incarnation: a timer of an earlier one does nothing
 }
 
 func newKongSync(d *Deployment, pre bool) (protocol, error) {
@@ -78,8 +76,7 @@ func newKongSync(d *Deployment, pre bool) (protocol, error) {
 }
 
 func (p *kongSync) newAgent() *kongAgent {
-	p.gens++
-	return &kongAgent{cached: map[kongCounter]int64{}, delta: map[kongCounter]int64{}, gen: p.gens}
+	return &kongAgent{cached: map[kongCounter]int64{}, delta: map[kongCounter]int64{}}
 }
 
 func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (algorithms.Decision, time.Duration) {
@@ -119,19 +116,15 @@ func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (alg
 	}
 	if !a.pending {
 		a.pending = true
-		gen := a.gen
-		p.d.after(now+p.d.cfg.SyncWait, func(at time.Duration) { p.sync(inst, gen, at) })
+		p.d.afterFor(inst, now+p.d.cfg.SyncWait, func(at time.Duration) { p.sync(inst, at) }) // an agent removed meanwhile: its deltas are gone
 	}
 	return d, wait
 }
 
 // sync is agent inst's timer: its deltas pushed (reaching Redis a latency
 // later), its cached values and deltas forgotten.
-func (p *kongSync) sync(inst, gen int, at time.Duration) {
+func (p *kongSync) sync(inst int, at time.Duration) {
 	a := p.agents[inst]
-	if a == nil || a.gen != gen {
-		return // the agent was removed: its deltas are gone
-	}
 	a.pending = false
 	push := a.delta
 	a.cached, a.delta = map[kongCounter]int64{}, map[kongCounter]int64{}

@@ -84,7 +84,7 @@ func (b Balance) String() string {
 // membership, else its instances.
 func (l *Lane) members() int {
 	if l.Config.Deployed() {
-		return l.deployed.members
+		return l.deployed.members()
 	}
 	return l.Config.Instances
 }

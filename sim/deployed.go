@@ -46,11 +46,13 @@ const GubernatorName = "ratelab"
 // deployment is a deployed lane's state: a deployment and the ideal per tier,
 // and their score.
 type deployment struct {
-	tiers   []*deploy.Deployment
-	ideal   []algorithms.Limiter
-	score   *deploy.Score
-	members int
+	tiers []*deploy.Deployment
+	ideal []algorithms.Limiter
+	score *deploy.Score
 }
+
+// members is the membership now (every tier's deployment scales together).
+func (d *deployment) members() int { return d.tiers[0].Members() }
 
 // buildDeployment builds the lane's deployment for tier t, its instances'
 // limiters from the store (as a lane's own are), and its ideal: the
@@ -80,7 +82,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		return err
 	}
 	d := &l.deployed
-	d.tiers, d.ideal, d.members = append(d.tiers, dep), append(d.ideal, ideal), lc.Instances
+	d.tiers, d.ideal = append(d.tiers, dep), append(d.ideal, ideal)
 	if t == 0 {
 		d.score = deploy.NewScore(p.Limit, p.Period)
 		l.rec.shardUnits = make([]int64, max(lc.Deploy.Most, lc.Instances))
@@ -120,13 +122,12 @@ func (deployDecider) settle()            {}
 // scale makes the lane's membership n, now.
 func (l *Lane) scale(n int) {
 	d := &l.deployed
-	if n == d.members {
+	if n == d.members() {
 		return
 	}
 	for _, dep := range d.tiers {
 		dep.Scale(l.now, n)
 	}
-	d.members = n
 	if l.turn >= n {
 		l.turn = 0
 	}
@@ -138,7 +139,7 @@ func (l *Lane) deployedMetrics(m *Metrics) {
 	d := &l.deployed
 	s := d.score
 	m.deployed = true
-	m.Instances = d.members
+	m.Instances = d.members()
 	m.OvershootUnits = s.Overshoot()
 	m.OvershootWindowUnits = s.WorstWindow
 	if limit := l.Config.TierPolicy(l.cfg, 0).Limit; limit > 0 {
