@@ -40,7 +40,6 @@ type step struct {
 // each request as the model does: status and remaining, step by step (the
 // shapes of Gubernator's own functional tests of GLOBAL).
 func TestGlobalDecidesAsTheCluster(t *testing.T) {
-	addrs, clients := startCluster(t, 4)
 	const settle = 6 * syncWait
 	for _, c := range []struct {
 		name  string
@@ -94,7 +93,6 @@ func ownerFirst(addrs []string, hashKey string) []int {
 // keeps the bound: in each of its windows at most the limit and the arrivals
 // of one span.
 func TestGlobalAdmitsAsTheModelOnTheCluster(t *testing.T) {
-	addrs, clients := startCluster(t, 3)
 	const (
 		limit    = 40
 		duration = 2 * time.Second
