@@ -130,14 +130,14 @@ func (f *FixedWindow) decide(d *Decision, s *FixedWindowState, key string, now t
 	} else {
 		// The next window's allowance is Limit plus this window's unused units
 		// (capped); each further window adds up to Limit more.
-		carry := min(f.rollover, s.Allowance-s.Count)
+		carry := min(f.rollover, max(0, s.Allowance-s.Count))
 		windows := int64(0)
 		if short := cost - f.policy.Limit - carry; short > 0 {
 			windows = ceilDiv(short, f.policy.Limit)
 		}
 		d.RetryAfter = jitter(end+windows*f.periodUS-n, JitterFactor(key, f.policy.RetryJitter))
 	}
-	d.Remaining = float64(s.Allowance - s.Count)
+	d.Remaining = float64(max(0, s.Allowance-s.Count)) // a count added past it (Add) leaves none
 	d.ResetAfter = fromMicros(end - n)
 }
 
@@ -161,7 +161,7 @@ func (f *FixedWindow) roll(s FixedWindowState, n int64) FixedWindowState {
 	if w <= s.Window {
 		return s
 	}
-	carry := min(f.rollover, s.Allowance-s.Count)
+	carry := min(f.rollover, max(0, s.Allowance-s.Count))
 	if idle := w - s.Window - 1; idle > 0 && carry < f.rollover {
 		// each idle window's allowance, Limit + carry, goes unused and rolls over
 		if idle >= ceilDiv(f.rollover-carry, f.policy.Limit) {

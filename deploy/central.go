@@ -14,12 +14,25 @@ import (
 // store's decisions are those of one limiter fed every request Latency late:
 // exact, and only late. Membership does not matter to it; a flush loses its
 // state.
+//
+// With a replica (Config.Replicated), the store replicates each decision's
+// effect ReplicaLag late (replica.go) and a failover promotes the replica:
+// the decisions of the last ReplicaLag are lost to the new primary. Without
+// one, a failover is to a server that had nothing: a flush.
 type central struct {
 	d     *Deployment
 	store algorithms.Limiter
+	rep   *replicated // nil without a replica
 }
 
 func newCentral(d *Deployment) (*central, error) {
+	if d.cfg.Replicated {
+		rep, err := newReplicated(d.cfg.ReplicaLag, d.cfg.New, func(lim algorithms.Limiter, w write) { lim.Allow(w.key, w.at, w.cost) })
+		if err != nil {
+			return nil, err
+		}
+		return &central{d: d, store: rep.primary, rep: rep}, nil
+	}
 	lim, err := d.cfg.New()
 	if err != nil {
 		return nil, err
@@ -30,7 +43,12 @@ func newCentral(d *Deployment) (*central, error) {
 func (p *central) decide(_ int, key string, now time.Duration, cost int64) (algorithms.Decision, time.Duration) {
 	p.d.stats.StoreCalls++
 	lat := p.d.cfg.Latency
-	return p.store.Allow(key, now+lat, cost), 2 * lat
+	dec := p.store.Allow(key, now+lat, cost)
+	if p.rep != nil {
+		p.rep.sent(write{key, now + lat, cost})
+		p.rep.catchUp(now)
+	}
+	return dec, 2 * lat
 }
 
 func (p *central) scale(time.Duration, int, int) {}
@@ -41,7 +59,25 @@ func (p *central) level(key string, now time.Duration) float64 {
 }
 
 func (p *central) forget() {
-	if f, ok := p.store.(algorithms.Forgetter); ok {
+	if p.rep != nil {
+		p.rep.forget()
+		return
+	}
+	forgetAll(p.store)
+}
+
+func (p *central) failover(now time.Duration) {
+	if p.rep == nil {
+		p.forget()
+		return
+	}
+	p.rep.failover(now)
+	p.store = p.rep.primary
+}
+
+// forgetAll loses every key of lim, when it can lose them.
+func forgetAll(lim algorithms.Limiter) {
+	if f, ok := lim.(algorithms.Forgetter); ok {
 		f.ForgetAll()
 	}
 }

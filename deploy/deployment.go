@@ -33,6 +33,11 @@ type Config struct {
 	// "peer-<i>".
 	Name  string
 	Peers []string
+	// Replicated says the store has a replica, which applies the primary's
+	// writes ReplicaLag late (central: a failover promotes it; ReplicaReads
+	// reads from it, and needs it).
+	Replicated bool
+	ReplicaLag time.Duration
 	// New makes a fresh limiter of the policy (a new instance's state, the
 	// store's, an owner's): the lane's algorithm, policy and options.
 	New func() (algorithms.Limiter, error)
@@ -73,6 +78,9 @@ type protocol interface {
 	// forget loses every key of the deployment's store (a flush); local
 	// protocols lose nothing.
 	forget()
+	// failover fails the store over to its replica at now (a protocol
+	// without a replica: to one that had nothing, a flush).
+	failover(now time.Duration)
 }
 
 // New makes a deployment.
@@ -84,8 +92,14 @@ func New(cfg Config) (*Deployment, error) {
 	if cfg.Protocol.Periodic() && cfg.SyncWait <= 0 {
 		return nil, fmt.Errorf("sync %q needs sync_wait > 0", cfg.Protocol)
 	}
-	if cfg.Latency < 0 || cfg.SeenAfter < 0 {
-		return nil, fmt.Errorf("link latency and the membership delay must be ≥ 0")
+	if cfg.Protocol == ReplicaReads && !cfg.Replicated {
+		return nil, fmt.Errorf("sync %q reads from a replica: it needs one (Replicated, a ReplicaLag)", cfg.Protocol)
+	}
+	if cfg.Replicated && cfg.Protocol != Central && cfg.Protocol != ReplicaReads {
+		return nil, fmt.Errorf("sync %q has no store replica ratelab models; central and replica-reads do", cfg.Protocol)
+	}
+	if cfg.Latency < 0 || cfg.SeenAfter < 0 || cfg.ReplicaLag < 0 {
+		return nil, fmt.Errorf("link latency, the membership delay and the replica's lag must be ≥ 0")
 	}
 	if cfg.BatchLimit <= 0 {
 		cfg.BatchLimit = 1000
@@ -105,6 +119,8 @@ func New(cfg Config) (*Deployment, error) {
 		d.proto, err = newHAProxyPeers(d)
 	case GubernatorGlobal, GubernatorGlobalPre219:
 		d.proto, err = newGubernator(d, cfg.Protocol == GubernatorGlobalPre219)
+	case ReplicaReads:
+		d.proto, err = newReplicaReads(d)
 	default:
 		err = fmt.Errorf("unknown protocol %d", cfg.Protocol)
 	}
@@ -156,6 +172,15 @@ func (d *Deployment) Level(key string, now time.Duration) float64 {
 
 // Forget loses every key of the deployment's store, as a flush does.
 func (d *Deployment) Forget() { d.proto.forget() }
+
+// Failover fails the deployment's store over to its replica at now, after
+// the timers due: with Config.Replicated, the writes of the last ReplicaLag
+// are lost; without, every key is (as Forget). Protocols that keep their
+// state in the instances lose nothing.
+func (d *Deployment) Failover(now time.Duration) {
+	d.runTimers(now)
+	d.proto.failover(now)
+}
 
 // deliver runs fn when a message sent at `at` arrives, a link's latency
 // later (at once, without latency).

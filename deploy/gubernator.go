@@ -263,6 +263,9 @@ func (p *gubernator) level(key string, now time.Duration) float64 {
 
 func (p *gubernator) forget() {}
 
+// failover: the instances keep their state in their own memory.
+func (p *gubernator) failover(time.Duration) {}
+
 // guberRing is Gubernator's ReplicatedConsistentHash with its defaults
 // (replicated_hash.go at v2.13.0: 512 replicas, segmentio/fasthash's FNV-1
 // 64-bit).

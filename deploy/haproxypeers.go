@@ -109,3 +109,6 @@ func (p *haproxyPeers) level(key string, now time.Duration) float64 {
 }
 
 func (p *haproxyPeers) forget() {}
+
+// failover: the instances keep their state in their own memory.
+func (p *haproxyPeers) failover(time.Duration) {}

@@ -181,3 +181,7 @@ func (p *kongSync) level(key string, now time.Duration) float64 {
 }
 
 func (p *kongSync) forget() { clear(p.redis) }
+
+// failover is to a Redis that had none of the counters (no replica is
+// modelled for Kong's): a flush.
+func (p *kongSync) failover(time.Duration) { p.forget() }

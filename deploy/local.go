@@ -59,3 +59,6 @@ func (p *local) level(key string, now time.Duration) float64 {
 }
 
 func (p *local) forget() {}
+
+// failover: the instances keep their state in their own memory.
+func (p *local) failover(time.Duration) {}

@@ -37,10 +37,15 @@ const (
 	GubernatorGlobal
 	// GubernatorGlobalPre219: GLOBAL as it was before gubernator PR #219.
 	GubernatorGlobalPre219
+	// ReplicaReads: one store with a replica; each instance reads a key's
+	// count from the replica and adds what it admitted on the primary
+	// (GitHub's 2021 design), so admissions within the replica's lag pass
+	// the limit.
+	ReplicaReads
 )
 
 // protocols are the protocols' words in scenario files, in Protocol order.
-var protocols = [...]string{"local", "share", "central", "kong-sync", "kong-sync-pre-11859", "haproxy-peers", "gubernator-global", "gubernator-global-pre-219"}
+var protocols = [...]string{"local", "share", "central", "kong-sync", "kong-sync-pre-11859", "haproxy-peers", "gubernator-global", "gubernator-global-pre-219", "replica-reads"}
 
 // String is the protocol's word in scenario files.
 func (p Protocol) String() string { return protocols[p] }
@@ -59,10 +64,11 @@ func ParseProtocol(s string) (Protocol, error) {
 }
 
 // UsesStore says the protocol's instances ask a store, which an outage takes
-// away (central; Kong's sync, whose reads and pushes go to Redis); the others
+// away (central and replica-reads; Kong's sync, whose reads and pushes go to
+// Redis); the others
 // keep their state in the instances' memory.
 func (p Protocol) UsesStore() bool {
-	return p == Central || p == KongSync || p == KongSyncPre11859
+	return p == Central || p == KongSync || p == KongSyncPre11859 || p == ReplicaReads
 }
 
 // Periodic says the protocol sends what it counted every SyncWait (which it

@@ -79,3 +79,6 @@ func (p *share) level(key string, now time.Duration) float64 {
 }
 
 func (p *share) forget() {}
+
+// failover: the instances keep their state in their own memory.
+func (p *share) failover(time.Duration) {}

@@ -91,6 +91,7 @@ func mutantConfig(cfg *sim.Config, m mutant) *sim.Config {
 			out.Lanes[i].Strategy = algorithms.Atomic
 			if out.Lanes[i].Deployed() {
 				out.Lanes[i].Deploy.Sync = deploy.Local
+				out.Lanes[i].Deploy.Replicated = false
 			}
 		}
 	}

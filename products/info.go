@@ -63,7 +63,7 @@ type Info struct {
 // GenericSyncs are the protocols a lane of an algorithm that is no product's
 // can be deployed with: each instance alone, a share of the membership, one
 // store.
-var GenericSyncs = []deploy.Protocol{deploy.Local, deploy.Share, deploy.Central}
+var GenericSyncs = []deploy.Protocol{deploy.Local, deploy.Share, deploy.Central, deploy.ReplicaReads}
 
 // SyncsOf are the protocols a lane of algorithm alg with options o can be
 // deployed with: its product's (Info.Syncs), or GenericSyncs for an algorithm

@@ -17,14 +17,14 @@ import (
 const MaxLinkLatency = 24 * time.Hour
 
 // deployment compiles a deployed lane's keys: sync, link_latency, sync_wait,
-// sync_batch_limit, membership_delay, with instances and balance
+// sync_batch_limit, membership_delay, replica_lag, with instances and balance
 // (sim/deployed.go). Without sync, it refuses the keys that need it.
 func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(string, string, ...any) error) error {
 	if !spec.Sync.Set() {
 		for _, k := range []struct {
 			key string
 			set bool
-		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}} {
+		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}, {"replica_lag", spec.ReplicaLag != nil}} {
 			if k.set {
 				return bad(k.key, "%s applies to a deployment; add sync = \"local\" (or another protocol: %s) and instances = N", k.key, strings.Join(deploy.Protocols(), ", "))
 			}
@@ -47,7 +47,7 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		}
 		return d.Duration
 	}
-	latency, wait, seen := dur(spec.LinkLatency), dur(spec.SyncWait), dur(spec.MembershipDelay)
+	latency, wait, seen, lag := dur(spec.LinkLatency), dur(spec.SyncWait), dur(spec.MembershipDelay), dur(spec.ReplicaLag)
 	switch {
 	case spec.Instances == nil:
 		return bad("sync", "a deployment needs instances = N (1 to %d): the gateway instances at the start", MaxInstances)
@@ -85,6 +85,16 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("sync_wait", "sync = %q sends nothing periodically; remove sync_wait (kong-sync and gubernator-global take it)", proto)
 	case spec.MembershipDelay != nil && proto != deploy.Share:
 		return bad("membership_delay", "membership_delay is how long share's instances take to see a change; sync = %q does not divide by the membership", proto)
+	case proto == deploy.ReplicaReads && spec.ReplicaLag == nil:
+		return bad("sync", "sync = \"replica-reads\" reads each count from the store's replica: add replica_lag, how late the replica applies a write (e.g. replica_lag = \"50ms\")")
+	case spec.ReplicaLag != nil && proto != deploy.Central && proto != deploy.ReplicaReads:
+		return bad("replica_lag", "replica_lag is the store's replica's lag; sync = %q has no store replica ratelab models (central and replica-reads do)", proto)
+	case lag < 0 || lag > MaxLinkLatency || lag%time.Microsecond != 0:
+		return bad("replica_lag", "replica_lag must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, lag)
+	case proto == deploy.ReplicaReads && !isCounter(lane.Algorithm):
+		return bad("sync", "sync = \"replica-reads\" reads a count from a replica and adds to it on the primary: %s keeps no count a write can add to; use %s", lane.Algorithm, counterWords())
+	case proto == deploy.ReplicaReads && lane.Options.Rollover != 0:
+		return bad("rollover", "sync = \"replica-reads\" counts past the limit, which a rollover would carry as a debt no product defines; remove rollover")
 	case spec.SyncBatchLimit != nil && proto != deploy.GubernatorGlobal && proto != deploy.GubernatorGlobalPre219:
 		return bad("sync_batch_limit", "sync_batch_limit is Gubernator's GlobalBatchLimit; sync = %q has none", proto)
 	case spec.SyncBatchLimit != nil && (*spec.SyncBatchLimit < 1 || *spec.SyncBatchLimit > 1_000_000):
@@ -105,11 +115,25 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("instances", "%v", err)
 	}
 	lane.Instances, lane.Balance = n, spec.Balance.Value()
-	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen}
+	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen,
+		Replicated: spec.ReplicaLag != nil, ReplicaLag: lag}
 	if spec.SyncBatchLimit != nil {
 		lane.Deploy.BatchLimit = *spec.SyncBatchLimit
 	}
 	return nil
+}
+
+// isCounter says a limiter of the algorithm keeps a count a store can add to
+// without deciding (algorithms.Counter), as replica-reads needs.
+func isCounter(name algorithms.Name) bool { return slices.Contains(algorithms.Counters(), name) }
+
+// counterWords names the counters for a message: "fixed-window or sliding-counter".
+func counterWords() string {
+	var words []string
+	for _, n := range algorithms.Counters() {
+		words = append(words, string(n))
+	}
+	return strings.Join(words, " or ")
 }
 
 // MaxCopies is the most key states a deployment whose every instance keeps a

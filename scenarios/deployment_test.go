@@ -18,7 +18,7 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"hash without sync", lane("algorithm = \"gcra\"\ninstances = 2\nbalance = \"hash\"\n"), `balance = "hash" applies to a deployment`},
 		{"kong-sync without a wait", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\n"), `sync = "kong-sync" sends what each instance counted every sync_wait, which is missing`},
 		{"kong-sync on kong's local policy", lane("algorithm = \"kong\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\nsync_wait = \"1s\"\n"), `sync = "kong-sync" is not how kong's lane, with these options, shares a limit across instances: use "local"`},
-		{"gubernator on a token bucket", lane("algorithm = \"token-bucket\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), `is not how a lane of token-bucket, which is no product's, shares a limit across instances: use "local" or "share" or "central"`},
+		{"gubernator on a token bucket", lane("algorithm = \"token-bucket\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), `is not how a lane of token-bucket, which is no product's, shares a limit across instances: use "local" or "share" or "central" or "replica-reads"`},
 		{"sync wait on central", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nsync_wait = \"1s\"\n"), `sync = "central" sends nothing periodically; remove sync_wait`},
 		{"per_instance on a deployment", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nper_instance = \"share\"\n"), `a deployment's protocol says what each instance holds`},
 		{"weighted deployment", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nbalance = \"weighted\"\nweights = [1, 2]\n"), `a deployment's membership changes, and weights name instances`},
@@ -31,6 +31,12 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"a deployment among tiers", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.tier]]\nname = \"t\"\nlimit = 5\n", `a deployment is scored against one ideal of one policy; this scenario has 2 tiers`},
 		{"too many copies", strings.Replace(lane("algorithm = \"gubernator\"\ninstances = 1000\nsync = \"gubernator-global\"\nsync_wait = \"100ms\"\n"), "rate = 5", "rate = 5\nkeys = 3000", 1), `1000 instances × 3000 keys is 3000000 copies`},
 		{"a deployment's figure on a plain lane", lane("algorithm = \"gcra\"\n") + "[[scenario.claim]]\nid = \"x\"\nsays = \"s\"\nlane = \"gcra\"\nmetric = \"overshoot_window_units\"\nop = \"==\"\nvalue = 0\n", `overshoot_window_units is a deployment's figure against its ideal; lane "gcra" is not a deployment`},
+		{"replica reads without a lag", lane("algorithm = \"fixed-window\"\ninstances = 2\nsync = \"replica-reads\"\n"), `add replica_lag, how late the replica applies a write`},
+		{"replica reads of a bucket", lane("algorithm = \"token-bucket\"\ninstances = 2\nsync = \"replica-reads\"\nreplica_lag = \"10ms\"\n"), `token-bucket keeps no count a write can add to; use fixed-window or sliding-counter`},
+		{"replica reads with rollover", lane("algorithm = \"fixed-window\"\nrollover = 5\ninstances = 2\nsync = \"replica-reads\"\nreplica_lag = \"10ms\"\n"), `counts past the limit, which a rollover would carry`},
+		{"a replica for local instances", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nreplica_lag = \"10ms\"\n"), `replica_lag is the store's replica's lag; sync = "local" has no store replica`},
+		{"a replica without a deployment", lane("algorithm = \"gcra\"\nreplica_lag = \"10ms\"\n"), `replica_lag applies to a deployment`},
+		{"a negative lag", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nreplica_lag = \"-1s\"\n"), `replica_lag must be from 0`},
 		{"scale to none", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 0\n", `instances must be from 1 to 1000 (got 0)`},
 	} {
 		_, err := parse(t, tc.doc, nil)

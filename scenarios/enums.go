@@ -170,13 +170,16 @@ var onErrors = []word[sim.OnError]{
 func (o *OnError) UnmarshalText(b []byte) error { return o.read(b, "on_error", onErrors) }
 
 // StoreEvent is a change to every lane's store (sim.StoreChange): "down" (on_error
-// decides until it is up), "up", or "flushed" (every key lost).
+// decides until it is up), "up", "flushed" (every key lost) or "failover" (the
+// replica takes over: a deployment with replica_lag loses the lag's writes,
+// any other store every key).
 type StoreEvent struct{ choice[sim.StoreChange] }
 
 var storeEvents = []word[sim.StoreChange]{
 	{name: sim.StoreDown.String(), value: sim.StoreDown, gloss: "unreachable: on_error decides"},
 	{name: sim.StoreUp.String(), value: sim.StoreUp, gloss: "answers again"},
 	{name: sim.StoreFlushed.String(), value: sim.StoreFlushed, gloss: "every key lost, as after a failover to an empty replica"},
+	{name: sim.StoreFailedOver.String(), value: sim.StoreFailedOver, gloss: "the replica takes over: a deployment with replica_lag loses the lag's writes, any other store every key"},
 }
 
 func (e *StoreEvent) UnmarshalText(b []byte) error { return e.read(b, "store", storeEvents) }
@@ -260,7 +263,7 @@ func (b *Balance) UnmarshalText(text []byte) error { return b.read(text, "balanc
 // Sync is a deployed lane's sync protocol (deploy.Protocol).
 type Sync struct{ choice[deploy.Protocol] }
 
-var syncs = named(deploy.Local, deploy.Share, deploy.Central, deploy.KongSync, deploy.KongSyncPre11859, deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219)
+var syncs = named(deploy.Local, deploy.Share, deploy.Central, deploy.KongSync, deploy.KongSyncPre11859, deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219, deploy.ReplicaReads)
 
 func (s *Sync) UnmarshalText(text []byte) error { return s.read(text, "sync", syncs) }
 

@@ -79,7 +79,7 @@ type ChangeSpec struct {
 	Retry    *RetrySpec `toml:"retry,omitempty"`     // its new retry policy
 	ClockFix ClockFix   `toml:"clock_fix,omitempty"` // "on", "off" or "as-configured"
 	Glitch   *bool      `toml:"glitch,omitempty"`    // the backend serves four times slower while true
-	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up" or "flushed"
+	Store    StoreEvent `toml:"store,omitempty"`     // every lane's store: "down", "up", "flushed" or "failover"
 	// A deployed lane's membership from At: new instances start empty.
 	Lane      string `toml:"lane,omitempty"`
 	Instances *int   `toml:"instances,omitempty"`
@@ -161,11 +161,12 @@ type LaneSpec struct {
 
 	// A deployment: the instances share what they admit as a product does,
 	// scored against one ideal limiter (docs/scenarios.md, "Deployments").
-	Sync            Sync      `toml:"sync,omitempty"`             // the instances' sync protocol: "local", "share", "central", "kong-sync", "gubernator-global", "gubernator-global-pre-219"
+	Sync            Sync      `toml:"sync,omitempty"`             // the instances' sync protocol: "local", "share", "central", "kong-sync", "gubernator-global", "gubernator-global-pre-219", "replica-reads"
 	LinkLatency     *Duration `toml:"link_latency,omitempty"`     // a link's one-way delay, between instances and to the store; default 0
 	SyncWait        *Duration `toml:"sync_wait,omitempty"`        // kong-sync, gubernator-global: how often an instance sends what it counted
 	SyncBatchLimit  *int      `toml:"sync_batch_limit,omitempty"` // gubernator-global: hits queued for a peer that send at once (GlobalBatchLimit); default 1000
 	MembershipDelay *Duration `toml:"membership_delay,omitempty"` // share: how long instances take to see a membership change; default 0
+	ReplicaLag      *Duration `toml:"replica_lag,omitempty"`      // central, replica-reads: the store's replica applies each write this late; a failover loses the lag's writes
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"

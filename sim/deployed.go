@@ -33,6 +33,10 @@ type DeployConfig struct {
 	// how long instances take to see a membership change (share).
 	BatchLimit int
 	SeenAfter  time.Duration
+	// Replicated says the store has a replica lagging ReplicaLag (central,
+	// replica-reads): a failover loses the lag's writes.
+	Replicated bool
+	ReplicaLag time.Duration
 }
 
 // Deployed says the lane is run as a deployment.
@@ -70,6 +74,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		Protocol: lc.Deploy.Sync, Instances: lc.Instances, Most: lc.Deploy.Most,
 		Latency: lc.Deploy.Latency, SyncWait: lc.Deploy.SyncWait, BatchLimit: lc.Deploy.BatchLimit,
 		SeenAfter: lc.Deploy.SeenAfter, Name: GubernatorName, New: fresh,
+		Replicated: lc.Deploy.Replicated, ReplicaLag: lc.Deploy.ReplicaLag,
 	})
 	if err != nil {
 		return err

@@ -35,18 +35,25 @@ import (
 //     (SCAN on the lane's own prefix, UNLINK): nothing outside the run's
 //     keys is touched. A flush while the store is down still happens (the
 //     replica that takes over has nothing).
+//   - failed over: the store's replica takes over. A deployed lane whose
+//     store has a replica (DeployConfig.Replicated: central, replica-reads)
+//     loses the writes of the replica's lag, and nothing older (package
+//     deploy, replica.go); a deployment that keeps its state in its
+//     instances loses nothing; every other lane's store fails over to a
+//     replica that had none of its keys: a flush.
 
 // StoreChange is what happens to every lane's store at an input.
 type StoreChange int
 
 const (
-	StoreUp      StoreChange = iota // answers again
-	StoreDown                       // cannot be reached: on_error decides
-	StoreFlushed                    // loses every key
+	StoreUp         StoreChange = iota // answers again
+	StoreDown                          // cannot be reached: on_error decides
+	StoreFlushed                       // loses every key
+	StoreFailedOver                    // its replica takes over
 )
 
 // String is the change's word in scenario files.
-func (c StoreChange) String() string { return [...]string{"up", "down", "flushed"}[c] }
+func (c StoreChange) String() string { return [...]string{"up", "down", "flushed", "failover"}[c] }
 
 // changeStore makes change c to the lane's store, now.
 func (l *Lane) changeStore(c StoreChange) {
@@ -57,6 +64,21 @@ func (l *Lane) changeStore(c StoreChange) {
 		l.storeDown = true
 	case StoreFlushed:
 		l.flush()
+	case StoreFailedOver:
+		l.failover()
+	}
+}
+
+// failover fails the lane's store over to its replica (see StoreChange): a
+// deployment as its protocol does, any other lane as a flush.
+func (l *Lane) failover() {
+	if !l.Config.Deployed() {
+		l.flush()
+		return
+	}
+	l.decider.settle()
+	for _, dep := range l.deployed.tiers {
+		dep.Failover(l.now)
 	}
 }
 

@@ -240,3 +240,24 @@ func StartCluster(t testing.TB) *Cluster {
 	}
 	return c
 }
+
+// StartReplica starts a redis-server replicating primary (--replicaof), stopped
+// when t ends, and waits until its link to the primary is up and the first
+// synchronisation is done.
+func StartReplica(t testing.TB, primary *Server) *Server {
+	t.Helper()
+	r := Start(t, "--replicaof", "127.0.0.1", fmt.Sprint(primary.Port))
+	c := r.Client()
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := c.Info(context.Background(), "replication").Result()
+		if err == nil && strings.Contains(info, "master_link_status:up") && strings.Contains(info, "master_sync_in_progress:0") {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica on %s of %s: link not up in 10 s (%v):\n%s", r.Addr(), primary.Addr(), err, info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
