@@ -29,9 +29,9 @@ func guberDeployment(t *testing.T, n int, limit int64, duration time.Duration, p
 	return d, owner, others
 }
 
-// sync is long enough after a request for its hits to reach the owner and the
+// settled is long enough after a request for its hits to reach the owner and the
 // owner's broadcast to reach every peer (two waits, no latency).
-const sync = 2*50*time.Millisecond + time.Millisecond
+const settled = 2*50*time.Millisecond + time.Millisecond
 
 // Gubernator's own functional tests of GLOBAL (functional_test.go at
 // v2.13.0), step by step: what each peer answers before and after the syncs.
@@ -41,17 +41,17 @@ func TestGubernatorGlobalAsItsFunctionalTests(t *testing.T) {
 		run(t, d, []step{
 			{0, p[0], "k", 1, true, 4},
 			{0, p[0], "k", 2, true, 2},
-			{sync, p[1], "k", 0, true, 2},
-			{sync, p[2], "k", 0, true, 2},
-			{sync, p[3], "k", 2, true, 0},
-			{2 * sync, p[4], "k", 1, false, 0},
+			{settled, p[1], "k", 0, true, 2},
+			{settled, p[2], "k", 0, true, 2},
+			{settled, p[3], "k", 2, true, 0},
+			{2 * settled, p[4], "k", 1, false, 0},
 		})
 	})
 	t.Run("TestGlobalRateLimitsWithLoadBalancing", func(t *testing.T) {
 		d, owner, p := guberDeployment(t, 6, 2, time.Minute, false)
 		steps := []step{{0, owner, "k", 1, true, 1}, {0, p[0], "k", 1, true, 1}}
 		for i := 2; i < 10; i++ {
-			steps = append(steps, step{sync + time.Duration(i)*time.Millisecond, []int{owner, p[0]}[i%2], "k", 1, false, 0})
+			steps = append(steps, step{settled + time.Duration(i)*time.Millisecond, []int{owner, p[0]}[i%2], "k", 1, false, 0})
 		}
 		run(t, d, steps)
 	})
@@ -60,8 +60,8 @@ func TestGubernatorGlobalAsItsFunctionalTests(t *testing.T) {
 		run(t, d, []step{
 			{0, p[0], "k", 1, true, 1},
 			{0, p[0], "k", 1, true, 0},
-			{sync, p[0], "k", 1, false, 0},
-			{2 * sync, p[0], "k", 0, false, 0},
+			{settled, p[0], "k", 1, false, 0},
+			{2 * settled, p[0], "k", 0, false, 0},
 		})
 	})
 	t.Run("TestGlobalBehavior", func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestGubernatorGlobalAsItsFunctionalTests(t *testing.T) {
 				run(t, d, []step{{0, p[0], "k", 1, true, 999 - i}})
 			}
 			for _, peer := range append([]int{owner}, p...) {
-				run(t, d, []step{{sync, peer, "k", 0, true, 1000 - k}})
+				run(t, d, []step{{settled, peer, "k", 0, true, 1000 - k}})
 			}
 			if got := d.Stats().Messages; got != 1+5 { // one send of hits, one broadcast to 5 peers
 				t.Errorf("%d hits: %d messages, want 6", k, got)
@@ -87,12 +87,12 @@ func TestGubernatorPre219AnswersTheBroadcastAsItIs(t *testing.T) {
 	d, _, p := guberDeployment(t, 3, 2, time.Minute, true)
 	steps := []step{{0, p[0], "k", 1, true, 1}, {0, p[0], "k", 1, true, 0}}
 	for i := range 20 {
-		steps = append(steps, step{sync + time.Duration(i)*time.Millisecond, p[0], "k", 1, true, 0})
+		steps = append(steps, step{settled + time.Duration(i)*time.Millisecond, p[0], "k", 1, true, 0})
 	}
 	run(t, d, steps)
 	// v2.13.0: the copy is taken from, so the third hit is refused
 	d, _, p = guberDeployment(t, 3, 2, time.Minute, false)
-	run(t, d, []step{{0, p[0], "k", 1, true, 1}, {0, p[0], "k", 1, true, 0}, {sync, p[0], "k", 1, false, 0}})
+	run(t, d, []step{{0, p[0], "k", 1, true, 1}, {0, p[0], "k", 1, true, 0}, {settled, p[0], "k", 1, false, 0}})
 }
 
 // The ring is Gubernator's: a key's owner is one member, and adding a member

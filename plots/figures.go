@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"ratelab/algorithms"
+	"ratelab/deploy"
 	"ratelab/internal/format"
 )
 
@@ -58,6 +60,15 @@ func Figures(d *Data) ([]Figure, []string, error) {
 	if err := add(comparisonFigure(d)); err != nil {
 		return nil, nil, err
 	}
+	if deployed := slices.ContainsFunc(d.Lanes, func(l Lane) bool { return l.Config.Deployed() }); deployed {
+		lines, err := deploy.Sweep()
+		if err == nil {
+			err = add(sweepFigure(lines))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	for i, l := range d.Lanes {
 		base := fmt.Sprintf("lane%d-%s", i+1, slug(l.Config.Name))
 		if l.HasLevel() {
@@ -78,6 +89,11 @@ func Figures(d *Data) ([]Figure, []string, error) {
 		}
 		if err := add(decisionsFigure(d, i, base)); err != nil {
 			return nil, nil, err
+		}
+		if l.Config.Deployed() {
+			if err := add(deploymentFigure(d, i, base)); err != nil {
+				return nil, nil, err
+			}
 		}
 		if d.Config.Backend != nil {
 			if err := add(backendFigure(d, i, base)); err != nil {

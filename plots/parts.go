@@ -23,6 +23,8 @@ const maxColumns = 300
 type column struct {
 	end, span        time.Duration
 	accepted, denied int64
+	ideal            int64 // a deployed lane's ideal's admissions
+	members          int   // a deployed lane's membership at the column's end
 }
 
 // columnsOf joins samples (each covering step) into at most maxColumns columns of
@@ -43,6 +45,8 @@ func columnsOf(samples []sim.Sample, step, upTo time.Duration) []column {
 		c := &out[len(out)-1]
 		c.accepted += s.Accepted
 		c.denied += s.Denied
+		c.ideal += s.IdealAccepted
+		c.members = s.Members
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,37 @@ func TestFiguresRender(t *testing.T) {
 		}
 		if !strings.Contains(svg, "scenario retry-storm, seed 1") {
 			t.Errorf("%s: the caption is not in the SVG", f.Name)
+		}
+	}
+}
+
+// A run with a deployment draws each deployed lane against its ideal, with its
+// membership above, and the overshoot sweep once; a run without draws neither.
+func TestDeploymentFigures(t *testing.T) {
+	d := recorded(t, compile(t, "autoscale"), 60*time.Second)
+	figs, _, err := Figures(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+		if strings.HasSuffix(f.Name, "-vs-ideal") && f.above == nil {
+			t.Errorf("%s has no membership panel", f.Name)
+		}
+	}
+	for _, want := range []string{"deployments-sweep", "lane1-whole-per-instance-vs-ideal", "lane3-share-seen-in-5s-vs-ideal"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no figure %s in %v", want, names)
+		}
+	}
+	plain, _, err := Figures(recorded(t, compile(t, "boundary-burst"), time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range plain {
+		if f.Name == "deployments-sweep" || strings.HasSuffix(f.Name, "-vs-ideal") {
+			t.Errorf("a run without a deployment draws %s", f.Name)
 		}
 	}
 }

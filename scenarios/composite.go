@@ -70,16 +70,8 @@ func (c *compiler) instances(spec LaneSpec, lane *sim.LaneConfig, bad func(strin
 		return bad("instances", "instances apply to atomic lanes (strategy %q reads and writes one store); remove instances or the strategy", lane.Strategy)
 	}
 	balance := spec.Balance.Value()
-	switch {
-	case balance == sim.BalanceWeighted && len(spec.Weights) != n:
-		return bad("weights", "balance = \"weighted\" needs weights, one number per instance (%d; got %d)", n, len(spec.Weights))
-	case balance != sim.BalanceWeighted && spec.Weights != nil:
-		return bad("weights", "weights apply to balance = \"weighted\" (this lane's balance is %q)", balance)
-	}
-	for j, w := range spec.Weights {
-		if w < 1 || w > 1_000_000 {
-			return bad("weights", "weights[%d] must be from 1 to 1000000 (got %d): an instance's share of the requests", j, w)
-		}
+	if err := checkWeights(spec, n, bad); err != nil {
+		return err
 	}
 	per := spec.PerInstance.Value()
 	for t := range c.cfg.Tiers {
@@ -93,6 +85,24 @@ func (c *compiler) instances(spec LaneSpec, lane *sim.LaneConfig, bad func(strin
 		}
 	}
 	lane.Instances, lane.PerInstance, lane.Balance, lane.Weights = n, per, balance, slices.Clone(spec.Weights)
+	return nil
+}
+
+// checkWeights checks a lane's weights against its balance and its n
+// instances: one weight per instance with balance = "weighted", none without.
+func checkWeights(spec LaneSpec, n int, bad func(string, string, ...any) error) error {
+	balance := spec.Balance.Value()
+	switch {
+	case balance == sim.BalanceWeighted && len(spec.Weights) != n:
+		return bad("weights", "balance = \"weighted\" needs weights, one number per instance (%d; got %d)", n, len(spec.Weights))
+	case balance != sim.BalanceWeighted && spec.Weights != nil:
+		return bad("weights", "weights apply to balance = \"weighted\" (this lane's balance is %q)", balance)
+	}
+	for j, w := range spec.Weights {
+		if w < 1 || w > 1_000_000 {
+			return bad("weights", "weights[%d] must be from 1 to 1000000 (got %d): an instance's share of the requests", j, w)
+		}
+	}
 	return nil
 }
 

@@ -65,10 +65,6 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("ttl", "a deployment's instances keep their state as the product does; remove ttl, or sync")
 	case spec.PerInstance.Set():
 		return bad("per_instance", "a deployment's protocol says what each instance holds (sync = %q); remove per_instance", proto)
-	case spec.Balance.Value() == sim.BalanceWeighted:
-		return bad("balance", "a deployment's membership changes, and weights name instances: use round-robin, random, hash or sticky")
-	case spec.Weights != nil:
-		return bad("weights", "weights apply to balance = \"weighted\", which a deployment does not take; remove weights")
 	case latency < 0 || latency > MaxLinkLatency || latency%time.Microsecond != 0:
 		return bad("link_latency", "link_latency must be from 0 to %s, whole microseconds (got %s): a link's one-way delay", MaxLinkLatency, latency)
 	case latency > 0 && (proto == deploy.KongSync || proto == deploy.KongSyncPre11859):
@@ -114,7 +110,10 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 	if err := copiesFit(proto, n, len(c.cfg.Keys)); err != nil {
 		return bad("instances", "%v", err)
 	}
-	lane.Instances, lane.Balance = n, spec.Balance.Value()
+	if err := checkWeights(spec, n, bad); err != nil {
+		return err
+	}
+	lane.Instances, lane.Balance, lane.Weights = n, spec.Balance.Value(), slices.Clone(spec.Weights)
 	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen,
 		Replicated: spec.ReplicaLag != nil, ReplicaLag: lag}
 	if spec.SyncBatchLimit != nil {
@@ -171,6 +170,8 @@ func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(stri
 		return false, bad("lane", "no lane %q in this scenario", ch.Lane)
 	case !c.cfg.Lanes[i].Deployed():
 		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership", ch.Lane)
+	case c.cfg.Lanes[i].Balance == sim.BalanceWeighted:
+		return false, bad("instances", "lane %q is balanced by weights, one per instance: its membership cannot change (use round-robin, random, hash or sticky to scale it)", ch.Lane)
 	case n < 1 || n > MaxInstances:
 		return false, bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
 	default:

@@ -53,6 +53,26 @@ type deployment struct {
 	tiers []*deploy.Deployment
 	ideal []algorithms.Limiter
 	score *deploy.Score
+	// tick counts each instance slot's admissions in the tick under way;
+	// last those of the tick before (the UI's strip of instances).
+	tick, last []int64
+}
+
+// closeTick keeps the tick's admissions per instance as the last tick's, for
+// the members now, and starts the next.
+func (d *deployment) closeTick() {
+	n := d.members()
+	d.last = append(d.last[:0], d.tick[:n]...)
+	clear(d.tick)
+}
+
+// LastTickByInstance is what each instance of a deployed lane admitted in the
+// tick that closed last, one number per member then; nil for another lane.
+func (l *Lane) LastTickByInstance() []int64 {
+	if !l.Config.Deployed() {
+		return nil
+	}
+	return l.deployed.last
 }
 
 // members is the membership now (every tier's deployment scales together).
@@ -91,6 +111,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 	if t == 0 {
 		d.score = deploy.NewScore(p.Limit, p.Period)
 		l.rec.shardUnits = make([]int64, max(lc.Deploy.Most, lc.Instances))
+		d.tick = make([]int64, max(lc.Deploy.Most, lc.Instances))
 	}
 	return nil
 }
@@ -107,6 +128,9 @@ func (a deployDecider) decide(id int32) {
 	now := l.now // a deployment decides on the virtual clock
 	d, delay := l.deployed.tiers[k.Tier].Decide(inst, k.Name, now, r.cost)
 	l.scoreDeployed(r, d.Allowed)
+	if d.Allowed {
+		l.deployed.tick[inst]++
+	}
 	o := decision(d, l.now+delay)
 	o.shard = int32(inst)
 	l.land(id, o)
@@ -118,6 +142,9 @@ func (l *Lane) scoreDeployed(r *request, allowed bool) {
 	k := &l.cfg.Keys[r.key]
 	ideal := l.deployed.ideal[k.Tier].Allow(k.Name, l.now, r.cost)
 	l.deployed.score.Add(k.Name, l.now, r.cost, allowed, ideal.Allowed)
+	if ideal.Allowed {
+		l.tick.IdealAccepted++
+	}
 }
 
 func (deployDecider) commit(int32)       {}

@@ -78,3 +78,60 @@ func TestOutagesTakeOnlyAStore(t *testing.T) {
 		t.Errorf("central: %d store errors, %d accepted; want 10 (on_error closed) and 0", ms[1].StoreErrors, ms[1].Accepted)
 	}
 }
+
+// A deployed lane's samples carry what its ideal admitted (summing to the
+// metric) and its membership at each tick's end; the last tick's admissions
+// per instance are one number a member.
+func TestDeployedSamplesCarryTheIdealAndTheMembership(t *testing.T) {
+	p := algorithms.Policy{Limit: 10, Period: time.Second, Burst: 10}
+	l := lane("local", algorithms.TokenBucketName)
+	l.Instances, l.Deploy = 2, DeployConfig{On: true, Sync: deploy.Local, Most: 5}
+	cfg := newConfig(p, 4*time.Second, []LaneConfig{l, lane("plain", algorithms.TokenBucketName)}, Client{Name: "c", Pattern: Poisson{Rate: 50}})
+	cfg.Inputs = []Input{{At: 2 * time.Second, Kind: InputScale, Lane: 0, Instances: 5}}
+	r, err := NewRun(cfg, Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	var ideal int64
+	for _, s := range r.Lanes[0].Series() {
+		ideal += s.IdealAccepted
+		if want := map[bool]int{true: 2, false: 5}[s.At <= 2*time.Second]; s.Members != want {
+			t.Fatalf("the sample ending %s has %d members, want %d", s.At, s.Members, want)
+		}
+	}
+	if m := r.Metrics()[0]; ideal != m.IdealAccepted || ideal == 0 {
+		t.Errorf("the samples' ideal admissions sum to %d, the metric is %d", ideal, m.IdealAccepted)
+	}
+	if got := r.Lanes[0].LastTickByInstance(); len(got) != 5 {
+		t.Errorf("the last tick's admissions by instance: %v, want 5 numbers", got)
+	}
+	for _, s := range r.Lanes[1].Series() {
+		if s.IdealAccepted != 0 || s.Members != 0 {
+			t.Fatalf("a plain lane's sample carries a deployment's figures: %+v", s)
+		}
+	}
+	if r.Lanes[1].LastTickByInstance() != nil {
+		t.Error("a plain lane has admissions by instance")
+	}
+}
+
+// A weighted deployment sends each instance its share of the attempts:
+// weights 1 and 3, a quarter and three quarters.
+func TestWeightedDeploymentFollowsItsWeights(t *testing.T) {
+	p := algorithms.Policy{Limit: 1000, Period: time.Second, Burst: 1000}
+	l := lane("weighted", algorithms.TokenBucketName)
+	l.Instances, l.Balance, l.Weights, l.Deploy = 2, BalanceWeighted, []int{1, 3}, DeployConfig{On: true, Sync: deploy.Local, Most: 2}
+	cfg := newConfig(p, 10*time.Second, []LaneConfig{l}, Client{Name: "c", Pattern: Poisson{Rate: 400}})
+	_, rows := runRows(t, cfg)
+	var on [2]int
+	for _, r := range rows {
+		on[r.Shard]++
+	}
+	if share := float64(on[1]) / float64(len(rows)); share < 0.72 || share > 0.78 {
+		t.Errorf("instance 1 got %d of %d attempts (%.3f), want about three quarters", on[1], len(rows), share)
+	}
+}

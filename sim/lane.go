@@ -108,6 +108,12 @@ type Sample struct {
 	// Levels, for the series sink only (Run.OnSeries), is the level of each of
 	// Config.WatchKeys at the tick's end, in that order.
 	Levels []float64
+	// A deployed lane's: IdealAccepted is what its ideal admitted of the
+	// decisions made during the tick (Accepted counts the deployment's as
+	// they land, a protocol's round trip later), Members its membership at
+	// the tick's end. Both 0 for any other lane; the series CSV has neither.
+	IdealAccepted int64
+	Members       int
 }
 
 // clientRun is a client's state in one lane.
@@ -335,6 +341,10 @@ func (l *Lane) sample() {
 	failures := l.storeFailures()
 	l.tick.StoreErrors = failures - l.failuresSeen
 	l.failuresSeen = failures
+	if l.Config.Deployed() {
+		l.tick.Members = l.deployed.members()
+		l.deployed.closeTick()
+	}
 	l.series.add(l.tick)
 	if l.samples != nil {
 		s := l.tick

@@ -10,7 +10,7 @@ import "time"
 const MaxSeriesPoints = 4096
 
 // merge is s followed by next as one sample covering both: the later end,
-// level and backend queue, the highest high and the lowest low, the sums of the
+// level, backend queue and membership, the highest high and the lowest low, the sums of the
 // counts.
 func (s Sample) merge(next Sample) Sample {
 	next.High = max(s.High, next.High)
@@ -21,6 +21,7 @@ func (s Sample) merge(next Sample) Sample {
 	next.Attempts += s.Attempts
 	next.BackendErrors += s.BackendErrors
 	next.StoreErrors += s.StoreErrors
+	next.IdealAccepted += s.IdealAccepted
 	return next
 }
 

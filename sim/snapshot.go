@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Snapshot is a run as a view shows it at one instant, taken in O(lanes) by
 // Run.Snapshot: nothing in it is written again, so it may be read on another
@@ -32,6 +35,10 @@ type LaneSnapshot struct {
 	HasLast bool
 	// Unavailable says the lane's store failed at its last call.
 	Unavailable bool
+	// Instances, for a deployed lane, is what each of its members admitted in
+	// the last tick that closed (Lane.LastTickByInstance), a copy; nil for
+	// another lane.
+	Instances []int64
 }
 
 // KeepLive makes every lane keep the sums its live metrics need as the run goes
@@ -63,7 +70,8 @@ func (r *Run) Snapshot() *Snapshot {
 		}
 		scoped[i] = l.rec.scopes.counts
 		last, ok := l.LastDecision()
-		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Unavailable: l.Unavailable()}
+		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Unavailable: l.Unavailable(),
+			Instances: slices.Clone(l.LastTickByInstance())}
 	}
 	s.Claims = Judge(r.Config, s.Metrics, scoped)
 	s.Answers = r.Answers()

@@ -55,9 +55,11 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	v := m.view(graphColumns(w))
 	cols := bin(l.Series, v)
 	lines := []string{m.panelTitle(i, l.Unavailable, met, inner)}
+	extra := deploymentRows(lane, h)
+	graphRows := h - panelChrome - extra
 	if info.Shape == algorithms.ShapeNone {
 		lines = append(lines, st.Subtle.Render(truncate(m.loadLabel(), inner)))
-		lines = append(lines, m.loadGraph(cols, v, h-panelChrome, inner)...)
+		lines = append(lines, m.loadGraph(cols, v, graphRows, inner)...)
 	} else {
 		lines = append(lines, st.Subtle.Render(truncate(levelLabel(m.runner.cfg, lane, info), inner)))
 		lo, hi := yRange(m.runner.cfg, lane)
@@ -65,7 +67,7 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 		for j, c := range cols {
 			levels[j] = shown(c, info.Shape)
 		}
-		lines = append(lines, m.graph(levels, h-panelChrome, inner, lo, hi, v)...)
+		lines = append(lines, m.graph(levels, graphRows, inner, lo, hi, v)...)
 	}
 	acc, den := make([]int64, len(cols)), make([]int64, len(cols))
 	for j, c := range cols {
@@ -74,8 +76,18 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 	peak := max(maxOf(acc), maxOf(den))
 	lines = append(lines,
 		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "acc ▕"))+st.Accept.Render(bars(acc, peak)),
-		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "den ▕"))+st.Deny.Render(bars(den, peak)),
-		st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, lane, v)), inner)))
+		st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "den ▕"))+st.Deny.Render(bars(den, peak)))
+	if extra > 0 {
+		over := make([]int64, len(cols))
+		for j, c := range cols {
+			over[j] = max(0, c.accepted-c.ideal)
+		}
+		lines = append(lines, st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "over ▕"))+st.Deny.Render(bars(over, peak)))
+	}
+	if extra > 1 {
+		lines = append(lines, m.instanceStrip(lane, l.Instances, inner))
+	}
+	lines = append(lines, st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, lane, v)), inner)))
 
 	box := st.Panel
 	if i == m.focus {

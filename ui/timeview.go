@@ -72,6 +72,7 @@ type column struct {
 	end              time.Duration
 	level, high, low float64 // the last sample's level; the highest and lowest reached
 	accepted, denied int64
+	ideal            int64 // a deployed lane's ideal's admissions (Sample.IdealAccepted)
 }
 
 // bin joins the samples of series that fall in each of v's columns: a sample
@@ -91,6 +92,7 @@ func bin(series []sim.Sample, v timeView) []column {
 			c.level, c.high, c.low = s.Level, max(c.high, s.High), min(c.low, s.Low)
 			c.accepted += s.Accepted
 			c.denied += s.Denied
+			c.ideal += s.IdealAccepted
 		}
 		if seen {
 			out = append(out, c)

@@ -35,6 +35,10 @@ func (m *Model) renderZoom(rows int) string {
 	if cfg.Classes != nil { // what ratelab tune judged the lane by
 		judged = "ordinary denied " + metricCell("ordinary_denied", met) + "  heavy admitted " + metricCell("heavy_accepted", met)
 	}
+	if lane.Deployed() { // the deployment, and how far it went beyond its ideal
+		algorithm += fmt.Sprintf("  %d× %s", len(l.Instances), deploymentWords(lane))
+		judged += "  overshoot " + metricCell("overshoot_window_units", met)
+	}
 	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("%s  accepted %d  denied %d  errors %d  %s",
 		algorithm, met.Accepted, met.Denied, met.Errors, judged))
 	title = fit(title, m.width)
@@ -76,8 +80,17 @@ func (m *Model) renderZoom(rows int) string {
 	spare := len(level) - used
 	lines = append(lines, level[:used+spare%2]...)
 	span := format.Duration(v.span)
-	label(fmt.Sprintf("accepted per column of %s", span))
-	lines = append(lines, underLabel(m.countGraph(acc, countLines+spare/2, m.styles.AcceptLine))...)
+	if lane.Deployed() {
+		ideal := make([]float64, len(cols))
+		for i, c := range cols {
+			ideal[i] = float64(c.ideal)
+		}
+		label(fmt.Sprintf("accepted per column of %s; the second line: what one ideal limiter admits of the same requests", span))
+		lines = append(lines, underLabel(m.countGraph(acc, countLines+spare/2, m.styles.AcceptLine, ideal))...)
+	} else {
+		label(fmt.Sprintf("accepted per column of %s", span))
+		lines = append(lines, underLabel(m.countGraph(acc, countLines+spare/2, m.styles.AcceptLine))...)
+	}
 	label(fmt.Sprintf("denied per column of %s", span))
 	lines = append(lines, underLabel(m.countGraph(den, countLines+spare/2, m.styles.DenyLine))...)
 	lines = append(lines, m.styles.Subtle.Render(timeAxis(v, boundaries(cfg, lane, v))))
@@ -92,14 +105,21 @@ func (m *Model) renderZoom(rows int) string {
 const zoomCountLines = 4
 
 // countGraph plots counts per column, from 0 to a round number at or above the
-// highest, in exactly `lines` lines with the axis labels of the other graphs.
-func (m *Model) countGraph(values []float64, lines int, color asciigraph.AnsiColor) []string {
+// highest, in exactly `lines` lines with the axis labels of the other graphs;
+// a second series (a deployment's ideal) is drawn with it, dimmer.
+func (m *Model) countGraph(values []float64, lines int, color asciigraph.AnsiColor, also ...[]float64) []string {
 	out := make([]string, lines)
-	hi := float64(ladderStep(int64(max(1, maxFloat(values)))-1, +1))
+	top := maxFloat(values)
+	series, colors := [][]float64{values}, []asciigraph.AnsiColor{color}
+	for _, a := range also {
+		top = max(top, maxFloat(a))
+		series, colors = append(series, a), append(colors, m.styles.Level)
+	}
+	hi := float64(ladderStep(int64(max(1, top))-1, +1))
 	rows := min(roundRows(hi, lines-1), int(hi)) // whole counts on the axis: 0 and 1, not 0.3
-	plot := asciigraph.Plot(values,
+	plot := asciigraph.PlotMany(series,
 		asciigraph.Height(rows), asciigraph.LowerBound(0), asciigraph.UpperBound(hi),
-		asciigraph.SeriesColors(color),
+		asciigraph.SeriesColors(colors...),
 		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
 	copy(out[lines-rows-1:], strings.Split(plot, "\n"))
 	return out
