@@ -28,7 +28,7 @@ type Score struct {
 	keys   map[string]*keyScore
 	// the last period's disagreements over every key, and their sum: the
 	// units the deployment admitted beyond the ideal in it
-	recent    []point
+	recent    queue[point]
 	recentSum int64
 	tolerance int64
 
@@ -56,8 +56,8 @@ type Score struct {
 type keyScore struct {
 	d, base int64
 	seq     uint64
-	window  []point
-	mins    []point
+	window  queue[point]
+	mins    queue[point]
 }
 
 type point struct {
@@ -93,11 +93,11 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 	if !deployed {
 		diff = -cost
 	}
-	for len(s.recent) > 0 && s.recent[0].at <= at-s.period {
-		s.recentSum -= s.recent[0].d
-		s.recent = s.recent[1:]
+	for !s.recent.empty() && s.recent.front().at <= at-s.period {
+		s.recentSum -= s.recent.front().d
+		s.recent.popFront()
 	}
-	s.recent = append(s.recent, point{at: at, d: diff})
+	s.recent.push(point{at: at, d: diff})
 	s.recentSum += diff
 	if s.recentSum > s.tolerance || s.recentSum < -s.tolerance {
 		s.lastOff = at
@@ -108,11 +108,12 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 		s.keys[key] = k
 	}
 	// the changes at or before at − period leave the span (at − period, at]
-	for len(k.window) > 0 && k.window[0].at <= at-s.period {
-		left := k.window[0]
-		k.base, k.window = left.d, k.window[1:]
-		if len(k.mins) > 0 && k.mins[0].seq == left.seq {
-			k.mins = k.mins[1:]
+	for !k.window.empty() && k.window.front().at <= at-s.period {
+		left := k.window.front()
+		k.base = left.d
+		k.window.popFront()
+		if !k.mins.empty() && k.mins.front().seq == left.seq {
+			k.mins.popFront()
 		}
 	}
 	if deployed {
@@ -121,20 +122,20 @@ func (s *Score) Add(key string, at time.Duration, cost int64, deployed, ideal bo
 		k.d -= cost
 	}
 	low := k.base
-	if len(k.mins) > 0 {
-		low = min(low, k.mins[0].d)
+	if !k.mins.empty() {
+		low = min(low, k.mins.front().d)
 	}
 	if w := k.d - low; w > s.WorstWindow {
 		s.WorstWindow, s.WorstKey, s.WorstAt = w, key, at
 	}
 	k.seq++
 	p := point{at: at, d: k.d, seq: k.seq}
-	k.window = append(k.window, p)
+	k.window.push(p)
 	// a later point no higher makes an earlier one no span's minimum
-	for len(k.mins) > 0 && k.mins[len(k.mins)-1].d >= k.d {
-		k.mins = k.mins[:len(k.mins)-1]
+	for !k.mins.empty() && k.mins.back().d >= k.d {
+		k.mins.popBack()
 	}
-	k.mins = append(k.mins, p)
+	k.mins.push(p)
 }
 
 // Changed records a membership change at `at`.
