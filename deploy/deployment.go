@@ -3,6 +3,7 @@ package deploy
 import (
 	"container/heap"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"ratelab/algorithms"
@@ -38,6 +39,11 @@ type Config struct {
 	// reads from it, and needs it).
 	Replicated bool
 	ReplicaLag time.Duration
+	// Jitter adds to each message between instances a delay drawn uniformly
+	// from 0 to Jitter, from a stream seeded by Seed; a link keeps its order.
+	// The protocols whose instances call the store (UsesStore) take none.
+	Jitter time.Duration
+	Seed   uint64
 	// New makes a fresh limiter of the policy (a new instance's state, the
 	// store's, an owner's): the lane's algorithm, policy and options.
 	New func() (algorithms.Limiter, error)
@@ -49,6 +55,8 @@ type Config struct {
 type Stats struct {
 	Messages   int64
 	StoreCalls int64
+	// Lost is the messages a partition dropped (counted in Messages too).
+	Lost int64
 }
 
 // Deployment is a policy deployed as Config says; see the package comment.
@@ -63,6 +71,12 @@ type Deployment struct {
 	// instance, or a message sent to it, that finds another in its slot (it
 	// was removed, or removed and added again) does nothing.
 	lives []int
+	// cut marks the instance slots a partition cuts off from the others and
+	// from the store (Partition); none when whole.
+	cut []bool
+	// jitter draws each message's jitter; lastOn is each link's last arrival.
+	jitter *rand.Rand
+	lastOn map[[2]int]time.Duration
 }
 
 // protocol is one sync protocol's state and decisions.
@@ -98,13 +112,19 @@ func New(cfg Config) (*Deployment, error) {
 	if cfg.Replicated && cfg.Protocol != Central && cfg.Protocol != ReplicaReads {
 		return nil, fmt.Errorf("sync %q has no store replica ratelab models; central and replica-reads do", cfg.Protocol)
 	}
+	if cfg.Jitter < 0 || (cfg.Jitter > 0 && cfg.Protocol.UsesStore()) {
+		return nil, fmt.Errorf("sync %q: a jitter applies to the messages between instances, ≥ 0, and to no protocol whose instances call a store", cfg.Protocol)
+	}
 	if cfg.Latency < 0 || cfg.SeenAfter < 0 || cfg.ReplicaLag < 0 {
 		return nil, fmt.Errorf("link latency, the membership delay and the replica's lag must be ≥ 0")
 	}
 	if cfg.BatchLimit <= 0 {
 		cfg.BatchLimit = 1000
 	}
-	d := &Deployment{cfg: cfg, members: cfg.Instances, lives: make([]int, cfg.Most)}
+	d := &Deployment{cfg: cfg, members: cfg.Instances, lives: make([]int, cfg.Most), cut: make([]bool, cfg.Most)}
+	if cfg.Jitter > 0 {
+		d.jitter, d.lastOn = rand.New(rand.NewPCG(cfg.Seed, 0x6a17)), map[[2]int]time.Duration{}
+	}
 	var err error
 	switch cfg.Protocol {
 	case Local:
@@ -159,7 +179,8 @@ func (d *Deployment) Scale(now time.Duration, n int) {
 	before := d.members
 	d.members = n
 	for i := min(before, n); i < max(before, n); i++ {
-		d.lives[i]++ // removed, or new
+		d.lives[i]++     // removed, or new
+		d.cut[i] = false // a new member joins the side not cut off
 	}
 	d.proto.scale(now, before, n)
 }
@@ -182,14 +203,24 @@ func (d *Deployment) Failover(now time.Duration) {
 	d.proto.failover(now)
 }
 
-// deliver runs fn when a message sent at `at` arrives, a link's latency
-// later (at once, without latency).
-func (d *Deployment) deliver(at time.Duration, fn func(arrival time.Duration)) {
-	if d.cfg.Latency == 0 {
+// deliver runs fn when a message sent at `at` from instance from to
+// instance to arrives: a link's latency later, plus its jitter (a uniform
+// draw from 0 to Jitter, seeded), never before the message sent on the same
+// link before it (a link is one connection: it keeps its order); at once
+// without latency or jitter.
+func (d *Deployment) deliver(from, to int, at time.Duration, fn func(arrival time.Duration)) {
+	if d.cfg.Latency == 0 && d.cfg.Jitter == 0 {
 		fn(at)
 		return
 	}
-	d.after(at+d.cfg.Latency, fn)
+	arrival := at + d.cfg.Latency
+	if d.cfg.Jitter > 0 {
+		arrival += time.Duration(d.jitter.Int64N(int64(d.cfg.Jitter) + 1))
+		link := [2]int{from, to}
+		arrival = max(arrival, d.lastOn[link])
+		d.lastOn[link] = arrival
+	}
+	d.after(arrival, fn)
 }
 
 // afterFor sets fn to run at `at` for instance inst, unless inst was removed
@@ -203,14 +234,23 @@ func (d *Deployment) afterFor(inst int, at time.Duration, fn func(at time.Durati
 	})
 }
 
-// send counts a message sent at `at` to instance to and runs fn when it
-// arrives, a link's latency later, unless to was removed (or replaced) by
-// then: the message is lost.
-func (d *Deployment) send(to int, at time.Duration, fn func(arrival time.Duration)) {
+// send counts a message sent at `at` from instance from to instance to and
+// runs fn when it arrives (deliver), unless to was removed (or replaced) by
+// then, or a partition lies between them when it is sent or when it would
+// arrive: the message is lost.
+func (d *Deployment) send(from, to int, at time.Duration, fn func(arrival time.Duration)) {
 	d.stats.Messages++
+	if d.apart(from, to) {
+		d.stats.Lost++
+		return
+	}
 	life := d.lives[to]
-	d.deliver(at, func(arrival time.Duration) {
-		if d.lives[to] == life {
+	d.deliver(from, to, at, func(arrival time.Duration) {
+		switch {
+		case d.lives[to] != life:
+		case d.apart(from, to):
+			d.stats.Lost++
+		default:
 			fn(arrival)
 		}
 	})
@@ -221,7 +261,7 @@ func (d *Deployment) send(to int, at time.Duration, fn func(arrival time.Duratio
 func (d *Deployment) sendOthers(from int, at time.Duration, fn func(to int, arrival time.Duration)) {
 	for to := range d.members {
 		if to != from {
-			d.send(to, at, func(arrival time.Duration) { fn(to, arrival) })
+			d.send(from, to, at, func(arrival time.Duration) { fn(to, arrival) })
 		}
 	}
 }

@@ -195,7 +195,7 @@ func (p *gubernator) sendHits(inst int, at time.Duration) {
 	peer.hits = map[string]*guberHits{}
 	for _, o := range slices.Sorted(maps.Keys(byOwner)) {
 		keys := byOwner[o]
-		p.d.send(o, at, func(arrival time.Duration) { // lost if the owner left
+		p.d.send(inst, o, at, func(arrival time.Duration) { // lost if the owner left or is cut off
 			owner := p.peers[o]
 			ms := owner.cache.MS(arrival)
 			for _, key := range keys {

@@ -1,7 +1,11 @@
 package deploy
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"ratelab/algorithms"
@@ -20,14 +24,24 @@ import (
 // effective limit is the policy's when requests for a key are further apart
 // than the latency, and tends to N times it when they crowd.
 //
+// A partition loses the pushes across it; when it heals, the peer sessions
+// reconnect and each side resumes its pushes from the last update the other
+// acknowledged (init_connected_peer: last_pushed = update), so each instance
+// pushes every entry it touched while apart, as it is then, across the old
+// cut.
+//
 // Not modelled: the scheduler's hops before the applet sends (a push is
-// sent at the touch's instant), 200 messages a wakeup, resync on
-// reconnection, shards.
+// sent at the touch's instant), 200 messages a wakeup, the time a peer takes
+// to notice a dead session and to reconnect (heartbeat 3 s, reconnect 5 s:
+// the pushes resume when the partition heals), the full resync of a reload,
+// shards.
 type haproxyPeers struct {
 	d         *Deployment
 	instances []*algorithms.HAProxy
 	sent      map[pushKey]*algorithms.HAProxyState // pushes in flight sent at sentAt
 	sentAt    time.Duration
+	// apartTouched are the entries each instance touched during a partition.
+	apartTouched map[pushKey]bool
 }
 
 type pushKey struct {
@@ -36,7 +50,7 @@ type pushKey struct {
 }
 
 func newHAProxyPeers(d *Deployment) (protocol, error) {
-	p := &haproxyPeers{d: d, instances: make([]*algorithms.HAProxy, d.cfg.Most), sent: map[pushKey]*algorithms.HAProxyState{}}
+	p := &haproxyPeers{d: d, instances: make([]*algorithms.HAProxy, d.cfg.Most), sent: map[pushKey]*algorithms.HAProxyState{}, apartTouched: map[pushKey]bool{}}
 	for i := range d.members {
 		if err := p.fresh(i); err != nil {
 			return nil, err
@@ -65,8 +79,42 @@ func (p *haproxyPeers) decide(inst int, key string, now time.Duration, cost int6
 	after, ok := h.Entry(key, now)
 	if ok && after != before {
 		p.push(inst, key, after, now)
+		if p.d.partitioned(p.d.cut) {
+			p.apartTouched[pushKey{inst, key}] = true
+		}
 	}
 	return d, 0
+}
+
+// heal pushes, for each member, the entries it touched while apart to the
+// members on the other side of the cut that was.
+func (p *haproxyPeers) heal(now time.Duration, was []bool) {
+	touched := slices.SortedFunc(maps.Keys(p.apartTouched), func(a, b pushKey) int {
+		return cmp.Or(cmp.Compare(a.from, b.from), strings.Compare(a.key, b.key))
+	})
+	clear(p.apartTouched)
+	type resume struct {
+		pushKey
+		entry algorithms.HAProxyState
+	}
+	var pushes []resume // read before any is sent: both sides push at once
+	for _, pk := range touched {
+		if pk.from >= p.d.members {
+			continue // removed since
+		}
+		if entry, ok := p.instances[pk.from].Entry(pk.key, now); ok {
+			pushes = append(pushes, resume{pk, entry})
+		}
+	}
+	for _, r := range pushes {
+		for to := range p.d.members {
+			if was[to] != was[r.from] {
+				p.d.send(r.from, to, now, func(arrival time.Duration) {
+					p.instances[to].Receive(r.key, r.entry, now, arrival)
+				})
+			}
+		}
+	}
 }
 
 // push sends instance from's entry for key to every other member, once per

@@ -140,8 +140,11 @@ func (c *compiler) changes(Overrides) error {
 			continue // a change of a lane --lanes left out
 		}
 		if made == 0 {
-			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances")
+			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances or partition")
 		}
+	}
+	if err := c.partitionsFit(); err != nil {
+		return err
 	}
 	if len(c.cfg.Inputs) > MaxInputs {
 		return c.fail(nil, "the scenario holds more than %d inputs", MaxInputs)

@@ -24,7 +24,7 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		for _, k := range []struct {
 			key string
 			set bool
-		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}, {"replica_lag", spec.ReplicaLag != nil}} {
+		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}, {"replica_lag", spec.ReplicaLag != nil}, {"link_jitter", spec.LinkJitter != nil}} {
 			if k.set {
 				return bad(k.key, "%s applies to a deployment; add sync = \"local\" (or another protocol: %s) and instances = N", k.key, strings.Join(deploy.Protocols(), ", "))
 			}
@@ -47,7 +47,7 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		}
 		return d.Duration
 	}
-	latency, wait, seen, lag := dur(spec.LinkLatency), dur(spec.SyncWait), dur(spec.MembershipDelay), dur(spec.ReplicaLag)
+	latency, wait, seen, lag, jitter := dur(spec.LinkLatency), dur(spec.SyncWait), dur(spec.MembershipDelay), dur(spec.ReplicaLag), dur(spec.LinkJitter)
 	switch {
 	case spec.Instances == nil:
 		return bad("sync", "a deployment needs instances = N (1 to %d): the gateway instances at the start", MaxInstances)
@@ -69,6 +69,10 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("link_latency", "link_latency must be from 0 to %s, whole microseconds (got %s): a link's one-way delay", MaxLinkLatency, latency)
 	case latency > 0 && (proto == deploy.KongSync || proto == deploy.KongSyncPre11859):
 		return bad("link_latency", "sync = %q decides on each agent's own counts, answered at once, and reads Redis a round trip away on a fresh read: two delays in one lane ratelab does not model yet; remove link_latency", proto)
+	case jitter < 0 || jitter > MaxLinkLatency || jitter%time.Microsecond != 0:
+		return bad("link_jitter", "link_jitter must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, jitter)
+	case jitter > 0 && (proto.UsesStore() || proto == deploy.Local || proto == deploy.Share):
+		return bad("link_jitter", "link_jitter delays the messages between instances; sync = %q sends none ratelab would jitter (a store's calls are decided in the order they are made): use it with haproxy-peers or gubernator-global", proto)
 	case seen < 0 || seen > MaxLinkLatency || seen%time.Microsecond != 0:
 		return bad("membership_delay", "membership_delay must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, seen)
 	case len(c.cfg.Tiers) > 1:
@@ -115,9 +119,26 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 	}
 	lane.Instances, lane.Balance, lane.Weights = n, spec.Balance.Value(), slices.Clone(spec.Weights)
 	lane.Deploy = sim.DeployConfig{On: true, Sync: proto, Most: n, Latency: latency, SyncWait: wait, SeenAfter: seen,
-		Replicated: spec.ReplicaLag != nil, ReplicaLag: lag}
+		Replicated: spec.ReplicaLag != nil, ReplicaLag: lag, Jitter: jitter}
 	if spec.SyncBatchLimit != nil {
 		lane.Deploy.BatchLimit = *spec.SyncBatchLimit
+	}
+	return nil
+}
+
+// partitionsFit checks, once every change is compiled, that each partition
+// names instances its lane has at its most.
+func (c *compiler) partitionsFit() error {
+	for _, in := range c.cfg.Inputs {
+		if in.Kind != sim.InputPartition {
+			continue
+		}
+		l := c.cfg.Lanes[in.Lane]
+		for _, i := range in.Cut {
+			if i >= l.Deploy.Most {
+				return c.fail(nil, "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
+			}
+		}
 	}
 	return nil
 }
@@ -151,25 +172,40 @@ func copiesFit(p deploy.Protocol, n, keys int) error {
 	return nil
 }
 
-// scaleChange compiles a change's lane and instances: lane's membership from
-// the change on. It raises the lane's Most.
+// scaleChange compiles a change's lane with its instances (lane's membership
+// from the change on: it raises the lane's Most) or its partition.
 // It says left when the lane is one --lanes left out: the change goes with it.
 func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(string, string, ...any) error) (left bool, err error) {
-	if ch.Lane == "" && ch.Instances == nil {
+	if ch.Lane == "" && ch.Instances == nil && ch.Partition == nil {
 		return false, nil
 	}
-	if ch.Lane == "" || ch.Instances == nil {
-		return false, bad("instances", "a change of membership needs both lane = \"…\" (a deployed lane) and instances = N")
+	if ch.Lane == "" || (ch.Instances == nil && ch.Partition == nil) {
+		return false, bad("lane", "a change of a deployment needs both lane = \"…\" (a deployed lane) and instances = N or partition = [instances cut off, from 1]")
 	}
 	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == ch.Lane })
 	if i < 0 && slices.ContainsFunc(c.s.Lanes, func(l LaneSpec) bool { return l.Name == ch.Lane }) {
 		return true, nil
 	}
-	switch n := *ch.Instances; {
+	switch {
 	case i < 0:
 		return false, bad("lane", "no lane %q in this scenario", ch.Lane)
 	case !c.cfg.Lanes[i].Deployed():
-		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership", ch.Lane)
+		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership or partition it", ch.Lane)
+	}
+	if ch.Partition != nil {
+		cut := make([]int, 0, len(*ch.Partition))
+		for _, n := range *ch.Partition {
+			if n < 1 || n > MaxInstances || slices.Contains(cut, n-1) {
+				return false, bad("partition", "partition lists the instances cut off, each once, numbered from 1 to at most %d (got %d)", MaxInstances, n)
+			}
+			cut = append(cut, n-1)
+		}
+		add(sim.Input{Kind: sim.InputPartition, Lane: i, Cut: cut})
+	}
+	if ch.Instances == nil {
+		return false, nil
+	}
+	switch n := *ch.Instances; {
 	case c.cfg.Lanes[i].Balance == sim.BalanceWeighted:
 		return false, bad("instances", "lane %q is balanced by weights, one per instance: its membership cannot change (use round-robin, random, hash or sticky to scale it)", ch.Lane)
 	case n < 1 || n > MaxInstances:

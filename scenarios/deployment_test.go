@@ -26,7 +26,6 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"deployment on redis", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nbackend = \"redis\"\n"), `a deployment is modelled in memory`},
 		{"misspelt sync", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"centrall\"\n"), `did you mean "central"?`},
 		{"scale a lane that is no deployment", lane("algorithm = \"gcra\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 3\n", `lane "gcra" is not a deployment`},
-		{"scale without instances", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N`},
 		{"kong-sync with a link latency", lane("algorithm = \"kong\"\nkong_policy = \"redis\"\nperiod = \"1m\"\ninstances = 2\nsync = \"kong-sync\"\nsync_wait = \"1s\"\nlink_latency = \"1ms\"\n"), `two delays in one lane ratelab does not model yet; remove link_latency`},
 		{"a sync wait under a millisecond", lane("algorithm = \"gubernator\"\ninstances = 2\nsync = \"gubernator-global\"\nsync_wait = \"1ns\"\n"), `give one from 1ms`},
 		{"a deployment among tiers", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.tier]]\nname = \"t\"\nlimit = 5\n", `a deployment is scored against one ideal of one policy; this scenario has 2 tiers`},
@@ -38,6 +37,13 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"a replica for local instances", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\nreplica_lag = \"10ms\"\n"), `replica_lag is the store's replica's lag; sync = "local" has no store replica`},
 		{"a replica without a deployment", lane("algorithm = \"gcra\"\nreplica_lag = \"10ms\"\n"), `replica_lag applies to a deployment`},
 		{"a negative lag", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nreplica_lag = \"-1s\"\n"), `replica_lag must be from 0`},
+		{"a partition of a plain lane", lane("algorithm = \"gcra\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\npartition = [1]\n", `lane "gcra" is not a deployment; give it sync = "local" (or another protocol) to change its membership or partition it`},
+		{"a partition of instance 0", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\npartition = [0]\n", `numbered from 1`},
+		{"a partition beyond the lane", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\npartition = [3]\n", `cuts off instance 3 of lane "gcra", which runs at most 2 instances`},
+		{"a partition twice the same", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\npartition = [1, 1]\n", `each once`},
+		{"jitter on a store's calls", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nlink_jitter = \"1ms\"\n"), `link_jitter delays the messages between instances; sync = "central" sends none`},
+		{"jitter without a deployment", lane("algorithm = \"gcra\"\nlink_jitter = \"1ms\"\n"), `link_jitter applies to a deployment`},
+		{"a change of a lane with nothing to change", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N or partition`},
 		{"scale to none", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 0\n", `instances must be from 1 to 1000 (got 0)`},
 	} {
 		_, err := parse(t, tc.doc, nil)

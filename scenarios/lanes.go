@@ -178,15 +178,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	lane.Clock, lane.OnError = spec.Clock.Value(), spec.OnError.Value()
 	if spec.StoreTimeout != nil {
 		switch d := spec.StoreTimeout.Duration; {
-		case !c.outage():
-			return lane, bad("store_timeout", "store_timeout is how long a decision waits for a store that does not answer; this scenario's store never goes down: add a [[scenario.change]] with store = \"down\", or remove store_timeout")
+		case !c.outage() && !c.partitioned(lane.Name):
+			return lane, bad("store_timeout", "store_timeout is how long a decision waits for a store that does not answer; this scenario's store never goes down: add a [[scenario.change]] with store = \"down\" (or a partition of this deployed lane), or remove store_timeout")
 		case d < time.Microsecond || d > MaxLinkLatency || d%time.Microsecond != 0:
 			return lane, bad("store_timeout", "store_timeout must be from 1µs to %s, whole microseconds (got %s)", MaxLinkLatency, d)
 		}
 		lane.StoreTimeout = spec.StoreTimeout.Duration
 	}
-	if lane.Backend == sim.InMemory && spec.OnError.Set() && !c.outage() {
-		return lane, bad("on_error", "on_error decides when the store fails: on a backend = \"redis\" lane, or in a scenario whose store goes down (a [[scenario.change]] with store = \"down\"); this lane's store never fails")
+	if lane.Backend == sim.InMemory && spec.OnError.Set() && !c.outage() && !c.partitioned(lane.Name) {
+		return lane, bad("on_error", "on_error decides when the store fails: on a backend = \"redis\" lane, in a scenario whose store goes down (a [[scenario.change]] with store = \"down\"), or for a deployed lane's instances a partition cuts off; this lane's store never fails")
 	}
 	if spec.TTL != nil {
 		ttl := spec.TTL.Duration
@@ -251,6 +251,14 @@ func (c *compiler) enforceable(i int, spec LaneSpec, lane sim.LaneConfig, bad fu
 // so on_error decides some requests of lanes in memory too.
 func (c *compiler) outage() bool {
 	return slices.ContainsFunc(c.s.Changes, func(ch ChangeSpec) bool { return ch.Store.Value() == sim.StoreDown && ch.Store.Set() })
+}
+
+// partitioned says a change cuts some of lane's instances off (a partition of
+// a deployed lane: those instances cannot reach its store).
+func (c *compiler) partitioned(lane string) bool {
+	return slices.ContainsFunc(c.s.Changes, func(ch ChangeSpec) bool {
+		return ch.Lane == lane && ch.Partition != nil && len(*ch.Partition) > 0
+	})
 }
 
 // splittable names the algorithms the non-atomic strategies apply to.

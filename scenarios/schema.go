@@ -83,6 +83,9 @@ type ChangeSpec struct {
 	// A deployed lane's membership from At: new instances start empty.
 	Lane      string `toml:"lane,omitempty"`
 	Instances *int   `toml:"instances,omitempty"`
+	// A partition of the deployed lane from At: these instances (numbered
+	// from 1) cut off from the others and the store; [] heals it.
+	Partition *[]int `toml:"partition,omitempty"`
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes
@@ -167,6 +170,7 @@ type LaneSpec struct {
 	SyncBatchLimit  *int      `toml:"sync_batch_limit,omitempty"` // gubernator-global: hits queued for a peer that send at once (GlobalBatchLimit); default 1000
 	MembershipDelay *Duration `toml:"membership_delay,omitempty"` // share: how long instances take to see a membership change; default 0
 	ReplicaLag      *Duration `toml:"replica_lag,omitempty"`      // central, replica-reads: the store's replica applies each write this late; a failover loses the lag's writes
+	LinkJitter      *Duration `toml:"link_jitter,omitempty"`      // haproxy-peers, gubernator-global: each message between instances up to this later than link_latency, a link keeping its order
 
 	Limits  []LimitSpec         `toml:"limits,omitempty"`  // hold each request to several limits (a multi-limit lane)
 	Combine Combine             `toml:"combine,omitempty"` // "in-order" (default), "check-then-consume", "all-or-nothing"

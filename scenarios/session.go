@@ -178,6 +178,12 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 	case sim.InputScale:
 		n := in.Instances
 		ch.Lane, ch.Instances = cfg.Lanes[in.Lane].Name, &n
+	case sim.InputPartition:
+		cut := make([]int, len(in.Cut))
+		for j, i := range in.Cut {
+			cut[j] = i + 1
+		}
+		ch.Lane, ch.Partition = cfg.Lanes[in.Lane].Name, &cut
 	}
 	return ch
 }

@@ -37,6 +37,9 @@ type DeployConfig struct {
 	// replica-reads): a failover loses the lag's writes.
 	Replicated bool
 	ReplicaLag time.Duration
+	// Jitter adds up to this to each message between instances (seeded by
+	// the run's seed).
+	Jitter time.Duration
 }
 
 // Deployed says the lane is run as a deployment.
@@ -95,6 +98,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		Latency: lc.Deploy.Latency, SyncWait: lc.Deploy.SyncWait, BatchLimit: lc.Deploy.BatchLimit,
 		SeenAfter: lc.Deploy.SeenAfter, Name: GubernatorName, New: fresh,
 		Replicated: lc.Deploy.Replicated, ReplicaLag: lc.Deploy.ReplicaLag,
+		Jitter: lc.Deploy.Jitter, Seed: l.cfg.Seed ^ uint64(index)<<32 ^ uint64(t),
 	})
 	if err != nil {
 		return err
@@ -126,7 +130,12 @@ func (a deployDecider) decide(id int32) {
 	k := &l.cfg.Keys[r.key]
 	inst := l.instance(r)
 	now := l.now // a deployment decides on the virtual clock
-	d, delay := l.deployed.tiers[k.Tier].Decide(inst, k.Name, now, r.cost)
+	dep := l.deployed.tiers[k.Tier]
+	if l.Config.Deploy.Sync.UsesStore() && !dep.Reaches(inst) {
+		l.unreachable(id) // cut off from the store by a partition
+		return
+	}
+	d, delay := dep.Decide(inst, k.Name, now, r.cost)
 	l.scoreDeployed(r, d.Allowed)
 	if d.Allowed {
 		l.deployed.tick[inst]++
@@ -164,6 +173,16 @@ func (l *Lane) scale(n int) {
 		l.turn = 0
 	}
 	d.score.Changed(l.now)
+}
+
+// partition cuts the lane's instances cut off from the others and the store,
+// or heals it (none).
+func (l *Lane) partition(cut []int) {
+	for _, dep := range l.deployed.tiers {
+		if err := dep.Partition(l.now, cut); err != nil {
+			panic(err) // the scenario's compiler checks the instances against the lane's most
+		}
+	}
 }
 
 // deployedMetrics fills in m's deployment figures.

@@ -42,6 +42,10 @@ type Input struct {
 	// At (deployed.go): new ones start empty, removed ones lose their state.
 	Lane      int
 	Instances int
+	// Partition: the deployed lane Lane's instances Cut (slots from 0) are cut
+	// off from the others and from the store from At; none: it heals
+	// (deploy.Deployment.Partition).
+	Cut []int
 }
 
 // InputKind says what an Input does.
@@ -55,6 +59,7 @@ const (
 	InputGlitch
 	InputStore
 	InputScale
+	InputPartition
 )
 
 // ClockFix is a setting of the token bucket's monotonic timestamp for every lane.
@@ -118,6 +123,10 @@ func (l *Lane) applyInput(i int32) {
 	case InputScale:
 		if in.Lane == l.Index && l.Config.Deployed() {
 			l.scale(in.Instances)
+		}
+	case InputPartition:
+		if in.Lane == l.Index && l.Config.Deployed() {
+			l.partition(in.Cut)
 		}
 	case InputGlitch:
 		if l.backend != nil {
