@@ -73,3 +73,36 @@ func TestSavedSessionsReplayExactly(t *testing.T) {
 	}
 	_ = filepath.Join
 }
+
+// A saved session keeps a deployed lane's partitions: cut off and healed
+// again, the instances numbered as the file numbers them.
+func TestSavedSessionKeepsPartitions(t *testing.T) {
+	doc := minimal + "[[scenario.lane]]\nname = \"d\"\nalgorithm = \"fixed-window\"\ninstances = 3\nsync = \"central\"\non_error = \"open\"\n" +
+		"[[scenario.change]]\nat = \"1s\"\nlane = \"d\"\npartition = [2, 3]\n[[scenario.change]]\nat = \"1.5s\"\nlane = \"d\"\npartition = []\n"
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.Compile("s", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, session, err := c.WriteSession("s", Overrides{}, cfg.Inputs, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := saved.Compile(session, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.Inputs, again.Inputs) || csvOf(t, cfg) != csvOf(t, again) {
+		t.Errorf("the saved session's inputs %+v, the scenario's %+v", again.Inputs, cfg.Inputs)
+	}
+	if len(cfg.Inputs) != 2 || !reflect.DeepEqual(cfg.Inputs[0].Cut, []int{1, 2}) || len(cfg.Inputs[1].Cut) != 0 {
+		t.Errorf("inputs %+v, want instances 2 and 3 (slots 1 and 2) cut off, then none", cfg.Inputs)
+	}
+}
