@@ -139,6 +139,8 @@ func New(cfg Config) (*Deployment, error) {
 		d.proto, err = newHAProxyPeers(d)
 	case GubernatorGlobal, GubernatorGlobalPre219:
 		d.proto, err = newGubernator(d, cfg.Protocol == GubernatorGlobalPre219)
+	case HAProxyPeersSum:
+		d.proto, err = newHAProxyPeersSum(d)
 	case ReplicaReads:
 		d.proto, err = newReplicaReads(d)
 	default:

@@ -89,29 +89,44 @@ func (p *haproxyPeers) decide(inst int, key string, now time.Duration, cost int6
 // heal pushes, for each member, the entries it touched while apart to the
 // members on the other side of the cut that was.
 func (p *haproxyPeers) heal(now time.Duration, was []bool) {
-	touched := slices.SortedFunc(maps.Keys(p.apartTouched), func(a, b pushKey) int {
+	resumePushes(p.d, p.apartTouched, was, now,
+		func(from int, key string) (algorithms.HAProxyState, bool) { return p.instances[from].Entry(key, now) },
+		func(to, _ int, key string, entry algorithms.HAProxyState, arrival time.Duration) {
+			p.instances[to].Receive(key, entry, now, arrival)
+		})
+}
+
+// resumePushes is what HAProxy's peer sessions do when a partition heals:
+// they reconnect and resume their pushes from the last update the other side
+// acknowledged (init_connected_peer: last_pushed = update), so each member
+// pushes every entry it touched while apart (touched, which it empties), as
+// entry reads it now, to the members on the other side of the cut that was;
+// receive applies one at to. Every entry is read before any is sent: both
+// sides push at once.
+func resumePushes(d *Deployment, touched map[pushKey]bool, was []bool, now time.Duration,
+	entry func(from int, key string) (algorithms.HAProxyState, bool),
+	receive func(to, from int, key string, entry algorithms.HAProxyState, arrival time.Duration)) {
+	keys := slices.SortedFunc(maps.Keys(touched), func(a, b pushKey) int {
 		return cmp.Or(cmp.Compare(a.from, b.from), strings.Compare(a.key, b.key))
 	})
-	clear(p.apartTouched)
+	clear(touched)
 	type resume struct {
 		pushKey
 		entry algorithms.HAProxyState
 	}
-	var pushes []resume // read before any is sent: both sides push at once
-	for _, pk := range touched {
-		if pk.from >= p.d.members {
+	var pushes []resume
+	for _, pk := range keys {
+		if pk.from >= d.members {
 			continue // removed since
 		}
-		if entry, ok := p.instances[pk.from].Entry(pk.key, now); ok {
-			pushes = append(pushes, resume{pk, entry})
+		if e, ok := entry(pk.from, pk.key); ok {
+			pushes = append(pushes, resume{pk, e})
 		}
 	}
 	for _, r := range pushes {
-		for to := range p.d.members {
+		for to := range d.members {
 			if was[to] != was[r.from] {
-				p.d.send(r.from, to, now, func(arrival time.Duration) {
-					p.instances[to].Receive(r.key, r.entry, now, arrival)
-				})
+				d.send(r.from, to, now, func(arrival time.Duration) { receive(to, r.from, r.key, r.entry, arrival) })
 			}
 		}
 	}
@@ -130,7 +145,7 @@ func (p *haproxyPeers) push(from int, key string, s algorithms.HAProxyState, now
 		return
 	}
 	msg := &s
-	if p.d.cfg.Latency > 0 {
+	if p.d.cfg.Latency > 0 || p.d.cfg.Jitter > 0 {
 		p.sent[pk] = msg
 	}
 	p.d.sendOthers(from, now, func(to int, arrival time.Duration) {

@@ -14,6 +14,13 @@ func haproxy100() func() (algorithms.Limiter, error) {
 	}
 }
 
+// haproxyAt is HAProxy's lane of limit per second, tracking before the deny.
+func haproxyAt(limit int64) func() (algorithms.Limiter, error) {
+	return func() (algorithms.Limiter, error) {
+		return algorithms.NewHAProxy(algorithms.Policy{Limit: limit, Period: time.Second}, algorithms.TrackBeforeDeny, 0, algorithms.HAProxyRelease{}), nil
+	}
+}
+
 // HAProxy's peers across a partition: the pushes between the sides are lost,
 // so each side counts alone (A 5, B 3 while apart, with pushes 1 ms long);
 // when it heals each side pushes what it touched while apart, and each

@@ -37,6 +37,9 @@ const (
 	GubernatorGlobal
 	// GubernatorGlobalPre219: GLOBAL as it was before gubernator PR #219.
 	GubernatorGlobalPre219
+	// HAProxyPeersSum: HAProxy's peers with one table per server, the deny
+	// rule adding the tables' rates: no count lost, each read a link late.
+	HAProxyPeersSum
 	// ReplicaReads: one store with a replica; each instance reads a key's
 	// count from the replica and adds what it admitted on the primary
 	// (GitHub's 2021 design), so admissions within the replica's lag pass
@@ -45,7 +48,7 @@ const (
 )
 
 // protocols are the protocols' words in scenario files, in Protocol order.
-var protocols = [...]string{"local", "share", "central", "kong-sync", "kong-sync-pre-11859", "haproxy-peers", "gubernator-global", "gubernator-global-pre-219", "replica-reads"}
+var protocols = [...]string{"local", "share", "central", "kong-sync", "kong-sync-pre-11859", "haproxy-peers", "gubernator-global", "gubernator-global-pre-219", "haproxy-peers-sum", "replica-reads"}
 
 // String is the protocol's word in scenario files.
 func (p Protocol) String() string { return protocols[p] }

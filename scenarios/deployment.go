@@ -157,17 +157,23 @@ func counterWords() string {
 }
 
 // MaxCopies is the most key states a deployment whose every instance keeps a
-// copy of each key (HAProxy's peers, Gubernator's GLOBAL) may hold: instances
-// × keys.
+// copy of each key (HAProxy's peers, Gubernator's GLOBAL; with one table per
+// server, a copy of every server's) may hold.
 const MaxCopies = 2_000_000
 
 // copiesFit says whether n instances of protocol p may keep keys keys each.
 func copiesFit(p deploy.Protocol, n, keys int) error {
-	if p != deploy.HAProxyPeers && p != deploy.GubernatorGlobal && p != deploy.GubernatorGlobalPre219 {
+	per := 0 // copies of a key the deployment keeps
+	switch p {
+	case deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219:
+		per = n
+	case deploy.HAProxyPeersSum:
+		per = n * n
+	default:
 		return nil
 	}
-	if n*keys > MaxCopies {
-		return fmt.Errorf("with sync = %q every instance keeps a copy of every key: %d instances × %d keys is %d copies, more than the %d ratelab holds; use fewer instances or keys", p, n, keys, n*keys, MaxCopies)
+	if per*keys > MaxCopies {
+		return fmt.Errorf("with sync = %q every instance keeps a copy of every key (%d copies a key on %d instances): × %d keys is %d copies, more than the %d ratelab holds; use fewer instances or keys", p, per, n, keys, per*keys, MaxCopies)
 	}
 	return nil
 }

@@ -263,7 +263,7 @@ func (b *Balance) UnmarshalText(text []byte) error { return b.read(text, "balanc
 // Sync is a deployed lane's sync protocol (deploy.Protocol).
 type Sync struct{ choice[deploy.Protocol] }
 
-var syncs = named(deploy.Local, deploy.Share, deploy.Central, deploy.KongSync, deploy.KongSyncPre11859, deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219, deploy.ReplicaReads)
+var syncs = named(deploy.Local, deploy.Share, deploy.Central, deploy.KongSync, deploy.KongSyncPre11859, deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219, deploy.HAProxyPeersSum, deploy.ReplicaReads)
 
 func (s *Sync) UnmarshalText(text []byte) error { return s.read(text, "sync", syncs) }
 

@@ -135,7 +135,8 @@ func (l *Limit) String() string {
 
 // syncs: each HAProxy keeps its stick tables in its own memory, and a peers
 // section pushes the entries it touches to the others, which overwrite theirs
-// (src/peers.c at 50872daa).
+// (src/peers.c at 50872daa); with one table per server, the deny rule adding
+// their rates, no count is overwritten.
 func syncs(algorithms.Options) []deploy.Protocol {
-	return []deploy.Protocol{deploy.Local, deploy.HAProxyPeers}
+	return []deploy.Protocol{deploy.Local, deploy.HAProxyPeers, deploy.HAProxyPeersSum}
 }
