@@ -3,18 +3,14 @@ package algorithms
 // When a refused request to HAProxy's lane would pass, and when its rate reads 0:
 // solved from the counter's arithmetic (haproxy.go), for RetryAfter and ResetAfter.
 
-// firstPass is the first tick from t at which a request would pass on s, with
+// firstPassUnder is the first tick from t at which a request would pass on s, with
 // none in between; haproxyNever if none ever would. Each piece of time it
 // solves is one the rate falls through: the rest of the current period, the
 // next (as the period rotates), then nothing counted (after two periods or
 // expiry). A SecondClock counter's clock comes round every second, so one
 // second of ticks says all there is.
-func (h *HAProxy) firstPass(s HAProxyState, t int64) int64 {
-	return h.firstPassUnder(s, t, h.policy.Limit)
-}
-
-// firstPassUnder is firstPass with the rate held to limit instead of the
-// policy's (but in the SecondClock releases, which count the policy's).
+// The rate is held to limit (the policy's, or less what other tables read),
+// but in the SecondClock releases, which count the policy's.
 func (h *HAProxy) firstPassUnder(s HAProxyState, t, limit int64) int64 {
 	if h.rel.SecondClock {
 		for u := t; u < t+1000 && u < s.Expire; u++ {

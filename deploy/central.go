@@ -53,6 +53,9 @@ func (p *central) decide(_ int, key string, now time.Duration, cost int64) (algo
 
 func (p *central) scale(time.Duration, int, int) {}
 
+// restart: an instance keeps nothing; the store keeps every count.
+func (p *central) restart(time.Duration, int) {}
+
 // level is the store's, as of the calls that have reached it by now.
 func (p *central) level(key string, now time.Duration) float64 {
 	return p.store.Level(key, now+p.d.cfg.Latency)

@@ -95,6 +95,9 @@ type protocol interface {
 	// failover fails the store over to its replica at now (a protocol
 	// without a replica: to one that had nothing, a flush).
 	failover(now time.Duration)
+	// restart replaces member i at now with a new, empty one in its slot
+	// (what it had in memory and had not sent is lost).
+	restart(now time.Duration, i int)
 }
 
 // New makes a deployment.
@@ -185,6 +188,25 @@ func (d *Deployment) Scale(now time.Duration, n int) {
 		d.cut[i] = false // a new member joins the side not cut off
 	}
 	d.proto.scale(now, before, n)
+}
+
+// Restart replaces the members insts (slots from 0) at now, after the timers
+// due, with new ones that start empty in their slots, as a rolling restart
+// does: what each had in memory, and had not sent, is lost; a message or a
+// timer for the one replaced finds another there and does nothing. The
+// membership stays.
+func (d *Deployment) Restart(now time.Duration, insts []int) error {
+	for _, i := range insts {
+		if i < 0 || i >= d.members {
+			return fmt.Errorf("restart: instance %d of %d members", i, d.members)
+		}
+	}
+	d.runTimers(now)
+	for _, i := range insts {
+		d.lives[i]++
+		d.proto.restart(now, i)
+	}
+	return nil
 }
 
 // Level is key's fill at now as the deployment holds it (after the timers due).

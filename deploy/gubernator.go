@@ -256,6 +256,10 @@ func (p *gubernator) scale(_ time.Duration, before, n int) {
 	p.ring = p.ringOf(n)
 }
 
+// restart gives peer i an empty cache and empty queues at the same address:
+// it owns the same keys, and has forgotten their counts.
+func (p *gubernator) restart(_ time.Duration, i int) { p.peers[i], _ = p.newPeer(i) }
+
 // level is the hits the key's owner has counted in its window.
 func (p *gubernator) level(key string, now time.Duration) float64 {
 	return p.peers[p.ring.owner(p.name+"_"+key)].cache.Level(key, now)

@@ -153,6 +153,9 @@ func (p *haproxyPeers) push(from int, key string, s algorithms.HAProxyState, now
 	})
 }
 
+// restart gives instance i an empty table (its peers' pushes fill it again).
+func (p *haproxyPeers) restart(_ time.Duration, i int) { _ = p.fresh(i) }
+
 func (p *haproxyPeers) scale(_ time.Duration, before, n int) {
 	for i := n; i < before; i++ {
 		p.instances[i] = nil

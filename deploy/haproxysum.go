@@ -131,6 +131,11 @@ func (p *haproxyPeersSum) heal(now time.Duration, was []bool) {
 		})
 }
 
+// restart gives member i an empty table of its own and empty copies of the
+// others'; the others keep their copies of its old table until its pushes
+// overwrite them.
+func (p *haproxyPeersSum) restart(_ time.Duration, i int) { _ = p.fresh(i) }
+
 func (p *haproxyPeersSum) scale(_ time.Duration, before, n int) {
 	for i := n; i < before; i++ {
 		p.own[i], p.copies[i] = nil, nil

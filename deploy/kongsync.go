@@ -153,6 +153,10 @@ func (p *kongSync) scale(_ time.Duration, before, n int) {
 	}
 }
 
+// restart gives agent i nothing cached and nothing to push: the counts it
+// had not synced are lost.
+func (p *kongSync) restart(_ time.Duration, i int) { p.agents[i] = p.newAgent() }
+
 // dropOldWindows forgets the Redis counters of windows over at Unix second
 // unix, once there are more than prune of them: no request reads them again
 // (time does not go backwards in a deployment). The agents' own are

@@ -48,6 +48,9 @@ func (p *local) scale(_ time.Duration, before, n int) {
 	}
 }
 
+// restart gives instance i a new, empty limiter.
+func (p *local) restart(_ time.Duration, i int) { _ = p.fresh(i) }
+
 // level is the sum of the members' levels: the units (or tokens) they hold
 // together.
 func (p *local) level(key string, now time.Duration) float64 {

@@ -10,7 +10,6 @@ type queue[T any] struct {
 	head  int
 }
 
-func (q *queue[T]) len() int    { return len(q.items) - q.head }
 func (q *queue[T]) front() T    { return q.items[q.head] }
 func (q *queue[T]) back() T     { return q.items[len(q.items)-1] }
 func (q *queue[T]) popFront()   { q.head++ }

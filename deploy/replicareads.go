@@ -62,6 +62,9 @@ func (p *replicaReads) decide(_ int, key string, now time.Duration, cost int64) 
 
 func (p *replicaReads) scale(time.Duration, int, int) {}
 
+// restart: an instance keeps nothing; the store keeps every count.
+func (p *replicaReads) restart(time.Duration, int) {}
+
 // level is the primary's count, with every write sent by now.
 func (p *replicaReads) level(key string, now time.Duration) float64 {
 	return p.rep.primary.Level(key, now)

@@ -68,6 +68,10 @@ func (p *share) scale(now time.Duration, before, n int) {
 	p.d.after(now+p.d.cfg.SeenAfter, see)
 }
 
+// restart gives instance i a new, full bucket, dividing by the membership
+// now.
+func (p *share) restart(_ time.Duration, i int) { _ = p.fresh(i) }
+
 // level is the requests the members have room for together: each one's
 // tokens over the share it charges.
 func (p *share) level(key string, now time.Duration) float64 {

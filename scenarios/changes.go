@@ -140,11 +140,8 @@ func (c *compiler) changes(Overrides) error {
 			continue // a change of a lane --lanes left out
 		}
 		if made == 0 {
-			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances or partition")
+			return bad("at", "the change changes nothing; set rate, retry, clock_fix, glitch, store, or a deployed lane's instances, partition or restart")
 		}
-	}
-	if err := c.partitionsFit(); err != nil {
-		return err
 	}
 	if len(c.cfg.Inputs) > MaxInputs {
 		return c.fail(nil, "the scenario holds more than %d inputs", MaxInputs)
@@ -161,7 +158,7 @@ func (c *compiler) changes(Overrides) error {
 		}
 		return 0
 	})
-	return nil
+	return c.partitionsFit()
 }
 
 func cmpDuration(a, b time.Duration) int {

@@ -126,17 +126,33 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 	return nil
 }
 
-// partitionsFit checks, once every change is compiled, that each partition
-// names instances its lane has at its most.
+// partitionsFit checks, once every change is compiled and the inputs are in
+// the order the engine applies them, that each partition names instances its
+// lane has at its most, and each restart instances its lane has then.
 func (c *compiler) partitionsFit() error {
+	members := map[int]int{}
 	for _, in := range c.cfg.Inputs {
-		if in.Kind != sim.InputPartition {
+		if in.Kind != sim.InputScale && in.Kind != sim.InputPartition && in.Kind != sim.InputRestart {
 			continue
 		}
 		l := c.cfg.Lanes[in.Lane]
-		for _, i := range in.Cut {
-			if i >= l.Deploy.Most {
-				return c.fail(nil, "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
+		if _, ok := members[in.Lane]; !ok {
+			members[in.Lane] = l.Instances
+		}
+		switch in.Kind {
+		case sim.InputScale:
+			members[in.Lane] = in.Instances
+		case sim.InputPartition:
+			for _, i := range in.Slots {
+				if i >= l.Deploy.Most {
+					return c.fail(nil, "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
+				}
+			}
+		case sim.InputRestart:
+			for _, i := range in.Slots {
+				if i >= members[in.Lane] {
+					return c.fail(nil, "the restart at %s replaces instance %d of lane %q, which runs %d instances then", in.At, i+1, l.Name, members[in.Lane])
+				}
 			}
 		}
 	}
@@ -182,11 +198,11 @@ func copiesFit(p deploy.Protocol, n, keys int) error {
 // from the change on: it raises the lane's Most) or its partition.
 // It says left when the lane is one --lanes left out: the change goes with it.
 func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(string, string, ...any) error) (left bool, err error) {
-	if ch.Lane == "" && ch.Instances == nil && ch.Partition == nil {
+	if ch.Lane == "" && ch.Instances == nil && ch.Partition == nil && ch.Restart == nil {
 		return false, nil
 	}
-	if ch.Lane == "" || (ch.Instances == nil && ch.Partition == nil) {
-		return false, bad("lane", "a change of a deployment needs both lane = \"…\" (a deployed lane) and instances = N or partition = [instances cut off, from 1]")
+	if ch.Lane == "" || (ch.Instances == nil && ch.Partition == nil && ch.Restart == nil) {
+		return false, bad("lane", "a change of a deployment needs both lane = \"…\" (a deployed lane) and instances = N, partition = [instances cut off, from 1] or restart = [instances replaced, from 1]")
 	}
 	i := slices.IndexFunc(c.cfg.Lanes, func(l sim.LaneConfig) bool { return l.Name == ch.Lane })
 	if i < 0 && slices.ContainsFunc(c.s.Lanes, func(l LaneSpec) bool { return l.Name == ch.Lane }) {
@@ -198,15 +214,32 @@ func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(stri
 	case !c.cfg.Lanes[i].Deployed():
 		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership or partition it", ch.Lane)
 	}
-	if ch.Partition != nil {
-		cut := make([]int, 0, len(*ch.Partition))
-		for _, n := range *ch.Partition {
-			if n < 1 || n > MaxInstances || slices.Contains(cut, n-1) {
-				return false, bad("partition", "partition lists the instances cut off, each once, numbered from 1 to at most %d (got %d)", MaxInstances, n)
+	slots := func(key, what string, numbers []int) ([]int, error) {
+		out := make([]int, 0, len(numbers))
+		for _, n := range numbers {
+			if n < 1 || n > MaxInstances || slices.Contains(out, n-1) {
+				return nil, bad(key, "%s lists the instances %s, each once, numbered from 1 to at most %d (got %d)", key, what, MaxInstances, n)
 			}
-			cut = append(cut, n-1)
+			out = append(out, n-1)
 		}
-		add(sim.Input{Kind: sim.InputPartition, Lane: i, Cut: cut})
+		return out, nil
+	}
+	if ch.Partition != nil {
+		cut, err := slots("partition", "cut off", *ch.Partition)
+		if err != nil {
+			return false, err
+		}
+		add(sim.Input{Kind: sim.InputPartition, Lane: i, Slots: cut})
+	}
+	if ch.Restart != nil {
+		replaced, err := slots("restart", "replaced", *ch.Restart)
+		if err != nil {
+			return false, err
+		}
+		if len(replaced) == 0 {
+			return false, bad("restart", "restart lists the instances replaced; it is empty")
+		}
+		add(sim.Input{Kind: sim.InputRestart, Lane: i, Slots: replaced})
 	}
 	if ch.Instances == nil {
 		return false, nil

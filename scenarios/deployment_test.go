@@ -43,7 +43,9 @@ func TestDeploymentKeysRefusedWhereTheyDoNotApply(t *testing.T) {
 		{"a partition twice the same", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\npartition = [1, 1]\n", `each once`},
 		{"jitter on a store's calls", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"central\"\nlink_jitter = \"1ms\"\n"), `link_jitter delays the messages between instances; sync = "central" sends none`},
 		{"jitter without a deployment", lane("algorithm = \"gcra\"\nlink_jitter = \"1ms\"\n"), `link_jitter applies to a deployment`},
-		{"a change of a lane with nothing to change", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N or partition`},
+		{"a change of a lane with nothing to change", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\n", `needs both lane = "…" (a deployed lane) and instances = N, partition = [instances cut off, from 1] or restart`},
+		{"a restart beyond the membership then", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\nrestart = [3]\n[[scenario.change]]\nat = \"1.5s\"\nlane = \"gcra\"\ninstances = 3\n", `the restart at 1s replaces instance 3 of lane "gcra", which runs 2 instances then`},
+		{"an empty restart", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\nrestart = []\n", `restart lists the instances replaced; it is empty`},
 		{"scale to none", lane("algorithm = \"gcra\"\ninstances = 2\nsync = \"local\"\n") + "[[scenario.change]]\nat = \"1s\"\nlane = \"gcra\"\ninstances = 0\n", `instances must be from 1 to 1000 (got 0)`},
 	} {
 		_, err := parse(t, tc.doc, nil)

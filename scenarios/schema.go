@@ -86,6 +86,9 @@ type ChangeSpec struct {
 	// A partition of the deployed lane from At: these instances (numbered
 	// from 1) cut off from the others and the store; [] heals it.
 	Partition *[]int `toml:"partition,omitempty"`
+	// A rolling restart's step: these instances (numbered from 1) replaced
+	// at At by new ones that start empty.
+	Restart *[]int `toml:"restart,omitempty"`
 }
 
 // ClaimSpec is one fact the lesson states, as data: a metric of one or more lanes

@@ -179,11 +179,17 @@ func changeOf(in sim.Input, cfg *sim.Config) ChangeSpec {
 		n := in.Instances
 		ch.Lane, ch.Instances = cfg.Lanes[in.Lane].Name, &n
 	case sim.InputPartition:
-		cut := make([]int, len(in.Cut))
-		for j, i := range in.Cut {
+		cut := make([]int, len(in.Slots))
+		for j, i := range in.Slots {
 			cut[j] = i + 1
 		}
 		ch.Lane, ch.Partition = cfg.Lanes[in.Lane].Name, &cut
+	case sim.InputRestart:
+		replaced := make([]int, len(in.Slots))
+		for j, i := range in.Slots {
+			replaced[j] = i + 1
+		}
+		ch.Lane, ch.Restart = cfg.Lanes[in.Lane].Name, &replaced
 	}
 	return ch
 }

@@ -102,7 +102,7 @@ func TestSavedSessionKeepsPartitions(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Inputs, again.Inputs) || csvOf(t, cfg) != csvOf(t, again) {
 		t.Errorf("the saved session's inputs %+v, the scenario's %+v", again.Inputs, cfg.Inputs)
 	}
-	if len(cfg.Inputs) != 2 || !reflect.DeepEqual(cfg.Inputs[0].Cut, []int{1, 2}) || len(cfg.Inputs[1].Cut) != 0 {
+	if len(cfg.Inputs) != 2 || !reflect.DeepEqual(cfg.Inputs[0].Slots, []int{1, 2}) || len(cfg.Inputs[1].Slots) != 0 {
 		t.Errorf("inputs %+v, want instances 2 and 3 (slots 1 and 2) cut off, then none", cfg.Inputs)
 	}
 }

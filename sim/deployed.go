@@ -185,6 +185,17 @@ func (l *Lane) partition(cut []int) {
 	}
 }
 
+// restart replaces the lane's instances insts with new, empty ones: a
+// membership change for its score.
+func (l *Lane) restart(insts []int) {
+	for _, dep := range l.deployed.tiers {
+		if err := dep.Restart(l.now, insts); err != nil {
+			panic(err) // the scenario's compiler checks the instances against the lane's membership
+		}
+	}
+	l.deployed.score.Changed(l.now)
+}
+
 // deployedMetrics fills in m's deployment figures.
 func (l *Lane) deployedMetrics(m *Metrics) {
 	d := &l.deployed

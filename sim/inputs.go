@@ -42,10 +42,11 @@ type Input struct {
 	// At (deployed.go): new ones start empty, removed ones lose their state.
 	Lane      int
 	Instances int
-	// Partition: the deployed lane Lane's instances Cut (slots from 0) are cut
+	// Partition: the deployed lane Lane's instances Slots (from 0) are cut
 	// off from the others and from the store from At; none: it heals
-	// (deploy.Deployment.Partition).
-	Cut []int
+	// (deploy.Deployment.Partition). Restart: they are replaced by new,
+	// empty ones (deploy.Deployment.Restart).
+	Slots []int
 }
 
 // InputKind says what an Input does.
@@ -60,6 +61,7 @@ const (
 	InputStore
 	InputScale
 	InputPartition
+	InputRestart
 )
 
 // ClockFix is a setting of the token bucket's monotonic timestamp for every lane.
@@ -126,7 +128,11 @@ func (l *Lane) applyInput(i int32) {
 		}
 	case InputPartition:
 		if in.Lane == l.Index && l.Config.Deployed() {
-			l.partition(in.Cut)
+			l.partition(in.Slots)
+		}
+	case InputRestart:
+		if in.Lane == l.Index && l.Config.Deployed() {
+			l.restart(in.Slots)
 		}
 	case InputGlitch:
 		if l.backend != nil {
