@@ -18,8 +18,8 @@ const membershipHeight = 1.3 * vg.Inch
 
 // deploymentFigure is deployed lane i's admissions a second against its
 // ideal's (one limiter of the policy, synchronised at once, fed the same
-// requests), with its membership in a panel above on the same time axis: where
-// the lane's line runs over the ideal's is its overshoot.
+// requests), with its membership in a panel above on the same time axis when
+// it changes: where the lane's line runs over the ideal's is its overshoot.
 func deploymentFigure(d *Data, i int, base string) (Figure, error) {
 	l := d.Lanes[i]
 	cols := columnsOf(l.Samples, l.Step, d.UpTo)
@@ -28,7 +28,7 @@ func deploymentFigure(d *Data, i int, base string) (Figure, error) {
 	p.Title.Text = fmt.Sprintf("%s: admitted a second, and what one ideal limiter admits of the same requests", l.Config.Name)
 	ideal := make(plotter.XYs, 0, len(cols)+1)
 	members := make(plotter.XYs, 0, len(cols)+1)
-	top, most := 0.0, 0
+	top, most, least := 0.0, 0, math.MaxInt
 	for j, c := range cols {
 		y := float64(c.ideal) / c.span.Seconds()
 		if j == 0 {
@@ -38,12 +38,12 @@ func deploymentFigure(d *Data, i int, base string) (Figure, error) {
 		ideal = append(ideal, plotter.XY{X: seconds(c.end), Y: y})
 		members = append(members, plotter.XY{X: seconds(c.end), Y: float64(c.members)})
 		top = max(top, y, float64(c.accepted)/c.span.Seconds())
-		most = max(most, c.members)
+		most, least = max(most, c.members), min(least, c.members)
 	}
 	headroom(p, top, 2)
 	p.X.Min, p.X.Max = 0, seconds(d.UpTo)
 	style, glyph := laneStyle(i)
-	if err := addSeries(p, rates(cols), style, glyph, fmt.Sprintf("%s (%s over %s)", l.Config.Name, l.Config.Deploy.Sync, format.Duration(l.Config.Deploy.Latency)), true); err != nil {
+	if err := addSeries(p, rates(cols), style, glyph, fmt.Sprintf("%s (%d× %s over %s)", l.Config.Name, l.Config.Instances, l.Config.Deploy.Sync, format.Duration(l.Config.Deploy.Latency)), true); err != nil {
 		return Figure{}, err
 	}
 	idealStyle, idealGlyph := laneStyle(0)
@@ -51,6 +51,9 @@ func deploymentFigure(d *Data, i int, base string) (Figure, error) {
 	idealStyle.Dashes = capacityStyle.Dashes
 	if err := addSeries(p, ideal, idealStyle, idealGlyph, "the ideal: one limiter, synchronised at once", true); err != nil {
 		return Figure{}, err
+	}
+	if most == least { // a membership that never changed: said in the legend, no panel
+		return Figure{Name: base + "-vs-ideal", Title: title, Lane: i, plot: p}, nil
 	}
 	above := newPlot(d, fmt.Sprintf("%s: its instances", l.Config.Name), "instances")
 	above.Title.Text = ""

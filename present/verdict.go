@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,6 +217,14 @@ func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	return fact
 }
 
+// cutOff says the scenario partitions the deployed lane named lane: some of
+// its instances lose their store for a while.
+func cutOff(cfg *sim.Config, lane string) bool {
+	return slices.ContainsFunc(cfg.Inputs, func(in sim.Input) bool {
+		return in.Kind == sim.InputPartition && len(in.Slots) > 0 && cfg.Lanes[in.Lane].Name == lane
+	})
+}
+
 // consequences are what followed from the decisions: Redis failures, lost races,
 // retries, the backend, queueing, requests never served.
 func consequences(cfg *sim.Config, m sim.Metrics) []string {
@@ -224,6 +233,9 @@ func consequences(cfg *sim.Config, m sim.Metrics) []string {
 		without := "Redis" // failing to answer
 		if m.Backend == sim.InMemory.String() {
 			without = "the store, down" // an outage of the scenario's
+			if cutOff(cfg, m.Lane) {
+				without = "the store, down or cut off by a partition"
+			}
 		}
 		facts = append(facts, fmt.Sprintf("%s made without %s (on_error)", plural(m.StoreErrors, "decision", "decisions"), without))
 	}

@@ -145,15 +145,27 @@ func (c *compiler) partitionsFit() error {
 		case sim.InputPartition:
 			for _, i := range in.Slots {
 				if i >= l.Deploy.Most {
-					return c.fail(nil, "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
+					return c.fail(c.changeAt(in, "partition"), "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
 				}
 			}
 		case sim.InputRestart:
 			for _, i := range in.Slots {
 				if i >= members[in.Lane] {
-					return c.fail(nil, "the restart at %s replaces instance %d of lane %q, which runs %d instances then", in.At, i+1, l.Name, members[in.Lane])
+					return c.fail(c.changeAt(in, "restart"), "the restart at %s replaces instance %d of lane %q, which runs %d instances then", in.At, i+1, l.Name, members[in.Lane])
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// changeAt is where in the file the change that made input in says key: the
+// first change at its time, of its lane, that sets key.
+func (c *compiler) changeAt(in sim.Input, key string) []any {
+	for i, ch := range c.s.Changes {
+		set := (key == "partition" && ch.Partition != nil) || (key == "restart" && ch.Restart != nil)
+		if set && ch.At.Duration == in.At && ch.Lane == c.cfg.Lanes[in.Lane].Name {
+			return []any{"change", i, key}
 		}
 	}
 	return nil
@@ -217,8 +229,11 @@ func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(stri
 	slots := func(key, what string, numbers []int) ([]int, error) {
 		out := make([]int, 0, len(numbers))
 		for _, n := range numbers {
-			if n < 1 || n > MaxInstances || slices.Contains(out, n-1) {
-				return nil, bad(key, "%s lists the instances %s, each once, numbered from 1 to at most %d (got %d)", key, what, MaxInstances, n)
+			switch {
+			case n < 1 || n > MaxInstances:
+				return nil, bad(key, "%s lists the instances %s, numbered from 1 to at most %d (got %d)", key, what, MaxInstances, n)
+			case slices.Contains(out, n-1):
+				return nil, bad(key, "%s lists instance %d twice; list each once", key, n)
 			}
 			out = append(out, n-1)
 		}

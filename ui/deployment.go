@@ -35,8 +35,17 @@ func deploymentRows(lane sim.LaneConfig, h int) int {
 // that do not fit are counted after a +.
 func (m *Model) instanceStrip(lane sim.LaneConfig, admitted []int64, inner int) string {
 	st := m.styles
-	about := fmt.Sprintf(" %d× %s", len(admitted), deploymentWords(lane))
-	room := inner - axisWidth - len([]rune(about))
+	cells := inner - axisWidth // the cells after the label
+	// the words after the bars, the longest that leaves a bar for each
+	// member, else the shortest
+	var about string
+	for _, a := range []string{" " + fmt.Sprintf("%d× %s", len(admitted), deploymentWords(lane)), fmt.Sprintf(" %d× %s", len(admitted), lane.Deploy.Sync), fmt.Sprintf(" %d×", len(admitted))} {
+		about = a
+		if len(admitted)+len([]rune(a)) <= cells {
+			break
+		}
+	}
+	room := cells - len([]rune(about))
 	shown, more := admitted, ""
 	if room < len(admitted) {
 		keep := max(0, room-5)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
@@ -138,7 +139,7 @@ func underLabel(lines []string) []string {
 // metricCell is the comparison table's cell for the metric (by its JSON name) of
 // met: what the zoom says agrees with the table ("—" where the table has it).
 func metricCell(metric string, met sim.Metrics) string {
-	for _, c := range append(present.Columns, present.ClassColumns...) {
+	for _, c := range slices.Concat(present.Columns, present.ClassColumns, present.DeploymentColumns) {
 		if c.Metric == metric {
 			return c.Cell(met)
 		}
