@@ -27,7 +27,7 @@ type central struct {
 
 func newCentral(d *Deployment) (*central, error) {
 	if d.cfg.Replicated {
-		rep, err := newReplicated(d.cfg.ReplicaLag, d.cfg.New, func(lim algorithms.Limiter, w write) { lim.Allow(w.key, w.at, w.cost) })
+		rep, err := newReplicated(d.cfg.ReplicaLag, d.cfg.Failovers, d.cfg.New, func(lim algorithms.Limiter, w write) { lim.Allow(w.key, w.at, w.cost) })
 		if err != nil {
 			return nil, err
 		}

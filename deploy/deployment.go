@@ -39,6 +39,10 @@ type Config struct {
 	// reads from it, and needs it).
 	Replicated bool
 	ReplicaLag time.Duration
+	// Failovers says the run may fail the store over (Failover): a store
+	// with a replica then keeps every write its replica applied, to rebuild
+	// a new replica from; without it, a failover of such a store panics.
+	Failovers bool
 	// Jitter adds to each message between instances a delay drawn uniformly
 	// from 0 to Jitter, from a stream seeded by Seed; a link keeps its order.
 	// The protocols whose instances call the store (UsesStore) take none.

@@ -99,9 +99,10 @@ func (p *haproxyPeers) heal(now time.Duration, was []bool) {
 // resumePushes is what HAProxy's peer sessions do when a partition heals:
 // they reconnect and resume their pushes from the last update the other side
 // acknowledged (init_connected_peer: last_pushed = update), so each member
-// pushes every entry it touched while apart (touched, which it empties), as
-// entry reads it now, to the members on the other side of the cut that was;
-// receive applies one at to. Every entry is read before any is sent: both
+// pushes every entry it touched while apart (touched, emptied once the
+// deployment is whole again), as entry reads it now, to the members it is
+// together with again (the partition healed, or moved); receive applies one
+// at to. Every entry is read before any is sent: both
 // sides push at once.
 func resumePushes(d *Deployment, touched map[pushKey]bool, was []bool, now time.Duration,
 	entry func(from int, key string) (algorithms.HAProxyState, bool),
@@ -109,7 +110,9 @@ func resumePushes(d *Deployment, touched map[pushKey]bool, was []bool, now time.
 	keys := slices.SortedFunc(maps.Keys(touched), func(a, b pushKey) int {
 		return cmp.Or(cmp.Compare(a.from, b.from), strings.Compare(a.key, b.key))
 	})
-	clear(touched)
+	if !d.partitioned(d.cut) {
+		clear(touched) // whole again: every pair has had them
+	}
 	type resume struct {
 		pushKey
 		entry algorithms.HAProxyState
@@ -125,7 +128,7 @@ func resumePushes(d *Deployment, touched map[pushKey]bool, was []bool, now time.
 	}
 	for _, r := range pushes {
 		for to := range d.members {
-			if was[to] != was[r.from] {
+			if d.rejoined(was, r.from, to) {
 				d.send(r.from, to, now, func(arrival time.Duration) { receive(to, r.from, r.key, r.entry, arrival) })
 			}
 		}

@@ -16,8 +16,9 @@ import (
 // broadcasts sent while apart are lost, as its failed RPCs are).
 
 // Partition cuts the members cut (slot numbers from 0) off from the others and
-// the store at now, after the timers due; an empty cut heals the partition. A
-// member added later joins the side that was not cut off.
+// the store at now, after the timers due, in place of the partition before;
+// an empty cut heals it. A member added later joins the side that was not cut
+// off.
 func (d *Deployment) Partition(now time.Duration, cut []int) error {
 	for _, i := range cut {
 		if i < 0 || i >= d.cfg.Most {
@@ -30,16 +31,23 @@ func (d *Deployment) Partition(now time.Duration, cut []int) error {
 	for _, i := range cut {
 		d.cut[i] = true
 	}
-	if h, ok := d.proto.(healer); ok && len(cut) == 0 && d.partitioned(was) {
+	if h, ok := d.proto.(healer); ok && d.partitioned(was) {
 		h.heal(now, was)
 	}
 	return nil
 }
 
-// healer is a protocol that does something when a partition heals: was marks
-// the side that was cut off.
+// healer is a protocol that does something when members that a partition
+// kept apart are together again (it healed, or moved): was marks the side
+// that was cut off.
 type healer interface {
 	heal(now time.Duration, was []bool)
+}
+
+// rejoined says members a and b were apart under the cut that was and are
+// together now.
+func (d *Deployment) rejoined(was []bool, a, b int) bool {
+	return was[a] != was[b] && !d.apart(a, b)
 }
 
 // partitioned says cut marks some member.

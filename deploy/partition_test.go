@@ -119,3 +119,32 @@ func TestJitterDelaysWithinItsBoundAndKeepsEachLinksOrder(t *testing.T) {
 		t.Errorf("the jitter drew %d distinct delays (want many); seeds 1 and 2 alike: %v", len(spread), slices.Equal(a, c))
 	}
 }
+
+// A partition that moves from one set to another rejoins the pairs it no
+// longer divides, as healing and cutting again at the same instant does: the
+// same decisions either way.
+func TestPartitionMovedIsHealedAndCutAgain(t *testing.T) {
+	ms := time.Millisecond
+	decide := func(moves [][2]any) []bool {
+		d := mustNew(t, Config{Protocol: HAProxyPeers, Instances: 3, Latency: 5 * ms, New: haproxyAt(20)})
+		var out []bool
+		next := 0
+		for i := range 300 {
+			at := time.Duration(i) * 30 * ms
+			for next < len(moves) && moves[next][0].(time.Duration) <= at {
+				if err := d.Partition(moves[next][0].(time.Duration), moves[next][1].([]int)); err != nil {
+					t.Fatal(err)
+				}
+				next++
+			}
+			got, _ := d.Decide(i%3, "k", at, 1)
+			out = append(out, got.Allowed)
+		}
+		return out
+	}
+	moved := decide([][2]any{{time.Second, []int{0}}, {3 * time.Second, []int{1}}, {8 * time.Second, []int(nil)}})
+	again := decide([][2]any{{time.Second, []int{0}}, {3 * time.Second, []int(nil)}, {3 * time.Second, []int{1}}, {8 * time.Second, []int(nil)}})
+	if !slices.Equal(moved, again) {
+		t.Error("a partition moved decides otherwise than one healed and cut again at the same instant")
+	}
+}

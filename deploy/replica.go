@@ -33,10 +33,12 @@ type replicated struct {
 	primary, replica algorithms.Limiter
 	// pending are the writes the primary applied that the replica has not,
 	// in the order applied, from head; history every write the replica has
-	// applied since the run began, which a new replica is rebuilt from.
+	// applied since the run began, which a new replica is rebuilt from at a
+	// failover (kept only when keep: a run that fails over).
 	pending []write
 	head    int
 	history []write
+	keep    bool
 	lost    int64
 }
 
@@ -47,7 +49,7 @@ type write struct {
 	cost int64
 }
 
-func newReplicated(lag time.Duration, fresh func() (algorithms.Limiter, error), apply func(algorithms.Limiter, write)) (*replicated, error) {
+func newReplicated(lag time.Duration, keep bool, fresh func() (algorithms.Limiter, error), apply func(algorithms.Limiter, write)) (*replicated, error) {
 	primary, err := fresh()
 	if err != nil {
 		return nil, err
@@ -56,7 +58,7 @@ func newReplicated(lag time.Duration, fresh func() (algorithms.Limiter, error), 
 	if err != nil {
 		return nil, err
 	}
-	return &replicated{lag: lag, fresh: fresh, apply: apply, primary: primary, replica: replica}, nil
+	return &replicated{lag: lag, keep: keep, fresh: fresh, apply: apply, primary: primary, replica: replica}, nil
 }
 
 // write applies w to the primary and sends it to the replica. Writes come in
@@ -76,7 +78,9 @@ func (r *replicated) catchUp(t time.Duration) {
 	for r.head < len(r.pending) && r.pending[r.head].at+r.lag <= t {
 		w := r.pending[r.head]
 		r.apply(r.replica, w)
-		r.history = append(r.history, w)
+		if r.keep {
+			r.history = append(r.history, w)
+		}
 		r.head++
 	}
 	if r.head > 1024 && r.head*2 > len(r.pending) {
@@ -85,8 +89,12 @@ func (r *replicated) catchUp(t time.Duration) {
 	}
 }
 
-// failover promotes the replica at now (see replicated).
+// failover promotes the replica at now (see replicated); it needs the
+// history (keep).
 func (r *replicated) failover(now time.Duration) {
+	if !r.keep {
+		panic("deploy: a failover of a store whose replica's history was not kept (Config.Failovers)")
+	}
 	r.catchUp(now)
 	replica, err := r.fresh()
 	if err != nil { // it made the two before

@@ -113,7 +113,7 @@ func TestFailoverOnARealReplica(t *testing.T) {
 
 	const lag = 700 * time.Millisecond
 	failover := 5*time.Second + 400*time.Millisecond // the replica stops at 4.7 s, within the same window
-	model := mustNew(t, Config{Protocol: Central, Instances: 2, Replicated: true, ReplicaLag: lag, New: fixedWindow(windowLimit, windowPeriod)})
+	model := mustNew(t, Config{Protocol: Central, Instances: 2, Replicated: true, ReplicaLag: lag, Failovers: true, New: fixedWindow(windowLimit, windowPeriod)})
 	at, keys := realTraffic(400)
 	store, cut, failed, lost := pc, false, false, 0
 	for i := range at {

@@ -93,7 +93,7 @@ func TestFailoverLosesTheWritesOfTheLag(t *testing.T) {
 			if want < 0 {
 				continue
 			}
-			d := mustNew(t, Config{Protocol: proto, Instances: 2, Replicated: c.replicated, ReplicaLag: c.lag, New: fixedWindow(10, time.Second)})
+			d := mustNew(t, Config{Protocol: proto, Instances: 2, Replicated: c.replicated, ReplicaLag: c.lag, Failovers: true, New: fixedWindow(10, time.Second)})
 			before := every(0, 10*time.Millisecond, 10, 2)
 			for i := range before {
 				before[i].Allowed = true
@@ -117,7 +117,7 @@ func TestFailoverLosesTheWritesOfTheLag(t *testing.T) {
 // it) reaches the new primary; a second failover promotes a replica rebuilt
 // in full from the first.
 func TestFailoverKeepsWritesInFlightAndReplicatesAgain(t *testing.T) {
-	d := mustNew(t, Config{Protocol: Central, Instances: 1, Latency: 20 * time.Millisecond, Replicated: true, ReplicaLag: time.Hour, New: fixedWindow(3, time.Minute)})
+	d := mustNew(t, Config{Protocol: Central, Instances: 1, Latency: 20 * time.Millisecond, Replicated: true, ReplicaLag: time.Hour, Failovers: true, New: fixedWindow(3, time.Minute)})
 	run(t, d, []step{{At: 0, Key: "k", Hits: 1, Allowed: true, Remaining: -1}, {At: 95 * time.Millisecond, Key: "k", Hits: 1, Allowed: true, Remaining: -1}})
 	d.Failover(100 * time.Millisecond) // the first write is lost (an hour's lag); the second reaches the store at 115 ms
 	if lv := d.Level("k", 200*time.Millisecond); lv != 1 {
@@ -134,7 +134,7 @@ func TestFailoverKeepsWritesInFlightAndReplicatesAgain(t *testing.T) {
 // two failovers with a short lag the store still counts every write older
 // than the lag.
 func TestSecondFailoverKeepsTheRebuiltReplica(t *testing.T) {
-	d := mustNew(t, Config{Protocol: Central, Instances: 2, Replicated: true, ReplicaLag: 10 * time.Millisecond, New: fixedWindow(100, time.Minute)})
+	d := mustNew(t, Config{Protocol: Central, Instances: 2, Replicated: true, ReplicaLag: 10 * time.Millisecond, Failovers: true, New: fixedWindow(100, time.Minute)})
 	for i := range 5 {
 		d.Decide(i%2, "k", time.Duration(i)*time.Millisecond, 1)
 	}

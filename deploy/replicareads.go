@@ -41,7 +41,7 @@ func newReplicaReads(d *Deployment) (*replicaReads, error) {
 	if _, ok := probe.(algorithms.Counter); !ok {
 		return nil, fmt.Errorf("sync %q reads a count from a replica and adds to it on the primary: the %s keeps no count a write can add to; use one of %v", ReplicaReads, probe.Algorithm(), algorithms.Counters())
 	}
-	rep, err := newReplicated(d.cfg.ReplicaLag, d.cfg.New, func(lim algorithms.Limiter, w write) { lim.(algorithms.Counter).Add(w.key, w.at, w.cost) })
+	rep, err := newReplicated(d.cfg.ReplicaLag, d.cfg.Failovers, d.cfg.New, func(lim algorithms.Limiter, w write) { lim.(algorithms.Counter).Add(w.key, w.at, w.cost) })
 	if err != nil {
 		return nil, err
 	}

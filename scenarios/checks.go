@@ -140,5 +140,6 @@ func (c *compiler) load(Overrides) error {
 	if !(total <= MaxOffered) {
 		return c.fail(nil, "the clients offer about %.3g requests in all; ratelab replays at most %d per scenario; lower the rates or shorten the run", total, MaxOffered)
 	}
+	c.offered = total
 	return nil
 }

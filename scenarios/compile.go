@@ -79,6 +79,8 @@ type compiler struct {
 
 	// expanded are the names of the lanes product configurations describe
 	expanded []string
+	// offered is about how many requests the clients send (load)
+	offered float64
 }
 
 // problem is a validation error that knows where it was written.
@@ -101,7 +103,7 @@ func compile(src Source, pos *positions, index int, s *Scenario, o Overrides) (*
 	if src.Path != nil && !src.Generated {
 		c.cfg.Files = append(c.cfg.Files, src.Name)
 	}
-	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.claims, c.questions}
+	steps := []func(Overrides) error{c.writtenZeros, c.header, c.tiers, c.nodes, c.backend, c.clients, c.keyNames, c.lanes, c.capacity, c.load, c.watch, c.changes, c.backlogs, c.claims, c.questions}
 	for _, step := range steps {
 		if err := step(o); err != nil {
 			return nil, err

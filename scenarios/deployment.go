@@ -26,7 +26,14 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 			set bool
 		}{{"link_latency", spec.LinkLatency != nil}, {"sync_wait", spec.SyncWait != nil}, {"sync_batch_limit", spec.SyncBatchLimit != nil}, {"membership_delay", spec.MembershipDelay != nil}, {"replica_lag", spec.ReplicaLag != nil}, {"link_jitter", spec.LinkJitter != nil}} {
 			if k.set {
-				return bad(k.key, "%s applies to a deployment; add sync = \"local\" (or another protocol: %s) and instances = N", k.key, strings.Join(deploy.Protocols(), ", "))
+				suggest := "sync = \"local\" (or another protocol: " + strings.Join(deploy.Protocols(), ", ") + ")"
+				switch k.key {
+				case "link_jitter":
+					suggest = "sync = \"haproxy-peers\", \"haproxy-peers-sum\" or \"gubernator-global\" (the protocols whose instances send each other messages)"
+				case "replica_lag":
+					suggest = "sync = \"central\" or \"replica-reads\""
+				}
+				return bad(k.key, "%s applies to a deployment; add %s and instances = N", k.key, suggest)
 			}
 		}
 		switch b := spec.Balance.Value(); {
@@ -72,7 +79,7 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 	case jitter < 0 || jitter > MaxLinkLatency || jitter%time.Microsecond != 0:
 		return bad("link_jitter", "link_jitter must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, jitter)
 	case jitter > 0 && (proto.UsesStore() || proto == deploy.Local || proto == deploy.Share):
-		return bad("link_jitter", "link_jitter delays the messages between instances; sync = %q sends none ratelab would jitter (a store's calls are decided in the order they are made): use it with haproxy-peers or gubernator-global", proto)
+		return bad("link_jitter", "link_jitter delays the messages between instances; sync = %q sends none ratelab would jitter (a store's calls are decided in the order they are made): use it with haproxy-peers, haproxy-peers-sum or gubernator-global", proto)
 	case seen < 0 || seen > MaxLinkLatency || seen%time.Microsecond != 0:
 		return bad("membership_delay", "membership_delay must be from 0 to %s, whole microseconds (got %s)", MaxLinkLatency, seen)
 	case len(c.cfg.Tiers) > 1:
@@ -101,9 +108,11 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 		return bad("sync_batch_limit", "sync_batch_limit must be from 1 to 1000000 (got %d)", *spec.SyncBatchLimit)
 	}
 	if syncs, product := all.Products.SyncsOf(lane.Algorithm, lane.Options); !slices.Contains(syncs, proto) {
-		words := make([]string, len(syncs))
-		for j, s := range syncs {
-			words[j] = fmt.Sprintf("%q", s)
+		var words []string
+		for _, s := range syncs {
+			if s != deploy.ReplicaReads || isCounter(lane.Algorithm) { // replica-reads takes counters only
+				words = append(words, fmt.Sprintf("%q", s))
+			}
 		}
 		whose := fmt.Sprintf("a lane of %s, which is no product's,", lane.Algorithm)
 		if product != nil {
@@ -127,8 +136,8 @@ func (c *compiler) deployment(spec LaneSpec, lane *sim.LaneConfig, bad func(stri
 }
 
 // partitionsFit checks, once every change is compiled and the inputs are in
-// the order the engine applies them, that each partition names instances its
-// lane has at its most, and each restart instances its lane has then.
+// the order the engine applies them, that each partition and each restart
+// names instances its lane has then.
 func (c *compiler) partitionsFit() error {
 	members := map[int]int{}
 	for _, in := range c.cfg.Inputs {
@@ -144,19 +153,27 @@ func (c *compiler) partitionsFit() error {
 			members[in.Lane] = in.Instances
 		case sim.InputPartition:
 			for _, i := range in.Slots {
-				if i >= l.Deploy.Most {
-					return c.fail(c.changeAt(in, "partition"), "the partition at %s cuts off instance %d of lane %q, which runs at most %d instances", in.At, i+1, l.Name, l.Deploy.Most)
+				if i >= members[in.Lane] {
+					return c.fail(c.changeAt(in, "partition"), "the partition at %s cuts off instance %d of lane %q, which runs %s then (an instance added later joins the side not cut off)", in.At, i+1, l.Name, instancesWord(members[in.Lane]))
 				}
 			}
 		case sim.InputRestart:
 			for _, i := range in.Slots {
 				if i >= members[in.Lane] {
-					return c.fail(c.changeAt(in, "restart"), "the restart at %s replaces instance %d of lane %q, which runs %d instances then", in.At, i+1, l.Name, members[in.Lane])
+					return c.fail(c.changeAt(in, "restart"), "the restart at %s replaces instance %d of lane %q, which runs %s then", in.At, i+1, l.Name, instancesWord(members[in.Lane]))
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// instancesWord is "1 instance", "3 instances".
+func instancesWord(n int) string {
+	if n == 1 {
+		return "1 instance"
+	}
+	return fmt.Sprintf("%d instances", n)
 }
 
 // changeAt is where in the file the change that made input in says key: the
@@ -169,6 +186,59 @@ func (c *compiler) changeAt(in sim.Input, key string) []any {
 		}
 	}
 	return nil
+}
+
+// MaxBacklog is the most a deployed lane may hold on its way: writes a replica
+// has yet to apply (and, in a scenario that fails the store over, every write
+// the replica applied, which a new replica is rebuilt from), or messages
+// between instances not yet arrived. Each is a few dozen bytes: this many is
+// a few hundred megabytes.
+const MaxBacklog = 10_000_000
+
+// backlogs refuses a deployed lane whose store's replica, or whose links,
+// would hold more than MaxBacklog at once on the scenario's traffic: about
+// the requests sent within the replica's lag (all of them with a failover),
+// or the messages sent within a link's latency and jitter (a push to every
+// other member per request, for HAProxy's peers).
+func (c *compiler) backlogs(Overrides) error {
+	run := c.cfg.Duration.Seconds()
+	failover := slices.ContainsFunc(c.cfg.Inputs, func(in sim.Input) bool { return in.Kind == sim.InputStore && in.Store == sim.StoreFailedOver })
+	for _, l := range c.cfg.Lanes {
+		d := l.Deploy
+		if !d.On || run <= 0 {
+			continue
+		}
+		var at []any
+		if i := c.laneSpecIndex(l.Name); i >= 0 {
+			at = []any{"lane", i}
+		}
+		if d.Replicated {
+			held := c.offered * min(1, d.ReplicaLag.Seconds()/run)
+			if failover {
+				held += c.offered
+			}
+			if held > MaxBacklog {
+				return c.fail(at, "lane %q: its store's replica would hold about %.3g writes at once (the requests within replica_lag = %s%s), more than the %d ratelab keeps; shorten replica_lag or the run, or lower the rates", l.Name, held, d.ReplicaLag, map[bool]string{true: ", and every write for the failover's new replica", false: ""}[failover], MaxBacklog)
+			}
+		}
+		if d.Sync == deploy.HAProxyPeers || d.Sync == deploy.HAProxyPeersSum {
+			most := max(d.Most, l.Instances)
+			inFlight := c.offered / run * float64(most-1) * min(run, (d.Latency+d.Jitter).Seconds())
+			if inFlight > MaxBacklog {
+				return c.fail(at, "lane %q: about %.3g pushes between its %d instances would be on their way at once (each request pushed to every other, over links of %s and a jitter of %s), more than the %d ratelab keeps; use fewer instances or a shorter link_latency or link_jitter", l.Name, inFlight, most, d.Latency, d.Jitter, MaxBacklog)
+			}
+		}
+	}
+	return nil
+}
+
+// laneSpecIndex is the file's index of the lane named name (by its name, or
+// by its algorithm when it has none), for a message's place; -1 if none (a
+// lane a product configuration describes).
+func (c *compiler) laneSpecIndex(name string) int {
+	return slices.IndexFunc(c.s.Lanes, func(l LaneSpec) bool {
+		return l.Name == name || (l.Name == "" && string(l.Algorithm.Value()) == name)
+	})
 }
 
 // isCounter says a limiter of the algorithm keeps a count a store can add to
@@ -189,6 +259,10 @@ func counterWords() string {
 // server, a copy of every server's) may hold.
 const MaxCopies = 2_000_000
 
+// MaxSumServers is the most instances of haproxy-peers-sum: each keeps a copy
+// of every other's table, n² tables in all.
+const MaxSumServers = 100
+
 // copiesFit says whether n instances of protocol p may keep keys keys each.
 func copiesFit(p deploy.Protocol, n, keys int) error {
 	per := 0 // copies of a key the deployment keeps
@@ -196,6 +270,9 @@ func copiesFit(p deploy.Protocol, n, keys int) error {
 	case deploy.HAProxyPeers, deploy.GubernatorGlobal, deploy.GubernatorGlobalPre219:
 		per = n
 	case deploy.HAProxyPeersSum:
+		if n > MaxSumServers {
+			return fmt.Errorf("with sync = %q every server keeps a table of every server's (%d tables on %d), more than ratelab holds: use at most %d instances", p, n*n, n, MaxSumServers)
+		}
 		per = n * n
 	default:
 		return nil
@@ -226,6 +303,21 @@ func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(stri
 	case !c.cfg.Lanes[i].Deployed():
 		return false, bad("lane", "lane %q is not a deployment; give it sync = \"local\" (or another protocol) to change its membership or partition it", ch.Lane)
 	}
+	if ch.Instances != nil { // first: a partition or restart in the same change is of the new membership
+		switch n := *ch.Instances; {
+		case c.cfg.Lanes[i].Balance == sim.BalanceWeighted:
+			return false, bad("instances", "lane %q is balanced by weights, one per instance: its membership cannot change (use round-robin, random, hash or sticky to scale it)", ch.Lane)
+		case n < 1 || n > MaxInstances:
+			return false, bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
+		default:
+			l := &c.cfg.Lanes[i]
+			if err := copiesFit(l.Deploy.Sync, n, len(c.cfg.Keys)); err != nil {
+				return false, bad("instances", "%v", err)
+			}
+			l.Deploy.Most = max(l.Deploy.Most, n)
+			add(sim.Input{Kind: sim.InputScale, Lane: i, Instances: n})
+		}
+	}
 	slots := func(key, what string, numbers []int) ([]int, error) {
 		out := make([]int, 0, len(numbers))
 		for _, n := range numbers {
@@ -255,22 +347,6 @@ func (c *compiler) scaleChange(ch ChangeSpec, add func(sim.Input), bad func(stri
 			return false, bad("restart", "restart lists the instances replaced; it is empty")
 		}
 		add(sim.Input{Kind: sim.InputRestart, Lane: i, Slots: replaced})
-	}
-	if ch.Instances == nil {
-		return false, nil
-	}
-	switch n := *ch.Instances; {
-	case c.cfg.Lanes[i].Balance == sim.BalanceWeighted:
-		return false, bad("instances", "lane %q is balanced by weights, one per instance: its membership cannot change (use round-robin, random, hash or sticky to scale it)", ch.Lane)
-	case n < 1 || n > MaxInstances:
-		return false, bad("instances", "instances must be from 1 to %d (got %d)", MaxInstances, n)
-	default:
-		l := &c.cfg.Lanes[i]
-		if err := copiesFit(l.Deploy.Sync, n, len(c.cfg.Keys)); err != nil {
-			return false, bad("instances", "%v", err)
-		}
-		l.Deploy.Most = max(l.Deploy.Most, n)
-		add(sim.Input{Kind: sim.InputScale, Lane: i, Instances: n})
 	}
 	return false, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
@@ -99,6 +100,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		SeenAfter: lc.Deploy.SeenAfter, Name: GubernatorName, New: fresh,
 		Replicated: lc.Deploy.Replicated, ReplicaLag: lc.Deploy.ReplicaLag,
 		Jitter: lc.Deploy.Jitter, Seed: l.cfg.Seed ^ uint64(index)<<32 ^ uint64(t),
+		Failovers: slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputStore && in.Store == StoreFailedOver }),
 	})
 	if err != nil {
 		return err

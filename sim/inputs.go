@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"ratelab/internal/format"
@@ -209,6 +210,9 @@ func (r *Run) AddInput(in Input) error {
 		return fmt.Errorf("the run already holds %d inputs", MaxInputs)
 	case in.Client < 0 || in.Client >= len(r.Config.Clients):
 		return fmt.Errorf("no client %d", in.Client)
+	case in.Kind == InputStore && in.Store == StoreFailedOver && !slices.ContainsFunc(*r.inputs, func(p Input) bool { return p.Kind == InputStore && p.Store == StoreFailedOver }):
+		// a replicated store keeps what a new replica needs only in a run that plans a failover
+		return fmt.Errorf("a failover made live needs a scenario that fails its store over (store = \"failover\")")
 	}
 	*r.inputs = append(*r.inputs, in)
 	for _, l := range r.Lanes {

@@ -33,8 +33,11 @@ func deploymentRows(lane sim.LaneConfig, h int) int {
 // bar per instance, as high as what it admitted in the last tick against the
 // busiest instance (blank: none), then the membership and protocol; members
 // that do not fit are counted after a +.
-func (m *Model) instanceStrip(lane sim.LaneConfig, admitted []int64, inner int) string {
+func (m *Model) instanceStrip(lane sim.LaneConfig, admitted []int64, members, inner int) string {
 	st := m.styles
+	if len(admitted) < members { // before the first tick closes: none yet
+		admitted = append(admitted[:len(admitted):len(admitted)], make([]int64, members-len(admitted))...)
+	}
 	cells := inner - axisWidth // the cells after the label
 	// the words after the bars, the longest that leaves a bar for each
 	// member, else the shortest

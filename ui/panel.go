@@ -85,7 +85,7 @@ func (m *Model) renderPanel(i int, met sim.Metrics, w, h int) string {
 		lines = append(lines, st.Counters.Render(fmt.Sprintf("%*s", axisWidth, "over ▕"))+st.Deny.Render(bars(over, peak)))
 	}
 	if extra > 1 {
-		lines = append(lines, m.instanceStrip(lane, l.Instances, inner))
+		lines = append(lines, m.instanceStrip(lane, l.Instances, met.Instances, inner))
 	}
 	lines = append(lines, st.Subtle.Render(fit(timeAxis(v, boundaries(m.runner.cfg, lane, v)), inner)))
 

@@ -37,7 +37,7 @@ func (m *Model) renderZoom(rows int) string {
 		judged = "ordinary denied " + metricCell("ordinary_denied", met) + "  heavy admitted " + metricCell("heavy_accepted", met)
 	}
 	if lane.Deployed() { // the deployment, and how far it went beyond its ideal
-		algorithm += fmt.Sprintf("  %d× %s", len(l.Instances), deploymentWords(lane))
+		algorithm += fmt.Sprintf("  %d× %s", met.Instances, deploymentWords(lane))
 		judged += "  overshoot " + metricCell("overshoot_window_units", met)
 	}
 	title := m.styles.PanelTitle.Render(lane.Name) + m.styles.Counters.Render(fmt.Sprintf("%s  accepted %d  denied %d  errors %d  %s",
