@@ -39,7 +39,6 @@ type replicated struct {
 	head    int
 	history []write
 	keep    bool
-	lost    int64
 }
 
 // write is one call the primary applied: to key, at its time, of cost units.
@@ -106,11 +105,9 @@ func (r *replicated) failover(now time.Duration) {
 	r.primary, r.replica = r.replica, replica
 	var late []write // still on their way at the failover: they reach the new primary
 	for _, w := range r.pending[r.head:] {
-		if w.at > now {
+		if w.at > now { // the others, applied by the old primary only, are lost
 			late = append(late, w)
 			r.apply(r.primary, w)
-		} else {
-			r.lost++
 		}
 	}
 	r.pending, r.head = late, 0

@@ -177,12 +177,12 @@ func (l *Lane) scale(n int) {
 	d.score.Changed(l.now)
 }
 
-// partition cuts the lane's instances cut off from the others and the store,
-// or heals it (none).
+// partition cuts the lane's instances cut (slots) off from the others and
+// the store, in place of the partition before, or heals it (none).
 func (l *Lane) partition(cut []int) {
 	for _, dep := range l.deployed.tiers {
 		if err := dep.Partition(l.now, cut); err != nil {
-			panic(err) // the scenario's compiler checks the instances against the lane's most
+			panic(err) // the scenario's compiler checks the instances against the lane's members then
 		}
 	}
 }
