@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
@@ -76,8 +77,10 @@ type Deployment struct {
 	// was removed, or removed and added again) does nothing.
 	lives []int
 	// cut marks the instance slots a partition cuts off from the others and
-	// from the store (Partition); none when whole.
-	cut []bool
+	// from the store (Partition); none when whole. split says some member is
+	// cut off.
+	cut   []bool
+	split bool
 	// jitter draws each message's jitter; lastOn is each link's last arrival.
 	jitter *rand.Rand
 	lastOn map[[2]int]time.Duration
@@ -191,6 +194,7 @@ func (d *Deployment) Scale(now time.Duration, n int) {
 		d.lives[i]++     // removed, or new
 		d.cut[i] = false // a new member joins the side not cut off
 	}
+	d.split = slices.Contains(d.cut[:n], true)
 	d.proto.scale(now, before, n)
 }
 

@@ -31,15 +31,13 @@ type haproxyPeersSum struct {
 	d      *Deployment
 	own    []*algorithms.HAProxy
 	copies [][]*algorithms.HAProxy // copies[i][j]: member i's copy of j's table
-	sent   map[pushKey]*algorithms.HAProxyState
-	sentAt time.Duration
-	// apartTouched are the entries each instance touched during a partition.
-	apartTouched map[pushKey]bool
+	pushes *peerPushes
 }
 
 func newHAProxyPeersSum(d *Deployment) (protocol, error) {
-	p := &haproxyPeersSum{d: d, own: make([]*algorithms.HAProxy, d.cfg.Most), copies: make([][]*algorithms.HAProxy, d.cfg.Most),
-		sent: map[pushKey]*algorithms.HAProxyState{}, apartTouched: map[pushKey]bool{}}
+	p := &haproxyPeersSum{d: d, own: make([]*algorithms.HAProxy, d.cfg.Most), copies: make([][]*algorithms.HAProxy, d.cfg.Most)}
+	p.pushes = newPeerPushes(d, func(from int) *algorithms.HAProxy { return p.own[from] },
+		func(to, from int) *algorithms.HAProxy { return p.copies[to][from] })
 	for i := range d.members {
 		if err := p.fresh(i); err != nil {
 			return nil, err
@@ -93,43 +91,12 @@ func (p *haproxyPeersSum) decide(inst int, key string, now time.Duration, _ int6
 	h := p.own[inst]
 	before, _ := h.Entry(key, now)
 	d := h.AllowSum(key, now, p.others(inst, key, now))
-	if after, ok := h.Entry(key, now); ok && after != before {
-		p.push(inst, key, after, now)
-		if p.d.partitioned(p.d.cut) {
-			p.apartTouched[pushKey{inst, key}] = true
-		}
-	}
+	p.pushes.touched(inst, key, before, now)
 	return d, 0
 }
 
-// push sends member from's entry for key to every other member, once per
-// instant (as haproxyPeers.push).
-func (p *haproxyPeersSum) push(from int, key string, s algorithms.HAProxyState, now time.Duration) {
-	if now != p.sentAt {
-		clear(p.sent)
-		p.sentAt = now
-	}
-	pk := pushKey{from, key}
-	if msg, ok := p.sent[pk]; ok {
-		*msg = s
-		return
-	}
-	msg := &s
-	if p.d.cfg.Latency > 0 || p.d.cfg.Jitter > 0 {
-		p.sent[pk] = msg
-	}
-	p.d.sendOthers(from, now, func(to int, arrival time.Duration) {
-		p.copies[to][from].Receive(key, *msg, now, arrival)
-	})
-}
-
-func (p *haproxyPeersSum) heal(now time.Duration, was []bool) {
-	resumePushes(p.d, p.apartTouched, was, now,
-		func(from int, key string) (algorithms.HAProxyState, bool) { return p.own[from].Entry(key, now) },
-		func(to, from int, key string, entry algorithms.HAProxyState, arrival time.Duration) {
-			p.copies[to][from].Receive(key, entry, now, arrival)
-		})
-}
+// heal pushes what the members touched while apart (peerPushes.heal).
+func (p *haproxyPeersSum) heal(now time.Duration, was []bool) { p.pushes.heal(now, was) }
 
 // restart gives member i an empty table of its own and empty copies of the
 // others'; the others keep their copies of its old table until its pushes

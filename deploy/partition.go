@@ -26,12 +26,13 @@ func (d *Deployment) Partition(now time.Duration, cut []int) error {
 		}
 	}
 	d.runTimers(now)
-	was := append([]bool(nil), d.cut...)
+	was, wasSplit := append([]bool(nil), d.cut...), d.split
 	clear(d.cut)
 	for _, i := range cut {
 		d.cut[i] = true
 	}
-	if h, ok := d.proto.(healer); ok && d.partitioned(was) {
+	d.split = len(cut) > 0
+	if h, ok := d.proto.(healer); ok && wasSplit {
 		h.heal(now, was)
 	}
 	return nil
@@ -48,16 +49,6 @@ type healer interface {
 // together now.
 func (d *Deployment) rejoined(was []bool, a, b int) bool {
 	return was[a] != was[b] && !d.apart(a, b)
-}
-
-// partitioned says cut marks some member.
-func (d *Deployment) partitioned(cut []bool) bool {
-	for i := range d.members {
-		if cut[i] {
-			return true
-		}
-	}
-	return false
 }
 
 // apart says a partition lies between instances a and b now.

@@ -55,17 +55,22 @@ func waitReplica(t *testing.T, ctx context.Context, c *redis.Client) {
 	}
 }
 
+// redisPair starts a Redis primary and its replica for t, with a client of
+// each (closed when t ends) and a prefix for the test's keys.
+func redisPair(t *testing.T, name string) (primary *redistest.Server, pc, rc *redis.Client, prefix string) {
+	primary = redistest.Start(t)
+	replica := redistest.StartReplica(t, primary)
+	pc, rc = primary.Client(), replica.Client()
+	t.Cleanup(func() { pc.Close(); rc.Close() })
+	return primary, pc, rc, fmt.Sprintf("ratelab-%s-%d", name, time.Now().UnixNano())
+}
+
 // Replica reads with a replica that has every write before the next read
 // (WAIT after each) decide as the model with no lag: the count GET from the
 // replica, the admission INCRBY on the primary.
 func TestReplicaReadsOnARealReplica(t *testing.T) {
-	primary := redistest.Start(t)
-	replica := redistest.StartReplica(t, primary)
-	pc, rc := primary.Client(), replica.Client()
-	defer pc.Close()
-	defer rc.Close()
+	_, pc, rc, prefix := redisPair(t, "replica")
 	ctx := context.Background()
-	prefix := fmt.Sprintf("ratelab-replica-%d", time.Now().UnixNano())
 
 	model := mustNew(t, Config{Protocol: ReplicaReads, Instances: 3, Replicated: true, New: fixedWindow(windowLimit, windowPeriod)})
 	at, keys := realTraffic(1500)
@@ -103,13 +108,8 @@ func TestReplicaReadsOnARealReplica(t *testing.T) {
 // model with that lag decides every request as the real pair did, before and
 // after.
 func TestFailoverOnARealReplica(t *testing.T) {
-	primary := redistest.Start(t)
-	replica := redistest.StartReplica(t, primary)
-	pc, rc := primary.Client(), replica.Client()
-	defer pc.Close()
-	defer rc.Close()
+	primary, pc, rc, prefix := redisPair(t, "failover")
 	ctx := context.Background()
-	prefix := fmt.Sprintf("ratelab-failover-%d", time.Now().UnixNano())
 
 	const lag = 700 * time.Millisecond
 	failover := 5*time.Second + 400*time.Millisecond // the replica stops at 4.7 s, within the same window
