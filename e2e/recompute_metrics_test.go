@@ -298,6 +298,11 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 		amplification = float64(l.attempts) / float64(l.offered)
 	}
 	m["retry_amplification"] = amplification
+	goodput := 0.0
+	if l.offered > 0 {
+		goodput = float64(l.succeeded) / float64(l.offered)
+	}
+	m["goodput"] = goodput
 
 	var ratio, maxUnits, excess float64
 	var first, last time.Duration

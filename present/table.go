@@ -28,6 +28,7 @@ var Columns = []Column{
 	{"accepted", func(m sim.Metrics) string { return fmt.Sprint(m.Accepted) }, "decisions that allowed", "accepted"},
 	{"denied", func(m sim.Metrics) string { return fmt.Sprint(m.Denied) }, "decisions that refused", "denied"},
 	{"errors", func(m sim.Metrics) string { return fmt.Sprint(m.Errors) }, "accepted requests the backend failed", "errors"},
+	{"goodput", func(m sim.Metrics) string { return format.Percent(m.Goodput) }, "the share of offered requests served (with a backend, within the client's deadline); the rest were given up on or are still in flight", "goodput"},
 	{"retry×", func(m sim.Metrics) string { return fmt.Sprintf("%.2f", m.RetryAmplification) }, "attempts per offered request", "retry_amplification"},
 	{"peak/limit", func(m sim.Metrics) string { return limited(m, fmt.Sprintf("%.2f", m.PeakWindowRatio)) }, "most admitted for one key in any window of the period, over the limit (— for the no-limit lane and a lane of several limits)", "peak_window_ratio"},
 	{"over-grant", func(m sim.Metrics) string { return limited(m, fmt.Sprintf("%.1f%%", 100*m.OverGrant)) }, "admitted beyond what the algorithm promises, as a share of it: a bucket burst (or limit) + rate × T in any span of a key's, a fixed window its allowance in each of its own windows", "over_grant"},

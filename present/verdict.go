@@ -261,5 +261,11 @@ func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	if m.GaveUp > 0 {
 		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
 	}
+	if m.RetriesWithheld > 0 {
+		facts = append(facts, fmt.Sprintf("the clients' retry budget or throttle withheld %d retries", m.RetriesWithheld))
+	}
+	if m.ClientRejected > 0 {
+		facts = append(facts, fmt.Sprintf("the clients' adaptive throttle rejected %d requests before sending them", m.ClientRejected))
+	}
 	return facts
 }

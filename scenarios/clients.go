@@ -341,6 +341,12 @@ func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args .
 		return r, bad("max_attempts", "max_attempts must be from 1 to 1000, the first attempt included (got %d)", s.MaxAttempts)
 	}
 	r.Jitter = s.Jitter.Value()
+	if r.Jitter == sim.JitterDecorrelated && p != sim.RetryExponential {
+		return r, bad("jitter", "decorrelated jitter grows each wait from the last, from delay up to cap: it needs policy = \"exponential\"")
+	}
+	if err := remedies(s, &r, bad); err != nil {
+		return r, err
+	}
 	if len(s.On) == 0 {
 		r.OnDeny, r.OnError = true, true
 	}
@@ -353,4 +359,61 @@ func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args .
 		}
 	}
 	return r, nil
+}
+
+// remedies checks a retry spec's client-side remedies and sets them on r, with
+// their sources' defaults and bounds.
+func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...any) error) error {
+	if b := s.Budget; b != nil {
+		budget := sim.RetryBudget{TTL: b.TTL.Duration, MinPerSecond: 10, Percent: 0.2}
+		if budget.TTL == 0 {
+			budget.TTL = 10 * time.Second
+		}
+		if b.MinPerSecond != nil {
+			budget.MinPerSecond = *b.MinPerSecond
+		}
+		if b.Percent != nil {
+			budget.Percent = *b.Percent
+		}
+		switch {
+		case budget.TTL < time.Second || budget.TTL > time.Minute || budget.TTL%time.Second != 0:
+			return bad("budget", "budget: ttl must be whole seconds from 1s to 60s, as Finagle requires (got %s)", b.TTL)
+		case budget.MinPerSecond < 0 || budget.MinPerSecond > 1_000_000:
+			return bad("budget", "budget: min_per_second must be from 0 to 1000000 (got %d)", budget.MinPerSecond)
+		case !(budget.Percent >= 0 && budget.Percent <= 1000):
+			return bad("budget", "budget: percent (retries per request) must be from 0 to 1000, as Finagle requires (got %g)", budget.Percent)
+		case budget.Percent == 0 && budget.MinPerSecond == 0:
+			return bad("budget", "budget: percent and min_per_second both 0 allow no retry; use policy = \"none\"")
+		}
+		r.Budget = &budget
+	}
+	if t := s.Throttle; t != nil {
+		switch {
+		case !(t.MaxTokens > 0 && t.MaxTokens <= 1000):
+			return bad("throttle", "throttle: max_tokens must be above 0 and at most 1000, as gRPC requires (got %g)", t.MaxTokens)
+		case !(t.TokenRatio > 0 && t.TokenRatio <= 1000) || math.Abs(t.TokenRatio*1000-math.Round(t.TokenRatio*1000)) > 1e-9:
+			return bad("throttle", "throttle: token_ratio must be above 0 with at most 3 decimal places, as gRPC requires (got %g)", t.TokenRatio)
+		}
+		r.Throttle = &sim.RetryThrottle{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
+	}
+	if a := s.Adaptive; a != nil {
+		adaptive := sim.AdaptiveThrottle{K: 2, Window: a.Window.Duration}
+		if a.K != nil {
+			adaptive.K = *a.K
+		}
+		if adaptive.Window == 0 {
+			adaptive.Window = 2 * time.Minute
+		}
+		switch {
+		case !(adaptive.K > 0 && adaptive.K <= 1000):
+			return bad("adaptive", "adaptive: k must be above 0 and at most 1000 (the SRE book suggests 2; got %g)", adaptive.K)
+		case adaptive.Window < time.Second || adaptive.Window > time.Hour || adaptive.Window%time.Second != 0:
+			return bad("adaptive", "adaptive: window must be whole seconds from 1s to 1h (got %s)", a.Window)
+		}
+		r.Adaptive = &adaptive
+	}
+	if s.Policy.Value() == sim.RetryNone && (r.Budget != nil || r.Throttle != nil) {
+		return bad("policy", "a retry budget or throttle limits retries; policy \"none\" makes none")
+	}
+	return nil
 }

@@ -362,12 +362,14 @@ var retryPolicies = []word[sim.RetryPolicy]{
 
 func (p *RetryPolicy) UnmarshalText(b []byte) error { return p.read(b, "policy", retryPolicies) }
 
-// RetryJitter is how a client randomises its waits: "none", "full" or "equal".
+// RetryJitter is how a client randomises its waits: "none", "full", "equal" or
+// "decorrelated".
 type RetryJitter struct{ choice[sim.Jitter] }
 
 var retryJitters = []word[sim.Jitter]{
 	{name: "none", value: sim.JitterNone}, {name: "full", value: sim.JitterFull, gloss: "uniform in [0, wait)"},
 	{name: "equal", value: sim.JitterEqual, gloss: "wait/2 + uniform in [0, wait/2)"},
+	{name: "decorrelated", value: sim.JitterDecorrelated, gloss: "uniform in [delay, 3 × the last wait), at most cap"},
 }
 
 func (j *RetryJitter) UnmarshalText(b []byte) error { return j.read(b, "jitter", retryJitters) }

@@ -200,6 +200,15 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 		lane.TTL = ttl
 	}
+	if spec.Retry != nil {
+		r, err := c.retryPolicy(spec.Retry, func(key, format string, args ...any) error {
+			return c.fail([]any{"lane", i, "retry", key}, "lane %q: retry: %s", name, fmt.Sprintf(format, args...))
+		})
+		if err != nil {
+			return lane, err
+		}
+		lane.Retry = &r
+	}
 	if err := c.composite(i, spec, &lane, bad); err != nil {
 		return lane, err
 	}

@@ -181,6 +181,10 @@ type LaneSpec struct {
 
 	Headers Headers `toml:"headers,omitempty"` // "draft" (default), "legacy", "x-ratelimit", "envoy", "spring", "traefik"; none for a product that sends none (nginx)
 
+	// Retry replaces every client's retry policy in this lane: lanes that
+	// differ by what the clients do behind the same limiter.
+	Retry *RetrySpec `toml:"retry,omitempty"`
+
 	// Or a product's own configuration, instead of the keys above: the lane is
 	// the lanes it describes, one per context that limits (docs/scenarios.md,
 	// "A product's configuration").
@@ -279,7 +283,36 @@ type RetrySpec struct {
 	Policy      RetryPolicy `toml:"policy,omitempty"`       // required: none, immediate, fixed, exponential, retry-after
 	Delay       Duration    `toml:"delay,omitempty"`        // fixed delay, first exponential delay, delay after errors; default 100ms
 	Cap         Duration    `toml:"cap,omitempty"`          // exponential: the largest delay; default 10s
-	Jitter      RetryJitter `toml:"jitter,omitempty"`       // none (default), full, equal
+	Jitter      RetryJitter `toml:"jitter,omitempty"`       // none (default), full, equal, decorrelated (exponential only)
 	MaxAttempts int         `toml:"max_attempts,omitempty"` // the first attempt included; default 5
 	On          []RetryOn   `toml:"on,omitempty"`           // "deny", "error"; default both
+
+	// The client-side remedies the field uses, each as its source decides
+	// (docs/scenarios.md, "Retry remedies"); the clients of one node share
+	// their state.
+	Budget   *BudgetSpec   `toml:"budget,omitempty"`   // Finagle's retry budget
+	Throttle *ThrottleSpec `toml:"throttle,omitempty"` // gRPC's retry throttling
+	Adaptive *AdaptiveSpec `toml:"adaptive,omitempty"` // the SRE book's adaptive throttling
+}
+
+// BudgetSpec is Finagle's RetryBudget: retries at most about percent of the
+// requests of the last ttl, plus min_per_second.
+type BudgetSpec struct {
+	Percent      *float64 `toml:"percent,omitempty"`        // retries per request, 0 to 1000; default 0.2
+	MinPerSecond *int     `toml:"min_per_second,omitempty"` // default 10
+	TTL          Duration `toml:"ttl,omitempty"`            // 1s to 60s, whole seconds; default 10s
+}
+
+// ThrottleSpec is gRPC's retryThrottling: retries stop once the tokens fall to
+// half of max_tokens; a failure takes one, a success gives token_ratio back.
+type ThrottleSpec struct {
+	MaxTokens  float64 `toml:"max_tokens,omitempty"`  // required, (0, 1000]
+	TokenRatio float64 `toml:"token_ratio,omitempty"` // required, > 0, at most 3 decimal places
+}
+
+// AdaptiveSpec is the SRE book's client-side throttling: reject locally with
+// probability max(0, (requests − k × accepts) / (requests + 1)) over the window.
+type AdaptiveSpec struct {
+	K      *float64 `toml:"k,omitempty"`      // default 2
+	Window Duration `toml:"window,omitempty"` // whole seconds, 1s to 1h; default 2m
 }

@@ -211,6 +211,17 @@ func retrySpecOf(r sim.Retry) *RetrySpec {
 	if len(s.On) == 0 {
 		s.On = []RetryOn{deny} // none retries nothing whatever it says
 	}
+	if b := r.Budget; b != nil {
+		percent, least := b.Percent, b.MinPerSecond
+		s.Budget = &BudgetSpec{Percent: &percent, MinPerSecond: &least, TTL: Duration{b.TTL}}
+	}
+	if t := r.Throttle; t != nil {
+		s.Throttle = &ThrottleSpec{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
+	}
+	if a := r.Adaptive; a != nil {
+		k := a.K
+		s.Adaptive = &AdaptiveSpec{K: &k, Window: Duration{a.Window}}
+	}
 	return s
 }
 

@@ -66,8 +66,9 @@ type Scope struct {
 
 // ScopedMetrics are the counts a claim with a scope can name: decisions
 // (attempts), those accepted and denied, the logical requests first tried
-// (offered), and denied / attempts (denied_share); or the ratio of two, "a/b".
-var ScopedMetrics = []string{"attempts", "accepted", "denied", "offered", "denied_share"}
+// (offered) and those that succeeded (succeeded), and denied / attempts
+// (denied_share); or the ratio of two, "a/b".
+var ScopedMetrics = []string{"attempts", "accepted", "denied", "offered", "succeeded", "denied_share"}
 
 // ValidScopedMetric says whether a claim with a scope can name metric: one of
 // ScopedMetrics, or the ratio of two, "a/b".
@@ -174,6 +175,10 @@ func (m Metrics) field(name string) (float64, bool) {
 // ScopeCounts are a lane's decisions within one scope.
 type ScopeCounts struct {
 	Attempts, Accepted, Denied, Offered int64
+	// Succeeded is the logical requests that succeeded within the scope's span
+	// (at the instant they were served), of its clients and keys: over Offered,
+	// the span's goodput.
+	Succeeded int64
 }
 
 // value is the scoped metric called name, or the ratio of two (see evaluate).
@@ -196,6 +201,8 @@ func (c ScopeCounts) count(name string) (float64, bool) {
 		return float64(c.Denied), true
 	case "offered":
 		return float64(c.Offered), true
+	case "succeeded":
+		return float64(c.Succeeded), true
 	case "denied_share":
 		if c.Attempts == 0 {
 			return 0, true
@@ -237,8 +244,8 @@ func newScopeStats(cfg *Config) scopeStats {
 
 // count counts a decision on request r landed at now.
 func (s *scopeStats) count(r *request, allowed bool, now time.Duration) {
-	for i, sc := range s.scopes {
-		if now < sc.From || (sc.To > 0 && now >= sc.To) || !s.keys[i][r.key] || (s.clients[i] != nil && !s.clients[i][r.client]) {
+	for i := range s.scopes {
+		if !s.in(i, r, now) {
 			continue
 		}
 		c := &s.counts[i]
@@ -251,6 +258,22 @@ func (s *scopeStats) count(r *request, allowed bool, now time.Duration) {
 		} else {
 			c.Denied++
 		}
+	}
+}
+
+// in says request r, at now, is within scope i.
+func (s *scopeStats) in(i int, r *request, now time.Duration) bool {
+	sc := s.scopes[i]
+	return now >= sc.From && (sc.To == 0 || now < sc.To) && s.keys[i][r.key] && (s.clients[i] == nil || s.clients[i][r.client])
+}
+
+// succeed counts request r's success at now.
+func (s *scopeStats) succeed(r *request, now time.Duration) {
+	for i := range s.scopes {
+		if !s.in(i, r, now) {
+			continue
+		}
+		s.counts[i].Succeeded++
 	}
 }
 

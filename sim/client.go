@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"ratelab/algorithms"
@@ -18,6 +19,9 @@ import (
 func (l *Lane) startClient(i int, feed *arrivalFeed) {
 	c := &l.cfg.Clients[i]
 	cr := clientRun{c: c, retry: c.Retry}
+	if l.Config.Retry != nil {
+		cr.retry = *l.Config.Retry
+	}
 	if loop, ok := c.Pattern.(ClosedLoop); ok {
 		traffic := newStream(l.cfg.Seed, streamTraffic, i)
 		cr.traffic, cr.keys = traffic, newKeyPicker(traffic, c.Keys, c.KeyZipf)
@@ -75,12 +79,48 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 	l.rec.offered(id)
 	rid, r := l.reqs.Alloc()
 	r.client, r.key, r.pair, r.cost, r.first, r.n, r.worker, r.slot = int32(ci), id.key, id.pair, cost, l.now, c.made, worker, -1
+	if c.retry.remedied() {
+		l.remedy(ci).deposit(c.retry, l.now)
+	}
 	return rid
 }
 
-// attempt sends request id to the limiter now, through the lane's decider.
+// remediedClients says some client of the lane retries with a remedy
+// (sim.Retry's Budget, Throttle or Adaptive), or will once a recorded input
+// changes its policy.
+func (l *Lane) remediedClients() bool {
+	if l.Config.Retry != nil {
+		return l.Config.Retry.remedied()
+	}
+	for _, c := range l.cfg.Clients {
+		if c.Retry.remedied() {
+			return true
+		}
+	}
+	return slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputRetry && in.Retry.remedied() })
+}
+
+// remedy is the state of client ci's node for its retry remedies.
+func (l *Lane) remedy(ci int) *remedyState {
+	if l.remedies == nil {
+		l.remedies = make([]remedyState, max(1, len(l.cfg.Nodes)))
+	}
+	return &l.remedies[l.clients[ci].c.Node]
+}
+
+// attempt sends request id to the limiter now, through the lane's decider,
+// unless its client's adaptive throttle rejects it first: then the request
+// ends there, no attempt made and no row written (Metrics.ClientRejected).
 func (l *Lane) attempt(id int32) {
 	r := l.reqs.At(id)
+	if c := &l.clients[r.client]; c.retry.Adaptive != nil {
+		draw := func() *rand.Rand { return rand.New(rand.NewPCG(splitmix(l.cfg.Seed^streamThrottle<<56^uint64(r.client)<<40), splitmix(uint64(r.n)<<8^uint64(r.attempt+1)))) }
+		if !l.remedy(int(r.client)).sends(c.retry, l.now, draw) {
+			l.rec.m.ClientRejected++
+			l.finish(id, l.now)
+			return
+		}
+	}
 	r.attempt++
 	r.tries = 0
 	r.sent = l.now
@@ -141,6 +181,12 @@ func (l *Lane) admit(id int32) {
 func (l *Lane) succeeded(id int32) {
 	r := l.reqs.At(id)
 	l.rec.m.Succeeded++
+	if l.rec.scopes.scopes != nil {
+		l.rec.scopes.succeed(r, l.now)
+	}
+	if c := &l.clients[r.client]; c.retry.remedied() {
+		l.remedy(int(r.client)).succeeded(c.retry, l.now)
+	}
 	l.rec.succeeded(identity{r.key, r.pair})
 	l.rec.latency.Add(l.now - r.first)
 	l.settleRow(r, OutcomeServed, l.now, false)
@@ -170,11 +216,16 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	}
 	c := &l.clients[r.client]
 	heard := later(answered, c.c.Latency)
-	var rng *rand.Rand
-	if c.retry.Jitter != JitterNone {
-		rng = jitterStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt))
+	stream := func(attempt int) *rand.Rand { return jitterStream(l.cfg.Seed, int(r.client), r.n, attempt) }
+	wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, stream)
+	if c.retry.remedied() {
+		retried := ok
+		ok = l.remedy(int(r.client)).mayRetry(c.retry, c.retry.retries(denied), ok, l.now)
+		if retried && !ok {
+			l.rec.m.RetriesWithheld++
+		}
 	}
-	if wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, rng); ok {
+	if ok {
 		l.schedule(later(heard, wait), evAttempt, int(id))
 		return l.settleRow(r, o, answered, timedOut)
 	}

@@ -253,6 +253,11 @@ type Retry struct {
 	// OnDeny and OnError say what is retried: a 429 from the limiter, a 5xx from
 	// the backend.
 	OnDeny, OnError bool
+	// The client-side remedies, if not nil (remedy.go): Finagle's retry
+	// budget, gRPC's retry throttling, the SRE book's adaptive throttling.
+	Budget   *RetryBudget
+	Throttle *RetryThrottle
+	Adaptive *AdaptiveThrottle
 }
 
 // RetryPolicy names how long a client waits before it tries again.
@@ -273,6 +278,9 @@ const (
 	JitterNone  Jitter = iota
 	JitterFull         // uniform in [0, wait)
 	JitterEqual        // wait/2 + uniform in [0, wait/2)
+	// JitterDecorrelated: AWS's, each wait uniform in [Delay, 3 × the last],
+	// at most Cap (see decorrelated); exponential policy only.
+	JitterDecorrelated
 )
 
 // Store is where a lane's limiter keeps its state: the scenario's choice, which
@@ -367,6 +375,10 @@ type LaneConfig struct {
 	// Deploy, when On, runs the lane as a deployment of Instances gateway
 	// instances with a sync protocol, scored against the ideal (deployed.go).
 	Deploy DeployConfig
+	// Retry, if not nil, is every client's retry policy in this lane, in place
+	// of its own: lanes that differ by what the clients do (a retry budget,
+	// backoff) behind the same limiter.
+	Retry *Retry
 }
 
 // LimitConfig is one of the limits a multi-limit lane holds each request to.

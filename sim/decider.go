@@ -37,7 +37,9 @@ type decider interface {
 // do: with a round trip to a store that takes batches, decisions are batched.
 func newDecider(l *Lane) (decider, error) {
 	lc := l.Config
-	lookahead := lc.RoundTrip > 0 && !l.cfg.NoLookahead
+	// a client's retry remedy keeps state of its own that each answer
+	// changes, in the order the answers land: one at a time
+	lookahead := lc.RoundTrip > 0 && !l.cfg.NoLookahead && !l.remediedClients()
 	if lc.Deployed() {
 		return deployDecider{l}, nil
 	}

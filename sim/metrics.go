@@ -32,6 +32,17 @@ type Metrics struct {
 	// backend, served. GaveUp is those the client stopped retrying.
 	Succeeded int64 `json:"succeeded"`
 	GaveUp    int64 `json:"gave_up"`
+	// Goodput is Succeeded / Offered: the share of logical requests served
+	// (with a backend, within the client's deadline); 0 before any was offered.
+	// The rest were given up on, or are still in flight at the run's end.
+	Goodput float64 `json:"goodput"`
+	// ClientRejected is the attempts the client's own adaptive throttle
+	// rejected before sending them, each ending its request (not in GaveUp:
+	// no attempt was made, and no row written), and
+	// RetriesWithheld the retries a client's retry policy would have sent that
+	// its retry budget or throttle withheld (sim.Retry's remedies).
+	ClientRejected  int64 `json:"client_rejected,omitempty"`
+	RetriesWithheld int64 `json:"retries_withheld,omitempty"`
 	// Conflicts is the WATCH commits that lost to another writer and gave up.
 	Conflicts int64 `json:"conflicts"`
 	// StoreErrors is the decisions made by the lane's on_error because its store
@@ -380,6 +391,7 @@ func (r *recorder) metrics(sums keySums) Metrics {
 	lane := r.lane
 	if m.Offered > 0 {
 		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)
+		m.Goodput = float64(m.Succeeded) / float64(m.Offered)
 	}
 	m.LatencyP50 = r.latency.Quantile(0.50)
 	m.LatencyP99 = r.latency.Quantile(0.99)

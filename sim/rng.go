@@ -10,8 +10,9 @@ import (
 // costs are the same in every lane (they do not depend on decisions) and a run is
 // the same every time.
 const (
-	streamTraffic uint64 = 1 // a client's arrival times, keys and costs
-	streamRetry   uint64 = 2 // a retry's jitter (see jitterStream)
+	streamTraffic  uint64 = 1 // a client's arrival times, keys and costs
+	streamRetry    uint64 = 2 // a retry's jitter (see jitterStream)
+	streamThrottle uint64 = 3 // an adaptive throttle's draw for an attempt
 )
 
 // newStream returns the random stream for purpose and owner under seed.

@@ -94,11 +94,11 @@ func TestRetryWait(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	exp := Retry{Policy: RetryExponential, Delay: 100 * time.Millisecond, Cap: time.Second, MaxAttempts: 6, OnDeny: true, OnError: true}
 	for attempt, want := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 4: 800 * time.Millisecond, 5: time.Second} {
-		if got, ok := exp.wait(attempt, true, 0, rng); !ok || got != want {
+		if got, ok := exp.wait(attempt, true, 0, one(rng)); !ok || got != want {
 			t.Errorf("exponential wait after attempt %d = %v, %v; want %v", attempt, got, ok, want)
 		}
 	}
-	if _, ok := exp.wait(6, true, 0, rng); ok {
+	if _, ok := exp.wait(6, true, 0, one(rng)); ok {
 		t.Error("retried after the sixth of 6 attempts")
 	}
 	full := exp
@@ -106,25 +106,46 @@ func TestRetryWait(t *testing.T) {
 	equal := exp
 	equal.Jitter = JitterEqual
 	for i := 0; i < 1000; i++ {
-		if w, _ := full.wait(3, true, 0, rng); w < 0 || w > 400*time.Millisecond {
+		if w, _ := full.wait(3, true, 0, one(rng)); w < 0 || w > 400*time.Millisecond {
 			t.Fatalf("full jitter wait %v outside [0, 400ms]", w)
 		}
-		if w, _ := equal.wait(3, true, 0, rng); w < 200*time.Millisecond || w > 400*time.Millisecond {
+		if w, _ := equal.wait(3, true, 0, one(rng)); w < 200*time.Millisecond || w > 400*time.Millisecond {
 			t.Fatalf("equal jitter wait %v outside [200ms, 400ms]", w)
 		}
 	}
 	honour := Retry{Policy: RetryHonour, Delay: time.Second, MaxAttempts: 3, OnDeny: true, OnError: true}
-	if w, ok := honour.wait(1, true, 1234*time.Microsecond, rng); !ok || w != 1234*time.Microsecond {
+	if w, ok := honour.wait(1, true, 1234*time.Microsecond, one(rng)); !ok || w != 1234*time.Microsecond {
 		t.Errorf("honouring Retry-After 1.234ms waited %v, %v", w, ok)
 	}
-	if w, _ := honour.wait(1, false, 0, rng); w != time.Second {
+	if w, _ := honour.wait(1, false, 0, one(rng)); w != time.Second {
 		t.Errorf("after a backend error (no Retry-After) waited %v, want the delay 1s", w)
 	}
-	if _, ok := honour.wait(1, true, algorithms.Forever, rng); ok {
+	if _, ok := honour.wait(1, true, algorithms.Forever, one(rng)); ok {
 		t.Error("retried a request that can never be accepted")
 	}
+	// decorrelated: each wait in [delay, 3 × the last], capped; the third
+	// replays the first two from their own streams
+	dec := exp
+	dec.Jitter, dec.Cap = JitterDecorrelated, 2*time.Second
+	for req := uint64(0); req < 1000; req++ {
+		streams := func(n int) *rand.Rand { return rand.New(rand.NewPCG(req, uint64(n))) }
+		last := dec.Delay
+		for attempt := 1; attempt <= 5; attempt++ {
+			w, ok := dec.wait(attempt, true, 0, streams)
+			if !ok || w < dec.Delay || w > min(3*last, dec.Cap) {
+				t.Fatalf("decorrelated wait %d = %v, %v; want in [%v, %v]", attempt, w, ok, dec.Delay, min(3*last, dec.Cap))
+			}
+			if again, _ := dec.wait(attempt, true, 0, streams); again != w {
+				t.Fatalf("decorrelated wait %d drawn twice: %v then %v", attempt, w, again)
+			}
+			last = w
+		}
+	}
 	denyOnly := Retry{Policy: RetryImmediate, MaxAttempts: 3, OnDeny: true}
-	if _, ok := denyOnly.wait(1, false, 0, rng); ok {
+	if _, ok := denyOnly.wait(1, false, 0, one(rng)); ok {
 		t.Error("retried a backend error with on = [\"deny\"]")
 	}
 }
+
+// one is a stream for every attempt: rng itself.
+func one(rng *rand.Rand) func(int) *rand.Rand { return func(int) *rand.Rand { return rng } }
