@@ -10,10 +10,10 @@ import (
 	"ratelab/sim"
 )
 
-// sweepSeeds are the seeds every shipped claim is checked on: 1..20, or 1..3
+// sweepSeeds are the seeds every shipped claim is checked on: 1..50, or 1..3
 // under -short (the full run has the rest).
 func sweepSeeds() []uint64 {
-	n := 20
+	n := 50
 	if testing.Short() {
 		n = 3
 	}
@@ -46,7 +46,7 @@ func runSeeded(t *testing.T, c *scenarios.Catalogue, name string, seed uint64, e
 	return cfg, r.ClaimsOn(r.Metrics())
 }
 
-// A lesson holds whatever the seed: every shipped claim is checked on seeds 1..20
+// A lesson holds whatever the seed: every shipped claim is checked on seeds 1..50
 // in memory (1..3 under -short); seed 1 on Redis is TestEveryClaimHoldsOnRedis's
 // (package session). A claim that fails on some seed prints the seed and the
 // numbers, so the run that broke it can be replayed with ratelab run --seed.
@@ -79,7 +79,7 @@ func TestClaimsHoldOnEverySeed(t *testing.T) {
 	}
 }
 
-// Every shipped question has an answer on every seed 1..20 (1..3 under -short),
+// Every shipped question has an answer on every seed 1..50 (1..3 under -short),
 // and the same one: its claim holds on the run so far at the question's
 // instant, a question of choices has exactly one right choice, the same on
 // every seed, and a number is defined. The log prints each question's answer

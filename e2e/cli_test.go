@@ -84,13 +84,15 @@ func TestRunWritesCSV(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, `"scenario": "bursty-user"`) || strings.Count(out, `"lane":`) != 2 {
+	// each name picks its algorithm's lanes: the plain ones and bursty-user's
+	// "fixed-window (5 per 5 s)" and "token-bucket (burst 1)"
+	if !strings.Contains(out, `"scenario": "bursty-user"`) || strings.Count(out, `"lane":`) != 4 {
 		t.Errorf("json output:\n%s", out)
 	}
 	got, _ := os.ReadFile(rows)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	if lines[0] != present.RequestColumns || len(lines) != 1+16 {
-		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 16 decisions", lines[0], len(lines)-1)
+	if lines[0] != present.RequestColumns || len(lines) != 1+32 {
+		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 32 decisions", lines[0], len(lines)-1)
 	}
 	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false" {
 		t.Errorf("first row %q", lines[1])
