@@ -82,8 +82,9 @@ func TestClaimsHoldOnEverySeed(t *testing.T) {
 // Every shipped question has an answer on every seed 1..50 (1..3 under -short),
 // and the same one: its claim holds on the run so far at the question's
 // instant, a question of choices has exactly one right choice, the same on
-// every seed, and a number is defined. The log prints each question's answer
-// on seed 1 and its range over the seeds.
+// every seed, and a number is defined; every wrong answer (each wrong choice,
+// a number too low or too high) carries its own feedback. The log prints each
+// question's answer on seed 1 and its range over the seeds.
 func TestQuestionsAnsweredOnEverySeed(t *testing.T) {
 	c := catalogue(t)
 	asked := 0
@@ -132,6 +133,13 @@ func TestQuestionsAnsweredOnEverySeed(t *testing.T) {
 						t.Errorf("seed %d: the right choice is %q; on seed 1 it was %q", seed, q.Choices[right].Text, first[a.Question])
 					case len(q.Choices) > 0 && seed == 1:
 						first[a.Question] = q.Choices[right].Text
+						for j, ch := range q.Choices {
+							if j != right && ch.Why == "" {
+								t.Errorf("question at %s: the wrong choice %q says nothing of the misconception behind it (why)", q.At, ch.Text)
+							}
+						}
+					case len(q.Choices) == 0 && seed == 1 && (q.WhyLow == "" || q.WhyHigh == ""):
+						t.Errorf("question at %s: a number too low or too high gets no word on the misconception behind it (why.low, why.high)", q.At)
 					}
 					if seed == 1 {
 						t.Logf("%s", line)

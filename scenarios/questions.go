@@ -3,6 +3,7 @@ package scenarios
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -277,6 +278,11 @@ func (c *compiler) question(i int, spec QuestionSpec) (q sim.Question, keep bool
 	if spec.Tolerance != nil {
 		q.Tolerance = *spec.Tolerance
 	}
+	if err := whys(&q, spec, func(key, format string, args ...any) error {
+		return c.fail(at("why", key), "question %d (at %s): why %q: %s", i+1, spec.At, key, fmt.Sprintf(format, args...))
+	}); err != nil {
+		return q, false, err
+	}
 	if byLanes {
 		return q, keep, nil
 	}
@@ -319,4 +325,40 @@ func (c *compiler) laneNames() []string {
 		names = append(names, l.Name)
 	}
 	return names
+}
+
+// whys sets question q's feedback for wrong answers from spec's why table: a
+// choice's by its text, a number question's "low" and "high".
+func whys(q *sim.Question, spec QuestionSpec, bad func(key, format string, args ...any) error) error {
+	keys := slices.Sorted(maps.Keys(spec.Why))
+	for _, k := range keys {
+		text := strings.Join(strings.Fields(spec.Why[k]), " ")
+		if text == "" {
+			return bad(k, "the feedback is empty; say what a learner who answers this likely believes, and what the run shows instead")
+		}
+		if err := plainExcept("why", spec.Why[k], "\n\r\t"); err != nil {
+			return bad(k, "%v", err)
+		}
+		if len(q.Choices) == 0 {
+			switch k {
+			case "low":
+				q.WhyLow = text
+			case "high":
+				q.WhyHigh = text
+			default:
+				return bad(k, "a question answered with a number takes why.low and why.high (for answers below and above the run's)")
+			}
+			continue
+		}
+		j := slices.IndexFunc(q.Choices, func(c sim.Choice) bool { return c.Text == k })
+		if j < 0 {
+			var texts []string
+			for _, c := range q.Choices {
+				texts = append(texts, fmt.Sprintf("%q", c.Text))
+			}
+			return bad(k, "it is not one of the choices (%s); key each explanation by its choice's text", strings.Join(texts, ", "))
+		}
+		q.Choices[j].Why = text
+	}
+	return nil
 }

@@ -62,6 +62,10 @@ type QuestionSpec struct {
 	// (a question with no choices); default 0, exact.
 	Tolerance *float64 `toml:"tolerance,omitempty"`
 	Show      string   `toml:"show,omitempty"` // required: where on screen to see the answer
+	// Why is the feedback for a wrong answer, aimed at the misconception
+	// behind it: by choice (its text as in choices), or, for a question
+	// answered with a number, "low" and "high".
+	Why map[string]string `toml:"why,omitempty"`
 }
 
 // ChangeSpec is a change made to the running scenario at a virtual time, as the

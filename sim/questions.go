@@ -36,6 +36,10 @@ type Question struct {
 	// value (the right one holds it), or lanes (the right one is the lane, of
 	// those, on which the claim's comparison holds).
 	Choices []Choice
+	// WhyLow and WhyHigh, for a question answered with a number, say what a
+	// learner who answered too low (too high) likely believed and why the run
+	// says otherwise; empty when the scenario gives none.
+	WhyLow, WhyHigh string
 }
 
 // Choice is one choice of a question: a range of numbers, or a lane.
@@ -43,6 +47,10 @@ type Choice struct {
 	Text  string // as the scenario writes it
 	Lane  int    // a lane, by index; -1 for a range
 	Range Range
+	// Why, for a wrong choice, says what a learner who picks it likely
+	// believes and why the run says otherwise; empty when the scenario gives
+	// none.
+	Why string
 }
 
 // Range is the numbers from Lo to Hi, each end included unless open; an end at

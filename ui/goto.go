@@ -23,7 +23,7 @@ type gotoPrompt struct {
 func newGotoPrompt() gotoPrompt {
 	in := textinput.New()
 	in.Prompt = "go to virtual time (like 1.001s, 1500ms, 2m; enter goes, esc cancels): "
-	in.Placeholder = "1.001s"
+	in.Placeholder = "type a time" // not a time itself, which would look like a default
 	in.CharLimit = 24
 	in.SetWidth(24)
 	return gotoPrompt{input: in}

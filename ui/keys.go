@@ -10,7 +10,7 @@ type KeyMap struct {
 	Focus, FocusBack, Zoom, Unzoom       key.Binding
 	BurstDown, BurstUp, RateDown, RateUp key.Binding
 	Export, Plot, Help, Quit             key.Binding
-	Back, GoTo, Whole, Lesson            key.Binding
+	Back, GoTo, Whole, Lesson, Reveal    key.Binding
 	Watch                                key.Binding
 	// live traffic controls (controls.go)
 	Send, Send10, NextKey, Client          key.Binding
@@ -34,6 +34,7 @@ func DefaultKeyMap() KeyMap {
 		Watch:        key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "the key graphed: heaviest, typical, or any by name")),
 		Whole:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "graphs: whole run / last stretch")),
 		Lesson:       key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "the lesson and its claims")),
+		Reveal:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show the lesson a question hides (it gives the answer away)")),
 		Send:         key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "send a request by hand (hold to keep sending)")),
 		Send10:       key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "send ten at once")),
 		NextKey:      key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "the next key to send for")),
@@ -84,7 +85,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Step, k.Back, k.GoTo, k.Whole, k.Watch, k.Faster, k.Slower, k.Max},
-		{k.Lesson},
+		{k.Lesson, k.Reveal},
 		{k.Send, k.Send10, k.NextKey, k.Client, k.ClientFaster, k.ClientSlower, k.Retry, k.Fix, k.Glitch, k.Save},
 		{k.Restart, k.Next, k.Prev, k.Pick},
 		{k.Focus, k.FocusBack, k.Zoom, k.Unzoom},

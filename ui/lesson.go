@@ -112,6 +112,12 @@ func (m *Model) lessonLines(width int) []string {
 		results, now, decided = s.Claims, s.Now, s.Decisions
 	}
 	var out []string
+	if q, pending := m.pendingQuestion(); pending {
+		for _, line := range strings.Split(wrap(hiddenLesson(q), width), "\n") {
+			out = append(out, st.Subtle.Render(line))
+		}
+		return out
+	}
 	if now < cfg.Duration {
 		note := wrap(fmt.Sprintf("The run is at %s of %s: each mark is for the run so far, and … marks a claim about a stretch that has not begun, or with nothing counted yet.",
 			format.Duration(now), format.Duration(cfg.Duration)), width)

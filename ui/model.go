@@ -75,6 +75,9 @@ type Model struct {
 	watch      watchPrompt
 	ctl        controls
 	quiz       quiz // the lesson's question being asked (question.go)
+	// revealed says L showed the lesson a pending question hides, for the
+	// rest of this scenario's run (spoiler.go).
+	revealed bool
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool
@@ -323,6 +326,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Lesson):
 		m.lessonPage.open, m.lessonPage.offset = true, 0
+	case key.Matches(msg, k.Reveal):
+		m.reveal()
 	case key.Matches(msg, k.Faster):
 		r.faster()
 	case key.Matches(msg, k.Slower):
@@ -375,7 +380,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // length would race through this one (100× for a 40-second storm plays a
 // 10-minute sandbox in six seconds), and max would open it finished.
 func (m *Model) switchTo(i int) tea.Cmd {
-	m.focus, m.zoom, m.status = 0, false, ""
+	m.focus, m.zoom, m.status, m.revealed = 0, false, "", false
 	m.runner.speed = speedOne
 	cmd := m.runner.switchTo(i)
 	m.ctl.reset(m.runner.cfg)

@@ -23,8 +23,9 @@ import (
 // again). The lanes are hidden while it is asked, so the learner predicts
 // rather than reads; they type a number, or pick a choice (a, b, c…, or ↑ ↓),
 // and enter shows the run's answer — right or not, and by how much for a
-// number —, the claim that proves it with its numbers, and where on screen to
-// see it. Any key then goes on (the run plays on if it was playing); esc skips
+// number —, for a wrong answer the scenario's word on the misconception behind
+// it, the claim that proves it with its numbers, and where on screen to see
+// it. Any key then goes on (the run plays on if it was playing); esc skips
 // the question unanswered.
 
 // quiz is the question being asked, if any.
@@ -166,6 +167,9 @@ func (m *Model) closeQuiz(skipped bool) tea.Cmd {
 	m.quiz.input.Blur()
 	q := m.runner.cfg.Questions[z.question]
 	m.status, m.statusBad = "see it: "+q.Show, false
+	if lane := questionLane(q, m.answer); lane >= 0 && lane < len(m.runner.cfg.Lanes) {
+		m.focus = lane // what "see it" points at is focused: enter zooms it
+	}
 	if skipped {
 		m.status = fmt.Sprintf("skipped the question at %s; going back before it (← or g) asks it again", format.Duration(q.At))
 	}
@@ -241,6 +245,9 @@ func (m *Model) quizLines(width int) []string {
 		verdict += ": " + offBy(z.off, a.Value)
 	}
 	add(style, verdict+".")
+	if why := whyWrong(q, z); why != "" {
+		add(st.Lesson, "Why not: "+why)
+	}
 	proof := "The proof: [" + a.Claim.ID + "] " + present.ClaimLine(cfg, a.Claim)
 	if !settled(cfg, q, a.Claim) {
 		proof += fmt.Sprintf(", on the run so far at %s", format.Duration(q.At))
@@ -250,6 +257,37 @@ func (m *Model) quizLines(width int) []string {
 	}
 	add(st.Status, "See it: "+q.Show+".")
 	return out
+}
+
+// questionLane is the lane question q is about: the lane whose value answers
+// it, or for a question of lanes the right one; -1 when there is none yet.
+func questionLane(q sim.Question, answer func() (sim.Answer, bool)) int {
+	if q.Lane >= 0 {
+		return q.Lane
+	}
+	if a, ok := answer(); ok {
+		if right, ok := a.Choice(); ok && right < len(q.Choices) {
+			return q.Choices[right].Lane
+		}
+	}
+	return -1
+}
+
+// whyWrong is the question's feedback for the wrong answer z gave: the
+// picked choice's, or a number's too low or too high; empty for a right answer
+// or when the scenario gives none.
+func whyWrong(q sim.Question, z *quiz) string {
+	switch {
+	case z.right:
+		return ""
+	case len(q.Choices) > 0 && z.pick >= 0 && z.pick < len(q.Choices):
+		return q.Choices[z.pick].Why
+	case z.off < 0:
+		return q.WhyLow
+	case z.off > 0:
+		return q.WhyHigh
+	}
+	return ""
 }
 
 // settled says claim c's value can no longer change once the run is at q's

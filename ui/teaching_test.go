@@ -26,6 +26,11 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 	if !strings.Contains(s, "claims so far, at 13.000s of 40.000s") || !strings.Contains(s, "not begun (…)") {
 		t.Errorf("at 13 s the claims line does not say the counts are of the run so far:\n%s", s)
 	}
+	// its question at 40 s hides the lesson until L
+	if !strings.Contains(s, "The lesson is hidden until you answer its question at 40.000s") {
+		t.Errorf("at 13 s, before retry-storm's question, the lesson is not hidden:\n%s", s)
+	}
+	press(m, "L")
 	press(m, "l")
 	page := strings.Join(strings.Fields(strings.Join(m.lessonLines(m.width), " ")), " ") // unwrapped
 	if !strings.Contains(page, "[limits-recover …]") {

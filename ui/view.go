@@ -170,7 +170,19 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	if room >= 1 && len(results) > 0 {
 		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
 	}
-	if room >= 2 {
+	if q, pending := m.pendingQuestion(); pending && room >= 1 {
+		// the notice, in the lines the lesson would have taken, so the screen
+		// keeps its size
+		lines := strings.Split(wrap(hiddenLesson(q), max(m.width, 1)), "\n")
+		lines = lines[:min(len(lines), room)]
+		for i := range lines {
+			lines[i] = m.styles.Subtle.Render(lines[i])
+		}
+		for len(lines) < min(room, 8) {
+			lines = append(lines, "")
+		}
+		extras = append(extras, strings.Join(lines, "\n"))
+	} else if room >= 2 {
 		lesson := strings.Split(m.lessonWrap.of(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, func(s string) string { return s }), max(m.width, 1)), "\n")
 		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
 		if len(shown) < len(lesson) {
@@ -198,7 +210,7 @@ func (m *Model) renderHeader() string {
 	st, r := m.styles, &m.runner
 	title := m.name()
 	if r.cfg != nil && r.cfg.Title != "" {
-		title += " — " + r.cfg.Title
+		title += " — " + m.shownTitle()
 	}
 	line1 := st.Title.Render(truncate(title, m.width))
 	if r.cfg == nil || r.snap == nil {
