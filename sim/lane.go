@@ -34,10 +34,10 @@ type Lane struct {
 	// remedies are each node's state for its clients' retry remedies
 	// (remedy.go), one per Config.Nodes entry, kept from the first use.
 	remedies []remedyState
-	inputs   *[]Input // the run's inputs (see inputs.go)
-	pairs   [][]int32 // per client, per key position: its identity's pair (see identity)
-	reqs    slab.Slab[request]
-	backend *backendRun
+	inputs   *[]Input  // the run's inputs (see inputs.go)
+	pairs    [][]int32 // per client, per key position: its identity's pair (see identity)
+	reqs     slab.Slab[request]
+	backend  *backendRun
 
 	rec        recorder
 	series     boundedSeries
