@@ -114,9 +114,7 @@ func (l *Lane) remedy(ci int) *remedyState {
 func (l *Lane) attempt(id int32) {
 	r := l.reqs.At(id)
 	if c := &l.clients[r.client]; c.retry.Adaptive != nil {
-		draw := func() *rand.Rand {
-			return rand.New(rand.NewPCG(splitmix(l.cfg.Seed^streamThrottle<<56^uint64(r.client)<<40), splitmix(uint64(r.n)<<8^uint64(r.attempt+1))))
-		}
+		draw := func() *rand.Rand { return throttleStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt)+1) }
 		if !l.remedy(int(r.client)).sends(c.retry, l.now, draw) {
 			l.rec.m.ClientRejected++
 			l.finish(id, l.now)

@@ -78,3 +78,9 @@ func decorrelated(base, cap time.Duration, attempt int, stream func(int) *rand.R
 func jitterStream(seed uint64, client int, request int64, attempt int) *rand.Rand {
 	return rand.New(rand.NewPCG(splitmix(seed^streamRetry<<56^uint64(client)<<40), splitmix(uint64(request)<<8^uint64(attempt))))
 }
+
+// throttleStream is the random stream of an adaptive throttle's draw for a
+// request's attempt-th attempt, seeded as jitterStream is (remedy.go).
+func throttleStream(seed uint64, client int, request int64, attempt int) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix(seed^streamThrottle<<56^uint64(client)<<40), splitmix(uint64(request)<<8^uint64(attempt))))
+}
