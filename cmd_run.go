@@ -56,6 +56,9 @@ type runOptions struct {
 	csv, series, format, plot    string
 	explain, headers, strict     bool
 	watchKeys                    string
+	// exercise runs the scenario's exercise: its change applied, its answer
+	// judged as the last claim
+	exercise bool
 }
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
@@ -72,6 +75,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs.BoolVar(&o.explain, "explain", false, "also print what every column means")
 	fs.BoolVar(&o.headers, "headers", false, "add to --csv the rate-limit headers each response sends, in each lane's family (columns after the others)")
 	fs.StringVar(&o.watchKeys, "watch-keys", "", "add to --series a column level:KEY per key listed in `KEYS`, comma-separated (replaces the scenario's watch_keys)")
+	fs.BoolVar(&o.exercise, "exercise", false, "run the lesson's exercise: its change applied, and the answer to its prediction judged last among the claims")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +95,8 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("run: --csv - and --series - would both write to standard output; send one to a file")
 	case o.headers && o.csv == "":
 		return usagef("run: --headers adds the response headers as columns of the request CSV; give --csv PATH (or -) too")
+	case o.exercise && tr.file != "":
+		return usagef("run: --exercise runs a lesson's exercise; a --trace replay has none")
 	case o.watchKeys != "" && o.series == "":
 		return usagef("run: --watch-keys adds level columns to the series CSV; give --series PATH (or -) too")
 	}
@@ -272,6 +278,15 @@ func compileScenario(o runOptions, c *scenarios.Catalogue) (*scenarios.Catalogue
 		}
 	}
 	ov := scenarios.Overrides{Seed: o.seed, Redis: o.redis != "", Lanes: lanes, Strict: o.strict}
+	if o.exercise {
+		changed, _, err := c.Exercise(o.scenario, ov)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		ex := c.Scenarios[slices.IndexFunc(c.Scenarios, func(s scenarios.Scenario) bool { return s.Name == o.scenario })].Exercise
+		changed.Title += " — the exercise: " + strings.Join(strings.Fields(ex.Change), " ")
+		return c, changed, nil
+	}
 	cfg, err := c.Compile(o.scenario, ov)
 	if err != nil {
 		return nil, nil, usageError{err}

@@ -124,7 +124,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		want string
 	}{
 		{[]string{"run"}, 2, "run: --scenario is required (or --trace FILE); see ratelab list for the names"},
-		{[]string{"run", "--scenario", "nope"}, 2, `unknown scenario "nope" in scenarios.toml; known: boundary-burst, bucket-bound, sandbox, bursty-user`},
+		{[]string{"run", "--scenario", "nope"}, 2, `unknown scenario "nope" in scenarios.toml; known: boundary-burst, bucket-bound, bursty-user, noisy-tenant, sandbox`},
 		{[]string{"run", "--scenario", "x", "--file", bad}, 2, bad + `:5:1: unknown key "limt" in [scenario.policy]; did you mean "limit"?`},
 		{[]string{"run", "--scenario", "x", "--file", filepath.Join(dir, "none.toml")}, 2, "scenario file: open " + filepath.Join(dir, "none.toml") + ": no such file or directory"},
 		{[]string{"run", "--scenario", "boundary-burst", "--lanes", "token-buckit"}, 2, `--lanes: scenario "boundary-burst" has no lane or algorithm "token-buckit"`},

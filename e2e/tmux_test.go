@@ -138,7 +138,7 @@ func TestUIInARealTerminal(t *testing.T) {
 
 	s.keys("s")
 	s.waitFor("the picker", func(sc string) bool {
-		return strings.Contains(sc, "Scenarios — enter to open") && strings.Contains(sc, "thundering-herd")
+		return strings.Contains(sc, "Scenarios — enter to open") && strings.Contains(sc, "bursty-user")
 	})
 	s.keys("Escape")
 	s.waitFor("the picker to close", func(sc string) bool { return strings.Contains(sc, "│ no limit") })

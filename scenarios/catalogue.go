@@ -82,6 +82,11 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 		if _, err := compile(src, c.pos, i, s, Overrides{}); err != nil {
 			return nil, err
 		}
+		if s.Exercise != nil {
+			if _, _, err := compileExercise(src, c.pos, i, s, Overrides{}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return c, nil
 }

@@ -15,6 +15,12 @@ type Scenario struct {
 	Name   string `toml:"name,omitempty"`   // required: lowercase letters, digits and dashes
 	Title  string `toml:"title,omitempty"`  // one line
 	Lesson string `toml:"lesson,omitempty"` // a paragraph: what to look at
+	// Part is where the lesson sits in the course (course.go): the embedded
+	// catalogue is in the course's order.
+	Part Part `toml:"part,omitempty"`
+	// Exercise is the lesson's exercise: change this, predict that, with the
+	// answer checked on the changed run.
+	Exercise *ExerciseSpec `toml:"exercise,omitempty"`
 
 	Duration Duration `toml:"duration,omitempty"` // required (but with a trace: its span): virtual time covered, up to 24h (49 days with a trace)
 	Tick     Duration `toml:"tick,omitempty"`     // series resolution; default by duration (see defaultTick)

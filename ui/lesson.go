@@ -12,6 +12,7 @@ import (
 
 	"ratelab/internal/format"
 	"ratelab/present"
+	"ratelab/scenarios"
 	"ratelab/sim"
 )
 
@@ -159,6 +160,14 @@ func (m *Model) lessonLines(width int) []string {
 			}
 		}
 	}
+	if ex := m.exercise(); ex != nil {
+		out = append(out, "", st.Title.Render("Exercise"))
+		text := fmt.Sprintf("Change %s, and predict: %s Check it: ratelab run --scenario %s --exercise, or here with { } (the limit) and [ ] (the burst), then l.",
+			strings.Join(strings.Fields(ex.Change), " "), strings.Join(strings.Fields(ex.Predict), " "), cfg.Name)
+		for _, line := range strings.Split(wrap(text, width-2), "\n") {
+			out = append(out, "  "+line)
+		}
+	}
 	if s := m.runner.snap; s != nil {
 		// the verdicts in full: the main screen has a line for each, cut to its width
 		out = append(out, "", st.Title.Render("Verdicts"))
@@ -202,4 +211,24 @@ func (m *Model) lessonKey(msg tea.KeyPressMsg) {
 	case key.Matches(msg, k.ScrollUp):
 		p.offset = max(p.offset-1, 0)
 	}
+}
+
+// exercise is the lesson's exercise (scenarios.ExerciseSpec), if it has one.
+func (m *Model) exercise() *scenarios.ExerciseSpec {
+	r := &m.runner
+	if r.catalogue == nil || r.index < 0 || r.index >= len(r.catalogue.Scenarios) || r.cfg == nil || r.catalogue.Scenarios[r.index].Name != r.cfg.Name {
+		return nil
+	}
+	return r.catalogue.Scenarios[r.index].Exercise
+}
+
+// nextLesson is the course's next lesson after the one shown: its name and
+// part, and false after the last.
+func (m *Model) nextLesson() (string, string, bool) {
+	r := &m.runner
+	if r.catalogue == nil || r.index+1 >= len(r.catalogue.Scenarios) {
+		return "", "", false
+	}
+	next := r.catalogue.Scenarios[r.index+1]
+	return next.Name, next.Part.Heading(), true
 }

@@ -278,6 +278,15 @@ func (m *Model) renderStatus() string {
 		return m.styles.Subtle.Render(m.export.doing + "…")
 	case m.status == "" && m.zoom:
 		return m.styles.Subtle.Render(truncate("zoomed on "+m.runner.cfg.Lanes[m.focus].Name+": tab for the next lane, enter or esc back", m.width))
+	case m.status == "" && m.runner.done():
+		hint := "finished"
+		if name, part, ok := m.nextLesson(); ok {
+			hint += " · n: the next lesson, " + name
+			if part != "" {
+				hint += " (" + part + ")"
+			}
+		}
+		return m.styles.Subtle.Render(truncate(hint+" · focus "+m.runner.cfg.Lanes[m.focus].Name+": tab, enter to zoom", m.width))
 	case m.status == "":
 		return m.styles.Subtle.Render(truncate("focus "+m.runner.cfg.Lanes[m.focus].Name+": tab to change, enter to zoom", m.width))
 	}

@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"testing"
+
+	"ratelab/present"
+	"ratelab/scenarios"
+	"ratelab/sim"
+)
+
+// The catalogue is a course: every scenario belongs to a part, in the
+// course's order (basics first, your own traffic last), and every part has
+// lessons.
+func TestTheCatalogueIsACourse(t *testing.T) {
+	c := catalogue(t)
+	last, seen := 0, map[int]bool{}
+	for _, s := range c.Scenarios {
+		level := s.Part.Level()
+		switch {
+		case level == 0:
+			t.Errorf("scenario %s belongs to no part of the course (part = …)", s.Name)
+		case level < last:
+			t.Errorf("scenario %s (%s) comes after a lesson of a later part: the catalogue is in the course's order", s.Name, s.Part.Heading())
+		}
+		last, seen[level] = max(last, level), true
+	}
+	for level := 1; level <= 7; level++ {
+		if !seen[level] {
+			t.Errorf("part %d of the course has no lesson", level)
+		}
+	}
+}
+
+// Every shipped exercise has the answer it says: its answer holds on the
+// changed run on seeds 1..3, and not on the unchanged run (seed 1), so the
+// change is what decides it.
+func TestExercisesAnswerWhatTheyAsk(t *testing.T) {
+	c := catalogue(t)
+	n := 0
+	for _, s := range c.Scenarios {
+		if s.Exercise == nil {
+			continue
+		}
+		n++
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			for _, seed := range []uint64{1, 2, 3} {
+				changed, unchanged, err := c.Exercise(s.Name, scenarios.Overrides{Seed: &seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := judgeExercise(t, changed)
+				t.Logf("seed %d, %s: %s", seed, s.Exercise.Change, present.ClaimLine(changed, res))
+				if !res.Holds {
+					t.Errorf("seed %d: with %s, the answer does not hold: %s", seed, s.Exercise.Change, present.ClaimLine(changed, res))
+				}
+				if seed == 1 {
+					if before := judgeExercise(t, unchanged); before.Holds {
+						t.Errorf("the answer holds without the change too (%s): the exercise does not test the change", present.ClaimLine(unchanged, before))
+					}
+				}
+			}
+		})
+	}
+	if n < 10 {
+		t.Errorf("%d lessons have an exercise; the course gives at least ten", n)
+	}
+}
+
+// judgeExercise runs cfg to its end and returns its exercise's answer, judged.
+func judgeExercise(t *testing.T, cfg *sim.Config) sim.ClaimResult {
+	t.Helper()
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.AdvanceTo(cfg.Duration); err != nil {
+		t.Fatal(err)
+	}
+	results := r.ClaimsOn(r.Metrics())
+	return results[len(results)-1]
+}

@@ -1,0 +1,101 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"ratelab/sim"
+)
+
+// A lesson's exercise: change this, predict that. The change is to the
+// default policy (its limit, its burst, or both: what the UI's { } and [ ] keys
+// and ratelab run --exercise change), the prediction is a question in words,
+// and its answer a claim about the changed run, which must hold there and not
+// on the unchanged run (the change is what the learner predicts the effect
+// of); a test checks both for every shipped exercise.
+
+// ExerciseSpec is a lesson's exercise.
+type ExerciseSpec struct {
+	Change  string `toml:"change,omitempty"`  // required: the change in words ("the burst to 50")
+	Limit   *int64 `toml:"limit,omitempty"`   // the default policy's new limit, or
+	Burst   *int64 `toml:"burst,omitempty"`   // its new burst (one of them at least)
+	Predict string `toml:"predict,omitempty"` // required: what to predict, as a question
+	// Answer is the claim that answers it on the changed run; its id is
+	// "exercise", and says may be left out (the prediction is the sentence).
+	Answer ClaimSpec `toml:"answer,omitempty"`
+}
+
+// ExerciseID is the id of an exercise's answer among a compiled run's claims.
+const ExerciseID = "exercise"
+
+// Exercise compiles the exercise of the scenario called name: changed is the
+// run with the exercise's change applied and its answer as the last claim,
+// unchanged the scenario's own run with the same claim; o applies to both (its
+// Limit and Burst give way to the exercise's on the changed run).
+func (c *Catalogue) Exercise(name string, o Overrides) (changed, unchanged *sim.Config, err error) {
+	i, err := c.Index(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Scenarios[i].Exercise == nil {
+		var with []string
+		for _, s := range c.Scenarios {
+			if s.Exercise != nil {
+				with = append(with, s.Name)
+			}
+		}
+		if len(with) == 0 {
+			return nil, nil, fmt.Errorf("scenario %q has no exercise, and none in %s has one ([scenario.exercise])", name, c.Source.Name)
+		}
+		return nil, nil, fmt.Errorf("scenario %q has no exercise; these have one: %s", name, strings.Join(with, ", "))
+	}
+	return compileExercise(c.Source, c.pos, i, &c.Scenarios[i], o)
+}
+
+func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides) (changed, unchanged *sim.Config, err error) {
+	ex := s.Exercise
+	if ex == nil {
+		return nil, nil, fmt.Errorf("scenario %q has no exercise", s.Name)
+	}
+	place := func(key string) string { return pos.place(src.Name, i, "exercise", key) }
+	switch {
+	case strings.TrimSpace(ex.Change) == "":
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: change is missing: the change in words, like \"the burst to 50\"", place("change"), s.Name)
+	case strings.TrimSpace(ex.Predict) == "":
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: predict is missing: what the learner predicts, as a question", place("predict"), s.Name)
+	case ex.Limit == nil && ex.Burst == nil:
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: give the change: limit, burst or both, the default policy's new values", place("change"), s.Name)
+	case ex.Limit != nil && *ex.Limit <= 0, ex.Burst != nil && *ex.Burst <= 0:
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: limit and burst must be > 0", place("limit"), s.Name)
+	case ex.Answer.ID != "" && ex.Answer.ID != ExerciseID:
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: the answer's id is %q; leave it out", place("answer"), s.Name, ExerciseID)
+	}
+	for _, text := range []struct{ key, s string }{{"change", ex.Change}, {"predict", ex.Predict}} {
+		if err := plainExcept(text.key, text.s, "\n\r\t"); err != nil {
+			return nil, nil, fmt.Errorf("%s: scenario %q: exercise: %v", place(text.key), s.Name, err)
+		}
+	}
+	with := *s
+	answer := ex.Answer
+	answer.ID = ExerciseID
+	if answer.Says == "" {
+		answer.Says = strings.Join(strings.Fields(ex.Predict), " ")
+	}
+	with.Claims = append(slices.Clone(s.Claims), answer)
+	if unchanged, err = compile(src, pos, i, &with, o); err != nil {
+		return nil, nil, err
+	}
+	if ex.Limit != nil {
+		o.Limit = *ex.Limit
+	}
+	if ex.Burst != nil {
+		o.Burst = *ex.Burst
+	}
+	if changed, err = compile(src, pos, i, &with, o); err != nil {
+		return nil, nil, err
+	}
+	// the answer is written for the changed policy
+	changed.Claims[len(changed.Claims)-1].Policy = changed.Tiers[0].Policy
+	return changed, unchanged, nil
+}
