@@ -258,14 +258,14 @@ func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	if m.QueueDelayP99 > 0 {
 		facts = append(facts, fmt.Sprintf("queued work up to %s (p99)", format.Duration(m.QueueDelayP99)))
 	}
-	if m.GaveUp > 0 {
-		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", m.GaveUp, m.Offered))
+	if never := m.GaveUp + m.ClientRejected; never > 0 {
+		facts = append(facts, fmt.Sprintf("%d of %d requests never succeeded", never, m.Offered))
+	}
+	if m.ClientRejected > 0 {
+		facts = append(facts, fmt.Sprintf("the clients' adaptive throttle rejected %d of them before sending them", m.ClientRejected))
 	}
 	if m.RetriesWithheld > 0 {
 		facts = append(facts, fmt.Sprintf("the clients' retry budget or throttle withheld %d retries", m.RetriesWithheld))
-	}
-	if m.ClientRejected > 0 {
-		facts = append(facts, fmt.Sprintf("the clients' adaptive throttle rejected %d requests before sending them", m.ClientRejected))
 	}
 	return facts
 }

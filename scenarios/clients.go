@@ -365,9 +365,9 @@ func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args .
 // their sources' defaults and bounds.
 func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...any) error) error {
 	if b := s.Budget; b != nil {
-		budget := sim.RetryBudget{TTL: b.TTL.Duration, MinPerSecond: 10, Percent: 0.2}
-		if budget.TTL == 0 {
-			budget.TTL = 10 * time.Second
+		budget := sim.RetryBudget{TTL: 10 * time.Second, MinPerSecond: 10, Percent: 0.2}
+		if b.TTL != nil {
+			budget.TTL = b.TTL.Duration
 		}
 		if b.MinPerSecond != nil {
 			budget.MinPerSecond = *b.MinPerSecond
@@ -377,7 +377,7 @@ func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...a
 		}
 		switch {
 		case budget.TTL < time.Second || budget.TTL > time.Minute || budget.TTL%time.Second != 0:
-			return bad("budget", "budget: ttl must be whole seconds from 1s to 60s, as Finagle requires (got %s)", b.TTL)
+			return bad("budget", "budget: ttl must be whole seconds from 1s to 60s, as Finagle requires (got %s)", budget.TTL)
 		case budget.MinPerSecond < 0 || budget.MinPerSecond > 1_000_000:
 			return bad("budget", "budget: min_per_second must be from 0 to 1000000 (got %d)", budget.MinPerSecond)
 		case !(budget.Percent >= 0 && budget.Percent <= 1000):
@@ -389,6 +389,8 @@ func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...a
 	}
 	if t := s.Throttle; t != nil {
 		switch {
+		case t.MaxTokens == 0 || t.TokenRatio == 0:
+			return bad("throttle", "throttle: max_tokens and token_ratio are both required, as gRPC's retryThrottling requires (like { max_tokens = 10, token_ratio = 0.1 })")
 		case !(t.MaxTokens > 0 && t.MaxTokens <= 1000):
 			return bad("throttle", "throttle: max_tokens must be above 0 and at most 1000, as gRPC requires (got %g)", t.MaxTokens)
 		case !(t.TokenRatio > 0 && t.TokenRatio <= 1000) || math.Abs(t.TokenRatio*1000-math.Round(t.TokenRatio*1000)) > 1e-9:
@@ -397,18 +399,18 @@ func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...a
 		r.Throttle = &sim.RetryThrottle{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
 	}
 	if a := s.Adaptive; a != nil {
-		adaptive := sim.AdaptiveThrottle{K: 2, Window: a.Window.Duration}
+		adaptive := sim.AdaptiveThrottle{K: 2, Window: 2 * time.Minute}
 		if a.K != nil {
 			adaptive.K = *a.K
 		}
-		if adaptive.Window == 0 {
-			adaptive.Window = 2 * time.Minute
+		if a.Window != nil {
+			adaptive.Window = a.Window.Duration
 		}
 		switch {
 		case !(adaptive.K > 0 && adaptive.K <= 1000):
 			return bad("adaptive", "adaptive: k must be above 0 and at most 1000 (the SRE book suggests 2; got %g)", adaptive.K)
 		case adaptive.Window < time.Second || adaptive.Window > time.Hour || adaptive.Window%time.Second != 0:
-			return bad("adaptive", "adaptive: window must be whole seconds from 1s to 1h (got %s)", a.Window)
+			return bad("adaptive", "adaptive: window must be whole seconds from 1s to 1h (got %s)", adaptive.Window)
 		}
 		r.Adaptive = &adaptive
 	}

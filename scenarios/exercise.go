@@ -69,7 +69,9 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 	case ex.Limit != nil && *ex.Limit <= 0, ex.Burst != nil && *ex.Burst <= 0:
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: limit and burst must be > 0", place("limit"), s.Name)
 	case ex.Answer.ID != "" && ex.Answer.ID != ExerciseID:
-		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: the answer's id is %q; leave it out", place("answer"), s.Name, ExerciseID)
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: the answer's id is always %q (got %q); leave it out", place("answer"), s.Name, ExerciseID, ex.Answer.ID)
+	case ex.Answer.Metric == "" && ex.Answer.Lane == "" && len(ex.Answer.Lanes) == 0:
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: the answer is missing: a [scenario.exercise.answer] table with a claim's keys (lane, metric, op, value)", place("predict"), s.Name)
 	}
 	for _, text := range []struct{ key, s string }{{"change", ex.Change}, {"predict", ex.Predict}} {
 		if err := plainExcept(text.key, text.s, "\n\r\t"); err != nil {
@@ -95,7 +97,9 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 	if changed, err = compile(src, pos, i, &with, o); err != nil {
 		return nil, nil, err
 	}
-	// the answer is written for the changed policy
+	// the answer is written for the changed policy; the lesson's questions,
+	// whose premises are the scenario's own policy, are not asked of it
 	changed.Claims[len(changed.Claims)-1].Policy = changed.Tiers[0].Policy
+	changed.Questions = nil
 	return changed, unchanged, nil
 }

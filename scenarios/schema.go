@@ -308,9 +308,9 @@ type RetrySpec struct {
 // BudgetSpec is Finagle's RetryBudget: retries at most about percent of the
 // requests of the last ttl, plus min_per_second.
 type BudgetSpec struct {
-	Percent      *float64 `toml:"percent,omitempty"`        // retries per request, 0 to 1000; default 0.2
-	MinPerSecond *int     `toml:"min_per_second,omitempty"` // default 10
-	TTL          Duration `toml:"ttl,omitempty"`            // 1s to 60s, whole seconds; default 10s
+	Percent      *float64  `toml:"percent,omitempty"`        // retries per request, 0 to 1000; default 0.2
+	MinPerSecond *int      `toml:"min_per_second,omitempty"` // default 10
+	TTL          *Duration `toml:"ttl,omitempty"`            // 1s to 60s, whole seconds; default 10s
 }
 
 // ThrottleSpec is gRPC's retryThrottling: retries stop once the tokens fall to
@@ -323,6 +323,6 @@ type ThrottleSpec struct {
 // AdaptiveSpec is the SRE book's client-side throttling: reject locally with
 // probability max(0, (requests − k × accepts) / (requests + 1)) over the window.
 type AdaptiveSpec struct {
-	K      *float64 `toml:"k,omitempty"`      // default 2
-	Window Duration `toml:"window,omitempty"` // whole seconds, 1s to 1h; default 2m
+	K      *float64  `toml:"k,omitempty"`      // default 2
+	Window *Duration `toml:"window,omitempty"` // whole seconds, 1s to 1h; default 2m
 }

@@ -213,14 +213,14 @@ func retrySpecOf(r sim.Retry) *RetrySpec {
 	}
 	if b := r.Budget; b != nil {
 		percent, least := b.Percent, b.MinPerSecond
-		s.Budget = &BudgetSpec{Percent: &percent, MinPerSecond: &least, TTL: Duration{b.TTL}}
+		s.Budget = &BudgetSpec{Percent: &percent, MinPerSecond: &least, TTL: &Duration{b.TTL}}
 	}
 	if t := r.Throttle; t != nil {
 		s.Throttle = &ThrottleSpec{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
 	}
 	if a := r.Adaptive; a != nil {
 		k := a.K
-		s.Adaptive = &AdaptiveSpec{K: &k, Window: Duration{a.Window}}
+		s.Adaptive = &AdaptiveSpec{K: &k, Window: &Duration{a.Window}}
 	}
 	return s
 }

@@ -100,12 +100,20 @@ func (l *Lane) remediedClients() bool {
 	return slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputRetry && in.Retry.remedied() })
 }
 
-// remedy is the state of client ci's node for its retry remedies.
+// remedy is the state client ci's retry remedies use: its node's, for its
+// policy's parameters.
 func (l *Lane) remedy(ci int) *remedyState {
-	if l.remedies == nil {
-		l.remedies = make([]remedyState, max(1, len(l.cfg.Nodes)))
+	c := &l.clients[ci]
+	k := keyOf(c.c.Node, c.retry)
+	s, ok := l.remedies[k]
+	if !ok {
+		if l.remedies == nil {
+			l.remedies = map[remedyKey]*remedyState{}
+		}
+		s = &remedyState{}
+		l.remedies[k] = s
 	}
-	return &l.remedies[l.clients[ci].c.Node]
+	return s
 }
 
 // attempt sends request id to the limiter now, through the lane's decider,

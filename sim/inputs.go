@@ -113,7 +113,9 @@ func (l *Lane) applyInput(i int32) {
 	case InputRate:
 		l.setRate(in.Client)
 	case InputRetry:
-		l.clients[in.Client].retry = in.Retry
+		if l.Config.Retry == nil { // a lane's own retry policy replaces every client's, changes too
+			l.clients[in.Client].retry = in.Retry
+		}
 	case InputClockFix:
 		monotonic := in.Fix == FixOn || (in.Fix == FixAsConfigured && l.Config.Options.MonotonicTimestamp)
 		for _, lim := range l.limiters {

@@ -31,9 +31,9 @@ type Lane struct {
 	decider  decider
 
 	clients []clientRun
-	// remedies are each node's state for its clients' retry remedies
-	// (remedy.go), one per Config.Nodes entry, kept from the first use.
-	remedies []remedyState
+	// remedies are the states of the clients' retry remedies (remedy.go), by
+	// node and parameters, each kept from its first use.
+	remedies map[remedyKey]*remedyState
 	inputs   *[]Input  // the run's inputs (see inputs.go)
 	pairs    [][]int32 // per client, per key position: its identity's pair (see identity)
 	reqs     slab.Slab[request]

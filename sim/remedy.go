@@ -6,9 +6,10 @@ import (
 )
 
 // The client-side remedies for retry storms the field uses, each as its source
-// decides. A client's Retry may carry any of them; the clients of one node share
-// their state (a budget, a throttle, a window of counts), as the calls of one
-// process share it, and each use reads the deciding client's parameters.
+// decides. A client's Retry may carry any of them; the clients of one node with
+// the same remedies share their state (a budget, a throttle, a window of
+// counts), as the calls of one process share it; clients with other
+// parameters, or a client whose policy a change replaced, keep their own.
 
 // RetryBudget is Finagle's RetryBudget (twitter/finagle,
 // finagle-core/src/main/scala/com/twitter/finagle/service/RetryBudget.scala at
@@ -112,13 +113,38 @@ type AdaptiveThrottle struct {
 	Window time.Duration // whole seconds, >= 1 s
 }
 
-// remedyState is one node's state for its clients' remedies, in one lane.
+// remedyKey names a remedy state: a node and the remedies' parameters.
+type remedyKey struct {
+	node     int
+	budget   RetryBudget
+	throttle RetryThrottle
+	adaptive AdaptiveThrottle
+}
+
+// keyOf is the key of the state the retry policy r of a client on node uses.
+func keyOf(node int, r Retry) remedyKey {
+	k := remedyKey{node: node}
+	if r.Budget != nil {
+		k.budget = *r.Budget
+	}
+	if r.Throttle != nil {
+		k.throttle = *r.Throttle
+	}
+	if r.Adaptive != nil {
+		k.adaptive = *r.Adaptive
+	}
+	return k
+}
+
+// remedyState is one node's state for its clients' remedies of one set of
+// parameters, in one lane.
 type remedyState struct {
 	budget *windowedAdder // Finagle's, from the first deposit
 	tokens float64        // gRPC's
 	primed bool           // tokens set to MaxTokens
-	// the adaptive throttle's counts, per second of the window
+	// the adaptive throttle's counts, per second of the window, and their sums
 	requests, accepts []int64
+	sumReq, sumAcc    int64
 	second            int64 // the second the slices' last entry is for
 }
 
@@ -177,6 +203,7 @@ func (s *remedyState) succeeded(r Retry, now time.Duration) {
 	}
 	if r.Adaptive != nil {
 		s.accepts[s.slide(r.Adaptive, now)]++
+		s.sumAcc++
 	}
 }
 
@@ -189,11 +216,9 @@ func (s *remedyState) sends(r Retry, now time.Duration, rng func() *rand.Rand) b
 		return true
 	}
 	slot := s.slide(a, now)
-	var req, acc int64
-	for i := range s.requests {
-		req, acc = req+s.requests[i], acc+s.accepts[i]
-	}
+	req, acc := s.sumReq, s.sumAcc
 	s.requests[slot]++
+	s.sumReq++
 	p := (float64(req) - a.K*float64(acc)) / float64(req+1)
 	return p <= 0 || rng().Float64() >= p
 }
@@ -208,6 +233,7 @@ func (s *remedyState) slide(a *AdaptiveThrottle, now time.Duration) int {
 	}
 	sec := int64(now / time.Second)
 	for gone := s.second + 1; gone <= sec && gone <= s.second+n; gone++ {
+		s.sumReq, s.sumAcc = s.sumReq-s.requests[gone%n], s.sumAcc-s.accepts[gone%n]
 		s.requests[gone%n], s.accepts[gone%n] = 0, 0
 	}
 	s.second = max(s.second, sec)

@@ -290,6 +290,9 @@ func (m *Model) pick(msg tea.Msg) tea.Cmd {
 	if chosen >= 0 {
 		return m.switchTo(chosen)
 	}
+	if !m.picker.open {
+		m.askDue() // a question the run reached while the picker was open
+	}
 	return cmd
 }
 

@@ -24,9 +24,18 @@ type scenarioItem struct {
 
 func (i scenarioItem) Title() string { return i.s.Name }
 
-// Description is the scenario's title, then the start of its lesson.
+// Description is the scenario's part of the course and title, then the start
+// of its lesson; for a lesson that asks questions, the title's numbers hidden
+// and no lesson, which would give the answers away (spoiler.go).
 func (i scenarioItem) Description() string {
-	return strings.TrimSpace(i.s.Title) + " · " + strings.Join(strings.Fields(i.s.Lesson), " ")
+	title := strings.TrimSpace(i.s.Title)
+	if part := i.s.Part.Heading(); part != "" {
+		title = part + " · " + title
+	}
+	if len(i.s.Questions) > 0 {
+		return numbers.ReplaceAllString(title, "…") + " · asks you to predict: open it to see"
+	}
+	return title + " · " + strings.Join(strings.Fields(i.s.Lesson), " ")
 }
 
 // FilterValue is what the filter matches: the name and the title (the lessons are

@@ -56,21 +56,23 @@ func newQuiz() quiz {
 const numberKeys = "0123456789.,-+%eE"
 
 // askQuestion opens question q, which the run has just reached. Whatever was
-// open over the main screen (help, the lesson page, the go-to prompt, the
-// picker) gives way to it.
+// open over the main screen (help, the lesson page, the go-to prompt) gives way
+// to it; the picker does not, and the question waits for it (askDue).
 func (m *Model) askQuestion(q int, resume bool) {
 	in := m.quiz.input
 	m.quiz = quiz{open: true, question: q, resume: resume, input: in, pick: -1}
 	m.quiz.input.SetValue("")
 	m.quiz.input.Focus()
-	m.help.open, m.lessonPage.open, m.picker.open = false, false, false
+	m.help.open, m.lessonPage.open = false, false
 	m.jump.hide()
 }
 
 // askDue asks the question the run has reached, if one is due and none is
 // being asked.
 func (m *Model) askDue() {
-	if m.quiz.open {
+	if m.quiz.open || m.picker.open {
+		// the picker's keys are the filter's: a question the run reaches
+		// meanwhile waits (the run stops at its instant) until it closes
 		return
 	}
 	if q, resume, ok := m.runner.takeQuestion(); ok {

@@ -363,3 +363,31 @@ show = "there"
 		t.Errorf("the third, at %v:\n%s", m.runner.now(), screen(m))
 	}
 }
+
+// A question the run reaches while the picker is open waits for it: the keys
+// typed go to the picker's filter, not into the question, and closing the
+// picker asks it. Until then the lesson and the title's numbers stay hidden, in
+// the picker too.
+func TestQuestionWaitsForThePicker(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "s")
+	if !m.picker.open {
+		t.Fatal("s did not open the picker")
+	}
+	if s := screen(m); strings.Contains(s, "200 requests in 2 ms") {
+		t.Errorf("the picker gives boundary-burst's answer away:\n%s", s)
+	}
+	for i := 0; i < 200 && m.runner.now() < 1002*time.Millisecond; i++ {
+		frame(m)
+	}
+	if m.runner.now() < 1002*time.Millisecond || !m.runner.questionDue() {
+		t.Fatalf("the run did not reach its question behind the picker: at %v", m.runner.now())
+	}
+	if m.quiz.open || !m.picker.open {
+		t.Fatalf("the question took over the open picker")
+	}
+	press(m, "esc")
+	if m.picker.open || !m.quiz.open {
+		t.Fatalf("closing the picker did not ask the question the run had reached (picker %v, question %v)", m.picker.open, m.quiz.open)
+	}
+}

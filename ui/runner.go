@@ -110,7 +110,13 @@ func (r *runner) overrides() scenarios.Overrides {
 
 // compile compiles the current scenario with the adjustments.
 func (r *runner) compile() (*sim.Config, error) {
-	return r.catalogue.Compile(r.name(), r.overrides())
+	cfg, err := r.catalogue.Compile(r.name(), r.overrides())
+	if err == nil && (r.limit > 0 || r.burst > 0) {
+		// a question's premise ("against 100 per second") and its feedback
+		// are written for the scenario's own policy: not asked on another
+		cfg.Questions = nil
+	}
+	return cfg, err
 }
 
 // now is the virtual time the snapshot shows.
