@@ -283,8 +283,8 @@ func compileScenario(o runOptions, c *scenarios.Catalogue) (*scenarios.Catalogue
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
-		ex := c.Scenarios[slices.IndexFunc(c.Scenarios, func(s scenarios.Scenario) bool { return s.Name == o.scenario })].Exercise
-		changed.Title += " — the exercise: " + strings.Join(strings.Fields(ex.Change), " ")
+		i, _ := c.Index(o.scenario) // found: Exercise compiled it
+		changed.Title += " — the exercise: " + strings.Join(strings.Fields(c.Scenarios[i].Exercise.Change), " ")
 		return c, changed, nil
 	}
 	cfg, err := c.Compile(o.scenario, ov)

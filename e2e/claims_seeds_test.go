@@ -35,6 +35,12 @@ func runSeeded(t *testing.T, c *scenarios.Catalogue, name string, seed uint64, e
 	if edit != nil {
 		edit(cfg)
 	}
+	return cfg, claimsAtEnd(t, cfg)
+}
+
+// claimsAtEnd runs cfg to its end in memory and judges its claims.
+func claimsAtEnd(t *testing.T, cfg *sim.Config) []sim.ClaimResult {
+	t.Helper()
 	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,7 @@ func runSeeded(t *testing.T, c *scenarios.Catalogue, name string, seed uint64, e
 	if err := r.AdvanceTo(cfg.Duration); err != nil {
 		t.Fatal(err)
 	}
-	return cfg, r.ClaimsOn(r.Metrics())
+	return r.ClaimsOn(r.Metrics())
 }
 
 // A lesson holds whatever the seed: every shipped claim is checked on seeds 1..50

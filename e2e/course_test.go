@@ -70,14 +70,6 @@ func TestExercisesAnswerWhatTheyAsk(t *testing.T) {
 // judgeExercise runs cfg to its end and returns its exercise's answer, judged.
 func judgeExercise(t *testing.T, cfg *sim.Config) sim.ClaimResult {
 	t.Helper()
-	r, err := sim.NewRun(cfg, sim.Memory)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.AdvanceTo(cfg.Duration); err != nil {
-		t.Fatal(err)
-	}
-	results := r.ClaimsOn(r.Metrics())
+	results := claimsAtEnd(t, cfg)
 	return results[len(results)-1]
 }

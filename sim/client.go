@@ -224,7 +224,10 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	}
 	c := &l.clients[r.client]
 	heard := later(answered, c.c.Latency)
-	stream := func(attempt int) *rand.Rand { return jitterStream(l.cfg.Seed, int(r.client), r.n, attempt) }
+	var stream func(attempt int) *rand.Rand // only a jittered wait draws: no closure per failure otherwise
+	if c.retry.Jitter != JitterNone {
+		stream = func(attempt int) *rand.Rand { return jitterStream(l.cfg.Seed, int(r.client), r.n, attempt) }
+	}
 	wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, stream)
 	if c.retry.remedied() {
 		retried := ok
