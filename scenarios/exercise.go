@@ -10,16 +10,25 @@ import (
 
 // A lesson's exercise: change this, predict that. The change is to the
 // default policy (its limit, its burst, or both: what the UI's { } and [ ] keys
-// and ratelab run --exercise change), the prediction is a question in words,
-// and its answer a claim about the changed run, which must hold there and not
-// on the unchanged run (the change is what the learner predicts the effect
-// of); a test checks both for every shipped exercise.
+// change), or to lanes, clients or the backend, each written whole in place of
+// the scenario's own (a lane's options, a product's setting, a client's rate or
+// retry policy: what ratelab run --exercise changes). The prediction is a
+// question in words, and its answer a claim about the changed run, which must
+// hold there and not on the unchanged run (the change is what the learner
+// predicts the effect of); a test checks both for every shipped exercise.
 
 // ExerciseSpec is a lesson's exercise.
 type ExerciseSpec struct {
 	Change  string `toml:"change,omitempty"`  // required: the change in words ("the burst to 50")
-	Limit   *int64 `toml:"limit,omitempty"`   // the default policy's new limit, or
-	Burst   *int64 `toml:"burst,omitempty"`   // its new burst (one of them at least)
+	Limit   *int64 `toml:"limit,omitempty"`   // the default policy's new limit, and/or
+	Burst   *int64 `toml:"burst,omitempty"`   // its new burst, and/or
+	// Lanes replace the scenario's lanes of the same name (a lane's name,
+	// else its algorithm), every key as in [[scenario.lane]]; Clients replace
+	// its clients of the same name; Backend replaces its backend. The change
+	// is one of these at least.
+	Lanes   []LaneSpec   `toml:"lane,omitempty"`
+	Clients []ClientSpec `toml:"client,omitempty"`
+	Backend *BackendSpec `toml:"backend,omitempty"`
 	Predict string `toml:"predict,omitempty"` // required: what to predict, as a question
 	// Answer is the claim that answers it on the changed run; its id is
 	// "exercise", and says may be left out (the prediction is the sentence).
@@ -64,8 +73,8 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: change is missing: the change in words, like \"the burst to 50\"", place("change"), s.Name)
 	case strings.TrimSpace(ex.Predict) == "":
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: predict is missing: what the learner predicts, as a question", place("predict"), s.Name)
-	case ex.Limit == nil && ex.Burst == nil:
-		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: give the change: limit, burst or both, the default policy's new values", place("change"), s.Name)
+	case ex.Limit == nil && ex.Burst == nil && len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil:
+		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: give the change: the default policy's new limit or burst, or [[scenario.exercise.lane]], [[scenario.exercise.client]] or [scenario.exercise.backend] tables written in place of the scenario's", place("change"), s.Name)
 	case ex.Limit != nil && *ex.Limit <= 0, ex.Burst != nil && *ex.Burst <= 0:
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: limit and burst must be > 0", place("limit"), s.Name)
 	case ex.Answer.ID != "" && ex.Answer.ID != ExerciseID:
@@ -94,7 +103,11 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 	if ex.Burst != nil {
 		o.Burst = *ex.Burst
 	}
-	if changed, err = compile(src, pos, i, &with, o); err != nil {
+	changedPos, err := replaceParts(src, pos, i, &with)
+	if err != nil {
+		return nil, nil, err
+	}
+	if changed, err = compile(src, changedPos, i, &with, o); err != nil {
 		return nil, nil, err
 	}
 	// the answer is written for the changed policy; the lesson's questions,
@@ -102,4 +115,67 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 	changed.Claims[len(changed.Claims)-1].Policy = changed.Tiers[0].Policy
 	changed.Questions = nil
 	return changed, unchanged, nil
+}
+
+// HandChange says the exercise's change is the default policy's alone, which
+// the UI's { } and [ ] keys make.
+func (ex *ExerciseSpec) HandChange() bool {
+	return len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil
+}
+
+// replaceParts puts the exercise's lanes, clients and backend in place of the
+// scenario's own in s (a copy, whose slices it clones), and returns the
+// positions the changed scenario is compiled with: a replaced part's places
+// are where the exercise writes it, so an error in it names its own line.
+func replaceParts(src Source, pos *positions, i int, s *Scenario) (*positions, error) {
+	ex := s.Exercise
+	if len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil {
+		return pos, nil
+	}
+	moved := pos.clone()
+	place := func(path ...any) string { return pos.place(src.Name, i, append([]any{"exercise"}, path...)...) }
+	s.Lanes = slices.Clone(s.Lanes)
+	for k, lane := range ex.Lanes {
+		name := laneSpecName(lane)
+		j := slices.IndexFunc(s.Lanes, func(l LaneSpec) bool { return laneSpecName(l) == name })
+		if j < 0 {
+			return nil, fmt.Errorf("%s: scenario %q: exercise: lane %q is not one of the scenario's lanes (%s); an exercise's lane replaces the lane of its name", place("lane", k), s.Name, name, strings.Join(laneSpecNames(s.Lanes), ", "))
+		}
+		s.Lanes[j] = lane
+		moved.move(i, []any{"lane", j}, []any{"exercise", "lane", k})
+	}
+	s.Clients = slices.Clone(s.Clients)
+	for k, client := range ex.Clients {
+		j := slices.IndexFunc(s.Clients, func(c ClientSpec) bool { return c.Name == client.Name })
+		if j < 0 {
+			var names []string
+			for _, c := range s.Clients {
+				names = append(names, c.Name)
+			}
+			return nil, fmt.Errorf("%s: scenario %q: exercise: client %q is not one of the scenario's clients (%s); an exercise's client replaces the client of its name", place("client", k), s.Name, client.Name, strings.Join(names, ", "))
+		}
+		s.Clients[j] = client
+		moved.move(i, []any{"client", j}, []any{"exercise", "client", k})
+	}
+	if ex.Backend != nil {
+		s.Backend = ex.Backend
+		moved.move(i, []any{"backend"}, []any{"exercise", "backend"})
+	}
+	return moved, nil
+}
+
+// laneSpecName is the name a lane is known by: its name, else its algorithm.
+func laneSpecName(l LaneSpec) string {
+	if l.Name != "" {
+		return l.Name
+	}
+	return string(l.Algorithm.Value())
+}
+
+func laneSpecNames(lanes []LaneSpec) []string {
+	names := make([]string, len(lanes))
+	for i, l := range lanes {
+		names[i] = laneSpecName(l)
+	}
+	return names
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -254,4 +255,43 @@ func (ps *positions) textLine(s int, path ...any) (int, bool) {
 	}
 	line, ok := ps.text[placeName(append([]any{"scenario", s}, path...))]
 	return line, ok
+}
+
+// clone is a copy of ps whose places can be moved without changing ps.
+func (ps *positions) clone() *positions {
+	if ps == nil {
+		return nil
+	}
+	return &positions{at: maps.Clone(ps.at), values: ps.values, text: maps.Clone(ps.text)}
+}
+
+// move makes the places under from, in scenario s, those under to: a part
+// the scenario is compiled with in place of its own (an exercise's lane) is
+// placed where it is written. Places under from that to does not write are
+// gone, so a default is placed at the part's table.
+func (ps *positions) move(s int, from, to []any) {
+	if ps == nil {
+		return
+	}
+	src := placeName(append([]any{"scenario", s}, to...))
+	dst := placeName(append([]any{"scenario", s}, from...))
+	moveKeys(ps.at, src, dst)
+	moveKeys(ps.text, src, dst)
+}
+
+// moveKeys replaces the entries of m at dst and under it by those at src and
+// under it, renamed.
+func moveKeys[V any](m map[string]V, src, dst string) {
+	for k := range m {
+		if k == dst || strings.HasPrefix(k, dst+"/") {
+			delete(m, k)
+		}
+	}
+	moved := map[string]V{}
+	for k, v := range m {
+		if k == src || strings.HasPrefix(k, src+"/") {
+			moved[dst+strings.TrimPrefix(k, src)] = v
+		}
+	}
+	maps.Copy(m, moved)
 }

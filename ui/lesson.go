@@ -162,8 +162,13 @@ func (m *Model) lessonLines(width int) []string {
 	}
 	if ex := m.exercise(); ex != nil {
 		out = append(out, "", st.Title.Render("Exercise"))
-		text := fmt.Sprintf("Change %s, and predict: %s Check it: ratelab run --scenario %s --exercise, or here with { } (the limit) and [ ] (the burst), then l.",
+		text := fmt.Sprintf("Change %s, and predict: %s Check it: ratelab run --scenario %s --exercise",
 			strings.Join(strings.Fields(ex.Change), " "), strings.Join(strings.Fields(ex.Predict), " "), cfg.Name)
+		if ex.HandChange() {
+			text += ", or here with { } (the limit) and [ ] (the burst), then l."
+		} else {
+			text += "."
+		}
 		for _, line := range strings.Split(wrap(text, width-2), "\n") {
 			out = append(out, "  "+line)
 		}

@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/algorithms"
+	"ratelab/sim"
+)
+
+const exerciseDoc = `
+[[scenario]]
+name = "ex"
+duration = "10s"
+
+[scenario.policy]
+limit = 10
+
+[[scenario.lane]]
+name = "tb"
+algorithm = "token-bucket"
+
+[[scenario.lane]]
+algorithm = "fixed-window"
+
+[[scenario.client]]
+name = "c"
+pattern = "constant"
+rate = 5
+
+[scenario.exercise]
+change = "the token bucket's burst to 3, the client to 20 a second"
+predict = "How many does the token bucket accept?"
+%s
+
+[scenario.exercise.answer]
+lane = "tb"
+metric = "accepted"
+op = ">"
+value = 0
+`
+
+// An exercise's lanes and clients replace the scenario's of the same name
+// on the changed run only; the unchanged run keeps its own.
+func TestExerciseReplacesLanesAndClients(t *testing.T) {
+	doc := strings.Replace(exerciseDoc, "%s", `
+[[scenario.exercise.lane]]
+name = "tb"
+algorithm = "token-bucket"
+burst = 3
+
+[[scenario.exercise.client]]
+name = "c"
+pattern = "constant"
+rate = 20
+`, 1)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, unchanged, err := c.Exercise("ex", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changed.Lanes[0].Policy.Burst; got != 3 {
+		t.Errorf("the changed run's token bucket has burst %d, want the exercise's 3", got)
+	}
+	if got := unchanged.Lanes[0].Policy.Burst; got == 3 {
+		t.Errorf("the unchanged run's token bucket took the exercise's burst")
+	}
+	if changed.Lanes[1].Algorithm != algorithms.Name("fixed-window") {
+		t.Errorf("the lane the exercise leaves is %s, want fixed-window", changed.Lanes[1].Algorithm)
+	}
+	if got, was := changed.Clients[0].Pattern, unchanged.Clients[0].Pattern; got != (sim.Constant{Rate: 20}) || was != (sim.Constant{Rate: 5}) {
+		t.Errorf("client pattern: changed %v, unchanged %v; want 20 and 5 a second", got, was)
+	}
+	if c.Scenarios[0].Lanes[0].Burst != nil || len(c.Scenarios[0].Clients) != 1 || c.Scenarios[0].Clients[0].Rate != 5 {
+		t.Errorf("compiling the exercise changed the scenario itself")
+	}
+}
+
+// A replacement that names no part of the scenario, or is wrong itself, is
+// an error at the exercise's own line.
+func TestExerciseReplacementErrorsNameTheirLine(t *testing.T) {
+	for _, tc := range []struct{ table, want string }{
+		{"[[scenario.exercise.lane]]\nname = \"nope\"\nalgorithm = \"gcra\"\n", `test.toml:24:1: scenario "ex": exercise: lane "nope" is not one of the scenario's lanes (tb, fixed-window)`},
+		{"[[scenario.exercise.client]]\nname = \"d\"\npattern = \"constant\"\nrate = 1\n", `test.toml:24:1: scenario "ex": exercise: client "d" is not one of the scenario's clients (c)`},
+		{"[[scenario.exercise.lane]]\nname = \"tb\"\nalgorithm = \"token-bucket\"\nburst = -4\n", `test.toml:24:1: scenario "ex": lane "tb": burst must be >= 1`},
+	} {
+		_, err := parse(t, strings.Replace(exerciseDoc, "%s", tc.table, 1), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", strings.SplitN(tc.table, "\n", 2)[0], err, tc.want)
+		}
+	}
+}
