@@ -163,6 +163,13 @@ func (c *compiler) header(o Overrides) error {
 	case cfg.Duration/cfg.Tick > MaxTicks:
 		return c.fail([]any{"tick"}, "tick %s makes %d samples over %s; at most %d fit, so make the tick longer", cfg.Tick, cfg.Duration/cfg.Tick, cfg.Duration, MaxTicks)
 	}
+	if f := s.GraphFrom; f != nil {
+		if f.Duration < 0 || f.Duration >= cfg.Duration {
+			return c.fail([]any{"graph_from"}, "graph_from must be at least 0s and before the end, %s (got %s)", cfg.Duration, f.Duration)
+		}
+		from := f.Duration
+		cfg.GraphFrom = &from
+	}
 	if s.Seed != nil {
 		cfg.Seed = *s.Seed
 	}

@@ -25,6 +25,10 @@ type Scenario struct {
 	Duration Duration `toml:"duration,omitempty"` // required (but with a trace: its span): virtual time covered, up to 24h (49 days with a trace)
 	Tick     Duration `toml:"tick,omitempty"`     // series resolution; default by duration (see defaultTick)
 	Seed     *uint64  `toml:"seed,omitempty"`     // default 1
+	// GraphFrom is where the lesson's event starts: once the clock passes
+	// it, the UI's graphs show from there to now, not the last stretch
+	// (>= 0 and before the duration; default: the last stretch throughout).
+	GraphFrom *Duration `toml:"graph_from,omitempty"`
 	WatchKey string   `toml:"watch_key,omitempty"`
 	// WatchKeys are more keys whose levels the series CSV follows, a column
 	// "level:KEY" each (ratelab run --watch-keys replaces the list).

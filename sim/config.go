@@ -17,6 +17,10 @@ type Config struct {
 	Duration time.Duration // virtual time the run covers, > 0
 	Tick     time.Duration // the series' resolution and the UI's step, > 0
 	Seed     uint64        // seeds every random stream of the run
+	// GraphFrom, when not nil, is where the lesson's event starts: once the
+	// clock passes it, the UI's graphs show from there to now instead of the
+	// last stretch, so the event stays on screen to the end of the run.
+	GraphFrom *time.Duration
 
 	// Tiers are the limit policies; tier 0 is the scenario's own policy and is
 	// the one every lane's Policy overrides apply to.

@@ -64,7 +64,7 @@ func DefaultKeyMap() KeyMap {
 		Plot:         key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "charts of the run so far (SVG, PNG)")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Answer:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "question: answer it; then any key goes on")),
+		Answer:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "question: answer it; then enter zooms the answer, any other key goes on")),
 		Skip:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "question: skip it")),
 		Choose:       key.NewBinding(key.WithKeys("a", "b", "c", "d", "e", "f", "g", "h", "i", "up", "down"), key.WithHelp("a–i", "question: pick a choice (or ↑ ↓)")),
 		HelpPage:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),

@@ -275,12 +275,9 @@ func (m *Model) columnSpan() time.Duration {
 	if m.runner.snap == nil {
 		return m.runner.cfg.Tick
 	}
-	cols := m.panelColumns()
-	v := m.view(graphColumns(m.width / cols))
-	if m.runner.seeking && m.whole {
-		// a whole-run view's span grows with the time shown: the one at the seek's end
-		v = viewOf(m.runner.cfg, m.seriesStep(), m.runner.position(), graphColumns(m.width/cols), true)
-	}
+	// the span at the time shown, the seek's end while seeking: a whole-run
+	// view's span, and one since the lesson's event, grow with it
+	v := viewOf(m.runner.cfg, m.seriesStep(), m.runner.position(), graphColumns(m.width/m.panelColumns()), m.whole)
 	return v.span
 }
 

@@ -266,15 +266,35 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 // The whole-run view starts at 0 and covers the run so far; the sliding view
 // covers the last stretch.
 func TestWholeRunView(t *testing.T) {
-	m := newModel(t, "retry-storm") // 40 s: a stretch of 10 s
+	m := newModel(t, "per-instance") // 30 s: a stretch of 10 s
 	press(m, "m")
 	playToEnd(m)
-	if v := m.view(100); v.from < 29*time.Second {
+	if v := m.view(100); v.from < 19*time.Second {
 		t.Errorf("the sliding view starts at %v, want the last 10 s", v.from)
 	}
 	press(m, "w")
-	if v := m.view(100); v.from != 0 || v.to() < 39*time.Second {
+	if v := m.view(100); v.from != 0 || v.to() < 29*time.Second {
 		t.Errorf("the whole-run view covers %v to %v", v.from, v.to())
+	}
+}
+
+// A lesson's graph_from keeps its event on screen: before it the graphs
+// slide, once the clock passes it they show from there to now (retry-storm's
+// glitch at 10 s, graph_from 8 s, still shown at the end of its 40 s).
+func TestGraphsKeepTheLessonsEvent(t *testing.T) {
+	m := newModel(t, "retry-storm")
+	if f := m.runner.cfg.GraphFrom; f == nil || *f != 8*time.Second {
+		t.Fatalf("retry-storm's graph_from is %v, want 8s", f)
+	}
+	seekTo(m, 5*time.Second)
+	if v := m.view(40); v.to()-v.from > 11*time.Second && v.from != 0 {
+		t.Errorf("before graph_from: the view covers %v to %v, want the last stretch", v.from, v.to())
+	}
+	press(m, "space")
+	press(m, "m")
+	playToEnd(m)
+	if v := m.view(40); v.from > 8*time.Second || v.to() < 39*time.Second {
+		t.Errorf("at the end the view covers %v to %v, want from 8 s (or before) to the end", v.from, v.to())
 	}
 }
 
@@ -433,8 +453,8 @@ func TestExportWritesTheRunSoFar(t *testing.T) {
 		t.Errorf("exported %d rows (header %q); want the 320 decisions of each of 7 lanes", len(lines)-1, lines[0])
 	}
 	series, _ := os.ReadFile(filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-series.csv"))
-	if n := strings.Count(string(series), "\n"); n != 1+125*7 {
-		t.Errorf("series has %d lines, want a header and 125 ticks × 7 lanes", n)
+	if n := strings.Count(string(series), "\n"); n != 1+1250*7 {
+		t.Errorf("series has %d lines, want a header and 1,250 ticks of 1 ms × 7 lanes", n)
 	}
 
 	m.export.dir = filepath.Join(m.opts.ExportDir, "missing")

@@ -25,8 +25,9 @@ import (
 // and enter shows the run's answer — right or not, and by how much for a
 // number —, for a wrong answer the scenario's word on the misconception behind
 // it, the claim that proves it with its numbers, and where on screen to see
-// it. Any key then goes on (the run plays on if it was playing); esc skips
-// the question unanswered.
+// it. Any key then goes on (the run plays on if it was playing), but enter,
+// which zooms the lane the answer points at and stays at the question's
+// instant; esc skips the question unanswered.
 
 // quiz is the question being asked, if any.
 type quiz struct {
@@ -86,6 +87,16 @@ func (m *Model) quizKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case z.answered && key.Matches(msg, k.Zoom):
+		// enter zooms what "see it" points at, at the question's instant: the
+		// run stays paused there (space plays on)
+		z.resume = false
+		cmd := m.closeQuiz(false)
+		if !m.quiz.open {
+			m.zoom = true
+			m.status += " · space plays on"
+		}
+		return cmd
 	case z.answered:
 		return m.closeQuiz(false) // any key goes on
 	case key.Matches(msg, k.Skip):
@@ -349,7 +360,7 @@ func (m *Model) renderQuiz(width, height int) string {
 // quizHelp is the help line while a question is open.
 func (m *Model) quizHelp() string {
 	if m.quiz.answered {
-		return m.styles.Subtle.Render(fit("any key goes on · q quit", m.width))
+		return m.styles.Subtle.Render(fit("enter zooms the answer · any other key goes on · q quit", m.width))
 	}
 	return m.styles.Subtle.Render(fit("enter answer · esc skip · q quit", m.width))
 }

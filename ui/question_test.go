@@ -72,7 +72,7 @@ func TestQuestionPausesAtItsInstantAndAsks(t *testing.T) {
 		"✗ Not quite: 200. You said 150: 50 under, 25% low.",
 		"The proof: [fw-200] ✓ the fixed window accepts 200 of the 320 requests at 0.999 s and 1.001 s (accepted: fixed-window 200 == 200).",
 		"See it: the fixed window's panel",
-		"any key goes on",
+		"enter zooms the answer · any other key goes on",
 	} {
 		if !strings.Contains(words(m), want) {
 			t.Errorf("the answer's screen lacks %q:\n%s", want, s)
@@ -100,6 +100,29 @@ func TestQuestionPausesAtItsInstantAndAsks(t *testing.T) {
 	press(m, "enter")
 	if !strings.Contains(words(m), "✓ Right: 200. You said 200.") {
 		t.Errorf("200, after a restart:\n%s", screen(m))
+	}
+}
+
+// Enter after the answer zooms the lane the answer points at, at the
+// question's instant, the run paused there: the zoom's columns resolve the
+// 2 ms of the boundary burst (graph_from and a 1 ms tick), 100 accepted on
+// each side of the boundary.
+func TestQuestionEnterZoomsTheAnswerWhereItHappens(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	playToQuestion(t, m)
+	typeText(m, "200")
+	press(m, "enter")
+	press(m, "enter")
+	if m.quiz.open || !m.runner.paused || !m.zoom || m.runner.cfg.Lanes[m.focus].Name != "fixed-window" || m.runner.now() != 1002*time.Millisecond {
+		t.Fatalf("enter after the answer: question open %v, paused %v, zoomed %v on %s at %v; want the fixed window zoomed, paused at 1.002s",
+			m.quiz.open, m.runner.paused, m.zoom, m.runner.cfg.Lanes[m.focus].Name, m.runner.now())
+	}
+	if span := m.view(max(2, m.width-axisWidth-2)).span; span > time.Millisecond {
+		t.Errorf("the zoom's columns span %v; the 2 ms burst needs 1 ms", span)
+	}
+	s := screen(m)
+	if !strings.Contains(s, "accepted per column of 1.0ms") || !strings.Contains(m.status, "space plays on") {
+		t.Errorf("the zoom at the question's instant:\n%s\nstatus %q", s, m.status)
 	}
 }
 
@@ -169,9 +192,13 @@ func TestQuestionSkipSeekAndStep(t *testing.T) {
 	if m.quiz.open {
 		t.Fatal("← asked the question")
 	}
-	press(m, ".")
-	for i := 0; m.runner.seeking && i < 1000; i++ {
-		frame(m)
+	// steps of a column each (1 ms here, once past graph_from) until one
+	// passes over 1.002s
+	for step := 0; !m.quiz.open && m.runner.now() < 1002*time.Millisecond && step < 50; step++ {
+		press(m, ".")
+		for i := 0; m.runner.seeking && i < 1000; i++ {
+			frame(m)
+		}
 	}
 	if !m.quiz.open || m.runner.now() != 1002*time.Millisecond {
 		t.Fatalf("a step over 1.002s: question open %v at %v", m.quiz.open, m.runner.now())

@@ -12,8 +12,9 @@ import (
 // boundaries sit at whole multiples of the span from the run's start, so a column
 // never changes once drawn, and only whole columns are shown. By default the
 // stretch slides with the clock (the last quarter of the run, at least 10 s, or
-// the whole run when it is 10 s or less); in whole-run view it covers everything
-// from the start to now.
+// the whole run when it is 10 s or less); once the clock passes the lesson's
+// event (sim.Config.GraphFrom), it covers from there to now; in whole-run view
+// it covers everything from the start to now.
 
 // timeView is the stretch a graph shows: n columns of span, from from.
 type timeView struct {
@@ -33,15 +34,19 @@ func stretch(cfg *sim.Config) time.Duration {
 }
 
 // viewOf is the view of n columns at virtual time now: the stretch ending at the
-// last whole column, or with whole, everything so far. step is the series'
+// last whole column, or everything since the lesson's event once the clock
+// has passed it, or with whole, everything so far. step is the series'
 // resolution (the tick, or coarser once a long run's series was merged; see
 // sim.Lane.SeriesStep): a column spans a whole number of steps, so no sample
 // straddles two columns.
 func viewOf(cfg *sim.Config, step, now time.Duration, n int, whole bool) timeView {
 	n = max(n, 1)
 	covered := stretch(cfg)
-	if whole {
+	switch {
+	case whole:
 		covered = max(now, step)
+	case cfg.GraphFrom != nil && now > *cfg.GraphFrom:
+		covered = max(now-*cfg.GraphFrom, step)
 	}
 	steps := (covered/step + time.Duration(n) - 1) / time.Duration(n)
 	span := roundSpan(max(1, steps)*step, step)
