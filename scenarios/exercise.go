@@ -19,9 +19,9 @@ import (
 
 // ExerciseSpec is a lesson's exercise.
 type ExerciseSpec struct {
-	Change  string `toml:"change,omitempty"`  // required: the change in words ("the burst to 50")
-	Limit   *int64 `toml:"limit,omitempty"`   // the default policy's new limit, and/or
-	Burst   *int64 `toml:"burst,omitempty"`   // its new burst, and/or
+	Change string `toml:"change,omitempty"` // required: the change in words ("the burst to 50")
+	Limit  *int64 `toml:"limit,omitempty"`  // the default policy's new limit, and/or
+	Burst  *int64 `toml:"burst,omitempty"`  // its new burst, and/or
 	// Lanes replace the scenario's lanes of the same name (a lane's name,
 	// else its algorithm), every key as in [[scenario.lane]]; Clients replace
 	// its clients of the same name; Backend replaces its backend. The change
@@ -29,7 +29,7 @@ type ExerciseSpec struct {
 	Lanes   []LaneSpec   `toml:"lane,omitempty"`
 	Clients []ClientSpec `toml:"client,omitempty"`
 	Backend *BackendSpec `toml:"backend,omitempty"`
-	Predict string `toml:"predict,omitempty"` // required: what to predict, as a question
+	Predict string       `toml:"predict,omitempty"` // required: what to predict, as a question
 	// Answer is the claim that answers it on the changed run; its id is
 	// "exercise", and says may be left out (the prediction is the sentence).
 	Answer ClaimSpec `toml:"answer,omitempty"`

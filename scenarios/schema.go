@@ -29,7 +29,7 @@ type Scenario struct {
 	// it, the UI's graphs show from there to now, not the last stretch
 	// (>= 0 and before the duration; default: the last stretch throughout).
 	GraphFrom *Duration `toml:"graph_from,omitempty"`
-	WatchKey string   `toml:"watch_key,omitempty"`
+	WatchKey  string    `toml:"watch_key,omitempty"`
 	// WatchKeys are more keys whose levels the series CSV follows, a column
 	// "level:KEY" each (ratelab run --watch-keys replaces the list).
 	WatchKeys []string `toml:"watch_keys,omitempty"`
