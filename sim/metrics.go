@@ -248,6 +248,7 @@ type recorder struct {
 	windows    []windowStats  // per key, fixed-window lanes only
 	scopes     scopeStats     // the claims' scopes
 	shardUnits []int64        // per shard, the units it admitted (sharded lanes)
+	byClient   []ClientTally  // per client, its attempts decided and accepted (byclient.go)
 	spans      []spanLevel    // per key, its contract level (overgrant.go)
 	waiting    map[int32]bool // the keys with admissions still to go ahead (spanLevel.later)
 
@@ -262,7 +263,7 @@ type recorder struct {
 // (the identities of keys shared by several clients are added as they are found).
 func newRecorder(cfg *Config, lane LaneConfig) recorder {
 	r := recorder{cfg: cfg, lane: lane, keys: make([]keyStats, len(cfg.Keys)), peaks: make([]peakSpan, len(cfg.Keys)),
-		spans: make([]spanLevel, len(cfg.Keys)), running: newRunning()}
+		spans: make([]spanLevel, len(cfg.Keys)), byClient: make([]ClientTally, len(cfg.Clients)), running: newRunning()}
 	for t := range cfg.Tiers {
 		p := lane.TierPolicy(cfg, t)
 		capacity := algorithms.Capacity(lane.Algorithm, p, lane.Options)

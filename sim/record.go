@@ -138,6 +138,7 @@ func (l *Lane) land(id int32, o *landing) {
 		l.holdRow(r, &o.d, o.shard, limits)
 	}
 	m := &l.rec.m
+	l.rec.tally(r.client, d.Allowed && !o.lost)
 	if o.shard >= 0 && d.Allowed {
 		l.rec.shardUnits[o.shard] += r.cost
 	}

@@ -35,6 +35,8 @@ type LaneSnapshot struct {
 	HasLast bool
 	// Unavailable says the lane's store failed at its last call.
 	Unavailable bool
+	// ByClient is each client's attempts decided and accepted so far (Lane.ByClient).
+	ByClient []ClientTally
 	// Instances, for a deployed lane, is what each of its members admitted in
 	// the last tick that closed (Lane.LastTickByInstance), a copy; nil for
 	// another lane.
@@ -71,7 +73,7 @@ func (r *Run) Snapshot() *Snapshot {
 		scoped[i] = l.rec.scopes.counts
 		last, ok := l.LastDecision()
 		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Unavailable: l.Unavailable(),
-			Instances: slices.Clone(l.LastTickByInstance())}
+			Instances: slices.Clone(l.LastTickByInstance()), ByClient: l.ByClient()}
 	}
 	s.Claims = Judge(r.Config, s.Metrics, scoped)
 	s.Answers = r.Answers()

@@ -257,6 +257,7 @@ func TestPauseStepBackAndGoTo(t *testing.T) {
 	if cmd := press(m, "space"); cmd == nil || m.runner.paused {
 		t.Error("space again should resume and schedule a frame")
 	}
+	span = m.columnSpan() // the stretch covered by now: its columns are wider than at the start
 	seek(".")
 	if now := m.runner.now(); now != 12350*time.Millisecond+span || !m.runner.paused {
 		t.Errorf("a step while running: %v (paused %v); want one column on, and paused", now, m.runner.paused)

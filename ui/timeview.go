@@ -12,7 +12,8 @@ import (
 // boundaries sit at whole multiples of the span from the run's start, so a column
 // never changes once drawn, and only whole columns are shown. By default the
 // stretch slides with the clock (the last quarter of the run, at least 10 s, or
-// the whole run when it is 10 s or less); once the clock passes the lesson's
+// the whole run when it is 10 s or less), and covers the run so far until the
+// clock has gone that far (its columns narrower); once the clock passes the lesson's
 // event (sim.Config.GraphFrom), it covers from there to now; in whole-run view
 // it covers everything from the start to now.
 
@@ -41,7 +42,9 @@ func stretch(cfg *sim.Config) time.Duration {
 // straddles two columns.
 func viewOf(cfg *sim.Config, step, now time.Duration, n int, whole bool) timeView {
 	n = max(n, 1)
-	covered := stretch(cfg)
+	// before the clock has covered the stretch, what there is so far, in
+	// columns that fit it: a long run's first seconds are not one column
+	covered := min(stretch(cfg), max(now, step))
 	switch {
 	case whole:
 		covered = max(now, step)

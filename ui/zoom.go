@@ -54,6 +54,10 @@ func (m *Model) renderZoom(rows int) string {
 	}
 	// at the UI's smallest (minHeight) the level graph gets 5 lines
 	graphs := rows - zoomChrome
+	shares := clientShares(cfg, l.ByClient)
+	if shares != "" {
+		graphs-- // the line of each client's share
+	}
 	countLines := max(zoomCountLines, graphs/4)
 	levelLines := max(3, graphs-2*countLines)
 
@@ -95,10 +99,46 @@ func (m *Model) renderZoom(rows int) string {
 	label(fmt.Sprintf("denied per column of %s", span))
 	lines = append(lines, underLabel(m.countGraph(den, countLines+spare/2, m.styles.DenyLine))...)
 	lines = append(lines, m.styles.Subtle.Render(timeAxis(v, boundaries(cfg, lane, v))))
+	if shares != "" {
+		lines = append([]string{m.styles.Counters.Render(truncate(shares, m.width))}, lines...)
+	}
 	for i := range lines {
 		lines[i] = fit(lines[i], m.width)
 	}
 	return title + "\n" + strings.Join(lines, "\n")
+}
+
+// clientShares is the zoom's line of what each client got through the lane
+// so far, the share of its decided attempts accepted ("accepted by client
+// (node): via-a (a) 1.8% · via-b (b) 29% · …"), with its node when the
+// clients are on several; "" with one client, or before any decision.
+func clientShares(cfg *sim.Config, tallies []sim.ClientTally) string {
+	if len(cfg.Clients) < 2 || len(tallies) != len(cfg.Clients) {
+		return ""
+	}
+	nodes := map[int]bool{}
+	for _, c := range cfg.Clients {
+		nodes[c.Node] = true
+	}
+	var parts []string
+	for i, c := range cfg.Clients {
+		t := tallies[i]
+		if t.Decided == 0 {
+			continue
+		}
+		name := c.Name
+		if len(nodes) > 1 {
+			name += " (" + cfg.Nodes[c.Node].Name + ")"
+		}
+		parts = append(parts, name+" "+format.Percent(t.Share()))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if len(nodes) > 1 {
+		return "accepted by client (node): " + strings.Join(parts, " · ")
+	}
+	return "accepted by client: " + strings.Join(parts, " · ")
 }
 
 // zoomCountLines is the fewest lines of the accepted and of the denied graph

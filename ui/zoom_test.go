@@ -4,9 +4,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"ratelab/internal/format"
 	"ratelab/present"
 	"ratelab/sim"
 )
@@ -65,5 +67,31 @@ func TestMetricCellIsTheTables(t *testing.T) {
 		if got := metricCell(c.Metric, sim.Metrics{Lane: "L", Algorithm: "gcra"}); got == "?" {
 			t.Errorf("metricCell does not find %s", c.Metric)
 		}
+	}
+}
+
+// The zoom says what each client got through the lane, by node where the
+// clients are on several: clock-skew's question on node a's share under GCRA
+// is answered on screen, as the lane's own tallies have it.
+func TestZoomShowsEachClientsShare(t *testing.T) {
+	m := newModel(t, "clock-skew")
+	seekTo(m, 19*time.Second)
+	for m.runner.cfg.Lanes[m.focus].Name != "gcra" {
+		press(m, "tab")
+	}
+	press(m, "enter")
+	tallies := m.runner.snap.Lanes[m.focus].ByClient
+	if len(tallies) != 3 || tallies[0].Decided == 0 {
+		t.Fatalf("gcra's tallies at 19 s: %+v", tallies)
+	}
+	want := "accepted by client (node): via-a (a) " + format.Percent(tallies[0].Share()) + " · via-b (b) "
+	if s := screen(m); !strings.Contains(s, want) || tallies[0].Share() > 0.05 {
+		t.Errorf("the zoom lacks %q (node a's share %.3f, under 5%% per the lesson):\n%s", want, tallies[0].Share(), s)
+	}
+	one := newModel(t, "bucket-bound") // one client: no such line
+	seekTo(one, time.Second)
+	press(one, "enter")
+	if s := screen(one); strings.Contains(s, "accepted by client") {
+		t.Errorf("a one-client zoom has the clients' line:\n%s", s)
 	}
 }
