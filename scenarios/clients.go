@@ -414,7 +414,25 @@ func remedies(s *RetrySpec, r *sim.Retry, bad func(key, format string, args ...a
 		}
 		r.Adaptive = &adaptive
 	}
-	if s.Policy.Value() == sim.RetryNone && (r.Budget != nil || r.Throttle != nil) {
+	if e := s.EnvoyBudget; e != nil {
+		budget := sim.EnvoyRetryBudget{BudgetPercent: 20, MinRetryConcurrency: 3}
+		if e.BudgetPercent != nil {
+			budget.BudgetPercent = *e.BudgetPercent
+		}
+		if e.MinRetryConcurrency != nil {
+			budget.MinRetryConcurrency = *e.MinRetryConcurrency
+		}
+		switch {
+		case !(budget.BudgetPercent >= 0 && budget.BudgetPercent <= 100):
+			return bad("envoy_budget", "envoy_budget: budget_percent must be from 0 to 100, as Envoy's Percent is (got %g)", budget.BudgetPercent)
+		case budget.MinRetryConcurrency < 0 || budget.MinRetryConcurrency > 1_000_000:
+			return bad("envoy_budget", "envoy_budget: min_retry_concurrency must be from 0 to 1000000 (got %d)", budget.MinRetryConcurrency)
+		case budget.BudgetPercent == 0 && budget.MinRetryConcurrency == 0:
+			return bad("envoy_budget", "envoy_budget: budget_percent and min_retry_concurrency both 0 allow no retry; use policy = \"none\"")
+		}
+		r.Envoy = &budget
+	}
+	if s.Policy.Value() == sim.RetryNone && (r.Budget != nil || r.Throttle != nil || r.Envoy != nil) {
 		return bad("policy", "a retry budget or throttle limits retries; policy \"none\" makes none")
 	}
 	return nil

@@ -307,6 +307,16 @@ type RetrySpec struct {
 	Budget   *BudgetSpec   `toml:"budget,omitempty"`   // Finagle's retry budget
 	Throttle *ThrottleSpec `toml:"throttle,omitempty"` // gRPC's retry throttling
 	Adaptive *AdaptiveSpec `toml:"adaptive,omitempty"` // the SRE book's adaptive throttling
+	// Envoy's retry budget, as its proxy on the client's node keeps it
+	EnvoyBudget *EnvoyBudgetSpec `toml:"envoy_budget,omitempty"`
+}
+
+// EnvoyBudgetSpec is Envoy's retry_budget (circuit breaker thresholds): the
+// retries outstanding at most max(budget_percent % of the requests active,
+// min_retry_concurrency).
+type EnvoyBudgetSpec struct {
+	BudgetPercent       *float64 `toml:"budget_percent,omitempty"`        // 0 to 100; default 20
+	MinRetryConcurrency *int     `toml:"min_retry_concurrency,omitempty"` // default 3
 }
 
 // BudgetSpec is Finagle's RetryBudget: retries at most about percent of the

@@ -222,6 +222,10 @@ func retrySpecOf(r sim.Retry) *RetrySpec {
 		k := a.K
 		s.Adaptive = &AdaptiveSpec{K: &k, Window: &Duration{a.Window}}
 	}
+	if e := r.Envoy; e != nil {
+		percent, least := e.BudgetPercent, e.MinRetryConcurrency
+		s.EnvoyBudget = &EnvoyBudgetSpec{BudgetPercent: &percent, MinRetryConcurrency: &least}
+	}
 	return s
 }
 

@@ -133,6 +133,9 @@ func (l *Lane) attempt(id int32) {
 	r.tries = 0
 	r.sent = l.now
 	l.rec.m.Attempts++
+	if c := &l.clients[r.client]; c.retry.Envoy != nil {
+		l.remedy(int(r.client)).sent(c.retry)
+	}
 	l.tick.Attempts++
 	if l.storeDown && (!l.Config.Deployed() || l.Config.Deploy.Sync.UsesStore()) {
 		l.unreachable(id)
@@ -193,7 +196,9 @@ func (l *Lane) succeeded(id int32) {
 		l.rec.scopes.succeed(r, l.now)
 	}
 	if c := &l.clients[r.client]; c.retry.remedied() {
-		l.remedy(int(r.client)).succeeded(c.retry, l.now)
+		s := l.remedy(int(r.client))
+		s.answered(c.retry, r.retry)
+		s.succeeded(c.retry, l.now)
 	}
 	l.rec.succeeded(identity{r.key, r.pair})
 	l.rec.latency.Add(l.now - r.first)
@@ -230,11 +235,13 @@ func (l *Lane) failedAt(id int32, denied bool, d algorithms.Decision, answered t
 	}
 	wait, ok := c.retry.wait(int(r.attempt), denied, d.RetryAfter, stream)
 	if c.retry.remedied() {
-		retried := ok
-		ok = l.remedy(int(r.client)).mayRetry(c.retry, c.retry.retries(denied), ok, l.now)
+		retried, s := ok, l.remedy(int(r.client))
+		s.answered(c.retry, r.retry)
+		ok = s.mayRetry(c.retry, c.retry.retries(denied), ok, l.now)
 		if retried && !ok {
 			l.rec.m.RetriesWithheld++
 		}
+		r.retry = ok && c.retry.Envoy != nil
 	}
 	if ok {
 		l.schedule(later(heard, wait), evAttempt, int(id))

@@ -258,10 +258,12 @@ type Retry struct {
 	// the backend.
 	OnDeny, OnError bool
 	// The client-side remedies, if not nil (remedy.go): Finagle's retry
-	// budget, gRPC's retry throttling, the SRE book's adaptive throttling.
+	// budget, gRPC's retry throttling, the SRE book's adaptive throttling,
+	// Envoy's retry budget.
 	Budget   *RetryBudget
 	Throttle *RetryThrottle
 	Adaptive *AdaptiveThrottle
+	Envoy    *EnvoyRetryBudget
 }
 
 // RetryPolicy names how long a client waits before it tries again.

@@ -146,6 +146,7 @@ type request struct {
 	sent    time.Duration // its current attempt: the client's deadline runs from here
 	slot    int32         // its pending state in the splitter, or its plan (composite.go)
 	spent   bool          // a limit spent units for it on an attempt that was refused
+	retry   bool          // its current attempt is a retry Envoy's budget holds outstanding
 	row     int64         // its current attempt's row while held (see fate.go); 0: none
 }
 

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// The client-side remedies for retry storms the field uses, each as its source
-// decides. A client's Retry may carry any of them; the clients of one node with
+// The remedies for retry storms the field uses, in the client or its proxy,
+// each as its source decides. A client's Retry may carry any of them; the clients of one node with
 // the same remedies share their state (a budget, a throttle, a window of
 // counts), as the calls of one process share it; clients with other
 // parameters, or a client whose policy a change replaced, keep their own.
@@ -113,12 +113,36 @@ type AdaptiveThrottle struct {
 	Window time.Duration // whole seconds, >= 1 s
 }
 
+// EnvoyRetryBudget is Envoy's retry budget (a cluster's
+// circuit_breakers.thresholds.retry_budget; envoyproxy/envoy,
+// source/common/upstream/resource_manager_impl.h's RetryBudgetImpl at
+// 01c2c1f, and source/common/router/retry_state_impl.cc's shouldRetry at
+// 00d9abb): a failure the policy would retry is retried while the retries
+// outstanding are fewer than max(BudgetPercent/100 × the requests active,
+// MinRetryConcurrency), the product cut to a whole number; otherwise it
+// overflows (upstream_rq_retry_overflow) and the request fails. A retry is
+// outstanding from its decision, its backoff included, until its attempt is
+// answered; the requests active are the attempts sent and not yet answered
+// (Envoy counts its active and pending upstream requests; an attempt is no
+// longer active once answered, before its retry is decided). Envoy's defaults
+// are 20% and 3; the budget is per Envoy, as each proxy's resource manager is.
+type EnvoyRetryBudget struct {
+	BudgetPercent       float64 // [0, 100]
+	MinRetryConcurrency int     // >= 0
+}
+
+// max is the retries the budget lets be outstanding with active requests.
+func (b EnvoyRetryBudget) max(active int64) int64 {
+	return max(int64(b.BudgetPercent/100*float64(active)), int64(b.MinRetryConcurrency))
+}
+
 // remedyKey names a remedy state: a node and the remedies' parameters.
 type remedyKey struct {
 	node     int
 	budget   RetryBudget
 	throttle RetryThrottle
 	adaptive AdaptiveThrottle
+	envoy    EnvoyRetryBudget
 }
 
 // keyOf is the key of the state the retry policy r of a client on node uses.
@@ -133,6 +157,9 @@ func keyOf(node int, r Retry) remedyKey {
 	if r.Adaptive != nil {
 		k.adaptive = *r.Adaptive
 	}
+	if r.Envoy != nil {
+		k.envoy = *r.Envoy
+	}
 	return k
 }
 
@@ -146,6 +173,9 @@ type remedyState struct {
 	requests, accepts []int64
 	sumReq, sumAcc    int64
 	second            int64 // the second the slices' last entry is for
+	// Envoy's budget: the attempts sent and not answered, and the retries
+	// outstanding
+	active, outstanding int64
 }
 
 // deposit is a new logical request: Finagle's budget earns a deposit.
@@ -176,16 +206,43 @@ func (s *remedyState) mayRetry(r Retry, retryable, wants bool, now time.Duration
 			return false
 		}
 	}
-	if !wants || r.Budget == nil {
-		return wants
-	}
-	_, w, reserve := r.Budget.amounts()
-	a := s.adder(r, now)
-	if a.sum(now)+reserve < w {
+	if !wants {
 		return false
 	}
-	a.add(now, -w)
+	if r.Budget != nil {
+		_, w, reserve := r.Budget.amounts()
+		a := s.adder(r, now)
+		if a.sum(now)+reserve < w {
+			return false
+		}
+		a.add(now, -w)
+	}
+	if e := r.Envoy; e != nil {
+		if s.outstanding >= e.max(s.active) {
+			return false
+		}
+		s.outstanding++
+	}
 	return true
+}
+
+// sent is an attempt sent: one more request active for Envoy's budget.
+func (s *remedyState) sent(r Retry) {
+	if r.Envoy != nil {
+		s.active++
+	}
+}
+
+// answered is an attempt answered, retry says it was a retry Envoy's budget
+// let be outstanding: both end.
+func (s *remedyState) answered(r Retry, retry bool) {
+	if r.Envoy == nil {
+		return
+	}
+	s.active = max(s.active-1, 0)
+	if retry {
+		s.outstanding = max(s.outstanding-1, 0)
+	}
 }
 
 func (s *remedyState) prime(t *RetryThrottle) {
@@ -241,4 +298,6 @@ func (s *remedyState) slide(a *AdaptiveThrottle, now time.Duration) int {
 }
 
 // remedied says the policy carries a remedy whose state the lane keeps.
-func (r Retry) remedied() bool { return r.Budget != nil || r.Throttle != nil || r.Adaptive != nil }
+func (r Retry) remedied() bool {
+	return r.Budget != nil || r.Throttle != nil || r.Adaptive != nil || r.Envoy != nil
+}

@@ -113,3 +113,47 @@ func TestWindowedAdderForgetsAfterItsRange(t *testing.T) {
 		t.Errorf("sum at 25 s = %d, want 0", got)
 	}
 }
+
+// Envoy's retry budget, as its documentation puts it: with 100 requests
+// active and budget_percent 25, 25 retries may be outstanding; a 26th
+// overflows. With few requests active, min_retry_concurrency still lets 3.
+// A retry answered frees its place; the share is cut to a whole number.
+func TestEnvoyBudgetIsAShareOfTheActiveRequests(t *testing.T) {
+	retry := Retry{Policy: RetryImmediate, MaxAttempts: 5, OnDeny: true, OnError: true, Envoy: &EnvoyRetryBudget{BudgetPercent: 25, MinRetryConcurrency: 3}}
+	var s remedyState
+	for range 100 {
+		s.sent(retry)
+	}
+	granted := 0
+	for s.mayRetry(retry, true, true, 0) {
+		granted++
+		if granted > 1000 {
+			break
+		}
+	}
+	if granted != 25 {
+		t.Errorf("100 requests active at 25%%: %d retries outstanding, want 25", granted)
+	}
+	s.answered(retry, true) // a retry answered: 24 outstanding, 99 active
+	if s.mayRetry(retry, true, true, 0) {
+		t.Errorf("24 outstanding with 99 active: 25%% of 99 is 24.75, cut to 24, so no retry; one was made")
+	}
+	s.sent(retry) // 100 active again: 25
+	if !s.mayRetry(retry, true, true, 0) {
+		t.Errorf("24 outstanding with 100 active: want the 25th retry")
+	}
+	var few remedyState
+	for range 4 {
+		few.sent(retry)
+	}
+	granted = 0
+	for few.mayRetry(retry, true, true, 0) && granted < 100 {
+		granted++
+	}
+	if granted != 3 {
+		t.Errorf("4 requests active at 25%% (1): %d retries outstanding, want min_retry_concurrency's 3", granted)
+	}
+	if few.mayRetry(retry, true, false, 0) {
+		t.Error("a failure the policy would not retry was retried")
+	}
+}

@@ -89,7 +89,7 @@ func Opening(cfg *Config) *Snapshot {
 	for i, lc := range cfg.Lanes {
 		r := recorder{cfg: cfg, lane: lc, m: openingMetrics(lc), running: newRunning()}
 		s.Metrics[i] = r.metrics(keySums{})
-		s.Lanes[i] = LaneSnapshot{SeriesStep: cfg.Tick}
+		s.Lanes[i] = LaneSnapshot{SeriesStep: cfg.Tick, ByClient: make([]ClientTally, len(cfg.Clients))}
 		if len(cfg.Scopes) > 0 {
 			scoped[i] = make([]ScopeCounts, len(cfg.Scopes))
 		}
