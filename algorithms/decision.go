@@ -101,6 +101,14 @@ type Limiter interface {
 	Evict(now time.Duration) int
 }
 
+// Leaver is a limiter whose queue a waiting request can leave before its turn
+// (the leaky bucket's, abandoned = "leave"): Leave takes its cost units out of
+// key's queue at now and says how much sooner each request queued behind it
+// goes ahead.
+type Leaver interface {
+	Leave(key string, now time.Duration, cost int64) time.Duration
+}
+
 // Forgetter is a limiter that can lose its state as a store does: a key that
 // expires (Forget), or every key at once, a store flushed or a failover to an
 // empty replica (ForgetAll). A key forgotten is new again: its next request finds

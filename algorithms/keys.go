@@ -10,6 +10,7 @@ var (
 	_ Forgetter = (*SlidingLog)(nil)
 	_ Forgetter = (*SlidingCounter)(nil)
 	_ Forgetter = (*LeakyBucket)(nil)
+	_ Leaver    = (*LeakyBucket)(nil)
 	_ Forgetter = (*TokenBucket)(nil)
 	_ Forgetter = (*GCRA)(nil)
 	_ Forgetter = (*XTimeRate)(nil)

@@ -10,6 +10,8 @@ const LeakyBucketName Name = "leaky-bucket"
 var leakyBucketOptions = []Option{
 	{Key: "mode", Doc: `"queue" (default): accepted requests wait their turn at the leak rate; "meter": they go at once, and the bucket only meters`,
 		set: func(o Options) string { return setIf(o.Mode != LeakyQueue, "mode") }},
+	{Key: "abandoned", Doc: `what the queue does with a request whose client stops waiting before its turn: "keep" (default, as nginx's limit_req does): it keeps its place and the queue drains for it; "leave": it leaves the queue, and the requests behind it go ahead sooner (in memory only)`,
+		set: func(o Options) string { return setIf(o.LeaveAbandoned, "abandoned = \"leave\"") }},
 }
 
 // leakyBucketPort is scripts/leaky_bucket.lua: a hash per key of the level in
@@ -126,6 +128,25 @@ func (b *LeakyBucket) decide(d *Decision, s *LeakyState, key string, now time.Du
 	if s.Level > 0 {
 		d.ResetAfter = fromMicros(ahead + b.c.wait(s.Level))
 	}
+}
+
+// Leave takes a queued request of cost units out of key's queue at now,
+// before its turn (its client stopped waiting; abandoned = "leave"): its units
+// are no longer waiting to drain, so every request queued behind it goes ahead
+// the returned wait sooner (cost / rate, to the µs the credits round to), and
+// a request arriving later waits that much less. A request that is not queued
+// any more (its units drained) takes nothing out.
+func (b *LeakyBucket) Leave(key string, now time.Duration, cost int64) time.Duration {
+	s, ok := b.state(key)
+	if !ok {
+		return 0
+	}
+	n := toMicros(now)
+	level := b.c.drain(s.Level, n-s.Last)
+	s.Level, s.Last = level, max(n, s.Last)
+	take := min(cost*b.c.unit, level)
+	s.Level -= take
+	return fromMicros(b.c.wait(take))
 }
 
 // Level is the units in key's bucket at now (the queue's length in queue mode).

@@ -23,6 +23,9 @@ type Options struct {
 	Rollover int64 `key:"rollover"`
 	// Mode is queue (shaping) or meter (policing).
 	Mode LeakyMode `key:"mode"`
+	// LeaveAbandoned makes a leaky queue drop a request whose client stopped
+	// waiting before its turn (abandoned = "leave"; false: "keep", nginx's way).
+	LeaveAbandoned bool `key:"abandoned"`
 	// MonotonicTimestamp stores max(now, ts) rather than now, so a node whose
 	// clock is behind cannot move the stored time back.
 	MonotonicTimestamp bool `key:"monotonic_timestamp"`

@@ -150,7 +150,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 		}
 	}
 	backend := spec.Backend.Value()
-	if !spec.Backend.Set() && o.Redis && ported && spec.TTL == nil && (spec.Instances == nil || *spec.Instances == 1) {
+	if !spec.Backend.Set() && o.Redis && ported && spec.TTL == nil && !spec.Abandoned.Leave() && (spec.Instances == nil || *spec.Instances == 1) {
 		backend = sim.OnRedis // a lane with a ttl, or kept per instance, stays in memory (see below, and instances)
 	}
 	if backend == sim.OnRedis {
@@ -199,6 +199,16 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 			return lane, bad("ttl", "ttl must be from 1µs to %s, a whole number of microseconds (got %s); leave it out for keys that never expire", algorithms.MaxTTL, spec.TTL)
 		}
 		lane.TTL = ttl
+	}
+	if spec.Abandoned.Leave() {
+		switch {
+		case lane.Options.Mode != algorithms.LeakyQueue:
+			return lane, bad("abandoned", "abandoned is what a queue does with a request whose client stopped waiting; a meter holds no request: remove it, or use mode = \"queue\"")
+		case lane.Backend == sim.OnRedis:
+			return lane, bad("abandoned", "abandoned = \"leave\" runs in memory only (the Lua script keeps no queue to leave); keep the lane in memory (a lane that leaves stays there under --redis)")
+		case spec.Instances != nil && *spec.Instances > 1:
+			return lane, bad("abandoned", "abandoned = \"leave\" is for a lane of one limiter; remove it, or instances")
+		}
 	}
 	if spec.Retry != nil {
 		r, err := c.retryPolicy(spec.Retry, func(key, format string, args ...any) error {

@@ -15,6 +15,8 @@ type OptionsSpec struct {
 	Rollover int64 `toml:"rollover,omitempty"`
 	// mode (leaky-bucket): "queue" (default): accepted requests wait their turn at the leak rate; "meter": they go at once, and the bucket only meters
 	Mode Mode `toml:"mode,omitempty"`
+	// abandoned (leaky-bucket): what the queue does with a request whose client stops waiting before its turn: "keep" (default, as nginx's limit_req does): it keeps its place and the queue drains for it; "leave": it leaves the queue, and the requests behind it go ahead sooner (in memory only)
+	Abandoned Abandoned `toml:"abandoned,omitempty"`
 	// monotonic_timestamp (token-bucket): store max(now, ts), so a node whose clock is behind cannot move the stored time back; default true
 	MonotonicTimestamp *bool `toml:"monotonic_timestamp,omitempty"`
 	// max_reserved (token-bucket): how many units the balance may go below zero: requests then wait (a Delay) rather than being denied; default 0
@@ -70,6 +72,7 @@ func (s OptionsSpec) apply(info algorithms.Info, opts *algorithms.Options) error
 	opts.RandomStart = s.WindowStart.Random()
 	opts.Rollover = s.Rollover
 	opts.Mode = s.Mode.Value()
+	opts.LeaveAbandoned = s.Abandoned.Leave()
 	opts.MaxReserved = s.MaxReserved
 	opts.Warmup = s.Warmup.Duration
 	opts.AcquireTimeout = s.AcquireTimeout.Duration

@@ -152,8 +152,14 @@ func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration)
 	if l.rec.windows != nil {
 		l.rec.windowAdmit(r.key, l.stamp(r), r.cost)
 	}
-	l.rec.queueDelay.Add(d.Delay)
 	goAhead := later(answered, d.Delay)
+	if deadline, ok := l.deadline(r); ok && goAhead > l.now && d.Delay > 0 && !d.OnError && l.leavesAbandoned() {
+		// queued where abandoned requests leave: admitted when its turn comes
+		l.rowAccepted(r, goAhead, d.Delay)
+		l.enqueue(id, goAhead, deadline)
+		return
+	}
+	l.rec.queueDelay.Add(d.Delay)
 	l.rowAccepted(r, goAhead, d.Delay)
 	switch {
 	case d.OnError:

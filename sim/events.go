@@ -15,6 +15,8 @@ const (
 	evDeadline                        // a client stops waiting while its request is still in the limiter's queue; ref: request
 	evWorker                          // a closed-loop worker sends its next request; ref: client
 	evInput                           // an input (see inputs.go) is applied; ref: input
+	evQueueTurn                       // a queued request's turn, where abandoned requests leave the queue (abandon.go); ref: request
+	evQueueLeave                      // a queued request's client stops waiting there; ref: request
 )
 
 // event is one thing scheduled on the virtual clock. Events run in (at, seq) order:

@@ -34,6 +34,7 @@ type Lane struct {
 	// remedies are the states of the clients' retry remedies (remedy.go), by
 	// node and parameters, each kept from its first use.
 	remedies map[remedyKey]*remedyState
+	waiting  waitlines // a leaky queue's waiting requests, when abandoned ones leave (abandon.go)
 	inputs   *[]Input  // the run's inputs (see inputs.go)
 	pairs    [][]int32 // per client, per key position: its identity's pair (see identity)
 	reqs     slab.Slab[request]
@@ -330,6 +331,14 @@ func (l *Lane) handle(e event) {
 		l.backendTimeout(e.ref)
 	case evDeadline:
 		l.deadlinePassed(e.ref)
+	case evQueueTurn:
+		if l.waitingEvent(e) {
+			l.goAheadFromQueue(e.ref)
+		}
+	case evQueueLeave:
+		if l.waitingEvent(e) {
+			l.leaveQueue(e.ref)
+		}
 	}
 }
 

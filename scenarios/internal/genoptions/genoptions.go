@@ -35,8 +35,9 @@ type spec struct {
 // field's own, by name, first).
 var (
 	byField = map[string]spec{
-		"RandomStart": {typ: "WindowStart", value: "%s.Random()"}, // window_start = "epoch" or "random"
-		"KongWindows": {typ: "KongWindows", check: "%s.limits()"}, // kong_windows = { hour = 1000, … }
+		"RandomStart":    {typ: "WindowStart", value: "%s.Random()"}, // window_start = "epoch" or "random"
+		"LeaveAbandoned": {typ: "Abandoned", value: "%s.Leave()"},    // abandoned = "keep" or "leave"
+		"KongWindows":    {typ: "KongWindows", check: "%s.limits()"}, // kong_windows = { hour = 1000, … }
 	}
 	byType = map[reflect.Type]spec{
 		reflect.TypeFor[time.Duration]():           {typ: "Duration", value: "%s.Duration"},

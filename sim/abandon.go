@@ -1,0 +1,129 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// A leaky queue whose abandoned requests leave it (the leaky bucket's
+// abandoned = "leave", algorithms.Options.LeaveAbandoned): when a queued
+// request's client stops waiting before its turn, the request leaves the
+// queue, its units come out of the bucket (algorithms.Leaver), and every
+// request queued behind it on its key goes ahead that much sooner — a queue
+// that drops cancelled work. The default keeps it (nginx's limit_req): its
+// units drain as if it were served, and those behind it wait for it.
+//
+// So the lane holds each key's queued requests in order, with the event that
+// will end each one's wait: its turn (evQueueTurn) or its client's deadline
+// (evQueueLeave). Moving a request up schedules a new event; the old one, no
+// longer its live one, is passed over when it comes (waitingEvent). A queued
+// request counts as admitted (its row's admitted_at and queue_delay, the
+// queue-delay percentile, the peak windows) when it goes ahead, not when it
+// is accepted; one that leaves is not admitted at all, and its row's
+// admitted_at is when it left.
+
+// waiter is a request in a leaky queue whose abandoned requests leave.
+type waiter struct {
+	goAhead  time.Duration // its turn, as it stands now
+	deadline time.Duration // when its client stops waiting
+	decided  time.Duration // when the limiter accepted it
+	seq      uint64        // the sequence number of its live event
+}
+
+// waitlines are a lane's queued requests: by request, and each key's in order.
+type waitlines struct {
+	waiters map[int32]*waiter
+	lines   map[int32][]int32
+}
+
+// leavesAbandoned says the lane's queue drops requests whose clients stopped
+// waiting: a leaky bucket in queue mode with abandoned = "leave", in memory,
+// with a backend whose clients give up.
+func (l *Lane) leavesAbandoned() bool {
+	if !l.Config.Options.LeaveAbandoned || l.backend == nil || l.backend.b.Timeout <= 0 || len(l.limiters) == 0 {
+		return false
+	}
+	_, ok := l.limiters[0].(algorithms.Leaver)
+	return ok
+}
+
+// enqueue holds request id, accepted now to go ahead at goAhead, in its key's
+// queue, until its turn or its client's deadline.
+func (l *Lane) enqueue(id int32, goAhead, deadline time.Duration) {
+	if l.waiting.waiters == nil {
+		l.waiting = waitlines{waiters: map[int32]*waiter{}, lines: map[int32][]int32{}}
+	}
+	r := l.reqs.At(id)
+	w := &waiter{goAhead: goAhead, deadline: deadline, decided: l.now}
+	l.waiting.waiters[id] = w
+	l.waiting.lines[r.key] = append(l.waiting.lines[r.key], id)
+	l.scheduleWaiter(id, w)
+}
+
+// scheduleWaiter schedules the end of w's wait: its turn, or its client's
+// deadline if that comes first.
+func (l *Lane) scheduleWaiter(id int32, w *waiter) {
+	kind, at := evQueueTurn, w.goAhead
+	if w.goAhead >= w.deadline {
+		kind, at = evQueueLeave, max(w.deadline, l.now)
+	}
+	w.seq = l.nextSeq()
+	l.push(event{at: at, seq: w.seq, kind: kind, ref: id})
+}
+
+// waitingEvent says whether e, an evQueueTurn or evQueueLeave, is its
+// request's live event (else the request was moved up since).
+func (l *Lane) waitingEvent(e event) bool {
+	w, ok := l.waiting.waiters[e.ref]
+	return ok && w.seq == e.seq
+}
+
+// goAheadFromQueue: request id's turn has come; it leaves its key's queue,
+// admitted now.
+func (l *Lane) goAheadFromQueue(id int32) {
+	w := l.dequeue(id)
+	r := l.reqs.At(id)
+	waited := l.now - w.decided
+	l.rec.queueDelay.Add(waited)
+	l.rowAccepted(r, l.now, waited)
+	l.rec.admit(r.key, l.now, l.now, r.cost, l.periods[l.cfg.Keys[r.key].Tier])
+	l.admit(id)
+}
+
+// leaveQueue: request id's client stopped waiting before its turn; it leaves
+// its key's queue, whose requests behind it go ahead sooner, and fails as
+// timed out.
+func (l *Lane) leaveQueue(id int32) {
+	r := l.reqs.At(id)
+	line := l.waiting.lines[r.key]
+	behind := slices.Clone(line[slices.Index(line, id)+1:])
+	w := l.dequeue(id)
+	l.rowAccepted(r, l.now, l.now-w.decided)
+	k := &l.cfg.Keys[r.key]
+	sooner := l.limiters[k.Tier].(algorithms.Leaver).Leave(k.Name, l.stamp(r), r.cost)
+	for _, next := range behind {
+		nw := l.waiting.waiters[next]
+		nw.goAhead = max(nw.goAhead-sooner, l.now)
+		l.scheduleWaiter(next, nw)
+	}
+	l.deadlinePassed(id)
+}
+
+// dequeue takes request id out of its key's queue and returns its waiter.
+func (l *Lane) dequeue(id int32) *waiter {
+	r := l.reqs.At(id)
+	w := l.waiting.waiters[id]
+	delete(l.waiting.waiters, id)
+	line := l.waiting.lines[r.key]
+	if i := slices.Index(line, id); i >= 0 {
+		line = slices.Delete(line, i, i+1)
+	}
+	if len(line) == 0 {
+		delete(l.waiting.lines, r.key)
+	} else {
+		l.waiting.lines[r.key] = line
+	}
+	return w
+}
