@@ -210,6 +210,10 @@ func closest(quotas []Quota) Quota {
 // ceilSeconds is d in whole seconds, rounded up.
 func ceilSeconds(d time.Duration) int64 { return ceilDiv(int64(d), int64(time.Second)) }
 
+// CeilSeconds is d in whole seconds, rounded up, as the headers write a wait
+// (RateLimit's t, Retry-After).
+func CeilSeconds(d time.Duration) int64 { return ceilSeconds(d) }
+
 // springTokens is the tokens a decision leaves in Spring's count (Remaining is
 // in units of cost, tokens / requestedTokens): whole tokens, rounded down for a
 // lane that counts fractions; −1 when the store failed, as Spring reports its

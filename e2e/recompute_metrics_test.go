@@ -27,6 +27,7 @@ import (
 type laneFromCSV struct {
 	offered, attempts                       int64 // from the series
 	decisions, accepted, denied             int64 // rows
+	firstAttempts                           int64 // rows of first attempts
 	errors, wasted, succeeded, gaveUp       int64
 	latency, queueDelay                     histogram.Histogram
 	keys                                    []keyFromCSV
@@ -109,6 +110,7 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 		}
 		if r["attempt"] == "1" {
 			id[0]++
+			l.firstAttempts++
 		}
 		switch r["outcome"] {
 		case "served":
@@ -134,6 +136,9 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 			l.errors++
 		case "store_error": // let through by on_error (open): its fate is not in the row
 			l.openedByError++
+		}
+		if r["admitted_at_ms"] == "" { // left a leaky queue before its turn: never went ahead
+			return nil
 		}
 		cost, _ := strconv.ParseInt(r["cost"], 10, 64)
 		l.queueDelay.Add(millis(r["queue_delay_ms"]))
@@ -292,6 +297,9 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 	}
 	if n := l.openedByError + l.refusedByError; n > 0 {
 		m[fatesUnknown] = n
+	}
+	if n := l.offered - l.firstAttempts; n > 0 {
+		m[neverAttempted] = n
 	}
 	var amplification float64
 	if l.offered > 0 {

@@ -46,7 +46,8 @@ const SeriesColumns = SeriesContractColumns + ",offered,attempts,backend_errors,
 // (true/false), remaining (up to six decimals), and retry_after_ms (0 when allowed,
 // inf when the request could never be accepted); then the attempt's fate:
 // decided_at_ms (the deciding node's clock when the decision landed),
-// admitted_at_ms and queue_delay_ms (empty when denied), outcome (see sim.Outcome),
+// admitted_at_ms and queue_delay_ms (empty when denied; admitted_at_ms empty too
+// for a request that left a leaky queue before its turn), outcome (see sim.Outcome),
 // latency_ms (from the logical request's first attempt to this attempt's answer;
 // empty while in flight) and wasted (true/false). These times have six decimals,
 // exact to the nanosecond, so every figure of the comparison can be recomputed
@@ -177,7 +178,7 @@ func (rw *RequestWriter) appendFate(b []byte, row *sim.Row) []byte {
 	b = append(b, ',')
 	if row.Allowed && row.AdmittedAt == row.DecidedAt { // most requests go ahead when decided
 		b = append(b, rw.decided.text...)
-	} else if row.Allowed {
+	} else if row.Allowed && row.AdmittedAt != sim.NotAdmitted {
 		b = appendExactMillis(b, row.AdmittedAt)
 	}
 	b = append(b, ',')

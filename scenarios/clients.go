@@ -341,6 +341,7 @@ func (c *compiler) retryPolicy(s *RetrySpec, bad func(key, format string, args .
 		return r, bad("max_attempts", "max_attempts must be from 1 to 1000, the first attempt included (got %d)", s.MaxAttempts)
 	}
 	r.Jitter = s.Jitter.Value()
+	r.HonourRateLimit = s.HonourRateLimit
 	if r.Jitter == sim.JitterDecorrelated && p != sim.RetryExponential {
 		return r, bad("jitter", "decorrelated jitter grows each wait from the last, from delay up to cap: it needs policy = \"exponential\"")
 	}

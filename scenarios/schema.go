@@ -309,6 +309,10 @@ type RetrySpec struct {
 	Adaptive *AdaptiveSpec `toml:"adaptive,omitempty"` // the SRE book's adaptive throttling
 	// Envoy's retry budget, as its proxy on the client's node keeps it
 	EnvoyBudget *EnvoyBudgetSpec `toml:"envoy_budget,omitempty"`
+	// HonourRateLimit: the client reads every answer's RateLimit field and,
+	// once it says nothing remains, holds that key's attempts, new or
+	// retried, until its reset (sim.Retry.HonourRateLimit); default false
+	HonourRateLimit bool `toml:"honour_ratelimit,omitempty"`
 }
 
 // EnvoyBudgetSpec is Envoy's retry_budget (circuit breaker thresholds): the

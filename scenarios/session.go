@@ -199,7 +199,7 @@ func retrySpecOf(r sim.Retry) *RetrySpec {
 	s := &RetrySpec{
 		Policy: RetryPolicy{choiceOf(r.Policy, retryPolicies)},
 		Delay:  Duration{r.Delay}, Cap: Duration{r.Cap}, MaxAttempts: r.MaxAttempts,
-		Jitter: RetryJitter{choiceOf(r.Jitter, retryJitters)},
+		Jitter: RetryJitter{choiceOf(r.Jitter, retryJitters)}, HonourRateLimit: r.HonourRateLimit,
 	}
 	deny, fails := RetryOn{choiceOf(retryOnDeny, retryOns)}, RetryOn{choiceOf(retryOnError, retryOns)}
 	if r.OnDeny {

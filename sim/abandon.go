@@ -21,8 +21,12 @@ import (
 // longer its live one, is passed over when it comes (waitingEvent). A queued
 // request counts as admitted (its row's admitted_at and queue_delay, the
 // queue-delay percentile, the peak windows) when it goes ahead, not when it
-// is accepted; one that leaves is not admitted at all, and its row's
-// admitted_at is when it left.
+// is accepted; one that leaves is not admitted at all: its row has no
+// admitted_at (NotAdmitted), and its queue_delay is how long it waited.
+
+// NotAdmitted is the AdmittedAt of a row whose request left the queue before
+// its turn: accepted, never gone ahead.
+const NotAdmitted time.Duration = -1
 
 // waiter is a request in a leaky queue whose abandoned requests leave.
 type waiter struct {
@@ -100,7 +104,7 @@ func (l *Lane) leaveQueue(id int32) {
 	line := l.waiting.lines[r.key]
 	behind := slices.Clone(line[slices.Index(line, id)+1:])
 	w := l.dequeue(id)
-	l.rowAccepted(r, l.now, l.now-w.decided)
+	l.rowAccepted(r, NotAdmitted, l.now-w.decided)
 	k := &l.cfg.Keys[r.key]
 	sooner := l.limiters[k.Tier].(algorithms.Leaver).Leave(k.Name, l.stamp(r), r.cost)
 	for _, next := range behind {

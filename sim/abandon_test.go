@@ -42,8 +42,8 @@ func TestAbandonedRequestsKeepOrLeaveTheQueue(t *testing.T) {
 				t.Errorf("served after waiting %v (admitted %v, decided %v)", row.QueueDelay, row.AdmittedAt, row.DecidedAt)
 			}
 		case OutcomeTimedOut, OutcomeGaveUp:
-			if row.QueueDelay != 500*time.Millisecond {
-				t.Errorf("left the queue after %v, want at its client's 500 ms", row.QueueDelay)
+			if row.QueueDelay != 500*time.Millisecond || row.AdmittedAt != NotAdmitted {
+				t.Errorf("left the queue after %v (admitted %v), want at its client's 500 ms, never admitted", row.QueueDelay, row.AdmittedAt)
 			}
 		}
 	}

@@ -121,6 +121,12 @@ func (l *Lane) remedy(ci int) *remedyState {
 // ends there, no attempt made and no row written (Metrics.ClientRejected).
 func (l *Lane) attempt(id int32) {
 	r := l.reqs.At(id)
+	if l.clients[r.client].retry.HonourRateLimit {
+		if until, ok := l.holding(r); ok {
+			l.schedule(until, evAttempt, int(id)) // held, as the RateLimit field said
+			return
+		}
+	}
 	if c := &l.clients[r.client]; c.retry.Adaptive != nil {
 		draw := func() *rand.Rand { return throttleStream(l.cfg.Seed, int(r.client), r.n, int(r.attempt)+1) }
 		if !l.remedy(int(r.client)).sends(c.retry, l.now, draw) {
@@ -155,7 +161,8 @@ func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration)
 	goAhead := later(answered, d.Delay)
 	if deadline, ok := l.deadline(r); ok && goAhead > l.now && d.Delay > 0 && !d.OnError && l.leavesAbandoned() {
 		// queued where abandoned requests leave: admitted when its turn comes
-		l.rowAccepted(r, goAhead, d.Delay)
+		// (its row says when), not yet
+		l.rowAccepted(r, NotAdmitted, d.Delay)
 		l.enqueue(id, goAhead, deadline)
 		return
 	}

@@ -264,6 +264,10 @@ type Retry struct {
 	Throttle *RetryThrottle
 	Adaptive *AdaptiveThrottle
 	Envoy    *EnvoyRetryBudget
+	// HonourRateLimit makes the client read the RateLimit field of every
+	// answer (pace.go): once it says nothing remains on a key, the client sends
+	// nothing more on that key, first attempts or retries, until its reset.
+	HonourRateLimit bool
 }
 
 // RetryPolicy names how long a client waits before it tries again.

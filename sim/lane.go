@@ -34,9 +34,10 @@ type Lane struct {
 	// remedies are the states of the clients' retry remedies (remedy.go), by
 	// node and parameters, each kept from its first use.
 	remedies map[remedyKey]*remedyState
-	waiting  waitlines // a leaky queue's waiting requests, when abandoned ones leave (abandon.go)
-	inputs   *[]Input  // the run's inputs (see inputs.go)
-	pairs    [][]int32 // per client, per key position: its identity's pair (see identity)
+	holds    map[paceKey]time.Duration // keys clients honouring the RateLimit field hold, until when (pace.go)
+	waiting  waitlines                 // a leaky queue's waiting requests, when abandoned ones leave (abandon.go)
+	inputs   *[]Input                  // the run's inputs (see inputs.go)
+	pairs    [][]int32                 // per client, per key position: its identity's pair (see identity)
 	reqs     slab.Slab[request]
 	backend  *backendRun
 

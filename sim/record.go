@@ -26,7 +26,8 @@ type Row struct {
 	Limits     []algorithms.Decision
 	// The attempt's fate (see fate.go), filled in for a row sink only: the time
 	// on the deciding node's clock when the decision landed (At under the
-	// server's clock), when an accepted request went ahead and the queue delay or
+	// server's clock), when an accepted request went ahead (NotAdmitted for
+	// one that left a queue before its turn, abandon.go) and the queue delay or
 	// reservation it waited (0 when denied), and the time from the logical
 	// request's first attempt until this attempt's answer reached the
 	// application (-1 while in flight).
@@ -139,6 +140,9 @@ func (l *Lane) land(id int32, o *landing) {
 	}
 	m := &l.rec.m
 	l.rec.tally(r.client, d.Allowed && !o.lost)
+	if c := &l.clients[r.client]; c.retry.HonourRateLimit && !o.lost {
+		l.paceAnswer(r, d, later(o.answered, c.c.Latency))
+	}
 	if o.shard >= 0 && d.Allowed {
 		l.rec.shardUnits[o.shard] += r.cost
 	}
