@@ -72,6 +72,15 @@ var HeaderFamilies = []string{"draft", "legacy", "x-ratelimit", "envoy", "spring
 // String is the family's name.
 func (f HeaderFamily) String() string { return HeaderFamilies[f] }
 
+// Paces says the family tells a client both what remains of its quota and
+// when the quota resets, what a client that honours the RateLimit field paces
+// by: every family but Spring's (no reset) and Traefik's (no remaining).
+func (f HeaderFamily) Paces() bool { return f != HeadersSpring && f != HeadersTraefik }
+
+// RemainingOf is the remaining a response's fields write: whole units, never
+// below 0 (RateLimit's r).
+func RemainingOf(d Decision) int64 { return remainingOf(d) }
+
 // ParseHeaderFamily reads a family's name.
 func ParseHeaderFamily(name string) (HeaderFamily, bool) {
 	for i, n := range HeaderFamilies {

@@ -133,9 +133,11 @@ func (b *LeakyBucket) decide(d *Decision, s *LeakyState, key string, now time.Du
 // Leave takes a queued request of cost units out of key's queue at now,
 // before its turn (its client stopped waiting; abandoned = "leave"): its units
 // are no longer waiting to drain, so every request queued behind it goes ahead
-// the returned wait sooner (cost / rate, to the µs the credits round to), and
-// a request arriving later waits that much less. A request that is not queued
-// any more (its units drained) takes nothing out.
+// the returned wait sooner (cost / rate, in whole µs rounded down: never
+// sooner than the drain allows, where a rate does not divide into whole µs at
+// most a µs later per leave), and a request arriving later waits that much
+// less. A request that is not queued any more (its units drained) takes
+// nothing out.
 func (b *LeakyBucket) Leave(key string, now time.Duration, cost int64) time.Duration {
 	s, ok := b.state(key)
 	if !ok {
@@ -146,7 +148,7 @@ func (b *LeakyBucket) Leave(key string, now time.Duration, cost int64) time.Dura
 	s.Level, s.Last = level, max(n, s.Last)
 	take := min(cost*b.c.unit, level)
 	s.Level -= take
-	return fromMicros(b.c.wait(take))
+	return fromMicros(take / b.c.perMicro)
 }
 
 // Level is the units in key's bucket at now (the queue's length in queue mode).

@@ -42,8 +42,11 @@ func Evidence(cfg *sim.Config, r sim.ClaimResult) string {
 // the policy it was written for when the run's differs.
 func ClaimLine(cfg *sim.Config, r sim.ClaimResult) string {
 	s := fmt.Sprintf("%s %s (%s)", Mark(r), r.Says, Evidence(cfg, r))
-	if r.Adjusted {
+	switch {
+	case r.Adjusted:
 		s += fmt.Sprintf(" — written for %s", r.Policy)
+	case r.Unexercised:
+		s += " — written for the run without the exercise's change"
 	}
 	return s
 }

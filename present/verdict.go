@@ -267,5 +267,11 @@ func consequences(cfg *sim.Config, m sim.Metrics) []string {
 	if m.RetriesWithheld > 0 {
 		facts = append(facts, fmt.Sprintf("the clients' retry budget or throttle withheld %d retries", m.RetriesWithheld))
 	}
+	// requests neither served nor given up by the end: in flight, queued,
+	// waiting to retry, or held by clients that honour the RateLimit field;
+	// said when more than 1% of those offered
+	if pending := m.Offered - m.Succeeded - m.GaveUp - m.ClientRejected; pending*100 > m.Offered {
+		facts = append(facts, fmt.Sprintf("%d of %d requests were not served by the end of the run: in flight, queued, waiting to retry or held by their clients", pending, m.Offered))
+	}
 	return facts
 }

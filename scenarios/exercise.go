@@ -94,27 +94,60 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 		answer.Says = strings.Join(strings.Fields(ex.Predict), " ")
 	}
 	with.Claims = append(slices.Clone(s.Claims), answer)
-	if unchanged, err = compile(src, pos, i, &with, o); err != nil {
+	// the answer is placed where the exercise writes it
+	answerPos := pos.clone()
+	answerPos.move(i, []any{"claim", len(s.Claims)}, []any{"exercise", "answer"})
+	if unchanged, err = compile(src, answerPos, i, &with, o); err != nil {
 		return nil, nil, err
 	}
 	if ex.Limit != nil {
 		o.Limit = *ex.Limit
+		if ex.Burst == nil && s.Policy != nil && s.Policy.Burst == 0 && o.Burst == 0 {
+			o.Burst = *ex.Limit // a burst left out is the limit, the new one
+		}
 	}
 	if ex.Burst != nil {
 		o.Burst = *ex.Burst
 	}
-	changedPos, err := replaceParts(src, pos, i, &with)
+	changedPos, err := replaceParts(src, answerPos, i, &with)
 	if err != nil {
 		return nil, nil, err
 	}
 	if changed, err = compile(src, changedPos, i, &with, o); err != nil {
 		return nil, nil, err
 	}
-	// the answer is written for the changed policy; the lesson's questions,
-	// whose premises are the scenario's own policy, are not asked of it
-	changed.Claims[len(changed.Claims)-1].Policy = changed.Tiers[0].Policy
+	if err := answerKept(src, pos, i, s, changed, unchanged); err != nil {
+		return nil, nil, err
+	}
+	// the answer is written for the changed run, the lesson's claims for the
+	// unchanged one (which the notes beside their results say); the lesson's
+	// questions, whose premises are the scenario's own, are not asked of it
+	for k := range changed.Claims {
+		c := &changed.Claims[k]
+		if c.ID == ExerciseID {
+			c.Policy = changed.Tiers[0].Policy
+		} else {
+			c.Unexercised = !ex.HandChange()
+		}
+	}
 	changed.Questions = nil
 	return changed, unchanged, nil
+}
+
+// answerKept fails when the exercise's answer is not among a run's claims:
+// --lanes left its lanes out, or they are a product configuration's several
+// lanes, which the answer cannot name one by one.
+func answerKept(src Source, pos *positions, i int, s *Scenario, runs ...*sim.Config) error {
+	for _, cfg := range runs {
+		if !slices.ContainsFunc(cfg.Claims, func(c sim.Claim) bool { return c.ID == ExerciseID }) {
+			lanes := s.Exercise.Answer.Lanes
+			if s.Exercise.Answer.Lane != "" {
+				lanes = append([]string{s.Exercise.Answer.Lane}, lanes...)
+			}
+			return fmt.Errorf("%s: scenario %q: exercise: its answer is about %s, which this run does not have as one lane (--lanes leaves it out, or a product configuration makes it several); keep it in --lanes, or answer about a lane the run has", pos.place(src.Name, i, "exercise", "answer"), s.Name, strings.Join(lanes, ", "))
+		}
+	}
+	return nil
 }
 
 // HandChange says the exercise's change is the default policy's alone, which
@@ -135,8 +168,16 @@ func replaceParts(src Source, pos *positions, i int, s *Scenario) (*positions, e
 	moved := pos.clone()
 	place := func(path ...any) string { return pos.place(src.Name, i, append([]any{"exercise"}, path...)...) }
 	s.Lanes = slices.Clone(s.Lanes)
+	if len(ex.Lanes) > 0 && len(s.Lanes) == 0 {
+		return nil, fmt.Errorf("%s: scenario %q: exercise: the scenario writes no [[scenario.lane]] (it runs every algorithm with the policy), so an exercise's lane has none to replace; write the scenario's lanes, or change the policy (limit, burst)", place("lane", 0), s.Name)
+	}
+	replaced := map[string]bool{}
 	for k, lane := range ex.Lanes {
 		name := laneSpecName(lane)
+		if replaced[name] {
+			return nil, fmt.Errorf("%s: scenario %q: exercise: lane %q is replaced twice; keep one [[scenario.exercise.lane]] for it", place("lane", k), s.Name, name)
+		}
+		replaced[name] = true
 		j := slices.IndexFunc(s.Lanes, func(l LaneSpec) bool { return laneSpecName(l) == name })
 		if j < 0 {
 			return nil, fmt.Errorf("%s: scenario %q: exercise: lane %q is not one of the scenario's lanes (%s); an exercise's lane replaces the lane of its name", place("lane", k), s.Name, name, strings.Join(laneSpecNames(s.Lanes), ", "))
@@ -146,6 +187,10 @@ func replaceParts(src Source, pos *positions, i int, s *Scenario) (*positions, e
 	}
 	s.Clients = slices.Clone(s.Clients)
 	for k, client := range ex.Clients {
+		if replaced["client "+client.Name] {
+			return nil, fmt.Errorf("%s: scenario %q: exercise: client %q is replaced twice; keep one [[scenario.exercise.client]] for it", place("client", k), s.Name, client.Name)
+		}
+		replaced["client "+client.Name] = true
 		j := slices.IndexFunc(s.Clients, func(c ClientSpec) bool { return c.Name == client.Name })
 		if j < 0 {
 			var names []string

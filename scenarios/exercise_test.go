@@ -93,3 +93,28 @@ func TestExerciseReplacementErrorsNameTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// An exercise whose answer --lanes leaves out is an error that says so, not a
+// run without it; a lane replaced twice is an error; a policy limit without a
+// written burst brings its burst along.
+func TestExerciseAnswerKeptAndReplacedOnce(t *testing.T) {
+	doc := strings.Replace(exerciseDoc, "%s", "limit = 4\n", 1)
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Exercise("ex", Overrides{Lanes: []string{"fixed-window"}}); err == nil || !strings.Contains(err.Error(), `its answer is about tb, which this run does not have as one lane`) {
+		t.Errorf("--lanes without the answer's lane: %v", err)
+	}
+	changed, _, err := c.Exercise("ex", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := changed.Tiers[0].Policy; p.Limit != 4 || p.Burst != 4 {
+		t.Errorf("limit = 4 with no burst written: the changed run's policy is %d, burst %d; want 4, 4", p.Limit, p.Burst)
+	}
+	twice := strings.Replace(exerciseDoc, "%s", "[[scenario.exercise.lane]]\nname = \"tb\"\nalgorithm = \"token-bucket\"\nburst = 1\n\n[[scenario.exercise.lane]]\nname = \"tb\"\nalgorithm = \"token-bucket\"\nburst = 2\n", 1)
+	if _, err := parse(t, twice, nil); err == nil || !strings.Contains(err.Error(), `lane "tb" is replaced twice`) {
+		t.Errorf("a lane replaced twice: %v", err)
+	}
+}

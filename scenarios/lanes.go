@@ -208,6 +208,8 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 			return lane, bad("abandoned", "abandoned = \"leave\" runs in memory only (the Lua script keeps no queue to leave); keep the lane in memory (a lane that leaves stays there under --redis)")
 		case spec.Instances != nil && *spec.Instances > 1:
 			return lane, bad("abandoned", "abandoned = \"leave\" is for a lane of one limiter; remove it, or instances")
+		case len(spec.Limits) > 0:
+			return lane, bad("abandoned", "abandoned = \"leave\" is for a lane of one limit; remove it, or the [[scenario.lane.limits]]")
 		}
 	}
 	if spec.Retry != nil {

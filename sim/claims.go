@@ -34,6 +34,10 @@ type Claim struct {
 	// Policy is the default tier's policy the claim was written for; when the run's
 	// differs (the UI's [ ] { } keys), the claim says so beside its result.
 	Policy algorithms.Policy
+	// Unexercised says the run has an exercise's change to its lanes, clients
+	// or backend that the claim was not written for (the lesson's claims on
+	// ratelab run --exercise); the claim says so beside its result.
+	Unexercised bool
 	// Kind says what kind of fact it is: a fact of this traffic, which a broken
 	// lane (allow-all, deny-all, half or twice the policy) would turn false, or an
 	// invariant of the algorithm, which holds on any traffic and is checked on

@@ -82,3 +82,9 @@ func ladderStep(v int64, dir int) int64 {
 	}
 	return 1
 }
+
+// reachable says the keys can step the policy to v from own: v is own, or
+// a round number of the ladder.
+func reachable(v, own int64) bool {
+	return v == own || ladderStep(ladderStep(v, -1), +1) == v
+}

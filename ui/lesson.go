@@ -162,9 +162,13 @@ func (m *Model) lessonLines(width int) []string {
 	}
 	if ex := m.exercise(); ex != nil {
 		out = append(out, "", st.Title.Render("Exercise"))
-		text := fmt.Sprintf("Change %s, and predict: %s Check it: ratelab run --scenario %s --exercise",
-			strings.Join(strings.Fields(ex.Change), " "), strings.Join(strings.Fields(ex.Predict), " "), cfg.Name)
-		if ex.HandChange() {
+		file := ""
+		if src := m.runner.catalogue.Source; src.Path != nil {
+			file = " --file " + src.Name
+		}
+		text := fmt.Sprintf("The change: %s. Predict: %s Check it: ratelab run%s --scenario %s --exercise",
+			strings.TrimSuffix(strings.Join(strings.Fields(ex.Change), " "), "."), strings.Join(strings.Fields(ex.Predict), " "), file, cfg.Name)
+		if m.byHand(ex) {
 			text += ", or here with { } (the limit) and [ ] (the burst), then l."
 		} else {
 			text += "."
@@ -211,11 +215,28 @@ func (m *Model) lessonKey(msg tea.KeyPressMsg) {
 	switch k := m.keys; {
 	case key.Matches(msg, k.Lesson, k.Unzoom):
 		p.open = false
+	case key.Matches(msg, k.Reveal):
+		m.reveal() // the hidden lesson, on this page
 	case key.Matches(msg, k.ScrollDown):
 		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
 	case key.Matches(msg, k.ScrollUp):
 		p.offset = max(p.offset-1, 0)
 	}
+}
+
+// byHand says the UI's { } and [ ] keys can make the exercise's change: it is
+// to the policy alone, and to values the keys step through.
+func (m *Model) byHand(ex *scenarios.ExerciseSpec) bool {
+	r := &m.runner
+	if !ex.HandChange() || r.catalogue == nil || r.catalogue.Scenarios[r.index].Policy == nil {
+		return false
+	}
+	own := r.catalogue.Scenarios[r.index].Policy // as written: a burst left out is the limit
+	burst := own.Burst
+	if burst == 0 {
+		burst = own.Limit
+	}
+	return (ex.Limit == nil || reachable(*ex.Limit, own.Limit)) && (ex.Burst == nil || reachable(*ex.Burst, burst))
 }
 
 // exercise is the lesson's exercise (scenarios.ExerciseSpec), if it has one.

@@ -258,6 +258,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
 			m.help.update(msg, m.keys, m.helpLineCount())
 			return nil
+		case m.lessonPage.open && key.Matches(msg, m.keys.Pause):
+			m.lessonPage.open = false // the page says: play on to the question
+			return m.runner.pause()
 		case m.lessonPage.open && !key.Matches(msg, m.keys.Quit):
 			m.lessonKey(msg)
 			return nil

@@ -145,3 +145,27 @@ func TestPickingPlaysAtOne(t *testing.T) {
 		}
 	}
 }
+
+// The hidden lesson page does what it says: L shows the lesson there, and
+// space closes it and plays on to the question.
+func TestHiddenLessonPageKeys(t *testing.T) {
+	m := newModel(t, "retry-storm")
+	seekTo(m, 13*time.Second)
+	press(m, "l")
+	page := strings.Join(strings.Fields(strings.Join(m.lessonLines(m.width), " ")), " ")
+	if !m.lessonPage.open || !strings.Contains(page, "Play on to it (space), or L to read the lesson now") {
+		t.Fatalf("the hidden lesson page:\n%s", page)
+	}
+	press(m, "L")
+	page = strings.Join(strings.Fields(strings.Join(m.lessonLines(m.width), " ")), " ")
+	if !m.lessonPage.open || !strings.Contains(page, "A partner sends 250 webhook events a second") {
+		t.Errorf("L on the hidden page did not show the lesson there:\n%s", page)
+	}
+	m2 := newModel(t, "retry-storm")
+	seekTo(m2, 13*time.Second)
+	press(m2, "l")
+	press(m2, "space")
+	if m2.lessonPage.open || m2.runner.paused {
+		t.Errorf("space on the hidden page: page open %v, paused %v; want closed, playing", m2.lessonPage.open, m2.runner.paused)
+	}
+}
