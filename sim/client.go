@@ -86,18 +86,20 @@ func (l *Lane) newRequest(ci, pos int, cost int64, worker bool) int32 {
 }
 
 // remediedClients says some client of the lane retries with a remedy
-// (sim.Retry's Budget, Throttle or Adaptive), or will once a recorded input
-// changes its policy.
+// (sim.Retry's Budget, Throttle, Adaptive or Envoy) or honours the RateLimit
+// field, or will once a recorded input changes its policy: what each answer
+// tells them changes what they send next, so the lane decides one at a time.
 func (l *Lane) remediedClients() bool {
+	reacts := func(r Retry) bool { return r.remedied() || r.HonourRateLimit }
 	if l.Config.Retry != nil {
-		return l.Config.Retry.remedied()
+		return reacts(*l.Config.Retry)
 	}
 	for _, c := range l.cfg.Clients {
-		if c.Retry.remedied() {
+		if reacts(c.Retry) {
 			return true
 		}
 	}
-	return slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputRetry && in.Retry.remedied() })
+	return slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputRetry && reacts(in.Retry) })
 }
 
 // remedy is the state client ci's retry remedies use: its node's, for its

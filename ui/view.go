@@ -160,13 +160,23 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
+	// the claims line, and the notice of a question to come, before every
+	// lane's verdict: the focused lane's verdict gives way to neither
+	results := m.runner.snap.Claims
+	_, pending := m.pendingQuestion()
+	keep := 0
+	if len(results) > 0 {
+		keep++
+	}
+	if pending {
+		keep++
+	}
 	verdicts := m.renderVerdicts(m.runner.snap.verdicts)
-	if room >= len(verdicts) {
+	if room-keep >= len(verdicts) {
 		extras, room = append(extras, verdicts...), room-len(verdicts)
 	} else if room >= 1 {
 		extras, room = append(extras, verdicts[m.focus]), room-1
 	}
-	results := m.runner.snap.Claims
 	if room >= 1 && len(results) > 0 {
 		extras, room = append(extras, m.styles.Subtle.Render(fit(colourMarks(m.styles, claimsSummary(m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, m.runner.limit > 0 || m.runner.burst > 0)), m.width))), room-1
 	}
