@@ -83,7 +83,7 @@ func Parse(src Source, data []byte) (*Catalogue, error) {
 			return nil, err
 		}
 		if s.Exercise != nil {
-			if _, _, err := compileExercise(src, c.pos, i, s, Overrides{}); err != nil {
+			if _, _, err := compileExercise(src, c.pos, i, s, Overrides{}, false); err != nil {
 				return nil, err
 			}
 		}

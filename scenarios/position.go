@@ -3,7 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
-	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -29,6 +29,24 @@ type positions struct {
 	// or the next line for a multi-line string that starts with a line break
 	// (which TOML drops)
 	text map[string]int
+	// remaps place parts of a scenario where others are written (move): a
+	// lookup under a remap's dst is made under its src instead
+	remaps []remap
+}
+
+// remap makes the places under dst those under src.
+type remap struct{ dst, src string }
+
+// name is where a place's name is looked up: under the src of the last
+// remap whose dst holds it, else itself.
+func (ps *positions) name(path []any) string {
+	n := placeName(path)
+	for i := len(ps.remaps) - 1; i >= 0; i-- {
+		if r := ps.remaps[i]; n == r.dst || strings.HasPrefix(n, r.dst+"/") {
+			return r.src + n[len(r.dst):]
+		}
+	}
+	return n
 }
 
 // value is a value as written: its kind, and its key from the file's top, table
@@ -188,7 +206,7 @@ func (ps *positions) of(s int, path ...any) (at unstable.Position, ok bool) {
 	}
 	full := append([]any{"scenario", s}, path...)
 	for n := len(full); n >= 2; n-- {
-		if at, ok := ps.at[placeName(full[:n])]; ok {
+		if at, ok := ps.at[ps.name(full[:n])]; ok {
 			return at, true
 		}
 	}
@@ -200,7 +218,7 @@ func (ps *positions) wrote(s int, path ...any) bool {
 	if ps == nil {
 		return false
 	}
-	_, ok := ps.at[placeName(append([]any{"scenario", s}, path...))]
+	_, ok := ps.at[ps.name(append([]any{"scenario", s}, path...))]
 	return ok
 }
 
@@ -253,45 +271,28 @@ func (ps *positions) textLine(s int, path ...any) (int, bool) {
 	if ps == nil {
 		return 0, false
 	}
-	line, ok := ps.text[placeName(append([]any{"scenario", s}, path...))]
+	line, ok := ps.text[ps.name(append([]any{"scenario", s}, path...))]
 	return line, ok
 }
 
-// clone is a copy of ps whose places can be moved without changing ps.
+// clone is a copy of ps whose places can be moved without changing ps; it
+// shares ps's maps, which it only reads.
 func (ps *positions) clone() *positions {
 	if ps == nil {
 		return nil
 	}
-	return &positions{at: maps.Clone(ps.at), values: ps.values, text: maps.Clone(ps.text)}
+	c := *ps
+	c.remaps = slices.Clone(ps.remaps)
+	return &c
 }
 
 // move makes the places under from, in scenario s, those under to: a part
 // the scenario is compiled with in place of its own (an exercise's lane) is
 // placed where it is written. Places under from that to does not write are
-// gone, so a default is placed at the part's table.
+// not found, so a default is placed at the part's table.
 func (ps *positions) move(s int, from, to []any) {
 	if ps == nil {
 		return
 	}
-	src := placeName(append([]any{"scenario", s}, to...))
-	dst := placeName(append([]any{"scenario", s}, from...))
-	moveKeys(ps.at, src, dst)
-	moveKeys(ps.text, src, dst)
-}
-
-// moveKeys replaces the entries of m at dst and under it by those at src and
-// under it, renamed.
-func moveKeys[V any](m map[string]V, src, dst string) {
-	for k := range m {
-		if k == dst || strings.HasPrefix(k, dst+"/") {
-			delete(m, k)
-		}
-	}
-	moved := map[string]V{}
-	for k, v := range m {
-		if k == src || strings.HasPrefix(k, src+"/") {
-			moved[dst+strings.TrimPrefix(k, src)] = v
-		}
-	}
-	maps.Copy(m, moved)
+	ps.remaps = append(ps.remaps, remap{dst: placeName(append([]any{"scenario", s}, from...)), src: placeName(append([]any{"scenario", s}, to...))})
 }

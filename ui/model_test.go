@@ -284,18 +284,23 @@ func TestWholeRunView(t *testing.T) {
 // glitch at 10 s, graph_from 8 s, still shown at the end of its 40 s).
 func TestGraphsKeepTheLessonsEvent(t *testing.T) {
 	m := newModel(t, "retry-storm")
-	if f := m.runner.cfg.GraphFrom; f == nil || *f != 8*time.Second {
+	cfg := m.runner.cfg
+	if f := cfg.GraphFrom; f == nil || *f != 8*time.Second {
 		t.Fatalf("retry-storm's graph_from is %v, want 8s", f)
 	}
-	seekTo(m, 5*time.Second)
-	if v := m.view(40); v.to()-v.from > 11*time.Second && v.from != 0 {
-		t.Errorf("before graph_from: the view covers %v to %v, want the last stretch", v.from, v.to())
+	if v := viewOf(cfg, cfg.Tick, 5*time.Second, 40, false); v.from != 0 || v.to() > 5*time.Second {
+		t.Errorf("at 5 s, before graph_from: the view covers %v to %v, want the run so far", v.from, v.to())
 	}
-	press(m, "space")
-	press(m, "m")
-	playToEnd(m)
-	if v := m.view(40); v.from > 8*time.Second || v.to() < 39*time.Second {
+	if v := viewOf(cfg, cfg.Tick, 30*time.Second, 40, false); v.from > 8*time.Second || v.to() < 29*time.Second {
+		t.Errorf("at 30 s the view covers %v to %v, want from 8 s (or before) to now", v.from, v.to())
+	}
+	if v := viewOf(cfg, cfg.Tick, cfg.Duration, 40, false); v.from > 8*time.Second || v.to() < 39*time.Second {
 		t.Errorf("at the end the view covers %v to %v, want from 8 s (or before) to the end", v.from, v.to())
+	}
+	without := *cfg
+	without.GraphFrom = nil
+	if v := viewOf(&without, cfg.Tick, cfg.Duration, 40, false); v.from < 15*time.Second {
+		t.Errorf("without graph_from the view at the end starts at %v: the glitch (10–15 s) would show anyway", v.from)
 	}
 }
 
