@@ -33,7 +33,8 @@ type waiter struct {
 	goAhead  time.Duration // its turn, as it stands now
 	deadline time.Duration // when its client stops waiting
 	decided  time.Duration // when the limiter accepted it
-	seq      uint64        // the sequence number of its live event
+	turn     uint64        // the sequence number of its turn's event, while it heads its line
+	leave    uint64        // the sequence number of its deadline's event
 }
 
 // waitlines are a lane's queued requests: by request, and each key's in order.
@@ -54,41 +55,53 @@ func (l *Lane) leavesAbandoned() bool {
 }
 
 // enqueue holds request id, accepted now to go ahead at goAhead, in its key's
-// queue, until its turn or its client's deadline.
+// queue, until its turn or its client's deadline. Every waiter has its
+// deadline's event, which never moves; only the head of a line has its turn's
+// (those behind it go in order), so a leave moves the others' turns without
+// scheduling anything.
 func (l *Lane) enqueue(id int32, goAhead, deadline time.Duration) {
 	if l.waiting.waiters == nil {
 		l.waiting = waitlines{waiters: map[int32]*waiter{}, lines: map[int32][]int32{}}
 	}
 	r := l.reqs.At(id)
-	w := &waiter{goAhead: goAhead, deadline: deadline, decided: l.now}
+	w := &waiter{goAhead: goAhead, deadline: deadline, decided: l.now, leave: l.nextSeq()}
+	l.push(event{at: max(deadline, l.now), seq: w.leave, kind: evQueueLeave, ref: id})
 	l.waiting.waiters[id] = w
 	l.waiting.lines[r.key] = append(l.waiting.lines[r.key], id)
-	l.scheduleWaiter(id, w)
+	if len(l.waiting.lines[r.key]) == 1 {
+		l.scheduleTurn(id, w)
+	}
 }
 
-// scheduleWaiter schedules the end of w's wait: its turn, or its client's
-// deadline if that comes first.
-func (l *Lane) scheduleWaiter(id int32, w *waiter) {
-	kind, at := evQueueTurn, w.goAhead
+// scheduleTurn schedules the turn of w, the head of its line, unless its
+// client's deadline comes first (then its deadline's event makes it leave).
+func (l *Lane) scheduleTurn(id int32, w *waiter) {
 	if w.goAhead >= w.deadline {
-		kind, at = evQueueLeave, max(w.deadline, l.now)
+		return
 	}
-	w.seq = l.nextSeq()
-	l.push(event{at: at, seq: w.seq, kind: kind, ref: id})
+	w.turn = l.nextSeq()
+	l.push(event{at: max(w.goAhead, l.now), seq: w.turn, kind: evQueueTurn, ref: id})
 }
 
 // waitingEvent says whether e, an evQueueTurn or evQueueLeave, is its
-// request's live event (else the request was moved up since).
+// request's live event: a turn of a waiter heading its line, or a waiter's
+// deadline while it still waits past it.
 func (l *Lane) waitingEvent(e event) bool {
 	w, ok := l.waiting.waiters[e.ref]
-	return ok && w.seq == e.seq
+	if !ok {
+		return false
+	}
+	if e.kind == evQueueTurn {
+		return w.turn == e.seq
+	}
+	return w.leave == e.seq && w.goAhead >= w.deadline
 }
 
 // goAheadFromQueue: request id's turn has come; it leaves its key's queue,
-// admitted now.
+// admitted now, and the next in line heads it.
 func (l *Lane) goAheadFromQueue(id int32) {
-	w := l.dequeue(id)
 	r := l.reqs.At(id)
+	w, _ := l.dequeue(id)
 	waited := l.now - w.decided
 	l.rec.queueDelay.Add(waited)
 	l.rowAccepted(r, l.now, waited)
@@ -101,33 +114,38 @@ func (l *Lane) goAheadFromQueue(id int32) {
 // timed out.
 func (l *Lane) leaveQueue(id int32) {
 	r := l.reqs.At(id)
-	line := l.waiting.lines[r.key]
-	behind := slices.Clone(line[slices.Index(line, id)+1:])
-	w := l.dequeue(id)
-	l.rowAccepted(r, NotAdmitted, l.now-w.decided)
 	k := &l.cfg.Keys[r.key]
 	sooner := l.limiters[k.Tier].(algorithms.Leaver).Leave(k.Name, l.stamp(r), r.cost)
-	for _, next := range behind {
+	line := l.waiting.lines[r.key]
+	i := slices.Index(line, id)
+	for _, next := range line[i+1:] {
 		nw := l.waiting.waiters[next]
 		nw.goAhead = max(nw.goAhead-sooner, l.now)
-		l.scheduleWaiter(next, nw)
 	}
+	w, _ := l.dequeue(id)
+	l.rowAccepted(r, NotAdmitted, l.now-w.decided)
 	l.deadlinePassed(id)
 }
 
-// dequeue takes request id out of its key's queue and returns its waiter.
-func (l *Lane) dequeue(id int32) *waiter {
+// dequeue takes request id out of its key's queue and returns its waiter;
+// when it headed the line, the next one heads it now and has its turn
+// scheduled.
+func (l *Lane) dequeue(id int32) (*waiter, bool) {
 	r := l.reqs.At(id)
 	w := l.waiting.waiters[id]
 	delete(l.waiting.waiters, id)
 	line := l.waiting.lines[r.key]
-	if i := slices.Index(line, id); i >= 0 {
+	i := slices.Index(line, id)
+	if i >= 0 {
 		line = slices.Delete(line, i, i+1)
 	}
 	if len(line) == 0 {
 		delete(l.waiting.lines, r.key)
-	} else {
-		l.waiting.lines[r.key] = line
+		return w, i == 0
 	}
-	return w
+	l.waiting.lines[r.key] = line
+	if i == 0 {
+		l.scheduleTurn(line[0], l.waiting.waiters[line[0]])
+	}
+	return w, i == 0
 }
