@@ -53,9 +53,9 @@ func (c *compiler) claims(Overrides) error {
 			return bad("says", "%v", err)
 		}
 		seen[spec.ID] = true
-		names, key := spec.Lanes, "lanes"
+		names, key := spec.laneNames(), "lanes"
 		if spec.Lane != "" {
-			names, key = []string{spec.Lane}, "lane"
+			key = "lane"
 		}
 		claim := sim.Claim{ID: spec.ID, Says: strings.Join(strings.Fields(spec.Says), " "), Metric: spec.Metric, Op: spec.Op.Value(), Than: -1, Times: 1, Scope: -1, Policy: c.written, Kind: spec.Kind.Value()}
 		for j, name := range names {
@@ -205,4 +205,12 @@ func (c *compiler) noLane(name string) string {
 		msg += fmt.Sprintf("; did you mean %q?", near)
 	}
 	return msg
+}
+
+// laneNames are the lanes a claim names: its lane, or its lanes.
+func (spec ClaimSpec) laneNames() []string {
+	if spec.Lane != "" {
+		return []string{spec.Lane}
+	}
+	return spec.Lanes
 }

@@ -76,7 +76,7 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: change is missing: the change in words, like \"the burst to 50\"", place("change"), s.Name)
 	case strings.TrimSpace(ex.Predict) == "":
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: predict is missing: what the learner predicts, as a question", place("predict"), s.Name)
-	case ex.Limit == nil && ex.Burst == nil && len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil:
+	case ex.Limit == nil && ex.Burst == nil && ex.HandChange():
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: give the change: the default policy's new limit or burst, or [[scenario.exercise.lane]], [[scenario.exercise.client]] or [scenario.exercise.backend] tables written in place of the scenario's", place("change"), s.Name)
 	case ex.Limit != nil && *ex.Limit <= 0, ex.Burst != nil && *ex.Burst <= 0:
 		return nil, nil, fmt.Errorf("%s: scenario %q: exercise: limit and burst must be > 0", place("limit"), s.Name)
@@ -97,7 +97,8 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 		answer.Says = strings.Join(strings.Fields(ex.Predict), " ")
 	}
 	with.Claims = append(slices.Clone(s.Claims), answer)
-	// the answer is placed where the exercise writes it
+	// the answer, and on the changed run the parts replaced, are placed where
+	// the exercise writes them
 	answerPos := pos.clone()
 	answerPos.move(i, []any{"claim", len(s.Claims)}, []any{"exercise", "answer"})
 	if both {
@@ -105,24 +106,23 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 			return nil, nil, err
 		}
 	}
-	if ex.Limit != nil {
-		o.Limit = *ex.Limit
-		if ex.Burst == nil && s.Policy != nil && s.Policy.Burst == 0 && o.Burst == 0 {
-			o.Burst = *ex.Limit // a burst left out is the limit, the new one
+	limit, burst := ex.Policy(s.Policy)
+	if limit > 0 {
+		o.Limit = limit
+	}
+	if burst > 0 {
+		o.Burst = burst
+	}
+	if err := replaceParts(src, answerPos, i, &with); err != nil {
+		return nil, nil, err
+	}
+	if changed, err = compile(src, answerPos, i, &with, o); err != nil {
+		return nil, nil, err
+	}
+	for _, run := range []*sim.Config{changed, unchanged} {
+		if run != nil && !slices.ContainsFunc(run.Claims, func(c sim.Claim) bool { return c.ID == ExerciseID }) {
+			return nil, nil, fmt.Errorf("%s: scenario %q: exercise: its answer is about %s, which this run does not have as one lane (--lanes leaves it out, or a product configuration makes it several); keep it in --lanes, or answer about a lane the run has", place("answer"), s.Name, strings.Join(ex.Answer.laneNames(), ", "))
 		}
-	}
-	if ex.Burst != nil {
-		o.Burst = *ex.Burst
-	}
-	changedPos, err := replaceParts(src, answerPos, i, &with)
-	if err != nil {
-		return nil, nil, err
-	}
-	if changed, err = compile(src, changedPos, i, &with, o); err != nil {
-		return nil, nil, err
-	}
-	if err := answerKept(src, pos, i, s, changed, unchanged); err != nil {
-		return nil, nil, err
 	}
 	// the answer is written for the changed run, the lesson's claims for the
 	// unchanged one (which the notes beside their results say); the lesson's
@@ -139,96 +139,76 @@ func compileExercise(src Source, pos *positions, i int, s *Scenario, o Overrides
 	return changed, unchanged, nil
 }
 
-// answerKept fails when the exercise's answer is not among a run's claims:
-// --lanes left its lanes out, or they are a product configuration's several
-// lanes, which the answer cannot name one by one.
-func answerKept(src Source, pos *positions, i int, s *Scenario, runs ...*sim.Config) error {
-	for _, cfg := range runs {
-		if cfg == nil {
-			continue
-		}
-		if !slices.ContainsFunc(cfg.Claims, func(c sim.Claim) bool { return c.ID == ExerciseID }) {
-			lanes := s.Exercise.Answer.Lanes
-			if s.Exercise.Answer.Lane != "" {
-				lanes = append([]string{s.Exercise.Answer.Lane}, lanes...)
-			}
-			return fmt.Errorf("%s: scenario %q: exercise: its answer is about %s, which this run does not have as one lane (--lanes leaves it out, or a product configuration makes it several); keep it in --lanes, or answer about a lane the run has", pos.place(src.Name, i, "exercise", "answer"), s.Name, strings.Join(lanes, ", "))
-		}
-	}
-	return nil
-}
-
 // HandChange says the exercise's change is the default policy's alone, which
 // the UI's { } and [ ] keys make.
 func (ex *ExerciseSpec) HandChange() bool {
 	return len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil
 }
 
+// Policy is the default policy's limit and burst the exercise sets, 0 for
+// what it leaves; written is the scenario's policy as the file writes it: a
+// burst it leaves out is the limit, so a new limit brings it along.
+func (ex *ExerciseSpec) Policy(written *PolicySpec) (limit, burst int64) {
+	if ex.Limit != nil {
+		limit = *ex.Limit
+		if ex.Burst == nil && written != nil && written.Burst == 0 {
+			burst = limit
+		}
+	}
+	if ex.Burst != nil {
+		burst = *ex.Burst
+	}
+	return limit, burst
+}
+
 // replaceParts puts the exercise's lanes, clients and backend in place of the
-// scenario's own in s (a copy, whose slices it clones), and returns the
-// positions the changed scenario is compiled with: a replaced part's places
-// are where the exercise writes it, so an error in it names its own line.
-func replaceParts(src Source, pos *positions, i int, s *Scenario) (*positions, error) {
+// scenario's own in s (a copy, whose slices it clones), and moves pos so that
+// a replaced part's places are where the exercise writes it: an error in it
+// names its own line.
+func replaceParts(src Source, pos *positions, i int, s *Scenario) error {
 	ex := s.Exercise
-	if len(ex.Lanes) == 0 && len(ex.Clients) == 0 && ex.Backend == nil {
-		return pos, nil
+	if ex.HandChange() {
+		return nil
 	}
-	moved := pos.clone()
-	place := func(path ...any) string { return pos.place(src.Name, i, append([]any{"exercise"}, path...)...) }
-	s.Lanes = slices.Clone(s.Lanes)
 	if len(ex.Lanes) > 0 && len(s.Lanes) == 0 {
-		return nil, fmt.Errorf("%s: scenario %q: exercise: the scenario writes no [[scenario.lane]] (it runs every algorithm with the policy), so an exercise's lane has none to replace; write the scenario's lanes, or change the policy (limit, burst)", place("lane", 0), s.Name)
+		return fmt.Errorf("%s: scenario %q: exercise: the scenario writes no [[scenario.lane]] (it runs every algorithm with the policy), so an exercise's lane has none to replace; write the scenario's lanes, or change the policy (limit, burst)", pos.place(src.Name, i, "exercise", "lane", 0), s.Name)
 	}
-	replaced := map[string]bool{}
-	for k, lane := range ex.Lanes {
-		name := laneSpecName(lane)
-		if replaced[name] {
-			return nil, fmt.Errorf("%s: scenario %q: exercise: lane %q is replaced twice; keep one [[scenario.exercise.lane]] for it", place("lane", k), s.Name, name)
-		}
-		replaced[name] = true
-		j := slices.IndexFunc(s.Lanes, func(l LaneSpec) bool { return laneSpecName(l) == name })
-		if j < 0 {
-			return nil, fmt.Errorf("%s: scenario %q: exercise: lane %q is not one of the scenario's lanes (%s); an exercise's lane replaces the lane of its name", place("lane", k), s.Name, name, strings.Join(laneSpecNames(s.Lanes), ", "))
-		}
-		s.Lanes[j] = lane
-		moved.move(i, []any{"lane", j}, []any{"exercise", "lane", k})
+	var err error
+	if s.Lanes, err = replaceByName(src, pos, i, s.Name, "lane", s.Lanes, ex.Lanes, LaneSpec.shownName); err != nil {
+		return err
 	}
-	s.Clients = slices.Clone(s.Clients)
-	for k, client := range ex.Clients {
-		if replaced["client "+client.Name] {
-			return nil, fmt.Errorf("%s: scenario %q: exercise: client %q is replaced twice; keep one [[scenario.exercise.client]] for it", place("client", k), s.Name, client.Name)
-		}
-		replaced["client "+client.Name] = true
-		j := slices.IndexFunc(s.Clients, func(c ClientSpec) bool { return c.Name == client.Name })
-		if j < 0 {
-			var names []string
-			for _, c := range s.Clients {
-				names = append(names, c.Name)
-			}
-			return nil, fmt.Errorf("%s: scenario %q: exercise: client %q is not one of the scenario's clients (%s); an exercise's client replaces the client of its name", place("client", k), s.Name, client.Name, strings.Join(names, ", "))
-		}
-		s.Clients[j] = client
-		moved.move(i, []any{"client", j}, []any{"exercise", "client", k})
+	if s.Clients, err = replaceByName(src, pos, i, s.Name, "client", s.Clients, ex.Clients, func(c ClientSpec) string { return c.Name }); err != nil {
+		return err
 	}
 	if ex.Backend != nil {
 		s.Backend = ex.Backend
-		moved.move(i, []any{"backend"}, []any{"exercise", "backend"})
+		pos.move(i, []any{"backend"}, []any{"exercise", "backend"})
 	}
-	return moved, nil
+	return nil
 }
 
-// laneSpecName is the name a lane is known by: its name, else its algorithm.
-func laneSpecName(l LaneSpec) string {
-	if l.Name != "" {
-		return l.Name
+// replaceByName is own (a copy) with each of with in place of the part of its
+// name, and pos moved to place it at [[scenario.exercise.<kind>]]: a name own
+// lacks, or one replaced twice, is an error there.
+func replaceByName[T any](src Source, pos *positions, i int, scenario, kind string, own, with []T, name func(T) string) ([]T, error) {
+	own = slices.Clone(own)
+	names := make([]string, len(own))
+	for j, part := range own {
+		names[j] = name(part)
 	}
-	return string(l.Algorithm.Value())
-}
-
-func laneSpecNames(lanes []LaneSpec) []string {
-	names := make([]string, len(lanes))
-	for i, l := range lanes {
-		names[i] = laneSpecName(l)
+	replaced := map[string]bool{}
+	for k, part := range with {
+		n, place := name(part), pos.place(src.Name, i, "exercise", kind, k)
+		j := slices.Index(names, n)
+		switch {
+		case replaced[n]:
+			return nil, fmt.Errorf("%s: scenario %q: exercise: %s %q is replaced twice; keep one [[scenario.exercise.%s]] for it", place, scenario, kind, n, kind)
+		case j < 0:
+			return nil, fmt.Errorf("%s: scenario %q: exercise: %s %q is not one of the scenario's %ss (%s); an exercise's %s replaces the %s of its name", place, scenario, kind, n, kind, strings.Join(names, ", "), kind, kind)
+		}
+		replaced[n] = true
+		own[j] = part
+		pos.move(i, []any{kind, j}, []any{"exercise", kind, k})
 	}
-	return names
+	return own, nil
 }

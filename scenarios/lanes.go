@@ -87,13 +87,7 @@ func (c *compiler) lane(i int, spec LaneSpec) (sim.LaneConfig, error) {
 	if !spec.Algorithm.Set() && len(spec.Limits) > 0 {
 		spec.Algorithm = spec.Limits[0].Algorithm // a multi-limit lane is shown as its first limit
 	}
-	name := spec.Name
-	if name == "" {
-		name = spec.Algorithm.String()
-		if len(spec.Limits) > 0 {
-			name = strings.Join(limitNames(spec.Limits), "+")
-		}
-	}
+	name := spec.shownName()
 	bad := func(key, format string, args ...any) error {
 		return c.fail(at(key), "lane %q: %s", name, fmt.Sprintf(format, args...))
 	}
@@ -323,4 +317,16 @@ func (k KongWindows) limits() (algorithms.KongWindows, error) {
 		}
 	}
 	return w, nil
+}
+
+// shownName is the name a lane table's lane is known by: its name, else its
+// limits' names joined with +, else its algorithm.
+func (spec LaneSpec) shownName() string {
+	switch {
+	case spec.Name != "":
+		return spec.Name
+	case len(spec.Limits) > 0:
+		return strings.Join(limitNames(spec.Limits), "+")
+	}
+	return spec.Algorithm.String()
 }

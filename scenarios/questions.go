@@ -201,10 +201,7 @@ func (c *compiler) question(i int, spec QuestionSpec) (q sim.Question, keep bool
 		return q, false, bad("claim", "%s", msg)
 	}
 	cs := c.s.Claims[declared]
-	lanes := cs.Lanes
-	if cs.Lane != "" {
-		lanes = []string{cs.Lane}
-	}
+	lanes := cs.laneNames()
 	if cs.From != nil && cs.From.Duration >= q.At {
 		return q, false, bad("at", "claim %q counts from %s, and nothing is counted by %s; ask after %s", cs.ID, cs.From.Duration, q.At, cs.From.Duration)
 	}

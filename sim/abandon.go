@@ -45,7 +45,7 @@ type waitlines struct {
 
 // leavesAbandoned says the lane's queue drops requests whose clients stopped
 // waiting: a leaky bucket in queue mode with abandoned = "leave", in memory,
-// with a backend whose clients give up.
+// with a backend whose clients give up. The lane asks once (Lane.leaves).
 func (l *Lane) leavesAbandoned() bool {
 	if !l.Config.Options.LeaveAbandoned || l.backend == nil || l.backend.b.Timeout <= 0 || len(l.limiters) == 0 {
 		return false
@@ -101,7 +101,7 @@ func (l *Lane) waitingEvent(e event) bool {
 // admitted now, and the next in line heads it.
 func (l *Lane) goAheadFromQueue(id int32) {
 	r := l.reqs.At(id)
-	w, _ := l.dequeue(id)
+	w := l.dequeue(id)
 	waited := l.now - w.decided
 	l.rec.queueDelay.Add(waited)
 	l.rowAccepted(r, l.now, waited)
@@ -122,7 +122,7 @@ func (l *Lane) leaveQueue(id int32) {
 		nw := l.waiting.waiters[next]
 		nw.goAhead = max(nw.goAhead-sooner, l.now)
 	}
-	w, _ := l.dequeue(id)
+	w := l.dequeue(id)
 	l.rowAccepted(r, NotAdmitted, l.now-w.decided)
 	l.deadlinePassed(id)
 }
@@ -130,22 +130,21 @@ func (l *Lane) leaveQueue(id int32) {
 // dequeue takes request id out of its key's queue and returns its waiter;
 // when it headed the line, the next one heads it now and has its turn
 // scheduled.
-func (l *Lane) dequeue(id int32) (*waiter, bool) {
+func (l *Lane) dequeue(id int32) *waiter {
 	r := l.reqs.At(id)
 	w := l.waiting.waiters[id]
 	delete(l.waiting.waiters, id)
 	line := l.waiting.lines[r.key]
 	i := slices.Index(line, id)
-	if i >= 0 {
-		line = slices.Delete(line, i, i+1)
-	}
-	if len(line) == 0 {
+	line = slices.Delete(line, i, i+1)
+	switch {
+	case len(line) == 0:
 		delete(l.waiting.lines, r.key)
-		return w, i == 0
-	}
-	l.waiting.lines[r.key] = line
-	if i == 0 {
+	case i == 0:
+		l.waiting.lines[r.key] = line
 		l.scheduleTurn(line[0], l.waiting.waiters[line[0]])
+	default:
+		l.waiting.lines[r.key] = line
 	}
-	return w, i == 0
+	return w
 }

@@ -161,9 +161,10 @@ func (l *Lane) accepted(id int32, d algorithms.Decision, answered time.Duration)
 		l.rec.windowAdmit(r.key, l.stamp(r), r.cost)
 	}
 	goAhead := later(answered, d.Delay)
-	if deadline, ok := l.deadline(r); ok && goAhead > l.now && d.Delay > 0 && !d.OnError && l.leavesAbandoned() {
+	if l.leaves && d.Delay > 0 && goAhead > l.now && !d.OnError {
 		// queued where abandoned requests leave: admitted when its turn comes
-		// (its row says when), not yet
+		// (its row says when), not yet; leaves says the backend has a timeout
+		deadline, _ := l.deadline(r)
 		l.rowAccepted(r, NotAdmitted, d.Delay)
 		l.enqueue(id, goAhead, deadline)
 		return

@@ -36,6 +36,8 @@ type Lane struct {
 	remedies map[remedyKey]*remedyState
 	holds    map[paceKey]time.Duration // keys clients honouring the RateLimit field hold, until when (pace.go)
 	waiting  waitlines                 // a leaky queue's waiting requests, when abandoned ones leave (abandon.go)
+	leaves   bool                      // the queue drops requests whose clients stopped waiting (leavesAbandoned)
+	paces    bool                      // the answers tell what remains and when it resets (pace.go)
 	inputs   *[]Input                  // the run's inputs (see inputs.go)
 	pairs    [][]int32                 // per client, per key position: its identity's pair (see identity)
 	reqs     slab.Slab[request]
@@ -193,6 +195,8 @@ func newLane(cfg *Config, index int, inputs *[]Input, feeds []*arrivalFeed, stor
 	if cfg.Backend != nil {
 		l.backend = &backendRun{b: *cfg.Backend}
 	}
+	l.leaves = l.leavesAbandoned()
+	l.paces = info.Shape != algorithms.ShapeNone && info.SendsHeaders(lc.Options) && lc.Headers.Paces()
 	owned := make([]bool, len(cfg.Keys))
 	for i := range cfg.Clients {
 		slots := make([]int32, len(cfg.Clients[i].Keys))

@@ -14,7 +14,7 @@ import (
 // seconds after it heard that answer, then sends what it held. The decision's
 // Remaining (whole units, as r writes it) and ResetAfter are read as the
 // draft's field carries them, from a lane whose family of headers tells both
-// (algorithms.HeaderFamily.Paces): a lane that sends none (no limit, a product
+// (Lane.paces, algorithms.HeaderFamily.Paces): a lane that sends none (no limit, a product
 // that sends no rate-limit fields, Kong hiding them) or tells one only
 // (Spring's, Traefik's) gives the client nothing to pace by.
 
@@ -24,7 +24,7 @@ type paceKey struct{ client, key int32 }
 // paceAnswer reads the RateLimit field of d, the answer to request r heard at
 // heard: r = 0 holds the client's key until t seconds later.
 func (l *Lane) paceAnswer(r *request, d algorithms.Decision, heard time.Duration) {
-	if d.IsZero() || d.OnError || algorithms.RemainingOf(d) > 0 || !l.tellsPace() {
+	if !l.paces || d.IsZero() || d.OnError || algorithms.RemainingOf(d) > 0 {
 		return
 	}
 	until := later(heard, time.Duration(algorithms.CeilSeconds(d.ResetAfter))*time.Second)
@@ -39,10 +39,4 @@ func (l *Lane) paceAnswer(r *request, d algorithms.Decision, heard time.Duration
 func (l *Lane) holding(r *request) (time.Duration, bool) {
 	until, ok := l.holds[paceKey{r.client, r.key}]
 	return until, ok && until > l.now
-}
-
-// tellsPace says the lane's answers carry what remains and when it resets.
-func (l *Lane) tellsPace() bool {
-	info, _ := algorithms.Lookup(l.Config.Algorithm)
-	return info.Shape != algorithms.ShapeNone && info.SendsHeaders(l.Config.Options) && l.Config.Headers.Paces()
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -232,11 +233,9 @@ func (m *Model) byHand(ex *scenarios.ExerciseSpec) bool {
 		return false
 	}
 	own := r.catalogue.Scenarios[r.index].Policy // as written: a burst left out is the limit
-	burst := own.Burst
-	if burst == 0 {
-		burst = own.Limit
-	}
-	return (ex.Limit == nil || reachable(*ex.Limit, own.Limit)) && (ex.Burst == nil || reachable(*ex.Burst, burst))
+	ownBurst := cmp.Or(own.Burst, own.Limit)
+	limit, burst := ex.Policy(own)
+	return (limit == 0 || reachable(limit, own.Limit)) && (burst == 0 || reachable(burst, ownBurst))
 }
 
 // exercise is the lesson's exercise (scenarios.ExerciseSpec), if it has one.
