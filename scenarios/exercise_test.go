@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,5 +117,32 @@ func TestExerciseAnswerKeptAndReplacedOnce(t *testing.T) {
 	twice := strings.Replace(exerciseDoc, "%s", "[[scenario.exercise.lane]]\nname = \"tb\"\nalgorithm = \"token-bucket\"\nburst = 1\n\n[[scenario.exercise.lane]]\nname = \"tb\"\nalgorithm = \"token-bucket\"\nburst = 2\n", 1)
 	if _, err := parse(t, twice, nil); err == nil || !strings.Contains(err.Error(), `lane "tb" is replaced twice`) {
 		t.Errorf("a lane replaced twice: %v", err)
+	}
+}
+
+// A lane with limits and no name is known by its limits' names joined, as
+// the compiler names it: an exercise replaces that lane, not another
+// unnamed one.
+func TestExerciseReplacesAnUnnamedLaneOfLimits(t *testing.T) {
+	limits := func(table, second string, limit int) string {
+		return fmt.Sprintf("[[%s.limits]]\nname = \"a\"\nalgorithm = \"token-bucket\"\nkey = \"a:{key}\"\n\n[[%s.limits]]\nname = %q\nalgorithm = \"token-bucket\"\nkey = \"b:{key}\"\nlimit = %d\n", table, table, second, limit)
+	}
+	doc := "[[scenario]]\nname = \"ml\"\nduration = \"5s\"\n\n[scenario.policy]\nlimit = 10\n\n" +
+		"[[scenario.lane]]\ncombine = \"all-or-nothing\"\n" + limits("scenario.lane", "b", 5) +
+		"\n[[scenario.lane]]\ncombine = \"all-or-nothing\"\n" + limits("scenario.lane", "c", 5) +
+		"\n[[scenario.client]]\nname = \"u\"\npattern = \"constant\"\nrate = 20\n\n" +
+		"[scenario.exercise]\nchange = \"c to 20\"\npredict = \"how many?\"\n\n" +
+		"[[scenario.exercise.lane]]\ncombine = \"all-or-nothing\"\n" + limits("scenario.exercise.lane", "c", 20) +
+		"\n[scenario.exercise.answer]\nlane = \"a+c\"\nmetric = \"accepted\"\nop = \">\"\nvalue = 0\n"
+	c, err := parse(t, doc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, _, err := c.Exercise("ml", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := changed.Lanes[0], changed.Lanes[1]; a.Name != "a+b" || a.Limits[1].Policy.Limit != 5 || b.Name != "a+c" || b.Limits[1].Policy.Limit != 20 {
+		t.Errorf("lanes after the exercise: %s (b %d), %s (c %d); want a+b kept at 5, a+c at 20", a.Name, a.Limits[1].Policy.Limit, b.Name, b.Limits[1].Policy.Limit)
 	}
 }
