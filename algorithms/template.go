@@ -123,3 +123,15 @@ func (l *templated) ForgetAll() int {
 	}
 	return 0
 }
+
+// AsChecker is l as a Checker, when it can check without charging: a limiter
+// under a key template can when the limiter under it can.
+func AsChecker(l Limiter) (Checker, bool) {
+	if t, ok := l.(*templated); ok {
+		if _, ok := t.Limiter.(Checker); !ok {
+			return nil, false
+		}
+	}
+	c, ok := l.(Checker)
+	return c, ok
+}

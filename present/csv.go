@@ -31,6 +31,15 @@ const RequestColumns = RequestContractColumns + "," + RequestFateColumns
 // with no product lane has neither column.
 const RequestProductColumns = "http_status,product_status"
 
+// RequestRuleColumns follow them (and the product columns): rule, the rule
+// that refused the attempt, named as its product names it where the lane is a
+// product's ("nginx.conf:14 limit_req zone=login"), else its limit, stage or
+// window (sim.LaneConfig.RuleNames); and also_refusing, how many of the lane's
+// other rules would have refused it too (see sim/rules.go). Both are empty for
+// an accepted attempt and for a refusal no rule made (the store's on_error, a
+// WATCH that kept losing).
+const RequestRuleColumns = "rule,also_refusing"
+
 // SeriesContractColumns are the series CSV's first 5 columns.
 const SeriesContractColumns = "time_ms,lane,level,accepted,denied"
 
@@ -73,6 +82,8 @@ type RequestWriter struct {
 	status  []func(algorithms.Decision, algorithms.Options) (int, string)
 	options []algorithms.Options
 	product bool
+	// rules are each lane's rules' names, as CSV cells
+	rules [][][]byte
 	// headerCols, with headers, are the columns of the response headers
 	// (headers.go), appended after the others.
 	headerCols  []string
@@ -91,6 +102,11 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 		info, _ := algorithms.Lookup(l.Algorithm)
 		rw.status, rw.options = append(rw.status, info.Status), append(rw.options, l.Options)
 		rw.product = rw.product || info.Status != nil
+		var rules [][]byte
+		for _, name := range l.RuleNames(cfg) {
+			rules = append(rules, []byte(csvField(name)))
+		}
+		rw.rules = append(rw.rules, rules)
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
@@ -101,6 +117,7 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	if rw.product {
 		header += "," + RequestProductColumns
 	}
+	header += "," + RequestRuleColumns
 	for _, c := range headerCols {
 		header += "," + csvField(c)
 	}
@@ -161,6 +178,7 @@ func (rw *RequestWriter) Write(rows []sim.Row) error {
 		if rw.product {
 			b = rw.appendProduct(b, row)
 		}
+		b = rw.appendRule(b, row)
 		if rw.headerCols != nil {
 			b = rw.appendHeaders(b, row)
 		}
@@ -216,6 +234,18 @@ func (rw *RequestWriter) appendProduct(b []byte, row *sim.Row) []byte {
 	b = strconv.AppendInt(b, int64(code), 10)
 	b = append(b, ',')
 	return append(b, word...)
+}
+
+// appendRule appends the rule columns of row (RequestRuleColumns).
+func (rw *RequestWriter) appendRule(b []byte, row *sim.Row) []byte {
+	b = append(b, ',')
+	rules := rw.rules[row.Lane]
+	if row.Decisive <= 0 || int(row.Decisive) > len(rules) {
+		return append(b, ',')
+	}
+	b = append(b, rules[row.Decisive-1]...)
+	b = append(b, ',')
+	return strconv.AppendInt(b, int64(row.AlsoRefusing), 10)
 }
 
 // ProductStatus is what lane l's product answers for d, the HTTP status and the

@@ -64,10 +64,10 @@ func TestResponseHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := strings.Join(records[0], ",")
-	if want := RequestColumns + ",RateLimit-Policy,RateLimit,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,X-RateLimit-Used,X-RateLimit-Resource,Retry-After"; header != want {
+	if want := RequestColumns + "," + RequestRuleColumns + ",RateLimit-Policy,RateLimit,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,X-RateLimit-Limit,X-RateLimit-Remaining,X-RateLimit-Reset,X-RateLimit-Used,X-RateLimit-Resource,Retry-After"; header != want {
 		t.Errorf("columns:\n%s\nwant\n%s", header, want)
 	}
-	if got := strings.Join(records[1][19:], "|"); got != "||12|0|0||||||1" {
+	if got := strings.Join(records[1][21:], "|"); got != "||12|0|0||||||1" {
 		t.Errorf("the sharded lane's row fills the legacy columns only: %q", got)
 	}
 	if len(records[2]) != len(records[0]) {
@@ -76,8 +76,8 @@ func TestResponseHeaders(t *testing.T) {
 	var plainCSV bytes.Buffer
 	w, _ = NewRequestWriter(&plainCSV, cfg)
 	w.Flush()
-	if plainCSV.String() != RequestColumns+"\n" {
-		t.Errorf("without headers the columns are the thirteen of the contract and the six of the fate: %q", plainCSV.String())
+	if plainCSV.String() != RequestColumns+","+RequestRuleColumns+"\n" {
+		t.Errorf("without headers the columns are the thirteen of the contract, the six of the fate and the two of the rule: %q", plainCSV.String())
 	}
 }
 

@@ -27,12 +27,27 @@ type RatelabLane struct {
 // template it keeps its state under ("{key}": the request's key; text without
 // it: one key every request shares).
 type RatelabLimit struct {
-	Name      string // the zone (nginx), the table (HAProxy), the rule…
+	Name string // the zone (nginx), the table (HAProxy), the rule…
+	// Rule is the product's own words for the limit, without its place
+	// ("limit_req zone=login", "http-request deny if { sc_http_req_rate(0)
+	// gt 20 }"): what a refusal it decides is attributed to, after Place
+	// (RuleAt); "" says Name.
+	Rule      string
 	Place     Place
 	Algorithm algorithms.Name
 	Policy    algorithms.Policy
 	Options   algorithms.Options
 	Key       string
+}
+
+// RuleAt is the limit's rule as a refusal names it, at place (its Place as
+// the file that holds it has it): "nginx.conf:14 limit_req zone=login".
+func (r RatelabLimit) RuleAt(place string) string {
+	words := r.Rule
+	if words == "" {
+		words = r.Name
+	}
+	return strings.TrimSpace(place + " " + printable.String(words))
 }
 
 // Ratelab maps the configuration's lanes to ratelab's, as its product's Lanes

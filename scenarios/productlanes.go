@@ -187,11 +187,12 @@ func (c *compiler) productLanes(i int, spec LaneSpec) ([]sim.LaneConfig, error) 
 			if err != nil {
 				return nil, fail(err)
 			}
+			rule := m.RuleAt(c.configPlace(i, spec, m.Place))
 			if plain {
-				lane.Policy = m.Policy.WithDefaults()
+				lane.Policy, lane.Rule = m.Policy.WithDefaults(), rule
 				break
 			}
-			lane.Limits = append(lane.Limits, sim.LimitConfig{Name: m.Name, Algorithm: m.Algorithm, Options: m.Options, Policy: m.Policy.WithDefaults(), Template: tmpl})
+			lane.Limits = append(lane.Limits, sim.LimitConfig{Name: m.Name, Rule: rule, Algorithm: m.Algorithm, Options: m.Options, Policy: m.Policy.WithDefaults(), Template: tmpl})
 		}
 		out = append(out, lane)
 	}

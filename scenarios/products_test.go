@@ -523,28 +523,29 @@ bursts = [{at = "0s", count = 1}, {at = "100ms", count = 1}]
 	cfg := compileS(t, doc)
 	rows := csvOf(t, cfg)
 	lines := strings.Split(rows, "\n")
-	if !strings.HasSuffix(lines[0], ",http_status,product_status") {
-		t.Fatalf("header %q does not end with the product columns", lines[0])
+	if !strings.HasSuffix(lines[0], ",http_status,product_status,rule,also_refusing") {
+		t.Fatalf("header %q does not end with the product and the rule columns", lines[0])
 	}
 	var got []string
 	for _, line := range lines[1:] {
 		f := strings.Split(line, ",")
-		if len(f) < 21 || f[0] == "time_ms" {
+		if len(f) < 23 || f[0] == "time_ms" {
 			break // the series CSV follows
 		}
-		got = append(got, f[0]+" "+f[1]+" "+f[10]+" "+f[15]+" "+f[19]+" "+f[20])
+		got = append(got, strings.TrimSpace(f[0]+" "+f[1]+" "+f[10]+" "+f[15]+" "+f[19]+" "+f[20]+" "+f[21]+" "+f[22]))
 	}
 	want := []string{
 		"0.000 fast+slow true 0.000000 200 PASSED",
 		"0.000 fast+slow nodelay true 0.000000 200 PASSED",
 		"0.000 two delays true 0.000000 200 PASSED",
-		"0.000 tb true 0.000000  ", // not a product's: empty cells
-		"100.000 fast+slow false  503 REJECTED",
-		"100.000 fast+slow nodelay false  503 REJECTED",
+		"0.000 tb true 0.000000", // not a product's: empty cells
+		// slow (1 a minute) refuses, the second limit looked up; fast has room
+		"100.000 fast+slow false  503 REJECTED slow 0",
+		"100.000 fast+slow nodelay false  503 REJECTED slow 0",
 		// at 0.1 s: ten has e = 0 − 1000 + 1000 = 0 (no wait), one e = 0 − 100
 		// + 1000 = 900: the request waits 0.9 s, the longer
 		"100.000 two delays true 900.000000 200 DELAYED",
-		"100.000 tb true 0.000000  ",
+		"100.000 tb true 0.000000",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -94,14 +94,15 @@ func ValidMetric(name string) bool {
 }
 
 // MetricNames lists the metrics a claim without a scope can name: every number in
-// Metrics, by its JSON name (durations in milliseconds).
+// Metrics, by its JSON name (durations in milliseconds); not its names nor its
+// rules' tallies.
 func MetricNames() []string {
 	var names []string
 	t := reflect.TypeOf(Metrics{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name := jsonName(f)
-		if name == "" || name == "-" || f.Type.Kind() == reflect.String {
+		if name == "" || name == "-" || f.Type.Kind() == reflect.String || f.Type.Kind() == reflect.Slice {
 			continue
 		}
 		names = append(names, name)

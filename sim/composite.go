@@ -56,6 +56,7 @@ type plan struct {
 	// Limit: not asked), and the units they granted this attempt
 	decisions []algorithms.Decision
 	granted   int64
+	unreached uint64 // in-order: the limits past the refusal with no room either (rules.go)
 }
 
 // stage is a plan's stage deferred to a batch: its calls are calls[from:to].
@@ -274,6 +275,9 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 	}
 	switch {
 	case !all:
+		if lc.Combine == algorithms.InOrder {
+			p.unreached = d.checkUnreached(r, order[p.step+1:])
+		}
 		d.limitsDecided(id, false)
 	case lc.Combine == algorithms.InOrder && int(p.step) < len(order)-1,
 		lc.Combine == algorithms.CheckThenConsume && p.step == 0:
@@ -328,8 +332,35 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 		}
 	}
 	o := decision(dec, l.now+l.Config.RoundTrip)
-	o.limits, o.granted = p.decisions, p.granted
+	o.limits, o.granted, o.unreached = p.decisions, p.granted, p.unreached
 	d.land(id, o)
+}
+
+// checkUnreached is the mask of the limits an in-order lane did not reach
+// (rest, in order) that would have refused request r too: each checked, not
+// charged, at the refusal's instant. Only in memory: a store's limits are
+// not asked again, and the mask is 0 (rules.go).
+func (d *compositeDecider) checkUnreached(r *request, rest []int) uint64 {
+	l := d.l
+	if len(rest) == 0 || l.Config.Backend != InMemory {
+		return 0
+	}
+	set := l.sets[l.cfg.Keys[r.key].Tier]
+	var mask uint64
+	for _, limit := range rest {
+		c, ok := algorithms.AsChecker(set.Parts()[limit])
+		if !ok || limit >= maxRuleMask {
+			continue
+		}
+		cost := r.cost
+		if lc := l.Config.Limits[limit]; lc.Cost > 0 {
+			cost = lc.Cost
+		}
+		if !c.Check(l.cfg.Keys[r.key].Name, l.stamp(r), cost).Allowed {
+			mask |= 1 << limit
+		}
+	}
+	return mask
 }
 
 // land frees request id's plan and hands the lane what was decided, now.

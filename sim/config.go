@@ -385,6 +385,10 @@ type LaneConfig struct {
 	// Deploy, when On, runs the lane as a deployment of Instances gateway
 	// instances with a sync protocol, scored against the ideal (deployed.go).
 	Deploy DeployConfig
+	// Rule is what the lane's product calls its one limit, with its place
+	// ("nginx.conf:14 limit_req zone=login"), for a refusal to name (see
+	// rules.go); "" for a lane of no product's. A lane of Limits names theirs.
+	Rule string
 	// Retry, if not nil, is every client's retry policy in this lane, in place
 	// of its own: lanes that differ by what the clients do (a retry budget,
 	// backoff) behind the same limiter.
@@ -393,7 +397,11 @@ type LaneConfig struct {
 
 // LimitConfig is one of the limits a multi-limit lane holds each request to.
 type LimitConfig struct {
-	Name      string // its policy's name in headers
+	Name string // its policy's name in headers
+	// Rule is what its product calls it, with its place ("nginx.conf:14
+	// limit_req zone=login"), for a refusal to name (rules.go); "" for a limit
+	// of no product's (then Name names it).
+	Rule      string
 	Algorithm algorithms.Name
 	Options   algorithms.Options
 	// Policy is the limit's, for every key whatever its tier (the scenario

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,7 @@ func TestSameConfigGivesIdenticalOutput(t *testing.T) {
 		t.Fatal("two runs of the same configuration wrote different CSV")
 	}
 	for i := range m1 {
-		if m1[i] != m2[i] {
+		if !reflect.DeepEqual(m1[i], m2[i]) {
 			t.Fatalf("two runs gave different metrics:\n%+v\n%+v", m1[i], m2[i])
 		}
 	}
@@ -141,7 +142,7 @@ func TestAdvanceInStepsMatchesOneStep(t *testing.T) {
 	r.AdvanceTo(cfg.Duration)
 	var stepped bytes.Buffer
 	present.WriteSeries(&stepped, r)
-	if r.Metrics()[0] != whole[0] || stepped.String() != series {
+	if !reflect.DeepEqual(r.Metrics()[0], whole[0]) || stepped.String() != series {
 		t.Errorf("7 ms steps gave %+v, one step %+v", r.Metrics()[0], whole[0])
 	}
 }

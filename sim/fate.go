@@ -189,12 +189,13 @@ func (l *Lane) next(all bool) bool {
 // later. The row is filled in its place in the queue, field by field (a Row
 // built apart and copied in is read back wide from the narrow stores that built
 // it).
-func (l *Lane) holdRow(r *request, d *algorithms.Decision, shard int32, limits []algorithms.Decision) {
+func (l *Lane) holdRow(r *request, d *algorithms.Decision, shard int32, limits []algorithms.Decision, rule, also int16) {
 	row, n := l.held.add()
 	row.At, row.Lane, row.Client, row.Key = l.now, l.Index, int(r.client), int(r.key)
 	row.Request, row.Attempt, row.Cost = r.n, int(r.attempt), r.cost
 	row.Allowed, row.Remaining, row.RetryAfter, row.Shadow = d.Allowed, d.Remaining, d.RetryAfter, d.Shadow
 	row.ResetAfter, row.Limit, row.Shard, row.Limits = d.ResetAfter, d.Limit, shard, limits
+	row.Decisive, row.AlsoRefusing = rule, also
 	row.DecidedAt, row.Latency = l.stamp(r), -1
 	if err := l.held.keep(); err != nil && l.err == nil {
 		l.err = fmt.Errorf("keeping the rows waiting for their fate: %w", err)

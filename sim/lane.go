@@ -76,8 +76,10 @@ type Lane struct {
 
 	// last is the latest decision (see LastDecision), kept when keepLast
 	// (Run.KeepLive): a headless run does not pay for it.
-	last     latest
-	keepLast bool
+	last latest
+	// latestRefusal is the latest refusal a rule made, kept when keepLast
+	latestRefusal Refusal
+	keepLast      bool
 	// turn is the next instance a round-robin balancer sends to (balance.go).
 	turn int
 	// deployed is a deployed lane's deployment and ideal (deployed.go);

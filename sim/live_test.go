@@ -49,10 +49,10 @@ func TestLiveMetricsAreTheWalkedOnes(t *testing.T) {
 					t.Errorf("%s at %v, lane %s: live metrics\n%+v\nwalked\n%+v", name, at, l.Config.Name, live, walked[i])
 				}
 				if snap.Done {
-					if snap.Metrics[i] != walked[i] {
+					if !reflect.DeepEqual(snap.Metrics[i], walked[i]) {
 						t.Errorf("%s, done: the snapshot's metrics are not the written ones", name)
 					}
-				} else if snap.Metrics[i] != live {
+				} else if !reflect.DeepEqual(snap.Metrics[i], live) {
 					t.Errorf("%s at %v: the snapshot's metrics are not the live ones", name, at)
 				}
 			}

@@ -162,8 +162,12 @@ type Metrics struct {
 	Converge              time.Duration `json:"converge_ms" ratelab:"deployment"`
 	SyncMessagesPerSecond float64       `json:"sync_messages_per_second" ratelab:"deployment"`
 	StoreCallsPerSecond   float64       `json:"store_calls_per_second" ratelab:"deployment"`
-	deployed              bool
-	unconverged           bool // a membership change not followed by a period within a tenth of the limit of the ideal (deploy.Score.Converged)
+	// Rules are what each of the lane's rules did: the refusals it decided and
+	// those it would have made (rules.go), in the order the lane asks them;
+	// nil before a rule refused anything.
+	Rules       []RuleTally `json:"rules,omitempty"`
+	deployed    bool
+	unconverged bool // a membership change not followed by a period within a tenth of the limit of the ideal (deploy.Score.Converged)
 	// severalLimits marks a multi-limit lane, which has no one policy to hold its
 	// admissions against (peak/limit and over-grant are not measured).
 	severalLimits bool
@@ -249,6 +253,8 @@ type recorder struct {
 	scopes     scopeStats     // the claims' scopes
 	shardUnits []int64        // per shard, the units it admitted (sharded lanes)
 	byClient   []ClientTally  // per client, its attempts decided and accepted (byclient.go)
+	rules      []RuleTally    // per rule, the refusals it decided and made (rules.go); nil before one
+	ruleNames  []string       // the lane's rules' names, with rules
 	spans      []spanLevel    // per key, its contract level (overgrant.go)
 	waiting    map[int32]bool // the keys with admissions still to go ahead (spanLevel.later)
 
@@ -389,6 +395,7 @@ func (r *recorder) liveMetrics() Metrics { return r.metrics(r.liveKeySums()) }
 // with sums the sums over keys.
 func (r *recorder) metrics(sums keySums) Metrics {
 	m := r.m
+	m.Rules = r.ruleTallies()
 	lane := r.lane
 	if m.Offered > 0 {
 		m.RetryAmplification = float64(m.Attempts) / float64(m.Offered)

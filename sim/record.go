@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 
 	"ratelab/algorithms"
@@ -44,11 +45,18 @@ type Row struct {
 	// with the request it let through (algorithms.Decision.Shadow). Outcome is
 	// what became of the attempt, and Wasted whether the backend served it after
 	// its client had stopped waiting (the fate, as above).
-	Shard   int32
-	Allowed bool
-	Shadow  algorithms.Shadow
-	Outcome Outcome
-	Wasted  bool
+	//
+	// Decisive is the rule that refused the attempt, from 1 (its index in
+	// LaneConfig.RuleNames, plus 1), and AlsoRefusing how many other rules
+	// refused it too (see rules.go); both 0 for an acceptance and for a
+	// refusal no rule made.
+	Shard        int32
+	Decisive     int16
+	AlsoRefusing int16
+	Allowed      bool
+	Shadow       algorithms.Shadow
+	Outcome      Outcome
+	Wasted       bool
 }
 
 // landing is what a decider decided for one attempt, and all it hands the lane:
@@ -71,6 +79,9 @@ type landing struct {
 	// Limit: not asked); granted the units they granted this attempt.
 	limits  []algorithms.Decision
 	granted int64
+	// unreached, for an in-order lane in memory, is the mask of the limits
+	// past the refusing one that had no room either, checked uncharged (rules.go).
+	unreached uint64
 }
 
 // decision is the landing of a plain decision d, answered at `answered`.
@@ -85,6 +96,8 @@ type latest struct {
 	key    int32
 	shard  int32
 	seen   bool
+	rule   int16 // Row.Decisive
+	also   int16 // Row.AlsoRefusing
 	d      algorithms.Decision
 	limits []algorithms.Decision
 }
@@ -110,7 +123,7 @@ func (l *Lane) LastDecision() (Last, bool) {
 	d := l.last.d
 	return Last{Decision: d, Key: l.cfg.Keys[l.last.key], Row: Row{At: l.last.at, Lane: l.Index, Key: int(l.last.key),
 		Allowed: d.Allowed, Remaining: d.Remaining, RetryAfter: d.RetryAfter, Shadow: d.Shadow, ResetAfter: d.ResetAfter, Limit: d.Limit,
-		Shard: l.last.shard, Limits: l.last.limits}}, true
+		Shard: l.last.shard, Limits: l.last.limits, Decisive: l.last.rule, AlsoRefusing: l.last.also}}, true
 }
 
 // land records what a decider decided for request id, now, and carries the
@@ -124,10 +137,21 @@ func (l *Lane) land(id int32, o *landing) {
 	if limits == nil {
 		limits = d.Windows // a product's answer per window (Kong's), for its headers
 	}
+	var rule, also int16
+	if !d.Allowed && !o.lost {
+		decisive, mask := l.Config.attribute(r.client, d, o.limits, o.unreached)
+		l.rec.countRule(decisive, mask)
+		if decisive >= 0 {
+			rule, also = int16(min(decisive+1, math.MaxInt16)), int16(min(alsoRefusing(decisive, mask), math.MaxInt16))
+		}
+	}
 	if l.keepLast { // field by field: a latest built apart and copied in is read back wide
 		last := &l.last
 		last.at, last.key, last.shard, last.seen = l.now, r.key, o.shard, true
-		last.d, last.limits = o.d, limits
+		last.d, last.limits, last.rule, last.also = o.d, limits, rule, also
+		if rule > 0 {
+			l.latestRefusal = Refusal{At: l.now, Key: r.key, Rule: rule, AlsoRefusing: also}
+		}
 	}
 	if int(r.key) == l.cfg.WatchKey && !l.composite && !d.IsZero() && !d.OnError {
 		l.observe(levelAfter(l.watchShape, d))
@@ -136,7 +160,7 @@ func (l *Lane) land(id int32, o *landing) {
 		l.rec.scopes.count(r, d.Allowed, l.now)
 	}
 	if l.stream != nil {
-		l.holdRow(r, &o.d, o.shard, limits)
+		l.holdRow(r, &o.d, o.shard, limits, rule, also)
 	}
 	m := &l.rec.m
 	l.rec.tally(r.client, d.Allowed && !o.lost)

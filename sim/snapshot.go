@@ -33,6 +33,9 @@ type LaneSnapshot struct {
 	// Last is the lane's latest decision, when HasLast (see Lane.LastDecision).
 	Last    Last
 	HasLast bool
+	// Refusal is the lane's latest refusal a rule made, when its Rule > 0
+	// (Lane.LatestRefusal).
+	Refusal Refusal
 	// Unavailable says the lane's store failed at its last call.
 	Unavailable bool
 	// ByClient is each client's attempts decided and accepted so far (Lane.ByClient).
@@ -72,7 +75,7 @@ func (r *Run) Snapshot() *Snapshot {
 		}
 		scoped[i] = l.rec.scopes.counts
 		last, ok := l.LastDecision()
-		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Unavailable: l.Unavailable(),
+		s.Lanes[i] = LaneSnapshot{Series: l.Series(), SeriesStep: l.SeriesStep(), Last: last, HasLast: ok, Refusal: l.latestRefusal, Unavailable: l.Unavailable(),
 			Instances: slices.Clone(l.LastTickByInstance()), ByClient: l.ByClient()}
 	}
 	s.Claims = Judge(r.Config, s.Metrics, scoped)

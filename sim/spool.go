@@ -165,6 +165,7 @@ func appendRow(b []byte, r *Row) []byte {
 		b = le.AppendUint64(b, uint64(v))
 	}
 	b = append(b, flags(r.Allowed, r.Wasted)|byte(r.Shadow)<<2, byte(r.Outcome))
+	b = le.AppendUint16(le.AppendUint16(b, uint16(r.Decisive)), uint16(r.AlsoRefusing))
 	for _, d := range r.Limits {
 		for _, v := range []int64{int64(math.Float64bits(d.Remaining)), d.Limit, int64(d.RetryAfter), int64(d.ResetAfter), int64(d.Delay)} {
 			b = le.AppendUint64(b, uint64(v))
@@ -174,7 +175,7 @@ func appendRow(b []byte, r *Row) []byte {
 	return b
 }
 
-const rowFixed = 17*8 + 2
+const rowFixed = 17*8 + 6
 const limitSize = 5*8 + 1
 
 // decodeRow decodes the row at the start of b, its size, and false when b does
@@ -193,7 +194,8 @@ func decodeRow(b []byte) (Row, int, bool) {
 	r := Row{At: time.Duration(v(0)), Lane: int(v(1)), Client: int(v(2)), Key: int(v(3)), Request: v(4), Attempt: int(v(5)), Cost: v(6),
 		Remaining: math.Float64frombits(uint64(v(7))), RetryAfter: time.Duration(v(8)), ResetAfter: time.Duration(v(9)), Limit: v(10), Shard: int32(v(11)),
 		DecidedAt: time.Duration(v(12)), AdmittedAt: time.Duration(v(13)), QueueDelay: time.Duration(v(14)), Latency: time.Duration(v(15)),
-		Allowed: b[17*8]&1 != 0, Wasted: b[17*8]&2 != 0, Shadow: algorithms.Shadow(b[17*8] >> 2), Outcome: Outcome(b[17*8+1])}
+		Allowed: b[17*8]&1 != 0, Wasted: b[17*8]&2 != 0, Shadow: algorithms.Shadow(b[17*8] >> 2), Outcome: Outcome(b[17*8+1]),
+		Decisive: int16(le.Uint16(b[17*8+2:])), AlsoRefusing: int16(le.Uint16(b[17*8+4:]))}
 	if n > 0 {
 		r.Limits = make([]algorithms.Decision, n)
 		for i := range r.Limits {

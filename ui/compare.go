@@ -122,6 +122,10 @@ func (m *Model) renderHeaders() string {
 	if d.Delay > 0 {
 		outcome += ", queued " + format.Duration(d.Delay)
 	}
+	by := refusedBy(m.runner.cfg, lane, last.Row.Decisive, last.Row.AlsoRefusing)
+	if by != "" {
+		outcome = "429 denied" + by + ", retry after " + format.Duration(d.RetryAfter)
+	}
 	code, word, product := present.ProductStatus(lane, d)
 	if product { // the product's own answer: nginx's 503 REJECTED, 200 DELAYED…
 		switch {
@@ -133,7 +137,7 @@ func (m *Model) renderHeaders() string {
 			outcome = fmt.Sprintf("%d refused", code)
 		}
 		if !d.Allowed {
-			outcome += ", passes again in " + format.Duration(d.RetryAfter)
+			outcome += by + ", passes again in " + format.Duration(d.RetryAfter)
 		}
 		if d.Delay > 0 {
 			outcome += ", waits " + format.Duration(d.Delay)

@@ -455,7 +455,7 @@ func TestExportWritesTheRunSoFar(t *testing.T) {
 	}
 	rows, _ := os.ReadFile(want)
 	lines := strings.Split(strings.TrimSpace(string(rows)), "\n")
-	if lines[0] != "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms,decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted" || len(lines) != 1+7*320 {
+	if lines[0] != "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms,decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted,rule,also_refusing" || len(lines) != 1+7*320 {
 		t.Errorf("exported %d rows (header %q); want the 320 decisions of each of 7 lanes", len(lines)-1, lines[0])
 	}
 	series, _ := os.ReadFile(filepath.Join(m.opts.ExportDir, "boundary-burst-seed1-series.csv"))

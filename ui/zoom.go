@@ -58,6 +58,11 @@ func (m *Model) renderZoom(rows int) string {
 	if shares != "" {
 		graphs-- // the line of each client's share
 	}
+	rules := ruleLines(cfg, lane, met, l)
+	if graphs-len(rules) < 3+2*zoomCountLines { // the graphs come first
+		rules = nil
+	}
+	graphs -= len(rules)
 	countLines := max(zoomCountLines, graphs/4)
 	levelLines := max(3, graphs-2*countLines)
 
@@ -99,9 +104,14 @@ func (m *Model) renderZoom(rows int) string {
 	label(fmt.Sprintf("denied per column of %s", span))
 	lines = append(lines, underLabel(m.countGraph(den, countLines+spare/2, m.styles.DenyLine))...)
 	lines = append(lines, m.styles.Subtle.Render(timeAxis(v, boundaries(cfg, lane, v))))
+	var top []string
 	if shares != "" {
-		lines = append([]string{m.styles.Counters.Render(truncate(shares, m.width))}, lines...)
+		top = append(top, m.styles.Counters.Render(truncate(shares, m.width)))
 	}
+	for _, r := range rules {
+		top = append(top, m.styles.Counters.Render(truncate(r, m.width)))
+	}
+	lines = append(top, lines...)
 	for i := range lines {
 		lines[i] = fit(lines[i], m.width)
 	}

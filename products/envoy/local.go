@@ -388,7 +388,11 @@ func localLanes(l products.Lane, m *products.Mapping) []products.RatelabLane {
 		if e.Descriptor != "" {
 			name = products.LaneWord("descriptor " + e.Descriptor)
 		}
-		lane.Limits = append(lane.Limits, products.RatelabLimit{Name: name, Place: lim.Place, Algorithm: algorithms.EnvoyLocalName, Key: m.Key(lim, products.LaneWord(name)),
+		rule := "token_bucket"
+		if e.Descriptor != "" {
+			rule = "descriptor " + e.Descriptor
+		}
+		lane.Limits = append(lane.Limits, products.RatelabLimit{Name: name, Rule: rule, Place: lim.Place, Algorithm: algorithms.EnvoyLocalName, Key: m.Key(lim, products.LaneWord(name)),
 			Policy: algorithms.Policy{Limit: e.TokensPerFill, Period: e.FillInterval, Burst: e.MaxTokens}})
 	}
 	return []products.RatelabLane{lane}

@@ -63,7 +63,7 @@ func laneLimit(m products.Limit, mp *products.Mapping) (products.RatelabLimit, b
 		note = strings.TrimPrefix(note+"; "+keyNote, "; ")
 	}
 	mp.Note(m.Place, note)
-	return products.RatelabLimit{Name: h.Table, Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
+	return products.RatelabLimit{Name: h.Table, Rule: strings.TrimSpace("http-request " + h.Action + " " + h.Cond), Place: m.Place, Algorithm: algorithms.HAProxyName, Key: key, Options: o,
 		Policy: algorithms.Policy{Limit: limit, Period: h.Period}}, true
 }
 

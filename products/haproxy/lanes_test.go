@@ -46,9 +46,9 @@ func TestMapping(t *testing.T) {
 	src := products.Key{Expr: "src", Trace: "ip", Mapped: true}
 	for _, c := range []configtest.Mapping{
 		{Limit: products.Limit{Key: src, Params: &Limit{Table: "st", Period: 10 * time.Second, Expire: 30 * time.Second, Op: "ge", Threshold: 100, Counted: true, Status: 429}},
-			Want: products.RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 99, Period: 10 * time.Second}, Options: algorithms.Options{TrackSC: algorithms.TrackBeforeDeny, Expire: 30 * time.Second, DenyStatus: 429}}},
+			Want: products.RatelabLimit{Name: "st", Rule: "http-request", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 99, Period: 10 * time.Second}, Options: algorithms.Options{TrackSC: algorithms.TrackBeforeDeny, Expire: 30 * time.Second, DenyStatus: 429}}},
 		{Limit: products.Limit{Key: src, Params: &Limit{Table: "st", Period: time.Minute, Op: "gt", Threshold: 100, Status: 418, Action: "return"}},
-			Want: products.RatelabLimit{Name: "st", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 101, Period: time.Minute}, Options: algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
+			Want: products.RatelabLimit{Name: "st", Rule: "http-request return", Algorithm: algorithms.HAProxyName, Key: "{key}", Policy: algorithms.Policy{Limit: 101, Period: time.Minute}, Options: algorithms.Options{TrackSC: algorithms.TrackAfterDeny}},
 			Note: "the lane answers a refusal with 403 (the status 418 is not one http-request deny sends)"},
 		{Limit: products.Limit{Key: src, Params: &Limit{Table: "st", Period: time.Minute, Op: "ge", Threshold: 1, Counted: true, Cond: "if { sc0_http_req_rate ge 1 }", Status: 403}},
 			Note: "if { sc0_http_req_rate ge 1 } refuses every request", NoLane: true},

@@ -30,7 +30,7 @@ func laneLimit(m products.Limit, mp *products.Mapping) products.RatelabLimit {
 	if n.Status != 503 {
 		o.DenyStatus = n.Status
 	}
-	return products.RatelabLimit{Name: n.Zone, Place: m.Place, Algorithm: algorithms.NginxName, Key: mp.Key(m, n.Zone), Options: o,
+	return products.RatelabLimit{Name: n.Zone, Rule: "limit_req zone=" + n.Zone, Place: m.Place, Algorithm: algorithms.NginxName, Key: mp.Key(m, n.Zone), Options: o,
 		Policy: algorithms.Policy{Limit: n.Rate, Period: n.Per, Burst: n.Burst + 1}}
 }
 

@@ -41,11 +41,11 @@ http {
 func TestMapping(t *testing.T) {
 	for _, c := range []configtest.Mapping{
 		{Limit: products.Limit{Key: products.Key{Expr: "$binary_remote_addr", Trace: "ip", Mapped: true}, Params: &Limit{Zone: "z", Rate: 30, Per: time.Minute, Burst: 5, Delay: 2, Status: 503}},
-			Want: products.RatelabLimit{Name: "z", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 30, Period: time.Minute, Burst: 6}, Options: algorithms.Options{Delay: 2}}},
+			Want: products.RatelabLimit{Name: "z", Rule: "limit_req zone=z", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 30, Period: time.Minute, Burst: 6}, Options: algorithms.Options{Delay: 2}}},
 		{Limit: products.Limit{Key: products.Key{Expr: "$server_name", Shared: true, Mapped: true}, Params: &Limit{Zone: "srv", Rate: 100, Per: time.Second, Burst: 3, Delay: 9, Status: 429, DryRun: true}},
-			Want: products.RatelabLimit{Name: "srv", Algorithm: algorithms.NginxName, Key: "shared srv", Policy: algorithms.Policy{Limit: 100, Period: time.Second, Burst: 4}, Options: algorithms.Options{Nodelay: true, DryRun: true, DenyStatus: 429}}},
+			Want: products.RatelabLimit{Name: "srv", Rule: "limit_req zone=srv", Algorithm: algorithms.NginxName, Key: "shared srv", Policy: algorithms.Policy{Limit: 100, Period: time.Second, Burst: 4}, Options: algorithms.Options{Nodelay: true, DryRun: true, DenyStatus: 429}}},
 		{Limit: products.Limit{Key: products.Key{Expr: "$http_x_api_key", Trace: "user", Mapped: true}, Params: &Limit{Zone: "k", Rate: 1, Per: time.Second, Status: 503}},
-			Want: products.RatelabLimit{Name: "k", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 1, Period: time.Second, Burst: 1}},
+			Want: products.RatelabLimit{Name: "k", Rule: "limit_req zone=k", Algorithm: algorithms.NginxName, Key: "{key}", Policy: algorithms.Policy{Limit: 1, Period: time.Second, Burst: 1}},
 			Note: "nginx keys this limit by $http_x_api_key (the log's user); the requests replayed are keyed by ip"},
 	} {
 		c.Check(t, Info)

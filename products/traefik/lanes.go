@@ -14,6 +14,6 @@ func lanes(l products.Lane, m *products.Mapping) []products.RatelabLane {
 		if t.Redis {
 			algorithm = algorithms.TraefikRedisName
 		}
-		return products.RatelabLimit{Name: t.Middleware, Algorithm: algorithm, Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}, l.Name
+		return products.RatelabLimit{Name: t.Middleware, Rule: "middleware " + t.Middleware, Algorithm: algorithm, Policy: algorithms.Policy{Limit: t.Average, Period: t.Period, Burst: t.Burst}}, l.Name
 	})
 }
