@@ -159,17 +159,10 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		WatchKey:  t.Keys[rep.Classes.Heaviest],
 		HeavyKeys: heavyKeys(rep),
 		Policy:    limit(first.Policy, "", ""),
-		Log: scenarios.TraceLog{File: o.file, Format: t.Format.Format, ReorderWindow: to.ReorderWindow, Key: o.key, TimeField: o.timeField,
-			CostField: o.costField, Spread: to.Spread == traces.SpreadUniform},
+		Log:       o.replayLog(to, t),
 	}
 	if c := rep.Classes; !c.Heavy[c.Median] { // a log of a few keys may have no ordinary one of median volume
 		r.TypicalKey = t.Keys[c.Median]
-	}
-	if o.timeFormat != "auto" {
-		r.Log.TimeFormat = o.timeFormat
-	}
-	for _, e := range to.Exclude {
-		r.Log.Exclude = append(r.Log.Exclude, e.String())
 	}
 	for i, l := range lanes {
 		name := laneName(l.Policy)
@@ -194,6 +187,20 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 	}
 	text, err := r.Text()
 	return string(text), err
+}
+
+// replayLog is the log t, read with to, as a trace replay reads it again:
+// the same file, format, key, fields, spread and exclusions.
+func (o traceOptions) replayLog(to traces.Options, t *tune.Trace) scenarios.TraceLog {
+	l := scenarios.TraceLog{File: o.file, Format: t.Format.Format, ReorderWindow: to.ReorderWindow, Key: o.key, TimeField: o.timeField,
+		CostField: o.costField, Spread: to.Spread == traces.SpreadUniform}
+	if o.timeFormat != "auto" {
+		l.TimeFormat = o.timeFormat
+	}
+	for _, e := range to.Exclude {
+		l.Exclude = append(l.Exclude, e.String())
+	}
+	return l
 }
 
 // heavyKeys are the names of the keys the sweep classed as heavy hitters, in

@@ -29,6 +29,7 @@ func commandList() []command {
 		{"scenarios", "scenarios --write FILE [NAME…]", "write shipped scenarios into a file of your own to start from", runScenarios},
 		{"report", "report [flags]", "write one scenario as a page to share (HTML, charts, CSV)", runReport},
 		{"tune", "tune [flags]", "find the limit that fits a request log (an access log)", runTune},
+		{"audit", "audit [flags]", "judge the limits a configuration runs today on a request log, rule by rule", runAudit},
 		{"bench", "bench [flags]", "benchmark the Redis strategies on a live Redis", runBench},
 		{"completion", "completion bash|zsh|fish", "print the completion script for bash, zsh or fish", runCompletion},
 		{"man", "man", "print this manual as a man page (roff)", runMan},

@@ -125,3 +125,13 @@ func p99Index(n int) int { return max(0, int(math.Ceil(0.99*float64(n)))-1) }
 // standsOut says key k stands out over some period: a heavy hitter that is
 // not one only because it is among the heaviest 1% by volume (ByVolume).
 func (c Classes) standsOut(k int) bool { return c.Heavy[k] && !c.ByVolume }
+
+// KindOf is key k's kind (tune's Rules), why in the log's terms, and whether
+// it is abusive; "" without profiles.
+func (c Classes) KindOf(t *Trace, k int) (kind, why string, abusive bool) {
+	if t.Profiles == nil || c.Kinds == nil {
+		return "", "", false
+	}
+	i, why := KindOf(&t.Profiles[k], c.standsOut(k))
+	return Rules[i].Kind, why, Rules[i].Abusive
+}

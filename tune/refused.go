@@ -107,13 +107,7 @@ func (r *Report) refusal(k int, n, first int64) Refusal {
 
 // kindOf is key k's kind, why, and whether it is abusive; "" without
 // profiles.
-func (r *Report) kindOf(k int) (string, string, bool) {
-	if r.Trace.Profiles == nil || r.Classes.Kinds == nil {
-		return "", "", false
-	}
-	i, why := KindOf(&r.Trace.Profiles[k], r.Classes.standsOut(k))
-	return Rules[i].Kind, why, Rules[i].Abusive
-}
+func (r *Report) kindOf(k int) (string, string, bool) { return r.Classes.KindOf(r.Trace, k) }
 
 // When is µs at (from the trace's origin) in the log's own time: a Common
 // Log's 10/Oct/2000:13:55:36 -0700 in its zone, RFC 3339 for other dated

@@ -8,6 +8,7 @@ package format
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -105,4 +106,17 @@ func Percent(f float64) string {
 		return fmt.Sprintf("%.2f%%", p)
 	}
 	return fmt.Sprintf("%.4f%%", p)
+}
+
+// Grouped is a whole number with its thousands grouped by commas: 1,234,567.
+func Grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
 }

@@ -1,0 +1,168 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"ratelab/algorithms"
+	"ratelab/internal/format"
+	"ratelab/internal/printable"
+	"ratelab/products"
+)
+
+// Width and Lines are the text's page: every line fits Width columns, and
+// the whole in Lines lines, findings first (the rest is in --format json).
+const (
+	Width = 80
+	Lines = 24
+)
+
+// WriteText writes the audit in at most Lines lines of at most Width
+// columns: what was replayed, the findings (most pressing first, each in up to
+// four lines), each context's rules as a table, the checks; what does not
+// fit is counted, and left to --format json.
+func (r *Report) WriteText(w io.Writer) error {
+	head := []string{
+		cut(r.Title),
+		cut(fmt.Sprintf("%s requests from %s clients, %s to %s", format.Grouped(r.Log.Requests), format.Grouped(int64(r.Log.Clients)), r.Log.From, r.Log.To)),
+	}
+	if utf8.RuneCountInString(head[1]) >= Width { // the times on a line of their own
+		head = []string{head[0], cut(fmt.Sprintf("%s requests from %s clients", format.Grouped(r.Log.Requests), format.Grouped(int64(r.Log.Clients)))),
+			cut(fmt.Sprintf("from %s to %s", r.Log.From, r.Log.To))}
+	}
+	var checks []string
+	for _, c := range r.Checks {
+		verdict := "holds"
+		if c.Failed {
+			verdict = "FAILS (exit 1)"
+		}
+		checks = append(checks, wrap(fmt.Sprintf("--fail-on %s %s: %s refused (%s of %s) in %s", c.Check, verdict, format.Percent(c.Share), format.Grouped(c.Refused), format.Grouped(c.Requests), c.Lane), Width, "  ", 2)...)
+	}
+	var table []string
+	for _, l := range r.Lanes {
+		table = append(table, cut(fmt.Sprintf("%s: refuses %s of %s (ordinary clients' %s)", l.Lane, format.Grouped(l.Refused), format.Grouped(l.Requests), format.Percent(l.OrdinaryShare()))))
+		table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", "rule", "fires", "decides", "ordinary"))
+		for _, rr := range l.Rules {
+			table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", cutTo(rr.Rule, 44), format.Grouped(rr.Fires), format.Grouped(rr.Decides), format.Grouped(rr.OrdinaryRefused)))
+		}
+	}
+	room := Lines - len(head) - len(checks) - 2 // "findings:" and the last line
+	var body []string
+	shown := 0
+	for _, f := range r.Findings {
+		lines := wrap(f.Mark()+" "+f.Says, Width, "  ", 4)
+		if len(body)+len(lines) > room-min(len(table), room/2) {
+			break
+		}
+		body = append(body, lines...)
+		shown++
+	}
+	rest := room - len(body)
+	tail := "--format json: every rule's clients, kinds and times"
+	if left := len(r.Findings) - shown; left > 0 {
+		tail = fmt.Sprintf("%d more findings, and every rule's clients, in --format json", left)
+	}
+	if len(table) > rest {
+		table = table[:max(rest, 0)]
+		tail = strings.Replace(tail, "every rule's", "every rule, its", 1)
+	}
+	out := append(append(head, "findings:"), body...)
+	out = append(out, table...)
+	out = append(out, checks...)
+	out = append(out, cut(tail))
+	_, err := io.WriteString(w, strings.Join(out, "\n")+"\n")
+	return err
+}
+
+// WriteJSON writes the whole report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(printable.JSONWriter(w))
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// cut makes s one line of at most Width columns, printable.
+func cut(s string) string { return cutTo(s, Width) }
+
+func cutTo(s string, n int) string {
+	s = printable.String(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return truncateRunes(s, n)
+}
+
+// wrap breaks s into lines of at most width columns, the later ones indented,
+// at most most lines (the last cut with …).
+func wrap(s string, width int, indent string, most int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(printable.String(s)) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = indent + word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	if len(lines) > most {
+		lines = lines[:most]
+		lines[most-1] = truncateRunes(lines[most-1]+" …", width)
+	}
+	for i := range lines {
+		lines[i] = cutTo(lines[i], width)
+	}
+	return lines
+}
+
+// Shared are the findings on limits whose state several contexts of the
+// configuration use (an nginx zone in several locations, a HAProxy table
+// tracked by several frontends): the product keeps one count for them all,
+// so a client's requests to any of them count together — which the audit's
+// lanes, each replaying the whole log on its own state, do not model.
+func Shared(lanes []products.RatelabLane) []Finding {
+	type use struct {
+		algorithm algorithms.Name
+		contexts  []string
+	}
+	uses := map[string]*use{}
+	var order []string
+	for _, l := range lanes {
+		for _, m := range l.Limits {
+			id := string(m.Algorithm) + " " + m.Name
+			u := uses[id]
+			if u == nil {
+				u = &use{algorithm: m.Algorithm}
+				uses[id], order = u, append(order, id)
+			}
+			u.contexts = append(u.contexts, l.Name)
+		}
+	}
+	var out []Finding
+	for _, id := range order {
+		u := uses[id]
+		if len(u.contexts) < 2 {
+			continue
+		}
+		_, name, _ := strings.Cut(id, " ")
+		what := "limit"
+		switch u.algorithm {
+		case algorithms.NginxName:
+			what = "zone"
+		case algorithms.HAProxyName:
+			what = "table"
+		}
+		out = append(out, Finding{Kind: "shared", Rule: name, Says: fmt.Sprintf("%s %s is used by %d contexts (%s): %s keeps one count for them all, so a client's requests to any of them count together (each lane here replays the log on its own).",
+			what, name, len(u.contexts), strings.Join(u.contexts, "; "), u.algorithm)})
+	}
+	return out
+}
