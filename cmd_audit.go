@@ -15,6 +15,7 @@ import (
 	"ratelab/scenarios"
 	"ratelab/session"
 	"ratelab/sim"
+	"ratelab/traces"
 	"ratelab/tune"
 )
 
@@ -154,6 +155,14 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	rep := tally.Report(r.Metrics(), checks)
 	rep.Title = fmt.Sprintf("ratelab audit: %s (%s) on %s", filepath.Base(conf.File), conf.Product.Name, filepath.Base(o.trace.file))
 	rep.Log = audit.LogSummary{File: o.trace.file, Requests: t.Count, Clients: t.KeyCount, From: t.When(0), To: t.When(int64(t.Span/time.Microsecond) - 1)}
+	if t.Stats.Resolution >= time.Second {
+		rep.Log.WholeSeconds = "The log's times are whole seconds: a second's requests all arrive at its first instant, so a per-second limit judges them as one burst."
+		if t.Spread == traces.SpreadUniform {
+			rep.Log.WholeSeconds = "The log's times are whole seconds: --spread uniform moved each request to a point within its second."
+		} else {
+			rep.Log.WholeSeconds += " --spread uniform spreads them as they arrived."
+		}
+	}
 	lanes, _ := conf.Ratelab(o.trace.traceKey(t.Format.Format))
 	rep.AddFindings(audit.Shared(lanes))
 	rep.Notes = configNotes(conf, o.trace.traceKey(t.Format.Format), int64(t.KeyCount))

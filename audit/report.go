@@ -28,6 +28,9 @@ type LogSummary struct {
 	Clients  int    `json:"clients"`
 	From     string `json:"from"`
 	To       string `json:"to"`
+	// WholeSeconds, for a log stamped to the second, says what that means
+	// for limits of a second or less and whether the requests were spread.
+	WholeSeconds string `json:"whole_seconds,omitempty"`
 }
 
 // LaneReport is one context of the configuration (an nginx location, an

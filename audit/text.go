@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -41,19 +42,22 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		checks = append(checks, wrap(fmt.Sprintf("--fail-on %s %s: %s refused (%s of %s) in %s", c.Check, verdict, format.Percent(c.Share), format.Grouped(c.Refused), format.Grouped(c.Requests), c.Lane), Width, "  ", 2)...)
 	}
+	if r.Log.WholeSeconds != "" {
+		head = append(head, wrap(r.Log.WholeSeconds, Width, "", 2)...)
+	}
 	var table []string
 	for _, l := range r.Lanes {
-		table = append(table, cut(fmt.Sprintf("%s: refuses %s of %s (ordinary clients' %s)", l.Lane, format.Grouped(l.Refused), format.Grouped(l.Requests), format.Percent(l.OrdinaryShare()))))
+		table = append(table, cut(fmt.Sprintf("%s: refuses %s of %s; ordinary %s", l.Lane, format.Grouped(l.Refused), format.Grouped(l.Requests), format.Percent(l.OrdinaryShare()))))
 		table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", "rule", "fires", "decides", "ordinary"))
 		for _, rr := range l.Rules {
-			table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", cutTo(rr.Rule, 44), format.Grouped(rr.Fires), format.Grouped(rr.Decides), format.Grouped(rr.OrdinaryRefused)))
+			table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", cutTo(shortRule(rr.Rule), 44), format.Grouped(rr.Fires), format.Grouped(rr.Decides), format.Grouped(rr.OrdinaryRefused)))
 		}
 	}
 	room := Lines - len(head) - len(checks) - 2 // "findings:" and the last line
 	var body []string
 	shown := 0
 	for _, f := range r.Findings {
-		lines := wrap(f.Mark()+" "+f.Says, Width, "  ", 4)
+		lines := wrap(f.Mark()+" "+strings.Replace(f.Says, f.Rule, shortRule(f.Rule), 1), Width, "  ", 4)
 		if len(body)+len(lines) > room-min(len(table), room/2) {
 			break
 		}
@@ -82,6 +86,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(printable.JSONWriter(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// shortRule is a rule as the text names it: its file's place without the
+// folders ("conf/nginx.conf:14 limit_req zone=login" is "nginx.conf:14
+// limit_req zone=login"); the JSON has it whole.
+func shortRule(rule string) string {
+	place, rest, ok := strings.Cut(rule, " ")
+	if !ok || !strings.Contains(place, ":") {
+		return rule
+	}
+	return filepath.Base(place) + " " + rest
 }
 
 // cut makes s one line of at most Width columns, printable.

@@ -63,9 +63,9 @@ const maxRuleMask = 64
 
 // RuleNames are the lane's rules' names, as a refusal names its decisive one:
 // a limit's Rule (the product's place and directive), else its Name, else
-// "limit N"; a window's the lane's Rule and the window's name (Kong's
-// "kong.yml:4 rate-limiting minute"); a lane of one rule its Rule, else its
-// algorithm.
+// "limit N"; a window's the lane's Rule, the window's name and limit (Kong's
+// "kong.yml:4 rate-limiting minute=100"); a lane of one rule its Rule, else
+// its algorithm.
 func (l LaneConfig) RuleNames(cfg *Config) []string {
 	if len(l.Limits) > 0 {
 		names := make([]string, len(l.Limits))
@@ -88,7 +88,7 @@ func (l LaneConfig) RuleNames(cfg *Config) []string {
 	if ws := l.windows(cfg); len(ws) > 1 {
 		names := make([]string, len(ws))
 		for i, w := range ws {
-			names[i] = one + " " + w.Name
+			names[i] = fmt.Sprintf("%s %s=%d", one, w.Name, w.Policy.Limit)
 		}
 		return names
 	}

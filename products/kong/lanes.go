@@ -32,6 +32,6 @@ func lanes(l products.Lane, m *products.Mapping) []products.RatelabLane {
 				o.KongWindows[w] = limit
 			}
 		}
-		return products.RatelabLimit{Name: k.Plugin, Rule: "plugin " + k.Plugin, Algorithm: algorithms.KongName, Policy: p, Options: o}, l.Name
+		return products.RatelabLimit{Name: k.Plugin, Rule: "rate-limiting", Algorithm: algorithms.KongName, Policy: p, Options: o}, l.Name
 	})
 }
