@@ -49,7 +49,7 @@ func TestAuditFindsPlantedRules(t *testing.T) {
 	}{
 		{"nginx.conf", "zone=emergency", "zone=perip_copy", "zone=perip", "zone perip is used by 2 contexts"},
 		{"envoy.yaml", "emergency=on", "descriptor client_ip=", "descriptor remote_address=", ""},
-		{"kong.yml", "second=4", "hour=5000", "day=5000", ""},
+		{"kong.yml", "second=4", "hour=2000", "day=2000", ""},
 	} {
 		config, _ := filepath.Abs(filepath.Join("testdata", "audit", tc.config))
 		code, out, errOut := ratelab(t, "audit", "--trace", log, "--config", config, "--spread", "uniform", "--format", "json")
