@@ -22,7 +22,7 @@ func writeSiteLog(t *testing.T, dir string, d time.Duration) string {
 	var buf bytes.Buffer
 	spec := tracegen.Spec{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), Duration: d, Seed: 9,
 		Users: 150, Visits: 1, VisitPages: 6, PageGap: 20 * time.Second, PageAssets: [2]int{20, 40},
-		Abusers: 2, AbuserRate: 20, Crawlers: 1, CrawlerRate: 1, CrawlerAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+		Abusers: 2, AbuserRate: 20, Crawlers: 1, CrawlerRate: 0.2, CrawlerAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 		Slowest: 2 * time.Second}
 	check.Setup(t, func() error { _, err := tracegen.Write(&buf, spec); return err }())
 	path := filepath.Join(dir, "site.log")
