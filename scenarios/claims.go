@@ -104,7 +104,18 @@ func (c *compiler) claims(Overrides) error {
 			}
 			claim.Scope = c.addScope(scope)
 		} else if !sim.ValidMetric(spec.Metric) {
-			return bad("metric", "unknown metric %q; use one of %s, or the ratio of two (a/b)", spec.Metric, strings.Join(sim.MetricNames(), ", "))
+			return bad("metric", "unknown metric %q; use one of %s, a rule's rule_decides:N or rule_fires:N, or the ratio of two (a/b)", spec.Metric, strings.Join(sim.MetricNames(), ", "))
+		}
+		for _, part := range strings.Split(spec.Metric, "/") {
+			_, n, ok := sim.RuleMetric(part)
+			if !ok {
+				continue
+			}
+			for _, l := range append(slices.Clone(claim.Lanes), claim.Than) {
+				if rules := c.cfg.Lanes[max(l, 0)].RuleNames(c.cfg); l >= 0 && n > len(rules) {
+					return bad("metric", "%s: lane %q has %d rules (%s); number one from 1 to %d", part, c.cfg.Lanes[l].Name, len(rules), strings.Join(rules, "; "), len(rules))
+				}
+			}
 		}
 		if sim.DeploymentMetric(spec.Metric) {
 			for _, l := range append(slices.Clone(claim.Lanes), claim.Than) {

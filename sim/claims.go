@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,13 +85,37 @@ func ValidScopedMetric(name string) bool {
 }
 
 // ValidMetric says whether a claim without a scope can name metric: one of
-// MetricNames, or the ratio of two, "a/b".
+// MetricNames, a rule's tally (RuleMetric), or the ratio of two, "a/b".
 func ValidMetric(name string) bool {
 	names := MetricNames()
-	if a, b, ok := strings.Cut(name, "/"); ok {
-		return slices.Contains(names, a) && slices.Contains(names, b)
+	valid := func(n string) bool {
+		_, _, isRule := RuleMetric(n)
+		return isRule || slices.Contains(names, n)
 	}
-	return slices.Contains(names, name)
+	if a, b, ok := strings.Cut(name, "/"); ok {
+		return valid(a) && valid(b)
+	}
+	return valid(name)
+}
+
+// RuleMetrics are the tallies a claim can name of one rule of a lane
+// (rules.go): "rule_decides:N", the refusals the lane's Nth rule (from 1, in
+// the order the lane asks them) decided, and "rule_fires:N", those it would
+// have made.
+var RuleMetrics = []string{"rule_decides", "rule_fires"}
+
+// RuleMetric reads a rule's metric: its tally's name and the rule's number
+// (from 1); false for another metric.
+func RuleMetric(name string) (tally string, rule int, ok bool) {
+	tally, n, found := strings.Cut(name, ":")
+	if !found || !slices.Contains(RuleMetrics, tally) {
+		return "", 0, false
+	}
+	rule, err := strconv.Atoi(n)
+	if err != nil || rule < 1 || strconv.Itoa(rule) != n {
+		return "", 0, false
+	}
+	return tally, rule, true
 }
 
 // MetricNames lists the metrics a claim without a scope can name: every number in
@@ -155,8 +180,18 @@ func evaluate(name string, value func(string) (float64, bool)) (float64, bool) {
 	return a / b, true
 }
 
-// field is m's metric whose JSON name is name, durations in milliseconds.
+// field is m's metric whose JSON name is name, durations in milliseconds; or a
+// rule's tally (RuleMetric), 0 before the rule refused anything.
 func (m Metrics) field(name string) (float64, bool) {
+	if tally, n, ok := RuleMetric(name); ok {
+		if n > len(m.Rules) {
+			return 0, true
+		}
+		if tally == "rule_decides" {
+			return float64(m.Rules[n-1].Decisive), true
+		}
+		return float64(m.Rules[n-1].Refused), true
+	}
 	v := reflect.ValueOf(m)
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
