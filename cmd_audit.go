@@ -21,27 +21,27 @@ import (
 
 const auditUsage = `
 Usage: ratelab audit --trace FILE --config FILE [--config-format PRODUCT] [--key ip|user|…]
-                     [--log-format clf|jsonl|csv] [--exclude …] [--format text|json]
-                     [--fail-on 'ordinary>0.1%,crawler>1%']
+                     [--log-format clf|jsonl|csv] [--exclude …] [--spread uniform]
+                     [--format text|json] [--fail-on 'ordinary>0.1%,crawler>1%']
 
 Replays a request log through the rate limits a site runs today (a product's
-configuration: nginx.conf, haproxy.cfg, Envoy, Kong, Traefik…), rule by rule.
-Every refusal names its decisive rule, the one the product's own order makes
-refuse it (nginx: the first limit_req whose excess is over its burst; Envoy:
-the first descriptor bucket out of tokens, slowest first; Kong: the window its
-Retry-After tells). For each rule: how often it would refuse (fires), how often
-it is the first to (decides), how many of its refusals fall on ordinary
-clients (neither heavy hitters nor of an abusive kind, as ratelab tune classes
-the log's clients), the clients it refuses most with their User-Agent and kind,
-and its first and last refusal in the log's own time. The findings come first,
-in 24 lines of 80 columns: a rule that refuses ordinary clients (past
---fail-on's bound on ordinary, else 0.1% of their requests), a rule that never
-decides (shadowed by another), one that never refuses, a zone or table shared
-by several contexts. --format json has the rest. With --fail-on the command is
-a CI check: exit 1 when some context refuses a class's clients more than its
-bound (ordinary, heavy, abusive, all, or a kind: crawler, browser, feed-reader…).
-Each context replays the whole log: which location or frontend a request
-reaches is not modelled.`
+configuration, as --config reads it), rule by rule. Every refusal names its
+decisive rule: the one the product's own order makes refuse it, at its
+file:line (the first of a location's limits whose excess is over its burst,
+the first descriptor bucket out of tokens, the window a refusal's Retry-After
+tells). For each rule: how often it would refuse (fires), how often it is the
+first to (decides), how many of its refusals fall on ordinary clients (neither
+heavy hitters nor of an abusive kind, as ratelab tune classes the log's
+clients), the clients it refuses most with their User-Agent and kind, and its
+first and last refusal in the log's own time. The findings come first, in 24
+lines of 80 columns: a rule that refuses ordinary clients (past --fail-on's
+bound on ordinary, else 0.1% of their requests), a rule that never decides
+(shadowed by another), one that never refuses, a zone or table several
+contexts share. --format json has the rest. With --fail-on the command is a
+CI check: exit 1 when some context refuses more than a share of a class's
+requests (ordinary, heavy, abusive, all, or a kind: crawler, browser,
+feed-reader…). Each context replays the whole log: which location or frontend
+a request reaches is not modelled.`
 
 // auditOptions are the flags of ratelab audit.
 type auditOptions struct {

@@ -6,6 +6,7 @@
 //	ratelab list            the scenarios
 //	ratelab bench           a live Redis benchmark of the atomic and non-atomic ways
 //	ratelab tune            the limit that fits a request log: a grid of policies replayed
+//	ratelab audit           the limits a configuration runs today, judged on a log rule by rule
 //	ratelab report          one scenario as a page to share: index.html, charts, CSV
 //	ratelab scenarios       shipped scenarios written as a file to start from
 //	ratelab completion      the shell completion script for bash, zsh or fish

@@ -91,10 +91,10 @@ func TestRunWritesCSV(t *testing.T) {
 	}
 	got, _ := os.ReadFile(rows)
 	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	if lines[0] != present.RequestColumns || len(lines) != 1+32 {
+	if lines[0] != present.RequestColumns+","+present.RequestRuleColumns || len(lines) != 1+32 {
 		t.Errorf("rows.csv: header %q and %d rows; want the contract's header and 32 decisions", lines[0], len(lines)-1)
 	}
-	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false" {
+	if lines[1] != "30000.000,fixed-window,fixed-window,memory,reader,app,user-42,reader-1,1,1,true,0,0.000,30000.000000,30000.000000,0.000000,served,0.000000,false,," {
 		t.Errorf("first row %q", lines[1])
 	}
 	s, _ := os.ReadFile(series)

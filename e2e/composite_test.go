@@ -67,17 +67,20 @@ func TestRunHeadersColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0][13:], ","); got != present.RequestFateColumns+",RateLimit-Policy,RateLimit,Retry-After" {
+	if got := strings.Join(records[0][13:], ","); got != present.RequestFateColumns+","+present.RequestRuleColumns+",RateLimit-Policy,RateLimit,Retry-After" {
 		t.Errorf("header columns: %s", got)
 	}
 	denied := 0
 	for _, r := range records[1:] {
-		if len(r) != len(records[0]) || r[19] != `"requests";q=10;w=1, "tokens";q=1000;w=1` {
-			t.Fatalf("RateLimit-Policy: %q", r[19])
+		if len(r) != len(records[0]) || r[21] != `"requests";q=10;w=1, "tokens";q=1000;w=1` {
+			t.Fatalf("RateLimit-Policy: %q", r[21])
 		}
 		if r[10] == "false" {
 			denied++
-			if r[21] == "" {
+			if r[19] != "requests" && r[19] != "tokens" {
+				t.Errorf("a denial without its rule: %v", r)
+			}
+			if r[23] == "" {
 				t.Errorf("a denial without Retry-After: %v", r)
 			}
 		}

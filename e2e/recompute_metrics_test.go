@@ -37,6 +37,7 @@ type laneFromCSV struct {
 	openedByError, refusedByError           int64   // rows decided by on_error (store_error)
 	perSecond                               []int64 // the last second of ticks' accepted
 	tick                                    int
+	rules                                   rulesFromCSV
 	// the classed keys' rows: ordinary, ordinary denied, heavy, heavy allowed
 	ordinary, ordinaryDenied, heavy, heavyAccepted int64
 	// a deployed lane's ideal and score (nil for another lane)
@@ -107,6 +108,9 @@ func recompute(cfg *sim.Config, rowsPath, seriesPath string) ([]map[string]any, 
 			if r["allowed"] != "true" {
 				l.ordinaryDenied++
 			}
+		}
+		if err := l.rules.row(r); err != nil {
+			return err
 		}
 		if r["attempt"] == "1" {
 			id[0]++
@@ -297,6 +301,10 @@ func (l *laneFromCSV) metrics(cfg *sim.Config, lc sim.LaneConfig) map[string]any
 	}
 	if n := l.openedByError + l.refusedByError; n > 0 {
 		m[fatesUnknown] = n
+	}
+	if l.rules.decided != nil { // written when a rule refused
+		l.rules.names = lc.RuleNames(cfg)
+		m["rules"] = &l.rules
 	}
 	if n := l.offered - l.firstAttempts; n > 0 {
 		m[neverAttempted] = n

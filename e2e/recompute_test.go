@@ -148,6 +148,8 @@ func compareLane(t *testing.T, run map[string]any, csv map[string]any) {
 // JSON decodes them to; every count here is exact in one), strings as strings.
 func same(recomputed, fromJSON any) bool {
 	switch v := recomputed.(type) {
+	case *rulesFromCSV:
+		return sameRules(v, fromJSON)
 	case int64:
 		return float64(v) == fromJSON
 	case float64:

@@ -153,7 +153,7 @@ func TestUIInARealTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if header, _, _ := strings.Cut(string(data), "\n"); header != present.RequestColumns {
+	if header, _, _ := strings.Cut(string(data), "\n"); header != present.RequestColumns+","+present.RequestRuleColumns {
 		t.Errorf("the exported file starts %q, want the contract's header", header)
 	}
 

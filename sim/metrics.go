@@ -162,9 +162,7 @@ type Metrics struct {
 	Converge              time.Duration `json:"converge_ms" ratelab:"deployment"`
 	SyncMessagesPerSecond float64       `json:"sync_messages_per_second" ratelab:"deployment"`
 	StoreCallsPerSecond   float64       `json:"store_calls_per_second" ratelab:"deployment"`
-	// Rules are what each of the lane's rules did: the refusals it decided and
-	// those it would have made (rules.go), in the order the lane asks them;
-	// nil before a rule refused anything.
+	// Rules: each rule's refusals, decided and would-be (rules.go); nil before one.
 	Rules       []RuleTally `json:"rules,omitempty"`
 	deployed    bool
 	unconverged bool // a membership change not followed by a period within a tenth of the limit of the ideal (deploy.Score.Converged)
@@ -249,12 +247,12 @@ type recorder struct {
 	extra      []pairStats       // identities of keys shared with an earlier client
 	latency    histogram.Histogram
 	queueDelay histogram.Histogram
-	windows    []windowStats  // per key, fixed-window lanes only
-	scopes     scopeStats     // the claims' scopes
-	shardUnits []int64        // per shard, the units it admitted (sharded lanes)
-	byClient   []ClientTally  // per client, its attempts decided and accepted (byclient.go)
-	rules      []RuleTally    // per rule, the refusals it decided and made (rules.go); nil before one
-	ruleNames  []string       // the lane's rules' names, with rules
+	windows    []windowStats // per key, fixed-window lanes only
+	scopes     scopeStats    // the claims' scopes
+	shardUnits []int64       // per shard, the units it admitted (sharded lanes)
+	byClient   []ClientTally // per client, its attempts decided and accepted (byclient.go)
+	rules      []RuleTally   // per rule (named in ruleNames), its refusals (rules.go); nil before one
+	ruleNames  []string
 	spans      []spanLevel    // per key, its contract level (overgrant.go)
 	waiting    map[int32]bool // the keys with admissions still to go ahead (spanLevel.later)
 
