@@ -164,7 +164,7 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	lanes, _ := conf.Ratelab(o.trace.traceKey(t.Format.Format))
-	rep.AddFindings(audit.Shared(lanes))
+	rep.AddFindings(audit.Shared(conf, lanes))
 	rep.Notes = configNotes(conf, o.trace.traceKey(t.Format.Format), int64(t.KeyCount))
 	if o.format == "json" {
 		err = rep.WriteJSON(stdout)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"ratelab/algorithms"
 	"ratelab/internal/format"
 	"ratelab/internal/printable"
 	"ratelab/products"
@@ -139,45 +138,33 @@ func wrap(s string, width int, indent string, most int) []string {
 	return lines
 }
 
-// Shared are the findings on limits whose state several contexts of the
-// configuration use (an nginx zone in several locations, a HAProxy table
-// tracked by several frontends): the product keeps one count for them all,
-// so a client's requests to any of them count together — which the audit's
-// lanes, each replaying the whole log on its own state, do not model.
-func Shared(lanes []products.RatelabLane) []Finding {
-	type use struct {
-		algorithm algorithms.Name
-		contexts  []string
+// Shared are the findings on limits whose state several contexts of conf
+// use (an nginx zone in several locations, a HAProxy stick table tracked by
+// several frontends; products.Info.SharedState): the product keeps one count
+// for them all, so a client's requests to any of them count together — which
+// the audit's lanes, each replaying the whole log on its own state, do not
+// model. lanes are conf's (products.Config.Ratelab).
+func Shared(conf *products.Config, lanes []products.RatelabLane) []Finding {
+	word := conf.Product.SharedState
+	if word == "" {
+		return nil
 	}
-	uses := map[string]*use{}
+	uses := map[string][]string{}
 	var order []string
 	for _, l := range lanes {
 		for _, m := range l.Limits {
-			id := string(m.Algorithm) + " " + m.Name
-			u := uses[id]
-			if u == nil {
-				u = &use{algorithm: m.Algorithm}
-				uses[id], order = u, append(order, id)
+			if uses[m.Name] == nil {
+				order = append(order, m.Name)
 			}
-			u.contexts = append(u.contexts, l.Name)
+			uses[m.Name] = append(uses[m.Name], l.Name)
 		}
 	}
 	var out []Finding
-	for _, id := range order {
-		u := uses[id]
-		if len(u.contexts) < 2 {
-			continue
+	for _, name := range order {
+		if contexts := uses[name]; len(contexts) > 1 {
+			out = append(out, Finding{Kind: "shared", Rule: name, Says: fmt.Sprintf("%s %s is used by %d contexts (%s): %s keeps one count for them all, so a client's requests to any of them count together (each lane here replays the log on its own).",
+				word, name, len(contexts), strings.Join(contexts, "; "), conf.Product.Name)})
 		}
-		_, name, _ := strings.Cut(id, " ")
-		what := "limit"
-		switch u.algorithm {
-		case algorithms.NginxName:
-			what = "zone"
-		case algorithms.HAProxyName:
-			what = "table"
-		}
-		out = append(out, Finding{Kind: "shared", Rule: name, Says: fmt.Sprintf("%s %s is used by %d contexts (%s): %s keeps one count for them all, so a client's requests to any of them count together (each lane here replays the log on its own).",
-			what, name, len(u.contexts), strings.Join(u.contexts, "; "), u.algorithm)})
 	}
 	return out
 }

@@ -26,6 +26,11 @@ type Info struct {
 	// Limiting says what in the file limits requests, for the message about
 	// a file that limits none: "limit_req in a server or location".
 	Limiting string
+	// SharedState, for a product whose limit's name (RatelabLimit.Name) is
+	// state every context that uses it shares, is the product's word for it
+	// ("zone", "stick table"): one count for every location that names it.
+	// "" when each context's limit keeps its own.
+	SharedState string
 	// Detect says what of the product's configuration data (without a
 	// byte-order mark) shows, for telling a file's product by its content
 	// (List.Detect); Shows says in words what it looks for, for the message

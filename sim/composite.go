@@ -194,7 +194,13 @@ func (d *compositeDecider) appendCalls(calls []algorithms.Call, id int32) []algo
 	}
 	switch lc.Combine {
 	case algorithms.InOrder:
+		// the stage's limit, and a check of each limit after it, which
+		// changes nothing: what they would answer should this one refuse
+		// (attribution, rules.go), seen at the same instant on any store
 		calls = append(calls, limitCall(algorithms.ModeAllow, order[p.step]))
+		for _, later := range order[p.step+1:] {
+			calls = append(calls, limitCall(algorithms.ModeCheck, later))
+		}
 	case algorithms.CheckThenConsume:
 		mode := algorithms.ModeCheck
 		if p.step == 1 {
@@ -256,6 +262,10 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 	// a check, nothing
 	all := true
 	var granted int64
+	var unreached []algorithms.Decision
+	if lc.Combine == algorithms.InOrder { // the stage's limit, then its checks of those after it
+		out, unreached = out[:1], out[1:]
+	}
 	for i, dec := range out {
 		limit := order[i]
 		if lc.Combine == algorithms.InOrder {
@@ -275,8 +285,10 @@ func (d *compositeDecider) advance(id int32, out []algorithms.Decision) {
 	}
 	switch {
 	case !all:
-		if lc.Combine == algorithms.InOrder {
-			p.unreached = d.checkUnreached(r, order[p.step+1:])
+		for i, dec := range unreached {
+			if limit := order[int(p.step)+1+i]; !dec.Allowed && !dec.OnError && limit < maxRuleMask {
+				p.unreached |= 1 << limit
+			}
 		}
 		d.limitsDecided(id, false)
 	case lc.Combine == algorithms.InOrder && int(p.step) < len(order)-1,
@@ -334,33 +346,6 @@ func (d *compositeDecider) limitsDecided(id int32, allowed bool) {
 	o := decision(dec, l.now+l.Config.RoundTrip)
 	o.limits, o.granted, o.unreached = p.decisions, p.granted, p.unreached
 	d.land(id, o)
-}
-
-// checkUnreached is the mask of the limits an in-order lane did not reach
-// (rest, in order) that would have refused request r too: each checked, not
-// charged, at the refusal's instant. Only in memory: a store's limits are
-// not asked again, and the mask is 0 (rules.go).
-func (d *compositeDecider) checkUnreached(r *request, rest []int) uint64 {
-	l := d.l
-	if len(rest) == 0 || l.Config.Backend != InMemory {
-		return 0
-	}
-	set := l.sets[l.cfg.Keys[r.key].Tier]
-	var mask uint64
-	for _, limit := range rest {
-		c, ok := algorithms.AsChecker(set.Parts()[limit])
-		if !ok || limit >= maxRuleMask {
-			continue
-		}
-		cost := r.cost
-		if lc := l.Config.Limits[limit]; lc.Cost > 0 {
-			cost = lc.Cost
-		}
-		if !c.Check(l.cfg.Keys[r.key].Name, l.stamp(r), cost).Allowed {
-			mask |= 1 << limit
-		}
-	}
-	return mask
 }
 
 // land frees request id's plan and hands the lane what was decided, now.

@@ -78,17 +78,17 @@ func TestBoundaryBurstThroughTheEngine(t *testing.T) {
 	if tb.Accepted != 100 || tb.PeakWindowRatio != 1 || tb.OverGrant != 0 {
 		t.Errorf("token bucket: accepted %d, peak %.2f, over-grant %g; want 100, 1.00, 0", tb.Accepted, tb.PeakWindowRatio, tb.OverGrant)
 	}
-	if want := "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms,decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted\n"; !strings.HasPrefix(rows, want) {
+	if want := "time_ms,lane,algorithm,backend,client,node,key,request_id,attempt,cost,allowed,remaining,retry_after_ms,decided_at_ms,admitted_at_ms,queue_delay_ms,outcome,latency_ms,wasted,rule,also_refusing\n"; !strings.HasPrefix(rows, want) {
 		t.Fatalf("request CSV starts %q, want the header %q", rows[:80], want)
 	}
 	lines := strings.Split(strings.TrimSpace(rows), "\n")
 	if len(lines) != 1+2*320 {
 		t.Fatalf("request CSV has %d rows, want 640 decisions and a header", len(lines)-1)
 	}
-	if lines[1] != "999.000,fixed-window,fixed-window,memory,burst,app,burst,burst-1,1,1,true,99,0.000,999.000000,999.000000,0.000000,served,0.000000,false" {
+	if lines[1] != "999.000,fixed-window,fixed-window,memory,burst,app,burst,burst-1,1,1,true,99,0.000,999.000000,999.000000,0.000000,served,0.000000,false,," {
 		t.Errorf("first row = %q", lines[1])
 	}
-	if want := "999.000,fixed-window,fixed-window,memory,burst,app,burst,burst-101,1,1,false,0,1.000,999.000000,,,gave_up,0.000000,false"; lines[101] != want {
+	if want := "999.000,fixed-window,fixed-window,memory,burst,app,burst,burst-101,1,1,false,0,1.000,999.000000,,,gave_up,0.000000,false,fixed-window,0"; lines[101] != want {
 		t.Errorf("row 101 = %q, want %q (denied, retry when the window turns at 1.000 s)", lines[101], want)
 	}
 	// rows are ordered by time, then lane: the fixed window's 140 at 999 ms, the

@@ -79,8 +79,8 @@ type landing struct {
 	// Limit: not asked); granted the units they granted this attempt.
 	limits  []algorithms.Decision
 	granted int64
-	// unreached, for an in-order lane in memory, is the mask of the limits
-	// past the refusing one that had no room either, checked uncharged (rules.go).
+	// unreached, for an in-order lane, is the mask of the limits past the
+	// refusing one that had no room either, checked uncharged (rules.go).
 	unreached uint64
 }
 

@@ -27,9 +27,10 @@ import (
 // windows, the one whose reset the refusal's Retry-After tells (Kong's: the
 // longest of those with nothing left, KongAnswer). The others that would have
 // refused it too are counted: a limit the lane asked (nginx looks up every
-// zone; check-then-consume checks every limit), and, in memory, the limits an
-// in-order lane did not reach, checked without charging (composite.go). On a
-// store, an in-order lane's unreached limits are not asked, and not counted.
+// zone; check-then-consume checks every limit), and the limits an in-order
+// lane did not reach, checked without charging in the same call as the
+// refusing one (composite.go), so at the same instant in memory and on a
+// store.
 //
 // A refusal no rule made has no decisive rule: the store's on_error, a WATCH
 // that kept losing.

@@ -19,10 +19,10 @@ func TestReplayOfATrace(t *testing.T) {
 	cfg.Clients = []sim.Client{{Name: "log", Pattern: trace, Keys: []int{0, 1}, Stop: 2 * time.Second, Deliveries: 1, Retry: sim.Retry{MaxAttempts: 1}}}
 	_, rows, _ := runToEnd(t, cfg)
 	want := []string{
-		"0.000,sliding-log,sliding-log,memory,log,app,a,log-1,1,1,true,2,0.000,0.000000,0.000000,0.000000,served,0.000000,false",
-		"0.500,sliding-log,sliding-log,memory,log,app,b,log-2,1,2,true,1,0.000,0.500000,0.500000,0.000000,served,0.000000,false",
-		"1000.000,sliding-log,sliding-log,memory,log,app,a,log-3,1,1,true,2,0.000,1000.000000,1000.000000,0.000000,served,0.000000,false", // a's 0 ms entry has left
-		"1000.250,sliding-log,sliding-log,memory,log,app,a,log-4,1,3,false,2,999.750,1000.250000,,,gave_up,0.000000,false",                // one attempt only
+		"0.000,sliding-log,sliding-log,memory,log,app,a,log-1,1,1,true,2,0.000,0.000000,0.000000,0.000000,served,0.000000,false,,",
+		"0.500,sliding-log,sliding-log,memory,log,app,b,log-2,1,2,true,1,0.000,0.500000,0.500000,0.000000,served,0.000000,false,,",
+		"1000.000,sliding-log,sliding-log,memory,log,app,a,log-3,1,1,true,2,0.000,1000.000000,1000.000000,0.000000,served,0.000000,false,,", // a's 0 ms entry has left
+		"1000.250,sliding-log,sliding-log,memory,log,app,a,log-4,1,3,false,2,999.750,1000.250000,,,gave_up,0.000000,false,sliding-log,0",    // one attempt only; refused by its one rule
 	}
 	got := strings.Split(strings.TrimSpace(rows), "\n")[1:]
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -34,9 +34,10 @@ func refusedBy(cfg *sim.Config, lane sim.LaneConfig, decisive, also int16) strin
 
 // ruleLines are the zoom's lines on the lane's rules, for a lane that names
 // them and has refused: the share of its refusals each rule decided, and a
-// rule that refused yet never decided; then the latest refusal, when, its key
-// and its rule.
-func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.LaneSnapshot) []string {
+// rule that refused yet never decided (in up to two lines of width, the file
+// the rules are in said once); then the latest refusal, when, its key and its
+// rule.
+func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.LaneSnapshot, width int) []string {
 	if !namesRules(cfg, lane) || len(met.Rules) == 0 {
 		return nil
 	}
@@ -47,17 +48,56 @@ func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.Lane
 	if decided == 0 {
 		return nil
 	}
+	file := commonFile(met.Rules)
 	var parts []string
 	for _, r := range met.Rules {
-		part := fmt.Sprintf("%s %s", r.Rule, format.Percent(float64(r.Decisive)/float64(decided)))
+		part := fmt.Sprintf("%s %s", strings.TrimPrefix(r.Rule, file+":"), format.Percent(float64(r.Decisive)/float64(decided)))
 		if r.Decisive == 0 && r.Refused > 0 {
 			part += fmt.Sprintf(" (refused %d, never first)", r.Refused)
 		}
 		parts = append(parts, part)
 	}
-	lines := []string{"refusals decided by: " + strings.Join(parts, " · ")}
+	head := "refusals decided by: "
+	if file != "" {
+		head = "refusals decided by, at lines of " + file + ": "
+	}
+	lines := wrapWords(head+strings.Join(parts, " · "), width, 2)
 	if rf := l.Refusal; rf.Rule > 0 {
 		lines = append(lines, fmt.Sprintf("latest refusal at %s, key %s:%s", format.Duration(rf.At), cfg.Keys[rf.Key].Name, refusedBy(cfg, lane, rf.Rule, rf.AlsoRefusing)))
 	}
 	return lines
+}
+
+// commonFile is the file every rule is named at ("nginx.conf" of
+// "nginx.conf:14 limit_req zone=login"), or "" when they are not all at
+// lines of one file.
+func commonFile(rules []sim.RuleTally) string {
+	file := ""
+	for i, r := range rules {
+		place, _, _ := strings.Cut(r.Rule, " ")
+		f, line, ok := strings.Cut(place, ":")
+		if !ok || line == "" || strings.Trim(line, "0123456789") != "" || (i > 0 && f != file) {
+			return ""
+		}
+		file = f
+	}
+	return file
+}
+
+// wrapWords breaks s into at most most lines of width columns, the last
+// cut (truncate) when it does not fit.
+func wrapWords(s string, width, most int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width && len(lines) < most-1 {
+			lines, line = append(lines, line), "  "+w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
 }

@@ -58,7 +58,7 @@ func (m *Model) renderZoom(rows int) string {
 	if shares != "" {
 		graphs-- // the line of each client's share
 	}
-	rules := ruleLines(cfg, lane, met, l)
+	rules := ruleLines(cfg, lane, met, l, m.width)
 	if graphs-len(rules) < 3+2*zoomCountLines { // the graphs come first
 		rules = nil
 	}

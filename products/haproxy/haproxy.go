@@ -25,7 +25,7 @@ import (
 )
 
 // Info is HAProxy's stick tables with http_req_rate, read from a haproxy.cfg.
-var Info = &products.Info{Syncs: syncs, Name: algorithms.HAProxyName, File: "a haproxy.cfg", Limiting: "http-request deny on http_req_rate",
+var Info = &products.Info{Syncs: syncs, Name: algorithms.HAProxyName, File: "a haproxy.cfg", Limiting: "http-request deny on http_req_rate", SharedState: "stick table",
 	Detect: detect, Shows: "sections: global, defaults, frontend, backend, listen", Read: read, ByteOrderMark: markRefused, Lanes: lanes, KeyWarnings: keyWarnings,
 	Target: &products.Target{Variants: []products.Variant{{TrackSC: algorithms.TrackBeforeDeny}, {TrackSC: algorithms.TrackAfterDeny}},
 		Periods: []time.Duration{time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour}, Writable: "http_req_rate(<period>) in whole milliseconds",

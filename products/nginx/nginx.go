@@ -25,7 +25,7 @@ import (
 )
 
 // Info is nginx's ngx_http_limit_req_module, read from an nginx.conf.
-var Info = &products.Info{Name: algorithms.NginxName, File: "an nginx.conf with its includes", Limiting: "limit_req in a server or location",
+var Info = &products.Info{Name: algorithms.NginxName, File: "an nginx.conf with its includes", Limiting: "limit_req in a server or location", SharedState: "zone",
 	Detect: detect, Shows: "directives ending in ; and blocks in { }", Read: read, ByteOrderMark: markRefused, Lanes: lanes, KeyWarnings: keyWarnings,
 	Target: &products.Target{Variants: []products.Variant{{Nodelay: true}, {}, {DelayHalf: true}}, Periods: []time.Duration{time.Second, time.Minute},
 		Writable: "rate=Nr/s or rate=Nr/m (1s, 1m)", Period: products.OneOf(time.Second, time.Minute),
