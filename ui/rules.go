@@ -35,8 +35,8 @@ func refusedBy(cfg *sim.Config, lane sim.LaneConfig, decisive, also int16) strin
 // ruleLines are the zoom's lines on the lane's rules, for a lane that names
 // them and has refused: the share of its refusals each rule decided, and a
 // rule that refused yet never decided (in up to two lines of width, the file
-// the rules are in said once); then the latest refusal, when, its key and its
-// rule.
+// the rules are in said once); then the latest refusal: its key, when, and
+// its rule.
 func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.LaneSnapshot, width int) []string {
 	if !namesRules(cfg, lane) || len(met.Rules) == 0 {
 		return nil
@@ -63,7 +63,7 @@ func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.Lane
 	}
 	lines := wrapWords(head+strings.Join(parts, " · "), width, 2)
 	if rf := l.Refusal; rf.Rule > 0 {
-		lines = append(lines, fmt.Sprintf("latest refusal at %s, key %s:%s", format.Duration(rf.At), cfg.Keys[rf.Key].Name, refusedBy(cfg, lane, rf.Rule, rf.AlsoRefusing)))
+		lines = append(lines, fmt.Sprintf("refused %s at %s%s", cfg.Keys[rf.Key].Name, format.Duration(rf.At), refusedBy(cfg, lane, rf.Rule, rf.AlsoRefusing)))
 	}
 	return lines
 }

@@ -59,7 +59,10 @@ func (m *Model) renderZoom(rows int) string {
 		graphs-- // the line of each client's share
 	}
 	rules := ruleLines(cfg, lane, met, l, m.width)
-	if graphs-len(rules) < 3+2*zoomCountLines { // the graphs come first
+	if graphs-len(rules) < 3+2*zoomCountLines && len(rules) > 1 { // the graphs first: then the latest refusal's rule alone
+		rules = rules[len(rules)-1:]
+	}
+	if graphs-len(rules) < 3+2*zoomCountLines {
 		rules = nil
 	}
 	graphs -= len(rules)

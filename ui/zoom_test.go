@@ -95,3 +95,59 @@ func TestZoomShowsEachClientsShare(t *testing.T) {
 		t.Errorf("a one-client zoom has the clients' line:\n%s", s)
 	}
 }
+
+// The zoom of a lane of several rules says what share of its refusals each
+// rule decided, the one that refused yet never decided, and names the latest
+// refusal's decisive rule; at 80×24 the latest refusal's line alone, with the
+// graphs. The headers line names the rule of a refusal. A lane of one rule of
+// no product's names none.
+func TestZoomNamesTheDecisiveRule(t *testing.T) {
+	m := newModel(t, "which-rule")
+	playToEnd(m)
+	press(m, "enter") // nginx: three limit_req
+	met := m.runner.snap.Metrics[m.focus]
+	if len(met.Rules) != 3 || met.Rules[0].Decisive == 0 || met.Rules[2].Decisive != 0 || met.Rules[2].Refused == 0 {
+		t.Fatalf("the nginx lane's rules: %+v", met.Rules)
+	}
+	rf := m.runner.snap.Lanes[m.focus].Refusal
+	if rf.Rule == 0 {
+		t.Fatal("no latest refusal kept")
+	}
+	rule := strings.TrimPrefix(met.Rules[rf.Rule-1].Rule, "scenarios.toml:")
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := screen(m)
+	for _, want := range []string{"refusals decided by, at lines of scenarios.toml: ", "limit_req zone=perip_copy 0% (refused ", "never first)",
+		"refused " + m.runner.cfg.Keys[rf.Key].Name + " at " + format.Duration(rf.At) + " by scenarios.toml:" + rule} {
+		if !strings.Contains(s, want) {
+			t.Errorf("120×40: the zoom lacks %q:\n%s", want, s)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if s := screen(m); !strings.Contains(s, "refused "+m.runner.cfg.Keys[rf.Key].Name+" at ") || strings.Contains(s, "refusals decided by") || !strings.Contains(s, "denied per column") {
+		t.Errorf("80×24: the zoom keeps its graphs and the latest refusal's line:\n%s", s)
+	}
+	plain := newModel(t, "boundary-burst")
+	playToEnd(plain)
+	press(plain, "enter")
+	if s := screen(plain); strings.Contains(s, "refusals decided by") || strings.Contains(s, " by fixed-window") {
+		t.Errorf("a lane of one rule of no product's names it:\n%s", s)
+	}
+}
+
+// The latest decision's line names the rule of a refusal, as its product
+// answers it.
+func TestLatestRefusalNamesItsRule(t *testing.T) {
+	m := newModel(t, "which-rule")
+	for at := 100 * time.Millisecond; at < 90*time.Second; at += 100 * time.Millisecond {
+		seekTo(m, at)
+		if last := m.runner.snap.Lanes[m.focus].Last; m.runner.snap.Lanes[m.focus].HasLast && last.Row.Decisive > 0 {
+			names := m.runner.cfg.Lanes[m.focus].RuleNames(m.runner.cfg)
+			want := "503 REJECTED by " + names[last.Row.Decisive-1]
+			if s := screen(m); !strings.Contains(s, want[:min(len(want), 60)]) {
+				t.Errorf("at %v the latest decision is a refusal by %s; the screen lacks %q:\n%s", at, names[last.Row.Decisive-1], want, s)
+			}
+			return
+		}
+	}
+	t.Fatal("the nginx lane's latest decision was never a refusal at a tenth of a second")
+}
