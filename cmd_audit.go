@@ -68,8 +68,6 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		return usagef("audit: --config FILE is required: the configuration to audit")
 	case o.format != "text" && o.format != "json":
 		return usagef("audit: --format is text or json, not %q", o.format)
-	case fs.Lookup("goal").Value.String() != tune.DefaultGoal.String():
-		return usagef("audit: --goal is for the lanes tune recommends; audit judges the configuration's own")
 	}
 	var kinds []string
 	for _, r := range tune.Rules {
@@ -156,11 +154,9 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	rep.Title = fmt.Sprintf("ratelab audit: %s (%s) on %s", filepath.Base(conf.File), conf.Product.Name, filepath.Base(o.trace.file))
 	rep.Log = audit.LogSummary{File: o.trace.file, Requests: t.Count, Clients: t.KeyCount, From: t.When(0), To: t.When(int64(t.Span/time.Microsecond) - 1)}
 	if t.Stats.Resolution >= time.Second {
-		rep.Log.WholeSeconds = "The log's times are whole seconds: a second's requests all arrive at its first instant, so a per-second limit judges them as one burst."
+		rep.Log.WholeSeconds = "Whole-second stamps: each second's requests arrive at once (--spread uniform places them within it)."
 		if t.Spread == traces.SpreadUniform {
-			rep.Log.WholeSeconds = "The log's times are whole seconds: --spread uniform moved each request to a point within its second."
-		} else {
-			rep.Log.WholeSeconds += " --spread uniform spreads them as they arrived."
+			rep.Log.WholeSeconds = "Whole-second stamps, each request placed within its second (--spread uniform)."
 		}
 	}
 	lanes, _ := conf.Ratelab(o.trace.traceKey(t.Format.Format))

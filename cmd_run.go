@@ -68,6 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	o.scenarioFlags(fs, "the scenario to run, by `NAME` (see ratelab list)")
 	tr.flags(fs, false, false)
 	tr.configFlags(fs)
+	tr.goalFlag(fs)
 	fs.StringVar(&o.csv, "csv", "", "write every decision as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.series, "series", "", "write each lane's per-tick series as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.plot, "plot", "", "write the run's charts as SVG and PNG into the folder `DIR`")

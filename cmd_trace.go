@@ -53,7 +53,7 @@ func (o *traceOptions) flags(fs *flag.FlagSet, own, format bool) {
 	}
 }
 
-// configFlags registers --config and --config-format (run and tui --trace).
+// configFlags registers --config and --config-format (run, tui --trace, audit).
 func (o *traceOptions) configFlags(fs *flag.FlagSet) {
 	var files []string
 	for _, p := range all.Products {
@@ -61,6 +61,10 @@ func (o *traceOptions) configFlags(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&o.config, "config", "", "with --trace, add a lane per context that limits in the product configuration `FILE` ("+strings.Join(files, ", ")+")")
 	fs.StringVar(&o.configFormat, "config-format", "", "the --config file's `PRODUCT`, "+strings.Join(all.Products.Names(), " or ")+"; by default told by its content")
+}
+
+// goalFlag registers --goal (run and tui --trace).
+func (o *traceOptions) goalFlag(fs *flag.FlagSet) {
 	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "with --trace, the `GOAL` the recommended lane is tuned for, as ratelab tune's: safety, abuse, or a bound like ordinary<0.1%")
 }
 

@@ -40,6 +40,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&exportDir, "export-dir", ".", "the folder `DIR` where e writes the CSV files and P the charts")
 	tr.flags(fs, false, true)
 	tr.configFlags(fs)
+	tr.goalFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func (t *Tally) Report(ms []sim.Metrics, checks []Check) *Report {
 			rt := lt.rules[j]
 			rr := RuleReport{Rule: name, Decides: rt.decides}
 			if j < len(fired) {
-				rr.Fires = fired[j].Refused
+				rr.Fires = fired[j].Fires
 			}
 			if rt.decides > 0 {
 				rr.First, rr.Last = t.in.When(rt.first), t.in.When(rt.last)

@@ -120,7 +120,7 @@ func (r *Report) find(bound float64) {
 				f.Says = fmt.Sprintf("%s never decides: each of the %s requests it would refuse is refused first by another rule (shadowed). Remove it, or tighten it if it should bite.", rr.Rule, format.Grouped(rr.Fires))
 			case share(rr.OrdinaryRefused, l.OrdinaryRequests) > bound:
 				f.Kind = "ordinary"
-				f.Says = fmt.Sprintf("%s refuses %s requests of %s (%s of their requests, %s of its refusals), %s to %s.%s",
+				f.Says = fmt.Sprintf("%s refuses %s requests of %s (%s of all ordinary requests, %s of its refusals), %s to %s.%s",
 					rr.Rule, format.Grouped(rr.OrdinaryRefused), plural(int64(rr.OrdinaryClients), "ordinary client", "ordinary clients"), format.Percent(share(rr.OrdinaryRefused, l.OrdinaryRequests)),
 					format.Percent(share(rr.OrdinaryRefused, rr.Decides)), rr.First, rr.Last, mostRefused(rr, Client.ordinary))
 			default:

@@ -39,10 +39,22 @@ func (r *Report) WriteText(w io.Writer) error {
 		if c.Failed {
 			verdict = "FAILS (exit 1)"
 		}
-		checks = append(checks, wrap(fmt.Sprintf("--fail-on %s %s: %s refused (%s of %s) in %s", c.Check, verdict, format.Percent(c.Share), format.Grouped(c.Refused), format.Grouped(c.Requests), c.Lane), Width, "  ", 2)...)
+		line := fmt.Sprintf("--fail-on %s %s: %s refused (%s of %s) in %s", c.Check, verdict, format.Percent(c.Share), format.Grouped(c.Refused), format.Grouped(c.Requests), c.Lane)
+		if c.Requests == 0 {
+			line = fmt.Sprintf("--fail-on %s holds: the log has no request of that class, so nothing is judged", c.Check)
+		}
+		checks = append(checks, wrap(line, Width, "  ", 2)...)
 	}
 	if r.Log.WholeSeconds != "" {
-		head = append(head, wrap(r.Log.WholeSeconds, Width, "", 2)...)
+		head = append(head, cut(r.Log.WholeSeconds))
+	}
+	// what the lanes do not model, a line each, at most two
+	for i, n := range r.Notes {
+		if i == 2 {
+			head = append(head, cut(fmt.Sprintf("  and %d more notes in --format json", len(r.Notes)-2)))
+			break
+		}
+		head = append(head, cut("note: "+n))
 	}
 	var table []string
 	for _, l := range r.Lanes {
@@ -56,7 +68,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	var body []string
 	shown := 0
 	for _, f := range r.Findings {
-		lines := wrap(f.Mark()+" "+strings.Replace(f.Says, f.Rule, shortRule(f.Rule), 1), Width, "  ", 4)
+		lines := wrap(f.Mark()+" "+strings.Replace(f.Says, f.Rule, shortRule(f.Rule), 1), Width, "  ", 5)
 		if len(body)+len(lines) > room-min(len(table), room/2) {
 			break
 		}
@@ -66,7 +78,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	rest := room - len(body)
 	tail := "--format json: every rule's clients, kinds and times"
 	if left := len(r.Findings) - shown; left > 0 {
-		tail = fmt.Sprintf("%d more findings, and every rule's clients, in --format json", left)
+		tail = fmt.Sprintf("%s, and every rule's clients, in --format json", plural(int64(left), "more finding", "more findings"))
 	}
 	if len(table) > rest {
 		table = table[:max(rest, 0)]

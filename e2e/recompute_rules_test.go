@@ -8,7 +8,7 @@ import (
 // rulesFromCSV is what the request CSV's rule columns say of a lane's rules
 // (JSON rules): each rule's decided refusals by name, and the rules that
 // refused in all, the decisive one and also_refusing's others. Which others
-// refused is a count, not names: the tallies' refused are recomputed as a sum.
+// refused is a count, not names: the tallies' fires are recomputed as a sum.
 type rulesFromCSV struct {
 	names   []string
 	decided map[string]int64
@@ -45,8 +45,8 @@ func sameRules(r *rulesFromCSV, fromJSON any) bool {
 	var refused int64
 	for i, v := range list {
 		m, _ := v.(map[string]any)
-		d, _ := m["decisive"].(float64)
-		f, _ := m["refused"].(float64)
+		d, _ := m["decides"].(float64)
+		f, _ := m["fires"].(float64)
 		if m["rule"] != r.names[i] || int64(d) != r.decided[r.names[i]] {
 			return false
 		}

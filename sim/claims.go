@@ -188,9 +188,9 @@ func (m Metrics) field(name string) (float64, bool) {
 			return 0, true
 		}
 		if tally == "rule_decides" {
-			return float64(m.Rules[n-1].Decisive), true
+			return float64(m.Rules[n-1].Decides), true
 		}
-		return float64(m.Rules[n-1].Refused), true
+		return float64(m.Rules[n-1].Fires), true
 	}
 	v := reflect.ValueOf(m)
 	t := v.Type()

@@ -40,12 +40,12 @@ import (
 // decided while it had no room either).
 type RuleTally struct {
 	Rule     string `json:"rule"`
-	Decisive int64  `json:"decisive"`
-	Refused  int64  `json:"refused"`
+	Decides int64  `json:"decides"`
+	Fires   int64  `json:"fires"`
 }
 
 // Refusal is a refusal a rule made, as the UI names it: when it landed, its
-// key, its decisive rule from 1 (Row.Decisive; 0: none yet) and how many other
+// key, its decisive rule from 1 (Row.Decides; 0: none yet) and how many other
 // rules refused it too.
 type Refusal struct {
 	At           time.Duration
@@ -174,11 +174,11 @@ func (r *recorder) countRule(decisive int, mask uint64) {
 		r.rules = make([]RuleTally, len(r.ruleNames))
 	}
 	if decisive < len(r.rules) {
-		r.rules[decisive].Decisive++
+		r.rules[decisive].Decides++
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		if i := bits.TrailingZeros64(m); i < len(r.rules) {
-			r.rules[i].Refused++
+			r.rules[i].Fires++
 		}
 	}
 }

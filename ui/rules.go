@@ -15,14 +15,14 @@ func namesRules(cfg *sim.Config, lane sim.LaneConfig) bool {
 }
 
 // refusedBy is " by RULE" (and how many others refused too) for a decision the
-// rule numbered decisive (from 1, sim.Row.Decisive) refused, on a lane that
+// rule numbered decisive (from 1, sim.Row.Decides) refused, on a lane that
 // names its rules; "" otherwise.
 func refusedBy(cfg *sim.Config, lane sim.LaneConfig, decisive, also int16) string {
 	names := lane.RuleNames(cfg)
 	if decisive <= 0 || int(decisive) > len(names) || !namesRules(cfg, lane) {
 		return ""
 	}
-	s := " by " + names[decisive-1]
+	s := " by " + wordsFirst(names[decisive-1])
 	switch {
 	case also == 1:
 		s += " (1 other rule refused it too)"
@@ -30,6 +30,17 @@ func refusedBy(cfg *sim.Config, lane sim.LaneConfig, decisive, also int16) strin
 		s += fmt.Sprintf(" (%d other rules refused it too)", also)
 	}
 	return s
+}
+
+// wordsFirst is a rule named at a file's line with its words first, the place
+// after: "limit_req zone=login (nginx.conf:14)", so a narrow line keeps what
+// the rule is.
+func wordsFirst(rule string) string {
+	place, words, ok := strings.Cut(rule, " ")
+	if f, line, isPlace := strings.Cut(place, ":"); !ok || !isPlace || f == "" || line == "" || strings.Trim(line, "0123456789") != "" {
+		return rule
+	}
+	return words + " (" + place + ")"
 }
 
 // ruleLines are the zoom's lines on the lane's rules, for a lane that names
@@ -43,7 +54,7 @@ func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.Lane
 	}
 	var decided int64
 	for _, r := range met.Rules {
-		decided += r.Decisive
+		decided += r.Decides
 	}
 	if decided == 0 {
 		return nil
@@ -51,9 +62,9 @@ func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.Lane
 	file := commonFile(met.Rules)
 	var parts []string
 	for _, r := range met.Rules {
-		part := fmt.Sprintf("%s %s", strings.TrimPrefix(r.Rule, file+":"), format.Percent(float64(r.Decisive)/float64(decided)))
-		if r.Decisive == 0 && r.Refused > 0 {
-			part += fmt.Sprintf(" (refused %d, never first)", r.Refused)
+		part := fmt.Sprintf("%s %s", strings.TrimPrefix(r.Rule, file+":"), format.Percent(float64(r.Decides)/float64(decided)))
+		if r.Decides == 0 && r.Fires > 0 {
+			part += fmt.Sprintf(" (refused %d, never first)", r.Fires)
 		}
 		parts = append(parts, part)
 	}
@@ -61,7 +72,7 @@ func ruleLines(cfg *sim.Config, lane sim.LaneConfig, met sim.Metrics, l sim.Lane
 	if file != "" {
 		head = "refusals decided by, at lines of " + file + ": "
 	}
-	lines := wrapWords(head+strings.Join(parts, " · "), width, 2)
+	lines := wrapParts(head, parts, width, 2)
 	if rf := l.Refusal; rf.Rule > 0 {
 		lines = append(lines, fmt.Sprintf("refused %s at %s%s", cfg.Keys[rf.Key].Name, format.Duration(rf.At), refusedBy(cfg, lane, rf.Rule, rf.AlsoRefusing)))
 	}
@@ -84,20 +95,22 @@ func commonFile(rules []sim.RuleTally) string {
 	return file
 }
 
-// wrapWords breaks s into at most most lines of width columns, the last
-// cut (truncate) when it does not fit.
-func wrapWords(s string, width, most int) []string {
+// wrapParts joins parts with " · " after head in at most most lines of width
+// columns, breaking between parts (a part longer than a line is cut where
+// the view fits it).
+func wrapParts(head string, parts []string, width, most int) []string {
 	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width && len(lines) < most-1 {
-			lines, line = append(lines, line), "  "+w
+	line := head
+	for i, p := range parts {
+		sep := " · "
+		if i == 0 {
+			sep = ""
+		}
+		if i > 0 && len([]rune(line))+len(sep)+len([]rune(p)) > width && len(lines) < most-1 {
+			lines, line = append(lines, line), "  "+p
 			continue
 		}
-		if line != "" {
-			line += " "
-		}
-		line += w
+		line += sep + p
 	}
 	return append(lines, line)
 }

@@ -106,18 +106,18 @@ func TestZoomNamesTheDecisiveRule(t *testing.T) {
 	playToEnd(m)
 	press(m, "enter") // nginx: three limit_req
 	met := m.runner.snap.Metrics[m.focus]
-	if len(met.Rules) != 3 || met.Rules[0].Decisive == 0 || met.Rules[2].Decisive != 0 || met.Rules[2].Refused == 0 {
+	if len(met.Rules) != 3 || met.Rules[0].Decides == 0 || met.Rules[2].Decides != 0 || met.Rules[2].Fires == 0 {
 		t.Fatalf("the nginx lane's rules: %+v", met.Rules)
 	}
 	rf := m.runner.snap.Lanes[m.focus].Refusal
 	if rf.Rule == 0 {
 		t.Fatal("no latest refusal kept")
 	}
-	rule := strings.TrimPrefix(met.Rules[rf.Rule-1].Rule, "scenarios.toml:")
+	place, words, _ := strings.Cut(met.Rules[rf.Rule-1].Rule, " ")
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	s := screen(m)
 	for _, want := range []string{"refusals decided by, at lines of scenarios.toml: ", "limit_req zone=perip_copy 0% (refused ", "never first)",
-		"refused " + m.runner.cfg.Keys[rf.Key].Name + " at " + format.Duration(rf.At) + " by scenarios.toml:" + rule} {
+		"refused " + m.runner.cfg.Keys[rf.Key].Name + " at " + format.Duration(rf.At) + " by " + words + " (" + place + ")"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("120×40: the zoom lacks %q:\n%s", want, s)
 		}
@@ -142,7 +142,8 @@ func TestLatestRefusalNamesItsRule(t *testing.T) {
 		seekTo(m, at)
 		if last := m.runner.snap.Lanes[m.focus].Last; m.runner.snap.Lanes[m.focus].HasLast && last.Row.Decisive > 0 {
 			names := m.runner.cfg.Lanes[m.focus].RuleNames(m.runner.cfg)
-			want := "503 REJECTED by " + names[last.Row.Decisive-1]
+			place, words, _ := strings.Cut(names[last.Row.Decisive-1], " ")
+			want := "503 REJECTED by " + words + " (" + place + ")"
 			if s := screen(m); !strings.Contains(s, want[:min(len(want), 60)]) {
 				t.Errorf("at %v the latest decision is a refusal by %s; the screen lacks %q:\n%s", at, names[last.Row.Decisive-1], want, s)
 			}
