@@ -39,7 +39,7 @@ import (
 // refusals it would have made (those it decided, and those another rule
 // decided while it had no room either).
 type RuleTally struct {
-	Rule     string `json:"rule"`
+	Rule    string `json:"rule"`
 	Decides int64  `json:"decides"`
 	Fires   int64  `json:"fires"`
 }
