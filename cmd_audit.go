@@ -53,10 +53,15 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("audit", auditUsage, stderr)
 	var o auditOptions
 	o.trace.flags(fs, true, false)
+	o.trace.noFormat = false // its own --log-format
+	o.trace.formatFlag = "log-format"
 	fs.StringVar(&o.trace.format, "log-format", "", "the log's `FORMAT`: clf (also common, combined), jsonl or csv; by default told by its first lines, else by its name")
 	o.trace.configFlags(fs)
 	fs.StringVar(&o.format, "format", "text", "the output's `FORMAT`: text (the findings in 24 lines) or json (everything)")
-	fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when some context refuses more than a share of a class's requests, `BOUNDS` like ordinary>0.1% (comma-separated; classes ordinary, heavy, abusive, all, or a kind)")
+	fs.Func("fail-on", "exit 1 when some context refuses more than a share of a class's requests, `BOUNDS` like ordinary>0.1% (comma-separated, or the flag again; classes ordinary, heavy, abusive, all, or a kind)", func(s string) error {
+		o.failOn = strings.Trim(o.failOn+","+s, ",")
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -162,6 +167,10 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	lanes, _ := conf.Ratelab(o.trace.traceKey(t.Format.Format))
 	rep.AddFindings(audit.Shared(conf, lanes))
 	rep.Notes = configNotes(conf, o.trace.traceKey(t.Format.Format), int64(t.KeyCount))
+	for _, tr := range sim.TraceReports(cfg) {
+		rep.Log.Unparsed += tr.Unparsed
+		rep.Log.Shown = append(rep.Log.Shown, tr.Shown...)
+	}
 	if o.format == "json" {
 		err = rep.WriteJSON(stdout)
 	} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"io"
@@ -28,6 +29,9 @@ type traceOptions struct {
 	// noFormat says the command has no --format for the log (run's is its
 	// table's): the log's content or name must tell it
 	noFormat bool
+	// formatFlag is the flag that names the log's format ("" : format; audit's
+	// is log-format, its --format the output's)
+	formatFlag string
 }
 
 // flags registers the trace flags; --seed and --strict too when own (tui has its
@@ -77,7 +81,7 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 	var err error
 	if o.format != "" {
 		if to.Format, err = traces.ParseFormat(o.format); err != nil {
-			return to, usagef("--format: %v", err)
+			return to, usagef("--%s: %v", cmp.Or(o.formatFlag, "format"), err)
 		}
 	}
 	if to.TimeFormat, err = traces.ParseTimeFormat(o.timeFormat); err != nil {
@@ -110,7 +114,8 @@ func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace
 	case errors.As(err, &unknown) && o.noFormat:
 		return nil, usagef("%v; name the file for its format (.log for a Common or Combined Log, .jsonl, .csv), or give it with --format to tui --trace or tune", err)
 	case errors.As(err, &unknown):
-		return nil, usagef("%v; give it with --format clf (Common or Combined Log), --format jsonl or --format csv", err)
+		f := cmp.Or(o.formatFlag, "format")
+		return nil, usagef("%v; give it with --%s clf (Common or Combined Log), --%s jsonl or --%s csv", err, f, f, f)
 	case err != nil:
 		return nil, usageError{err}
 	}

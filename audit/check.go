@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +31,9 @@ func (c Check) String() string {
 // classes are the classes a check names besides the kinds.
 var classes = []string{"ordinary", "heavy", "abusive", "all"}
 
-// ParseChecks reads --fail-on: checks separated by commas. kinds are the
-// kinds a class may also name.
+// ParseChecks reads --fail-on: checks separated by commas (a --fail-on given
+// several times is joined so). kinds are the kinds a class may also name;
+// "ordinary" is always the class (Key.Ordinary), not tune's kind of that name.
 func ParseChecks(s string, kinds []string) ([]Check, error) {
 	var out []Check
 	for _, part := range strings.Split(s, ",") {
@@ -46,11 +48,17 @@ func ParseChecks(s string, kinds []string) ([]Check, error) {
 			return nil, fmt.Errorf("%q is not a bound: write CLASS>PERCENT, like ordinary>0.1%%", part)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSuffix(pct, "%"), 64)
-		if err != nil || v < 0 || v >= 100 {
+		if err != nil || math.IsNaN(v) || v < 0 || v >= 100 {
 			return nil, fmt.Errorf("%q: the percent is a number from 0 to under 100", part)
 		}
 		if !slices.Contains(classes, class) && !slices.Contains(kinds, class) {
-			return nil, fmt.Errorf("%q: the class is %s, or a kind (%s)", part, strings.Join(classes, ", "), strings.Join(kinds, ", "))
+			var others []string // the kinds that are not also a class's name
+			for _, k := range kinds {
+				if !slices.Contains(classes, k) {
+					others = append(others, k)
+				}
+			}
+			return nil, fmt.Errorf("%q: the class is %s, or a kind (%s)", part, strings.Join(classes, ", "), strings.Join(others, ", "))
 		}
 		out = append(out, Check{Class: class, Above: v / 100})
 	}

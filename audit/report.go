@@ -28,6 +28,10 @@ type LogSummary struct {
 	Clients  int    `json:"clients"`
 	From     string `json:"from"`
 	To       string `json:"to"`
+	// Unparsed is the log's lines that could not be read, skipped (an error
+	// with --strict); Shown the first few, "file:line: why".
+	Unparsed int64    `json:"unparsed"`
+	Shown    []string `json:"unparsed_shown,omitempty"`
 	// WholeSeconds, for a log stamped to the second, says what that means
 	// for limits of a second or less and whether the requests were spread.
 	WholeSeconds string `json:"whole_seconds,omitempty"`

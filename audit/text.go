@@ -45,6 +45,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		checks = append(checks, wrap(line, Width, "  ", 2)...)
 	}
+	if r.Log.Unparsed > 0 {
+		head = append(head, cut(fmt.Sprintf("%s lines could not be read and were skipped (--strict makes that an error)", format.Grouped(r.Log.Unparsed))))
+	}
 	if r.Log.WholeSeconds != "" {
 		head = append(head, cut(r.Log.WholeSeconds))
 	}
@@ -58,10 +61,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	var table []string
 	for _, l := range r.Lanes {
-		table = append(table, cut(fmt.Sprintf("%s: refuses %s of %s; ordinary %s", l.Lane, format.Grouped(l.Refused), format.Grouped(l.Requests), format.Percent(l.OrdinaryShare()))))
-		table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", "rule", "fires", "decides", "ordinary"))
+		table = append(table, cut(fmt.Sprintf("refuses %s of %s (ordinary %s): %s", format.Grouped(l.Refused), format.Grouped(l.Requests), format.Percent(l.OrdinaryShare()), l.Lane)))
+		table = append(table, fmt.Sprintf("  %-42s %11s %11s %10s", "rule", "fires", "decides", "ordinary"))
 		for _, rr := range l.Rules {
-			table = append(table, fmt.Sprintf("  %-44s %8s %8s %9s", cutTo(shortRule(rr.Rule), 44), format.Grouped(rr.Fires), format.Grouped(rr.Decides), format.Grouped(rr.OrdinaryRefused)))
+			table = append(table, cut(fmt.Sprintf("  %-42s %11s %11s %10s", cutTo(shortRule(rr.Rule), 42), format.Grouped(rr.Fires), format.Grouped(rr.Decides), format.Grouped(rr.OrdinaryRefused))))
 		}
 	}
 	room := Lines - len(head) - len(checks) - 2 // "findings:" and the last line
@@ -114,7 +117,7 @@ func shortRule(rule string) string {
 func cut(s string) string { return cutTo(s, Width) }
 
 func cutTo(s string, n int) string {
-	s = printable.String(s)
+	s = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", " ").Replace(printable.String(s)) // one line
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

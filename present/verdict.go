@@ -199,11 +199,11 @@ func shardsFact(lane sim.LaneConfig, m sim.Metrics) string {
 func limitsFact(lane sim.LaneConfig, m sim.Metrics) string {
 	if len(lane.Limits) == 1 {
 		l := lane.Limits[0]
-		return fmt.Sprintf("one limit (%s), key %q", l.Name, l.Template.String())
+		return fmt.Sprintf("one limit (%s), key %q", printable.String(l.Name), l.Template.String())
 	}
 	names := make([]string, len(lane.Limits))
 	for i, l := range lane.Limits {
-		names[i] = l.Name
+		names[i] = printable.String(l.Name) // a scenario's words, escaped before a terminal
 	}
 	fact := fmt.Sprintf("%d limits (%s), %s: ", len(names), strings.Join(names, ", "), strings.ReplaceAll(lane.Combine.String(), "-", " "))
 	if m.WastedUnits == 0 {

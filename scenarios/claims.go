@@ -103,6 +103,8 @@ func (c *compiler) claims(Overrides) error {
 				return err
 			}
 			claim.Scope = c.addScope(scope)
+		} else if part := badRuleNumber(spec.Metric); part != "" {
+			return bad("metric", "%s: a lane's rules are numbered from 1 in the order it asks them (rule_decides:1 is its first)", part)
 		} else if !sim.ValidMetric(spec.Metric) {
 			return bad("metric", "unknown metric %q; use one of %s, a rule's rule_decides:N or rule_fires:N, or the ratio of two (a/b)", spec.Metric, strings.Join(sim.MetricNames(), ", "))
 		}
@@ -224,4 +226,16 @@ func (spec ClaimSpec) laneNames() []string {
 		return []string{spec.Lane}
 	}
 	return spec.Lanes
+}
+
+// badRuleNumber is the part of metric that names a rule's tally
+// (sim.RuleMetrics) with a number that is not one, "" when none does.
+func badRuleNumber(metric string) string {
+	for _, part := range strings.Split(metric, "/") {
+		tally, _, found := strings.Cut(part, ":")
+		if _, _, ok := sim.RuleMetric(part); found && !ok && slices.Contains(sim.RuleMetrics, tally) {
+			return part
+		}
+	}
+	return ""
 }
