@@ -10,7 +10,6 @@ import (
 
 	"ratelab/internal/format"
 	"ratelab/internal/printable"
-	"ratelab/products"
 )
 
 // Width and Lines are the text's page: every line fits Width columns, and
@@ -22,8 +21,8 @@ const (
 
 // WriteText writes the audit in at most Lines lines of at most Width
 // columns: what was replayed, the findings (most pressing first, each in up to
-// four lines), each context's rules as a table, the checks; what does not
-// fit is counted, and left to --format json.
+// five lines), each context's rules as a table, the checks (the first three);
+// what does not fit is counted, and left to --format json.
 func (r *Report) WriteText(w io.Writer) error {
 	head := []string{
 		cut(r.Title),
@@ -34,7 +33,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			cut(fmt.Sprintf("from %s to %s", r.Log.From, r.Log.To))}
 	}
 	var checks []string
-	for _, c := range r.Checks {
+	for i, c := range r.Checks {
+		if i == 3 { // three checks at most
+			checks = append(checks, cut(fmt.Sprintf("--fail-on: %d more bounds in --format json (%d of all %d failed)", len(r.Checks)-3, len(r.FailedChecks()), len(r.Checks))))
+			break
+		}
 		verdict := "holds"
 		if c.Failed {
 			verdict = "FAILS (exit 1)"
@@ -151,35 +154,4 @@ func wrap(s string, width int, indent string, most int) []string {
 		lines[i] = cutTo(lines[i], width)
 	}
 	return lines
-}
-
-// Shared are the findings on limits whose state several contexts of conf
-// use (an nginx zone in several locations, a HAProxy stick table tracked by
-// several frontends; products.Info.SharedState): the product keeps one count
-// for them all, so a client's requests to any of them count together — which
-// the audit's lanes, each replaying the whole log on its own state, do not
-// model. lanes are conf's (products.Config.Ratelab).
-func Shared(conf *products.Config, lanes []products.RatelabLane) []Finding {
-	word := conf.Product.SharedState
-	if word == "" {
-		return nil
-	}
-	uses := map[string][]string{}
-	var order []string
-	for _, l := range lanes {
-		for _, m := range l.Limits {
-			if uses[m.Name] == nil {
-				order = append(order, m.Name)
-			}
-			uses[m.Name] = append(uses[m.Name], l.Name)
-		}
-	}
-	var out []Finding
-	for _, name := range order {
-		if contexts := uses[name]; len(contexts) > 1 {
-			out = append(out, Finding{Kind: "shared", Rule: name, Says: fmt.Sprintf("%s %s is used by %d contexts (%s): %s keeps one count for them all, so a client's requests to any of them count together (each lane here replays the log on its own).",
-				word, name, len(contexts), strings.Join(contexts, "; "), conf.Product.Name)})
-		}
-	}
-	return out
 }
