@@ -150,7 +150,7 @@ func mostRefused(rr RuleReport, of func(Client) bool) string {
 		about = append(about, c.Kind)
 	}
 	if c.Agent != "" {
-		about = append(about, fmt.Sprintf("%q", truncateRunes(c.Agent, 40)))
+		about = append(about, fmt.Sprintf("%q", format.Clip(c.Agent, 40)))
 	}
 	who := c.Key
 	if len(about) > 0 {
@@ -174,13 +174,4 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return format.Grouped(n) + " " + many
-}
-
-// truncateRunes cuts s to n runes, with … when cut.
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

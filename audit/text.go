@@ -124,31 +124,19 @@ func cutTo(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return truncateRunes(s, n)
+	return format.Clip(s, n)
 }
 
-// wrap breaks s into lines of at most width columns, the later ones indented,
-// at most most lines (the last cut with …).
+// wrap breaks s into lines of at most width columns (format.Wrap), the later
+// ones indented, at most most lines (the last cut with …), escaped.
 func wrap(s string, width int, indent string, most int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(printable.String(s)) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = indent + word
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
+	lines := format.Wrap(printable.String(s), width-len(indent))
+	for i := 1; i < len(lines); i++ {
+		lines[i] = indent + lines[i]
 	}
 	if len(lines) > most {
 		lines = lines[:most]
-		lines[most-1] = truncateRunes(lines[most-1]+" …", width)
+		lines[most-1] = format.Clip(lines[most-1]+" …", width)
 	}
 	for i := range lines {
 		lines[i] = cutTo(lines[i], width)

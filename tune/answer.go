@@ -274,7 +274,7 @@ func (r *Report) answerText(a *Answer, key, snippet string, stand int, keys, alt
 				kind += ": " + s.Why
 			}
 			// the description wrapped, whole words, under its own column
-			for j, l := range wrap(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw) {
+			for j, l := range format.Wrap(fmt.Sprintf("%d sent, %d refused; %s", s.Sent, s.Refused, kind), AnswerWidth-3-kw) {
 				head := cell(printable.String(s.Key), kw)
 				if j > 0 {
 					head = strings.Repeat(" ", kw)

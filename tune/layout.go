@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
 )
 
@@ -23,7 +24,7 @@ func (b *answerWriter) para(s string) { b.wrapped(s, "", "  ") }
 func (b *answerWriter) indent(s string) { b.wrapped(s, "  ", "  ") }
 
 func (b *answerWriter) wrapped(s, first, rest string) {
-	for i, l := range wrap(s, AnswerWidth-max(len(first), len(rest))) {
+	for i, l := range format.Wrap(s, AnswerWidth-max(len(first), len(rest))) {
 		if i > 0 {
 			first = rest
 		}
@@ -46,7 +47,7 @@ func (b *answerWriter) refusedTable(what string, rs []Refusal, t *Trace) {
 		tw = max(tw, utf8.RuneCountInString(rs[i].FirstAt))
 	}
 	kindW := max(8, min(18, AnswerWidth-2-kw-rw-tw-3))
-	b.line(clip("  "+cell("client", kw)+" "+cell("kind", kindW)+" "+cell("refused", rw)+" first refused", AnswerWidth))
+	b.line(format.Clip("  "+cell("client", kw)+" "+cell("kind", kindW)+" "+cell("refused", rw)+" first refused", AnswerWidth))
 	for i, f := range rs {
 		if i == maxListed {
 			b.line(fmt.Sprintf("  and %d more (--json - lists them all)", len(rs)-maxListed))
@@ -56,7 +57,7 @@ func (b *answerWriter) refusedTable(what string, rs []Refusal, t *Trace) {
 		if kind == "" {
 			kind = "-"
 		}
-		b.line(clip("  "+cell(printable.String(f.Key), kw)+" "+cell(kind, kindW)+" "+cell(fmt.Sprintf("%d of %d", f.Refused, f.Sent), rw)+" "+f.FirstAt, AnswerWidth))
+		b.line(format.Clip("  "+cell(printable.String(f.Key), kw)+" "+cell(kind, kindW)+" "+cell(fmt.Sprintf("%d of %d", f.Refused, f.Sent), rw)+" "+f.FirstAt, AnswerWidth))
 	}
 }
 
@@ -75,45 +76,8 @@ func keyWidth(rs []Refusal) int {
 
 // cell is s in exactly n columns: padded, or clipped with an ellipsis.
 func cell(s string, n int) string {
-	s = clip(s, n)
+	s = format.Clip(s, n)
 	return s + strings.Repeat(" ", n-utf8.RuneCountInString(s))
-}
-
-// clip is s in at most n columns, an ellipsis ending what was cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// wrap breaks s into lines of at most width columns at spaces (a word longer
-// than a line is cut).
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		for utf8.RuneCountInString(w) > width {
-			r := []rune(w)
-			if line != "" {
-				out, line = append(out, line), ""
-			}
-			out, w = append(out, string(r[:width])), string(r[width:])
-		}
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			out, line = append(out, line), w
-		}
-	}
-	if line != "" {
-		out = append(out, line)
-	}
-	return out
 }
 
 func trimFloat(f float64) string {
