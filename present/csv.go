@@ -98,19 +98,19 @@ func NewRequestWriter(w io.Writer, cfg *sim.Config) (*RequestWriter, error) {
 func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*RequestWriter, error) {
 	rw := &RequestWriter{w: bufio.NewWriterSize(w, 64<<10), cfg: cfg, headerCols: headerCols}
 	for _, l := range cfg.Lanes {
-		rw.lanes = append(rw.lanes, []byte(csvField(l.Name)+","+csvField(string(l.Algorithm))+","+csvField(l.Backend.String())))
+		rw.lanes = append(rw.lanes, []byte(CSVField(l.Name)+","+CSVField(string(l.Algorithm))+","+CSVField(l.Backend.String())))
 		info, _ := algorithms.Lookup(l.Algorithm)
 		rw.status, rw.options = append(rw.status, info.Status), append(rw.options, l.Options)
 		rw.product = rw.product || info.Status != nil
 		var rules [][]byte
 		for _, name := range l.RuleNames(cfg) {
-			rules = append(rules, []byte(csvField(name)))
+			rules = append(rules, []byte(CSVField(name)))
 		}
 		rw.rules = append(rw.rules, rules)
 	}
 	for _, c := range cfg.Clients {
-		rw.clients = append(rw.clients, []byte(csvField(c.Name)+","+csvField(cfg.Nodes[c.Node].Name)))
-		rw.ids = append(rw.ids, []byte(csvField(c.Name)+"-"))
+		rw.clients = append(rw.clients, []byte(CSVField(c.Name)+","+CSVField(cfg.Nodes[c.Node].Name)))
+		rw.ids = append(rw.ids, []byte(CSVField(c.Name)+"-"))
 	}
 	rw.keys = make([][]byte, len(cfg.Keys))
 	header := RequestColumns
@@ -119,7 +119,7 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	}
 	header += "," + RequestRuleColumns
 	for _, c := range headerCols {
-		header += "," + csvField(c)
+		header += "," + CSVField(c)
 	}
 	_, err := rw.w.WriteString(header + "\n")
 	return rw, err
@@ -275,7 +275,7 @@ func (rw *RequestWriter) Flush() error { return rw.w.Flush() }
 
 func (rw *RequestWriter) key(i int) []byte {
 	if rw.keys[i] == nil {
-		rw.keys[i] = []byte(csvField(rw.cfg.Keys[i].Name))
+		rw.keys[i] = []byte(CSVField(rw.cfg.Keys[i].Name))
 	}
 	return rw.keys[i]
 }
@@ -300,11 +300,11 @@ type SeriesWriter struct {
 func NewSeriesWriter(w io.Writer, cfg *sim.Config) (*SeriesWriter, error) {
 	sw := &SeriesWriter{w: bufio.NewWriterSize(w, 64<<10), levels: len(cfg.WatchKeys)}
 	for _, l := range cfg.Lanes {
-		sw.names = append(sw.names, csvField(l.Name))
+		sw.names = append(sw.names, CSVField(l.Name))
 	}
 	header := SeriesColumns
 	for _, k := range cfg.WatchKeys {
-		header += "," + csvField("level:"+cfg.Keys[k].Name)
+		header += "," + CSVField("level:"+cfg.Keys[k].Name)
 	}
 	_, err := sw.w.WriteString(header + "\n")
 	return sw, err
@@ -371,8 +371,8 @@ func WriteSeries(w io.Writer, run *sim.Run) error {
 	return sw.Flush()
 }
 
-// csvField quotes s when CSV needs it to.
-func csvField(s string) string {
+// CSVField quotes s when CSV needs it to.
+func CSVField(s string) string {
 	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[len(s)-1] != ' ' {
 		return s
 	}

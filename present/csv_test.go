@@ -7,8 +7,8 @@ import (
 
 func TestCSVFields(t *testing.T) {
 	for in, want := range map[string]string{"plain": "plain", "a,b": `"a,b"`, `say "hi"`: `"say ""hi"""`, " pad": `" pad"`, "": ""} {
-		if got := csvField(in); got != want {
-			t.Errorf("csvField(%q) = %s, want %s", in, got, want)
+		if got := CSVField(in); got != want {
+			t.Errorf("CSVField(%q) = %s, want %s", in, got, want)
 		}
 	}
 	for d, want := range map[time.Duration]string{0: "0.000", 1500 * time.Microsecond: "1.500", 12345678 * time.Microsecond: "12345.678", -time.Millisecond: "-1.000"} {

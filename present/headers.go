@@ -98,7 +98,7 @@ func (rw *RequestWriter) appendHeaders(b []byte, row *sim.Row) []byte {
 	}
 	for _, c := range cells {
 		b = append(b, ',')
-		b = append(b, csvField(c)...)
+		b = append(b, CSVField(c)...)
 	}
 	rw.headerCells = cells
 	return b

@@ -1,0 +1,390 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/internal/printable"
+	"ratelab/products"
+	"ratelab/serve"
+	"ratelab/sim"
+	"ratelab/ui"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+const serveUsage = `
+Usage: ratelab serve (--scenario NAME [--file F] [--lanes a,b] | --config FILE)
+                     [--listen 127.0.0.1:8080] [--public] [--key ip|user|path|header:NAME|…]
+                     [--upstream URL] [--csv PATH] [--max-keys N] [--tui]
+
+Serves limiters over HTTP on the wall clock, as a test double for the clients
+of a rate-limited API: a scenario's lanes, or every context that limits in a
+product's configuration (nginx.conf, haproxy.cfg, Envoy, Kong, Traefik…). Each
+request is keyed as the lane's product keys it (its client address, a header,
+the path; --key for a scenario's lanes), decided by the same limiter ratelab
+replays, and answered as the product answers: 200 (or, with --upstream, the
+upstream service's response), or the product's refusal with its status and
+rate-limit headers (nginx's 503 or limit_req_status, Envoy's x-ratelimit-*,
+Kong's, the IETF draft's RateLimit, Retry-After), or held as the product holds
+it (nginx's burst without nodelay). With several lanes the first segment of
+the path names the lane (/nginx/login); / lists them. --csv logs every
+decision as the request CSV's columns and the status. It listens on loopback
+unless --public; each lane holds at most --max-keys keys (a new one past it is
+answered 503); SIGINT or SIGTERM stops it gracefully, the log written.`
+
+type serveOptions struct {
+	run                   runOptions
+	trace                 traceOptions
+	listen, key, upstream string
+	csv                   string
+	maxKeys               int
+	public, tui           bool
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", serveUsage, stderr)
+	var o serveOptions
+	o.run.scenarioFlags(fs, "serve the lanes of the scenario `NAME` (see ratelab list)")
+	o.trace.configFlags(fs)
+	setUsage(fs, "config", "serve a lane per context that limits in the product configuration `FILE`")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the `ADDRESS` to listen on, host:port (port 0: a free one, printed)")
+	fs.BoolVar(&o.public, "public", false, "allow --listen on an address other than loopback")
+	fs.StringVar(&o.key, "key", "", "how a request is keyed, `SPEC`: ip, user, path, method, header:NAME or shared, several joined by +; default the product's key, else ip")
+	fs.StringVar(&o.upstream, "upstream", "", "pass each allowed request to the service at `URL` (a reverse proxy)")
+	fs.StringVar(&o.csv, "csv", "", "log every decision as CSV to `PATH` (- for standard output)")
+	fs.IntVar(&o.maxKeys, "max-keys", serve.MaxKeys, "the most keys a lane holds, `N`: a new key past it is answered 503")
+	fs.BoolVar(&o.tui, "tui", false, "show the served lanes live in the terminal (q stops the server)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := notEmpty(fs, "scenario", "file", "lanes", "config", "listen", "key", "upstream", "csv"); err != nil {
+		return err
+	}
+	switch {
+	case o.run.scenario == "" && o.trace.config == "":
+		return usagef("serve: give --scenario NAME (its lanes) or --config FILE (a product's configuration)")
+	case o.run.scenario != "" && o.trace.config != "":
+		return usagef("serve: give --scenario or --config, not both")
+	case o.trace.config != "" && (o.run.file != "" || o.run.lanes != ""):
+		return usagef("serve: --file and --lanes choose a scenario's lanes; --config serves every context of its file")
+	case o.run.redis != "":
+		return usagef("serve: the served limiters live in memory; --redis is for run and tui")
+	case o.maxKeys < 1:
+		return usagef("serve: --max-keys must be at least 1 (got %d)", o.maxKeys)
+	case o.tui && o.csv == "-":
+		return usagef("serve: --tui draws on the terminal; send --csv to a file")
+	}
+	if err := checkListen(o.listen, o.public); err != nil {
+		return err
+	}
+	var keyOverride *serve.KeyOf
+	if o.key != "" {
+		k, err := serve.ParseKey(o.key)
+		if err != nil {
+			return usagef("serve: --key: %v", err)
+		}
+		keyOverride = &k
+	}
+	opts := serve.Options{MaxKeys: o.maxKeys}
+	if o.upstream != "" {
+		u, err := url.Parse(o.upstream)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("serve: --upstream %q: give an http:// or https:// URL with a host", o.upstream)
+		}
+		opts.Upstream = u
+	}
+	var err error
+	var notes []string
+	if o.trace.config != "" {
+		opts.Lanes, notes, err = o.configLanes(keyOverride)
+	} else {
+		opts.Lanes, notes, err = o.scenarioLanes(keyOverride)
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, printable.String(n))
+	}
+	if err := checkHorizon(opts.Lanes); err != nil {
+		return err
+	}
+	var out *output
+	if o.csv != "" {
+		if out, err = openOutput("--csv", o.csv, stdout); err != nil {
+			return err
+		}
+		defer out.Abort()
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return usagef("serve: --listen %s: %v", o.listen, err)
+	}
+	var logMu sync.Mutex // the log is written under the server's lock; Flush from here
+	var log *serve.Log
+	var view *serveView
+	if out != nil {
+		log = serve.NewLog(out, opts.Lanes)
+	}
+	if o.tui {
+		view = newServeView(opts.Lanes)
+	}
+	opts.OnDecision = func(a serve.Arrival) {
+		if log != nil {
+			logMu.Lock()
+			log.Write(a)
+			logMu.Unlock()
+		}
+		if view != nil {
+			view.add(a)
+		}
+	}
+	srv, err := serve.New(opts)
+	if err != nil {
+		ln.Close()
+		return usagef("serve: %v", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
+	ctx, stop := interrupts()
+	defer stop()
+	startWork() // a signal now stops the server, which writes its log
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	if !o.tui {
+		fmt.Fprintf(stderr, "ratelab serve: listening on http://%s (%s; SIGINT or SIGTERM stops it)\n", ln.Addr(), lanesWord(len(opts.Lanes)))
+		for _, l := range opts.Lanes {
+			fmt.Fprintf(stderr, "  %s\n", printable.String(describeLane(l, len(opts.Lanes) > 1)))
+		}
+	}
+	var runErr error
+	if o.tui {
+		runErr = view.run(ctx, ln.Addr().String())
+	} else {
+		select {
+		case <-ctx.Done():
+		case runErr = <-served:
+		}
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	if runErr != nil && !errors.Is(runErr, http.ErrServerClosed) {
+		return runErr
+	}
+	if log != nil {
+		logMu.Lock()
+		err := log.Flush()
+		logMu.Unlock()
+		if err != nil {
+			return err
+		}
+		if err := out.Commit(); err != nil {
+			return err
+		}
+	}
+	if cause := context.Cause(ctx); cause != nil && !o.tui {
+		fmt.Fprintf(stderr, "ratelab serve: %v; stopped\n", cause)
+	}
+	return nil
+}
+
+// setUsage replaces the usage of the flag name.
+func setUsage(fs *flag.FlagSet, name, usage string) { fs.Lookup(name).Usage = usage }
+
+// checkListen refuses an address other than loopback unless public.
+func checkListen(addr string, public bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("serve: --listen %q: give host:port, like 127.0.0.1:8080", addr)
+	}
+	if public {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("serve: --listen %s is not a loopback address: anyone who reaches it would be answered; add --public if that is what you want", addr)
+}
+
+// checkHorizon says which limit's arithmetic would not stay exact for a year of
+// wall-clock time from the origin (algorithms.HeaderOrigin).
+func checkHorizon(lanes []serve.Lane) error {
+	h := time.Since(algorithms.HeaderOrigin) + 366*24*time.Hour
+	for _, l := range lanes {
+		for _, m := range l.Limits {
+			if err := m.Policy.CheckHorizon(h); err != nil {
+				return usagef("serve: lane %q: %v", l.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// describeLane says what a served lane holds its requests to, and at which path.
+func describeLane(l serve.Lane, several bool) string {
+	var s string
+	if several {
+		s = "/" + url.PathEscape(l.Name) + "/…  "
+	}
+	s += l.Name + ": "
+	for i, m := range l.Limits {
+		if i > 0 {
+			s += " + "
+		}
+		s += fmt.Sprintf("%s %s", m.Algorithm, m.Policy)
+		if m.Rule != "" {
+			s += " (" + m.Rule + ")"
+		}
+	}
+	return s + ", keyed by " + l.Key.String()
+}
+
+// scenarioLanes are the served lanes of --scenario: each lane's limits as the
+// scenario compiles them, on tier 0's policy.
+func (o *serveOptions) scenarioLanes(key *serve.KeyOf) ([]serve.Lane, []string, error) {
+	_, cfg, err := compileScenario(o.run, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := key
+	if k == nil {
+		ip, _ := serve.ParseKey("ip")
+		k = &ip
+	}
+	var lanes []serve.Lane
+	for _, lc := range cfg.Lanes {
+		if why := unservable(lc); why != "" {
+			return nil, nil, usagef("serve: lane %q %s; ratelab run replays it", lc.Name, why)
+		}
+		l := serve.Lane{Name: lc.Name, Key: *k, Headers: lc.Headers, Combine: lc.Combine}
+		if lc.MultiLimit() {
+			for _, m := range lc.Limits {
+				l.Limits = append(l.Limits, serve.Limit{Name: m.Name, Rule: m.Rule, Algorithm: m.Algorithm, Policy: m.Policy, Options: m.Options, Template: m.Template})
+			}
+		} else {
+			l.Limits = []serve.Limit{{Rule: lc.Rule, Algorithm: lc.Algorithm, Policy: lc.TierPolicy(cfg, 0), Options: lc.Options}}
+		}
+		lanes = append(lanes, l)
+	}
+	var notes []string
+	if len(cfg.Tiers) > 1 {
+		notes = append(notes, fmt.Sprintf("ratelab serve: every key is held to the first tier's policy (%s); the scenario's other tiers are not served", cfg.Tiers[0].Name))
+	}
+	return lanes, notes, nil
+}
+
+// unservable says why a scenario's lane cannot be served ("" when it can).
+func unservable(lc sim.LaneConfig) string {
+	switch {
+	case lc.Deployed() || lc.Balanced():
+		return "runs as several instances"
+	case lc.Sharded():
+		return "is sharded"
+	case lc.Strategy != algorithms.Atomic:
+		return fmt.Sprintf("decides non-atomically (%s), which needs a store's round trips", lc.Strategy)
+	}
+	return ""
+}
+
+// configLanes are the served lanes of --config: a lane per context that
+// limits, each keyed by its first limit's key (as a request log's fields name
+// it), unless key says otherwise.
+func (o *serveOptions) configLanes(key *serve.KeyOf) ([]serve.Lane, []string, error) {
+	conf, err := o.trace.readConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	rls, warnings := conf.Ratelab("")
+	var notes []string
+	for _, w := range append(conf.Warnings, warnings...) {
+		notes = append(notes, w.String())
+	}
+	var lanes []serve.Lane
+	for _, rl := range rls {
+		l := serve.Lane{Name: rl.Name, Combine: rl.Combine, Headers: algorithms.MustLookup(rl.Limits[0].Algorithm).Headers}
+		for _, m := range rl.Limits {
+			tmpl, err := algorithms.ParseKeyTemplate(m.Key)
+			if err != nil {
+				return nil, nil, usagef("serve: %s: %v", m.Place, err)
+			}
+			if err := m.Policy.Validate(1); err != nil {
+				return nil, nil, usagef("serve: %s: %v", m.Place, err)
+			}
+			l.Limits = append(l.Limits, serve.Limit{Name: m.Name, Rule: m.RuleAt(m.Place.String()), Algorithm: m.Algorithm, Policy: m.Policy.WithDefaults(), Options: m.Options, Template: tmpl})
+		}
+		if key != nil {
+			l.Key = *key
+		} else {
+			spec, note := productKey(conf, rl.Limits[0].Place)
+			if note != "" {
+				notes = append(notes, note)
+			}
+			if l.Key, err = serve.ParseKey(spec); err != nil {
+				return nil, nil, usagef("serve: %s: %v", rl.Limits[0].Place, err)
+			}
+		}
+		lanes = append(lanes, l)
+	}
+	return lanes, notes, nil
+}
+
+// productKey is the key spec of the limit at place, as a request's fields give
+// it (products.Key.Trace), with a note when none stands for the product's
+// expression (then the client's address).
+func productKey(conf *products.Config, place products.Place) (string, string) {
+	for _, l := range conf.Lanes {
+		for _, m := range l.Limits {
+			if m.Place != place {
+				continue
+			}
+			switch {
+			case m.Key.Shared:
+				return "shared", ""
+			case m.Key.Mapped && m.Key.Trace != "":
+				return m.Key.Trace, ""
+			}
+			return "ip", fmt.Sprintf("%s: ratelab serve keys %s by the client's address (give --key to key it otherwise)", place, m.Key.Expr)
+		}
+	}
+	return "ip", ""
+}
+
+// serveView is --tui: the live view of the served lanes.
+type serveView struct{ v *ui.Served }
+
+func newServeView(lanes []serve.Lane) *serveView { return &serveView{ui.NewServed("", lanes)} }
+
+func (s *serveView) add(a serve.Arrival) { s.v.Add(a) }
+
+// run shows the view until q or ctx ends.
+func (s *serveView) run(ctx context.Context, addr string) error {
+	s.v.SetAddr(addr)
+	_, err := tea.NewProgram(s.v, append(ui.ProgramOptions(), tea.WithContext(ctx))...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// lanesWord is "1 lane" or "N lanes".
+func lanesWord(n int) string {
+	if n == 1 {
+		return "1 lane"
+	}
+	return fmt.Sprintf("%d lanes", n)
+}

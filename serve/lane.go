@@ -1,0 +1,146 @@
+package serve
+
+import (
+	"fmt"
+	"time"
+
+	"ratelab/algorithms"
+)
+
+// Lane is one limiter served: its limits, each request held to every one of them
+// as Combine says, keyed by Key.
+type Lane struct {
+	// Name is the lane's (a scenario's lane, a product's context); with several
+	// lanes served, the first segment of a request's path names its lane.
+	Name string
+	// Limits are held in order; one for a plain lane.
+	Limits  []Limit
+	Combine algorithms.Combine
+	// Key is how a request is keyed (a product's key, else --key).
+	Key KeyOf
+	// Headers is the family of rate-limit headers the responses send.
+	Headers algorithms.HeaderFamily
+}
+
+// Limit is one limit of a lane: an algorithm (a product's lane among them) and
+// its policy and options, and the rule a refusal it decides is named by.
+type Limit struct {
+	Name      string
+	Rule      string
+	Algorithm algorithms.Name
+	Policy    algorithms.Policy
+	Options   algorithms.Options
+	// Template is the key the limit keeps its state under ("{key}": the
+	// request's; a name without it: one key all requests share).
+	Template algorithms.KeyTemplate
+}
+
+// Decision is a lane's answer to one request.
+type Decision struct {
+	algorithms.Decision
+	// Decisive is the limit (from 0) that refused; -1 when allowed.
+	Decisive int
+	// Status and Word are the product's answer (its HTTP status and the word
+	// it logs); 200/429 for a lane of no product's.
+	Status int
+	Word   string
+	// Headers are the rate-limit headers of the response.
+	Headers []algorithms.Header
+}
+
+// lane is a Lane with its limiters.
+type lane struct {
+	Lane
+	limiters []algorithms.Limiter
+	checkers []algorithms.Checker
+	keys     map[string]struct{}
+	keyNames []string // each limit's key of the request being decided
+}
+
+func newLane(l Lane) (*lane, error) {
+	if len(l.Limits) == 0 {
+		return nil, fmt.Errorf("lane %q holds no limit", l.Name)
+	}
+	out := &lane{Lane: l, keys: map[string]struct{}{}, keyNames: make([]string, len(l.Limits))}
+	for _, m := range l.Limits {
+		lim, err := algorithms.New(m.Algorithm, m.Policy, m.Options)
+		if err != nil {
+			return nil, fmt.Errorf("lane %q: %v", l.Name, err)
+		}
+		out.limiters = append(out.limiters, lim)
+		c, _ := lim.(algorithms.Checker)
+		if c == nil && len(l.Limits) > 1 && l.Combine != algorithms.InOrder {
+			return nil, fmt.Errorf("lane %q: %s cannot say what it would decide without deciding, which %s needs", l.Name, m.Algorithm, l.Combine)
+		}
+		out.checkers = append(out.checkers, c)
+	}
+	return out, nil
+}
+
+// decide decides a request of key at now (an offset from the origin) and cost 1:
+// held to each limit as the lane's Combine says. The decision returned is the
+// decisive limit's (the first that refused), else the last limit's with the
+// longest delay of all.
+func (l *lane) decide(key string, now time.Duration) Decision {
+	for i, m := range l.Limits {
+		l.keyNames[i] = m.Template.Render(key)
+	}
+	ds := make([]algorithms.Decision, len(l.Limits))
+	switch {
+	case len(l.Limits) == 1 || l.Combine == algorithms.InOrder:
+		// each in turn, until one refuses: the earlier ones keep their charge
+		for i, lim := range l.limiters {
+			ds[i] = lim.Allow(l.keyNames[i], now, 1)
+			if !ds[i].Allowed {
+				return l.answer(ds[:i+1], i)
+			}
+		}
+	default:
+		// check-then-consume and all-or-nothing are the same one at a time,
+		// under the server's lock: every limit checks, and only if all would
+		// allow does each take the request
+		for i, c := range l.checkers {
+			ds[i] = c.Check(l.keyNames[i], now, 1)
+		}
+		for i := range ds {
+			if !ds[i].Allowed {
+				return l.answer(ds, i)
+			}
+		}
+		for i, lim := range l.limiters {
+			ds[i] = lim.Allow(l.keyNames[i], now, 1)
+		}
+	}
+	return l.answer(ds, -1)
+}
+
+// answer combines the limits' decisions ds into the lane's, refused by ds[decisive]
+// (-1: allowed).
+func (l *lane) answer(ds []algorithms.Decision, decisive int) Decision {
+	d := Decision{Decisive: decisive}
+	if decisive >= 0 {
+		d.Decision = ds[decisive]
+	} else {
+		d.Decision = ds[len(ds)-1]
+		for _, x := range ds {
+			d.Delay = max(d.Delay, x.Delay)
+		}
+	}
+	return d
+}
+
+// rule names the limit that refused d: its rule, else its name, else its
+// algorithm; "" when d was allowed.
+func (l *lane) rule(d Decision) string {
+	if d.Decisive < 0 {
+		return ""
+	}
+	m := l.Limits[d.Decisive]
+	switch {
+	case m.Rule != "":
+		return m.Rule
+	case m.Name != "":
+		return m.Name
+	}
+	return string(m.Algorithm)
+}

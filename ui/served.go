@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/guptarohit/asciigraph"
+
+	"ratelab/internal/printable"
+	"ratelab/serve"
+)
+
+// Served is the live view of ratelab serve: per served lane, what it decided
+// (accepted, refused, held, its keys), its decisions a second over the last
+// minute as a graph, and the latest refusal with its key and rule. Decisions
+// come from the server's goroutines (Add); the view reads them every frame.
+type Served struct {
+	addr          string
+	lanes         []serve.Lane
+	mu            sync.Mutex
+	stats         []servedLane
+	start         time.Time
+	now           func() time.Time
+	width, height int
+}
+
+// servedLane is one lane's tallies.
+type servedLane struct {
+	accepted, refused, held int64
+	keys                    map[string]struct{}
+	// perSecond: decisions landed in each of the last seconds, by wall-clock
+	// second (ring of servedSeconds)
+	accSec, refSec [servedSeconds]int64
+	secOf          [servedSeconds]int64
+	latest         string
+}
+
+// servedSeconds is how many seconds the graph shows.
+const servedSeconds = 60
+
+// NewServed is the live view of lanes served at addr.
+func NewServed(addr string, lanes []serve.Lane) *Served {
+	s := &Served{addr: addr, lanes: lanes, stats: make([]servedLane, len(lanes)), start: time.Now(), now: time.Now}
+	for i := range s.stats {
+		s.stats[i].keys = map[string]struct{}{}
+	}
+	return s
+}
+
+// Add counts one decision (safe from any goroutine).
+func (s *Served) Add(a serve.Arrival) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := &s.stats[a.Lane]
+	if len(l.keys) < serve.MaxKeys {
+		l.keys[a.Key] = struct{}{}
+	}
+	sec := s.now().Unix()
+	slot := sec % servedSeconds
+	if l.secOf[slot] != sec {
+		l.secOf[slot], l.accSec[slot], l.refSec[slot] = sec, 0, 0
+	}
+	switch {
+	case !a.Allowed:
+		l.refused++
+		l.refSec[slot]++
+		rule := ""
+		if a.Rule != "" {
+			rule = " by " + a.Rule
+		}
+		l.latest = fmt.Sprintf("%d %s%s for key %s", a.Status, a.Word, rule, a.Key)
+	default:
+		l.accepted++
+		l.accSec[slot]++
+		if a.Delay > 0 {
+			l.held++
+		}
+	}
+}
+
+type servedTick struct{}
+
+func servedFrame() tea.Cmd {
+	return tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return servedTick{} })
+}
+
+// Init starts the frames.
+func (s *Served) Init() tea.Cmd { return servedFrame() }
+
+// Update redraws on each frame and on a resize; q or ctrl+c quits.
+func (s *Served) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		s.width, s.height = msg.Width, msg.Height
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "q", "ctrl+c", "esc":
+			return s, tea.Quit
+		}
+	case servedTick:
+		return s, servedFrame()
+	}
+	return s, nil
+}
+
+// View draws every lane, as many as fit.
+func (s *Served) View() tea.View {
+	v := tea.NewView(clip(s.render(), s.width, s.height))
+	v.AltScreen = true
+	v.WindowTitle = "ratelab serve — " + s.addr
+	return v
+}
+
+func (s *Served) render() string {
+	if s.width < minWidth || s.height < minHeight {
+		return fmt.Sprintf("ratelab serve needs %d×%d; this terminal is %d×%d", minWidth, minHeight, s.width, s.height)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "ratelab serve — http://%s — up %s — q stops the server\n", s.addr, s.now().Sub(s.start).Truncate(time.Second))
+	rows := s.height - 2
+	per := max(5, rows/len(s.lanes))
+	graphRows := min(per-4, 8)
+	now := s.now().Unix()
+	for i, l := range s.lanes {
+		if rows < 4 {
+			fmt.Fprintf(&b, "… %d more lanes (a taller terminal shows them)\n", len(s.lanes)-i)
+			break
+		}
+		st := &s.stats[i]
+		path := ""
+		if len(s.lanes) > 1 {
+			path = "/" + l.Name + "/  "
+		}
+		fmt.Fprintf(&b, "%s%s  accepted %d  refused %d  held %d  keys %d\n", path, printable.String(l.Name), st.accepted, st.refused, st.held, len(st.keys))
+		latest := st.latest
+		if latest == "" {
+			latest = "no refusal yet"
+		}
+		fmt.Fprintf(&b, "  latest refusal: %s\n", printable.String(latest))
+		rows -= 2
+		if graphRows >= 2 && rows >= graphRows+1 {
+			acc, ref := make([]float64, servedSeconds), make([]float64, servedSeconds)
+			for j := range servedSeconds {
+				sec := now - servedSeconds + 1 + int64(j)
+				slot := sec % servedSeconds
+				if st.secOf[slot] == sec {
+					acc[j], ref[j] = float64(st.accSec[slot]), float64(st.refSec[slot])
+				}
+			}
+			plot := asciigraph.PlotMany([][]float64{acc, ref}, asciigraph.Height(graphRows), asciigraph.Width(min(s.width-12, 120)),
+				asciigraph.LowerBound(0), asciigraph.SeriesColors(asciigraph.Green, asciigraph.Red),
+				asciigraph.Caption("accepted (green) and refused (red) a second, the last minute"))
+			b.WriteString(plot)
+			b.WriteByte('\n')
+			rows -= graphRows + 2
+		}
+	}
+	return b.String()
+}
+
+// SetAddr names the address served, for the title.
+func (s *Served) SetAddr(addr string) { s.addr = addr }
