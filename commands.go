@@ -31,6 +31,7 @@ func commandList() []command {
 		{"tune", "tune [flags]", "find the limit that fits a request log (an access log)", runTune},
 		{"audit", "audit [flags]", "judge the limits a configuration runs today on a request log, rule by rule", runAudit},
 		{"serve", "serve [flags]", "serve a lane or a product's configuration over HTTP on the wall clock, to test clients against", runServe},
+		{"infer", "infer [flags]", "find the limiter behind an API: from a client's log, or by probing it", runInfer},
 		{"bench", "bench [flags]", "benchmark the Redis strategies on a live Redis", runBench},
 		{"completion", "completion bash|zsh|fish", "print the completion script for bash, zsh or fish", runCompletion},
 		{"man", "man", "print this manual as a man page (roff)", runMan},

@@ -1,0 +1,430 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ProbeOptions say what to probe and within what.
+type ProbeOptions struct {
+	URL string
+	// Budget is the most requests sent, ever (DefaultBudget when 0).
+	Budget int
+	// MaxRate is the most requests a second sent, ever (DefaultMaxRate when 0).
+	MaxRate float64
+	// Header is added to every request (a key the API limits by).
+	Header http.Header
+	// Refused says a status is a refusal (nil: 429 and 503).
+	Refused func(status int) bool
+	// Client sends the requests (nil: one with a 60 s timeout).
+	Client *http.Client
+	// MaxIdle is the longest the probe waits, idle, for a limit to refill
+	// (DefaultMaxIdle when 0).
+	MaxIdle time.Duration
+	// Log, when set, is told each phase as it starts.
+	Log io.Writer
+}
+
+// The defaults of ProbeOptions.
+const (
+	DefaultBudget  = 300
+	DefaultMaxRate = 100.0
+	DefaultMaxIdle = 20 * time.Second
+)
+
+// Probed is a probe's result: the observations, the headers of the answers and
+// the report on them.
+type Probed struct {
+	Observations []Observation
+	Headers      []http.Header
+	Sent         int
+	// Failed is how many got no answer (FirstError says why).
+	Failed     int
+	FirstError error
+	Report     *Report
+	// Phases are what the probe did, in order ("burst: 21 sent, 14 allowed").
+	Phases []string
+}
+
+// prober sends requests within the budget and the rate cap, and keeps what
+// comes back.
+type prober struct {
+	o        ProbeOptions
+	ctx      context.Context
+	mu       sync.Mutex
+	obs      []Observation
+	headers  []http.Header
+	sent     int
+	lastSend time.Time
+	inflight sync.WaitGroup
+	firstErr error
+	failed   int
+}
+
+// Probe finds the limiter behind o.URL: a burst at the rate cap until it is
+// refused, single requests ever further apart until one passes again (how
+// long the limit takes to recover), a paced run at a third of that (its rate),
+// a pause and a second burst (its size after an idle spell, and how its windows
+// are aligned), then, while families remain that decide some request
+// differently, that request. It stops when one family is left with its rate
+// known to within 10%, or the budget is spent. The budget and the rate cap hold
+// whatever the server answers.
+func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.MaxRate <= 0 {
+		o.MaxRate = DefaultMaxRate
+	}
+	if o.MaxIdle <= 0 {
+		o.MaxIdle = DefaultMaxIdle
+	}
+	if o.Refused == nil {
+		o.Refused = func(s int) bool { return s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable }
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: time.Minute}
+	}
+	p := &prober{o: o, ctx: ctx}
+	res := &Probed{}
+	phase := func(format string, args ...any) {
+		s := fmt.Sprintf(format, args...)
+		res.Phases = append(res.Phases, s)
+		if o.Log != nil {
+			fmt.Fprintln(o.Log, s)
+		}
+	}
+	finish := func() (*Probed, error) {
+		p.inflight.Wait()
+		res.Observations, res.Headers, res.Sent = p.observations(), p.headers, p.sent
+		res.Failed, res.FirstError = p.failed, p.firstErr
+		res.Report = Analyze(res.Observations, tolerance(len(res.Observations)), ClaimsFrom(res.Headers))
+		if p.firstErr != nil && len(res.Observations) == 0 {
+			return res, p.firstErr
+		}
+		return res, ctx.Err()
+	}
+	// 1. a burst at the cap until refused
+	allowed, refused := p.burst(min(o.Budget/2, 150))
+	phase("burst at %s/s: %d allowed before the first refusal", trimFloat(o.MaxRate), allowed)
+	if !refused || ctx.Err() != nil {
+		if p.firstErr != nil && allowed == 0 {
+			return nil, p.firstErr
+		}
+		phase("no refusal: no limit below %s/s within %d requests", trimFloat(o.MaxRate), p.sent)
+		return finish()
+	}
+	// 2. single requests, ever further apart, until one passes
+	firstAt := p.firstAt()
+	recovery, ok := p.recover()
+	if !ok {
+		phase("no request passed again within %s: the limit refills slower than the probe can wait", o.MaxIdle)
+		return finish()
+	}
+	phase("recovery: a request passed again after %s", recovery.Round(time.Millisecond))
+	// 3. at once a second burst: a bucket has refilled a token or so, a
+	// window has let go of many
+	again, _ := p.burst(min(p.left()/3, 150))
+	phase("burst at once: %d more allowed", again)
+	// 4. a paced run: at three a recovery for a bucket, for about fifteen
+	// recoveries (its rate); at half again the rate the first burst and its
+	// recovery suggest for a window, over a few windows
+	gap := recovery / 3
+	if again > 2 {
+		window := time.Since(firstAt) - recovery/2
+		gap = time.Duration(float64(window) / (1.5 * float64(max(allowed, 1))))
+	}
+	gap = max(gap, p.minGap())
+	n := min(45, p.left()/3)
+	paced := p.paced(n, gap)
+	phase("paced run: %d sent %s apart, %d allowed", n, gap.Round(time.Millisecond), paced)
+	// 5. idle, then a burst: the size after an idle spell, the windows' alignment
+	rep := p.analyze()
+	idle := p.idleFor(rep, recovery)
+	if p.left() > 10 && ctx.Err() == nil {
+		sleep(ctx, idle)
+		allowed, _ = p.burst(min(p.left()/2, 150))
+		phase("after %s idle, a burst: %d allowed before the first refusal", idle.Round(time.Millisecond), allowed)
+	}
+	// 6. the bursts that split what remains
+	for round := 0; round < 20 && p.left() > 0 && ctx.Err() == nil; round++ {
+		began := time.Now()
+		rep = p.analyze()
+		if settled(rep) {
+			break
+		}
+		// planned from the last request, no sooner than this analysis
+		// took again, and a margin
+		obs := p.observations()
+		earliest := time.Since(p.lastAt()) + time.Since(began) + 20*time.Millisecond
+		next := nextSplit(obs, rep.Consistent(), earliest)
+		if next == nil || next.After > o.MaxIdle {
+			break
+		}
+		sleep(ctx, time.Until(p.lastAt().Add(next.After)))
+		got := p.run(next.Offsets)
+		var says []string
+		for i, f := range next.Family {
+			says = append(says, fmt.Sprintf("%s %d", f, next.Allowed[i]))
+		}
+		phase("%d requests over %s, %s after the last: %d allowed (predicted: %s)", len(next.Offsets), next.Span().Round(time.Millisecond), next.After.Round(time.Millisecond), got, strings.Join(says, ", "))
+	}
+	return finish()
+}
+
+// tolerance is how many of n probe observations a hypothesis may get wrong:
+// a request sent just before a boundary may be decided just after it.
+func tolerance(n int) int { return max(1, n/40) }
+
+// settled says one family is left and its rate is known to within 10%.
+func settled(r *Report) bool {
+	c := r.Consistent()
+	if len(c) != 1 {
+		return false
+	}
+	lo, hi := c[0].Rate()
+	return finite(hi) && hi <= lo*1.1
+}
+
+// idleFor is how long to wait before the second burst: long enough for the
+// best fit to refill entirely (twice its window for the windowed families,
+// whose anchored counters forget after two), within MaxIdle.
+func (p *prober) idleFor(r *Report, recovery time.Duration) time.Duration {
+	idle := 4 * recovery
+	if top, ok := r.Top(); ok {
+		g, size := top.Best()
+		if top.windowed() {
+			idle = time.Duration(2.2 * g * float64(time.Second))
+		} else if g > 0 {
+			idle = time.Duration(1.2 * float64(size) / g * float64(time.Second))
+		}
+	}
+	return min(max(idle, 100*time.Millisecond), p.o.MaxIdle)
+}
+
+func (p *prober) minGap() time.Duration { return time.Duration(float64(time.Second) / p.o.MaxRate) }
+
+func (p *prober) left() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.o.Budget - p.sent
+}
+
+// firstAt is when the first request was sent.
+func (p *prober) firstAt() time.Time {
+	obs := p.observations()
+	if len(obs) == 0 {
+		return time.Now()
+	}
+	return time.Unix(0, int64(obs[0].At))
+}
+
+func (p *prober) lastAt() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastSend
+}
+
+func (p *prober) observations() []Observation {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := append([]Observation(nil), p.obs...)
+	sortObs(out)
+	return out
+}
+
+func (p *prober) analyze() *Report {
+	p.inflight.Wait()
+	obs := p.observations()
+	return Analyze(obs, tolerance(len(obs)), nil)
+}
+
+// burst sends at the cap until a refusal comes back or n are sent, then waits
+// for every answer; it says how many were allowed and whether one was refused.
+func (p *prober) burst(n int) (allowed int, refused bool) {
+	start := len(p.observations())
+	for i := 0; i < n && p.ctx.Err() == nil; i++ {
+		if p.refusedSince(start) || !p.send(false) {
+			break
+		}
+	}
+	p.inflight.Wait()
+	for _, o := range p.observations()[start:] {
+		if o.Refused {
+			refused = true
+		} else {
+			allowed++
+		}
+	}
+	return allowed, refused
+}
+
+func (p *prober) refusedSince(start int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, o := range p.obs[start:] {
+		if o.Refused {
+			return true
+		}
+	}
+	return false
+}
+
+// recover sends one request at a time, each 30% further from the last, until
+// one passes; it returns the time from the burst's end to it.
+func (p *prober) recover() (time.Duration, bool) {
+	from := p.lastAt()
+	gap := p.minGap()
+	for p.left() > 0 && p.ctx.Err() == nil {
+		if time.Since(from) > p.o.MaxIdle {
+			return 0, false
+		}
+		sleep(p.ctx, gap)
+		if !p.send(true) {
+			return 0, false
+		}
+		obs := p.observations()
+		if last := latest(obs); last != nil && !last.Refused {
+			return time.Since(from), true
+		}
+		gap = gap * 13 / 10
+	}
+	return 0, false
+}
+
+// latest is the observation sent last.
+func latest(obs []Observation) *Observation {
+	if len(obs) == 0 {
+		return nil
+	}
+	return &obs[len(obs)-1]
+}
+
+// paced sends n requests gap apart without waiting for their answers, and
+// says how many were allowed.
+func (p *prober) paced(n int, gap time.Duration) int {
+	start := len(p.observations())
+	for i := 0; i < n && p.ctx.Err() == nil; i++ {
+		if i > 0 {
+			sleep(p.ctx, time.Until(p.lastAt().Add(gap)))
+		}
+		if !p.send(false) {
+			break
+		}
+	}
+	p.inflight.Wait()
+	allowed := 0
+	for _, o := range p.observations()[start:] {
+		if !o.Refused {
+			allowed++
+		}
+	}
+	return allowed
+}
+
+// run sends a request at each of offsets from now (or as soon after as the
+// cap allows), without waiting for their answers, and says how many were allowed.
+func (p *prober) run(offsets []time.Duration) int {
+	start := len(p.observations())
+	t0 := time.Now()
+	for _, o := range offsets {
+		if p.ctx.Err() != nil {
+			break
+		}
+		sleep(p.ctx, time.Until(t0.Add(o)))
+		if !p.send(false) {
+			break
+		}
+	}
+	p.inflight.Wait()
+	allowed := 0
+	for _, o := range p.observations()[start:] {
+		if !o.Refused {
+			allowed++
+		}
+	}
+	return allowed
+}
+
+// send sends one request when the cap allows, within the budget, and returns
+// false when the budget is spent or the context ended; wait waits for its answer.
+func (p *prober) send(wait bool) bool {
+	p.mu.Lock()
+	if p.sent >= p.o.Budget {
+		p.mu.Unlock()
+		return false
+	}
+	next := p.lastSend.Add(p.minGap())
+	p.mu.Unlock()
+	if d := time.Until(next); d > 0 {
+		sleep(p.ctx, d)
+	}
+	if p.ctx.Err() != nil {
+		return false
+	}
+	p.mu.Lock()
+	if p.sent >= p.o.Budget {
+		p.mu.Unlock()
+		return false
+	}
+	p.sent++
+	at := time.Now()
+	p.lastSend = at
+	p.mu.Unlock()
+	req, err := http.NewRequestWithContext(p.ctx, http.MethodGet, p.o.URL, nil)
+	if err != nil {
+		p.fail(err)
+		return false
+	}
+	for k, vs := range p.o.Header {
+		req.Header[k] = vs
+	}
+	do := func() {
+		resp, err := p.o.Client.Do(req)
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		o := Observation{At: time.Duration(at.UnixNano()), Latency: time.Since(at), Status: resp.StatusCode, Refused: p.o.Refused(resp.StatusCode)}
+		p.mu.Lock()
+		p.obs = append(p.obs, o)
+		p.headers = append(p.headers, resp.Header)
+		p.mu.Unlock()
+	}
+	if wait {
+		do()
+		return true
+	}
+	p.inflight.Go(do)
+	return true
+}
+
+func (p *prober) fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failed++
+	if p.firstErr == nil && !errors.Is(err, context.Canceled) {
+		p.firstErr = err
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

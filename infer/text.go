@@ -1,0 +1,167 @@
+package infer
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"ratelab/internal/format"
+)
+
+// WriteText writes the report for a person: the best fit with its intervals and
+// how its product would write it, the other consistent families, those ruled
+// out, the headers' claims and the request that would tell the rest apart.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d requests over %s, %d refused (a hypothesis may get %d wrong)\n", r.Requests, format.Duration(r.Span), r.Refused, r.Tolerance)
+	top, ok := r.Top()
+	switch {
+	case r.Refused == 0:
+		b.WriteString("nothing was refused: no limit was reached, so none can be told\n")
+	case !ok:
+		b.WriteString("no family fits every observation: the limiter is none of those ratelab knows, or several limits hold the requests\n")
+	default:
+		fmt.Fprintf(&b, "the limiter: %s\n", top.Name())
+		b.WriteString(describe(top, "  "))
+	}
+	if c := r.Consistent(); len(c) > 1 {
+		b.WriteString("also consistent, ranked:\n")
+		for _, f := range c[1:] {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Name(), oneLine(f))
+		}
+	}
+	var out []string
+	for _, f := range r.Families {
+		if !f.Consistent() {
+			out = append(out, fmt.Sprintf("%s (%d wrong at best)", f.Family, f.Mismatch))
+		}
+	}
+	if len(out) > 0 {
+		fmt.Fprintf(&b, "ruled out: %s\n", strings.Join(out, ", "))
+	}
+	for _, c := range r.Claims {
+		window := ""
+		if c.Window > 0 {
+			window = " per " + format.Duration(c.Window)
+		}
+		verdict := "consistent with what happened"
+		if !c.Holds {
+			verdict = "not what happened: " + c.Why
+		}
+		fmt.Fprintf(&b, "the server's %s says %d%s: %s\n", c.Header, c.Quota, window, verdict)
+	}
+	if s := r.Next; s != nil {
+		var says []string
+		for i, f := range s.Family {
+			says = append(says, fmt.Sprintf("%s lets %d through", f, s.Allowed[i]))
+		}
+		fmt.Fprintf(&b, "to tell them apart: %d requests over %s, from %s after the last; %s\n",
+			len(s.Offsets), format.Duration(s.Span()), format.Duration(s.After), strings.Join(says, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// describe gives the fit's parameters, one a line, and its product's words.
+func describe(f VariantFit, indent string) string {
+	var b strings.Builder
+	rlo, rhi := f.Rate()
+	blo, bhi := f.Burst()
+	g, size := f.Best()
+	fmt.Fprintf(&b, "%srate   %s (consistent: %s)\n", indent, rate(RateOf(f)), rateRange(rlo, rhi))
+	what := "burst"
+	if f.windowed() {
+		what = "limit"
+	}
+	fmt.Fprintf(&b, "%s%-6s %d (consistent: %s)\n", indent, what, size, sizeRange(blo, bhi))
+	if f.windowed() {
+		wlo, whi := f.Window()
+		fmt.Fprintf(&b, "%swindow %s (consistent: %s to %s)", indent, seconds(g), seconds(wlo), seconds(whi))
+		if f.Align != "" {
+			fmt.Fprintf(&b, ", aligned to the %s", f.Align)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%srefusals counted: %s\n", indent, refusalsCounted(f))
+	if p := productWords(f, g, size); p != "" {
+		fmt.Fprintf(&b, "%sas its product writes it: %s\n", indent, p)
+	}
+	return b.String()
+}
+
+// oneLine is a fit in a line.
+func oneLine(f VariantFit) string {
+	rlo, rhi := f.Rate()
+	blo, bhi := f.Burst()
+	s := fmt.Sprintf("rate %s, size %s", rateRange(rlo, rhi), sizeRange(blo, bhi))
+	if f.windowed() {
+		wlo, whi := f.Window()
+		s += fmt.Sprintf(", window %s to %s", seconds(wlo), seconds(whi))
+	}
+	return s + fmt.Sprintf(" (%d wrong)", f.Mismatch)
+}
+
+// refusalsCounted says whether the fit counts refused requests, and how it knows.
+func refusalsCounted(f VariantFit) string {
+	switch {
+	case f.RefusalsCount:
+		return "yes"
+	case f.Family == TokenBucket || f.Family == LeakyQueue:
+		return "no (a bucket takes nothing for a refusal)"
+	}
+	return "no"
+}
+
+// productWords is how the product whose arithmetic the variant is would write
+// the fit: nginx's limit_req for the buckets of a ms clock, HAProxy's
+// http_req_rate for its sliding counter.
+func productWords(f VariantFit, g float64, size int64) string {
+	switch {
+	case (f.Family == TokenBucket || f.Family == LeakyQueue) && f.Millis:
+		nodelay := " nodelay"
+		if f.Family == LeakyQueue {
+			nodelay = ""
+		}
+		return fmt.Sprintf("nginx limit_req_zone … rate=%sr/s; limit_req … burst=%d%s", trimFloat(g), size-1, nodelay)
+	case f.Family == SlidingCounter && f.Align == "anchored" && f.RefusalsCount && f.Floor:
+		return fmt.Sprintf("HAProxy stick-table … store http_req_rate(%s); http-request deny if { sc_http_req_rate(0) gt %d }", haproxyPeriod(g), size)
+	}
+	return ""
+}
+
+func haproxyPeriod(s float64) string {
+	d := time.Duration(math.Round(s*1000)) * time.Millisecond
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return fmt.Sprintf("%dms", d/time.Millisecond)
+}
+
+// rate writes a rate a second with three significant digits.
+func rate(perSecond float64) string { return trimFloat(perSecond) + "/s" }
+
+func trimFloat(x float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3g", x), ".0") }
+
+// rateRange says an interval of rates.
+func rateRange(lo, hi float64) string {
+	switch {
+	case !finite(hi):
+		return "at least " + rate(lo)
+	case lo == hi:
+		return rate(lo)
+	}
+	return rate(lo) + " to " + rate(hi)
+}
+
+// seconds writes a window in seconds.
+func seconds(s float64) string { return format.Duration(time.Duration(math.Round(s*1e6)) * time.Microsecond) }
+
+func joinFamilies(fs []Family) string {
+	var s []string
+	for _, f := range fs {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, " and ")
+}
