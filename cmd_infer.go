@@ -45,6 +45,7 @@ only loopback unless --allow-host names the host (redirects are not followed).`
 
 type inferOptions struct {
 	log, probe, allowHost, refused, format string
+	save                                   string
 	budget, tolerance                      int
 	maxRate                                float64
 	maxIdle                                time.Duration
@@ -68,6 +69,7 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 		o.headers = append(o.headers, s)
 		return nil
 	})
+	fs.StringVar(&o.save, "save", "", "--probe: also write what was sent and what came back to `FILE`, a client log --log reads")
 	fs.StringVar(&o.refused, "refused", "429,503", "the `STATUSES` that are refusals, comma-separated")
 	fs.IntVar(&o.tolerance, "tolerance", 0, "--log: how many observations a hypothesis may get wrong, `N` (a log's clock may be coarse)")
 	fs.StringVar(&o.format, "format", "text", "the output's `FORMAT`: text or json")
@@ -90,8 +92,8 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 		return usagef("infer: --max-idle must be 100ms to 1h (got %s)", o.maxIdle)
 	case o.tolerance < 0:
 		return usagef("infer: --tolerance must be >= 0 (got %d)", o.tolerance)
-	case o.log != "" && (o.allowHost != "" || len(o.headers) > 0):
-		return usagef("infer: --allow-host and --header are for --probe")
+	case o.log != "" && (o.allowHost != "" || len(o.headers) > 0 || o.save != ""):
+		return usagef("infer: --allow-host, --header and --save are for --probe")
 	}
 	refused, err := parseStatuses(o.refused)
 	if err != nil {
@@ -104,19 +106,26 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usagef("infer: --log: %v", err)
 		}
-		obs, hs, err := infer.ReadLog(o.log, f, refused)
+		obs, err := infer.ReadLog(o.log, f, refused)
 		f.Close()
 		if err != nil {
-			return usagef("infer: --log %s", printable.String(strings.TrimPrefix(err.Error(), o.log)))
+			return usagef("infer: --log %s", printable.String(err.Error()))
 		}
 		if len(obs) == 0 {
 			return usagef("infer: --log %s holds no request", o.log)
 		}
-		rep = infer.Analyze(obs, o.tolerance, infer.ClaimsFrom(hs))
+		rep = infer.Analyze(obs, o.tolerance, infer.ClaimsFrom(infer.Headers(obs)))
 	} else {
 		client, err := probeClient(o.probe, o.allowHost)
 		if err != nil {
 			return err
+		}
+		var save *output
+		if o.save != "" {
+			if save, err = openOutput("--save", o.save, stdout); err != nil {
+				return err
+			}
+			defer save.Abort()
 		}
 		header := http.Header{}
 		for _, h := range o.headers {
@@ -144,6 +153,14 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "ratelab infer: %d of %d requests got no answer (the first: %v); they are left out\n", probed.Failed, probed.Sent, probed.FirstError)
 		}
 		rep = probed.Report
+		if save != nil {
+			if err := infer.WriteLog(save, probed.Observations); err != nil {
+				return err
+			}
+			if err := save.Commit(); err != nil {
+				return err
+			}
+		}
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)

@@ -1,19 +1,16 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -100,7 +97,7 @@ func hiddenConfigs(seed uint64) []hidden {
 // returns its URL; it is stopped (SIGTERM, by PID) when the test ends.
 func serveLane(t *testing.T, h hidden) string {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "lane.toml")
+	dir := t.TempDir()
 	doc := fmt.Sprintf(`[[scenario]]
 name = "hidden"
 title = "a lane to probe"
@@ -119,39 +116,10 @@ key = "k"
 [[scenario.lane]]
 algorithm = %q
 `, h.policy.Limit, h.policy.Period, max(h.policy.Burst, 1), h.alg)
-	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "lane.toml"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(builtRatelab(t), "serve", "--file", file, "--scenario", "hidden", "--listen", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("ratelab serve said nothing: %v", err)
-	}
-	_, rest, ok := strings.Cut(line, "listening on ")
-	addr, _, _ := strings.Cut(rest, " ")
-	if !ok || !strings.HasPrefix(addr, "http://127.0.0.1:") {
-		t.Fatalf("ratelab serve's first line names no loopback address: %q", line)
-	}
-	go func() { // keep reading what it says
-		buf := make([]byte, 4096)
-		for {
-			if _, err := stderr.Read(buf); err != nil {
-				return
-			}
-		}
-	}()
-	return addr + "/"
+	return startServe(t, dir, "--file", "lane.toml", "--scenario", "hidden").url + "/"
 }
 
 // inferred is one probe's outcome.

@@ -55,7 +55,7 @@ type Variant struct {
 func (v Variant) Name() string {
 	s := string(v.Family)
 	if v.Align != "" {
-		s += ", aligned to the " + v.Align
+		s += ", " + v.AlignWords()
 	}
 	if v.RefusalsCount {
 		s += ", refusals counted"
@@ -67,6 +67,19 @@ func (v Variant) Name() string {
 		s += ", a clock of whole ms (nginx)"
 	}
 	return s
+}
+
+// AlignWords says how the variant's windows are aligned.
+func (v Variant) AlignWords() string {
+	switch v.Align {
+	case "epoch":
+		return "aligned to the epoch"
+	case "first request":
+		return "each window from the first request after the last"
+	case "anchored":
+		return "periods from the first request, again after two idle"
+	}
+	return ""
 }
 
 // windowed says the variant's grid parameter is a window (else a rate).
@@ -114,12 +127,13 @@ func (v Variant) needs(obs []Observation, wait []float64, g float64, need []int6
 				continue
 			}
 			if wait != nil {
-				predicted := 0.0
-				if v.Family == LeakyQueue {
-					predicted = ahead
-				}
-				if math.Abs(wait[i]-predicted) > heldSlack+0.05*predicted {
-					heldMiss++
+				switch {
+				case v.Family == LeakyQueue:
+					if math.Abs(wait[i]-ahead) > heldSlack+0.1*ahead {
+						heldMiss++
+					}
+				default:
+					heldMiss += unheld(wait, obs, i)
 				}
 			}
 			tat = max(tat, ti) + T
@@ -129,8 +143,8 @@ func (v Variant) needs(obs []Observation, wait []float64, g float64, need []int6
 		for i := range n {
 			ti := t(i)
 			switch {
-			case v.Align == "epoch" && math.Floor(ti/g)*g != start:
-				start, count = math.Floor(ti/g)*g, 0
+			case v.Align == "epoch" && math.Floor(ti/g) != start:
+				start, count = math.Floor(ti/g), 0 // the window's index
 			case v.Align != "epoch" && ti >= start+g:
 				start, count = ti, 0
 			}
@@ -156,17 +170,21 @@ func (v Variant) needs(obs []Observation, wait []float64, g float64, need []int6
 		}
 	case SlidingCounter:
 		start, curr, prev := math.Inf(-1), 0.0, 0.0
+		index := math.Inf(-1)
 		for i := range n {
 			ti := t(i)
 			if v.Align == "epoch" {
-				w := math.Floor(ti/g) * g
+				// by the window's index: at 1.8e9 s, float seconds are
+				// too coarse to compare two windows' starts
+				k := math.Floor(ti / g)
 				switch {
-				case w == start:
-				case w == start+g || math.Abs(w-(start+g)) < 1e-9:
-					start, prev, curr = w, curr, 0
+				case k == index:
+				case k == index+1:
+					index, prev, curr = k, curr, 0
 				default:
-					start, prev, curr = w, 0, 0
+					index, prev, curr = k, 0, 0
 				}
+				start = k * g
 			} else {
 				switch {
 				case ti < start+g:
@@ -190,13 +208,18 @@ func (v Variant) needs(obs []Observation, wait []float64, g float64, need []int6
 	return heldMiss
 }
 
-// heldSlack is how far, in seconds, an answer's wait may be from the predicted
-// hold and still count as it (a network's jitter, a server's scheduling).
-const heldSlack = 0.015
+// heldSlack is how far, in seconds, an answer's wait may be from a queue's
+// predicted hold (plus a tenth of it) and still count as it: a network's and a
+// busy machine's jitter.
+const heldSlack = 0.025
+
+// heldAbove is the wait, in seconds, past which an allowed answer counts as
+// held, which only a queue does: well above the jitter of a loaded loopback.
+const heldAbove = 0.05
 
 // unheld is 1 when request i was allowed and held, which only a queue does.
 func unheld(wait []float64, obs []Observation, i int) int {
-	if wait != nil && !obs[i].Refused && wait[i] > heldSlack {
+	if wait != nil && !obs[i].Refused && wait[i] > heldAbove {
 		return 1
 	}
 	return 0

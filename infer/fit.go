@@ -121,6 +121,7 @@ func Fit(obs []Observation, tolerance int) []VariantFit {
 // fitVariant scans v's grid.
 func fitVariant(v Variant, obs []Observation, wait []float64, tolerance int) VariantFit {
 	need := make([]int64, len(obs))
+	var sc scratch
 	f := VariantFit{Variant: v, Mismatch: math.MaxInt}
 	for _, g := range grid(v) {
 		held := v.needs(obs, wait, g, need)
@@ -128,7 +129,7 @@ func fitVariant(v Variant, obs []Observation, wait []float64, tolerance int) Var
 			f.Mismatch = min(f.Mismatch, held)
 			continue
 		}
-		p, ok := sizes(obs, need, held, tolerance)
+		p, ok := sizes(obs, need, held, tolerance, &sc)
 		f.Mismatch = min(f.Mismatch, p.Mismatch)
 		if ok {
 			p.G = g
@@ -154,33 +155,35 @@ func waits(obs []Observation) []float64 {
 
 // sizes finds the sizes b for which at most tolerance observations are wrong:
 // an allowed request of need > b, or a refused one of need ≤ b, plus held (the
-// holds already wrong); ok false when none.
-func sizes(obs []Observation, need []int64, held, tolerance int) (Point, bool) {
-	var allowed, refused []int64
+// holds already wrong); ok false when none. Needs are small whole numbers (a
+// request can need at most one more than the requests before it in its state,
+// twice that for a sliding counter), so they are counted, not sorted: O(n).
+func sizes(obs []Observation, need []int64, held, tolerance int, sc *scratch) (Point, bool) {
+	top := int64(1)
+	for _, x := range need {
+		top = max(top, x)
+	}
+	top = min(top, int64(4*len(need)+8)) // a larger need is as large as any size here
+	sc.allowed = resize(sc.allowed, int(top)+2)
+	sc.refused = resize(sc.refused, int(top)+2)
+	totalAllowed := 0
 	for i, o := range obs {
+		x := min(need[i], top)
 		if o.Refused {
-			refused = append(refused, need[i])
+			sc.refused[x]++
 		} else {
-			allowed = append(allowed, need[i])
+			sc.allowed[x]++
+			totalAllowed++
 		}
 	}
-	slices.Sort(allowed)
-	slices.Sort(refused)
-	miss := func(b int64) int {
-		over := len(allowed) - upper(allowed, b) // allowed with need > b
-		under := upper(refused, b)               // refused with need ≤ b
-		return held + over + under
-	}
-	cands := []int64{1}
-	for _, x := range need {
-		cands = append(cands, x, max(1, x-1))
-	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
+	// for b from 1 to top: allowed with need > b, refused with need ≤ b
 	p := Point{Lo: Unbounded, Mismatch: math.MaxInt}
-	var fewest []int64 // the sizes of the fewest mismatches
-	for _, b := range cands {
-		m := miss(b)
+	var fewest []int64
+	allowedUpTo, refusedUpTo := sc.allowed[0], sc.refused[0]
+	for b := int64(1); b <= top; b++ {
+		allowedUpTo += sc.allowed[b]
+		refusedUpTo += sc.refused[b]
+		m := held + totalAllowed - allowedUpTo + refusedUpTo
 		switch {
 		case m < p.Mismatch:
 			p.Mismatch, fewest = m, append(fewest[:0], b)
@@ -188,23 +191,31 @@ func sizes(obs []Observation, need []int64, held, tolerance int) (Point, bool) {
 			fewest = append(fewest, b)
 		}
 		if m <= tolerance {
-			p.Lo, p.Hi = min(p.Lo, b), max(p.Hi, b)
+			p.Lo, p.Hi = min(p.Lo, b), b
 		}
-	}
-	p.Size = fewest[len(fewest)/2]
-	if fewest[len(fewest)-1] == cands[len(cands)-1] && len(fewest) > 1 {
-		p.Size = fewest[0] // unbounded above: the least that fits
 	}
 	if p.Lo == Unbounded {
 		return p, false
 	}
-	if p.Hi == cands[len(cands)-1] {
+	p.Size = fewest[len(fewest)/2]
+	if fewest[len(fewest)-1] == top && len(fewest) > 1 {
+		p.Size = fewest[0] // unbounded above: the least that fits
+	}
+	if p.Hi == top {
 		p.Hi = Unbounded // past every need, every larger size decides the same
 	}
 	return p, true
 }
 
-// upper is how many of sorted xs are ≤ b.
-func upper(xs []int64, b int64) int {
-	return sort.Search(len(xs), func(i int) bool { return xs[i] > b })
+// scratch is a variant's reusable counts.
+type scratch struct{ allowed, refused []int }
+
+// resize returns xs with n zeroed elements, reusing its memory.
+func resize(xs []int, n int) []int {
+	if cap(xs) < n {
+		return make([]int, n)
+	}
+	xs = xs[:n]
+	clear(xs)
+	return xs
 }

@@ -32,6 +32,7 @@ func truths() []truth {
 		{SlidingLog, algorithms.SlidingLogName, p(8, time.Second, 0), algorithms.Options{}, 8, 8},
 		{SlidingCounter, algorithms.SlidingCounterName, p(20, time.Second, 0), algorithms.Options{}, 20, 20},
 		{SlidingCounter, algorithms.HAProxyName, p(15, time.Second, 0), algorithms.Options{}, 15, 15},
+		{LeakyQueue, algorithms.NginxName, p(6, time.Second, 9), algorithms.Options{}, 6, 9},
 	}
 }
 
@@ -53,7 +54,8 @@ func synthetic(tr truth, seed uint64, n int) []Observation {
 		gap := time.Duration(float64(time.Second) / tr.rate / (1 + 3*rng.Float64()))
 		for range run {
 			d := lim.Allow("k", at, 1)
-			obs = append(obs, Observation{At: origin + at, Refused: !d.Allowed})
+			// answered in 0.3 ms, or when the queue lets it go
+			obs = append(obs, Observation{At: origin + at, Refused: !d.Allowed, Latency: 300*time.Microsecond + d.Delay})
 			at += time.Duration(rng.Float64() * 2 * float64(gap))
 		}
 	}

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"net/http"
 	"sort"
 	"time"
 )
@@ -16,6 +17,20 @@ type Observation struct {
 	Refused bool
 	// Status is the HTTP status, for the report.
 	Status int
+	// Header is the answer's headers, when known (read for the limits they
+	// claim).
+	Header http.Header
+}
+
+// Headers are the observations' headers, those known.
+func Headers(obs []Observation) []http.Header {
+	var hs []http.Header
+	for _, o := range obs {
+		if len(o.Header) > 0 {
+			hs = append(hs, o.Header)
+		}
+	}
+	return hs
 }
 
 // sortObs orders observations by send time (stable: equal times keep their order).

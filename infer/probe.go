@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +43,6 @@ const (
 // the report on them.
 type Probed struct {
 	Observations []Observation
-	Headers      []http.Header
 	Sent         int
 	// Failed is how many got no answer (FirstError says why).
 	Failed     int
@@ -59,7 +59,6 @@ type prober struct {
 	ctx      context.Context
 	mu       sync.Mutex
 	obs      []Observation
-	headers  []http.Header
 	sent     int
 	lastSend time.Time
 	inflight sync.WaitGroup
@@ -102,9 +101,9 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 	}
 	finish := func() (*Probed, error) {
 		p.inflight.Wait()
-		res.Observations, res.Headers, res.Sent = p.observations(), p.headers, p.sent
+		res.Observations, res.Sent = p.observations(), p.sent
 		res.Failed, res.FirstError = p.failed, p.firstErr
-		res.Report = Analyze(res.Observations, tolerance(len(res.Observations)), ClaimsFrom(res.Headers))
+		res.Report = Analyze(res.Observations, tolerance(len(res.Observations)), ClaimsFrom(Headers(res.Observations)))
 		if p.firstErr != nil && len(res.Observations) == 0 {
 			return res, p.firstErr
 		}
@@ -157,21 +156,22 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 		began := time.Now()
 		rep = p.analyze()
 		if settled(rep) {
+			phase("one family left, its rate known within 10%%")
 			break
 		}
 		// planned from the last request, no sooner than this analysis
 		// took again, and a margin
 		obs := p.observations()
 		earliest := time.Since(p.lastAt()) + time.Since(began) + 20*time.Millisecond
-		next := nextSplit(obs, rep.Consistent(), earliest)
+		next := nextSplit(obs, rep.consistentVariants(), earliest)
 		if next == nil || next.After > o.MaxIdle {
 			break
 		}
 		sleep(ctx, time.Until(p.lastAt().Add(next.After)))
 		got := p.run(next.Offsets)
 		var says []string
-		for i, f := range next.Family {
-			says = append(says, fmt.Sprintf("%s %d", f, next.Allowed[i]))
+		for i, h := range next.Hypotheses {
+			says = append(says, fmt.Sprintf("%s: %d", h, next.Allowed[i]))
 		}
 		phase("%d requests over %s, %s after the last: %d allowed (predicted: %s)", len(next.Offsets), next.Span().Round(time.Millisecond), next.After.Round(time.Millisecond), got, strings.Join(says, ", "))
 	}
@@ -180,7 +180,7 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 
 // tolerance is how many of n probe observations a hypothesis may get wrong:
 // a request sent just before a boundary may be decided just after it.
-func tolerance(n int) int { return max(1, n/40) }
+func tolerance(n int) int { return max(2, n/40) }
 
 // settled says one family is left and its rate is known to within 10%.
 func settled(r *Report) bool {
@@ -377,7 +377,17 @@ func (p *prober) send(wait bool) bool {
 	at := time.Now()
 	p.lastSend = at
 	p.mu.Unlock()
-	req, err := http.NewRequestWithContext(p.ctx, http.MethodGet, p.o.URL, nil)
+	// the request's instant is when it was written on the connection, which
+	// is closer to the server's decision than when it was begun (a new
+	// connection takes its handshake first)
+	var wrote time.Time
+	var wroteMu sync.Mutex
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		wroteMu.Lock()
+		wrote = time.Now()
+		wroteMu.Unlock()
+	}}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(p.ctx, trace), http.MethodGet, p.o.URL, nil)
 	if err != nil {
 		p.fail(err)
 		return false
@@ -393,10 +403,15 @@ func (p *prober) send(wait bool) bool {
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
-		o := Observation{At: time.Duration(at.UnixNano()), Latency: time.Since(at), Status: resp.StatusCode, Refused: p.o.Refused(resp.StatusCode)}
+		wroteMu.Lock()
+		sent := wrote
+		wroteMu.Unlock()
+		if sent.IsZero() {
+			sent = at
+		}
+		o := Observation{At: time.Duration(sent.UnixNano()), Latency: time.Since(sent), Status: resp.StatusCode, Refused: p.o.Refused(resp.StatusCode), Header: resp.Header}
 		p.mu.Lock()
 		p.obs = append(p.obs, o)
-		p.headers = append(p.headers, resp.Header)
 		p.mu.Unlock()
 	}
 	if wait {

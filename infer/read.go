@@ -32,7 +32,7 @@ const MaxLogLines = 1_000_000
 
 // ReadLog reads a client log (JSON Lines when its first non-blank byte is "{",
 // else CSV). name is for errors, which give the line and the fix.
-func ReadLog(name string, r io.Reader, refused func(int) bool) ([]Observation, []http.Header, error) {
+func ReadLog(name string, r io.Reader, refused func(int) bool) ([]Observation, error) {
 	br := bufio.NewReader(r)
 	first, _ := br.Peek(1)
 	for len(first) == 1 && (first[0] == ' ' || first[0] == '\n' || first[0] == '\r' || first[0] == '\t') {
@@ -52,11 +52,10 @@ type logLine struct {
 	Headers map[string]string `json:"headers"`
 }
 
-func readJSONL(name string, r io.Reader, refused func(int) bool) ([]Observation, []http.Header, error) {
+func readJSONL(name string, r io.Reader, refused func(int) bool) ([]Observation, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var obs []Observation
-	var hs []http.Header
 	line := 0
 	for sc.Scan() {
 		line++
@@ -65,37 +64,36 @@ func readJSONL(name string, r io.Reader, refused func(int) bool) ([]Observation,
 			continue
 		}
 		if len(obs) >= MaxLogLines {
-			return nil, nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
+			return nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
 		}
 		var l logLine
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v (each line is one JSON object: {\"time\": …, \"status\": 429})", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %v (each line is one JSON object: {\"time\": …, \"status\": 429})", name, line, err)
 		}
 		o, err := observation(string(l.Time), l.Status, l.Latency, refused)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		if len(l.Headers) > 0 {
+			o.Header = http.Header{}
+			for k, v := range l.Headers {
+				o.Header.Set(k, v)
+			}
 		}
 		obs = append(obs, o)
-		if len(l.Headers) > 0 {
-			h := http.Header{}
-			for k, v := range l.Headers {
-				h.Set(k, v)
-			}
-			hs = append(hs, h)
-		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	return obs, hs, nil
+	return obs, nil
 }
 
-func readCSV(name string, r io.Reader, refused func(int) bool) ([]Observation, []http.Header, error) {
+func readCSV(name string, r io.Reader, refused func(int) bool) ([]Observation, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: no header line (%v); a CSV log starts with time,status[,latency_ms]", name, err)
+		return nil, fmt.Errorf("%s: no header line (%v); a CSV log starts with time,status[,latency_ms]", name, err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -104,7 +102,7 @@ func readCSV(name string, r io.Reader, refused func(int) bool) ([]Observation, [
 	ti, ok1 := col["time"]
 	si, ok2 := col["status"]
 	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("%s:1: the header names no time or no status column; a CSV log starts with time,status[,latency_ms]", name)
+		return nil, fmt.Errorf("%s:1: the header names no time or no status column; a CSV log starts with time,status[,latency_ms]", name)
 	}
 	li, hasLatency := col["latency_ms"]
 	var obs []Observation
@@ -114,33 +112,33 @@ func readCSV(name string, r io.Reader, refused func(int) bool) ([]Observation, [
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", name, err)
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		if len(obs) >= MaxLogLines {
-			return nil, nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
+			return nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
 		}
 		if ti >= len(rec) || si >= len(rec) {
-			return nil, nil, fmt.Errorf("%s:%d: %d fields, fewer than the header's", name, line, len(rec))
+			return nil, fmt.Errorf("%s:%d: %d fields, fewer than the header's", name, line, len(rec))
 		}
 		status, err := strconv.Atoi(strings.TrimSpace(rec[si]))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: status %q is not a number", name, line, rec[si])
+			return nil, fmt.Errorf("%s:%d: status %q is not a number", name, line, rec[si])
 		}
 		var latency *float64
 		if hasLatency && li < len(rec) && strings.TrimSpace(rec[li]) != "" {
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[li]), 64)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: latency_ms %q is not a number", name, line, rec[li])
+				return nil, fmt.Errorf("%s:%d: latency_ms %q is not a number", name, line, rec[li])
 			}
 			latency = &v
 		}
 		o, err := observation(strings.TrimSpace(rec[ti]), status, latency, refused)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
 		obs = append(obs, o)
 	}
-	return obs, nil, nil
+	return obs, nil
 }
 
 // observation makes one of a line's fields.
@@ -148,6 +146,9 @@ func observation(at string, status int, latencyMS *float64, refused func(int) bo
 	t, err := parseTime(strings.Trim(at, `"`))
 	if err != nil {
 		return Observation{}, err
+	}
+	if status == 0 {
+		return Observation{}, fmt.Errorf("no status; give the HTTP status of each answer (status)")
 	}
 	if status < 100 || status > 599 {
 		return Observation{}, fmt.Errorf("status %d is not an HTTP status (100 to 599)", status)
@@ -167,17 +168,8 @@ func parseTime(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, fmt.Errorf("no time; give the time each request was sent (RFC 3339 or Unix seconds)")
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) && v >= 0 {
-		switch {
-		case v < 1e11:
-			return time.Duration(v * float64(time.Second)), nil
-		case v < 1e14:
-			return time.Duration(v * float64(time.Millisecond)), nil
-		case v < 1e17:
-			return time.Duration(v * float64(time.Microsecond)), nil
-		case v < 9e18:
-			return time.Duration(v), nil
-		}
+	if d, ok := unixTime(s); ok {
+		return d, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
@@ -187,4 +179,65 @@ func parseTime(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("time %q is before 1970 or after 2200", s)
 	}
 	return time.Duration(t.UnixNano()), nil
+}
+
+// WriteLog writes observations as a client log in JSON Lines (the format
+// ReadLog reads): time in Unix seconds with nanoseconds, status, latency_ms,
+// and each answer's headers when known.
+func WriteLog(w io.Writer, obs []Observation) error {
+	bw := bufio.NewWriter(w)
+	for _, o := range obs {
+		line := map[string]any{
+			"time":       json.Number(strconv.FormatFloat(o.At.Seconds(), 'f', 9, 64)),
+			"status":     o.Status,
+			"latency_ms": json.Number(strconv.FormatFloat(float64(o.Latency)/float64(time.Millisecond), 'f', 3, 64)),
+		}
+		if len(o.Header) > 0 {
+			h := map[string]string{}
+			for k := range o.Header {
+				h[k] = o.Header.Get(k)
+			}
+			line["headers"] = h
+		}
+		b, err := json.Marshal(line)
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// unixTime reads a Unix time written as a decimal number, exactly (no float):
+// seconds, ms, µs or ns by the size of its whole part.
+func unixTime(s string) (time.Duration, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 19 || strings.Trim(whole, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
+		return 0, false
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	var unit time.Duration
+	switch {
+	case w < 1e11:
+		unit = time.Second
+	case w < 1e14:
+		unit = time.Millisecond
+	case w < 1e17:
+		unit = time.Microsecond
+	default:
+		unit = time.Nanosecond
+	}
+	if w > int64(math.MaxInt64/unit) {
+		return 0, false
+	}
+	d := time.Duration(w) * unit
+	// the fraction, to the nanosecond
+	for i, scale := 0, unit/10; i < len(frac) && scale > 0; i, scale = i+1, scale/10 {
+		d += time.Duration(frac[i]-'0') * scale
+	}
+	return d, true
 }

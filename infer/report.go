@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -32,8 +33,11 @@ type Report struct {
 type Split struct {
 	After   time.Duration   `json:"after_ns"`
 	Offsets []time.Duration `json:"offsets_ns"`
-	Family  []Family        `json:"families"`
-	Allowed []int           `json:"allowed"`
+	// Hypotheses are the ones asked, each "family rate size window", and
+	// Allowed what each would let through.
+	Hypotheses []string `json:"hypotheses"`
+	Family     []Family `json:"families"`
+	Allowed    []int    `json:"allowed"`
 }
 
 // Span is how long the run lasts.
@@ -59,7 +63,7 @@ func Analyze(obs []Observation, tolerance int, claims []Claim) *Report {
 			r.Families = append(r.Families, f)
 		}
 	}
-	r.Next = nextSplit(obs, r.Consistent(), 0)
+	r.Next = nextSplit(obs, r.consistentVariants(), 0)
 	r.Claims = checkClaims(claims, r.Consistent())
 	return r
 }
@@ -68,6 +72,17 @@ func Analyze(obs []Observation, tolerance int, claims []Claim) *Report {
 func (r *Report) Consistent() []VariantFit {
 	var out []VariantFit
 	for _, f := range r.Families {
+		if f.Consistent() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// consistentVariants are every consistent variant, ranked.
+func (r *Report) consistentVariants() []VariantFit {
+	var out []VariantFit
+	for _, f := range r.Fits {
 		if f.Consistent() {
 			out = append(out, f)
 		}
@@ -96,26 +111,65 @@ var splitGaps = func() []time.Duration {
 // SplitSpacing is how far apart a split's burst is sent (the default rate cap).
 var SplitSpacing = time.Duration(float64(time.Second) / DefaultMaxRate)
 
+// hypothesis is one variant with its parameters, for a split to ask.
+type hypothesis struct {
+	v    Variant
+	g    float64
+	size int64
+}
+
+func (h hypothesis) String() string {
+	if h.v.windowed() {
+		return fmt.Sprintf("%s %d per %s", h.v.Family, h.size, seconds(h.g))
+	}
+	return fmt.Sprintf("%s %s burst %d", h.v.Family, rate(h.g), h.size)
+}
+
+// hypotheses are, of each consistent variant, its best point and the
+// consistent points of its least and greatest grid value (each with its
+// fewest-mismatch size): what a split must tell apart, between families and
+// within one.
+func hypotheses(fits []VariantFit) []hypothesis {
+	var hs []hypothesis
+	for _, f := range fits {
+		if len(f.Points) == 0 {
+			continue
+		}
+		g, size := f.Best()
+		first, last := f.Points[0], f.Points[len(f.Points)-1]
+		for _, h := range []hypothesis{{f.Variant, g, size}, {f.Variant, first.G, first.Size}, {f.Variant, last.G, last.Size}} {
+			if !slices.Contains(hs, h) {
+				hs = append(hs, h)
+			}
+		}
+		if len(hs) >= 30 {
+			break
+		}
+	}
+	return hs
+}
+
 // nextSplit is the earliest run of requests after the last that divides the
-// consistent families most (the most families outside the largest group that
-// agree, then the widest difference), each family's best hypothesis deciding
-// it. The runs tried: a burst at SplitSpacing a little longer than the largest
-// size any of them allows; twice that spread over one and a half of the best
-// fit's windows; and two half bursts half a window apart then a burst just
-// after the first's window (a sliding log lets only the first half go, a window
-// that starts at its first request lets all of them). nil when they agree on
-// every one, or differ by a single request (what a boundary's jitter does).
+// consistent hypotheses most — the families first (the most pairs of families
+// whose best hypotheses differ by two requests or more), then the hypotheses
+// (the most outside the largest group that agrees), then the widest difference. The runs tried: a burst at SplitSpacing a little
+// longer than the largest size any of them allows; twice that spread over one
+// and a half of the best windowed fit's windows; and two half bursts half a
+// window apart then a burst just after the first's window (a sliding log lets
+// only the first half go, a window that starts at its first request lets all
+// of them). nil when they agree on every one, or differ by a single request
+// (what a boundary's jitter does).
 //
 // earliest is the soonest after the last request the run may start (a probe
 // spends time deciding).
 func nextSplit(obs []Observation, fits []VariantFit, earliest time.Duration) *Split {
-	if len(fits) < 2 || len(obs) == 0 {
+	hs := hypotheses(fits)
+	if len(hs) < 2 || len(obs) == 0 {
 		return nil
 	}
 	count := 2
-	for _, f := range fits {
-		_, size := f.Best()
-		count = max(count, int(min(size, 100))+2)
+	for _, h := range hs {
+		count = max(count, int(min(h.size, 100))+2)
 	}
 	burst := func(n int, spacing time.Duration) []time.Duration {
 		out := make([]time.Duration, n)
@@ -125,13 +179,12 @@ func nextSplit(obs []Observation, fits []VariantFit, earliest time.Duration) *Sp
 		return out
 	}
 	shapes := [][]time.Duration{burst(count, SplitSpacing)}
-	for _, f := range fits {
-		g, size := f.Best()
-		if !f.windowed() || size <= 0 {
+	for _, h := range hs {
+		if !h.v.windowed() || h.size <= 0 {
 			continue
 		}
-		w := time.Duration(g * float64(time.Second))
-		if spacing := time.Duration(0.75 * float64(w) / float64(size)); spacing > SplitSpacing {
+		w := time.Duration(h.g * float64(time.Second))
+		if spacing := time.Duration(0.75 * float64(w) / float64(h.size)); spacing > SplitSpacing {
 			shapes = append(shapes, burst(2*count-2, spacing))
 		}
 		half := burst(count/2, SplitSpacing)
@@ -156,20 +209,30 @@ func nextSplit(obs []Observation, fits []VariantFit, earliest time.Duration) *Sp
 			s := &Split{After: g, Offsets: offsets}
 			groups := map[int]int{}
 			lo, hi := math.MaxInt, 0
-			for _, f := range fits {
-				n := predictRun(f, obs, last+g, offsets)
-				s.Family, s.Allowed = append(s.Family, f.Family), append(s.Allowed, n)
+			for _, h := range hs {
+				n := predictRun(h, obs, last+g, offsets)
+				s.Hypotheses, s.Family, s.Allowed = append(s.Hypotheses, h.String()), append(s.Family, h.v.Family), append(s.Allowed, n)
 				groups[n]++
 				lo, hi = min(lo, n), max(hi, n)
+			}
+			if hi-lo < 2 {
+				continue
 			}
 			largest := 0
 			for _, c := range groups {
 				largest = max(largest, c)
 			}
-			if hi-lo < 2 {
-				continue
+			// families told apart: pairs whose best hypotheses (each
+			// family's first) differ by two or more
+			apart := 0
+			for i := range hs {
+				for j := i + 1; j < len(hs); j++ {
+					if isFirst(hs, i) && isFirst(hs, j) && abs(s.Allowed[i]-s.Allowed[j]) >= 2 {
+						apart++
+					}
+				}
 			}
-			if score := (len(fits)-largest)*1000 + hi - lo; score > bestScore {
+			if score := apart*100000 + (len(hs)-largest)*100 + hi - lo; score > bestScore {
 				best, bestScore = s, score
 			}
 		}
@@ -177,17 +240,22 @@ func nextSplit(obs []Observation, fits []VariantFit, earliest time.Duration) *Sp
 	return best
 }
 
-// predictRun is how many requests at from+offsets f's best hypothesis lets
-// through, after obs.
-func predictRun(f VariantFit, obs []Observation, from time.Duration, offsets []time.Duration) int {
-	g, size := f.Best()
+// isFirst says hs[i] is its family's first hypothesis (its best variant's best).
+func isFirst(hs []hypothesis, i int) bool {
+	return !slices.ContainsFunc(hs[:i], func(h hypothesis) bool { return h.v.Family == hs[i].v.Family })
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// predictRun is how many requests at from+offsets h lets through, after obs.
+func predictRun(h hypothesis, obs []Observation, from time.Duration, offsets []time.Duration) int {
 	probe := slices.Grow(slices.Clone(obs), len(offsets))
 	need := make([]int64, len(obs)+len(offsets))
 	allowed := 0
 	for _, o := range offsets {
 		probe = append(probe, Observation{At: from + o})
-		f.needs(probe, nil, g, need[:len(probe)])
-		if need[len(probe)-1] > size {
+		h.v.needs(probe, nil, h.g, need[:len(probe)])
+		if need[len(probe)-1] > h.size {
 			probe[len(probe)-1].Refused = true
 		} else {
 			allowed++

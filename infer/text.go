@@ -54,8 +54,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if s := r.Next; s != nil {
 		var says []string
-		for i, f := range s.Family {
-			says = append(says, fmt.Sprintf("%s lets %d through", f, s.Allowed[i]))
+		for i, h := range s.Hypotheses {
+			says = append(says, fmt.Sprintf("%s lets %d through", h, s.Allowed[i]))
 		}
 		fmt.Fprintf(&b, "to tell them apart: %d requests over %s, from %s after the last; %s\n",
 			len(s.Offsets), format.Duration(s.Span()), format.Duration(s.After), strings.Join(says, ", "))
@@ -80,13 +80,13 @@ func describe(f VariantFit, indent string) string {
 		wlo, whi := f.Window()
 		fmt.Fprintf(&b, "%swindow %s (consistent: %s to %s)", indent, seconds(g), seconds(wlo), seconds(whi))
 		if f.Align != "" {
-			fmt.Fprintf(&b, ", aligned to the %s", f.Align)
+			fmt.Fprintf(&b, ", %s", f.AlignWords())
 		}
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "%srefusals counted: %s\n", indent, refusalsCounted(f))
 	if p := productWords(f, g, size); p != "" {
-		fmt.Fprintf(&b, "%sas its product writes it: %s\n", indent, p)
+		fmt.Fprintf(&b, "%sas a product writes it: %s\n", indent, p)
 	}
 	return b.String()
 }
@@ -114,19 +114,37 @@ func refusalsCounted(f VariantFit) string {
 	return "no"
 }
 
-// productWords is how the product whose arithmetic the variant is would write
-// the fit: nginx's limit_req for the buckets of a ms clock, HAProxy's
-// http_req_rate for its sliding counter.
+// productWords is how a product whose arithmetic the variant is would write
+// the fit: nginx's limit_req for a bucket (its burst=N is a bucket of N+1;
+// nodelay unless it queues), HAProxy's http_req_rate for its anchored sliding
+// counter, Kong's rate-limiting for a window of a second, minute, hour or day
+// aligned to the epoch.
 func productWords(f VariantFit, g float64, size int64) string {
 	switch {
-	case (f.Family == TokenBucket || f.Family == LeakyQueue) && f.Millis:
+	case f.Family == TokenBucket || f.Family == LeakyQueue:
 		nodelay := " nodelay"
 		if f.Family == LeakyQueue {
 			nodelay = ""
 		}
-		return fmt.Sprintf("nginx limit_req_zone … rate=%sr/s; limit_req … burst=%d%s", trimFloat(g), size-1, nodelay)
-	case f.Family == SlidingCounter && f.Align == "anchored" && f.RefusalsCount && f.Floor:
-		return fmt.Sprintf("HAProxy stick-table … store http_req_rate(%s); http-request deny if { sc_http_req_rate(0) gt %d }", haproxyPeriod(g), size)
+		rate := trimFloat(g) + "r/s"
+		if g < 1 {
+			rate = trimFloat(g*60) + "r/m"
+		}
+		return fmt.Sprintf("nginx limit_req_zone … rate=%s; limit_req … burst=%d%s", rate, size-1, nodelay)
+	case f.Family == SlidingCounter && f.Align == "anchored" && f.Floor:
+		if f.RefusalsCount {
+			return fmt.Sprintf("HAProxy stick-table … store http_req_rate(%s); http-request track-sc0 …; http-request deny if { sc_http_req_rate(0) gt %d }", haproxyPeriod(g), size)
+		}
+		return fmt.Sprintf("HAProxy stick-table … store http_req_rate(%s); http-request deny if { …,table_http_req_rate(…) ge %d }; then track-sc0", haproxyPeriod(g), size)
+	case f.Family == FixedWindow && f.Align == "epoch":
+		for _, w := range []struct {
+			s    float64
+			name string
+		}{{1, "second"}, {60, "minute"}, {3600, "hour"}, {86400, "day"}} {
+			if math.Abs(g-w.s) < 1e-9 {
+				return fmt.Sprintf("Kong rate-limiting config.%s=%d", w.name, size)
+			}
+		}
 	}
 	return ""
 }
@@ -156,7 +174,9 @@ func rateRange(lo, hi float64) string {
 }
 
 // seconds writes a window in seconds.
-func seconds(s float64) string { return format.Duration(time.Duration(math.Round(s*1e6)) * time.Microsecond) }
+func seconds(s float64) string {
+	return format.Duration(time.Duration(math.Round(s*1e6)) * time.Microsecond)
+}
 
 func joinFamilies(fs []Family) string {
 	var s []string
