@@ -239,7 +239,7 @@ func checkHorizon(lanes []serve.Lane) error {
 func describeLane(l serve.Lane, several bool) string {
 	var s string
 	if several {
-		s = "/" + url.PathEscape(l.Name) + "/…  "
+		s = serve.LanePath(l.Name) + "…  "
 	}
 	s += l.Name + ": "
 	for i, m := range l.Limits {

@@ -80,3 +80,15 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// sequentialOnly skips t under the race detector: it checks what the command
+// line does with its input and outputs, one command at a time, which the
+// README's go test ./... runs in full; the race run (CI's -race -short) keeps
+// its time for the tests whose commands run goroutines (every scenario's
+// lanes, sweeps, the UI, serve, Redis).
+func sequentialOnly(t *testing.T) {
+	t.Helper()
+	if raceBuild && testing.Short() {
+		t.Skip("sequential command-line checks: run in full by go test ./..., not again under -race -short")
+	}
+}

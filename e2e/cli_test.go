@@ -113,6 +113,7 @@ func TestRunWritesCSV(t *testing.T) {
 }
 
 func TestBadInputExitCodes(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.toml")

@@ -52,6 +52,7 @@ func runShell(t *testing.T, env []string, shell string, args ...string) string {
 // commands, flags, scenario names, lane lists without a space after them,
 // values after bash's split of --flag=value, and file names from compgen.
 func TestBashCompletionScript(t *testing.T) {
+	sequentialOnly(t)
 	bash := shellFor(t, "bash")
 	env := scriptEnv(t)
 	script := filepath.Join(t.TempDir(), "ratelab.bash")

@@ -19,6 +19,7 @@ import (
 // holds a character a terminal would act on — while the hostile text is there,
 // escaped, where it is shown.
 func TestTerminalEscapesNeverReachTheTerminal(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	// two minutes: 97 ordinary keys at 20 a second in all, and hostile keys

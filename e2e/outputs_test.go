@@ -156,6 +156,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 // which would delete them. Refused before anything runs, exit 2, naming both;
 // the input is still there after.
 func TestOutputFoldersKeepOffInputs(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	report := filepath.Join(dir, "R")

@@ -55,6 +55,7 @@ func TestReadmeChart(t *testing.T) {
 // folder and the fix and exit code 2, and leave nothing behind; a folder ratelab
 // wrote is replaced whole.
 func TestPlotAndReportFolders(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	base := t.TempDir()
 	other := filepath.Join(base, "other")

@@ -177,11 +177,3 @@ func rateRange(lo, hi float64) string {
 func seconds(s float64) string {
 	return format.Duration(time.Duration(math.Round(s*1e6)) * time.Microsecond)
 }
-
-func joinFamilies(fs []Family) string {
-	var s []string
-	for _, f := range fs {
-		s = append(s, string(f))
-	}
-	return strings.Join(s, " and ")
-}

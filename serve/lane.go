@@ -40,6 +40,8 @@ type Decision struct {
 	algorithms.Decision
 	// Decisive is the limit (from 0) that refused; -1 when allowed.
 	Decisive int
+	// Limits are each limit's own decision, those asked (a lane of several).
+	Limits []algorithms.Decision
 	// Status and Word are the product's answer (its HTTP status and the word
 	// it logs); 200/429 for a lane of no product's.
 	Status int
@@ -118,6 +120,9 @@ func (l *lane) decide(key string, now time.Duration) Decision {
 // (-1: allowed).
 func (l *lane) answer(ds []algorithms.Decision, decisive int) Decision {
 	d := Decision{Decisive: decisive}
+	if len(ds) > 1 {
+		d.Limits = ds
+	}
 	if decisive >= 0 {
 		d.Decision = ds[decisive]
 	} else {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -157,7 +158,14 @@ func headers(l *lane, d Decision, now time.Duration) []algorithms.Header {
 		name = l.Name
 	}
 	quotas := []algorithms.Quota{{Name: name, Policy: m.Policy, Decision: d.Decision}}
-	if info.Windows != nil && len(d.Windows) > 0 {
+	switch {
+	case len(d.Limits) > 1: // every limit asked, under its own name
+		quotas = quotas[:0]
+		for i, ld := range d.Limits {
+			lm := l.Limits[i]
+			quotas = append(quotas, algorithms.Quota{Name: cmp.Or(lm.Name, lm.Rule, string(lm.Algorithm)), Policy: lm.Policy, Decision: ld})
+		}
+	case info.Windows != nil && len(d.Windows) > 0:
 		quotas = quotas[:0]
 		for i, q := range info.Windows(m.Policy, m.Options) {
 			if i < len(d.Windows) {
@@ -228,19 +236,30 @@ func (s *Server) route(r *http.Request) (int, bool) {
 	if len(s.lanes) == 1 {
 		return 0, true
 	}
-	rest := strings.TrimPrefix(r.URL.Path, "/")
+	// split the path as sent: a lane's name may hold a slash, escaped
+	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/")
 	seg, tail, _ := strings.Cut(rest, "/")
 	name, err := url.PathUnescape(seg)
 	if err != nil {
 		return 0, false
 	}
 	i, ok := s.byName[name]
-	if ok {
-		r.URL.Path = "/" + tail
+	if !ok {
+		return 0, false
+	}
+	path, err := url.PathUnescape("/" + tail)
+	if err != nil {
+		return 0, false
+	}
+	r.URL.Path, r.URL.RawPath = path, "/"+tail
+	if r.URL.RawPath == path {
 		r.URL.RawPath = ""
 	}
-	return i, ok
+	return i, true
 }
+
+// LanePath is the path prefix of lane name when several are served.
+func LanePath(name string) string { return "/" + url.PathEscape(name) + "/" }
 
 // index answers a request that names no lane: the lanes and their paths, 404.
 func (s *Server) index(w http.ResponseWriter, _ *http.Request) {
@@ -248,7 +267,7 @@ func (s *Server) index(w http.ResponseWriter, _ *http.Request) {
 	w.WriteHeader(http.StatusNotFound)
 	fmt.Fprintln(w, "ratelab serve: name a lane as the path's first segment:")
 	for _, l := range s.opts.Lanes {
-		fmt.Fprintf(w, "  /%s/…  %s\n", url.PathEscape(l.Name), printable.String(describe(l)))
+		fmt.Fprintf(w, "  %s…  %s\n", LanePath(l.Name), printable.String(describe(l)))
 	}
 }
 

@@ -69,9 +69,9 @@ func (s *Served) Add(a serve.Arrival) {
 		l.refSec[slot]++
 		rule := ""
 		if a.Rule != "" {
-			rule = " by " + a.Rule
+			rule = " by " + wordsFirst(a.Rule)
 		}
-		l.latest = fmt.Sprintf("%d %s%s for key %s", a.Status, a.Word, rule, a.Key)
+		l.latest = fmt.Sprintf("%d %s%s, key %s, at %s", a.Status, a.Word, rule, a.Key, s.now().Format("15:04:05"))
 	default:
 		l.accepted++
 		l.accSec[slot]++
@@ -123,27 +123,30 @@ func (s *Served) render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ratelab serve — http://%s — up %s — q stops the server\n", s.addr, s.now().Sub(s.start).Truncate(time.Second))
 	rows := s.height - 2
-	per := max(5, rows/len(s.lanes))
-	graphRows := min(per-4, 8)
+	// a lane: its name, its counts, its latest refusal, then a graph of
+	// graphRows rows, its axis and caption
+	per := max(3, rows/len(s.lanes))
+	graphRows := min(per-5, 10)
 	now := s.now().Unix()
 	for i, l := range s.lanes {
-		if rows < 4 {
+		if rows < 3 {
 			fmt.Fprintf(&b, "… %d more lanes (a taller terminal shows them)\n", len(s.lanes)-i)
 			break
 		}
 		st := &s.stats[i]
-		path := ""
+		name := printable.String(l.Name)
 		if len(s.lanes) > 1 {
-			path = "/" + l.Name + "/  "
+			name += "  at " + serve.LanePath(l.Name)
 		}
-		fmt.Fprintf(&b, "%s%s  accepted %d  refused %d  held %d  keys %d\n", path, printable.String(l.Name), st.accepted, st.refused, st.held, len(st.keys))
+		fmt.Fprintf(&b, "%s\n", name)
 		latest := st.latest
 		if latest == "" {
 			latest = "no refusal yet"
 		}
+		fmt.Fprintf(&b, "  accepted %d  refused %d  held %d  keys %d\n", st.accepted, st.refused, st.held, len(st.keys))
 		fmt.Fprintf(&b, "  latest refusal: %s\n", printable.String(latest))
-		rows -= 2
-		if graphRows >= 2 && rows >= graphRows+1 {
+		rows -= 3
+		if graphRows >= 2 && rows >= graphRows+2 {
 			acc, ref := make([]float64, servedSeconds), make([]float64, servedSeconds)
 			for j := range servedSeconds {
 				sec := now - servedSeconds + 1 + int64(j)
