@@ -29,6 +29,10 @@ var noneElsewhere = map[string]string{
 // tests run.
 var productElsewhere = map[string]string{
 	"cmd_tune.go":                       "the tune command's help: an Apache or nginx access log",
+	"cmd_serve.go":                      "the serve command's help: the answers of nginx the server",
+	"cmd_infer.go":                      "the infer command's help: the arithmetic of nginx the server",
+	"infer/family.go":                   "a variant's words: the clock nginx the server reads",
+	"infer/text.go":                     "how nginx the server's configuration writes an inferred bucket",
 	"internal/realserver/realserver.go": "the servers' binaries and packages",
 	"internal/realserver/nginx.go":      "nginx the server: its binary, its files, its configuration's errors",
 	"internal/realserver/nginxlog.go":   "nginx the server: its clocks and its log",
