@@ -20,6 +20,7 @@ import (
 // stays /dev/null, /dev/full is a write error (exit 1) and stays a device. The
 // old run renamed a regular file over each of them.
 func TestOutputTargets(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "latest.csv")
@@ -243,6 +244,7 @@ func onSmallDisk(t *testing.T, dir string, sizeKB int, script string) (stdout, s
 // it (as root, /dev/null had /dev/traces/ made), and a disk too full for the
 // log leaves no folder behind (it left an empty traces/).
 func TestScenariosWriteCompanionsOnlyBesideAFileWritten(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")

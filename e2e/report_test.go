@@ -20,6 +20,7 @@ const (
 // runs, and the picture in the repository is up to date. Rewrite it with
 // go test -run TestReadmeChart -update.
 func TestReadmeChart(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	for _, shows := range []struct{ page, link string }{
 		{"README.md", readmeChart},

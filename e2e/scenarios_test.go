@@ -58,6 +58,7 @@ var handsOn = map[string]string{
 // its verdicts read as pinned in testdata/verdicts.golden (rewrite with -update
 // after reading them against the tables).
 func TestLessonsClaimsAndVerdicts(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	c := catalogue(t)
 	var b strings.Builder

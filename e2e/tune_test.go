@@ -192,6 +192,7 @@ file = "combined/x.gz"
 
 // Bad input: one message naming the place and the fix, exit 2, no file written.
 func TestTuneBadInput(t *testing.T) {
+	sequentialOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	log := writeLog(t, dir, time.Minute)
