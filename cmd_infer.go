@@ -22,7 +22,8 @@ import (
 const inferUsage = `
 Usage: ratelab infer --log FILE [--refused 429,503] [--tolerance N] [--format text|json]
        ratelab infer --probe URL [--budget 300] [--max-rate 100] [--header 'Name: value']
-                     [--allow-host HOST] [--max-idle 20s] [--refused 429,503] [--format text|json]
+                     [--allow-host HOST] [--max-idle 20s] [--refused 429,503] [--save FILE]
+                     [--format text|json]
 
 Finds the limiter behind an API from the outside: which family (token bucket
 or GCRA, leaky queue, fixed window aligned to the clock or to the first
@@ -71,7 +72,7 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 	})
 	fs.StringVar(&o.save, "save", "", "--probe: also write what was sent and what came back to `FILE`, a client log --log reads")
 	fs.StringVar(&o.refused, "refused", "429,503", "the `STATUSES` that are refusals, comma-separated")
-	fs.IntVar(&o.tolerance, "tolerance", 0, "--log: how many observations a hypothesis may get wrong, `N` (a log's clock may be coarse)")
+	fs.IntVar(&o.tolerance, "tolerance", 0, "--log: how many observations a hypothesis may get wrong, `N` (a log's clock may be coarse; --probe allows max(2, 1 in 40), so give that to read a probe's --save again)")
 	fs.StringVar(&o.format, "format", "text", "the output's `FORMAT`: text or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -9,7 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"ratelab/algorithms"
@@ -23,7 +26,7 @@ import (
 )
 
 const serveUsage = `
-Usage: ratelab serve (--scenario NAME [--file F] [--lanes a,b] | --config FILE)
+Usage: ratelab serve (--scenario NAME [--file F] | --config FILE) [--lanes a,b]
                      [--listen 127.0.0.1:8080] [--public] [--key ip|user|path|header:NAME|…]
                      [--upstream URL] [--csv PATH] [--max-keys N] [--tui]
 
@@ -36,11 +39,13 @@ replays, and answered as the product answers: 200 (or, with --upstream, the
 upstream service's response), or the product's refusal with its status and
 rate-limit headers (nginx's 503 or limit_req_status, Envoy's x-ratelimit-*,
 Kong's, the IETF draft's RateLimit, Retry-After), or held as the product holds
-it (nginx's burst without nodelay). With several lanes the first segment of
-the path names the lane (/nginx/login); / lists them. --csv logs every
-decision as the request CSV's columns and the status. It listens on loopback
-unless --public; each lane holds at most --max-keys keys (a new one past it is
-answered 503); SIGINT or SIGTERM stops it gracefully, the log written.`
+it (nginx's burst without nodelay). One lane takes every path; with several,
+the first segment of the path names the lane, URL-escaped (/ lists them with
+their paths), and --lanes picks some by name (a configuration's contexts: any
+unique part of "server 8080 location /login"). --csv logs every decision as the
+request CSV's columns and the status. It listens on loopback unless --public;
+each lane holds at most --max-keys keys (a new one past it is answered 503);
+SIGINT or SIGTERM stops it gracefully (exit 0), the log written.`
 
 type serveOptions struct {
 	run                   runOptions
@@ -55,6 +60,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveUsage, stderr)
 	var o serveOptions
 	o.run.scenarioFlags(fs, "serve the lanes of the scenario `NAME` (see ratelab list)")
+	setUsage(fs, "lanes", "serve only these `LANES`, comma-separated: a scenario's by lane name or algorithm, a configuration's by any unique part of a context's name")
+	setUsage(fs, "redis", "not for serve: its limiters live in memory (run and tui take a Redis `URL`)")
 	o.trace.configFlags(fs)
 	setUsage(fs, "config", "serve a lane per context that limits in the product configuration `FILE`")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the `ADDRESS` to listen on, host:port (port 0: a free one, printed)")
@@ -75,8 +82,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("serve: give --scenario NAME (its lanes) or --config FILE (a product's configuration)")
 	case o.run.scenario != "" && o.trace.config != "":
 		return usagef("serve: give --scenario or --config, not both")
-	case o.trace.config != "" && (o.run.file != "" || o.run.lanes != ""):
-		return usagef("serve: --file and --lanes choose a scenario's lanes; --config serves every context of its file")
+	case o.trace.config != "" && o.run.file != "":
+		return usagef("serve: --file holds scenarios; --config is a product's configuration: give one")
 	case o.run.redis != "":
 		return usagef("serve: the served limiters live in memory; --redis is for run and tui")
 	case o.maxKeys < 1:
@@ -139,7 +146,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if o.tui {
 		view = newServeView(opts.Lanes)
 	}
+	var decided atomic.Int64
 	opts.OnDecision = func(a serve.Arrival) {
+		decided.Add(1)
 		if log != nil {
 			logMu.Lock()
 			log.Write(a)
@@ -194,9 +203,15 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if cause := context.Cause(ctx); cause != nil && !o.tui {
-		fmt.Fprintf(stderr, "ratelab serve: %v; stopped\n", cause)
+	why := "stopped"
+	if cause := context.Cause(ctx); cause != nil {
+		why = cause.Error() + "; stopped"
 	}
+	written := ""
+	if log != nil && !out.Through() {
+		written = "; the log is at " + o.csv
+	}
+	fmt.Fprintf(stderr, "ratelab serve: %s after %d decisions%s\n", why, decided.Load(), printable.String(written))
 	return nil
 }
 
@@ -314,6 +329,9 @@ func (o *serveOptions) configLanes(key *serve.KeyOf) ([]serve.Lane, []string, er
 	for _, w := range append(conf.Warnings, warnings...) {
 		notes = append(notes, w.String())
 	}
+	if rls, err = pickLanes(rls, o.run.lanes); err != nil {
+		return nil, nil, err
+	}
 	var lanes []serve.Lane
 	for _, rl := range rls {
 		l := serve.Lane{Name: rl.Name, Combine: rl.Combine, Headers: algorithms.MustLookup(rl.Limits[0].Algorithm).Headers}
@@ -387,4 +405,40 @@ func lanesWord(n int) string {
 		return "1 lane"
 	}
 	return fmt.Sprintf("%d lanes", n)
+}
+
+// pickLanes keeps the lanes --lanes names, each by its whole name or any part
+// of it that no other lane's holds; all when it is empty.
+func pickLanes(rls []products.RatelabLane, spec string) ([]products.RatelabLane, error) {
+	if spec == "" {
+		return rls, nil
+	}
+	var names []string
+	for _, rl := range rls {
+		names = append(names, fmt.Sprintf("%q", rl.Name))
+	}
+	var out []products.RatelabLane
+	for _, want := range strings.Split(spec, ",") {
+		want = strings.TrimSpace(want)
+		var found []int
+		for i, rl := range rls {
+			if rl.Name == want {
+				found = []int{i}
+				break
+			}
+			if want != "" && strings.Contains(rl.Name, want) {
+				found = append(found, i)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, usagef("serve: --lanes %q names no context; they are %s", want, strings.Join(names, ", "))
+		case len(found) > 1:
+			return nil, usagef("serve: --lanes %q is part of %d contexts' names; give more of one: %s", want, len(found), strings.Join(names, ", "))
+		}
+		if !slices.ContainsFunc(out, func(r products.RatelabLane) bool { return r.Name == rls[found[0]].Name }) {
+			out = append(out, rls[found[0]])
+		}
+	}
+	return out, nil
 }

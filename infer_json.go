@@ -23,6 +23,8 @@ type inferFamily struct {
 	WindowHigh    *float64 `json:"window_high_s,omitempty"`
 	Align         string   `json:"align,omitempty"`
 	RefusalsCount bool     `json:"refusals_count"`
+	// Product is how a product writes the best fit, when one does.
+	Product string `json:"product,omitempty"`
 }
 
 type inferOutput struct {
@@ -49,6 +51,7 @@ func inferJSON(r *infer.Report, p *infer.Probed) inferOutput {
 			blo, bhi := f.Burst()
 			rate := infer.RateOf(f)
 			j.Rate, j.RateLow, j.Size, j.SizeLow = &rate, &rlo, &size, &blo
+			j.Product = infer.ProductWords(f, g, size)
 			if !math.IsInf(rhi, 0) {
 				j.RateHigh = &rhi
 			}

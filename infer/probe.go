@@ -104,13 +104,16 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 		res.Observations, res.Sent = p.observations(), p.sent
 		res.Failed, res.FirstError = p.failed, p.firstErr
 		res.Report = Analyze(res.Observations, tolerance(len(res.Observations)), ClaimsFrom(Headers(res.Observations)))
-		if p.firstErr != nil && len(res.Observations) == 0 {
-			return res, p.firstErr
+		if len(res.Observations) == 0 && p.firstErr != nil {
+			return nil, fmt.Errorf("no answer to any of %d requests: %w", res.Sent, p.firstErr)
 		}
 		return res, ctx.Err()
 	}
 	// 1. a burst at the cap until refused
 	allowed, refused := p.burst(min(o.Budget/2, 150))
+	if len(p.observations()) == 0 {
+		return finish() // no answer at all: finish says why
+	}
 	phase("burst at %s/s: %d allowed before the first refusal", trimFloat(o.MaxRate), allowed)
 	if !refused || ctx.Err() != nil {
 		if p.firstErr != nil && allowed == 0 {

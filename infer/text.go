@@ -21,7 +21,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	case r.Refused == 0:
 		b.WriteString("nothing was refused: no limit was reached, so none can be told\n")
 	case !ok:
-		b.WriteString("no family fits every observation: the limiter is none of those ratelab knows, or several limits hold the requests\n")
+		b.WriteString("no family fits every observation: the limiter is none of those ratelab knows, or several limits hold the requests")
+		if len(r.Families) > 0 && r.Families[0].Mismatch < r.Requests/10 {
+			// a log's clock, or a probe's send times, can be a little off
+			fmt.Fprintf(&b, "; the nearest, %s, gets %d wrong: --tolerance %d allows that many", r.Families[0].Family, r.Families[0].Mismatch, r.Families[0].Mismatch)
+		}
+		b.WriteByte('\n')
 	default:
 		fmt.Fprintf(&b, "the limiter: %s\n", top.Name())
 		b.WriteString(describe(top, "  "))
@@ -85,7 +90,7 @@ func describe(f VariantFit, indent string) string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "%srefusals counted: %s\n", indent, refusalsCounted(f))
-	if p := productWords(f, g, size); p != "" {
+	if p := ProductWords(f, g, size); p != "" {
 		fmt.Fprintf(&b, "%sas a product writes it: %s\n", indent, p)
 	}
 	return b.String()
@@ -114,21 +119,34 @@ func refusalsCounted(f VariantFit) string {
 	return "no"
 }
 
-// productWords is how a product whose arithmetic the variant is would write
+// ProductWords is how a product whose arithmetic the variant is would write
 // the fit: nginx's limit_req for a bucket (its burst=N is a bucket of N+1;
 // nodelay unless it queues), HAProxy's http_req_rate for its anchored sliding
 // counter, Kong's rate-limiting for a window of a second, minute, hour or day
 // aligned to the epoch.
-func productWords(f VariantFit, g float64, size int64) string {
+func ProductWords(f VariantFit, g float64, size int64) string {
 	switch {
 	case f.Family == TokenBucket || f.Family == LeakyQueue:
 		nodelay := " nodelay"
 		if f.Family == LeakyQueue {
 			nodelay = ""
 		}
-		rate := trimFloat(g) + "r/s"
-		if g < 1 {
-			rate = trimFloat(g*60) + "r/m"
+		// nginx writes a whole number a second or a minute: the one in the
+		// interval nearest the best fit
+		lo, hi := f.Rate()
+		rate := ""
+		for _, u := range []struct {
+			per  float64
+			unit string
+		}{{1, "r/s"}, {60, "r/m"}} {
+			n := math.Round(g * u.per)
+			if n >= 1 && n >= lo*u.per*0.999 && n <= hi*u.per*1.001 {
+				rate = fmt.Sprintf("%.0f%s", n, u.unit)
+				break
+			}
+		}
+		if rate == "" {
+			return fmt.Sprintf("nginx writes a rate in whole requests a second or a minute, and none is within %s", rateRange(lo, hi))
 		}
 		return fmt.Sprintf("nginx limit_req_zone … rate=%s; limit_req … burst=%d%s", rate, size-1, nodelay)
 	case f.Family == SlidingCounter && f.Align == "anchored" && f.Floor:

@@ -128,6 +128,10 @@ func (s *Served) render() string {
 	per := max(3, rows/len(s.lanes))
 	graphRows := min(per-5, 10)
 	now := s.now().Unix()
+	if graphRows < 2 {
+		fmt.Fprintf(&b, "(graphs hidden: %d lanes leave no room; a taller terminal shows them)\n", len(s.lanes))
+		rows--
+	}
 	for i, l := range s.lanes {
 		if rows < 3 {
 			fmt.Fprintf(&b, "… %d more lanes (a taller terminal shows them)\n", len(s.lanes)-i)
@@ -155,8 +159,9 @@ func (s *Served) render() string {
 					acc[j], ref[j] = float64(st.accSec[slot]), float64(st.refSec[slot])
 				}
 			}
-			plot := asciigraph.PlotMany([][]float64{acc, ref}, asciigraph.Height(graphRows), asciigraph.Width(min(s.width-12, 120)),
-				asciigraph.LowerBound(0), asciigraph.SeriesColors(asciigraph.Green, asciigraph.Red),
+			// a column a second, not stretched: a peak stays its count
+			plot := asciigraph.PlotMany([][]float64{acc, ref}, asciigraph.Height(graphRows),
+				asciigraph.LowerBound(0), asciigraph.Precision(0), asciigraph.SeriesColors(asciigraph.Green, asciigraph.Red),
 				asciigraph.Caption("accepted (green) and refused (red) a second, the last minute"))
 			b.WriteString(plot)
 			b.WriteByte('\n')
