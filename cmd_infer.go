@@ -100,6 +100,8 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("infer: --refused: %v", err)
 	}
+	ctx, stop := interrupts()
+	defer stop()
 	var rep *infer.Report
 	var probed *infer.Probed
 	if o.log != "" {
@@ -133,8 +135,6 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 			name, value, _ := strings.Cut(h, ":")
 			header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
-		ctx, stop := interrupts()
-		defer stop()
 		startWork()
 		var log io.Writer
 		if o.format == "text" {
@@ -155,7 +155,9 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 		}
 		rep = probed.Report
 		if save != nil {
-			if err := infer.WriteLog(save, probed.Observations); err != nil {
+			// the server's header values, escaped as JSON allows, so that
+			// printing the file is safe
+			if err := infer.WriteLog(printable.JSONWriter(save), probed.Observations); err != nil {
 				return err
 			}
 			if err := save.Commit(); err != nil {
@@ -163,17 +165,24 @@ func runInfer(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	interrupted := context.Cause(ctx)
 	if o.format == "json" {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(printable.JSONWriter(stdout))
 		enc.SetIndent("", "  ")
-		return enc.Encode(inferJSON(rep, probed))
+		if err := enc.Encode(inferJSON(rep, probed)); err != nil {
+			return err
+		}
+		return interrupted // a report on what was seen, and exit 1
 	}
 	if probed != nil {
 		fmt.Fprintf(stdout, "ratelab infer --probe %s: %d requests sent of a budget of %d\n", printable.String(o.probe), probed.Sent, o.budget)
 	} else {
 		fmt.Fprintf(stdout, "ratelab infer --log %s\n", printable.String(o.log))
 	}
-	return rep.WriteText(stdout)
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	return interrupted
 }
 
 // parseStatuses reads --refused.
@@ -218,7 +227,9 @@ func probeClient(raw, allowHost string) (*http.Client, error) {
 			return nil
 		}
 	}
-	tr := &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 256, Proxy: nil}
+	// a connection a request: a request on a reused connection the server
+	// closes would be sent again by the transport, unseen by the budget and the cap
+	tr := &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true, Proxy: nil}
 	return &http.Client{Transport: tr, Timeout: time.Minute,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, nil
 }

@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"ratelab/algorithms"
+	"ratelab/internal/outpath"
 	"ratelab/internal/printable"
 	"ratelab/products"
 	"ratelab/serve"
@@ -126,16 +128,32 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := checkHorizon(opts.Lanes); err != nil {
 		return err
 	}
+	// the log never lands on an input: the configuration, the scenario file
+	// or a file either reads
+	inputs := []outpath.Path{}
+	for _, f := range []struct{ what, path string }{{"the configuration (--config)", o.trace.config}, {"the scenario file (--file)", o.run.file}} {
+		if f.path != "" {
+			inputs = append(inputs, outpath.Input(f.what, f.path))
+		}
+	}
+	if err := distinct(append(inputs, givenPaths(outpath.File("--csv", o.csv))...)); err != nil {
+		return err
+	}
 	var out *output
 	if o.csv != "" {
-		if out, err = openOutput("--csv", o.csv, stdout); err != nil {
+		if out, err = openOutput("csv", o.csv, stdout); err != nil {
 			return err
 		}
 		defer out.Abort()
 	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		return usagef("serve: --listen %s: %v", o.listen, err)
+		return fmt.Errorf("serve: --listen %s: %v", o.listen, err)
+	}
+	// a name (localhost) is judged by the address it resolved to
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !o.public && !tcp.IP.IsLoopback() {
+		ln.Close()
+		return usagef("serve: --listen %s resolved to %s, which is not loopback; add --public if that is what you want", o.listen, tcp.IP)
 	}
 	var logMu sync.Mutex // the log is written under the server's lock; Flush from here
 	var log *serve.Log
@@ -184,7 +202,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		case runErr = <-served:
 		}
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// requests in flight (one nginx holds, a slow upstream) get two seconds,
+	// well within the grace a signal leaves for the clean-up; then they are cut
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil {
 		hs.Close()
@@ -220,9 +240,9 @@ func setUsage(fs *flag.FlagSet, name, usage string) { fs.Lookup(name).Usage = us
 
 // checkListen refuses an address other than loopback unless public.
 func checkListen(addr string, public bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return usagef("serve: --listen %q: give host:port, like 127.0.0.1:8080", addr)
+	host, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return usagef("serve: --listen %q: give host:port with a port from 0 to 65535, like 127.0.0.1:8080", addr)
 	}
 	if public {
 		return nil
@@ -370,6 +390,9 @@ func productKey(conf *products.Config, place products.Place) (string, string) {
 			if m.Place != place {
 				continue
 			}
+			if h := headerOf(m.Key.Expr); h != "" {
+				return "header:" + h, ""
+			}
 			switch {
 			case m.Key.Shared:
 				return "shared", ""
@@ -441,4 +464,22 @@ func pickLanes(rls []products.RatelabLane, spec string) ([]products.RatelabLane,
 		}
 	}
 	return out, nil
+}
+
+// headerOf is the request header a product's key expression reads, when it is
+// one header alone: nginx's $http_x_api_key (X-Api-Key), HAProxy's
+// req.hdr(x-api-key) or hdr(…); "" otherwise.
+func headerOf(expr string) string {
+	expr = strings.TrimSpace(expr)
+	if name, ok := strings.CutPrefix(expr, "$http_"); ok && name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" {
+		return strings.ReplaceAll(name, "_", "-")
+	}
+	for _, fetch := range []string{"req.hdr(", "hdr(", "req.fhdr("} {
+		if inner, ok := strings.CutPrefix(expr, fetch); ok {
+			if name, ok := strings.CutSuffix(inner, ")"); ok && name != "" && !strings.ContainsAny(name, ",() ") {
+				return name
+			}
+		}
+	}
+	return ""
 }

@@ -191,6 +191,10 @@ func TestServeAndInferBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("{\"time\": 1, \"status\": 200}\n{\"time\": 2}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	conf := "events {}\nhttp {\n limit_req_zone $binary_remote_addr zone=z:1m rate=2r/s;\n server {\n  listen 8080;\n  location / { limit_req zone=z; }\n }\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		says string
@@ -201,6 +205,8 @@ func TestServeAndInferBadInput(t *testing.T) {
 		{[]string{"serve", "--scenario", "boundary-burst", "--upstream", "ftp://x"}, "http:// or https://"},
 		{[]string{"serve", "--scenario", "hot-key-shards"}, "is sharded"},
 		{[]string{"serve", "--scenario", "boundary-burst", "--max-keys", "0"}, "--max-keys must be at least 1"},
+		{[]string{"serve", "--config", filepath.Join(dir, "nginx.conf"), "--csv", filepath.Join(dir, "nginx.conf")}, "--csv"},
+		{[]string{"serve", "--scenario", "boundary-burst", "--listen", "127.0.0.1:99999"}, "a port from 0 to 65535"},
 		{[]string{"infer"}, "give --log FILE"},
 		{[]string{"infer", "--probe", "http://10.1.2.3/"}, "--allow-host 10.1.2.3"},
 		{[]string{"infer", "--probe", "http://example.com/"}, "--allow-host example.com"},
@@ -214,5 +220,41 @@ func TestServeAndInferBadInput(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.says) {
 			t.Errorf("ratelab %v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.says)
 		}
+	}
+}
+
+// serve keys a limit by the header its product's expression reads.
+func TestServeKeysByTheProductsHeader(t *testing.T) {
+	dir := t.TempDir()
+	conf := `events {}
+http {
+    limit_req_zone $http_x_api_key zone=perkey:1m rate=1r/m;
+    server {
+        listen 8080;
+        location / { limit_req zone=perkey burst=1 nodelay; limit_req_status 429; }
+    }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, dir, "--config", "nginx.conf")
+	if !strings.Contains(s.stderr(), "keyed by header:x-api-key") {
+		t.Errorf("the lane is not keyed by the header:\n%s", s.stderr())
+	}
+	var got []int
+	for _, key := range []string{"a", "a", "a", "b", "b", "c"} {
+		req, _ := http.NewRequest(http.MethodGet, s.url+"/", nil)
+		req.Header.Set("X-Api-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, resp.StatusCode)
+	}
+	// burst=1 is a bucket of two a key
+	if want := []int{200, 200, 429, 200, 200, 200}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("statuses %v, want %v: each key its own bucket", got, want)
 	}
 }

@@ -12,13 +12,17 @@ import (
 // when they tell it, its window. Headers are used, never trusted: Holds says
 // whether some consistent hypothesis has that quota (and window).
 type Claim struct {
-	Header string        // the header that said it, as sent
-	Quota  int64         // the requests it allows
-	Window time.Duration // 0 when the header does not say
-	Holds  bool
+	Header string        `json:"header"`              // the header that said it, as sent
+	Quota  int64         `json:"quota"`               // the requests it allows
+	Window time.Duration `json:"window_ns,omitempty"` // 0 when the header does not say
+	Holds  bool          `json:"holds"`
 	// Why says what the fit found instead, when it does not hold.
-	Why string
+	Why string `json:"why,omitempty"`
 }
+
+// maxClaimWindow is the longest window, in seconds, a claim is read with (a
+// year); a longer one is read as no window.
+const maxClaimWindow = 366 * 24 * 3600
 
 // ClaimsFrom reads the distinct quotas the responses' headers state: the IETF
 // draft's RateLimit-Policy (q and w) and RateLimit-Limit, and the
@@ -43,7 +47,7 @@ func ClaimsFrom(hs []http.Header) []Claim {
 					case "q":
 						c.Quota, _ = strconv.ParseInt(val, 10, 64)
 					case "w":
-						if s, err := strconv.ParseInt(val, 10, 64); err == nil {
+						if s, err := strconv.ParseInt(val, 10, 64); err == nil && s > 0 && s <= maxClaimWindow {
 							c.Window = time.Duration(s) * time.Second
 						}
 					}
@@ -64,7 +68,7 @@ func ClaimsFrom(hs []http.Header) []Claim {
 				if j := strings.IndexAny(w, ";, "); j >= 0 {
 					w = w[:j]
 				}
-				if s, err := strconv.ParseInt(w, 10, 64); err == nil {
+				if s, err := strconv.ParseInt(w, 10, 64); err == nil && s > 0 && s <= maxClaimWindow {
 					c.Window = time.Duration(s) * time.Second
 				}
 			}

@@ -88,7 +88,10 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 		o.Refused = func(s int) bool { return s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable }
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: time.Minute}
+		// no connection reused: the transport resends a request on a reused
+		// connection that the server closed, which the budget would not see
+		o.Client = &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	p := &prober{o: o, ctx: ctx}
 	res := &Probed{}
@@ -114,7 +117,11 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 	if len(p.observations()) == 0 {
 		return finish() // no answer at all: finish says why
 	}
-	phase("burst at %s/s: %d allowed before the first refusal", trimFloat(o.MaxRate), allowed)
+	if refused {
+		phase("burst at %s/s: %d allowed before the first refusal", trimFloat(o.MaxRate), allowed)
+	} else {
+		phase("burst at %s/s: %d allowed, none refused", trimFloat(o.MaxRate), allowed)
+	}
 	if !refused || ctx.Err() != nil {
 		if p.firstErr != nil && allowed == 0 {
 			return nil, p.firstErr
@@ -125,6 +132,9 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 	// 2. single requests, ever further apart, until one passes
 	firstAt := p.firstAt()
 	recovery, ok := p.recover()
+	if ctx.Err() != nil {
+		return finish()
+	}
 	if !ok {
 		phase("no request passed again within %s: the limit refills slower than the probe can wait", o.MaxIdle)
 		return finish()
@@ -144,14 +154,18 @@ func Probe(ctx context.Context, o ProbeOptions) (*Probed, error) {
 	}
 	gap = max(gap, p.minGap())
 	n := min(45, p.left()/3)
+	before := p.sentSoFar()
 	paced := p.paced(n, gap)
-	phase("paced run: %d sent %s apart, %d allowed", n, gap.Round(time.Millisecond), paced)
+	phase("paced run: %d sent %s apart, %d allowed", p.sentSoFar()-before, gap.Round(time.Millisecond), paced)
 	// 5. idle, then a burst: the size after an idle spell, the windows' alignment
 	rep := p.analyze()
 	idle := p.idleFor(rep, recovery)
 	if p.left() > 10 && ctx.Err() == nil {
 		sleep(ctx, idle)
 		allowed, _ = p.burst(min(p.left()/2, 150))
+		if ctx.Err() != nil {
+			return finish()
+		}
 		phase("after %s idle, a burst: %d allowed before the first refusal", idle.Round(time.Millisecond), allowed)
 	}
 	// 6. the bursts that split what remains
@@ -212,6 +226,12 @@ func (p *prober) idleFor(r *Report, recovery time.Duration) time.Duration {
 }
 
 func (p *prober) minGap() time.Duration { return time.Duration(float64(time.Second) / p.o.MaxRate) }
+
+func (p *prober) sentSoFar() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent
+}
 
 func (p *prober) left() int {
 	p.mu.Lock()

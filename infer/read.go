@@ -27,13 +27,18 @@ import (
 //
 // Other fields are ignored. Refused says which statuses are refusals.
 
-// MaxLogLines is the most lines a client log may have.
-const MaxLogLines = 1_000_000
+// MaxLogLines is the most requests a client log may have: the fit scans every
+// variant's grid over every request (about 5 s for 10,000 on two cores), so a
+// longer log is cut to its last part by the user, where the limit is met.
+const MaxLogLines = 20_000
+
+// maxLineBytes is the longest line a client log may have.
+const maxLineBytes = 1 << 20
 
 // ReadLog reads a client log (JSON Lines when its first non-blank byte is "{",
 // else CSV). name is for errors, which give the line and the fix.
 func ReadLog(name string, r io.Reader, refused func(int) bool) ([]Observation, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineLimit{r: r, name: name})
 	first, _ := br.Peek(1)
 	for len(first) == 1 && (first[0] == ' ' || first[0] == '\n' || first[0] == '\r' || first[0] == '\t') {
 		br.ReadByte()
@@ -54,7 +59,7 @@ type logLine struct {
 
 func readJSONL(name string, r io.Reader, refused func(int) bool) ([]Observation, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxLineBytes+1)
 	var obs []Observation
 	line := 0
 	for sc.Scan() {
@@ -64,7 +69,7 @@ func readJSONL(name string, r io.Reader, refused func(int) bool) ([]Observation,
 			continue
 		}
 		if len(obs) >= MaxLogLines {
-			return nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
+			return nil, fmt.Errorf("%s: more than %d requests; give the part of the log around the refusals (the last %d lines, say)", name, MaxLogLines, MaxLogLines)
 		}
 		var l logLine
 		if err := json.Unmarshal([]byte(text), &l); err != nil {
@@ -115,7 +120,7 @@ func readCSV(name string, r io.Reader, refused func(int) bool) ([]Observation, e
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		if len(obs) >= MaxLogLines {
-			return nil, fmt.Errorf("%s: more than %d requests; give a shorter log", name, MaxLogLines)
+			return nil, fmt.Errorf("%s: more than %d requests; give the part of the log around the refusals (the last %d lines, say)", name, MaxLogLines, MaxLogLines)
 		}
 		if ti >= len(rec) || si >= len(rec) {
 			return nil, fmt.Errorf("%s:%d: %d fields, fewer than the header's", name, line, len(rec))
@@ -169,9 +174,15 @@ func parseTime(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("no time; give the time each request was sent (RFC 3339 or Unix seconds)")
 	}
 	if d, ok := unixTime(s); ok {
+		if d > time.Duration(time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()) {
+			return 0, fmt.Errorf("time %s is after 2200", s)
+		}
 		return d, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
+	if err == nil && t.Year() > 2200 {
+		err = fmt.Errorf("after 2200")
+	}
 	if err != nil {
 		return 0, fmt.Errorf("time %q is neither RFC 3339 (2026-11-28T10:00:00.123Z) nor Unix seconds", s)
 	}
@@ -240,4 +251,28 @@ func unixTime(s string) (time.Duration, bool) {
 		d += time.Duration(frac[i]-'0') * scale
 	}
 	return d, true
+}
+
+// lineLimit passes r through, failing once a line runs past maxLineBytes (a
+// file of no line breaks, /dev/zero), before a reader buffers it whole.
+type lineLimit struct {
+	r    io.Reader
+	name string
+	line int   // bytes since the last line break
+	n    int64 // lines so far
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.line = 0
+			l.n++
+			continue
+		}
+		if l.line++; l.line > maxLineBytes {
+			return 0, fmt.Errorf("%s:%d: a line longer than %d bytes; a client log has a request a line", l.name, l.n+1, maxLineBytes)
+		}
+	}
+	return n, err
 }

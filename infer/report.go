@@ -90,10 +90,11 @@ func (r *Report) consistentVariants() []VariantFit {
 	return out
 }
 
-// Top is the best fitting family's variant; ok false when none is consistent.
+// Top is the best fitting family's variant; ok false when none is consistent,
+// or nothing was allowed (every family fits that with a size of 0).
 func (r *Report) Top() (VariantFit, bool) {
 	c := r.Consistent()
-	if len(c) == 0 {
+	if len(c) == 0 || r.Refused == r.Requests {
 		return VariantFit{}, false
 	}
 	return c[0], true

@@ -18,6 +18,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "%d requests over %s, %d refused (a hypothesis may get %d wrong)\n", r.Requests, format.Duration(r.Span), r.Refused, r.Tolerance)
 	top, ok := r.Top()
 	switch {
+	case r.Refused == r.Requests && r.Requests > 0:
+		b.WriteString("every request was refused: nothing tells what would be allowed (is the key or the URL refused whatever the rate?)\n")
 	case r.Refused == 0:
 		b.WriteString("nothing was refused: no limit was reached, so none can be told\n")
 	case !ok:

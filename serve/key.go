@@ -36,7 +36,7 @@ func ParseKey(spec string) (KeyOf, error) {
 			k.parts = append(k.parts, keyPart{kind: w})
 		case strings.HasPrefix(w, "header:") && len(w) > len("header:"):
 			name := w[len("header:"):]
-			if strings.ContainsAny(name, " \t:\r\n") {
+			if strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 				return KeyOf{}, fmt.Errorf("key %q: %q is not a header name", spec, name)
 			}
 			k.parts = append(k.parts, keyPart{kind: "header", header: textproto.CanonicalMIMEHeaderKey(name)})

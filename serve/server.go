@@ -187,11 +187,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l := s.lanes[i]
-	key := printable.String(l.Key.Of(r)) // a path may hold any byte: keys are printable
-	if len(key) > MaxKeyBytes {
-		http.Error(w, fmt.Sprintf("ratelab serve: the request's key is %d bytes, over %d", len(key), MaxKeyBytes), http.StatusBadRequest)
+	raw := l.Key.Of(r)
+	if len(raw) > MaxKeyBytes {
+		http.Error(w, fmt.Sprintf("ratelab serve: the request's key is %d bytes, over %d", len(raw), MaxKeyBytes), http.StatusBadRequest)
 		return
 	}
+	key := printable.String(raw) // a path may hold any byte: keys are printable
 	s.mu.Lock()
 	at := s.opts.Now().Sub(s.opts.Origin)
 	a := s.decideLocked(i, key, r.RemoteAddr, at)
