@@ -128,8 +128,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := checkHorizon(opts.Lanes); err != nil {
 		return err
 	}
-	// the log never lands on an input: the configuration, the scenario file
-	// or a file either reads
+	// the log never lands on an input: the configuration or the scenario file
+	// (files they include are not checked)
 	inputs := []outpath.Path{}
 	for _, f := range []struct{ what, path string }{{"the configuration (--config)", o.trace.config}, {"the scenario file (--file)", o.run.file}} {
 		if f.path != "" {
