@@ -23,14 +23,7 @@ func (p *prober) burst(n int) (allowed int, refused bool) {
 		}
 	}
 	p.inflight.Wait()
-	for _, o := range p.observations()[start:] {
-		if o.Refused {
-			refused = true
-		} else {
-			allowed++
-		}
-	}
-	return allowed, refused
+	return p.since(start)
 }
 
 func (p *prober) refusedSince(start int) bool {
@@ -77,23 +70,11 @@ func latest(obs []Observation) *Observation {
 // paced sends n requests gap apart without waiting for their answers, and
 // says how many were allowed.
 func (p *prober) paced(n int, gap time.Duration) int {
-	start := len(p.observations())
-	for i := 0; i < n && p.ctx.Err() == nil; i++ {
-		if i > 0 {
-			sleep(p.ctx, time.Until(p.lastAt().Add(gap)))
-		}
-		if !p.send(false) {
-			break
-		}
+	offsets := make([]time.Duration, n)
+	for i := range offsets {
+		offsets[i] = time.Duration(i) * gap
 	}
-	p.inflight.Wait()
-	allowed := 0
-	for _, o := range p.observations()[start:] {
-		if !o.Refused {
-			allowed++
-		}
-	}
-	return allowed
+	return p.run(offsets)
 }
 
 // run sends a request at each of offsets from now (or as soon after as the
@@ -111,13 +92,21 @@ func (p *prober) run(offsets []time.Duration) int {
 		}
 	}
 	p.inflight.Wait()
-	allowed := 0
+	allowed, _ := p.since(start)
+	return allowed
+}
+
+// since counts the answers from observation start on: allowed, and whether
+// one was a refusal.
+func (p *prober) since(start int) (allowed int, refused bool) {
 	for _, o := range p.observations()[start:] {
-		if !o.Refused {
+		if o.Refused {
+			refused = true
+		} else {
 			allowed++
 		}
 	}
-	return allowed
+	return allowed, refused
 }
 
 // send sends one request when the cap allows, within the budget, and returns

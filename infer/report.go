@@ -69,20 +69,15 @@ func Analyze(obs []Observation, tolerance int, claims []Claim) *Report {
 }
 
 // Consistent are the families with a consistent variant, each by its best.
-func (r *Report) Consistent() []VariantFit {
-	var out []VariantFit
-	for _, f := range r.Families {
-		if f.Consistent() {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+func (r *Report) Consistent() []VariantFit { return consistent(r.Families) }
 
 // consistentVariants are every consistent variant, ranked.
-func (r *Report) consistentVariants() []VariantFit {
+func (r *Report) consistentVariants() []VariantFit { return consistent(r.Fits) }
+
+// consistent are the fits of fs that some hypothesis keeps, in order.
+func consistent(fs []VariantFit) []VariantFit {
 	var out []VariantFit
-	for _, f := range r.Fits {
+	for _, f := range fs {
 		if f.Consistent() {
 			out = append(out, f)
 		}
