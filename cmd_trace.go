@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"flag"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -105,7 +103,11 @@ func (o *traceOptions) options(cmd string) (traces.Options, error) {
 // bytes); any problem with the file is a usage error, reported before anything
 // is written, and one spilling it to disk (a full disk) a failure at run time.
 func (o *traceOptions) load(to traces.Options, lo tune.LoadOptions) (*tune.Trace, error) {
-	t, err := tune.LoadWith(o.file, func() (io.ReadCloser, error) { return os.Open(o.file) }, to, lo)
+	src, err := tune.PartsOf(o.file)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	t, err := tune.LoadSource(src, to, lo)
 	var unknown *traces.UnknownFormatError
 	var spill *tune.SpillError
 	switch {

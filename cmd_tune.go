@@ -173,26 +173,30 @@ func exactRanges(to tune.Options) error {
 	return nil
 }
 
+// tuneStages are tune's subcommands: the stages of a sweep over a partitioned
+// log, and the merge of partial sweeps.
+var tuneStages = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"merge": runTuneMerge, "scan": runTuneScan, "plan": runTunePlan, "sweep": runTuneSweep, "split": runTuneSplit,
+}
+
 func runTune(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "merge" {
-		return runTuneMerge(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if run, ok := tuneStages[args[0]]; ok {
+			return run(args[1:], stdout, stderr)
+		}
+	}
+	for _, a := range args {
+		if a == "--emit" || strings.HasPrefix(a, "--emit=") || a == "-emit" || strings.HasPrefix(a, "-emit=") {
+			return runTuneEmit(args, stdout, stderr)
+		}
+		if a == "--" {
+			break
+		}
 	}
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true, true)
-	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
-	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(targetNames(), ", ")+"): its lane with the parameters and periods its configuration writes, and print the recommendation as a configuration snippet to paste")
-	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
-	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
-	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
-	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone, a `DURATION` (the same as --periods with one)")
-	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
-	fs.IntVar(&o.points, "points", tune.DefaultPoints, "how many rates and bursts (`N`), log-spaced across their ranges")
-	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the limit is for, the `GOAL`: safety (refuse no client seen, with headroom), abuse (hold the abusive kinds, refuse no other), capacity (with --capacity), fair-share (with --capacity and --share), or a bound CLASS<PERCENT (ordinary<0.1%; CLASS ordinary, median, p99, all)")
-	fs.StringVar(&o.capacity, "capacity", "", "the backend's capacity, `RATE` like 200/s or 5000/min (--goal capacity, fair-share)")
-	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
-	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
-	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it; 0 is the last fifth of a log of 2 days or more, any negative (-1s) none")
+	o.sweepFlags(fs)
 	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
@@ -323,6 +327,24 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return rep.WriteTable(report, 72)
 	}
 	return nil
+}
+
+// sweepFlags registers the flags that say what a sweep replays (tune, and tune
+// plan for a partitioned log).
+func (o *tuneOptions) sweepFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(targetNames(), ", ")+"): its lane with the parameters and periods its configuration writes, and print the recommendation as a configuration snippet to paste")
+	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
+	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
+	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")
+	fs.DurationVar(&o.period, "period", 0, "one period to sweep alone, a `DURATION` (the same as --periods with one)")
+	fs.BoolVar(&o.single, "single", false, "leave out the layered pairs (a short and a long limit together)")
+	fs.IntVar(&o.points, "points", tune.DefaultPoints, "how many rates and bursts (`N`), log-spaced across their ranges")
+	fs.StringVar(&o.goal, "goal", tune.DefaultGoal.String(), "what the limit is for, the `GOAL`: safety (refuse no client seen, with headroom), abuse (hold the abusive kinds, refuse no other), capacity (with --capacity), fair-share (with --capacity and --share), or a bound CLASS<PERCENT (ordinary<0.1%; CLASS ordinary, median, p99, all)")
+	fs.StringVar(&o.capacity, "capacity", "", "the backend's capacity, `RATE` like 200/s or 5000/min (--goal capacity, fair-share)")
+	fs.Float64Var(&o.share, "share", 100*tune.DefaultShare, "--goal fair-share: the most `PERCENT` of --capacity one key may take")
+	fs.Float64Var(&o.headroom, "headroom", tune.DefaultHeadroom, "--goal safety: the safety net is the tightest limit that refuses nobody times `X`")
+	fs.DurationVar(&o.holdout, "holdout", 0, "back-test: fit on all but the log's last `DURATION` and score on it; 0 is the last fifth of a log of 2 days or more, any negative (-1s) none")
 }
 
 // goalFlags checks --capacity, --share, --headroom and --holdout against the

@@ -11,11 +11,13 @@ import (
 )
 
 const tuneMergeUsage = `
-Usage: ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
+Usage: ratelab tune merge [--csv PATH|-] [--json PATH|-] [--pairs FILE] FILE...
 
-Adds up the partial sweeps ratelab tune --partition K/N --partial FILE wrote, one
-for every K of N, and prints the report one run over every key prints (the same
-as ratelab tune --single with the same flags), byte for byte.`
+Adds up the partial sweeps ratelab tune --partition K/N --partial FILE or
+ratelab tune sweep wrote, one for every part, and prints the report one run
+over every key prints, byte for byte (for --partition, the same as ratelab tune
+--single with the same flags). The first round of a sweep of a partitioned log
+with layered pairs merges into the pairs' round's plan instead (--pairs FILE).`
 
 // runTuneMerge is ratelab tune merge.
 func runTuneMerge(args []string, stdout, stderr io.Writer) error {
@@ -23,6 +25,8 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	var csvPath, jsonPath string
 	fs.StringVar(&csvPath, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&jsonPath, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
+	var pairsPath string
+	fs.StringVar(&pairsPath, "pairs", "", "for the first round of a partitioned sweep with layered pairs: write the pairs' round's plan to `FILE` (- for standard output) for tune sweep")
 	// the files, with the flags before, between or after them
 	var files []string
 	for rest := args; ; {
@@ -34,7 +38,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		files, rest = append(files, rest[0]), rest[1:]
 	}
-	if err := notEmpty(fs, "csv", "json"); err != nil {
+	if err := notEmpty(fs, "csv", "json", "pairs"); err != nil {
 		return err
 	}
 	switch {
@@ -47,7 +51,7 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	for _, f := range files {
 		paths = append(paths, outpath.Input("a partial sweep", f))
 	}
-	if err := distinct(append(paths, givenPaths(outpath.File("--csv", csvPath), outpath.File("--json", jsonPath))...)); err != nil {
+	if err := distinct(append(paths, givenPaths(outpath.File("--csv", csvPath), outpath.File("--json", jsonPath), outpath.File("--pairs", pairsPath))...)); err != nil {
 		return err
 	}
 	var parts []*tune.Partial
@@ -79,6 +83,20 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 		if err := tgt.swept(parts[0]); err != nil {
 			return usagef("tune merge: %s: a damaged partial sweep: %v; run its tune --partition again", files[0], err)
 		}
+	}
+	switch needs := tune.NeedsPairs(parts); {
+	case needs && pairsPath == "":
+		return usagef("tune merge: these are the first round of a sweep with layered pairs: give --pairs FILE to plan the pairs' round (then tune sweep --plan FILE on every part, and tune merge its partials), or plan with --single")
+	case needs && (csvPath != "" || jsonPath != ""):
+		return usagef("tune merge --pairs plans the pairs' round; --csv and --json go to the merge of that round's partials")
+	case needs:
+		plan, err := tune.NextRound(parts, files)
+		if err != nil {
+			return usagef("tune merge: %v", err)
+		}
+		return writeOut("pairs", pairsPath, stdout, plan.Write)
+	case pairsPath != "":
+		return usagef("tune merge: --pairs plans the layered pairs' round of a partitioned sweep's first round; these partials are merged into the report (drop --pairs)")
 	}
 	rep, err := tune.Merge(parts, files)
 	if err != nil {

@@ -79,13 +79,14 @@ func TestTraceRefusalNamesTheTrace(t *testing.T) {
 	}
 }
 
-// A trace that is a directory is said to be one, with what to give instead,
-// by every command that reads --trace, whether or not --format is given. It
-// used to read as a file whose lines tell no format, with advice to give
+// A trace that is an empty directory is said to be one, with what to give
+// instead, by every command that reads --trace, whether or not --format is
+// given (a directory of files is a log partitioned by key, read as one log).
+// It used to read as a file whose lines tell no format, with advice to give
 // --format, which then failed with "read DIR: is a directory".
 func TestTraceThatIsADirectory(t *testing.T) {
 	dir := t.TempDir()
-	want := dir + " is a directory, not a request log; give the log file itself"
+	want := dir + " is a directory with no file in it, not a request log; give the log file itself, or the folder of a log partitioned by key"
 	for _, args := range [][]string{
 		{"tune", "--trace", dir},
 		{"tune", "--trace", dir, "--format", "csv"},

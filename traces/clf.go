@@ -79,7 +79,11 @@ func (p *clfParser) next() (record, error) {
 		if why != "" {
 			return record{}, &lineProblem{p.lines.line, why}
 		}
-		return record{at: at, res: 1e6, key: p.r.intern(p.key), cost: 1, line: p.lines.line, detail: d}, nil
+		rec := record{at: at, res: 1e6, key: p.r.intern(p.key), cost: 1, line: p.lines.line, detail: d}
+		if p.r.opts.Raw {
+			rec.raw = bytes.Clone(bytes.TrimRight(line, "\r\n"))
+		}
+		return rec, nil
 	}
 }
 

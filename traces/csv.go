@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -40,6 +41,7 @@ func newCSV(r *Reader, br *bufio.Reader, o Options) (*csvParser, error) {
 		return nil, csvError(err)
 	}
 	header = slices.Clone(header)
+	r.header = csvLine(header)
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
@@ -142,6 +144,9 @@ func (p *csvParser) next() (record, error) {
 				return record{}, &lineProblem{line, why}
 			}
 		}
+		if p.r.opts.Raw {
+			out.raw = csvLine(rec)
+		}
 		return out, nil
 	}
 }
@@ -153,4 +158,13 @@ func csvError(err error) error {
 		return &lineProblem{pe.Line, pe.Err.Error()}
 	}
 	return err
+}
+
+// csvLine is a record written back as one line of CSV, without its end.
+func csvLine(rec []string) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(rec)
+	w.Flush()
+	return bytes.TrimRight(b.Bytes(), "\r\n")
 }

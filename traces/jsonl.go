@@ -39,6 +39,9 @@ func (p *jsonlParser) next() (record, error) {
 			return record{}, &lineProblem{p.lines.line, why}
 		}
 		rec.line = p.lines.line
+		if p.r.opts.Raw {
+			rec.raw = bytes.Clone(bytes.TrimRight(line, "\r\n"))
+		}
 		return rec, nil
 	}
 }

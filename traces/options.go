@@ -187,6 +187,9 @@ type Options struct {
 	// Exclude drops the requests that match any of its exclusions (counted in
 	// Stats.Excluded, skipped by everything else).
 	Exclude []Exclusion
+	// Raw hands out each row's line as Row.Raw (a CSV record written back as
+	// one line), for a tool that copies the lines it reads (tune split).
+	Raw bool
 }
 
 // details says the parser must read each line's Detail.

@@ -28,12 +28,25 @@ type Row struct {
 	// Detail is the line's method, path, status and User-Agent, when
 	// Options.Details asks for them.
 	Detail Detail
+	// Raw is the line, without its end, when Options.Raw asks for it.
+	Raw []byte
 }
 
 // Problem is a line that could not be read, and why.
 type Problem struct {
+	// File is the file the line is in, when a log is read from several (see
+	// MergeStats); "" for a log of one file.
+	File string `json:",omitempty"`
 	Line int
 	Why  string
+}
+
+// Where is FILE:LINE, the file being name unless the problem names its own.
+func (p Problem) Where(name string) string {
+	if p.File != "" {
+		name = p.File
+	}
+	return fmt.Sprintf("%s:%d", name, p.Line)
 }
 
 // Stats describe what a reader has read so far.
@@ -77,6 +90,7 @@ type Reader struct {
 	eof     bool
 	stats   Stats
 	keys    map[string]string
+	header  []byte            // a CSV's header line
 	details map[string]string // interned methods and agents
 	err     error
 
@@ -99,6 +113,7 @@ type record struct {
 	cost    int64
 	line    int
 	detail  Detail
+	raw     []byte // Options.Raw
 }
 
 // lineProblem is a record that could not be read.
@@ -203,6 +218,10 @@ var layouts = map[Format]string{FormatCLF: "Common/Combined Log Format", FormatJ
 // Format is the format the file is read in, and how it was chosen.
 func (r *Reader) Format() Detected { return r.detected }
 
+// Header is a CSV's header line, written back as one line; nil for the other
+// formats.
+func (r *Reader) Header() []byte { return r.header }
+
 // Close closes the file.
 func (r *Reader) Close() error { return r.closer.Close() }
 
@@ -235,7 +254,7 @@ func (r *Reader) Next() (Row, error) {
 	}
 	r.stats.Rows++
 	r.stats.Last = time.Duration(rec.at) * time.Microsecond
-	return Row{At: time.Duration(rec.at) * time.Microsecond, Key: rec.key, Cost: rec.cost, Line: rec.line, Detail: rec.detail}, nil
+	return Row{At: time.Duration(rec.at) * time.Microsecond, Key: rec.key, Cost: rec.cost, Line: rec.line, Detail: rec.detail, Raw: rec.raw}, nil
 }
 
 // read reads one more record into the window.

@@ -115,6 +115,11 @@ func (t *Trace) Classify(periods []time.Duration) (Classes, error) {
 			i, _ := KindOf(&t.Profiles[k], c.standsOut(k))
 			c.Kinds[k] = uint8(i)
 		}
+	} else if t.kindPairs != nil {
+		c.Kinds = make([]uint8, n)
+		for k := range c.Kinds {
+			c.Kinds[k] = t.kindPairs[k][b2i(c.standsOut(k))]
+		}
 	}
 	return c, nil
 }
@@ -134,4 +139,12 @@ func (c Classes) KindOf(t *Trace, k int) (kind, why string, abusive bool) {
 	}
 	i, why := KindOf(&t.Profiles[k], c.standsOut(k))
 	return Rules[i].Kind, why, Rules[i].Abusive
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -43,6 +43,13 @@ type Partial struct {
 	// the product's snippet as one run does; "" otherwise.
 	Target   string `json:",omitempty"`
 	TraceKey string `json:",omitempty"`
+	// Summed, in a round of a partitioned sweep after the first, is how many
+	// of the Tallies (the first) are the rounds before's, already summed over
+	// every part: the same in every partial of the round, added once.
+	Summed int `json:",omitempty"`
+	// Distributed, for a sweep over a partitioned log, is what its workers
+	// were planned with (see Plan).
+	Distributed *Distributed `json:",omitempty"`
 
 	// for the run that made it
 	classes Classes
@@ -141,6 +148,20 @@ func ReadPartial(name string, r io.Reader) (*Partial, error) {
 // order) into the report one run over every key gives. The partials must come
 // from the same trace, grid and goal, each as ReadPartial checked it.
 func Merge(parts []*Partial, names []string) (*Report, error) {
+	sum, err := mergeTallies(parts, names)
+	if err != nil {
+		return nil, err
+	}
+	first := parts[0]
+	if NeedsPairs(parts) {
+		return nil, fmt.Errorf("%s is the first round of a sweep with layered pairs: its merge plans the pairs' round (tune merge --pairs FILE)", names[0])
+	}
+	return reportOf(first, sum), nil
+}
+
+// mergeTallies checks that the partials are every partition of one sweep, each
+// once, and adds up their tallies.
+func mergeTallies(parts []*Partial, names []string) ([]tally, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no partial sweep to merge")
 	}
@@ -159,7 +180,9 @@ func Merge(parts []*Partial, names []string) (*Report, error) {
 		}
 		seen[p.Partition.K] = names[i]
 		for j := range p.Tallies {
-			sum[j].add(&p.Tallies[j])
+			if j >= first.Summed || i == 0 {
+				sum[j].add(&p.Tallies[j])
+			}
 		}
 	}
 	if len(seen) < n {
@@ -181,19 +204,28 @@ func Merge(parts []*Partial, names []string) (*Report, error) {
 			return nil, fmt.Errorf("the partials' counts add up to more than the trace holds (%v): they are not the partitions of one sweep; run each again", err)
 		}
 	}
+	return sum, nil
+}
+
+// reportOf is the report of the partials' header and their summed tallies.
+func reportOf(first *Partial, sum []tally) *Report {
 	pt := first.Trace
 	t := &Trace{Name: pt.Name, Keys: pt.Keys, KeyCount: pt.KeyCount, Count: pt.Count, Span: pt.Span, Volume: pt.Volume, Peak: pt.Peak,
 		Stats: pt.Stats, Format: pt.Format, Spread: pt.Spread, maxCost: pt.MaxCost}
 	pc := first.Classes
 	c := Classes{Median: pc.Median, P99: pc.P99, Heaviest: pc.Heaviest, HeavyCount: pc.HeavyCount, ByVolume: pc.ByVolume, Over: pc.Over}
 	results := finalize(sum, first.Limits, first.Totals)
-	return newReport(t, c, results, first.goal, first.Grids), nil
+	rep := newReport(t, c, results, first.goal, first.Grids)
+	if d := first.Distributed; d != nil && d.Holdout > 0 {
+		rep.NoBackTest = "a sweep of a partitioned log is not back-tested; run ratelab tune over all its parts for one."
+	}
+	return rep
 }
 
 // sameSweep says two partials sweep the same trace with the same grid and goal.
 func sameSweep(a, b *Partial) bool {
-	ja, _ := json.Marshal([]any{a.Trace, a.Goal, a.Grids, a.Classes, a.Totals, a.Limits})
-	jb, _ := json.Marshal([]any{b.Trace, b.Goal, b.Grids, b.Classes, b.Totals, b.Limits})
+	ja, _ := json.Marshal([]any{a.Trace, a.Goal, a.Grids, a.Classes, a.Totals, a.Limits, a.Summed, a.Tallies[:a.Summed], a.Distributed})
+	jb, _ := json.Marshal([]any{b.Trace, b.Goal, b.Grids, b.Classes, b.Totals, b.Limits, b.Summed, b.Tallies[:b.Summed], b.Distributed})
 	return slices.Equal(ja, jb)
 }
 

@@ -67,6 +67,54 @@ func (p *Partial) check() error {
 			return err
 		}
 	}
+	if p.Summed < 0 || p.Summed > len(p.Tallies) {
+		return bad("Summed", "is %d, of %d tallies", p.Summed, len(p.Tallies))
+	}
+	return p.checkDistributed()
+}
+
+// checkDistributed checks what a partitioned sweep's workers were planned with.
+func (p *Partial) checkDistributed() error {
+	d := p.Distributed
+	if d == nil {
+		if p.Summed != 0 {
+			return bad("Summed", "is %d in a sweep of one log", p.Summed)
+		}
+		return nil
+	}
+	switch {
+	case d.Parts != p.Partition.N:
+		return bad("Distributed.Parts", "is %d, of partition %s", d.Parts, p.Partition)
+	case len(d.PartKeys) != d.Parts || len(d.PartRequests) != d.Parts:
+		return bad("Distributed.PartKeys", "counts %d parts' keys and %d parts' requests, of %d", len(d.PartKeys), len(d.PartRequests), d.Parts)
+	case len(d.Bars) != len(p.Classes.Over):
+		return bad("Distributed.Bars", "has %d bars for %d periods (Classes.Over)", len(d.Bars), len(p.Classes.Over))
+	case d.Origin < 0 || d.Origin%time.Second != 0:
+		return bad("Distributed.Origin", "is %d ns; an origin is a whole second", int64(d.Origin))
+	case d.Span != p.Trace.Span:
+		return bad("Distributed.Span", "is %s; the trace spans %s", d.Span, p.Trace.Span)
+	case d.Holdout < 0:
+		return bad("Distributed.Holdout", "is %s", d.Holdout)
+	case (d.Cutoff != nil) != (p.Classes.ByVolume && p.Trace.KeyCount > 0):
+		return bad("Distributed.Cutoff", "is given only when the heavy hitters are by volume")
+	case p.Summed != 0 && (!d.Pairs || p.Summed != slices.IndexFunc(append(slices.Clone(p.Limits), Limits{Long: Policy{Limit: 1}}), Limits.Layered)):
+		return bad("Summed", "is %d: only the pairs' round sums the policies' round", p.Summed)
+	}
+	var keys, requests int64
+	for i := range d.PartKeys {
+		if d.PartKeys[i] < 0 || d.PartRequests[i] < int64(d.PartKeys[i]) {
+			return bad(fmt.Sprintf("Distributed.PartKeys[%d]", i), "is %d keys for %d requests", d.PartKeys[i], d.PartRequests[i])
+		}
+		keys, requests = keys+int64(d.PartKeys[i]), requests+d.PartRequests[i]
+	}
+	if keys != int64(p.Trace.KeyCount) || requests != p.Trace.Count {
+		return bad("Distributed.PartKeys", "add up to %d keys and %d requests; the trace has %d and %d", keys, requests, p.Trace.KeyCount, p.Trace.Count)
+	}
+	for i, b := range d.Bars {
+		if b < minHeavyPeak {
+			return bad(fmt.Sprintf("Distributed.Bars[%d]", i), "is %d; a bar is at least %d", b, minHeavyPeak)
+		}
+	}
 	return nil
 }
 
@@ -273,8 +321,8 @@ func (p *Partial) checkLimits() error {
 			continue
 		}
 		switch {
-		case p.Partition.N > 1:
-			return bad(f, "is more than the grids' %d policies; a partition sweeps no pairs", len(singles))
+		case p.Partition.N > 1 && (p.Distributed == nil || !p.Distributed.Pairs):
+			return bad(f, "is more than the grids' %d policies; a partition of a log read whole by each sweeps no pairs", len(singles))
 		case !l.Layered() || !slices.Contains(singles, l.Policy) || !slices.Contains(singles, l.Long) || l.Period >= l.Long.Period:
 			return bad(f, "is %s, not a pair of a policy of the grids with one of a longer period", l)
 		case slices.Contains(p.Limits[len(singles):i], l):

@@ -7,7 +7,8 @@ import (
 )
 
 // A key's peak over a period is the most requests it sent in one window of that
-// period, the windows laid end to end from the trace's first second: a scraper
+// period, the windows laid end to end from the epoch (a dated log's clock
+// seconds, minutes, hours and UTC days; an undated log's start): a scraper
 // peaks over seconds, a crawler or a feed reader over hours. Load measures every
 // key over the standard periods (a second, a minute, an hour, a day) as it reads;
 // another period is measured by one more pass over the requests.
@@ -100,7 +101,7 @@ func (t *Trace) PeakOver(p time.Duration) ([]int64, error) {
 		return nil, fmt.Errorf("the period %s was not measured while the trace was read, and a partition keeps only its keys' requests; name it when loading (LoadOptions.Periods)", p)
 	}
 	pc := newPeakCounter(p, len(t.Keys))
-	if err := t.each(func(q Request) { pc.add(q.Key, q.At) }); err != nil {
+	if err := t.each(func(q Request) { pc.add(q.Key, q.At+t.originMicros()) }); err != nil {
 		return nil, err
 	}
 	t.peaks = append(t.peaks, periodPeaks{p, pc.peak})

@@ -29,7 +29,7 @@ type Profile struct {
 	// responses: 2xx and 3xx; 401 and 403; 404 and 410; 429; other 4xx; 5xx
 	OK, Denied, NotFound, TooMany, OtherClient, ServerError int64
 	// PagesPerMinute is the most pages the key requested in one minute (the
-	// minutes laid end to end from the trace's origin).
+	// clock's minutes: laid end to end from the epoch, or an undated log's start).
 	PagesPerMinute int64
 	// Agent is the first User-Agent the key gave; Agents how many distinct
 	// ones (counted up to maxAgents).
@@ -52,7 +52,7 @@ const maxAgents = 8
 // regularity: requests within a second of each other are one visit's.
 const minGap = 1e6 // µs
 
-// add counts one request at µs at (from the trace's origin).
+// add counts one request at µs at from the epoch (or an undated log's start).
 func (p *Profile) add(at int64, d *traces.Detail) {
 	p.Requests++
 	if d.Path == "" {

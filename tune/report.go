@@ -203,9 +203,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, ", read as %s", printable.String(t.Format.String()))
 	}
 	if n := t.Stats.Unparsed; n == 1 {
-		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s:%d: %s)", name, t.Stats.Shown[0].Line, printable.String(t.Stats.Shown[0].Why))
+		fmt.Fprintf(&b, "; 1 line could not be read and was skipped (%s: %s)", printable.String(t.Stats.Shown[0].Where(t.Name)), printable.String(t.Stats.Shown[0].Why))
 	} else if n > 1 {
-		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s:%d: %s)", n, name, t.Stats.Shown[0].Line, printable.String(t.Stats.Shown[0].Why))
+		fmt.Fprintf(&b, "; %d lines could not be read and were skipped (first: %s: %s)", n, printable.String(t.Stats.Shown[0].Where(t.Name)), printable.String(t.Stats.Shown[0].Why))
 	}
 	if t.KeyCount > 0 {
 		span := max(t.Span, time.Second).Seconds()

@@ -126,34 +126,7 @@ func Run(ctx context.Context, t *Trace, o Options) (*Report, error) {
 // RunPartial sweeps the trace as Run does and returns the counts before the
 // report: for a partition of the keys, what ratelab tune merge adds up.
 func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
-	grids, err := o.Grids(t)
-	if err != nil {
-		return nil, err
-	}
-	var periods []time.Duration
-	var singles []Limits
-	var leftOut []Policy
-	for _, g := range grids {
-		periods = append(periods, g.Period)
-		for _, p := range g.Policies(t.MaxRequestCost()) {
-			singles = append(singles, Limits{Policy: p})
-		}
-		leftOut = append(leftOut, g.LeftOut(t.MaxRequestCost())...)
-	}
-	if len(singles) == 0 && len(leftOut) > 0 {
-		first := leftOut[0]
-		if e, ok := first.exact(t.MaxRequestCost(), t.Span).(*inexact); ok && !e.long {
-			return nil, fmt.Errorf("no policy in the grid can be replayed exactly (%v); give a shorter period with --periods, or a lower --rate and --burst", e)
-		}
-		return nil, fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, first, first.policy().CheckHorizon(t.Span))
-	}
-	if len(singles) == 0 {
-		if err := refusal(grids); err != nil {
-			return nil, fmt.Errorf("no policy in the grid is one the product can be configured with (%v); give --periods it takes", err)
-		}
-		return nil, fmt.Errorf("no policy in the grid can accept the trace's largest request (cost %d); raise --burst (and --rate for the windows)", t.MaxRequestCost())
-	}
-	c, err := t.Classify(periods)
+	grids, singles, periods, c, err := prepare(t, o)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +155,42 @@ func RunPartial(ctx context.Context, t *Trace, o Options) (*Partial, error) {
 		tallies, limits = append(tallies, more...), append(slices.Clone(singles), pairs...)
 	}
 	return newPartial(t, c, grids, o.Goal, limits, tallies, tot), nil
+}
+
+// prepare makes what a sweep of t replays: the grids, their policies, the
+// periods swept, and the keys classed over them.
+func prepare(t *Trace, o Options) (grids []Grid, singles []Limits, periods []time.Duration, c Classes, err error) {
+	grids, err = o.Grids(t)
+	if err != nil {
+		return
+	}
+	var leftOut []Policy
+	for _, g := range grids {
+		periods = append(periods, g.Period)
+		for _, p := range g.Policies(t.MaxRequestCost()) {
+			singles = append(singles, Limits{Policy: p})
+		}
+		leftOut = append(leftOut, g.LeftOut(t.MaxRequestCost())...)
+	}
+	if len(singles) == 0 && len(leftOut) > 0 {
+		first := leftOut[0]
+		if e, ok := first.exact(t.MaxRequestCost(), t.Span).(*inexact); ok && !e.long {
+			err = fmt.Errorf("no policy in the grid can be replayed exactly (%v); give a shorter period with --periods, or a lower --rate and --burst", e)
+			return
+		}
+		err = fmt.Errorf("no policy in the grid can be replayed exactly over the trace's %s (%s first: %v); give rates that share more factors with the period (round numbers) with --rate, or a shorter part of the log", t.Span, first, first.policy().CheckHorizon(t.Span))
+		return
+	}
+	if len(singles) == 0 {
+		if err = refusal(grids); err != nil {
+			err = fmt.Errorf("no policy in the grid is one the product can be configured with (%v); give --periods it takes", err)
+			return
+		}
+		err = fmt.Errorf("no policy in the grid can accept the trace's largest request (cost %d); raise --burst (and --rate for the windows)", t.MaxRequestCost())
+		return
+	}
+	c, err = t.Classify(periods)
+	return
 }
 
 // layeredPairs are the pairs worth replaying: for every shorter period and every

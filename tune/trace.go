@@ -63,6 +63,14 @@ type Trace struct {
 	maxCost int64
 	spill   *spill // the requests on disk, when they did not fit the budget
 	budget  int64
+	// firstSeen is where each key first appears, when LoadOptions.FirstSeen
+	firstSeen []seen
+	// files are the files read, and what each held
+	files []FileRead
+	// kindPairs are each key's kind (an index in Rules) when it does not and
+	// when it does stand out, for a trace made from summaries (see Plan),
+	// which has no profiles
+	kindPairs [][2]uint8
 }
 
 // blockSize is the requests in one block of Trace.Requests: 1 MiB.
@@ -92,7 +100,45 @@ type LoadOptions struct {
 	// Profiles builds each key's Profile from the lines' methods, paths,
 	// statuses and User-Agents (Trace.Profiles).
 	Profiles bool
+	// CountOnly keeps no request: the keys, their volumes, peaks and profiles
+	// only (a worker's scan, see Scan).
+	CountOnly bool
+	// FirstSeen notes where each key first appears (see seen).
+	FirstSeen bool
+	// Origin, when not nil, is the log's first second (from the epoch) for a
+	// dated log, in place of its first request's: a worker reading its part of
+	// a log measures time from the whole log's origin (see Plan).
+	Origin *time.Duration
+	// AllowEmpty accepts a log without a request (a part may hold no key).
+	AllowEmpty bool
 }
+
+// seen is where a key first appears in a log: at µs from the epoch (or the
+// log's start, for an undated log), in the file of rank Rank, at Line. Keys
+// appear in the order of (At, Rank, Line), in one run over every file and in
+// every worker's share of them alike.
+type seen struct {
+	At         int64
+	Rank, Line int
+}
+
+// before says a appears before b.
+func (a seen) before(b seen) bool {
+	if a.At != b.At {
+		return a.At < b.At
+	}
+	if a.Rank != b.Rank {
+		return a.Rank < b.Rank
+	}
+	return a.Line < b.Line
+}
+
+// originMicros is the origin in µs: a request's time from the epoch (or the
+// log's start) is its time from the origin plus this. A key's peaks and its
+// pages a minute are counted in windows of that time, aligned to the clock's
+// seconds, minutes, hours and days, so that they do not depend on where the
+// log (or a worker's part of it) starts.
+func (t *Trace) originMicros() int64 { return int64(t.origin / time.Microsecond) }
 
 // Load reads the trace open gives once, keeping requests in memory up to budget
 // bytes and spilling them to disk past that (see LoadWith).
@@ -106,17 +152,22 @@ func Load(name string, open func() (io.ReadCloser, error), o traces.Options, bud
 // bytes, moving them to disk by key past that. Close removes what it put on
 // disk.
 func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options, lo LoadOptions) (t *Trace, err error) {
-	rc, err := open()
-	if err != nil {
-		return nil, err
-	}
+	return LoadSource(OneFile(name, open), o, lo)
+}
+
+// LoadSource reads a log of one file or several (see Source) as LoadWith does.
+func LoadSource(src Source, o traces.Options, lo LoadOptions) (t *Trace, err error) {
+	name := src.Name
 	o.Details = o.Details || lo.Profiles
-	r, err := traces.Open(name, rc, o)
+	r, err := openRows(src, o)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	t = &Trace{Name: name, keyOf: map[string]uint32{}, Format: r.Format(), Spread: o.Spread, Partition: lo.Partition, budget: lo.Budget}
+	if lo.Origin != nil {
+		t.origin = *lo.Origin
+	}
 	defer func() {
 		if err != nil {
 			t.Close()
@@ -133,7 +184,7 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 		if err != nil {
 			return t, err
 		}
-		if t.Count == 0 && r.Stats().Dated {
+		if t.Count == 0 && r.Stats().Dated && lo.Origin == nil {
 			t.origin = row.At.Truncate(time.Second)
 		}
 		k, ok := t.keyOf[row.Key]
@@ -148,6 +199,9 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 			if lo.Profiles {
 				t.Profiles = append(t.Profiles, Profile{})
 			}
+			if lo.FirstSeen {
+				t.firstSeen = append(t.firstSeen, seen{At: int64(row.At / time.Microsecond), Rank: r.Rank(), Line: row.Line})
+			}
 			peaks.grow()
 			h := keyHash(row.Key)
 			b := uint16(h >> 56) // the high bits: the partition takes the low ones
@@ -160,15 +214,18 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 			return t, fmt.Errorf("%s:%d: cost %d is more than %d", name, row.Line, row.Cost, int64(MaxCost))
 		}
 		at := int64((row.At - t.origin) / time.Microsecond)
+		if at < 0 {
+			return t, fmt.Errorf("%s: a request at %s, before the log's first second (%s) that the plan was made for: the plan is of another log", name, row.At, t.origin)
+		}
 		t.Count++
 		t.maxCost = max(t.maxCost, row.Cost)
 		t.Volume[k]++
 		if lo.Profiles {
-			t.Profiles[k].add(at, &row.Detail)
+			t.Profiles[k].add(at+t.originMicros(), &row.Detail)
 		}
-		peaks.add(k, at)
+		peaks.add(k, at+t.originMicros())
 		t.Span = time.Duration(at/1e6+1) * time.Second
-		if bucket[k] == notKept {
+		if bucket[k] == notKept || lo.CountOnly {
 			continue
 		}
 		kept++
@@ -204,7 +261,10 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 			return t, err
 		}
 	}
-	t.Stats = r.Stats()
+	t.Stats, t.files = r.Stats(), r.Files()
+	if t.Count == 0 && !lo.AllowEmpty {
+		return t, fmt.Errorf("%s: none of its %d files holds a request; give a log with at least one", name, len(src.Files))
+	}
 	t.KeyCount = len(t.Keys)
 	t.setPeaks(peaks)
 	return t, nil
