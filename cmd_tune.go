@@ -22,7 +22,9 @@ Usage: ratelab tune --trace FILE [--format clf|combined|jsonl|csv] [--key ip|use
                     [--capacity N/s] [--share PCT] [--headroom X] [--holdout DURATION]
                     [--exclude assets,path=GLOB,agent=GLOB] [--verbose] [--csv PATH|-] [--json PATH|-]
                     [--memory MiB] [--partition K/N --partial FILE] [--target PRODUCT]
-       ratelab tune merge [--csv PATH|-] [--json PATH|-] FILE...
+       ratelab tune merge [--csv PATH|-] [--json PATH|-] [--pairs FILE] FILE...
+       ratelab tune split|scan|plan|sweep …   (a log beyond one machine, in parts: each has --help)
+       ratelab tune --emit k8s-job …          (those stages as Kubernetes Jobs)
 
 Answers first, in 24 lines: the limit for the goal (--goal: safety, the default,
 the tightest limit that refuses no client seen, with headroom; abuse, one that
@@ -46,9 +48,13 @@ ordinary key does over some period); then the frontier per period, and the polic
 or pair that holds every kind of heavy key hardest within the goal, with why.
 Nobody retries: a log is what was offered. Ranges are log-spaced in --points steps
 and default to what the trace's keys sent over each period. Requests past --memory
-are spilled to disk by key. For a log beyond one machine, --partition K/N --partial
-FILE sweeps one share of the keys, and tune merge adds the partials of every K into
-the report one --single run prints. --target sweeps a product's own limit, its lane
+are spilled to disk by key. --trace DIR (or a quoted pattern) reads a log
+partitioned by key, its files merged in time order. For a log beyond one machine,
+its parts are swept in rounds, no worker reading another's: tune split, tune scan,
+tune plan, tune sweep and tune merge (docs/distributed-tune.md); the older
+--partition K/N --partial FILE sweeps one share of the keys while reading the whole
+log, and tune merge adds the partials of every K into the report one --single run
+prints. --target sweeps a product's own limit, its lane
 with the parameters it writes (see --target), and prints the recommendation as the
 lines to paste into its configuration, with what they do to the log: who is
 refused, who is delayed and by how much.`

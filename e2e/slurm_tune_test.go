@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 // a single run over the same parts prints, byte for byte: the table, the CSV
 // and the JSON (all but the answer, which a single run replays the log for).
 func TestTuneOnSlurm(t *testing.T) {
+	sequentialOnly(t)
 	bin := builtRatelab(t)
 	c := slurmtest.Start(t)
 	dir := c.Dir()
@@ -36,15 +36,7 @@ func TestTuneOnSlurm(t *testing.T) {
 	}
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("ratelab %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
-		}
-		return string(out)
+		return string(ratelabIn(t, dir, nil, nil, args...))
 	}
 	t.Log(run("tune", "split", "--parts", "3", "--out", "parts", "--trace", "access.log"))
 	q := "'" + bin + "'"

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"ratelab/tune"
+)
+
+// A worker's part is read from --part, else from the first of the variables
+// an engine sets, with N from K/N, --parts, Slurm's task count or the folder's
+// files; a part it cannot tell is an error that says what to give.
+func TestPartOfReadsWhatEnginesSet(t *testing.T) {
+	env := func(vars ...string) func(string) string {
+		return func(name string) string {
+			for i := 0; i+1 < len(vars); i += 2 {
+				if vars[i] == name {
+					return vars[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		given        string
+		parts, files int
+		env          func(string) string
+		want         tune.Partition
+		err          string
+	}{
+		{given: "2/5", env: env(), want: tune.Partition{K: 2, N: 5}},
+		{given: "2", parts: 5, env: env(), want: tune.Partition{K: 2, N: 5}},
+		{given: "2", files: 8, env: env(), want: tune.Partition{K: 2, N: 8}},
+		{given: "1/4", env: env("JOB_COMPLETION_INDEX", "3"), want: tune.Partition{K: 1, N: 4}},
+		{env: env("JOB_COMPLETION_INDEX", "3"), parts: 4, want: tune.Partition{K: 3, N: 4}},
+		{env: env("JOB_COMPLETION_INDEX", "3"), files: 6, want: tune.Partition{K: 3, N: 6}},
+		{env: env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5", "SLURM_ARRAY_TASK_COUNT", "3"), want: tune.Partition{K: 2, N: 3}},
+		{env: env("RATELAB_PART", "0/2", "JOB_COMPLETION_INDEX", "1"), want: tune.Partition{K: 0, N: 2}},
+		{env: env(), err: "give --part K/N"},
+		{env: env("JOB_COMPLETION_INDEX", "3"), err: "give --parts N"},
+		{env: env("RATELAB_PART", "x"), err: `RATELAB_PART="x" is not a part number`},
+		{given: "5/4", env: env(), err: "K must be from 0 to N-1"},
+		{given: "1/4", parts: 3, env: env(), err: "--parts 3"},
+		{env: env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "3"), err: "K must be from 0 to N-1"},
+	} {
+		got, err := partOf(c.given, c.parts, c.files, c.env)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("partOf(%q, %d, %d): %v, %v; want an error saying %q", c.given, c.parts, c.files, got, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("partOf(%q, %d, %d) = %v, %v; want %v", c.given, c.parts, c.files, got, err, c.want)
+		}
+	}
+}
