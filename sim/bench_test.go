@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"ratelab/algorithms"
 	"ratelab/present"
 	"ratelab/sim"
@@ -103,6 +105,36 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	b.ReportMetric(float64(ms.TotalAlloc-allocated)/float64(decisions), "B/decision")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/op")
+	// the peer, in the same run: x/time/rate's AllowN over 10,000 keys
+	perDecision := float64((cpuTime() - cpu0).Nanoseconds()) / float64(decisions)
+	peer := allowNPeer()
+	b.ReportMetric(peer, "allown-ns")
+	b.ReportMetric(perDecision/peer, "x-allown")
+}
+
+// allowNPeer is the nanoseconds one golang.org/x/time/rate AllowN takes over
+// 10,000 keys in turn, one rate.Limiter per key in a map (BenchmarkDecide's
+// peer), measured now: a replay's cost per decision is compared with it
+// (x-allown) in the same run, on the same machine.
+func allowNPeer() float64 {
+	const keys, calls = 10_000, 2_000_000
+	names := make([]string, keys)
+	limiters := map[string]*rate.Limiter{}
+	for i := range names {
+		names[i] = fmt.Sprintf("user-%d", i)
+	}
+	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := time.Now()
+	for i := range calls {
+		key := names[i%keys]
+		lim, ok := limiters[key]
+		if !ok {
+			lim = rate.NewLimiter(1000, 100)
+			limiters[key] = lim
+		}
+		lim.AllowN(origin.Add(time.Duration(i)*100*time.Microsecond), 1)
+	}
+	return float64(time.Since(start).Nanoseconds()) / calls
 }
 
 // benchLanes are the lanes the engine benchmarks run: the seven textbook
