@@ -31,6 +31,15 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 	if err != nil {
 		return nil, "", nil, err
 	}
+	// a scenario replays one file: a folder or a pattern of a log's parts is
+	// tune's alone, said before the sweep
+	info, statErr := os.Stat(o.file)
+	if statErr == nil && info.IsDir() || statErr != nil && tune.IsPattern(o.file) {
+		if _, err := tune.PartsOf(o.file); err != nil {
+			return nil, "", nil, usageError{err}
+		}
+		return nil, "", nil, usagef("%s --trace replays one file, and %s is a log's parts: join them into one file in time order, or tune them with ratelab tune --trace %s", cmd, o.file, shellQuote(o.file))
+	}
 	goal, err := tune.ParseGoal(cmp.Or(o.goal, tune.DefaultGoal.String())) // none given: the default
 	switch {
 	case err != nil:

@@ -202,7 +202,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", tuneUsage, stderr)
 	var o tuneOptions
 	o.trace.flags(fs, true, true)
+	fs.Lookup("trace").Usage = "the request log to read, a `FILE` (.gz too), or a folder or quoted pattern of a log's parts, read as one log"
 	o.sweepFlags(fs)
+	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(targetNames(), ", ")+"): its lane with the parameters and periods its configuration writes, and print the recommendation as a configuration snippet to paste")
 	fs.BoolVar(&o.verbose, "verbose", false, "after the answer, print the log's summary, the whole grid, the layered pairs and the frontier")
 	fs.StringVar(&o.csv, "csv", "", "write the whole grid as CSV to `PATH` (- for standard output)")
 	fs.StringVar(&o.json, "json", "", "write the whole grid as JSON to `PATH` (- for standard output)")
@@ -240,8 +242,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		return usagef("tune: --workers must be >= 0 and --memory >= 1")
 	}
 	// neither output over the other, nor over the trace read
-	paths := append([]outpath.Path{outpath.Input("the trace (--trace)", o.trace.file)}, givenPaths(outpath.File("--csv", o.csv), outpath.File("--json", o.json), outpath.File("--partial", o.partial))...)
-	if err := distinct(paths); err != nil {
+	if err := logApart(o.trace.file, outpath.File("--csv", o.csv), outpath.File("--json", o.json), outpath.File("--partial", o.partial)); err != nil {
 		return err
 	}
 	to, err := o.trace.options("tune")
@@ -339,7 +340,6 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 // plan for a partitioned log).
 func (o *tuneOptions) sweepFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.algorithms, "algorithms", algorithms.Join(tune.DefaultAlgorithms, ","), "the `ALGORITHMS` to sweep, comma-separated")
-	fs.StringVar(&o.target, "target", "", "sweep a `PRODUCT`'s own limit ("+strings.Join(targetNames(), ", ")+"): its lane with the parameters and periods its configuration writes, and print the recommendation as a configuration snippet to paste")
 	fs.StringVar(&o.rate, "rate", "", "the rates to sweep, `MIN..MAX` per period (default, per period: 1 to the most any key sent in one period)")
 	fs.StringVar(&o.burst, "burst", "", "the bursts to sweep, `MIN..MAX` (default, per period: 1 to twice the most any key sent in one period)")
 	fs.StringVar(&o.periods, "periods", "", "the `PERIODS` rates are per, comma-separated, each swept (default 1s,1m,1h, and 1d for a trace of more than 3 days)")

@@ -102,6 +102,9 @@ func runTuneMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("tune merge: %v", err)
 	}
+	if d := parts[0].Distributed; d != nil && d.Holdout > 0 {
+		fmt.Fprintln(stderr, "ratelab: note: "+rep.NoBackTest)
+	}
 	report := stdout
 	if csvPath == "-" || jsonPath == "-" {
 		report = stderr

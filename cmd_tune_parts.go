@@ -2,16 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"ratelab/internal/atomicdir"
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
 	"ratelab/internal/printable"
 	"ratelab/traces"
@@ -78,6 +82,7 @@ type workerFlags struct {
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
 	w.trace.flags(fs, true, true)
+	fs.Lookup("trace").Usage = "the log: a folder `DIR` of its parts or a quoted pattern (the worker reads its part's files), a FILE, or - for standard input (the default)"
 	fs.StringVar(&w.part, "part", "", "this worker's part, `K/N` or K (default: from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or RATELAB_PART)")
 	fs.IntVar(&w.parts, "parts", 0, "how many parts, `N`, when the part is given as K alone (default: SLURM_ARRAY_TASK_COUNT, or the files of --trace DIR)")
 	fs.StringVar(&w.out, "out", "-", "write the result to `FILE` (- for standard output)")
@@ -158,10 +163,33 @@ func partOf(given string, parts, files int, getenv func(string) string) (tune.Pa
 	}
 	n := parts
 	if from == "SLURM_ARRAY_TASK_ID" {
-		if lo, err := strconv.Atoi(getenv("SLURM_ARRAY_TASK_MIN")); err == nil {
+		slurm := func(name string) (int, bool, error) {
+			v := strings.TrimSpace(getenv(name))
+			if v == "" {
+				return 0, false, nil
+			}
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 0 || i > 1<<30 {
+				return 0, false, fmt.Errorf("%s=%q is not a task number Slurm sets", name, v)
+			}
+			return i, true, nil
+		}
+		lo, ok, err := slurm("SLURM_ARRAY_TASK_MIN")
+		switch {
+		case err != nil:
+			return tune.Partition{}, err
+		case ok && k < lo:
+			return tune.Partition{}, fmt.Errorf("SLURM_ARRAY_TASK_ID %d is below SLURM_ARRAY_TASK_MIN %d", k, lo)
+		case ok:
 			k -= lo
 		}
-		if c, err := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT")); err == nil && n == 0 {
+		c, ok, err := slurm("SLURM_ARRAY_TASK_COUNT")
+		switch {
+		case err != nil:
+			return tune.Partition{}, err
+		case ok && c == 0:
+			return tune.Partition{}, fmt.Errorf("SLURM_ARRAY_TASK_COUNT is 0")
+		case ok && n == 0:
 			n = c
 		}
 	}
@@ -171,7 +199,11 @@ func partOf(given string, parts, files int, getenv func(string) string) (tune.Pa
 	if n == 0 {
 		return tune.Partition{}, fmt.Errorf("%s gives part %d, but not of how many: give --parts N", from, k)
 	}
-	return tune.ParsePartition(fmt.Sprintf("%d/%d", k, n))
+	p, err := tune.ParsePartition(fmt.Sprintf("%d/%d", k, n))
+	if err != nil {
+		return p, fmt.Errorf("%s: %v", from, err)
+	}
+	return p, nil
 }
 
 // runTuneScan is ratelab tune scan.
@@ -185,6 +217,11 @@ func runTuneScan(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "trace", "part", "out", "name", "periods"); err != nil {
+		return err
+	}
+	_, stop := interrupts() // a signal while the log is read: nothing written, said so
+	defer stop()
 	var extra []time.Duration
 	if periods != "" {
 		var err error
@@ -200,14 +237,19 @@ func runTuneScan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := distinct(append(sourcePaths(src), givenPaths(outpath.File("--out", w.out))...)); err != nil {
+	if err := logApart(w.trace.file, outpath.File("--out", w.out)); err != nil {
 		return err
 	}
+	out, err := openOutput("out", w.out, stdout) // before the work: a path that cannot be written is said at once
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 	s, err := tune.Scan(src, to, part, extra)
 	if err != nil {
 		return usageError{err}
 	}
-	return writeOut("out", w.out, stdout, s.Write)
+	return writeTo(out, s.Write)
 }
 
 // runTuneSweep is ratelab tune sweep.
@@ -223,9 +265,14 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "trace", "part", "out"); err != nil {
+		return err
+	}
 	if planPath == "" {
 		return usagef("tune sweep: --plan FILE is required (the plan tune plan wrote)")
 	}
+	ctx, stop := interrupts()
+	defer stop()
 	if memoryMB < 1 || workers < 0 {
 		return usagef("tune sweep: --memory must be >= 1 and --workers >= 0")
 	}
@@ -237,7 +284,7 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := distinct(append(sourcePaths(src), givenPaths(outpath.Input("the plan (--plan)", planPath), outpath.File("--out", w.out))...)); err != nil {
+	if err := logApart(w.trace.file, outpath.Input("the plan (--plan)", planPath), outpath.File("--out", w.out)); err != nil {
 		return err
 	}
 	plan, err := readPlan(planPath)
@@ -247,8 +294,11 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	if tune.ReadFingerprint(to) != plan.Sweep.Distributed.Read {
 		return usagef("tune sweep: the part is read with other flags than tune scan read it with (format, key, time, spread or exclusions); give the same")
 	}
-	ctx, stop := interrupts()
-	defer stop()
+	out, err := openOutput("out", w.out, stdout)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 	t, err := tune.LoadSource(src, to, plan.PartLoad(int64(memoryMB)<<20, ""))
 	if err != nil {
 		return usageError{err}
@@ -258,13 +308,13 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	startWork()
 	p, err := tune.SweepPart(ctx, t, plan, part, workers, bar.update)
 	bar.done()
-	if cause := ctx.Err(); cause != nil {
+	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%v; nothing was written", cause)
 	}
 	if err != nil {
 		return sweepError(err)
 	}
-	return writeOut("out", w.out, stdout, p.Write)
+	return writeTo(out, p.Write)
 }
 
 // runTunePlan is ratelab tune plan.
@@ -278,14 +328,14 @@ func runTunePlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "out"); err != nil {
+		return err
+	}
 	fs.Visit(func(f *flag.Flag) {
 		o.algorithmsGiven = o.algorithmsGiven || f.Name == "algorithms"
 		o.shareGiven = o.shareGiven || f.Name == "share"
 		o.headroomGiven = o.headroomGiven || f.Name == "headroom"
 	})
-	if o.target != "" {
-		return usagef("tune plan: --target is not yet swept over a partitioned log; sweep the product's lane with ratelab tune --target over the whole log")
-	}
 	if len(files) == 0 {
 		return usagef("tune plan: name the summaries tune scan wrote, one for every part")
 	}
@@ -300,6 +350,11 @@ func runTunePlan(args []string, stdout, stderr io.Writer) error {
 	if err := distinct(append(paths, givenPaths(outpath.File("--out", out))...)); err != nil {
 		return err
 	}
+	o2, err := openOutput("out", out, stdout)
+	if err != nil {
+		return err
+	}
+	defer o2.Abort()
 	var sums []*tune.Summary
 	for _, name := range files {
 		s, err := readFile(name, "a summary tune scan wrote", tune.ReadSummary)
@@ -312,7 +367,10 @@ func runTunePlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("tune plan: %v", err)
 	}
-	return writeOut("out", out, stdout, plan.Write)
+	if h := plan.Sweep.Distributed.Holdout; h > 0 {
+		fmt.Fprintf(stderr, "ratelab: note: a sweep of a partitioned log is not back-tested (one run over the whole log fits on all but its last %s and scores on it); --holdout -1s says none is wanted\n", h)
+	}
+	return writeTo(o2, plan.Write)
 }
 
 // runTuneSplit is ratelab tune split.
@@ -327,6 +385,11 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := notEmpty(fs, "trace", "out"); err != nil {
+		return err
+	}
+	_, stop := interrupts() // a signal: the folder's temporary copy removed, nothing written, said so
+	defer stop()
 	if o.file == "" {
 		o.file = "-"
 	}
@@ -346,21 +409,53 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 	name := o.file
 	if o.file == "-" {
 		name, open = "standard input", func() (io.ReadCloser, error) { return io.NopCloser(os.Stdin), nil }
-	} else if err := distinct([]outpath.Path{outpath.Input("the log (--trace)", o.file), outpath.File("--out", out)}); err != nil {
+	} else if err := logApart(o.file, outpath.Folder("--out", out)); err != nil {
 		return err
 	}
 	return splitInto(out, name, open, to, parts, stdout)
 }
 
-// sourcePaths are the files of src as inputs, for distinct.
-func sourcePaths(src tune.Source) []outpath.Path {
-	var out []outpath.Path
-	for _, f := range src.Files {
-		if f.Name != "standard input" {
-			out = append(out, outpath.Input("the log (--trace)", f.Name))
+// logApart refuses outputs that would harm the log at path (a file, or every
+// file of a folder or a pattern: see tune.PartsOf) or each other, and any
+// output that would land among the log's parts (inside its folder, or matched
+// by its pattern), where the next read would take it for one. A log that
+// cannot be listed is left to the read to report; "-" is standard input.
+func logApart(path string, outputs ...outpath.Path) error {
+	outputs = givenPaths(outputs...)
+	var paths []outpath.Path
+	if path != "" && path != "-" {
+		paths = append(paths, outpath.Input("the log (--trace)", path))
+		if src, err := tune.PartsOf(path); err == nil {
+			for _, f := range src.Files {
+				if f.Name != path {
+					paths = append(paths, outpath.Input("a part of the log (--trace "+path+")", f.Name))
+				}
+			}
 		}
 	}
-	return out
+	if err := distinct(append(paths, outputs...)); err != nil {
+		return err
+	}
+	if path == "" || path == "-" {
+		return nil
+	}
+	for _, out := range outputs {
+		among := false
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			among = outpath.Inside(path, out.Path)
+		} else if tune.IsPattern(path) {
+			among, _ = filepath.Match(path, out.Path)
+			if abs, err := filepath.Abs(out.Path); err == nil && !among {
+				if p, err := filepath.Abs(path); err == nil {
+					among, _ = filepath.Match(p, abs)
+				}
+			}
+		}
+		if among {
+			return usagef("%s %s would be among the parts of the log --trace %s reads, and read as one of them next time; write it elsewhere", out.What, out.Path, path)
+		}
+	}
+	return nil
 }
 
 // readPlan reads a plan file.
@@ -394,6 +489,11 @@ func writeOut(flagName, path string, stdout io.Writer, write func(io.Writer) err
 		return err
 	}
 	defer out.Abort()
+	return writeTo(out, write)
+}
+
+// writeTo writes with write to out and puts it in place.
+func writeTo(out *output, write func(io.Writer) error) error {
 	if err := write(out.w); err != nil {
 		return err
 	}
@@ -411,7 +511,11 @@ func splitInto(out, name string, open func() (io.ReadCloser, error), to traces.O
 	st, err := tune.Split(name, open, to, parts, func(file string) (io.WriteCloser, error) {
 		return os.Create(filepath.Join(d.Path(), file))
 	})
-	if err != nil {
+	var write *tune.SplitWriteError
+	switch {
+	case errors.As(err, &write):
+		return fmt.Errorf("tune split --out %s: %v; nothing was written", out, write)
+	case err != nil:
 		return usageError{err}
 	}
 	if err := d.Commit(); err != nil {
@@ -421,13 +525,21 @@ func splitInto(out, name string, open func() (io.ReadCloser, error), to traces.O
 	for _, k := range st.Keys {
 		keys += k
 	}
-	fmt.Fprintf(stdout, "%s (%s): %d requests from %d keys split into %d parts in %s\n", printable.String(name), printable.String(st.Format.Layout), st.Stats.Rows, keys, parts, printable.String(out))
-	for k := range parts {
-		fmt.Fprintf(stdout, "  %s  %d requests, %d keys\n", tune.SplitName(k, st.Format.Format), st.Parts[k], st.Keys[k])
+	fmt.Fprintf(stdout, "%s (%s): %s from %s split into %s in %s\n", printable.String(name), printable.String(st.Format.Layout),
+		format.Plural(st.Stats.Rows, "request", "requests"), format.Plural(keys, "key", "keys"), format.Plural(int64(parts), "part", "parts"), printable.String(out))
+	const listed = 16
+	for k := range min(parts, listed) {
+		fmt.Fprintf(stdout, "  %s  %s, %s\n", tune.SplitName(k, st.Format.Format), format.Plural(st.Parts[k], "request", "requests"), format.Plural(st.Keys[k], "key", "keys"))
+	}
+	if parts > listed {
+		fmt.Fprintf(stdout, "  … and %d more parts: %d to %d requests each\n", parts-listed, slices.Min(st.Parts[listed:]), slices.Max(st.Parts[listed:]))
+	}
+	if empty := slices.Index(st.Keys, 0); empty >= 0 {
+		fmt.Fprintf(stdout, "%s holds no key (a hash leaves a part empty when there are few keys); every stage takes it as an empty part\n", tune.SplitName(empty, st.Format.Format))
 	}
 	if n := st.Stats.Unparsed; n > 0 {
 		p := st.Stats.Shown[0]
-		fmt.Fprintf(stdout, "%d lines could not be read and were left out (first: %s: %s)\n", n, printable.String(p.Where(name)), printable.String(p.Why))
+		fmt.Fprintf(stdout, "%s could not be read and %s left out (first: %s: %s)\n", format.Plural(n, "line", "lines"), map[bool]string{true: "was", false: "were"}[n == 1], printable.String(p.Where(name)), printable.String(p.Why))
 	}
 	return nil
 }

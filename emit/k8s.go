@@ -24,6 +24,9 @@ type K8sOptions struct {
 	Work        string   // the stages' directory WORK, relative to Mount; default work
 	Single      bool     // --single to tune plan: no layered pairs' round (four stages, not six)
 	SweepArgs   []string // more flags to tune plan (--goal 0.99, …), each one argument
+	ReadArgs    []string // the flags the log is read with (--key, --format…), to scan and the sweeps
+	ScanArgs    []string // more flags to tune scan (--periods), each one argument
+	WorkerArgs  []string // more flags to tune sweep (--workers, --memory), each one argument
 	CPU         string   // each pod's CPU request; default 2
 	Memory      string   // each pod's memory request; default 4Gi
 	// TTL is the seconds a finished Job is kept before Kubernetes deletes it
@@ -128,9 +131,9 @@ func (o K8sOptions) checked() (K8sOptions, pipeline, error) {
 	case !dnsSubdomain.MatchString(o.Claim) || len(o.Claim) > 253:
 		return o, p, fmt.Errorf("--claim %q is no PersistentVolumeClaim's name (lower-case letters, digits, '-' and '.')", o.Claim)
 	case !quantity.MatchString(o.CPU):
-		return o, p, fmt.Errorf("--cpu %q is no Kubernetes quantity of CPU, like 2 or 500m", o.CPU)
+		return o, p, fmt.Errorf("--pod-cpu %q is no Kubernetes quantity of CPU, like 2 or 500m", o.CPU)
 	case !quantity.MatchString(o.Memory):
-		return o, p, fmt.Errorf("--memory %q is no Kubernetes quantity of memory, like 4Gi or 512Mi", o.Memory)
+		return o, p, fmt.Errorf("--pod-memory %q is no Kubernetes quantity of memory, like 4Gi or 512Mi", o.Memory)
 	case o.Parallelism < 0:
 		return o, p, fmt.Errorf("--parallelism %d: the most pods of a stage at once is at least 1 (0 for every part at once)", o.Parallelism)
 	}
@@ -148,7 +151,7 @@ func (o K8sOptions) checked() (K8sOptions, pipeline, error) {
 	if err != nil {
 		return o, p, err
 	}
-	p = pipeline{trace: trace, work: work, parts: o.Parts, single: o.Single, sweepArgs: o.SweepArgs}
+	p = pipeline{trace: trace, work: work, parts: o.Parts, single: o.Single, sweepArgs: o.SweepArgs, readArgs: o.ReadArgs, scanArgs: o.ScanArgs, workerArgs: o.WorkerArgs}
 	if err := p.check(); err != nil {
 		return o, p, err
 	}
@@ -192,7 +195,8 @@ func header(o K8sOptions, p pipeline, names []string) string {
 	line("%s.", strings.Join(stages, ", "))
 	line("Kubernetes starts a Job as soon as it is applied and orders none after")
 	line("another, so apply the documents below one at a time, each once the Job")
-	line("before it is complete. With this file saved as pipeline.yaml:")
+	line("before it is complete. The work folder must be on the claim first (ratelab")
+	line("makes no folder): %s. With this file saved as pipeline.yaml:", path.Join(p.work))
 	line("")
 	line("  set -e")
 	line("  n=0")

@@ -37,6 +37,11 @@ type pipeline struct {
 	parts       int
 	single      bool
 	sweepArgs   []string
+	// readArgs are the flags every stage that reads the log reads it with
+	// (--key, --format…: scan and the sweeps alike); scanArgs go to scan
+	// alone (--periods, the periods peaks are measured over); workerArgs to
+	// the sweeps (--workers, --memory)
+	readArgs, scanArgs, workerArgs []string
 }
 
 // step is one stage as ratelab's arguments.
@@ -78,16 +83,18 @@ func (p pipeline) steps(lit func(string) string, index string) []step {
 	plan = append(plan, words(p.sweepArgs...)...)
 	plan = append(append(plan, lit("--out"), file("plan.json")), every("scan")...)
 
+	read := words(p.readArgs...)
+	sweep := slices.Concat(read, words(p.workerArgs...))
 	steps := []step{
-		{Scan, true, slices.Concat(words("tune", "scan", "--trace"), []string{trace}, parts, []string{lit("--out"), perPart("scan")})},
+		{Scan, true, slices.Concat(words("tune", "scan", "--trace"), []string{trace}, parts, read, words(p.scanArgs...), []string{lit("--out"), perPart("scan")})},
 		{Plan, false, plan},
-		{Sweep, true, slices.Concat(words("tune", "sweep", "--plan"), []string{file("plan.json"), lit("--trace"), trace}, parts, []string{lit("--out"), perPart("partial")})},
+		{Sweep, true, slices.Concat(words("tune", "sweep", "--plan"), []string{file("plan.json"), lit("--trace"), trace}, parts, sweep, []string{lit("--out"), perPart("partial")})},
 	}
 	last := "partial"
 	if !p.single {
 		steps = append(steps,
 			step{PairsPlan, false, append(append(words("tune", "merge", "--pairs"), file("pairs.json")), every("partial")...)},
-			step{Pairs, true, slices.Concat(words("tune", "sweep", "--plan"), []string{file("pairs.json"), lit("--trace"), trace}, parts, []string{lit("--out"), perPart("pairs")})})
+			step{Pairs, true, slices.Concat(words("tune", "sweep", "--plan"), []string{file("pairs.json"), lit("--trace"), trace}, parts, sweep, []string{lit("--out"), perPart("pairs")})})
 		last = "pairs"
 	}
 	merge := append(words("tune", "merge", "--csv"), file("report.csv"), lit("--json"), file("report.json"))
@@ -102,10 +109,14 @@ func (p pipeline) check() error {
 	case p.trace == "":
 		return fmt.Errorf("--trace: name the directory of the partitioned log (part-00000.gz, …)")
 	}
-	if p.work == p.trace || strings.HasPrefix(p.work, p.trace+"/") {
+	dir := p.trace // a pattern's folder: the part before its first wildcard
+	for strings.ContainsAny(dir, "*?[") {
+		dir = path.Dir(dir)
+	}
+	if p.work == dir || strings.HasPrefix(p.work, dir+"/") || dir == "." {
 		return fmt.Errorf("--work %q is inside --trace %q: the stages' files would be read as parts of the log", p.work, p.trace)
 	}
-	for i, a := range p.sweepArgs {
+	for i, a := range slices.Concat(p.sweepArgs, p.readArgs, p.scanArgs, p.workerArgs) {
 		if err := text("a sweep flag", a); err != nil {
 			return err
 		}

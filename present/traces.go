@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/printable"
 	"ratelab/sim"
 )
@@ -65,10 +66,5 @@ func HeavyKeys(cfg *sim.Config) []string {
 	return out
 }
 
-// plural is "1 line" or "3 lines".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is format.Plural.
+func plural(n int64, one, many string) string { return format.Plural(n, one, many) }

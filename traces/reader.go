@@ -90,6 +90,7 @@ type Reader struct {
 	eof     bool
 	stats   Stats
 	keys    map[string]string
+	blank   bool              // the file holds nothing (Options.AllowEmpty)
 	header  []byte            // a CSV's header line
 	details map[string]string // interned methods and agents
 	err     error
@@ -152,6 +153,14 @@ func Open(name string, rc io.ReadCloser, o Options) (*Reader, error) {
 	br = bufio.NewReaderSize(&lineGuard{r: text}, 256<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
+	}
+	if head, _ := br.Peek(1); len(head) == 0 && o.AllowEmpty {
+		// nothing to tell a format by, and nothing to read: a part of a log
+		// partitioned by key that holds no key
+		r.blank, r.eof = true, true
+		r.detected = Detected{Format: o.Format, Layout: "an empty file", By: FormatByContent}
+		r.parse = emptyParser{}
+		return r, nil
 	}
 	r.detected = Detected{Format: o.Format, Layout: layouts[o.Format], By: FormatGiven}
 	if o.Format == FormatAuto {
@@ -217,6 +226,16 @@ var layouts = map[Format]string{FormatCLF: "Common/Combined Log Format", FormatJ
 
 // Format is the format the file is read in, and how it was chosen.
 func (r *Reader) Format() Detected { return r.detected }
+
+// Empty says the file holds nothing at all, read with Options.AllowEmpty: it
+// has no format and no rows.
+func (r *Reader) Empty() bool { return r.blank }
+
+// emptyParser is an empty file's parser.
+type emptyParser struct{}
+
+func (emptyParser) next() (record, error) { return record{}, io.EOF }
+func (emptyParser) dated() bool           { return false }
 
 // Header is a CSV's header line, written back as one line; nil for the other
 // formats.

@@ -56,6 +56,16 @@ func TestPartitionedLogSweepsInRoundsAsOneRun(t *testing.T) {
 	if _, err := tracegen.Write(&buf, spec); err != nil {
 		t.Fatal(err)
 	}
+	// two clients whose keys are not UTF-8, the heavier the log's heaviest
+	// key: JSON strings cannot hold them (see keyJSON)
+	end := spec.Start.Add(spec.Duration)
+	for i := range 12000 {
+		key := "\xff\xfe"
+		if i%3 == 0 {
+			key = "\xfe\xff"
+		}
+		fmt.Fprintf(&buf, "%s - - [%s] \"GET /x HTTP/1.1\" 200 1\n", key, end.Add(time.Duration(i)*time.Second/4).Format("02/Jan/2006:15:04:05 -0700"))
+	}
 	const n = 3
 	files := partsByKey(buf.Bytes(), n)
 	files[1] = append([]byte("not a log line\n"), files[1]...)
@@ -74,6 +84,9 @@ func TestPartitionedLogSweepsInRoundsAsOneRun(t *testing.T) {
 		}
 		if one.Trace.Stats.Unparsed != 2 || !bytes.Contains(report(t, one), []byte("parts/part-1.log:1")) {
 			t.Fatalf("the unreadable lines are not counted and named by their file: %+v", one.Trace.Stats.Shown)
+		}
+		if heaviest := one.Trace.Keys[one.Classes.Heaviest]; heaviest != "\xff\xfe" {
+			t.Fatalf("the heaviest key is %q, not the one that is not UTF-8: the test tests less than it says", heaviest)
 		}
 		var sums []*Summary
 		var names []string

@@ -67,7 +67,7 @@ type partialTrace struct {
 	Stats    traces.Stats
 	Format   traces.Detected
 	Spread   traces.Spread
-	Keys     []string // the keys a report names
+	Keys     keyList // the keys a report names (any bytes: see keyJSON)
 	Volume   []int64
 	Peak     []int64
 	MaxCost  int64
@@ -175,6 +175,8 @@ func mergeTallies(parts []*Partial, names []string) ([]tally, error) {
 			return nil, fmt.Errorf("%s is partition %s and %s partition %s: merge the partials of one sweep, all of N = %d", names[0], first.Partition, names[i], p.Partition, n)
 		case seen[p.Partition.K] != "":
 			return nil, fmt.Errorf("%s and %s are both partition %s; give each partition once", seen[p.Partition.K], names[i], p.Partition)
+		case (first.Summed == 0) != (p.Summed == 0):
+			return nil, fmt.Errorf("%s and %s are partials of different rounds (the grid's policies, and the layered pairs'); merge one round's partials, every part's once", names[0], names[i])
 		case !sameSweep(first, p):
 			return nil, fmt.Errorf("%s and %s are partials of different sweeps (the trace, the grid or the goal differ); run every partition with the same trace and flags", names[0], names[i])
 		}
@@ -197,7 +199,11 @@ func mergeTallies(parts []*Partial, names []string) ([]tally, error) {
 		if left := n - len(seen) - len(missing); left > 0 {
 			more = fmt.Sprintf(" and %d more", left)
 		}
-		return nil, fmt.Errorf("partitions %v%s of %d are missing; run tune --partition for each and merge them all", missing, more, n)
+		how := "run tune --partition for each"
+		if first.Distributed != nil {
+			how = "run tune sweep --part K/N for each"
+		}
+		return nil, fmt.Errorf("partitions %v%s of %d are missing; %s and merge them all", missing, more, n, how)
 	}
 	for j := range sum {
 		if err := sum[j].within(fmt.Sprintf("Tallies[%d]", j), first.Totals); err != nil {
@@ -210,7 +216,7 @@ func mergeTallies(parts []*Partial, names []string) ([]tally, error) {
 // reportOf is the report of the partials' header and their summed tallies.
 func reportOf(first *Partial, sum []tally) *Report {
 	pt := first.Trace
-	t := &Trace{Name: pt.Name, Keys: pt.Keys, KeyCount: pt.KeyCount, Count: pt.Count, Span: pt.Span, Volume: pt.Volume, Peak: pt.Peak,
+	t := &Trace{Name: pt.Name, Keys: []string(pt.Keys), KeyCount: pt.KeyCount, Count: pt.Count, Span: pt.Span, Volume: pt.Volume, Peak: pt.Peak,
 		Stats: pt.Stats, Format: pt.Format, Spread: pt.Spread, maxCost: pt.MaxCost}
 	pc := first.Classes
 	c := Classes{Median: pc.Median, P99: pc.P99, Heaviest: pc.Heaviest, HeavyCount: pc.HeavyCount, ByVolume: pc.ByVolume, Over: pc.Over}

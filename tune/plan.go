@@ -197,8 +197,11 @@ func traceOfSummaries(parts []*Summary, o Options) (*Trace, error) {
 		}
 	}
 	t.Stats = MergeStats(stats, names, first)
-	if len(files) > 0 {
-		t.Format = files[0].Format
+	for _, f := range files { // the first file's format, of those not blank (see mergedRows.Format)
+		if !f.Blank {
+			t.Format = f.Format
+			break
+		}
 	}
 	if t.Count == 0 {
 		return nil, fmt.Errorf("%s: none of its parts holds a request; give a log with at least one", t.Name)

@@ -373,10 +373,5 @@ func minHeavy(results []Result, x float64) float64 {
 	return m
 }
 
-// plural is "1 request" or "3 requests".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is format.Plural.
+func plural(n int64, one, many string) string { return format.Plural(n, one, many) }

@@ -57,10 +57,12 @@ type FileRead struct {
 	Rank   int
 	Stats  traces.Stats
 	Format traces.Detected
+	// Blank says the file held nothing at all (no format to tell).
+	Blank bool `json:",omitempty"`
 }
 
 func (p *part) read() FileRead {
-	return FileRead{Name: p.name, Rank: p.rank, Stats: p.r.Stats(), Format: p.r.Format()}
+	return FileRead{Name: p.name, Rank: p.rank, Stats: p.r.Stats(), Format: p.r.Format(), Blank: p.r.Empty()}
 }
 
 // openRows opens every file of src and returns their rows in the order above.
@@ -83,14 +85,14 @@ func openRows(src Source, o traces.Options) (rows, error) {
 			m.Close()
 			return nil, err
 		}
-		if len(m.readers) > 0 && r.Format().Format != m.readers[0].r.Format().Format {
-			a, b := m.readers[0], r
+		// the parts that hold anything are of one format and one clock
+		if a := m.full(); a != nil && !r.Empty() && r.Format().Format != a.r.Format().Format {
+			b := r
 			r.Close()
 			m.Close()
 			return nil, fmt.Errorf("%s is %s and %s is %s: the parts of one log are in one format", a.name, a.r.Format().Layout, f.Name, b.Format().Layout)
 		}
-		if len(m.readers) > 0 && r.Stats().Dated != m.readers[0].r.Stats().Dated {
-			a := m.readers[0]
+		if a := m.full(); a != nil && !r.Empty() && r.Stats().Dated != a.r.Stats().Dated {
 			r.Close()
 			m.Close()
 			return nil, fmt.Errorf("%s has times from the Unix epoch and %s from its start (or the other way round): the parts of one log are read with one time format", a.name, f.Name)
@@ -180,8 +182,23 @@ func (m *mergedRows) Files() []FileRead {
 	return out
 }
 
-// Format is the first file's.
-func (m *mergedRows) Format() traces.Detected { return m.readers[0].r.Format() }
+// Format is the first file's that is not empty.
+func (m *mergedRows) Format() traces.Detected {
+	if p := m.full(); p != nil {
+		return p.r.Format()
+	}
+	return m.readers[0].r.Format()
+}
+
+// full is the first file that is not empty, nil when none is.
+func (m *mergedRows) full() *part {
+	for _, p := range m.readers {
+		if !p.r.Empty() {
+			return p
+		}
+	}
+	return nil
+}
 
 // Stats are the files' stats added up (see MergeStats).
 func (m *mergedRows) Stats() traces.Stats {

@@ -3,10 +3,12 @@ package tune
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,23 +29,39 @@ func PartsOf(path string) (Source, error) {
 			return Source{}, err
 		}
 		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") && e.Type().IsRegular() {
+			if !strings.HasPrefix(e.Name(), ".") {
 				names = append(names, filepath.Join(path, e.Name()))
 			}
 		}
 		if len(names) == 0 {
 			return Source{}, fmt.Errorf("%s is a directory with no file in it, not a request log; give the log file itself, or the folder of a log partitioned by key", path)
 		}
-	} else if strings.ContainsAny(path, "*?[") {
+	} else if IsPattern(path) {
 		var err error
 		if names, err = filepath.Glob(path); err != nil {
 			return Source{}, fmt.Errorf("%s: %v", path, err)
 		}
+		names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(filepath.Base(n), ".") })
 		if len(names) == 0 {
-			return Source{}, fmt.Errorf("%s: no file matches the pattern", path)
+			return Source{}, fmt.Errorf("%s: no file matches the pattern (files whose names start with a dot are not parts)", path)
 		}
 	} else {
 		return OneFile(path, open(path)), nil
+	}
+	// every part a file (a symlink to one too): a folder or a device among
+	// them would be a part left out, or a read that never ends
+	for _, n := range names {
+		info, err := os.Stat(n)
+		if err != nil {
+			return Source{}, err
+		}
+		if !info.Mode().IsRegular() {
+			what := "a folder"
+			if !info.IsDir() {
+				what = "not a regular file (" + info.Mode().Type().String() + ")"
+			}
+			return Source{}, fmt.Errorf("%s is %s: the parts of a log are files; give a pattern that matches only them (--trace '%s/*.gz')", n, what, strings.TrimSuffix(path, "/"))
+		}
 	}
 	sort.Strings(names)
 	src := Source{Name: path}
@@ -52,6 +70,9 @@ func PartsOf(path string) (Source, error) {
 	}
 	return src, nil
 }
+
+// IsPattern says path is a pattern of files (it holds *, ? or [).
+func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
 
 // Share is the files of src a worker reads as part p: those whose rank is K
 // modulo N (every file for the whole source).
@@ -73,6 +94,23 @@ type SplitStats struct {
 	// Format is the log's format, which the parts keep.
 	Format traces.Detected
 }
+
+// SplitWriteError is a part that could not be written (a full disk, too
+// many open files): a failure at run time, not of the input.
+type SplitWriteError struct {
+	Part string
+	Err  error
+}
+
+func (e *SplitWriteError) Error() string {
+	var pe *os.PathError
+	if errors.As(e.Err, &pe) {
+		return fmt.Sprintf("writing %s: %v", e.Part, pe.Err)
+	}
+	return fmt.Sprintf("writing %s: %v", e.Part, e.Err)
+}
+
+func (e *SplitWriteError) Unwrap() error { return e.Err }
 
 // maxSplitParts bounds the parts of a split: each holds a gzip stream open.
 const maxSplitParts = 4096
@@ -120,7 +158,7 @@ func Split(name string, open func() (io.ReadCloser, error), o traces.Options, n 
 	for k := range outs {
 		f, err := create(SplitName(k, st.Format.Format))
 		if err != nil {
-			return nil, err
+			return nil, &SplitWriteError{Part: SplitName(k, st.Format.Format), Err: err}
 		}
 		gz := gzip.NewWriter(f)
 		outs[k] = out{f: f, gz: gz, bw: bufio.NewWriterSize(gz, 64<<10)}
@@ -148,20 +186,20 @@ func Split(name string, open func() (io.ReadCloser, error), o traces.Options, n 
 		w := outs[k].bw
 		w.Write(row.Raw)
 		if err := w.WriteByte('\n'); err != nil {
-			return nil, fmt.Errorf("part %d: %w", k, err)
+			return nil, &SplitWriteError{Part: SplitName(k, st.Format.Format), Err: err}
 		}
 	}
 	for k, w := range outs {
 		if err := w.bw.Flush(); err != nil {
-			return nil, fmt.Errorf("part %d: %w", k, err)
+			return nil, &SplitWriteError{Part: SplitName(k, st.Format.Format), Err: err}
 		}
 		if err := w.gz.Close(); err != nil {
-			return nil, fmt.Errorf("part %d: %w", k, err)
+			return nil, &SplitWriteError{Part: SplitName(k, st.Format.Format), Err: err}
 		}
 		err := w.f.Close()
 		outs[k].f = nil
 		if err != nil {
-			return nil, fmt.Errorf("part %d: %w", k, err)
+			return nil, &SplitWriteError{Part: SplitName(k, st.Format.Format), Err: err}
 		}
 	}
 	st.Stats = r.Stats()

@@ -112,7 +112,7 @@ func (s *Summary) Write(w io.Writer) error {
 	}
 	row := make([]any, 0, 7+len(s.Periods))
 	for _, k := range s.Keys {
-		row = append(row[:0], k.Key, k.Seen.At, k.Seen.Rank, k.Seen.Line, k.Volume, k.Kinds[0], k.Kinds[1])
+		row = append(row[:0], keyJSON(k.Key), k.Seen.At, k.Seen.Rank, k.Seen.Line, k.Volume, k.Kinds[0], k.Kinds[1])
 		for _, p := range k.Peaks {
 			row = append(row, p)
 		}
@@ -122,6 +122,10 @@ func (s *Summary) Write(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// maxLogTime bounds a time a log holds: 200 years from the epoch (a time.Duration
+// holds 292).
+const maxLogTime = 200 * 365 * 24 * time.Hour
 
 // maxSummaryPeriods bounds the periods a summary measures peaks over.
 const maxSummaryPeriods = 4 + maxPeriods // the standard periods, and those swept
@@ -162,11 +166,17 @@ func ReadSummary(name string, r io.Reader) (*Summary, error) {
 		}
 		var k SummaryKey
 		k.Peaks = make([]int64, np)
-		fields := []any{&k.Key, &k.Seen.At, &k.Seen.Rank, &k.Seen.Line, &k.Volume, &k.Kinds[0], &k.Kinds[1]}
+		if k.Key, err = keyFromJSON(row[0]); err != nil {
+			return nil, fmt.Errorf("%s:%d: value 1 of the key's line: %v; run its tune scan again", name, line, err)
+		}
+		fields := []any{nil, &k.Seen.At, &k.Seen.Rank, &k.Seen.Line, &k.Volume, &k.Kinds[0], &k.Kinds[1]}
 		for i := range k.Peaks {
 			fields = append(fields, &k.Peaks[i])
 		}
 		for i, f := range fields {
+			if f == nil {
+				continue
+			}
 			if err := json.Unmarshal(row[i], f); err != nil {
 				return nil, fmt.Errorf("%s:%d: value %d of the key's line: %v; run its tune scan again", name, line, i+1, err)
 			}
@@ -194,8 +204,6 @@ func (s *Summary) checkHead() error {
 		return fmt.Errorf("%d periods; a scan measures %d to %d", len(s.Periods), len(StandardPeriods), maxSummaryPeriods)
 	case s.Spread != traces.SpreadNone && s.Spread != traces.SpreadUniform:
 		return bad("Spread", "%d is no spread ratelab makes", s.Spread)
-	case printable.String(s.Name) != s.Name:
-		return bad("Name", "holds control characters")
 	}
 	for i, p := range s.Periods {
 		if p <= 0 || p%time.Microsecond != 0 || slices.Contains(s.Periods[:i], p) {
@@ -204,10 +212,18 @@ func (s *Summary) checkHead() error {
 	}
 	var rows int64
 	for i, f := range s.Files {
-		if f.Rank < 0 || f.Rank > maxPartitions*1024 || f.Stats.Rows < 0 || f.Stats.Unparsed < 0 || len(f.Stats.Shown) > traces.MaxUnparsedShown || printable.String(f.Name) != f.Name {
+		st := f.Stats
+		switch {
+		case f.Rank < 0 || f.Rank > maxPartitions*1024 || st.Rows < 0 || st.Unparsed < 0 || st.Excluded < 0 || st.Resolution < 0:
 			return bad(fmt.Sprintf("Files[%d]", i), "is not a file a scan read")
+		case int64(len(st.Shown)) != min(st.Unparsed, traces.MaxUnparsedShown):
+			return bad(fmt.Sprintf("Files[%d].Stats.Shown", i), "shows %d of %d lines unread; a scan shows the first %d", len(st.Shown), st.Unparsed, traces.MaxUnparsedShown)
+		case st.Rows > 0 && (st.First < 0 || st.Last < st.First || st.Last > maxLogTime):
+			return bad(fmt.Sprintf("Files[%d].Stats", i), "has times from %d to %d ns, which no log holds", int64(st.First), int64(st.Last))
+		case f.Format.Format < traces.FormatAuto || f.Format.Format > traces.FormatJSONL || f.Format.By < traces.FormatGiven || f.Format.By > traces.FormatByName:
+			return bad(fmt.Sprintf("Files[%d].Format", i), "is no format ratelab reads")
 		}
-		rows += f.Stats.Rows
+		rows += st.Rows
 	}
 	if rows != s.Count {
 		return fmt.Errorf("its files hold %d rows and Count is %d", rows, s.Count)

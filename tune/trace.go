@@ -159,6 +159,7 @@ func LoadWith(name string, open func() (io.ReadCloser, error), o traces.Options,
 func LoadSource(src Source, o traces.Options, lo LoadOptions) (t *Trace, err error) {
 	name := src.Name
 	o.Details = o.Details || lo.Profiles
+	o.AllowEmpty = o.AllowEmpty || lo.AllowEmpty
 	r, err := openRows(src, o)
 	if err != nil {
 		return nil, err

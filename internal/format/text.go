@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -40,4 +41,12 @@ func Wrap(s string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// Plural is "1 request" or "3 requests": n and the word for it.
+func Plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
