@@ -180,3 +180,58 @@ func roundTrip(t *testing.T, p *Plan) *Plan {
 	}
 	return back
 }
+
+// A stage's file changed on the way — a digit, a line cut off — is refused by
+// its seal, naming the file, before any field is believed.
+func TestStageFilesAreSealed(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := tracegen.Write(&buf, shapeSpec(2)); err != nil {
+		t.Fatal(err)
+	}
+	files := [][]byte{buf.Bytes()}
+	s, err := Scan(sourceOf("log", files, 0), traces.Options{}, Partition{K: 0, N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan([]*Summary{s}, []string{"scan"}, Options{Points: 2, Single: true, Goal: DefaultGoal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := LoadSource(sourceOf("log", files, 0), traces.Options{}, plan.PartLoad(1<<30, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := SweepPart(context.Background(), tr, plan, Partition{K: 0, N: 1}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+		read  func(io.Reader) error
+	}{
+		{"summary", s.Write, func(r io.Reader) error { _, err := ReadSummary("f", r); return err }},
+		{"plan", plan.Write, func(r io.Reader) error { _, err := ReadPlan("f", r); return err }},
+		{"partial", part.Write, func(r io.Reader) error { _, err := ReadPartial("f", r); return err }},
+	} {
+		var b bytes.Buffer
+		if err := f.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		data := b.Bytes()
+		if err := f.read(bytes.NewReader(data)); err != nil {
+			t.Fatalf("%s, as written: %v", f.name, err)
+		}
+		// a digit one more, where a count is
+		i := bytes.IndexAny(data[len(data)/2:], "12345678") + len(data)/2
+		changed := bytes.Clone(data)
+		changed[i]++
+		if err := f.read(bytes.NewReader(changed)); err == nil || !bytes.Contains([]byte(err.Error()), []byte("not as it was written")) {
+			t.Errorf("%s with a digit changed: %v; want the seal to refuse it", f.name, err)
+		}
+		cut := data[:bytes.LastIndexByte(bytes.TrimRight(data, "\n"), '\n')+1]
+		if err := f.read(bytes.NewReader(cut)); err == nil {
+			t.Errorf("%s without its seal: read", f.name)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -112,8 +113,11 @@ func newPartial(t *Trace, c Classes, grids []Grid, g Goal, limits []Limits, tall
 
 // WritePartial writes p as JSON.
 func (p *Partial) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	return enc.Encode(p)
+	sw := newSealWriter(w)
+	if err := json.NewEncoder(sw).Encode(p); err != nil {
+		return err
+	}
+	return sw.seal()
 }
 
 // ReadPartial reads a Partial written by Write; name names it in errors. A
@@ -121,8 +125,12 @@ func (p *Partial) Write(w io.Writer) error {
 // changed, a size that no sweep makes) is refused, naming the field (see
 // check), before anything is made from it.
 func ReadPartial(name string, r io.Reader) (*Partial, error) {
+	body, sealed, err := readSealed(name, r)
+	if err != nil {
+		return nil, err
+	}
 	var p Partial
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%s: not a partial sweep of ratelab tune --partition (%v)", name, err)
@@ -135,6 +143,9 @@ func ReadPartial(name string, r io.Reader) (*Partial, error) {
 	}
 	if err := p.check(); err != nil {
 		return nil, fmt.Errorf("%s: a damaged partial sweep: %v; run its tune --partition again", name, err)
+	}
+	if p.Distributed != nil && !sealed {
+		return nil, fmt.Errorf("%s: a partial of a partitioned sweep without the seal tune sweep ends it with: it was cut short or changed; run its tune sweep again", name)
 	}
 	g, err := ParseGoal(p.Goal)
 	if err != nil {

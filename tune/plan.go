@@ -299,5 +299,11 @@ func (p *Plan) classes(t *Trace) (Classes, error) {
 	return c, nil
 }
 
-// Write writes the plan as JSON.
-func (p *Plan) Write(w io.Writer) error { return json.NewEncoder(w).Encode(p) }
+// Write writes the plan as JSON, sealed (see seal.go).
+func (p *Plan) Write(w io.Writer) error {
+	sw := newSealWriter(w)
+	if err := json.NewEncoder(sw).Encode(p); err != nil {
+		return err
+	}
+	return sw.seal()
+}

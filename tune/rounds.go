@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,8 +13,15 @@ import (
 // anyone's file: it is checked as a partial is (see Partial.check) before a
 // worker sweeps by it.
 func ReadPlan(name string, r io.Reader) (*Plan, error) {
+	body, sealed, err := readSealed(name, r)
+	if err != nil {
+		return nil, err
+	}
+	if !sealed {
+		return nil, fmt.Errorf("%s: a plan ends with the seal tune plan writes, and this has none: it was cut short, changed or is another file; make it again", name)
+	}
 	var p Plan
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%s: not a plan of ratelab tune plan (%v)", name, err)

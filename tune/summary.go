@@ -3,6 +3,8 @@ package tune
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,7 +108,8 @@ func Scan(src Source, o traces.Options, part Partition, periods []time.Duration)
 // key, [key, at, rank, line, volume, kind, kind standing out, peaks…].
 func (s *Summary) Write(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	enc := json.NewEncoder(bw)
+	sw := newSealWriter(bw)
+	enc := json.NewEncoder(sw)
 	if err := enc.Encode(s); err != nil {
 		return err
 	}
@@ -119,6 +122,9 @@ func (s *Summary) Write(w io.Writer) error {
 		if err := enc.Encode(row); err != nil {
 			return err
 		}
+	}
+	if err := sw.seal(); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -138,6 +144,9 @@ func ReadSummary(name string, r io.Reader) (*Summary, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	h := sha256.New() // the seal's (see seal.go), over the lines as read
+	h.Write(head)
+	sealed := false
 	var s Summary
 	dec := json.NewDecoder(bytes.NewReader(head))
 	dec.DisallowUnknownFields()
@@ -160,6 +169,21 @@ func ReadSummary(name string, r io.Reader) (*Summary, error) {
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
+		if sealed {
+			return nil, fmt.Errorf("%s:%d: a line after the seal; run its tune scan again", name, line)
+		}
+		if bytes.HasPrefix(b, []byte(sealPrefix)) {
+			want := h.Sum(nil)
+			var seal struct {
+				SHA256 string `json:"sha256"`
+			}
+			if err := json.Unmarshal(b, &seal); err != nil || seal.SHA256 != hex.EncodeToString(want) {
+				return nil, fmt.Errorf("%s: the file is not as it was written (its SHA-256 is not the one it ends with): it was changed or damaged on the way; run its tune scan again", name)
+			}
+			sealed = true
+			continue
+		}
+		h.Write(b)
 		var row []json.RawMessage
 		if err := json.Unmarshal(b, &row); err != nil || len(row) != 7+np {
 			return nil, fmt.Errorf("%s:%d: not a key's line of a summary (an array of %d values); run its tune scan again", name, line, 7+np)
@@ -186,6 +210,9 @@ func ReadSummary(name string, r io.Reader) (*Summary, error) {
 		}
 		sum += k.Volume
 		s.Keys = append(s.Keys, k)
+	}
+	if !sealed {
+		return nil, fmt.Errorf("%s: a summary ends with the seal tune scan writes, and this has none: it was cut short; run its tune scan again", name)
 	}
 	if sum != s.Count {
 		return nil, fmt.Errorf("%s: a damaged summary: its keys sent %d requests and it says the part holds %d; run its tune scan again", name, sum, s.Count)
