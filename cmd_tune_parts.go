@@ -368,11 +368,11 @@ func logApart(path string, outputs ...outpath.Path) error {
 	outputs = givenPaths(outputs...)
 	var paths []outpath.Path
 	if path != "" && path != "-" {
-		paths = append(paths, outpath.Input("the log (--trace)", path))
+		paths = append(paths, outpath.Input("the trace (--trace)", path))
 		if src, err := tune.PartsOf(path); err == nil {
 			for _, f := range src.Files {
 				if f.Name != path {
-					paths = append(paths, outpath.Input("a part of the log (--trace "+path+")", f.Name))
+					paths = append(paths, outpath.Input("a part of the trace (--trace "+path+")", f.Name))
 				}
 			}
 		}
