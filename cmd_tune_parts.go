@@ -56,7 +56,7 @@ Usage: ratelab tune plan [--out FILE] [--algorithms …] [--periods …] [--poin
 The first reduce stage: merges the summaries of every part (one each) into the
 plan every worker sweeps by: the grids, the keys' classes and the bars that make
 a key heavy, the keys the report names — what a sweep needs to know of the
-whole log, in a few kilobytes.`
+whole log, in tens of kilobytes (the report's header and the policies).`
 
 // workerFlags are the flags of a map stage.
 type workerFlags struct {
