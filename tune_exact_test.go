@@ -140,11 +140,25 @@ func TestTuneMergeDamagedPartials(t *testing.T) {
 	if code, out, errOut := ratelab("tune", "merge", whole); code != 0 || !strings.Contains(out, "as nginx writes it") {
 		t.Fatalf("undamaged, for nginx: exit %d: %s", code, errOut)
 	}
+	// each damage is made twice: as sealed (tune/seal.go), which the seal
+	// refuses, and without the seal, as an older ratelab wrote a partial,
+	// which the fields' checks refuse
+	sealedDamage := map[string]string{}
 	damage := func(from, name string, change func(string) string) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(change(mustReadFile(t, from))), 0o644); err != nil {
+		text := mustReadFile(t, from)
+		sealed := filepath.Join(dir, "sealed-"+name)
+		if err := os.WriteFile(sealed, []byte(change(text)), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		seal := strings.LastIndex(strings.TrimSuffix(text, "\n"), "\n") + 1
+		if !strings.HasPrefix(text[seal:], `{"sha256":`) {
+			t.Fatalf("%s does not end with its seal", from)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(change(text[:seal])), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sealedDamage[path] = sealed
 		return path
 	}
 	digit := func(s string) string { // the heaviest key's index, one digit changed
@@ -168,6 +182,11 @@ func TestTuneMergeDamagedPartials(t *testing.T) {
 		want += tc.files[0] + ": a damaged partial sweep: " + tc.field + " "
 		if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
 			t.Errorf("tune merge %s: exit %d, %q; want exit 2 and one line %q…", filepath.Base(tc.files[0]), code, errOut, want)
+		}
+		sealed := sealedDamage[tc.files[0]]
+		code, _, errOut = ratelab(append([]string{"tune", "merge", sealed}, tc.files[1:]...)...)
+		if want := "ratelab: " + sealed + ": the file is not as it was written"; code != 2 || !strings.HasPrefix(errOut, want) {
+			t.Errorf("tune merge %s: exit %d, %q; want exit 2 and %q…", filepath.Base(sealed), code, errOut, want)
 		}
 	}
 	if code, _, errOut := ratelab("tune", "merge", dir); code != 2 || !strings.Contains(errOut, dir+" is a directory; give the partial files in it") {
