@@ -33,6 +33,20 @@ func (s *served) stderr() string {
 	return s.errs.String()
 }
 
+// said waits, at most for within, until standard error holds text (the lines
+// after "listening on" come a moment later, later still under the race
+// detector), and says whether it does.
+func (s *served) said(text string, within time.Duration) bool {
+	for end := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		if strings.Contains(s.stderr(), text) {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
 // stop sends SIGTERM and waits for it to exit, returning its exit code.
 func (s *served) stop(t *testing.T) int {
 	t.Helper()
@@ -239,7 +253,7 @@ http {
 		t.Fatal(err)
 	}
 	s := startServe(t, dir, "--config", "nginx.conf")
-	if !strings.Contains(s.stderr(), "keyed by header:x-api-key") {
+	if !s.said("keyed by ", 10*time.Second) || !strings.Contains(s.stderr(), "keyed by header:x-api-key") {
 		t.Errorf("the lane is not keyed by the header:\n%s", s.stderr())
 	}
 	var got []int
