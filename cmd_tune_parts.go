@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ratelab/internal/outpath"
+	"ratelab/traces"
 	"ratelab/tune"
 )
 
@@ -115,6 +116,24 @@ func (w *workerFlags) source(cmd string) (tune.Source, tune.Partition, error) {
 	return share, part, nil
 }
 
+// open is what a map stage needs before its work: its share of the log and its
+// part, how to read it, and its output, opened now (a path that cannot be
+// written is said at once), none of it over the log's files or the other
+// inputs given.
+func (w *workerFlags) open(cmd string, stdout io.Writer, inputs ...outpath.Path) (src tune.Source, part tune.Partition, to traces.Options, out *output, err error) {
+	if src, part, err = w.source(cmd); err != nil {
+		return
+	}
+	if to, err = w.trace.options(cmd); err != nil {
+		return
+	}
+	if err = logApart(w.trace.file, append(inputs, outpath.File("--out", w.out))...); err != nil {
+		return
+	}
+	out, err = openOutput("out", w.out, stdout)
+	return
+}
+
 // partEnv are the environment variables an engine sets to a worker's index,
 // in the order they are read.
 var partEnv = []string{"RATELAB_PART", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"}
@@ -215,18 +234,7 @@ func runTuneScan(args []string, stdout, stderr io.Writer) error {
 			return usagef("--periods: %v", err)
 		}
 	}
-	src, part, err := w.source("tune scan")
-	if err != nil {
-		return err
-	}
-	to, err := w.trace.options("tune scan")
-	if err != nil {
-		return err
-	}
-	if err := logApart(w.trace.file, outpath.File("--out", w.out)); err != nil {
-		return err
-	}
-	out, err := openOutput("out", w.out, stdout) // before the work: a path that cannot be written is said at once
+	src, part, to, out, err := w.open("tune scan", stdout)
 	if err != nil {
 		return err
 	}
@@ -262,17 +270,11 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	if memoryMB < 1 || workers < 0 {
 		return usagef("tune sweep: --memory must be >= 1 and --workers >= 0")
 	}
-	src, part, err := w.source("tune sweep")
+	src, part, to, out, err := w.open("tune sweep", stdout, outpath.Input("the plan (--plan)", planPath))
 	if err != nil {
 		return err
 	}
-	to, err := w.trace.options("tune sweep")
-	if err != nil {
-		return err
-	}
-	if err := logApart(w.trace.file, outpath.Input("the plan (--plan)", planPath), outpath.File("--out", w.out)); err != nil {
-		return err
-	}
+	defer out.Abort()
 	plan, err := readPlan(planPath)
 	if err != nil {
 		return err
@@ -280,11 +282,6 @@ func runTuneSweep(args []string, stdout, stderr io.Writer) error {
 	if tune.ReadFingerprint(to) != plan.Sweep.Distributed.Read {
 		return usagef("tune sweep: the part is read with other flags than tune scan read it with (format, key, time, spread or exclusions); give the same")
 	}
-	out, err := openOutput("out", w.out, stdout)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
 	t, err := tune.LoadSource(src, to, plan.PartLoad(int64(memoryMB)<<20, ""))
 	if err != nil {
 		return usageError{err}

@@ -133,14 +133,7 @@ func TestPartitionedLogSweepsInRoundsAsOneRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var file bytes.Buffer
-				if err := p.Write(&file); err != nil {
-					t.Fatal(err)
-				}
-				back, err := ReadPartial("partial", &file)
-				if err != nil {
-					t.Fatal(err)
-				}
+				back := partialThroughFile(t, p)
 				parts = append(parts, back)
 			}
 			names := []string{"p0", "p1", "p2"}
@@ -165,6 +158,20 @@ func TestPartitionedLogSweepsInRoundsAsOneRun(t *testing.T) {
 	if !pairs {
 		t.Error("no run swept a layered pair: the test tests less than it says")
 	}
+}
+
+// partialThroughFile writes a partial and reads it back, as a merge gets it.
+func partialThroughFile(t *testing.T, p *Partial) *Partial {
+	t.Helper()
+	var file bytes.Buffer
+	if err := p.Write(&file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadPartial("partial", &file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
 
 // roundTrip writes a plan and reads it back, as a worker gets it.

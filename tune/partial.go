@@ -1,8 +1,8 @@
 package tune
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -125,20 +125,17 @@ func (p *Partial) Write(w io.Writer) error {
 // changed, a size that no sweep makes) is refused, naming the field (see
 // check), before anything is made from it.
 func ReadPartial(name string, r io.Reader) (*Partial, error) {
-	body, sealed, err := readSealed(name, r)
-	if err != nil {
-		return nil, err
-	}
 	var p Partial
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	sealed, trailing, err := decodeSealed(name, r, &p)
+	var bad *decodeError
+	switch {
+	case errors.As(err, &bad):
 		return nil, fmt.Errorf("%s: not a partial sweep of ratelab tune --partition (%v)", name, err)
-	}
-	if p.Version != partialVersion {
+	case err != nil:
+		return nil, err
+	case p.Version != partialVersion:
 		return nil, fmt.Errorf("%s: a partial sweep of version %d; this ratelab reads version %d (run every partition with the same ratelab)", name, p.Version, partialVersion)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	case trailing:
 		return nil, fmt.Errorf("%s: a damaged partial sweep: something follows its end; run its tune --partition again", name)
 	}
 	if err := p.check(); err != nil {

@@ -79,14 +79,7 @@ func TestPartitionsMergeIntoOneRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var file bytes.Buffer
-			if err := p.Write(&file); err != nil {
-				t.Fatal(err)
-			}
-			back, err := ReadPartial("part", &file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			back := partialThroughFile(t, p)
 			parts, names = append(parts, back), append(names, Partition{K: k, N: n}.String())
 		}
 		merged, err := Merge(parts, names)
@@ -173,14 +166,7 @@ func TestPartitionsMergeDelays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var file bytes.Buffer
-		if err := p.Write(&file); err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadPartial("part", &file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		back := partialThroughFile(t, p)
 		parts = append(parts, back)
 	}
 	merged, err := Merge(parts, []string{"0/2", "1/2"})

@@ -136,10 +136,14 @@ func traceOfSummaries(parts []*Summary, o Options) (*Trace, error) {
 			return nil, fmt.Errorf("%s and %s both have rank %d: a file was scanned twice, or two parts were given the same part number", files[i-1].Name, files[i].Name, files[i].Rank)
 		}
 	}
-	keys := make([]*SummaryKey, 0, total)
-	for _, s := range parts {
+	type placed struct {
+		*SummaryKey
+		part int
+	}
+	keys := make([]placed, 0, total)
+	for p, s := range parts {
 		for i := range s.Keys {
-			keys = append(keys, &s.Keys[i])
+			keys = append(keys, placed{&s.Keys[i], p})
 		}
 	}
 	sort.Slice(keys, func(a, b int) bool { return keys[a].Seen.before(keys[b].Seen) })
@@ -157,12 +161,6 @@ func traceOfSummaries(parts []*Summary, o Options) (*Trace, error) {
 			index[i] = append(index[i], slices.Index(s.Periods, p))
 		}
 	}
-	partOf := map[*SummaryKey]int{}
-	for i, s := range parts {
-		for j := range s.Keys {
-			partOf[&s.Keys[j]] = i
-		}
-	}
 	pcs := make([]periodPeaks, len(measured))
 	for i, p := range measured {
 		pcs[i] = periodPeaks{period: p, peak: make([]int64, 0, total)}
@@ -176,7 +174,7 @@ func traceOfSummaries(parts []*Summary, o Options) (*Trace, error) {
 		t.Volume = append(t.Volume, k.Volume)
 		t.firstSeen = append(t.firstSeen, k.Seen)
 		t.kindPairs = append(t.kindPairs, k.Kinds)
-		for i, j := range index[partOf[k]] {
+		for i, j := range index[k.part] {
 			v := int64(0)
 			if j >= 0 {
 				v = k.Peaks[j]

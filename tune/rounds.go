@@ -1,8 +1,7 @@
 package tune
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,23 +12,19 @@ import (
 // anyone's file: it is checked as a partial is (see Partial.check) before a
 // worker sweeps by it.
 func ReadPlan(name string, r io.Reader) (*Plan, error) {
-	body, sealed, err := readSealed(name, r)
-	if err != nil {
-		return nil, err
-	}
-	if !sealed {
-		return nil, fmt.Errorf("%s: a plan ends with the seal tune plan writes, and this has none: it was cut short, changed or is another file; make it again", name)
-	}
 	var p Plan
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	sealed, trailing, err := decodeSealed(name, r, &p)
+	var bad *decodeError
+	switch {
+	case err != nil && !errors.As(err, &bad):
+		return nil, err
+	case !sealed:
+		return nil, fmt.Errorf("%s: a plan ends with the seal tune plan writes, and this has none: it was cut short, changed or is another file; make it again", name)
+	case err != nil:
 		return nil, fmt.Errorf("%s: not a plan of ratelab tune plan (%v)", name, err)
-	}
-	if p.Version != planVersion {
+	case p.Version != planVersion:
 		return nil, fmt.Errorf("%s: a plan of version %d; this ratelab reads version %d (plan and sweep with the same ratelab)", name, p.Version, planVersion)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	case trailing:
 		return nil, fmt.Errorf("%s: a damaged plan: something follows its end; make it again", name)
 	}
 	s := p.Sweep

@@ -69,6 +69,28 @@ func unseal(name string, data []byte) (body []byte, sealed bool, err error) {
 	return body, true, nil
 }
 
+// decodeSealed reads a whole stage file, checks its seal, and decodes the one
+// JSON value it holds into v, no field unknown; trailing says something follows
+// the value (the callers check the version first, then that).
+func decodeSealed(name string, r io.Reader, v any) (sealed, trailing bool, err error) {
+	body, sealed, err := readSealed(name, r)
+	if err != nil {
+		return sealed, false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return sealed, false, &decodeError{err}
+	}
+	_, err = dec.Token()
+	return sealed, err != io.EOF, nil
+}
+
+// decodeError is a file that is not the JSON its reader wants.
+type decodeError struct{ err error }
+
+func (e *decodeError) Error() string { return e.err.Error() }
+
 // readSealed reads a whole stage file and checks its seal.
 func readSealed(name string, r io.Reader) (body []byte, sealed bool, err error) {
 	data, err := io.ReadAll(bufio.NewReaderSize(r, 1<<20))

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"io"
+	"slices"
 
 	"ratelab/traces"
 )
@@ -149,7 +150,7 @@ func (m *mergedRows) Next() (traces.Row, error) {
 	row := p.next
 	m.last = p.rank
 	if m.first < 0 {
-		m.first = indexOf(m.readers, p)
+		m.first = slices.Index(m.readers, p)
 	}
 	heap.Pop(&m.h)
 	if err := m.push(p); err != nil {
@@ -254,15 +255,6 @@ func MergeStats(all []traces.Stats, names []string, first int) traces.Stats {
 		s.Zone, s.ZoneKnown = all[first].Zone, all[first].ZoneKnown
 	}
 	return s
-}
-
-func indexOf(ps []*part, p *part) int {
-	for i, q := range ps {
-		if q == p {
-			return i
-		}
-	}
-	return -1
 }
 
 // partHeap orders files by their next row: time, then rank, then line.
