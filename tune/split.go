@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,8 +72,15 @@ func PartsOf(path string) (Source, error) {
 	return src, nil
 }
 
-// IsPattern says path is a pattern of files (it holds *, ? or [).
-func IsPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
+// IsPattern says path is a pattern of files: it holds *, ? or [ and names
+// nothing itself. A log whose name holds them (access[1].log) is that file.
+func IsPattern(path string) bool {
+	if !strings.ContainsAny(path, "*?[") {
+		return false
+	}
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
 
 // Share is the files of src a worker reads as part p: those whose rank is K
 // modulo N (every file for the whole source).
