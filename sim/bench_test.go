@@ -46,7 +46,9 @@ func replayConfig(offered, keyCount int) *sim.Config {
 // allocated per decision, and the peak live heap sampled every virtual second:
 // flat as the request count grows, because requests stream through and only
 // per-key state and per-tick series are kept. "with-csv" also formats every
-// decision as the request CSV (to io.Discard). Over 1,000 uniform keys each
+// decision as the request CSV (to io.Discard), and runs the same replay without
+// it in each iteration (untimed): csv-share is the speed it keeps, with over
+// without, per CPU-second. Over 1,000 uniform keys each
 // decision misses the cache on its key's state in the limiter and in the metrics,
 // which is what separates the two shapes.
 func BenchmarkReplay(b *testing.B) {
@@ -72,44 +74,73 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	allocated := ms.TotalAlloc
-	cpu0 := cpuTime()
+	var cpu, plainCPU time.Duration // the replay's CPU time; with the CSV, the same replay's without it
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		cfg := replayConfig(offered, keyCount)
-		r, err := sim.NewRun(cfg, sim.Memory)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if withCSV {
-			w, _ := present.NewRequestWriter(io.Discard, cfg)
-			r.OnRows(w.Write)
-		}
-		for t := time.Second; t <= cfg.Duration; t += time.Second {
-			if err := r.AdvanceTo(t); err != nil {
-				b.Fatal(err)
-			}
+		if withCSV { // the peer: the same replay without the CSV, untimed
 			b.StopTimer()
-			runtime.ReadMemStats(&ms)
-			peakHeap = max(peakHeap, ms.HeapAlloc)
+			cpu0 := cpuTime()
+			replayStepped(b, replayConfig(offered, keyCount), false, nil)
+			plainCPU += cpuTime() - cpu0
 			b.StartTimer()
 		}
-		for _, m := range r.Metrics() {
-			decisions += m.Attempts
-		}
+		cpu0 := cpuTime()
+		decisions += replayStepped(b, replayConfig(offered, keyCount), withCSV, &peakHeap)
+		cpu += cpuTime() - cpu0
 	}
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
 	// per second of the process's CPU time, which a busy shared machine does not
 	// blur as it does wall time (the memory sampling between steps included)
-	b.ReportMetric(float64(decisions)/(cpuTime()-cpu0).Seconds(), "decisions/cpu-s")
-	b.ReportMetric(float64(ms.TotalAlloc-allocated)/float64(decisions), "B/decision")
+	b.ReportMetric(float64(decisions)/cpu.Seconds(), "decisions/cpu-s")
+	if withCSV {
+		// the CSV's cost as the share of the plain replay's speed it keeps,
+		// both measured in this run: decisions per CPU-second with the CSV over
+		// those without
+		b.ReportMetric(plainCPU.Seconds()/cpu.Seconds(), "csv-share")
+	} else {
+		b.ReportMetric(float64(ms.TotalAlloc-allocated)/float64(decisions), "B/decision")
+	}
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(decisions)/float64(b.N), "decisions/op")
 	// the peer, in the same run: x/time/rate's AllowN over 10,000 keys
-	perDecision := float64((cpuTime() - cpu0).Nanoseconds()) / float64(decisions)
+	perDecision := float64(cpu.Nanoseconds()) / float64(decisions)
 	peer := allowNPeer()
 	b.ReportMetric(peer, "allown-ns")
 	b.ReportMetric(perDecision/peer, "x-allown")
+}
+
+// replayStepped replays cfg a virtual second at a time, with the request CSV
+// (to io.Discard) when withCSV, and returns its decisions. When peakHeap is not
+// nil it samples the heap after every step (the timer stopped) and keeps the
+// most in it.
+func replayStepped(b *testing.B, cfg *sim.Config, withCSV bool, peakHeap *uint64) int64 {
+	r, err := sim.NewRun(cfg, sim.Memory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	if withCSV {
+		w, _ := present.NewRequestWriter(io.Discard, cfg)
+		r.OnRows(w.Write)
+	}
+	var ms runtime.MemStats
+	for t := time.Second; t <= cfg.Duration; t += time.Second {
+		if err := r.AdvanceTo(t); err != nil {
+			b.Fatal(err)
+		}
+		if peakHeap != nil {
+			b.StopTimer()
+			runtime.ReadMemStats(&ms)
+			*peakHeap = max(*peakHeap, ms.HeapAlloc)
+			b.StartTimer()
+		}
+	}
+	var n int64
+	for _, m := range r.Metrics() {
+		n += m.Attempts
+	}
+	return n
 }
 
 // allowNPeer is the nanoseconds one golang.org/x/time/rate AllowN takes over
