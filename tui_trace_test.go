@@ -101,6 +101,23 @@ func TestTraceThatIsADirectory(t *testing.T) {
 	}
 }
 
+// A log whose name holds brackets (access[1].log) is replayed: the lesson
+// that names it in the tune command cites no claim [1].
+func TestTraceNamedWithBrackets(t *testing.T) {
+	log, err := os.ReadFile("traces/shop.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "access[1].log")
+	if err := os.WriteFile(file, log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := ratelab("run", "--trace", file, "--format", "json")
+	if code != 0 || !strings.Contains(out, "access[1].log") {
+		t.Fatalf("run --trace %s: exit %d, stderr %q", file, code, errOut)
+	}
+}
+
 // run and tui --trace take tune's --goal and --exclude: the replay leaves the
 // excluded requests out as the sweep did, the lesson names the tune command
 // that shows it all, and a goal about the backend is refused with what answers it.

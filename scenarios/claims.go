@@ -13,14 +13,11 @@ import (
 
 var claimID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// citation finds the claims a lesson cites: [id].
-var citation = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*)\]`)
-
-// Citations lists the claim ids a lesson cites, in order.
+// Citations lists the claim ids a lesson cites, in order (see sim.Citations).
 func Citations(lesson string) []string {
 	var ids []string
-	for _, m := range citation.FindAllStringSubmatch(lesson, -1) {
-		ids = append(ids, m[1])
+	for _, c := range sim.Citations(lesson) {
+		ids = append(ids, c.ID)
 	}
 	return ids
 }

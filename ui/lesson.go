@@ -3,7 +3,6 @@ package ui
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -23,24 +22,27 @@ import (
 // at 80×24. On the main screen the lesson's citations are marked the same
 // way, and a line counts the claims that hold.
 
-// citation matches a claim cited in a lesson: [id].
-var citation = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*)\]`)
-
-// markCitations replaces each [id] in text with [id ✓], [id ✗] or [id …] for
-// the run's claims (see claimMark); marks styles the mark.
+// markCitations replaces each citation [id] in text (sim.Citations) with
+// [id ✓], [id ✗] or [id …] for the run's claims (see claimMark); marks styles
+// the mark.
 func markCitations(text string, cfg *sim.Config, now time.Duration, decided int64, results []sim.ClaimResult, mark func(string) string) string {
 	byID := map[string]sim.ClaimResult{}
 	for _, r := range results {
 		byID[r.ID] = r
 	}
-	return citation.ReplaceAllStringFunc(text, func(m string) string {
-		id := m[1 : len(m)-1]
-		r, ok := byID[id]
+	var b strings.Builder
+	last := 0
+	for _, c := range sim.Citations(text) {
+		r, ok := byID[c.ID]
 		if !ok {
-			return m // a claim dropped with its lanes (--lanes)
+			continue // a claim dropped with its lanes (--lanes)
 		}
-		return "[" + id + " " + mark(claimMark(cfg, now, decided, r)) + "]"
-	})
+		b.WriteString(text[last:c.Start])
+		b.WriteString("[" + c.ID + " " + mark(claimMark(cfg, now, decided, r)) + "]")
+		last = c.End
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // notBegun says the stretch of virtual time a claim is about starts after now,
