@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/products/all"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -138,27 +139,17 @@ func sweepError(err error) error {
 // tuneCommand is the ratelab tune command line that reads the trace as these
 // options do (the flags given, none of the defaults), for a message to suggest.
 func (o *traceOptions) tuneCommand() string {
-	args := []string{"ratelab", "tune", "--trace", shellQuote(o.file)}
+	args := []string{"ratelab", "tune", "--trace", format.ShellQuote(o.file)}
 	for _, f := range []struct{ name, value, none string }{
 		{"--format", o.format, ""}, {"--key", o.key, ""}, {"--time-field", o.timeField, ""}, {"--time-format", o.timeFormat, "auto"},
 		{"--cost-field", o.costField, ""}, {"--spread", o.spread, "none"}, {"--exclude", o.exclude, ""}, {"--goal", o.goal, tune.DefaultGoal.String()},
 	} {
 		if f.value != "" && f.value != f.none {
-			args = append(args, f.name, shellQuote(f.value))
+			args = append(args, f.name, format.ShellQuote(f.value))
 		}
 	}
 	if o.reorder != traces.DefaultReorderWindow && o.reorder > 0 {
 		args = append(args, "--reorder-window", o.reorder.String())
 	}
 	return strings.Join(args, " ")
-}
-
-// shellQuote is s as a shell word: as is when it is plain, else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

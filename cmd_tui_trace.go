@@ -38,7 +38,7 @@ func traceCatalogue(ctx context.Context, cmd string, o traceOptions, stderr io.W
 		if _, err := tune.PartsOf(o.file); err != nil {
 			return nil, "", nil, usageError{err}
 		}
-		return nil, "", nil, usagef("%s --trace replays one file, and %s is a log's parts: join them into one file in time order, or tune them with ratelab tune --trace %s", cmd, o.file, shellQuote(o.file))
+		return nil, "", nil, usagef("%s --trace replays one file, and %s is a log's parts: join them into one file in time order, or tune them with ratelab tune --trace %s", cmd, o.file, format.ShellQuote(o.file))
 	}
 	goal, err := tune.ParseGoal(cmp.Or(o.goal, tune.DefaultGoal.String())) // none given: the default
 	switch {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"ratelab/internal/format"
 	"ratelab/internal/outpath"
 	"ratelab/traces"
 	"ratelab/tune"
@@ -365,11 +366,13 @@ func logApart(path string, outputs ...outpath.Path) error {
 	outputs = givenPaths(outputs...)
 	var paths []outpath.Path
 	if path != "" && path != "-" {
-		paths = append(paths, outpath.Input("the trace (--trace)", path))
+		if !tune.IsPattern(path) { // a pattern is no file: its files are the inputs
+			paths = append(paths, outpath.Input("the trace (--trace)", path))
+		}
 		if src, err := tune.PartsOf(path); err == nil {
 			for _, f := range src.Files {
 				if f.Name != path {
-					paths = append(paths, outpath.Input("a part of the trace (--trace "+path+")", f.Name))
+					paths = append(paths, outpath.Input("a part of the trace (--trace "+format.ShellQuote(path)+")", f.Name))
 				}
 			}
 		}
@@ -381,19 +384,15 @@ func logApart(path string, outputs ...outpath.Path) error {
 		return nil
 	}
 	for _, out := range outputs {
-		among := false
-		if info, err := os.Stat(path); err == nil && info.IsDir() {
-			among = outpath.Inside(path, out.Path)
-		} else if tune.IsPattern(path) {
-			among, _ = filepath.Match(path, out.Path)
-			if abs, err := filepath.Abs(out.Path); err == nil && !among {
-				if p, err := filepath.Abs(path); err == nil {
-					among, _ = filepath.Match(p, abs)
-				}
-			}
-		}
-		if among {
-			return usagef("%s %s would be among the parts of the log --trace %s reads, and read as one of them next time; write it elsewhere", out.What, out.Path, path)
+		quoted := format.ShellQuote(path)
+		switch {
+		case out.Output && tune.IsPattern(path) && filepath.Clean(out.Path) == filepath.Clean(path):
+			return usagef("%s %s would be a file named as the pattern --trace %s, which would then read that file rather than the files it matches; write it elsewhere", out.What, out.Path, quoted)
+		case !tune.Among(path, out.Path):
+		case out.Output:
+			return usagef("%s %s would be among the parts of the log --trace %s reads, and read as one of them next time; write it elsewhere", out.What, out.Path, quoted)
+		default:
+			return usagef("%s %s is among the parts of the log --trace %s reads, and is read as one of them; move it out of them", out.What, out.Path, quoted)
 		}
 	}
 	return nil

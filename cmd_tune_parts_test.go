@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,5 +52,45 @@ func TestPartOfReadsWhatEnginesSet(t *testing.T) {
 		case c.err == "" && (err != nil || got != c.want):
 			t.Errorf("partOf(%q, %d, %d) = %v, %v; want %v", c.given, c.parts, c.files, got, err, c.want)
 		}
+	}
+}
+
+// TestOutputsStayApartFromTheParts: an output matched by the pattern of a
+// log's parts (through a symlink to their folder too), or named as the pattern
+// itself, is refused with the reason, and an input among the parts is told
+// to move; nothing is written.
+func TestOutputsStayApartFromTheParts(t *testing.T) {
+	dir := t.TempDir()
+	log, err := os.ReadFile("traces/shop.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sub/a1.log", "sub/a2.log"} {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	pattern := filepath.Join(dir, "link", "a*.log")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "--trace", pattern, "--csv", filepath.Join(dir, "sub", "a3.log")}, "would be among the parts of the log --trace"},
+		{[]string{"tune", "--trace", filepath.Join(dir, "sub", "a[12].log"), "--json", filepath.Join(dir, "sub", "a[12].log")}, "would be a file named as the pattern"},
+		{[]string{"tune", "sweep", "--trace", pattern, "--part", "0/1", "--plan", filepath.Join(dir, "sub", "a2.log")}, "is among the parts of the log --trace"},
+	} {
+		code, out, errOut := ratelab(tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 saying %q", strings.Join(tc.args, " "), code, out, errOut, tc.want)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "sub"))
+	if len(entries) != 2 {
+		t.Errorf("the parts' folder holds %d files, want the 2 parts", len(entries))
 	}
 }

@@ -56,6 +56,9 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if tune.IsPattern(o.file) {
+		return usagef("tune split: --trace %s is a pattern of files, and split reads one log (a file, or standard input): give the file, or tune the files as they are with ratelab tune --trace %s", format.ShellQuote(o.file), format.ShellQuote(o.file))
+	}
 	open := func() (io.ReadCloser, error) { return os.Open(o.file) }
 	name := o.file
 	if o.file == "-" {

@@ -3,6 +3,7 @@ package tune
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,73 @@ func TestPartsOfNamesWithPatternCharacters(t *testing.T) {
 	}
 	if _, err := PartsOf(filepath.Join(dir, "none-*.log")); err == nil || !strings.Contains(err.Error(), "no file matches") {
 		t.Errorf("a pattern that matches nothing: %v", err)
+	}
+}
+
+// TestPatternsExpandAsAShellDoes: [!…] negates, a wildcard does not match a
+// hidden name (an interrupted split's .DIR.tmp folder) unless the pattern's
+// own name starts with a dot, a symlink to nothing among the matches is named,
+// and Among sees a path through a symlink to the pattern's folder.
+func TestPatternsExpandAsAShellDoes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a1.log", "a2.log", "logs/day1/p.gz", "logs/day2/p.gz", "logs/.day3.tmp-1/p.gz", "sub/x.log"} {
+		write(name)
+	}
+	names := func(pattern string) []string {
+		src, err := PartsOf(filepath.Join(dir, pattern))
+		if err != nil {
+			t.Fatalf("PartsOf(%q): %v", pattern, err)
+		}
+		var out []string
+		for _, f := range src.Files {
+			rel, _ := filepath.Rel(dir, f.Name)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return out
+	}
+	for pattern, want := range map[string][]string{
+		"a[!1].log":    {"a2.log"},
+		"a[^2].log":    {"a1.log"},
+		"logs/*/p.gz":  {"logs/day1/p.gz", "logs/day2/p.gz"},
+		"logs/.*/p.gz": {"logs/.day3.tmp-1/p.gz"},
+	} {
+		if got := names(pattern); !slices.Equal(got, want) {
+			t.Errorf("%s matched %q, want %q", pattern, got, want)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		log, path string
+		among     bool
+	}{
+		{"link/*.log", "sub/new.log", true},
+		{"sub/*.log", "link/new.log", true},
+		{"sub/*.log", "sub/new.csv", false},
+		{"logs/*/p.gz", "logs/.x/p.gz", false},
+		{"sub", "link/new.log", true},
+	} {
+		if got := Among(filepath.Join(dir, tc.log), filepath.Join(dir, tc.path)); got != tc.among {
+			t.Errorf("Among(%s, %s) = %v, want %v", tc.log, tc.path, got, tc.among)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "a3.log")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PartsOf(filepath.Join(dir, "a?.log")); err == nil || !strings.Contains(err.Error(), "a3.log, among the parts of") || !strings.Contains(err.Error(), "symlink to nothing") {
+		t.Errorf("a symlink to nothing among the matches: %v", err)
+	}
+	if _, err := PartsOf(filepath.Join(dir, "b[1.log")); err == nil || !strings.Contains(err.Error(), "no such file, and not a pattern") {
+		t.Errorf("a missing file with an unclosed [: %v", err)
 	}
 }

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -39,12 +37,8 @@ func PartsOf(path string) (Source, error) {
 		}
 	} else if IsPattern(path) {
 		var err error
-		if names, err = filepath.Glob(path); err != nil {
-			return Source{}, fmt.Errorf("%s: %v", path, err)
-		}
-		names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(filepath.Base(n), ".") })
-		if len(names) == 0 {
-			return Source{}, fmt.Errorf("%s: no file matches the pattern (files whose names start with a dot are not parts)", path)
+		if names, err = globParts(path); err != nil {
+			return Source{}, err
 		}
 	} else {
 		return OneFile(path, open(path)), nil
@@ -52,16 +46,8 @@ func PartsOf(path string) (Source, error) {
 	// every part a file (a symlink to one too): a folder or a device among
 	// them would be a part left out, or a read that never ends
 	for _, n := range names {
-		info, err := os.Stat(n)
-		if err != nil {
+		if err := isPart(n, path); err != nil {
 			return Source{}, err
-		}
-		if !info.Mode().IsRegular() {
-			what := "a folder"
-			if !info.IsDir() {
-				what = "not a regular file (" + info.Mode().Type().String() + ")"
-			}
-			return Source{}, fmt.Errorf("%s is %s: the parts of a log are files; give a pattern that matches only them (--trace '%s/*.gz')", n, what, strings.TrimSuffix(path, "/"))
 		}
 	}
 	sort.Strings(names)
@@ -72,15 +58,6 @@ func PartsOf(path string) (Source, error) {
 	return src, nil
 }
 
-// IsPattern says path is a pattern of files: it holds *, ? or [ and names
-// nothing itself. A log whose name holds them (access[1].log) is that file.
-func IsPattern(path string) bool {
-	if !strings.ContainsAny(path, "*?[") {
-		return false
-	}
-	_, err := os.Lstat(path)
-	return errors.Is(err, fs.ErrNotExist)
-}
 
 // Share is the files of src a worker reads as part p: those whose rank is K
 // modulo N (every file for the whole source).

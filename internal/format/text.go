@@ -50,3 +50,14 @@ func Plural(n int64, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// ShellQuote is s as a shell word: as is when it is plain, else in single
+// quotes (a quote in it written '\'').
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

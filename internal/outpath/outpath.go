@@ -89,7 +89,7 @@ func Inside(folder, path string) bool {
 	if sameFile(folder, path) {
 		return true
 	}
-	f, p := resolved(folder), resolved(path)
+	f, p := Resolved(folder), Resolved(path)
 	return strings.HasPrefix(p, f+string(filepath.Separator)) || f == string(filepath.Separator) && p != f
 }
 
@@ -100,13 +100,13 @@ func sameFile(a, b string) bool {
 	if errA == nil && errB == nil {
 		return os.SameFile(ia, ib)
 	}
-	return resolved(a) == resolved(b)
+	return Resolved(a) == Resolved(b)
 }
 
-// resolved is path made absolute with its symlinks followed, as far as they go:
+// Resolved is path made absolute with its symlinks followed, as far as they go:
 // the folder it is in (which exists, or the path cannot be written), and the
 // path itself if it is a symlink to a file not there yet.
-func resolved(path string) string {
+func Resolved(path string) string {
 	path = filepath.Clean(path) // "R/" is R, not R/R
 	for range 40 {
 		info, err := os.Lstat(path)
