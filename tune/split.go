@@ -58,7 +58,6 @@ func PartsOf(path string) (Source, error) {
 	return src, nil
 }
 
-
 // Share is the files of src a worker reads as part p: those whose rank is K
 // modulo N (every file for the whole source).
 func (src Source) Share(p Partition) Source {

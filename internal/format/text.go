@@ -52,7 +52,7 @@ func Plural(n int64, one, many string) string {
 }
 
 // ShellQuote is s as a shell word: as is when it is plain, else in single
-// quotes (a quote in it written '\'').
+// quotes (a quote in it closed, escaped with a backslash and reopened).
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:,@%", r))
