@@ -30,6 +30,8 @@ type tap struct {
 	target string
 	mu     sync.Mutex
 	sent   []*bytes.Buffer // per connection, in the order they were accepted
+	conns  []net.Conn      // both ends of every connection, closed with the tap
+	closed bool
 	wg     sync.WaitGroup
 }
 
@@ -63,7 +65,14 @@ func (t *tap) accept() {
 		}
 		rec := &bytes.Buffer{}
 		t.mu.Lock()
+		if t.closed {
+			t.mu.Unlock()
+			client.Close()
+			server.Close()
+			return
+		}
 		t.sent = append(t.sent, rec)
+		t.conns = append(t.conns, client, server)
 		t.mu.Unlock()
 		t.wg.Add(2)
 		go func() { // what the client sends, recorded on its way
@@ -91,8 +100,17 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// close stops the tap: no more connections, those open closed, and its
+// goroutines done.
 func (t *tap) close() {
 	t.ln.Close()
+	t.mu.Lock()
+	t.closed = true
+	for _, c := range t.conns {
+		c.Close()
+	}
+	t.mu.Unlock()
+	t.wg.Wait()
 }
 
 // scripts is every recorded connection's script calls (EVALSHA and EVAL), in

@@ -77,16 +77,22 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 	var cpu, plainCPU time.Duration // the replay's CPU time; with the CSV, the same replay's without it
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if withCSV { // the peer: the same replay without the CSV, untimed
+		var plain int64
+		if withCSV { // the peer: the same replay without the CSV, untimed, stepped and sampled alike
 			b.StopTimer()
+			var unused uint64
 			cpu0 := cpuTime()
-			replayStepped(b, replayConfig(offered, keyCount), false, nil)
+			plain = replayStepped(b, replayConfig(offered, keyCount), false, &unused)
 			plainCPU += cpuTime() - cpu0
 			b.StartTimer()
 		}
 		cpu0 := cpuTime()
-		decisions += replayStepped(b, replayConfig(offered, keyCount), withCSV, &peakHeap)
+		n := replayStepped(b, replayConfig(offered, keyCount), withCSV, &peakHeap)
 		cpu += cpuTime() - cpu0
+		if withCSV && n != plain {
+			b.Fatalf("%d decisions with the CSV, %d without: the share compares unlike runs", n, plain)
+		}
+		decisions += n
 	}
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(decisions)/b.Elapsed().Seconds(), "decisions/s")
@@ -111,9 +117,8 @@ func benchmarkReplay(b *testing.B, offered, keyCount int, withCSV bool) {
 }
 
 // replayStepped replays cfg a virtual second at a time, with the request CSV
-// (to io.Discard) when withCSV, and returns its decisions. When peakHeap is not
-// nil it samples the heap after every step (the timer stopped) and keeps the
-// most in it.
+// (to io.Discard) when withCSV, and returns its decisions. It samples the heap
+// after every step (the timer stopped) and keeps the most in peakHeap.
 func replayStepped(b *testing.B, cfg *sim.Config, withCSV bool, peakHeap *uint64) int64 {
 	r, err := sim.NewRun(cfg, sim.Memory)
 	if err != nil {
@@ -121,7 +126,10 @@ func replayStepped(b *testing.B, cfg *sim.Config, withCSV bool, peakHeap *uint64
 	}
 	defer r.Close()
 	if withCSV {
-		w, _ := present.NewRequestWriter(io.Discard, cfg)
+		w, err := present.NewRequestWriter(io.Discard, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
 		r.OnRows(w.Write)
 	}
 	var ms runtime.MemStats
@@ -129,12 +137,10 @@ func replayStepped(b *testing.B, cfg *sim.Config, withCSV bool, peakHeap *uint64
 		if err := r.AdvanceTo(t); err != nil {
 			b.Fatal(err)
 		}
-		if peakHeap != nil {
-			b.StopTimer()
-			runtime.ReadMemStats(&ms)
-			*peakHeap = max(*peakHeap, ms.HeapAlloc)
-			b.StartTimer()
-		}
+		b.StopTimer()
+		runtime.ReadMemStats(&ms)
+		*peakHeap = max(*peakHeap, ms.HeapAlloc)
+		b.StartTimer()
 	}
 	var n int64
 	for _, m := range r.Metrics() {
