@@ -41,8 +41,9 @@ func (h *helpView) update(msg tea.KeyPressMsg, keys KeyMap, lines int) {
 }
 
 // helpLines is the page's content as lines of at most width cells: on the keys
-// page every binding of the key map, in as many columns as the width holds; on the
-// columns page each column's title and definition, wrapped.
+// page every binding of the key map, in as many columns as the width holds (in
+// one, a long description wrapped under itself); on the columns page each
+// column's title and definition, wrapped.
 func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int) []string {
 	if page == helpColumns {
 		var out []string
@@ -73,10 +74,27 @@ func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int
 	}
 	cell := keyWidth + 2 + descWidth + 3
 	cols := max(1, min(width/cell, 3))
+	if cols == 1 { // one column: a description too long for the line goes on under itself
+		var out []string
+		for _, b := range items {
+			for i, line := range strings.Split(wrap(b.Help().Desc, max(10, width-keyWidth-2)), "\n") {
+				k := ""
+				if i == 0 {
+					k = b.Help().Key
+				}
+				out = append(out, fit(st.Header.Render(fmt.Sprintf("%-*s", keyWidth, k))+"  "+st.Status.Render(line), width))
+			}
+		}
+		return out
+	}
 	rows := (len(items) + cols - 1) / cols
 	out := make([]string, rows)
 	for i, b := range items {
-		text := st.Header.Render(fmt.Sprintf("%-*s", keyWidth, b.Help().Key)) + "  " + st.Status.Render(fmt.Sprintf("%-*s", descWidth, b.Help().Desc))
+		desc := b.Help().Desc
+		if i/rows < cols-1 { // padded to line up the next column; the last needs none
+			desc = fmt.Sprintf("%-*s", descWidth, desc)
+		}
+		text := st.Header.Render(fmt.Sprintf("%-*s", keyWidth, b.Help().Key)) + "  " + st.Status.Render(desc)
 		if i/rows > 0 {
 			text = "   " + text
 		}
