@@ -20,6 +20,7 @@ package ui
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -312,6 +313,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.help = helpView{open: true}
 	case key.Matches(msg, k.Pause):
+		if r.paused && strings.HasPrefix(m.status, seeItStatus) {
+			m.status = "" // it points at the paused instant, which the run leaves
+		}
 		return r.pause()
 	case key.Matches(msg, k.Step) && r.snap != nil:
 		return m.stepTo(r.position() + m.columnSpan())

@@ -29,11 +29,15 @@ func (i scenarioItem) Title() string { return i.s.Name }
 // and no lesson, which would give the answers away (spoiler.go).
 func (i scenarioItem) Description() string {
 	title := strings.TrimSpace(i.s.Title)
+	asks := len(i.s.Questions) > 0
+	if asks {
+		title = numbers.ReplaceAllString(title, "…") // the title's numbers, not the part's
+	}
 	if part := i.s.Part.Heading(); part != "" {
 		title = part + " · " + title
 	}
-	if len(i.s.Questions) > 0 {
-		return numbers.ReplaceAllString(title, "…") + " · asks you to predict: open it to see"
+	if asks {
+		return title + " · asks you to predict: open it to see"
 	}
 	return title + " · " + strings.Join(strings.Fields(i.s.Lesson), " ")
 }

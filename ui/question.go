@@ -171,6 +171,10 @@ func (m *Model) answer() (sim.Answer, bool) {
 	return sim.Answer{}, false
 }
 
+// seeItStatus begins the status that says where an answered question's
+// answer shows; it goes when the run plays on.
+const seeItStatus = "see it: "
+
 // closeQuiz closes the question — answered, or skipped — and goes on: the run
 // plays on if it was playing, and the next question at the same instant, if
 // any, is asked.
@@ -179,7 +183,7 @@ func (m *Model) closeQuiz(skipped bool) tea.Cmd {
 	m.quiz.open = false
 	m.quiz.input.Blur()
 	q := m.runner.cfg.Questions[z.question]
-	m.status, m.statusBad = "see it: "+q.Show, false
+	m.status, m.statusBad = seeItStatus+q.Show, false
 	if lane := questionLane(q, m.answer); lane >= 0 && lane < len(m.runner.cfg.Lanes) {
 		m.focus = lane // what "see it" points at is focused: enter zooms it
 	}

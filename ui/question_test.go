@@ -124,6 +124,10 @@ func TestQuestionEnterZoomsTheAnswerWhereItHappens(t *testing.T) {
 	if !strings.Contains(s, "accepted per column of 1.0ms") || !strings.Contains(m.status, "space plays on") {
 		t.Errorf("the zoom at the question's instant:\n%s\nstatus %q", s, m.status)
 	}
+	press(m, " ") // plays on: the pointer at the paused instant goes
+	if m.runner.paused || strings.Contains(screen(m), "see it:") {
+		t.Errorf("space after the zoom: paused %v, status %q", m.runner.paused, m.status)
+	}
 }
 
 // What enter does not take: nothing typed, or not a number, says what to type
@@ -401,8 +405,8 @@ func TestQuestionWaitsForThePicker(t *testing.T) {
 	if !m.picker.open {
 		t.Fatal("s did not open the picker")
 	}
-	if s := screen(m); strings.Contains(s, "200 requests in 2 ms") {
-		t.Errorf("the picker gives boundary-burst's answer away:\n%s", s)
+	if s := screen(m); strings.Contains(s, "200 requests in 2 ms") || !strings.Contains(s, "1 basics · Boundary burst: … requests in … ms") {
+		t.Errorf("the picker gives boundary-burst's answer away, or hides its part's number:\n%s", s)
 	}
 	for i := 0; i < 200 && m.runner.now() < 1002*time.Millisecond; i++ {
 		frame(m)
