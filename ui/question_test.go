@@ -124,7 +124,7 @@ func TestQuestionEnterZoomsTheAnswerWhereItHappens(t *testing.T) {
 	if !strings.Contains(s, "accepted per column of 1.0ms") || !strings.Contains(m.status, "space plays on") {
 		t.Errorf("the zoom at the question's instant:\n%s\nstatus %q", s, m.status)
 	}
-	press(m, " ") // plays on: the pointer at the paused instant goes
+	press(m, "space") // plays on: the pointer at the paused instant goes
 	if m.runner.paused || strings.Contains(screen(m), "see it:") {
 		t.Errorf("space after the zoom: paused %v, status %q", m.runner.paused, m.status)
 	}
