@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,8 +82,9 @@ func hidden(pattern, path string) bool {
 
 // isPart checks that name, one of the files of the log at path (a folder or
 // a pattern), is a file (a symlink to one too): a folder or a device among
-// them would be a part left out, or a read that never ends.
-func isPart(name, path string) error {
+// them would be a part left out, or a read that never ends. ext is the
+// extension the other parts have, for the fix it suggests.
+func isPart(name, path, ext string) error {
 	info, err := os.Stat(name)
 	if err != nil {
 		if _, lerr := os.Lstat(name); lerr == nil {
@@ -93,26 +95,33 @@ func isPart(name, path string) error {
 	if info.Mode().IsRegular() {
 		return nil
 	}
-	what := "a folder"
+	what := "not a regular file"
 	switch t := info.Mode().Type(); {
 	case info.IsDir():
+		what = "a folder"
 	case t&fs.ModeNamedPipe != 0:
 		what = "a named pipe"
 	case t&fs.ModeSocket != 0:
 		what = "a socket"
 	case t&fs.ModeDevice != 0:
 		what = "a device"
-	default:
-		what = "not a regular file"
 	}
 	fix := "give a pattern that matches only the files"
-	if !IsPattern(path) {
-		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+filepath.Ext(name)))
-		if filepath.Ext(name) == "" || info.IsDir() {
-			fix = "give a pattern that matches only the files, such as --trace " + format.ShellQuote(filepath.Join(path, "*.log"))
-		}
+	if !IsPattern(path) { // a folder: the pattern of its files
+		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+cmp.Or(ext, ".log")))
 	}
 	return fmt.Errorf("%s is %s: the parts of a log are files; %s", name, what, fix)
+}
+
+// partsExt is the extension of the first regular file among names ("" when
+// none has one).
+func partsExt(names []string) string {
+	for _, n := range names {
+		if info, err := os.Stat(n); err == nil && info.Mode().IsRegular() && filepath.Ext(n) != "" {
+			return filepath.Ext(n)
+		}
+	}
+	return ""
 }
 
 // Among says path would be read as one of the files of the log at log (a

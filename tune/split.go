@@ -45,8 +45,9 @@ func PartsOf(path string) (Source, error) {
 	}
 	// every part a file (a symlink to one too): a folder or a device among
 	// them would be a part left out, or a read that never ends
+	ext := partsExt(names)
 	for _, n := range names {
-		if err := isPart(n, path); err != nil {
+		if err := isPart(n, path, ext); err != nil {
 			return Source{}, err
 		}
 	}
