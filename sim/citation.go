@@ -1,12 +1,11 @@
 package sim
 
-import "regexp"
+import "strings"
 
-// citationPattern finds a lesson's citations of its claims: "[id]", the id
-// lowercase letters, digits and dashes, standing at the text's start or after
-// whitespace or "(". A bracket inside a word cites nothing: a file
+// A lesson cites its claims as "[id]", the id lowercase letters, digits and
+// dashes (not starting with a dash), standing as a word: at the text's start or
+// after whitespace or "(". A bracket inside a word cites nothing: a file
 // access[1].log or a key user[2] in a lesson written from a log is text.
-var citationPattern = regexp.MustCompile(`(?:^|[\s(])(\[([a-z0-9][a-z0-9-]*)\])`)
 
 // Citation is a claim cited in a lesson: its id, and where "[id]" is in the
 // text, [Start, End) in bytes.
@@ -15,11 +14,39 @@ type Citation struct {
 	Start, End int
 }
 
-// Citations are the claims text cites, in order.
+// Citations are the claims text cites, in order. It reads the text once.
 func Citations(text string) []Citation {
 	var out []Citation
-	for _, m := range citationPattern.FindAllStringSubmatchIndex(text, -1) {
-		out = append(out, Citation{ID: text[m[4]:m[5]], Start: m[2], End: m[3]})
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '[')
+		if j < 0 {
+			break
+		}
+		start := i + j
+		i = start + 1
+		if start > 0 && !opensCitation(text[start-1]) {
+			continue
+		}
+		end := start + 1
+		for end < len(text) && idByte(text[end], end == start+1) {
+			end++
+		}
+		if end == start+1 || end == len(text) || text[end] != ']' {
+			continue
+		}
+		out = append(out, Citation{ID: text[start+1 : end], Start: start, End: end + 1})
+		i = end + 1
 	}
 	return out
+}
+
+// opensCitation says a citation may follow b: whitespace or "(".
+func opensCitation(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '('
+}
+
+// idByte says b may be in a claim's id: a lowercase letter or a digit, or a
+// dash after the first.
+func idByte(b byte, first bool) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' && !first
 }

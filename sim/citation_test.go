@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -28,6 +30,28 @@ func TestCitationsStandAsWords(t *testing.T) {
 		}
 		if !slices.Equal(ids, tc.ids) {
 			t.Errorf("Citations(%q) = %q, want %q", tc.text, ids, tc.ids)
+		}
+	}
+}
+
+// TestCitationsAsTheGrammarSays: the scanner finds what the grammar's regular
+// expression finds, on random texts of brackets, ids, spaces and letters.
+func TestCitationsAsTheGrammarSays(t *testing.T) {
+	grammar := regexp.MustCompile(`(?:^|[\s(])(\[([a-z0-9][a-z0-9-]*)\])`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "[]()-a1Z \n\t.x"
+	for range 20000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		text := string(b)
+		var want []Citation
+		for _, m := range grammar.FindAllStringSubmatchIndex(text, -1) {
+			want = append(want, Citation{ID: text[m[4]:m[5]], Start: m[2], End: m[3]})
+		}
+		if got := Citations(text); !slices.Equal(got, want) {
+			t.Fatalf("Citations(%q) = %+v, want %+v", text, got, want)
 		}
 	}
 }
