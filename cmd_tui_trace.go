@@ -12,6 +12,7 @@ import (
 
 	"ratelab/algorithms"
 	"ratelab/internal/format"
+	"ratelab/internal/printable"
 	"ratelab/products"
 	"ratelab/products/all"
 	"ratelab/scenarios"
@@ -162,8 +163,9 @@ func traceScenario(o traceOptions, to traces.Options, rep *tune.Report, lanes []
 		return scenarios.TraceLimit{Name: name, Algorithm: p.Algorithm, Policy: algorithms.Policy{Limit: p.Limit, Period: p.Period, Burst: p.Burst}, Key: key}
 	}
 	r := scenarios.TraceReplay{
-		Title:     fmt.Sprintf("%s: the recommended limit and its neighbours", filepath.Base(o.file)),
-		Lesson:    rep.Advice() + " The first lane, named \"recommended: …\", is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all).",
+		Title: fmt.Sprintf("%s: the recommended limit and its neighbours", printable.Name(filepath.Base(o.file))),
+		// escaped: the log's file and keys may hold what a terminal acts on
+		Lesson:    printable.Name(rep.Advice() + " The first lane, named \"recommended: …\", is that policy; the others are the best of each period and its neighbours in the grid (" + o.tuneCommand() + " shows it all)."),
 		Seed:      o.seed,
 		WatchKey:  t.Keys[rep.Classes.Heaviest],
 		HeavyKeys: heavyKeys(rep),

@@ -101,20 +101,23 @@ func TestTraceThatIsADirectory(t *testing.T) {
 	}
 }
 
-// A log whose name holds brackets (access[1].log) is replayed: the lesson
-// that names it in the tune command cites no claim [1].
+// A log whose name holds brackets (access[1].log, x [a].log) or a control
+// character is replayed: the lesson written from it, which names it in the
+// tune command, cites no claim, and its title and lesson show the name escaped.
 func TestTraceNamedWithBrackets(t *testing.T) {
 	log, err := os.ReadFile("traces/shop.log")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "access[1].log")
-	if err := os.WriteFile(file, log, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, out, errOut := ratelab("run", "--trace", file, "--format", "json")
-	if code != 0 || !strings.Contains(out, "access[1].log") {
-		t.Fatalf("run --trace %s: exit %d, stderr %q", file, code, errOut)
+	for _, name := range []string{"access[1].log", "x [a].log", "([b]).log", "e\x1b[31mred.log"} {
+		file := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(file, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := ratelab("run", "--trace", file, "--format", "json")
+		if code != 0 || strings.Contains(out, "\x1b") {
+			t.Errorf("run --trace %q: exit %d, stderr %q", file, code, errOut)
+		}
 	}
 }
 

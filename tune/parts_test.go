@@ -110,6 +110,9 @@ func TestPatternsExpandAsAShellDoes(t *testing.T) {
 	if _, err := PartsOf(filepath.Join(dir, "a?.log")); err == nil || !strings.Contains(err.Error(), "a3.log, among the parts of") || !strings.Contains(err.Error(), "symlink to nothing") {
 		t.Errorf("a symlink to nothing among the matches: %v", err)
 	}
+	if _, err := PartsOf(filepath.Join(dir, "logs/*.tmp-1/p.gz")); err == nil || !strings.Contains(err.Error(), "but hidden ones") {
+		t.Errorf("a pattern that matches only hidden names: %v", err)
+	}
 	if _, err := PartsOf(filepath.Join(dir, "b[1.log")); err == nil || !strings.Contains(err.Error(), "no such file, and not a pattern") {
 		t.Errorf("a missing file with an unclosed [: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"ratelab/internal/format"
 	"ratelab/internal/outpath"
+	"ratelab/internal/printable"
 )
 
 // A log's parts may be named by a pattern ('parts/*/*.csv'), expanded as a
@@ -37,11 +38,13 @@ func IsPattern(path string) bool {
 func globParts(pattern string) ([]string, error) {
 	names, err := filepath.Glob(goPattern(pattern))
 	if err != nil {
-		return nil, fmt.Errorf("%s: no such file, and not a pattern of files either (%v: a [ opens a class of characters, closed by ])", pattern, err)
+		return nil, fmt.Errorf("%s: no such file, and not a pattern of files either (%v: a [ opens a class of characters, closed by ])", printable.Name(pattern), err)
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return hidden(pattern, n) })
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no file matches the pattern (a wildcard does not match a name that starts with a dot)", pattern)
+		return nil, fmt.Errorf("%s: no file matches the pattern", printable.Name(pattern))
+	}
+	if names = slices.DeleteFunc(names, func(n string) bool { return hidden(pattern, n) }); len(names) == 0 {
+		return nil, fmt.Errorf("%s: no file matches the pattern but hidden ones, which a wildcard does not match (start the pattern's name with a dot to read them)", printable.Name(pattern))
 	}
 	return names, nil
 }
@@ -88,7 +91,7 @@ func isPart(name, path, ext string) error {
 	info, err := os.Stat(name)
 	if err != nil {
 		if _, lerr := os.Lstat(name); lerr == nil {
-			return fmt.Errorf("%s, among the parts of %s, is a symlink to nothing: remove it, or give a pattern that leaves it out", name, path)
+			return fmt.Errorf("%s, among the parts of %s, is a symlink to nothing: remove it, or give a pattern that leaves it out", printable.Name(name), printable.Name(path))
 		}
 		return err
 	}
@@ -110,7 +113,7 @@ func isPart(name, path, ext string) error {
 	if !IsPattern(path) { // a folder: the pattern of its files
 		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+cmp.Or(ext, ".log")))
 	}
-	return fmt.Errorf("%s is %s: the parts of a log are files; %s", name, what, fix)
+	return fmt.Errorf("%s is %s: the parts of a log are files; %s", printable.Name(name), what, fix)
 }
 
 // partsExt is the extension of the first regular file among names ("" when

@@ -42,6 +42,16 @@ func String(s string) string {
 	return b.String()
 }
 
+// Name is String for a name within a line (a file's, a key's): a newline or
+// a tab in it is escaped too (\n, \t), so the line stays one line.
+func Name(s string) string {
+	s = String(s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s)
+	}
+	return s
+}
+
 // Safe says s holds nothing String would escape: it is UTF-8 and has no
 // character a terminal acts on but a newline or a tab.
 func Safe(s string) bool {
