@@ -365,8 +365,9 @@ func runTunePlan(args []string, stdout, stderr io.Writer) error {
 func logApart(path string, outputs ...outpath.Path) error {
 	outputs = givenPaths(outputs...)
 	var paths []outpath.Path
+	pattern := tune.IsPattern(path)
 	if path != "" && path != "-" {
-		if !tune.IsPattern(path) { // a pattern is no file: its files are the inputs
+		if !pattern { // a pattern is no file: its files are the inputs
 			paths = append(paths, outpath.Input("the trace (--trace)", path))
 		}
 		if src, err := tune.PartsOf(path); err == nil {
@@ -383,10 +384,10 @@ func logApart(path string, outputs ...outpath.Path) error {
 	if path == "" || path == "-" {
 		return nil
 	}
+	quoted := format.ShellQuote(path)
 	for _, out := range outputs {
-		quoted := format.ShellQuote(path)
 		switch {
-		case out.Output && tune.IsPattern(path) && filepath.Clean(out.Path) == filepath.Clean(path):
+		case out.Output && pattern && filepath.Clean(out.Path) == filepath.Clean(path):
 			return usagef("%s %s would be a file named as the pattern --trace %s, which would then read that file rather than the files it matches; write it elsewhere", out.What, out.Path, quoted)
 		case !tune.Among(path, out.Path):
 		case out.Output:

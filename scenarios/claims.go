@@ -3,15 +3,12 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 
 	"ratelab/internal/suggest"
 	"ratelab/sim"
 )
-
-var claimID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Citations lists the claim ids a lesson cites, in order (see sim.Citations).
 func Citations(lesson string) []string {
@@ -33,7 +30,7 @@ func (c *compiler) claims(Overrides) error {
 			return c.fail(at(key), "claim %q: %s", spec.ID, fmt.Sprintf(format, args...))
 		}
 		switch {
-		case !claimID.MatchString(spec.ID):
+		case !sim.ValidClaimID(spec.ID):
 			return c.fail(at("id"), "claim %d: id must be lowercase letters, digits and dashes (got %q); the lesson cites it as [id]", i+1, spec.ID)
 		case seen[spec.ID]:
 			return bad("id", "two claims have this id; give each its own")

@@ -1,11 +1,8 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
-	"maps"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -36,12 +33,7 @@ keys = 1000
 // ceiling measures what this Redis does with the token-bucket script alone:
 // redis-benchmark sending EVALSHA from 50 clients, pipelined 16 deep.
 func ceiling(b *testing.B, srv *redistest.Server) float64 {
-	if _, err := exec.LookPath("redis-benchmark"); err != nil {
-		if os.Getenv("RATELAB_CI") == "1" {
-			b.Fatal("redis-benchmark is not installed; .ci/run installs it")
-		}
-		b.Skip("redis-benchmark is not installed: apt-get install redis-tools to run the Redis benchmark")
-	}
+	redistest.Need(b, "redis-benchmark")
 	sha, err := srv.Client().ScriptLoad(b.Context(), redislua.Script("token_bucket")).Result()
 	if err != nil {
 		b.Fatal(err)
@@ -99,14 +91,13 @@ func BenchmarkRedisReplay(b *testing.B) {
 	// the calls a replay makes, recorded once through a tap
 	t := startTap(b, srv.Addr())
 	recorded, _ := replay(t.URL())
-	streams, calls := t.scripts(b)
+	streams, calls, keys := t.scripts(b)
 	// every decision of these lanes is one call; a few more are each lane's
 	// first batch sent again after NOSCRIPT, and the watched key's level read
 	// at every tick
 	if n := int64(sum(calls)); n < recorded || n > recorded+recorded/100 {
 		b.Fatalf("the tap saw %d script calls for %d decisions", n, recorded)
 	}
-	keys := touchedKeys(b, streams)
 	var rates, ceilings, ratios []float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -142,27 +133,4 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// touchedKeys is every key the recorded calls name (EVALSHA sha numkeys
-// key...), for the ceiling to remove what it wrote: nothing else.
-func touchedKeys(tb testing.TB, streams [][]byte) []string {
-	seen := map[string]bool{}
-	for _, s := range streams {
-		r := bufio.NewReader(bytes.NewReader(s))
-		for {
-			args, err := readCommand(r)
-			if err != nil {
-				break
-			}
-			n, err := strconv.Atoi(args[2])
-			if err != nil || 3+n > len(args) {
-				tb.Fatalf("a call without its keys: %q", args)
-			}
-			for _, k := range args[3 : 3+n] {
-				seen[k] = true
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(seen))
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,10 +117,12 @@ func (t *tap) close() {
 
 // scripts is every recorded connection's script calls (EVALSHA and EVAL), in
 // its order, as RESP: the calls a ceiling sends again. It says how many calls
-// each holds.
-func (t *tap) scripts(tb testing.TB) (streams [][]byte, calls []int) {
+// each holds, and every key they name (EVALSHA sha numkeys key...): what the
+// ceiling writes, and removes, nothing else.
+func (t *tap) scripts(tb testing.TB) (streams [][]byte, calls []int, keys []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	seen := map[string]bool{}
 	for _, rec := range t.sent {
 		var out bytes.Buffer
 		n := 0
@@ -131,16 +135,24 @@ func (t *tap) scripts(tb testing.TB) (streams [][]byte, calls []int) {
 			if err != nil {
 				tb.Fatalf("the tap's recording: %v", err)
 			}
-			if name := strings.ToUpper(args[0]); name == "EVALSHA" || name == "EVAL" {
-				writeCommand(&out, args)
-				n++
+			if name := strings.ToUpper(args[0]); name != "EVALSHA" && name != "EVAL" {
+				continue
 			}
+			numKeys, err := strconv.Atoi(args[2])
+			if err != nil || 3+numKeys > len(args) {
+				tb.Fatalf("a call without its keys: %q", args)
+			}
+			for _, k := range args[3 : 3+numKeys] {
+				seen[k] = true
+			}
+			writeCommand(&out, args)
+			n++
 		}
 		if n > 0 {
 			streams, calls = append(streams, out.Bytes()), append(calls, n)
 		}
 	}
-	return streams, calls
+	return streams, calls, slices.Sorted(maps.Keys(seen))
 }
 
 // readCommand reads one command a client sent: an array of bulk strings.

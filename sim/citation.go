@@ -14,6 +14,17 @@ type Citation struct {
 	Start, End int
 }
 
+// ValidClaimID says id can be a claim's id, and so be cited: lowercase
+// letters, digits and dashes, not starting with a dash.
+func ValidClaimID(id string) bool {
+	for i := range len(id) {
+		if !idByte(id[i], i == 0) {
+			return false
+		}
+	}
+	return id != ""
+}
+
 // Citations are the claims text cites, in order. It reads the text once.
 func Citations(text string) []Citation {
 	var out []Citation

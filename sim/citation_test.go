@@ -34,6 +34,15 @@ func TestCitationsStandAsWords(t *testing.T) {
 	}
 }
 
+// TestValidClaimID: a claim's id is what a citation can hold.
+func TestValidClaimID(t *testing.T) {
+	for id, want := range map[string]bool{"a": true, "fw-200": true, "9x": true, "": false, "-a": false, "A": false, "a_b": false, "a b": false} {
+		if got := ValidClaimID(id); got != want {
+			t.Errorf("ValidClaimID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
 // TestCitationsAsTheGrammarSays: the scanner finds what the grammar's regular
 // expression finds, on random texts of brackets, ids, spaces and letters.
 func TestCitationsAsTheGrammarSays(t *testing.T) {

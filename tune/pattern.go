@@ -85,9 +85,9 @@ func hidden(pattern, path string) bool {
 
 // isPart checks that name, one of the files of the log at path (a folder or
 // a pattern), is a file (a symlink to one too): a folder or a device among
-// them would be a part left out, or a read that never ends. ext is the
-// extension the other parts have, for the fix it suggests.
-func isPart(name, path, ext string) error {
+// them would be a part left out, or a read that never ends. names are all of
+// them, whose extension the fix it suggests takes.
+func isPart(name, path string, names []string) error {
 	info, err := os.Stat(name)
 	if err != nil {
 		if _, lerr := os.Lstat(name); lerr == nil {
@@ -111,7 +111,7 @@ func isPart(name, path, ext string) error {
 	}
 	fix := "give a pattern that matches only the files"
 	if !IsPattern(path) { // a folder: the pattern of its files
-		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+cmp.Or(ext, ".log")))
+		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+cmp.Or(partsExt(names), ".log")))
 	}
 	return fmt.Errorf("%s is %s: the parts of a log are files; %s", printable.Name(name), what, fix)
 }

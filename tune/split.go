@@ -15,7 +15,7 @@ import (
 )
 
 // PartsOf is the source a path names: a directory's files (not those whose
-// name starts with a dot), a pattern's matches (filepath.Match syntax), each
+// name starts with a dot), a pattern's matches (as a shell expands it: see pattern.go), each
 // ranked by its place in name order; or one file.
 func PartsOf(path string) (Source, error) {
 	open := func(name string) func() (io.ReadCloser, error) {
@@ -45,9 +45,8 @@ func PartsOf(path string) (Source, error) {
 	}
 	// every part a file (a symlink to one too): a folder or a device among
 	// them would be a part left out, or a read that never ends
-	ext := partsExt(names)
 	for _, n := range names {
-		if err := isPart(n, path, ext); err != nil {
+		if err := isPart(n, path, names); err != nil {
 			return Source{}, err
 		}
 	}

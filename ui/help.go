@@ -52,14 +52,7 @@ func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int
 			titleWidth = max(titleWidth, lipgloss.Width(c.Title))
 		}
 		for _, c := range columns {
-			text := wrap(c.Help, max(10, width-titleWidth-2))
-			for i, line := range strings.Split(text, "\n") {
-				title := ""
-				if i == 0 {
-					title = c.Title
-				}
-				out = append(out, st.Header.Render(fmt.Sprintf("%-*s", titleWidth, title))+"  "+st.Status.Render(line))
-			}
+			out = append(out, labelled(st, c.Title, c.Help, titleWidth, width)...)
 		}
 		return out
 	}
@@ -77,12 +70,8 @@ func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int
 	if cols == 1 { // one column: a description too long for the line goes on under itself
 		var out []string
 		for _, b := range items {
-			for i, line := range strings.Split(wrap(b.Help().Desc, max(10, width-keyWidth-2)), "\n") {
-				k := ""
-				if i == 0 {
-					k = b.Help().Key
-				}
-				out = append(out, fit(st.Header.Render(fmt.Sprintf("%-*s", keyWidth, k))+"  "+st.Status.Render(line), width))
+			for _, line := range labelled(st, b.Help().Key, b.Help().Desc, keyWidth, width) {
+				out = append(out, fit(line, width))
 			}
 		}
 		return out
@@ -102,6 +91,19 @@ func helpLines(st Styles, keys KeyMap, columns []present.Column, page, width int
 	}
 	for i := range out {
 		out[i] = fit(out[i], width)
+	}
+	return out
+}
+
+// labelled is text wrapped beside its label (padded to labelWidth), the label
+// on the first line only, in lines of width cells.
+func labelled(st Styles, label, text string, labelWidth, width int) []string {
+	var out []string
+	for i, line := range strings.Split(wrap(text, max(10, width-labelWidth-2)), "\n") {
+		if i > 0 {
+			label = ""
+		}
+		out = append(out, st.Header.Render(fmt.Sprintf("%-*s", labelWidth, label))+"  "+st.Status.Render(line))
 	}
 	return out
 }

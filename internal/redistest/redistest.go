@@ -38,10 +38,11 @@ func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
 // URL is the redis:// URL of the server.
 func (s *Server) URL() string { return "redis://" + s.Addr() }
 
-// Need skips t when redis-server is not installed (fails in CI).
-func Need(t testing.TB) {
+// Need skips t when redis-server, redis-cli or one of the extra tools
+// (redis-benchmark) is not installed (fails in CI).
+func Need(t testing.TB, extra ...string) {
 	t.Helper()
-	for _, tool := range []string{"redis-server", "redis-cli"} {
+	for _, tool := range append([]string{"redis-server", "redis-cli"}, extra...) {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("RATELAB_CI") == "1" {
 				t.Fatalf("%s is not installed; .ci/run installs it", tool)
