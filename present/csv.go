@@ -149,44 +149,53 @@ func formatInt(b []byte, v int64) []byte         { return strconv.AppendInt(b, v
 func (rw *RequestWriter) Write(rows []sim.Row) error {
 	b := rw.buf[:0]
 	for i := range rows {
-		row := &rows[i]
-		b = appendCell(b, &rw.at, int64(row.At), formatMillis)
-		b = append(b, ',')
-		b = append(b, rw.lanes[row.Lane]...)
-		b = append(b, ',')
-		b = append(b, rw.clients[row.Client]...)
-		b = append(b, ',')
-		b = append(b, rw.key(row.Key)...)
-		b = append(b, ',')
-		b = append(b, rw.ids[row.Client]...)
-		b = appendCell(b, &rw.request, row.Request, formatInt)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(row.Attempt), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, row.Cost, 10)
-		b = append(b, ',')
-		b = strconv.AppendBool(b, row.Allowed)
-		b = append(b, ',')
-		b = appendDecimal(b, row.Remaining)
-		b = append(b, ',')
-		if row.RetryAfter == algorithms.Forever {
-			b = append(b, "inf"...)
-		} else {
-			b = appendMillis(b, row.RetryAfter)
-		}
-		b = rw.appendFate(b, row)
-		if rw.product {
-			b = rw.appendProduct(b, row)
-		}
-		b = rw.appendRule(b, row)
-		if rw.headerCols != nil {
-			b = rw.appendHeaders(b, row)
-		}
-		b = append(b, '\n')
+		b = rw.appendRow(b, &rows[i])
 	}
 	rw.buf = b
 	_, err := rw.w.Write(b)
 	return err
+}
+
+// appendRow appends row's line.
+func (rw *RequestWriter) appendRow(b []byte, row *sim.Row) []byte {
+	b = appendCell(b, &rw.at, int64(row.At), formatMillis)
+	b = append(b, ',')
+	b = append(b, rw.lanes[row.Lane]...)
+	b = append(b, ',')
+	b = append(b, rw.clients[row.Client]...)
+	b = append(b, ',')
+	b = append(b, rw.key(row.Key)...)
+	b = append(b, ',')
+	b = append(b, rw.ids[row.Client]...)
+	b = appendCell(b, &rw.request, row.Request, formatInt)
+	b = append(b, ',')
+	b = appendInt(b, int64(row.Attempt))
+	b = append(b, ',')
+	b = appendInt(b, row.Cost)
+	if row.Allowed {
+		b = append(b, ",true,"...)
+	} else {
+		b = append(b, ",false,"...)
+	}
+	b = appendDecimal(b, row.Remaining)
+	b = append(b, ',')
+	switch row.RetryAfter {
+	case algorithms.Forever:
+		b = append(b, "inf"...)
+	case 0: // every acceptance
+		b = append(b, "0.000"...)
+	default:
+		b = appendMillis(b, row.RetryAfter)
+	}
+	b = rw.appendFate(b, row)
+	if rw.product {
+		b = rw.appendProduct(b, row)
+	}
+	b = rw.appendRule(b, row)
+	if rw.headerCols != nil {
+		b = rw.appendHeaders(b, row)
+	}
+	return append(b, '\n')
 }
 
 // appendFate appends the fate columns of row (RequestFateColumns).
@@ -203,15 +212,25 @@ func (rw *RequestWriter) appendFate(b []byte, row *sim.Row) []byte {
 	if row.Allowed {
 		b = appendExactMillisOrZero(b, row.QueueDelay)
 	}
-	b = append(b, ',')
-	b = append(b, row.Outcome.String()...)
-	b = append(b, ',')
+	b = append(b, outcomeCells[min(int(row.Outcome), len(outcomeCells)-1)]...)
 	if row.Latency >= 0 {
 		b = appendExactMillisOrZero(b, row.Latency)
 	}
-	b = append(b, ',')
-	return strconv.AppendBool(b, row.Wasted)
+	if row.Wasted {
+		return append(b, ",true"...)
+	}
+	return append(b, ",false"...)
 }
+
+// outcomeCells are each sim.Outcome as its cell between two others, and last
+// an unknown one's.
+var outcomeCells = func() []string {
+	var cells []string
+	for o := sim.Outcome(0); o.String() != "unknown"; o++ {
+		cells = append(cells, ","+o.String()+",")
+	}
+	return append(cells, ",unknown,")
+}()
 
 // appendExactMillisOrZero is appendExactMillis, with 0 (most queue delays and
 // latencies without a backend) written from a constant.

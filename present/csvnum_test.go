@@ -69,5 +69,13 @@ func TestNumberCellsAsStrconv(t *testing.T) {
 		if got, want := string(appendMillis(nil, d)), millis(d); got != want {
 			t.Fatalf("appendMillis(%d) = %q, want %q", d, got, want)
 		}
+		if got, want := string(appendInt(nil, int64(d))), strconv.FormatInt(int64(d), 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", int64(d), got, want)
+		}
+	}
+	for _, n := range []int64{0, 9, 10, -9, -10, 99, 100, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		if got, want := string(appendInt(nil, n)), strconv.FormatInt(n, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -69,7 +69,7 @@ func appendWhole(b []byte, n uint64) []byte {
 // and the bits shifted out say how to round.
 func appendDecimal(b []byte, v float64) []byte {
 	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		return strconv.AppendInt(b, int64(v), 10)
+		return appendInt(b, int64(v))
 	}
 	bits64 := math.Float64bits(v)
 	neg := bits64>>63 == 1
@@ -108,13 +108,25 @@ func appendDecimal(b []byte, v float64) []byte {
 	if frac == 0 {
 		return b
 	}
-	digits := [6]byte{byte('0' + frac/100000), byte('0' + frac/10000%10), byte('0' + frac/1000%10), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
-	n := 6
+	hi, mid, lo := frac/10000, frac/100%100, frac%100
+	digits := [7]byte{'.', twoDigits[2*hi], twoDigits[2*hi+1], twoDigits[2*mid], twoDigits[2*mid+1], twoDigits[2*lo], twoDigits[2*lo+1]}
+	n := 7
 	for digits[n-1] == '0' {
 		n--
 	}
-	b = append(b, '.')
 	return append(b, digits[:n]...)
+}
+
+// appendInt appends n in decimal, as strconv.AppendInt(b, n, 10) would; small
+// numbers (attempts, most costs) take one byte.
+func appendInt(b []byte, n int64) []byte {
+	switch {
+	case 0 <= n && n < 10:
+		return append(b, byte('0'+n))
+	case n > 0:
+		return appendWhole(b, uint64(n))
+	}
+	return strconv.AppendInt(b, n, 10)
 }
 
 // appendDecimalSlow is appendDecimal through strconv, for any v.
