@@ -240,8 +240,12 @@ func (m *Model) renderHeader() string {
 		policy = st.Warn.Render(policy + " (adjusted)")
 	}
 	// the policy before the backend: at 80 columns it is what [ ] { } change
-	line2 := fmt.Sprintf("t %s / %s   speed %s   %s   policy %s   seed %d   backend %s",
-		format.Duration(r.now()), format.Duration(r.cfg.Duration), speedName(r.speed), state, policy, r.cfg.Seed, m.backend())
+	parts := []string{"t " + format.Duration(r.now()) + " / " + format.Duration(r.cfg.Duration), "speed " + speedName(r.speed),
+		state, "policy " + policy, fmt.Sprintf("seed %d", r.cfg.Seed), "backend " + m.backend()}
+	line2 := strings.Join(parts, "   ")
+	if lipgloss.Width(line2) > m.width { // closer together, so that the seed still shows at 80 columns
+		line2 = strings.Join(parts, "  ")
+	}
 	return line1 + "\n" + truncate(line2, m.width)
 }
 

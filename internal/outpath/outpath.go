@@ -61,6 +61,8 @@ func apart(a, b Path) error {
 			continue
 		}
 		switch {
+		case !other.Output && sameFile(folder.Path, other.Path):
+			return fmt.Errorf("%s %s is %s, which this run reads; the folder written there would replace it: give another folder", folder.What, folder.Path, other.What)
 		case !other.Output:
 			return fmt.Errorf("%s %s holds %s, %s, which this run reads; writing the folder replaces it whole and would delete it: give another folder", folder.What, folder.Path, other.What, other.Path)
 		case other.Folder && sameFile(folder.Path, other.Path):

@@ -48,6 +48,7 @@ func TestDistinct(t *testing.T) {
 		{[]Path{Input("the scenario file (--file)", "R/in.toml"), Folder("--plot", "R")}, "--plot R holds the scenario file (--file), R/in.toml, which this run reads"},
 		{[]Path{Folder("--plot", "R"), Input("the scenario file (--file)", "R/in.toml")}, "--plot R holds the scenario file (--file)"},
 		{[]Path{Folder("--plot", "R"), File("--csv", "R/rows.csv")}, "--csv R/rows.csv is inside --plot R"},
+		{[]Path{Input("the trace (--trace)", "R/in.toml"), Folder("--out", "R/in.toml")}, "--out R/in.toml is the trace (--trace), which this run reads; the folder written there would replace it"},
 		{[]Path{Folder("--plot", "R"), Folder("--out", "R/")}, "are the same folder"},
 		{[]Path{Folder("--plot", "R"), Folder("--out", "R/report")}, "--out R/report is inside --plot R"},
 		{[]Path{File("--csv", "x.csv"), File("--series", "./x.csv")}, "--csv and --series are the same file"},
