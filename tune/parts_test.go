@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -115,5 +116,23 @@ func TestPatternsExpandAsAShellDoes(t *testing.T) {
 	}
 	if _, err := PartsOf(filepath.Join(dir, "b[1.log")); err == nil || !strings.Contains(err.Error(), "no such file, and not a pattern") {
 		t.Errorf("a missing file with an unclosed [: %v", err)
+	}
+	// a folder's parts with a named pipe among them: the fix suggested is a
+	// pattern that leaves the pipe out, or, when the parts' own pattern would
+	// match it too, moving it
+	for _, tc := range []struct{ pipe, want string }{
+		{"feed", "such as --trace '" + filepath.Join(dir, "pipes", "*.gz") + "'"},
+		{"feed.gz", "move it out of the folder, or give a pattern"},
+	} {
+		pipes := filepath.Join(dir, "pipes")
+		os.RemoveAll(pipes)
+		write("pipes/p1.gz")
+		if err := syscall.Mkfifo(filepath.Join(pipes, tc.pipe), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := PartsOf(pipes)
+		if err == nil || !strings.Contains(err.Error(), "is a named pipe") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("a named pipe %s among a folder's parts: %v, want it named and %q", tc.pipe, err, tc.want)
+		}
 	}
 }

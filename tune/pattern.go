@@ -110,8 +110,13 @@ func isPart(name, path string, names []string) error {
 		what = "a device"
 	}
 	fix := "give a pattern that matches only the files"
-	if !IsPattern(path) { // a folder: the pattern of its files
-		fix += ", such as --trace " + format.ShellQuote(filepath.Join(path, "*"+cmp.Or(partsExt(names), ".log")))
+	if !IsPattern(path) { // a folder: the pattern of its files, unless that matches name too
+		pattern := filepath.Join(path, "*"+cmp.Or(partsExt(names), ".log"))
+		if matched, _ := filepath.Match(pattern, name); matched {
+			fix = "move it out of the folder, or " + fix
+		} else {
+			fix += ", such as --trace " + format.ShellQuote(pattern)
+		}
 	}
 	return fmt.Errorf("%s is %s: the parts of a log are files; %s", printable.Name(name), what, fix)
 }
