@@ -25,7 +25,8 @@ import (
 const runUsage = `
 Usage: ratelab run --scenario NAME [--file F] [--exercise] [--lanes a,b] [--seed N]
                    [--redis URL] [--csv PATH|-] [--headers] [--series PATH|-]
-                   [--watch-keys k1,k2] [--plot DIR] [--format table|json] [--strict]
+                   [--watch-keys k1,k2] [--plot DIR] [--format table|json] [--explain]
+                   [--strict]
        ratelab run --trace FILE [--key …] [trace flags as for tune, but --format]
                    [--config FILE [--config-format PRODUCT]] [the outputs above]
 

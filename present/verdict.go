@@ -94,9 +94,9 @@ func policyYardstick(cfg *sim.Config, lane sim.LaneConfig, m sim.Metrics) string
 	}
 	if info, _ := algorithms.Lookup(lane.Algorithm); info.HasBurst() && m.OverGrant == 0 {
 		// a bucket doing what its policy's burst allows: the rate and the burst
-		return fmt.Sprintf("its burst on top of the rate: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
+		return fmt.Sprintf("its burst on top of the rate: %s× the limit in one %s window, %s", format.RatioPast(m.PeakWindowRatio, 1), period, where)
 	}
-	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.Ratio(m.PeakWindowRatio), period, where)
+	return fmt.Sprintf("policy exceeded: %s× the limit in one %s window, %s", format.RatioPast(m.PeakWindowRatio, 1), period, where)
 }
 
 // moment is a virtual time for a sentence: as format.Duration, whose bare "0"

@@ -145,10 +145,10 @@ func replayStepped(b *testing.B, cfg *sim.Config, withCSV bool, peakHeap *uint64
 	return r.Decisions()
 }
 
-// allowNPeer is the nanoseconds one golang.org/x/time/rate AllowN takes over
-// 10,000 keys in turn, one rate.Limiter per key in a map (BenchmarkDecide's
-// peer), measured now: a replay's cost per decision is compared with it
-// (x-allown) in the same run, on the same machine.
+// allowNPeer is the nanoseconds of CPU time one golang.org/x/time/rate AllowN
+// takes over 10,000 keys in turn, one rate.Limiter per key in a map
+// (BenchmarkDecide's peer), measured now: a replay's CPU time per decision is
+// compared with it (x-allown) in the same run, on the same machine.
 func allowNPeer() float64 {
 	const keys, calls = 10_000, 2_000_000
 	names := make([]string, keys)
@@ -157,7 +157,7 @@ func allowNPeer() float64 {
 		names[i] = fmt.Sprintf("user-%d", i)
 	}
 	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	start := time.Now()
+	cpu0 := cpuTime()
 	for i := range calls {
 		key := names[i%keys]
 		lim, ok := limiters[key]
@@ -167,7 +167,7 @@ func allowNPeer() float64 {
 		}
 		lim.AllowN(origin.Add(time.Duration(i)*100*time.Microsecond), 1)
 	}
-	return float64(time.Since(start).Nanoseconds()) / calls
+	return float64((cpuTime() - cpu0).Nanoseconds()) / calls
 }
 
 // benchLanes are the lanes the engine benchmarks run: the seven textbook

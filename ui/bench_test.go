@@ -10,7 +10,7 @@ import (
 	"ratelab/scenarios"
 )
 
-// BenchmarkView draws the full screen at 160×48 with seven lanes, half-way through
+// BenchmarkView draws the full screen at 160×48 with seven lanes, at the end of
 // boundary-burst (every panel, the table, verdicts, lesson and headers).
 func BenchmarkView(b *testing.B) {
 	m := newModel(b, "boundary-burst")

@@ -17,8 +17,10 @@ import (
 // out of step. When not every column fits the width whole, the columns whose
 // metric the lesson's claims cite (cited) are kept first, then the others from the
 // left; the lane column always stays, cut to make room for the cited columns
-// (or to the width) if it must be.
-func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, width, focus int, cited map[string]bool) string {
+// (or to the width) if it must be: then a lane whose name does not fit is
+// called by its short name (short, as its panel calls it; "" for none), so that
+// two lanes whose names begin alike are not cut to the same cell.
+func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, short []string, width, focus int, cited map[string]bool) string {
 	cols := len(columns)
 	widths := make([]int, cols)
 	cells := make([][]string, len(ms))
@@ -54,6 +56,11 @@ func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, width, f
 		}
 	}
 	widths[0] = max(1, min(widths[0], width-2))
+	for r := range cells {
+		if lipgloss.Width(cells[r][0]) > widths[0] && r < len(short) && short[r] != "" {
+			cells[r][0] = short[r]
+		}
+	}
 	line := func(row []string) string {
 		var b strings.Builder
 		for i := 0; i < cols; i++ {

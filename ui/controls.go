@@ -184,36 +184,39 @@ func (c *controls) line(cfg *sim.Config, s settings, recorded, later, width int)
 	if hand != "" {
 		out = fmt.Sprintf("x/X send 1/10 for %s (k: next key) · ", hand)
 	}
-	out += fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, s.fix)
+	labelled := fmt.Sprintf("c: client %s %s · R retry %s · F clock fix %s", cl.Name, rate, retry, s.fix)
 	if glitch != "" {
-		out += " · G glitch " + glitch
+		labelled += " · G glitch " + glitch
 	}
 	if later > 0 {
-		out += fmt.Sprintf(" · %d inputs recorded in all, %d later than now (S saves)", recorded, later)
+		out += labelled + fmt.Sprintf(" · %d inputs recorded in all, %d later than now (S saves)", recorded, later)
 	} else {
-		out += fmt.Sprintf(" · %d inputs recorded (S saves)", recorded)
+		out += labelled + fmt.Sprintf(" · %d inputs recorded (S saves)", recorded)
 	}
 	if width <= 0 || lipgloss.Width(out) <= width {
 		return out
 	}
 
+	inputs := "inputs"
+	if recorded == 1 {
+		inputs = "input"
+	}
+	count := fmt.Sprintf(" · %d %s", recorded, inputs)
+	if later > 0 {
+		count += fmt.Sprintf(", %d after now", later)
+	}
 	short := ""
 	if hand != "" {
 		short = fmt.Sprintf("x/X %s (k) · ", hand)
+	}
+	if labels := short + labelled + count; lipgloss.Width(labels) <= width { // the labels, not the help's (S saves)
+		return labels
 	}
 	short += fmt.Sprintf("c %s %s · R %s · F %s", cl.Name, rate, retry, s.fix)
 	if glitch != "" {
 		short += " · G " + glitch
 	}
-	inputs := "inputs"
-	if recorded == 1 {
-		inputs = "input"
-	}
-	short += fmt.Sprintf(" · %d %s", recorded, inputs)
-	if later > 0 {
-		short += fmt.Sprintf(", %d after now", later)
-	}
-	return short
+	return short + count
 }
 
 // retryName names a configured retry policy.

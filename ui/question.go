@@ -147,6 +147,7 @@ func (m *Model) answerQuiz() {
 		right, _ := a.Choice()
 		z.said, z.right = present.ChoiceLabel(z.pick)+") "+q.Choices[z.pick].Text, z.pick == right
 		z.answered = true
+		m.answeredAt(z.question)
 		return
 	}
 	v, err := scenarios.ParseNumber(z.input.Value())
@@ -157,6 +158,16 @@ func (m *Model) answerQuiz() {
 	z.said, z.off = format.Number(v), v-a.Value
 	z.right = !a.Undefined && math.Abs(z.off) <= q.Tolerance
 	z.answered = true
+	m.answeredAt(z.question)
+}
+
+// answeredAt notes that question i was answered: what it hides stays shown for
+// the rest of this scenario's run, even once a seek back asks it again.
+func (m *Model) answeredAt(i int) {
+	if m.answered == nil {
+		m.answered = map[int]bool{}
+	}
+	m.answered[i] = true
 }
 
 // answer is the run's answer to the question asked.

@@ -422,3 +422,29 @@ func TestQuestionWaitsForThePicker(t *testing.T) {
 		t.Fatalf("closing the picker did not ask the question the run had reached (picker %v, question %v)", m.picker.open, m.quiz.open)
 	}
 }
+
+// A question answered hides nothing any more: after a seek back before it, the
+// title's numbers and the lesson still show (a skipped one hides them again, to
+// be asked again).
+func TestAnsweredQuestionHidesNothingAfterASeekBack(t *testing.T) {
+	for _, answer := range []bool{true, false} {
+		m := newModel(t, "boundary-burst")
+		playToQuestion(t, m)
+		if answer {
+			typeText(m, "200")
+			press(m, "enter")
+			press(m, "x")
+		} else {
+			press(m, "esc")
+		}
+		seekTo(m, 500*time.Millisecond)
+		s := screen(m)
+		hidden := strings.Contains(s, "The lesson is hidden") || strings.Contains(s, "Boundary burst: … requests")
+		if answer && hidden {
+			t.Errorf("answered, then a seek back to 0.5s: the lesson or the title's numbers are hidden again:\n%s", s)
+		}
+		if !answer && !hidden {
+			t.Errorf("skipped, then a seek back to 0.5s: the question to come is not hidden:\n%s", s)
+		}
+	}
+}

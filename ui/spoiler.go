@@ -15,7 +15,8 @@ import (
 // and on the lesson page is hidden behind a line saying why and how to read it
 // anyway (L), and the title's numbers show as "…". Seeking past a question
 // reveals them, as answering or skipping it does; L reveals them for the rest
-// of the scenario's run.
+// of the scenario's run, and so does answering a question (a seek back before
+// it asks it again, but hides nothing).
 
 // pendingQuestion is the lesson's question still to be answered, the first of
 // them by instant, and whether there is one (not once L revealed the lesson).
@@ -28,8 +29,8 @@ func (m *Model) pendingQuestion() (sim.Question, bool) {
 		return cfg.Questions[m.quiz.question], true
 	}
 	now := m.runner.now()
-	for _, q := range cfg.Questions {
-		if q.At > now {
+	for i, q := range cfg.Questions {
+		if q.At > now && !m.answered[i] {
 			return q, true
 		}
 	}

@@ -157,7 +157,7 @@ func (m *Model) message() bool {
 // alone), and as much of the lesson as fits.
 func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	var extras []string
-	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
+	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, shortNames(m.runner.cfg.Lanes), m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
 	// the claims line, and the notice of a question to come, before every
@@ -183,8 +183,11 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	if q, pending := m.pendingQuestion(); pending && room >= 1 {
 		// the notice, in the lines the lesson would have taken, so the screen
 		// keeps its size
-		lines := strings.Split(wrap(hiddenLesson(q), max(m.width, 1)), "\n")
-		lines = lines[:min(len(lines), room)]
+		all := strings.Split(wrap(hiddenLesson(q), max(m.width, 1)), "\n")
+		lines := all[:min(len(all), room)]
+		if len(lines) < len(all) {
+			lines[len(lines)-1] = truncate(lines[len(lines)-1]+" …", m.width)
+		}
 		for i := range lines {
 			lines[i] = m.styles.Subtle.Render(lines[i])
 		}
@@ -240,13 +243,33 @@ func (m *Model) renderHeader() string {
 		policy = st.Warn.Render(policy + " (adjusted)")
 	}
 	// the policy before the backend: at 80 columns it is what [ ] { } change
-	parts := []string{"t " + format.Duration(r.now()) + " / " + format.Duration(r.cfg.Duration), "speed " + speedName(r.speed),
-		state, "policy " + policy, fmt.Sprintf("seed %d", r.cfg.Seed), "backend " + m.backend()}
-	line2 := strings.Join(parts, "   ")
-	if lipgloss.Width(line2) > m.width { // closer together, so that the seed still shows at 80 columns
-		line2 = strings.Join(parts, "  ")
+	at := "t " + clockOf(r.now(), r.cfg.Duration) + " / " + format.Duration(r.cfg.Duration)
+	seed := fmt.Sprintf("seed %d", r.cfg.Seed)
+	// the widest that fits: the parts labelled and three spaces apart, then two,
+	// then without the labels their values explain (at 80 columns the seed and
+	// the backend still show)
+	line2 := ""
+	for _, parts := range [][]string{
+		{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + m.backend()},
+		{at, speedName(r.speed), state, policy, seed, m.backend()},
+	} {
+		for _, gap := range []string{"   ", "  "} {
+			if line2 = strings.Join(parts, gap); lipgloss.Width(line2) <= m.width {
+				return line1 + "\n" + line2
+			}
+		}
 	}
 	return line1 + "\n" + truncate(line2, m.width)
+}
+
+// clockOf is the run's time now as the header shows it: in the unit of its
+// length when that is in seconds ("0.000s", not "0" or "2µs", of "600.000s"),
+// else as format.Duration.
+func clockOf(now, length time.Duration) string {
+	if length >= time.Second && length < time.Hour && now < time.Hour {
+		return fmt.Sprintf("%.3fs", now.Seconds())
+	}
+	return format.Duration(now)
 }
 
 // waitingFor says what a frame out too long waits for: Redis when a lane is on

@@ -72,6 +72,17 @@ func Number(v float64) string {
 // Ratio renders a ratio with two decimals, so 1.04 is never shown as 1.0.
 func Ratio(x float64) string { return fmt.Sprintf("%.2f", x) }
 
+// RatioPast renders a ratio x above mark with two decimals, or as many more (up
+// to six) as it takes not to read as mark: 1.0033 past 1 is "1.003", not "1.00".
+func RatioPast(x, mark float64) string {
+	for decimals := 2; ; decimals++ {
+		s := fmt.Sprintf("%.*f", decimals, x)
+		if shown, _ := strconv.ParseFloat(s, 64); decimals == 6 || x <= mark || shown != mark {
+			return s
+		}
+	}
+}
+
 // RoundTo rounds x to the nearest multiple of step (halves away from zero); x
 // itself when step is not positive.
 func RoundTo(x, step float64) float64 {

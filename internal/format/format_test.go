@@ -29,6 +29,11 @@ func TestFormat(t *testing.T) {
 		{Number(-0.00001), "0"},
 		{Ratio(1.04), "1.04"},
 		{Ratio(2), "2.00"},
+		{RatioPast(1.0033, 1), "1.003"},
+		{RatioPast(1.000004, 1), "1.000004"},
+		{RatioPast(1.0000001, 1), "1.000000"}, // six decimals at most
+		{RatioPast(1.2, 1), "1.20"},
+		{RatioPast(1, 1), "1.00"},
 		{Number(RoundTo(12.345, 0.1)), "12.3"},
 		{Number(RoundTo(-2.5, 1)), "-3"},
 		{Number(RoundTo(7, 0)), "7"},
