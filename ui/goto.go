@@ -20,9 +20,17 @@ type gotoPrompt struct {
 	input textinput.Model
 }
 
+// gotoPrompts are the prompt's words, the first that leaves the time typed its
+// room (see fitTo).
+var gotoPrompts = []string{
+	"go to virtual time (like 1.001s, 1500ms, 2m; enter goes, esc cancels): ",
+	"go to (1.001s, 1500ms, 2m; enter goes, esc cancels): ",
+	"go to (1.001s, 1500ms, 2m): ",
+}
+
 func newGotoPrompt() gotoPrompt {
 	in := textinput.New()
-	in.Prompt = "go to virtual time (like 1.001s, 1500ms, 2m; enter goes, esc cancels): "
+	in.Prompt = gotoPrompts[0]
 	in.Placeholder = "type a time" // not a time itself, which would look like a default
 	in.CharLimit = 24
 	in.SetWidth(24)
@@ -34,6 +42,16 @@ func (g *gotoPrompt) show() {
 	g.open = true
 	g.input.SetValue("")
 	g.input.Focus()
+}
+
+// fitTo picks the longest prompt that leaves the time typed its room in width
+// columns.
+func (g *gotoPrompt) fitTo(width int) {
+	for _, p := range gotoPrompts {
+		if g.input.Prompt = p; len([]rune(p))+g.input.CharLimit <= width {
+			return
+		}
+	}
 }
 
 // hide closes the prompt.

@@ -90,7 +90,7 @@ func claimsSummary(cfg *sim.Config, now time.Duration, decided int64, results []
 	if now < cfg.Duration {
 		s = fmt.Sprintf("claims so far, at %s of %s: %d of %d hold", format.Duration(now), format.Duration(cfg.Duration), held, len(results))
 		if waiting > 0 {
-			s += fmt.Sprintf(", %d not begun (…)", waiting)
+			s += fmt.Sprintf(", %d not begun (marked …)", waiting)
 		}
 	} else {
 		s = fmt.Sprintf("claims: %d of %d hold on this run", held, len(results))

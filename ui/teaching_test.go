@@ -23,7 +23,7 @@ func TestClaimsBeforeTheirStretchAreNotBegun(t *testing.T) {
 		frame(m)
 	}
 	s := screen(m)
-	if !strings.Contains(s, "claims so far, at 13.000s of 40.000s") || !strings.Contains(s, "not begun (…)") {
+	if !strings.Contains(s, "claims so far, at 13.000s of 40.000s") || !strings.Contains(s, "not begun (marked …)") {
 		t.Errorf("at 13 s the claims line does not say the counts are of the run so far:\n%s", s)
 	}
 	// its question at 40 s hides the lesson until L

@@ -304,6 +304,7 @@ func (m *Model) renderControls() string {
 func (m *Model) renderStatus() string {
 	switch {
 	case m.jump.open:
+		m.jump.fitTo(m.width)
 		return fit(m.jump.input.View(), m.width)
 	case m.watch.open:
 		return fit(m.watch.input.View(), m.width)
