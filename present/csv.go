@@ -74,7 +74,10 @@ type RequestWriter struct {
 	// the fixed fields, quoted as CSV needs, by index
 	lanes   [][]byte // "lane,algorithm,backend"
 	clients [][]byte // "client,node"
-	ids     [][]byte // request_id's "client-" (the client's name as its cell has it)
+	// request_id's cell is the client's name, "-" and the request's number:
+	// ids is what comes before the number, idsEnd after it (a closing quote
+	// when the cell needs quoting, as CSVField(name+"-"+n) quotes it)
+	ids, idsEnd [][]byte
 	keys    [][]byte
 	// status is each lane's product answer (algorithms.Info.Status, nil for a
 	// lane that is not a product's), and options its options; product says some
@@ -110,7 +113,12 @@ func newRequestWriter(w io.Writer, cfg *sim.Config, headerCols []string) (*Reque
 	}
 	for _, c := range cfg.Clients {
 		rw.clients = append(rw.clients, []byte(CSVField(c.Name)+","+CSVField(cfg.Nodes[c.Node].Name)))
-		rw.ids = append(rw.ids, []byte(CSVField(c.Name)+"-"))
+		id := c.Name + "-0" // quoted or not whatever the number (it ends the cell)
+		if quoted := CSVField(id); quoted != id {
+			rw.ids, rw.idsEnd = append(rw.ids, []byte(strings.TrimSuffix(quoted, `0"`))), append(rw.idsEnd, []byte(`"`))
+		} else {
+			rw.ids, rw.idsEnd = append(rw.ids, []byte(c.Name+"-")), append(rw.idsEnd, nil)
+		}
 	}
 	rw.keys = make([][]byte, len(cfg.Keys))
 	header := RequestColumns
@@ -168,6 +176,7 @@ func (rw *RequestWriter) appendRow(b []byte, row *sim.Row) []byte {
 	b = append(b, ',')
 	b = append(b, rw.ids[row.Client]...)
 	b = appendCell(b, &rw.request, row.Request, formatInt)
+	b = append(b, rw.idsEnd[row.Client]...)
 	b = append(b, ',')
 	b = appendInt(b, int64(row.Attempt))
 	b = append(b, ',')
