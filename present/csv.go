@@ -78,7 +78,7 @@ type RequestWriter struct {
 	// ids is what comes before the number, idsEnd after it (a closing quote
 	// when the cell needs quoting, as CSVField(name+"-"+n) quotes it)
 	ids, idsEnd [][]byte
-	keys    [][]byte
+	keys        [][]byte
 	// status is each lane's product answer (algorithms.Info.Status, nil for a
 	// lane that is not a product's), and options its options; product says some
 	// lane has one, so the product columns are written.
