@@ -27,3 +27,44 @@ func TestCompactLinesKeepLanesApart(t *testing.T) {
 		}
 	}
 }
+
+// The header's second line fits the width by dropping labels, then whole
+// parts, never by cutting a value: at 80 columns a long seed shows whole, and
+// a longer one still shows once the backend (memory) has gone. The table calls a
+// lane whose name is cut by its short name, so clock-skew's two token buckets
+// stay apart there too.
+func TestHeaderAndTableAtNarrowWidths(t *testing.T) {
+	m := newModel(t, "noisy-tenant")
+	for _, tc := range []struct {
+		width      int
+		seed       uint64
+		want, lose []string
+	}{
+		{160, 123456789, []string{"speed 1×", "policy 100 per 1s, burst 100", "seed 123456789", "backend memory"}, nil},
+		{80, 123456789, []string{"1×", "100 per 1s, burst 100", "seed 123456789", "memory"}, []string{"speed", "policy", "…"}},
+		{80, 1234567890123, []string{"100 per 1s, burst 100", "seed 1234567890123"}, []string{"memory", "…"}},
+	} {
+		m.runner.cfg.Seed = tc.seed
+		m.Update(tea.WindowSizeMsg{Width: tc.width, Height: 24})
+		header := strings.Split(screen(m), "\n")[1]
+		for _, w := range tc.want {
+			if !strings.Contains(header, w) {
+				t.Errorf("at %d columns the header lacks %q: %q", tc.width, w, header)
+			}
+		}
+		for _, l := range tc.lose {
+			if strings.Contains(header, l) {
+				t.Errorf("at %d columns the header has %q: %q", tc.width, l, header)
+			}
+		}
+	}
+
+	m = newModel(t, "clock-skew")
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s := screen(m)
+	for _, want := range []string{" tb·fix off ", " tb·fix on "} {
+		if strings.Count(s, want) < 2 { // its compact line and its table row
+			t.Errorf("at 80 columns %q is not both a lane's line and its table row:\n%s", want, s)
+		}
+	}
+}

@@ -245,21 +245,29 @@ func (m *Model) renderHeader() string {
 	// the policy before the backend: at 80 columns it is what [ ] { } change
 	at := "t " + clockOf(r.now(), r.cfg.Duration) + " / " + format.Duration(r.cfg.Duration)
 	seed := fmt.Sprintf("seed %d", r.cfg.Seed)
+	backend := m.backend()
 	// the widest that fits: the parts labelled and three spaces apart, then two,
-	// then without the labels their values explain (at 80 columns the seed and
-	// the backend still show)
-	line2 := ""
-	for _, parts := range [][]string{
-		{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + m.backend()},
-		{at, speedName(r.speed), state, policy, seed, m.backend()},
-	} {
-		for _, gap := range []string{"   ", "  "} {
-			if line2 = strings.Join(parts, gap); lipgloss.Width(line2) <= m.width {
-				return line1 + "\n" + line2
-			}
+	// then without the labels their values explain, then without whole parts
+	// (never a value cut): the backend when it is memory, the seed, then a
+	// Redis address (the state says when the run waits for Redis)
+	lines := []string{
+		strings.Join([]string{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + backend}, "   "),
+		strings.Join([]string{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + backend}, "  "),
+		strings.Join([]string{at, speedName(r.speed), state, policy, seed, backend}, "   "),
+		strings.Join([]string{at, speedName(r.speed), state, policy, seed, backend}, "  "),
+	}
+	if backend == "memory" {
+		lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy, seed}, "  "))
+	} else {
+		lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy, backend}, "  "))
+	}
+	lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy}, "  "))
+	for _, line := range lines {
+		if lipgloss.Width(line) <= m.width {
+			return line1 + "\n" + line
 		}
 	}
-	return line1 + "\n" + truncate(line2, m.width)
+	return line1 + "\n" + truncate(lines[len(lines)-1], m.width)
 }
 
 // clockOf is the run's time now as the header shows it: in the unit of its
