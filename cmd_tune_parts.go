@@ -378,6 +378,9 @@ func logApart(path string, outputs ...outpath.Path) error {
 			}
 		}
 	}
+	if path == "-" {
+		paths = stdinInput()
+	}
 	if err := distinct(append(paths, outputs...)); err != nil {
 		return err
 	}

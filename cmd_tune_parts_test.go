@@ -93,4 +93,31 @@ func TestOutputsStayApartFromTheParts(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("the parts' folder holds %d files, want the 2 parts", len(entries))
 	}
+
+	// standard input read from a file inside the folder split writes whole:
+	// refused, the file kept (writing the folder would have deleted it)
+	ours := filepath.Join(dir, "ours")
+	if err := os.MkdirAll(ours, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string][]byte{".ratelab": nil, "s.log": log} {
+		if err := os.WriteFile(filepath.Join(ours, name), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := os.Open(filepath.Join(ours, "s.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	stdin := os.Stdin
+	os.Stdin = in
+	code, out, errOut := ratelab("tune", "split", "--parts", "2", "--out", ours, "--trace", "-")
+	os.Stdin = stdin
+	if code != 2 || !strings.Contains(errOut, "holds standard input (--trace -)") || out != "" {
+		t.Errorf("tune split --trace - < FILE inside --out: exit %d, stdout %q, stderr %q; want exit 2 naming standard input", code, out, errOut)
+	}
+	if kept, err := os.ReadFile(filepath.Join(ours, "s.log")); err != nil || len(kept) != len(log) {
+		t.Errorf("the file standard input read is harmed: %v, %d bytes of %d", err, len(kept), len(log))
+	}
 }

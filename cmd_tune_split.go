@@ -63,7 +63,8 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 	name := o.file
 	if o.file == "-" {
 		name, open = "standard input", func() (io.ReadCloser, error) { return io.NopCloser(os.Stdin), nil }
-	} else if err := logApart(o.file, outpath.Folder("--out", out)); err != nil {
+	}
+	if err := logApart(o.file, outpath.Folder("--out", out)); err != nil {
 		return err
 	}
 	return splitInto(out, name, open, to, parts, stdout)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"ratelab/internal/outpath"
 	"ratelab/sim"
@@ -14,6 +16,21 @@ func distinct(paths []outpath.Path) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// stdinInput is the file standard input reads, as an input no output may
+// harm, when it is a file (--trace - < FILE); none for a pipe or a terminal,
+// or where /proc does not name it.
+func stdinInput() []outpath.Path {
+	info, err := os.Stdin.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	path, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", os.Stdin.Fd()))
+	if err != nil || !filepath.IsAbs(path) {
+		return nil
+	}
+	return []outpath.Path{outpath.Input("standard input (--trace -)", path)}
 }
 
 // givenPaths are the files and folders given, those not empty and not standard

@@ -64,7 +64,8 @@ func removeTemporary() {
 // interrupted as its cause, so that a command stops, removes its Redis keys and
 // temporary files, and returns; stop releases the signals. Call it first thing,
 // so that no signal finds the default action (an exit with nothing said); a
-// signal before startWork exits at once, saying so. Should the command
+// signal before startWork exits at once, saying so, unless an output was put in
+// place already (then the command ends as it would have, saying what it wrote). Should the command
 // not return within cleanupGrace of the signal (it waits where nothing can
 // interrupt it, such as opening a FIFO nobody reads), or should a second signal
 // come, the temporary files are removed here and the process exits with 1.
@@ -81,9 +82,14 @@ func interrupts() (context.Context, func()) {
 			return
 		}
 		if !working.Load() {
-			removeTemporary()
-			fmt.Fprintf(os.Stderr, "ratelab: %v while reading the input; nothing was written\n", interrupted{sig})
-			os.Exit(1)
+			removeTemporary() // after it, no output is committed
+			if !atomicdir.Committed() && !atomicfile.Committed() {
+				fmt.Fprintf(os.Stderr, "ratelab: %v while reading the input; nothing was written\n", interrupted{sig})
+				os.Exit(1)
+			}
+			// an output was put in place before the signal (tune split's
+			// folder, its work done): the command only says what it wrote, so
+			// it ends as it would have, below
 		}
 		cancel(interrupted{sig})
 		select {

@@ -42,11 +42,21 @@ type Dir struct {
 	done bool
 }
 
-// live are the temporary folders not yet committed or aborted (see RemoveTemporary).
+// live are the temporary folders not yet committed or aborted (see
+// RemoveTemporary); committed says a folder was put in place (Committed).
 var live = struct {
 	sync.Mutex
-	dirs map[*Dir]bool
+	dirs      map[*Dir]bool
+	committed bool
 }{dirs: map[*Dir]bool{}}
+
+// Committed says a folder was put in place by this process. After
+// RemoveTemporary it is final: no folder is committed after that.
+func Committed() bool {
+	live.Lock()
+	defer live.Unlock()
+	return live.committed
+}
 
 // Create checks that path may be written (see the package comment) and makes the
 // temporary folder the caller fills (Path). Its errors name the folder and the fix.
@@ -139,10 +149,12 @@ func (d *Dir) Commit() error {
 		}
 		return fmt.Errorf("%s cannot be written: %w", d.path, unwrapPath(err))
 	}
-	d.done = true
+	d.done, live.committed = true, true
 	delete(live.dirs, d)
 	if old != "" {
-		os.RemoveAll(old)
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("%s is written, but the folder it replaced, moved aside to %s, cannot be removed: %w; remove it", d.path, old, unwrapPath(err))
+		}
 	}
 	return nil
 }

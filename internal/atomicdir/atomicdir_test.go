@@ -45,6 +45,9 @@ func TestCommitAbortAndReplace(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("an aborted folder appeared: %v", err)
 	}
+	if Committed() {
+		t.Error("Committed before any Commit")
+	}
 
 	// committed: the folder with the marker, readable by others
 	d, err = Create(out)
@@ -57,6 +60,9 @@ func TestCommitAbortAndReplace(t *testing.T) {
 	}
 	if err := d.Commit(); err != nil {
 		t.Fatal(err)
+	}
+	if !Committed() {
+		t.Error("not Committed after a Commit")
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "a.svg")); string(b) != "one" {
 		t.Errorf("a.svg = %q", b)

@@ -156,6 +156,7 @@ func (f *File) Commit() error {
 	if err := os.Rename(f.tmp.Name(), f.target); err != nil {
 		return fail(err)
 	}
+	live.committed = true
 	return nil
 }
 
@@ -179,11 +180,21 @@ func (f *File) Abort() {
 	}
 }
 
-// live are the temporary files not yet committed or aborted.
+// live are the temporary files not yet committed or aborted; committed says
+// a file was put in place (Committed).
 var live = struct {
 	sync.Mutex
-	files map[*File]struct{}
+	files     map[*File]struct{}
+	committed bool
 }{files: map[*File]struct{}{}}
+
+// Committed says a file was renamed into place by this process. After
+// RemoveTemporary it is final: no file is committed after that.
+func Committed() bool {
+	live.Lock()
+	defer live.Unlock()
+	return live.committed
+}
 
 // RemoveTemporary removes every temporary file not yet committed or aborted, for
 // a process about to exit without returning through its deferred Aborts (a
