@@ -31,7 +31,7 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 	o.flags(fs, true, true)
 	var parts int
 	var out string
-	fs.IntVar(&parts, "parts", 0, "how many parts, `N`")
+	fs.IntVar(&parts, "parts", 0, fmt.Sprintf("how many parts, `N` (from 1 to %d)", tune.MaxSplitParts))
 	fs.StringVar(&out, "out", "", "the `DIR` the parts are written to (made whole or not at all)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -45,10 +45,14 @@ func runTuneSplit(args []string, stdout, stderr io.Writer) error {
 		o.file = "-"
 	}
 	switch {
-	case parts < 1:
-		return usagef("tune split: --parts N is required, N from 1")
+	case parts == 0:
+		return usagef("tune split: --parts N is required, N from 1 to %d", tune.MaxSplitParts)
+	case parts < 1 || parts > tune.MaxSplitParts:
+		return usagef("tune split: --parts %d: give N from 1 to %d", parts, tune.MaxSplitParts)
 	case out == "":
 		return usagef("tune split: --out DIR is required: the folder the parts are written to")
+	case out == "-":
+		return usagef("tune split: --out - would be a folder named -: split writes its parts to a folder (standard output cannot hold them); give the folder's path")
 	case o.exclude != "":
 		return usagef("tune split: --exclude is for the stages that read the parts (tune scan and sweep); split copies every line it can read")
 	}
@@ -95,8 +99,8 @@ func splitInto(out, name string, open func() (io.ReadCloser, error), to traces.O
 	for _, k := range st.Keys {
 		keys += k
 	}
-	fmt.Fprintf(stdout, "%s (%s): %s from %s split into %s in %s\n", printable.String(name), printable.String(st.Format.Layout),
-		format.Plural(st.Stats.Rows, "request", "requests"), format.Plural(keys, "key", "keys"), format.Plural(int64(parts), "part", "parts"), printable.String(out))
+	fmt.Fprintf(stdout, "%s (%s): %s from %s split into %s in %s\n", printable.Name(name), printable.String(st.Format.Layout),
+		format.Plural(st.Stats.Rows, "request", "requests"), format.Plural(keys, "key", "keys"), format.Plural(int64(parts), "part", "parts"), printable.Name(out))
 	const listed = 16
 	for k := range min(parts, listed) {
 		fmt.Fprintf(stdout, "  %s  %s, %s\n", tune.SplitName(k, st.Format.Format), format.Plural(st.Parts[k], "request", "requests"), format.Plural(st.Keys[k], "key", "keys"))

@@ -96,8 +96,8 @@ func (e *SplitWriteError) Error() string {
 
 func (e *SplitWriteError) Unwrap() error { return e.Err }
 
-// maxSplitParts bounds the parts of a split: each holds a gzip stream open.
-const maxSplitParts = 4096
+// MaxSplitParts bounds the parts of a split: each holds a gzip stream open.
+const MaxSplitParts = 4096
 
 // SplitName is the file name of part k of a split: part-00003.log.gz.
 func SplitName(k int, f traces.Format) string {
@@ -112,8 +112,8 @@ func SplitName(k int, f traces.Format) string {
 // read are left out (counted in the stats). Memory holds the reorder window
 // and the keys' parts, whatever the log's size.
 func Split(name string, open func() (io.ReadCloser, error), o traces.Options, n int, create func(name string) (io.WriteCloser, error)) (*SplitStats, error) {
-	if n < 1 || n > maxSplitParts {
-		return nil, fmt.Errorf("--parts must be from 1 to %d (got %d)", maxSplitParts, n)
+	if n < 1 || n > MaxSplitParts {
+		return nil, fmt.Errorf("--parts must be from 1 to %d (got %d)", MaxSplitParts, n)
 	}
 	rc, err := open()
 	if err != nil {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +66,7 @@ func (g *gotoPrompt) hide() {
 func parseVirtualTime(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v < 0 || v > 1e9 {
+		if math.IsNaN(v) || v < 0 || v > 1e9 {
 			return 0, fmt.Errorf("%q is out of range; give a time within the run", s)
 		}
 		return time.Duration(v * float64(time.Second)), nil

@@ -100,9 +100,13 @@ func TestRefused(t *testing.T) {
 	write(t, file, "x")
 	empty := filepath.Join(base, "empty")
 	check.Setup(t, os.Mkdir(empty, 0o755))
+	link := filepath.Join(base, "link")
+	check.Setup(t, os.Symlink(empty, link))
 	for _, tc := range []struct{ path, want string }{
 		{mine, "is not empty and ratelab did not write it (it has no .ratelab file)"},
 		{file, "is not a folder"},
+		{link, "link is a symbolic link; give the folder it leads to"},
+		{filepath.Join(base, "new\nline", "x"), `new\nline it goes in does not exist`}, // a name on one line
 		{filepath.Join(base, "no", "such"), "does not exist; create it first"},
 		{filepath.Join(file, "sub"), "is a file, not a folder"},
 	} {
