@@ -81,6 +81,8 @@ type Store struct {
 	// fresh connects anew, outside ctx and conns: to clean up after an
 	// interruption.
 	fresh func() redis.UniversalClient
+	// breaker fails the calls at once while Redis does not answer (breaker.go).
+	breaker *breaker
 }
 
 // ErrURL is a --redis value that is not a Redis URL. Its message never repeats the
@@ -152,6 +154,12 @@ func Connect(ctx context.Context, rawURL string) (*Store, error) {
 		opt.Dialer = s.conns.dial(base)
 		s.client = redis.NewClient(opt)
 	}
+	s.breaker = &breaker{ctx: ctx, ping: func(ctx context.Context) error {
+		client := s.fresh()
+		defer client.Close()
+		return client.Ping(ctx).Err()
+	}}
+	s.client.AddHook(s.breaker)
 	s.stopWatch = context.AfterFunc(ctx, s.conns.interrupt)
 	id := make([]byte, 6)
 	rand.Read(id)
@@ -273,7 +281,7 @@ func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	client := s.client
-	if s.ctx.Err() != nil {
+	if s.ctx.Err() != nil || s.breaker.down.Load() { // a connection that neither the interruption nor the breaker fails
 		client = s.fresh()
 		defer client.Close()
 	}
