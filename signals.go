@@ -65,10 +65,11 @@ func removeTemporary() {
 // temporary files, and returns; stop releases the signals. Call it first thing,
 // so that no signal finds the default action (an exit with nothing said); a
 // signal before startWork exits at once, saying so, unless an output was put in
-// place already (then the command ends as it would have, saying what it wrote). Should the command
-// not return within cleanupGrace of the signal (it waits where nothing can
-// interrupt it, such as opening a FIFO nobody reads), or should a second signal
-// come, the temporary files are removed here and the process exits with 1.
+// place already (then the command ends as it would have, saying what it
+// wrote). Should the command not return within cleanupGrace of the signal (it
+// waits where nothing can interrupt it, such as opening a FIFO nobody reads),
+// or should a second signal come, the temporary files are removed here and the
+// process exits with 1.
 func interrupts() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -250,18 +251,14 @@ func (m *Model) renderHeader() string {
 	// then without the labels their values explain, then without whole parts
 	// (never a value cut): the backend when it is memory, the seed, then a
 	// Redis address (the state says when the run waits for Redis)
-	lines := []string{
-		strings.Join([]string{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + backend}, "   "),
-		strings.Join([]string{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + backend}, "  "),
-		strings.Join([]string{at, speedName(r.speed), state, policy, seed, backend}, "   "),
-		strings.Join([]string{at, speedName(r.speed), state, policy, seed, backend}, "  "),
+	labelled := []string{at, "speed " + speedName(r.speed), state, "policy " + policy, seed, "backend " + backend}
+	plain := []string{at, speedName(r.speed), state, policy, seed, backend}
+	fewer := plain[:5] // without the backend, memory
+	if backend != "memory" {
+		fewer = slices.Concat(plain[:4], []string{backend})
 	}
-	if backend == "memory" {
-		lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy, seed}, "  "))
-	} else {
-		lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy, backend}, "  "))
-	}
-	lines = append(lines, strings.Join([]string{at, speedName(r.speed), state, policy}, "  "))
+	lines := []string{strings.Join(labelled, "   "), strings.Join(labelled, "  "), strings.Join(plain, "   "),
+		strings.Join(plain, "  "), strings.Join(fewer, "  "), strings.Join(plain[:4], "  ")}
 	for _, line := range lines {
 		if lipgloss.Width(line) <= m.width {
 			return line1 + "\n" + line
