@@ -26,7 +26,7 @@ import (
 // depends on the wall clock either way.
 
 // ErrDown is the error of a call made while the store is down (see above).
-var ErrDown = fmt.Errorf("Redis did not answer within %v; its calls fail at once until it answers again", callTimeout)
+var ErrDown = fmt.Errorf("no answer from Redis within %v; its calls fail at once until it answers again", callTimeout)
 
 // probeEvery is how often a down store asks Redis whether it answers again.
 const probeEvery = 250 * time.Millisecond
