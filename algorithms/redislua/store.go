@@ -81,8 +81,10 @@ type Store struct {
 	// fresh connects anew, outside ctx and conns: to clean up after an
 	// interruption.
 	fresh func() redis.UniversalClient
-	// breaker fails the calls at once while Redis does not answer (breaker.go).
-	breaker *breaker
+	// breaker fails the calls at once while Redis does not answer (breaker.go);
+	// stopBreaker ends its probing.
+	breaker     *breaker
+	stopBreaker context.CancelFunc
 }
 
 // ErrURL is a --redis value that is not a Redis URL. Its message never repeats the
@@ -154,7 +156,9 @@ func Connect(ctx context.Context, rawURL string) (*Store, error) {
 		opt.Dialer = s.conns.dial(base)
 		s.client = redis.NewClient(opt)
 	}
-	s.breaker = &breaker{ctx: ctx, ping: func(ctx context.Context) error {
+	breakerCtx, stopBreaker := context.WithCancel(ctx) // Close stops a probe under way
+	s.stopBreaker = stopBreaker
+	s.breaker = &breaker{ctx: breakerCtx, ping: func(ctx context.Context) error {
 		client := s.fresh()
 		defer client.Close()
 		return client.Ping(ctx).Err()
@@ -286,6 +290,7 @@ func (s *Store) Close() error {
 		defer client.Close()
 	}
 	_, err := s.cleanup(ctx, client)
+	s.stopBreaker()
 	s.stopWatch()
 	s.client.Close()
 	if err != nil {
