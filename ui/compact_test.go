@@ -34,7 +34,6 @@ func TestCompactLinesKeepLanesApart(t *testing.T) {
 // lane whose name is cut by its short name, so clock-skew's two token buckets
 // stay apart there too.
 func TestHeaderAndTableAtNarrowWidths(t *testing.T) {
-	m := newModel(t, "noisy-tenant")
 	for _, tc := range []struct {
 		width      int
 		seed       uint64
@@ -44,7 +43,10 @@ func TestHeaderAndTableAtNarrowWidths(t *testing.T) {
 		{80, 123456789, []string{"1×", "100 per 1s, burst 100", "seed 123456789", "memory"}, []string{"speed", "policy", "…"}},
 		{80, 1234567890123, []string{"100 per 1s, burst 100", "seed 1234567890123"}, []string{"memory", "…"}},
 	} {
-		m.runner.cfg.Seed = tc.seed
+		m, err := New(Options{Catalogue: catalogue(t), Scenario: "noisy-tenant", Seed: &tc.seed, ExportDir: t.TempDir(), ManualFrames: true})
+		if err != nil {
+			t.Fatal(err)
+		}
 		m.Update(tea.WindowSizeMsg{Width: tc.width, Height: 24})
 		header := strings.Split(screen(m), "\n")[1]
 		for _, w := range tc.want {
@@ -59,7 +61,7 @@ func TestHeaderAndTableAtNarrowWidths(t *testing.T) {
 		}
 	}
 
-	m = newModel(t, "clock-skew")
+	m := newModel(t, "clock-skew")
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	s := screen(m)
 	for _, want := range []string{" tb·fix off ", " tb·fix on "} {
