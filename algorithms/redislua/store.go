@@ -103,6 +103,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := s.client.Ping(pingCtx).Err(); err != nil {
+		s.stopBreaker()
 		s.stopWatch()
 		s.client.Close()
 		return nil, fmt.Errorf("cannot reach Redis at %s: %v; start a redis-server there (redis-server --port PORT), or give the address of one that runs (--redis redis://HOST:PORT)", s.Addr, err)
