@@ -361,12 +361,17 @@ func runTunePlan(args []string, stdout, stderr io.Writer) error {
 // file of a folder or a pattern: see tune.PartsOf) or each other, and any
 // output that would land among the log's parts (inside its folder, or matched
 // by its pattern), where the next read would take it for one. A log that
-// cannot be listed is left to the read to report; "-" is standard input.
+// cannot be listed is left to the read to report; "-" is standard input (the
+// file it reads, when it is one).
 func logApart(path string, outputs ...outpath.Path) error {
 	outputs = givenPaths(outputs...)
 	var paths []outpath.Path
 	pattern := tune.IsPattern(path)
-	if path != "" && path != "-" {
+	switch path {
+	case "":
+	case "-":
+		paths = stdinInput()
+	default:
 		if !pattern { // a pattern is no file: its files are the inputs
 			paths = append(paths, outpath.Input("the trace (--trace)", path))
 		}
@@ -377,9 +382,6 @@ func logApart(path string, outputs ...outpath.Path) error {
 				}
 			}
 		}
-	}
-	if path == "-" {
-		paths = stdinInput()
 	}
 	if err := distinct(append(paths, outputs...)); err != nil {
 		return err

@@ -18,9 +18,10 @@ import (
 // metric the lesson's claims cite (cited) are kept first, then the others from the
 // left; the lane column always stays, cut to make room for the cited columns
 // (or to the width) if it must be: then a lane whose name does not fit is
-// called by its short name (short, as its panel calls it; "" for none), so that
-// two lanes whose names begin alike are not cut to the same cell.
-func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, short []string, width, focus int, cited map[string]bool) string {
+// called by its short name (shortName of lanes, ms's lanes in order, as its
+// panel calls it), so that two lanes whose names begin alike are not cut to
+// the same cell.
+func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, lanes []sim.LaneConfig, width, focus int, cited map[string]bool) string {
 	cols := len(columns)
 	widths := make([]int, cols)
 	cells := make([][]string, len(ms))
@@ -57,8 +58,8 @@ func renderTable(st Styles, columns []present.Column, ms []sim.Metrics, short []
 	}
 	widths[0] = max(1, min(widths[0], width-2))
 	for r := range cells {
-		if lipgloss.Width(cells[r][0]) > widths[0] && r < len(short) && short[r] != "" {
-			cells[r][0] = short[r]
+		if lipgloss.Width(cells[r][0]) > widths[0] && r < len(lanes) {
+			cells[r][0] = shortName(lanes, r)
 		}
 	}
 	line := func(row []string) string {

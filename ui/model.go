@@ -190,6 +190,7 @@ func (m *Model) relayout() {
 		m.laidOut = [2]int{m.width, m.height}
 		m.picker.setSize(m.width, m.height-2)
 		m.bar.SetWidth(m.width)
+		m.jump.fitTo(m.width)
 	}
 }
 

@@ -322,15 +322,6 @@ func shortName(lanes []sim.LaneConfig, i int) string {
 	return info.Short + "·" + rest
 }
 
-// shortNames is every lane's shortName.
-func shortNames(lanes []sim.LaneConfig) []string {
-	names := make([]string, len(lanes))
-	for i := range lanes {
-		names[i] = shortName(lanes, i)
-	}
-	return names
-}
-
 // addedWords is what a lane's name adds to its algorithm's name, without the
 // brackets or a colon around it, and whether the name mentions the algorithm.
 func addedWords(lane sim.LaneConfig) (string, bool) {

@@ -146,8 +146,7 @@ func (m *Model) answerQuiz() {
 		}
 		right, _ := a.Choice()
 		z.said, z.right = present.ChoiceLabel(z.pick)+") "+q.Choices[z.pick].Text, z.pick == right
-		z.answered = true
-		m.answeredAt(z.question)
+		m.markAnswered()
 		return
 	}
 	v, err := scenarios.ParseNumber(z.input.Value())
@@ -157,17 +156,18 @@ func (m *Model) answerQuiz() {
 	}
 	z.said, z.off = format.Number(v), v-a.Value
 	z.right = !a.Undefined && math.Abs(z.off) <= q.Tolerance
-	z.answered = true
-	m.answeredAt(z.question)
+	m.markAnswered()
 }
 
-// answeredAt notes that question i was answered: what it hides stays shown for
-// the rest of this scenario's run, even once a seek back asks it again.
-func (m *Model) answeredAt(i int) {
+// markAnswered notes that the question asked was answered: the quiz shows the
+// answer, and what the question hides stays shown for the rest of this
+// scenario's run, even once a seek back asks it again.
+func (m *Model) markAnswered() {
+	m.quiz.answered = true
 	if m.answered == nil {
 		m.answered = map[int]bool{}
 	}
-	m.answered[i] = true
+	m.answered[m.quiz.question] = true
 }
 
 // answer is the run's answer to the question asked.

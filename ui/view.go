@@ -158,7 +158,7 @@ func (m *Model) message() bool {
 // alone), and as much of the lesson as fits.
 func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	var extras []string
-	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, shortNames(m.runner.cfg.Lanes), m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
+	if table := renderTable(m.styles, present.ColumnsFor(m.runner.cfg), ms, m.runner.cfg.Lanes, m.width, m.focus, citedMetrics(m.runner.cfg)); room >= lipgloss.Height(table) {
 		extras, room = append(extras, table), room-lipgloss.Height(table)
 	}
 	// the claims line, and the notice of a question to come, before every
@@ -184,11 +184,7 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 	if q, pending := m.pendingQuestion(); pending && room >= 1 {
 		// the notice, in the lines the lesson would have taken, so the screen
 		// keeps its size
-		all := strings.Split(wrap(hiddenLesson(q), max(m.width, 1)), "\n")
-		lines := all[:min(len(all), room)]
-		if len(lines) < len(all) {
-			lines[len(lines)-1] = truncate(lines[len(lines)-1]+" …", m.width)
-		}
+		lines := firstLines(strings.Split(wrap(hiddenLesson(q), max(m.width, 1)), "\n"), room, m.width)
 		for i := range lines {
 			lines[i] = m.styles.Subtle.Render(lines[i])
 		}
@@ -198,10 +194,7 @@ func (m *Model) fitExtras(ms []sim.Metrics, room int) []string {
 		extras = append(extras, strings.Join(lines, "\n"))
 	} else if room >= 2 {
 		lesson := strings.Split(m.lessonWrap.of(markCitations(m.runner.cfg.Lesson, m.runner.cfg, m.runner.now(), m.runner.snap.Decisions, results, func(s string) string { return s }), max(m.width, 1)), "\n")
-		shown := append([]string(nil), lesson[:min(len(lesson), room, 8)]...)
-		if len(shown) < len(lesson) {
-			shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", m.width)
-		}
+		shown := firstLines(lesson, min(room, 8), m.width)
 		for i := range shown {
 			shown[i] = colourMarks(m.styles, m.styles.Lesson.Render(shown[i]))
 		}
@@ -267,11 +260,21 @@ func (m *Model) renderHeader() string {
 	return line1 + "\n" + truncate(lines[len(lines)-1], m.width)
 }
 
+// firstLines is a copy of the first n of lines (n ≥ 1), the last of them
+// ending in " …" (cut to width) when lines go on past them.
+func firstLines(lines []string, n, width int) []string {
+	shown := append([]string(nil), lines[:min(len(lines), n)]...)
+	if len(shown) < len(lines) {
+		shown[len(shown)-1] = truncate(shown[len(shown)-1]+" …", width)
+	}
+	return shown
+}
+
 // clockOf is the run's time now as the header shows it: in the unit of its
 // length when that is in seconds ("0.000s", not "0" or "2µs", of "600.000s"),
 // else as format.Duration.
 func clockOf(now, length time.Duration) string {
-	if length >= time.Second && length < time.Hour && now < time.Hour {
+	if length >= time.Second && length < time.Hour {
 		return fmt.Sprintf("%.3fs", now.Seconds())
 	}
 	return format.Duration(now)
@@ -309,7 +312,6 @@ func (m *Model) renderControls() string {
 func (m *Model) renderStatus() string {
 	switch {
 	case m.jump.open:
-		m.jump.fitTo(m.width)
 		return fit(m.jump.input.View(), m.width)
 	case m.watch.open:
 		return fit(m.watch.input.View(), m.width)

@@ -66,20 +66,21 @@ func Create(path string) (*Dir, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
+	name := printable.Name(path) // for messages, on one line
 	parent := filepath.Dir(filepath.Clean(path))
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(path))+".tmp-")
 	if err != nil {
-		return nil, fmt.Errorf("%s cannot be written: %w; choose a folder you can write to", printable.Name(path), unwrapPath(err))
+		return nil, fmt.Errorf("%s cannot be written: %w; choose a folder you can write to", name, unwrapPath(err))
 	}
 	// MkdirTemp makes it private; the folder written is as readable as any other
 	// (the umask still applies to the files in it)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("%s cannot be written: %w", printable.Name(path), unwrapPath(err))
+		return nil, fmt.Errorf("%s cannot be written: %w", name, unwrapPath(err))
 	}
 	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("%s cannot be written: %w", printable.Name(path), unwrapPath(err))
+		return nil, fmt.Errorf("%s cannot be written: %w", name, unwrapPath(err))
 	}
 	d := &Dir{path: path, tmp: tmp}
 	live.Lock()
@@ -92,25 +93,26 @@ func Create(path string) (*Dir, error) {
 func Check(path string) error {
 	clean := filepath.Clean(path)
 	parent := filepath.Dir(clean)
+	name := printable.Name(path) // for messages, on one line
 	if info, err := os.Stat(parent); err != nil {
-		return fmt.Errorf("%s cannot be written: the folder %s it goes in does not exist; create it first", printable.Name(path), printable.Name(parent))
+		return fmt.Errorf("%s cannot be written: the folder %s it goes in does not exist; create it first", name, printable.Name(parent))
 	} else if !info.IsDir() {
-		return fmt.Errorf("%s cannot be written: %s is a file, not a folder; give a path in a folder", printable.Name(path), printable.Name(parent))
+		return fmt.Errorf("%s cannot be written: %s is a file, not a folder; give a path in a folder", name, printable.Name(parent))
 	}
 	info, err := os.Lstat(clean)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("%s cannot be written: %w", printable.Name(path), unwrapPath(err))
+		return fmt.Errorf("%s cannot be written: %w", name, unwrapPath(err))
 	case info.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link; give the folder it leads to (written here, the folder would replace the link, not fill the folder), or a new path", printable.Name(path))
+		return fmt.Errorf("%s is a symbolic link; give the folder it leads to (written here, the folder would replace the link, not fill the folder), or a new path", name)
 	case !info.IsDir():
-		return fmt.Errorf("%s is not a folder; give the path of a new or empty folder", printable.Name(path))
+		return fmt.Errorf("%s is not a folder; give the path of a new or empty folder", name)
 	}
 	entries, err := os.ReadDir(clean)
 	if err != nil {
-		return fmt.Errorf("%s cannot be read to check it is ratelab's: %w", printable.Name(path), unwrapPath(err))
+		return fmt.Errorf("%s cannot be read to check it is ratelab's: %w", name, unwrapPath(err))
 	}
 	if len(entries) == 0 {
 		return nil
@@ -118,7 +120,7 @@ func Check(path string) error {
 	if _, err := os.Stat(filepath.Join(clean, Marker)); err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s is not empty and ratelab did not write it (it has no %s file); give a new or empty folder, or remove this one", printable.Name(path), Marker)
+	return fmt.Errorf("%s is not empty and ratelab did not write it (it has no %s file); give a new or empty folder, or remove this one", name, Marker)
 }
 
 // Path is the temporary folder to write into.
@@ -133,8 +135,9 @@ func (d *Dir) Commit() error {
 	}
 	live.Lock()
 	defer live.Unlock()
+	name := printable.Name(d.path) // for messages, on one line
 	if d.done {
-		return fmt.Errorf("%s: already committed or aborted", printable.Name(d.path))
+		return fmt.Errorf("%s: already committed or aborted", name)
 	}
 	if err := Check(d.path); err != nil {
 		return err
@@ -144,20 +147,20 @@ func (d *Dir) Commit() error {
 	if _, err := os.Lstat(clean); err == nil {
 		old = d.tmp + "-old"
 		if err := os.Rename(clean, old); err != nil {
-			return fmt.Errorf("%s cannot be replaced: %w", printable.Name(d.path), unwrapPath(err))
+			return fmt.Errorf("%s cannot be replaced: %w", name, unwrapPath(err))
 		}
 	}
 	if err := os.Rename(d.tmp, clean); err != nil {
 		if old != "" {
 			os.Rename(old, clean) // put back what was there
 		}
-		return fmt.Errorf("%s cannot be written: %w", printable.Name(d.path), unwrapPath(err))
+		return fmt.Errorf("%s cannot be written: %w", name, unwrapPath(err))
 	}
 	d.done, live.committed = true, true
 	delete(live.dirs, d)
 	if old != "" {
 		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("%s is written, but the folder it replaced, moved aside to %s, cannot be removed: %w; remove it", printable.Name(d.path), printable.Name(old), unwrapPath(err))
+			return fmt.Errorf("%s is written, but the folder it replaced, moved aside to %s, cannot be removed: %w; remove it", name, printable.Name(old), unwrapPath(err))
 		}
 	}
 	return nil
