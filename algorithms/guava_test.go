@@ -38,7 +38,7 @@ func guavaEvent(caption string, micros int64) string {
 func runGuava(t *testing.T, g *Guava, ops []guavaOp) []string {
 	t.Helper()
 	g.add("k", &GuavaState{})
-	*g.states["k"] = g.fresh(0)
+	*g.stateOf("k") = g.fresh(0)
 	var instant int64 // µs
 	var events []string
 	for i, op := range ops {
@@ -48,7 +48,7 @@ func runGuava(t *testing.T, g *Guava, ops []guavaOp) []string {
 			instant += us
 			events = append(events, guavaEvent("U", us))
 		case op.acquire > 0:
-			d := g.tryAcquire(g.states["k"], "k", instant, op.acquire, 1<<62)
+			d := g.tryAcquire(g.stateOf("k"), "k", instant, op.acquire, 1<<62)
 			if !d.Allowed {
 				t.Fatalf("op %d: acquire(%d) refused", i, op.acquire)
 			}
@@ -56,7 +56,7 @@ func runGuava(t *testing.T, g *Guava, ops []guavaOp) []string {
 			instant += wait
 			events = append(events, guavaEvent("R", wait))
 		default:
-			d := g.tryAcquire(g.states["k"], "k", instant, op.try, max(toMicros(op.timeout), 0))
+			d := g.tryAcquire(g.stateOf("k"), "k", instant, op.try, max(toMicros(op.timeout), 0))
 			if d.Allowed != op.want {
 				t.Errorf("op %d: tryAcquire(%d, %v) at %dµs = %v, want %v", i, op.try, op.timeout, instant, d.Allowed, op.want)
 			}

@@ -441,12 +441,12 @@ func checkNginxBound(p Policy, trace []request) error {
 	expired := map[string]int{}
 	for _, q := range trace {
 		before := map[string]bool{}
-		for k := range z.states {
+		for _, k := range z.stateKeys() {
 			before[k] = true
 		}
 		d := z.Allow(q.key, q.at, q.cost)
 		for k := range before {
-			if z.states[k] == nil {
+			if z.stateOf(k) == nil {
 				expired[k]++
 			}
 		}

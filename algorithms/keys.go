@@ -1,10 +1,5 @@
 package algorithms
 
-import (
-	"math/bits"
-	"unsafe"
-)
-
 var (
 	_ Forgetter = (*FixedWindow)(nil)
 	_ Forgetter = (*SlidingLog)(nil)
@@ -25,131 +20,137 @@ var (
 // bytes of the key names, which StateBytes counts as a Redis port would store them.
 // Every limiter embeds one, so Keys is defined here once.
 //
-// Beside the map it keeps recent, a cache of the states last found, by the
-// address of the key string asked for (two ways: a pair of entries per hash): a caller that passes the same string
-// for a key every time (the engine passes each key's one name) finds its state
-// without hashing the name. An entry holds its string, so the memory it points
-// at cannot be reused for another string while the entry lives; same address
-// and length is then the same key. Any forgetting makes every entry stale at
-// once (gen), and the entries fill again as keys are found in the map.
+// A key is found through a directory (keyDirectory) that gives each key held a
+// slot; the states are kept by slot. A limiter has a directory of its own, or
+// shares one with others (ShareKeys): the instances of one deployment, asked
+// about the same keys, then find a key's slot in one small table, warm in the
+// cache, instead of each in a table of its own.
 type keyed[S any] struct {
-	states   map[string]*S
+	dir      *keyDirectory
+	bySlot   []*S // a key's state by its slot; nil: none
+	count    int  // states held
 	keyBytes int64
-	recent   []recentState[S] // a power of two in size, at most maxRecent; empty at first
-	gen      uint32           // entries of another generation are stale
 }
 
-// recentState is one entry of keyed.recent.
-type recentState[S any] struct {
-	key string
-	s   *S
-	gen uint32
-}
-
-// maxRecent is the most entries keyed.recent holds (32 bytes each: 2 MiB).
-// Below it the cache has two to four entries a key, so few keys collide.
-const maxRecent = 1 << 16
-
-func newKeyed[S any]() keyed[S] { return keyed[S]{states: make(map[string]*S), gen: 1} }
+func newKeyed[S any]() keyed[S] { return keyed[S]{dir: newKeyDirectory()} }
 
 // Keys is the number of keys holding state.
-func (k *keyed[S]) Keys() int { return len(k.states) }
-
-// recentSlot is key's place in recent (a multiplicative hash of its address):
-// the first of a pair of entries, two keys whose addresses hash alike each
-// keeping one.
-func (k *keyed[S]) recentSlot(key string) int {
-	h := uint64(uintptr(unsafe.Pointer(unsafe.StringData(key)))) * 0x9E3779B97F4A7C15
-	return int(h>>32&uint64(len(k.recent)-1)) &^ 1
-}
-
-// holds says e is a fresh entry for the very string key.
-func (k *keyed[S]) holds(e *recentState[S], key string) bool {
-	return e.gen == k.gen && len(e.key) == len(key) && unsafe.StringData(e.key) == unsafe.StringData(key)
-}
+func (k *keyed[S]) Keys() int { return k.count }
 
 // state returns key's state, if it has one.
 func (k *keyed[S]) state(key string) (*S, bool) {
-	if len(k.recent) > 0 {
-		i := k.recentSlot(key)
-		first, second := &k.recent[i], &k.recent[i+1]
-		if k.holds(first, key) {
-			return first.s, true
-		}
-		if k.holds(second, key) {
-			return second.s, true
-		}
-		s, ok := k.states[key]
-		if ok { // the newest first, the one it displaces second
-			*second = *first
-			*first = recentState[S]{key: key, s: s, gen: k.gen}
-		}
-		return s, ok
+	if slot, ok := k.held(key); ok {
+		return k.bySlot[slot], true
 	}
-	s, ok := k.states[key]
-	return s, ok
+	return nil, false
+}
+
+// held is the slot of key's state, if it has one.
+func (k *keyed[S]) held(key string) (int, bool) {
+	slot, ok := k.dir.find(key)
+	if !ok || int(slot) >= len(k.bySlot) || k.bySlot[slot] == nil {
+		return 0, false
+	}
+	return int(slot), true
 }
 
 // add gives key the state s and returns it.
 // A key that had a state gets s in its place (and loses no bytes' count).
 func (k *keyed[S]) add(key string, s *S) *S {
-	if _, had := k.states[key]; had {
-		k.stale() // an entry may hold the state replaced
-		k.keyBytes -= int64(len(key))
+	if slot, ok := k.held(key); ok {
+		k.bySlot[slot] = s
+		return s
 	}
-	k.states[key] = s
+	slot := int(k.dir.hold(key))
+	if slot >= len(k.bySlot) {
+		k.bySlot = append(k.bySlot, make([]*S, slot+1-len(k.bySlot))...)
+	}
+	k.count++
 	k.keyBytes += int64(len(key))
-	if n := len(k.states); 2*n > len(k.recent) && len(k.recent) < maxRecent {
-		k.recent = make([]recentState[S], min(maxRecent, 2<<bits.Len(uint(n))))
-	}
+	k.bySlot[slot] = s
 	return s
-}
-
-// stale makes every entry of recent stale (a key was forgotten).
-func (k *keyed[S]) stale() {
-	k.gen++
-	if k.gen == 0 { // wrapped: an entry 2³² forgettings old would look fresh
-		clear(k.recent)
-		k.gen = 1
-	}
 }
 
 // evict forgets every key whose state idle says is back to a new key's, and
 // returns how many it forgot.
 func (k *keyed[S]) evict(idle func(*S) bool) int {
 	evicted := 0
-	for key, s := range k.states {
-		if idle(s) {
-			delete(k.states, key)
-			k.keyBytes -= int64(len(key))
+	for slot, s := range k.bySlot {
+		if s != nil && idle(s) {
+			k.drop(slot)
 			evicted++
 		}
 	}
-	if evicted > 0 {
-		k.stale()
-	}
 	return evicted
+}
+
+// drop forgets the state at slot, which holds one.
+func (k *keyed[S]) drop(slot int) {
+	k.bySlot[slot] = nil
+	k.count--
+	k.keyBytes -= int64(len(k.dir.names[slot]))
+	k.dir.release(int32(slot))
 }
 
 // Forget drops key's state, as a store does when the key expires: the key's next
 // request finds it new (a full bucket, an empty window). It says whether the key
 // had state.
 func (k *keyed[S]) Forget(key string) bool {
-	if _, ok := k.states[key]; !ok {
-		return false
+	slot, ok := k.held(key)
+	if ok {
+		k.drop(slot)
 	}
-	delete(k.states, key)
-	k.keyBytes -= int64(len(key))
-	k.stale()
-	return true
+	return ok
 }
 
 // ForgetAll drops every key's state, as a store flushed (or a failover to an
 // empty replica) loses it, and returns how many keys it forgot.
 func (k *keyed[S]) ForgetAll() int {
-	n := len(k.states)
-	clear(k.states)
-	k.keyBytes = 0
-	k.stale()
+	n := k.count
+	for slot, s := range k.bySlot {
+		if s != nil {
+			k.drop(slot)
+		}
+	}
 	return n
+}
+
+// keyDir and useKeyDir let ShareKeys reach a limiter's keyed.
+func (k *keyed[S]) keyDir() *keyDirectory { return k.dir }
+
+func (k *keyed[S]) useKeyDir(d *keyDirectory) bool {
+	if k.count > 0 {
+		return false
+	}
+	k.dir, k.bySlot = d, nil
+	return true
+}
+
+// keyDirUser is a limiter whose keys live in a keyed (every limiter in this
+// package but those with a store of their own).
+type keyDirUser interface {
+	keyDir() *keyDirectory
+	useKeyDir(*keyDirectory) bool
+}
+
+// ShareKeys makes each of lims that holds no state yet find its keys through
+// first's directory, and says whether every one does. It changes no decision:
+// a directory only tells where a key's state is. A deployment's instances share
+// one: a key's slot is then found in one table, warm in the cache, however many
+// instances there are, and each instance keeps a slot's pointer (8 bytes) for
+// every key one of them holds. Limiters wrapped by another (a TTL, a template)
+// or kept in a store cannot share, and say so (false). Limiters sharing a
+// directory are used from one goroutine at a time, as one limiter is.
+func ShareKeys(first Limiter, lims ...Limiter) bool {
+	f, ok := first.(keyDirUser)
+	if !ok {
+		return false
+	}
+	all := true
+	for _, lim := range lims {
+		u, ok := lim.(keyDirUser)
+		shares := ok && (u.keyDir() == f.keyDir() || u.useKeyDir(f.keyDir()))
+		all = all && shares
+	}
+	return all
 }

@@ -80,3 +80,92 @@ func TestRecentStatesDecideAsTheMap(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedKeysDecideAsApart replays random traffic through instances of a
+// limiter sharing one key directory (ShareKeys) and through the same instances
+// each with its own, with keys forgotten, evicted and flushed on the way and
+// more keys than the directory's cache holds: every decision, count of keys
+// and state size must be the same. A key one instance drops keeps its slot
+// while another holds it; a slot no one holds goes to the next new key.
+func TestSharedKeysDecideAsApart(t *testing.T) {
+	const instances = 4
+	compared := 0
+	for _, name := range Names() {
+		// a policy the algorithm takes (Cloudflare's periods are its plans')
+		p := Policy{Limit: 5, Period: time.Second, Burst: 5}
+		if _, err := New(name, p, Options{MonotonicTimestamp: true}); err != nil {
+			p.Period = time.Minute
+		}
+		mk := func() Limiter {
+			lim, err := New(name, p, Options{MonotonicTimestamp: true})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return lim
+		}
+		shared, apart := make([]Limiter, instances), make([]Limiter, instances)
+		for i := range shared {
+			shared[i], apart[i] = mk(), mk()
+		}
+		if !ShareKeys(shared[0], shared[1:]...) {
+			if _, ok := shared[0].(keyDirUser); ok {
+				t.Errorf("%s: ShareKeys refused fresh limiters", name)
+			}
+			continue // kept apart (a store of its own): nothing to compare
+		}
+		keys := make([]string, 300)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("k%d", i)
+		}
+		r := rand.New(rand.NewPCG(7, uint64(len(name))))
+		now := time.Duration(0)
+		for step := 0; step < 40_000; step++ {
+			now += time.Duration(r.IntN(3000)) * p.Period / 1000
+			in := r.IntN(instances)
+			key := keys[r.IntN(len(keys))]
+			switch r.IntN(1000) {
+			case 0:
+				if shared[in].Evict(now) != apart[in].Evict(now) {
+					t.Fatalf("%s step %d: instance %d evicted unlike apart", name, step, in)
+				}
+			case 1:
+				if f, ok := shared[in].(Forgetter); ok && f.Forget(key) != apart[in].(Forgetter).Forget(key) {
+					t.Fatalf("%s step %d: instance %d forgot %s unlike apart", name, step, in, key)
+				}
+			case 2:
+				if f, ok := shared[in].(Forgetter); ok && f.ForgetAll() != apart[in].(Forgetter).ForgetAll() {
+					t.Fatalf("%s step %d: instance %d flushed unlike apart", name, step, in)
+				}
+			}
+			got, want := shared[in].Allow(key, now, 1), apart[in].Allow(strings.Clone(key), now, 1)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s step %d: instance %d Allow(%s, %v) = %+v sharing keys, %+v apart", name, step, in, key, now, got, want)
+			}
+			if shared[in].Keys() != apart[in].Keys() || shared[in].StateBytes() != apart[in].StateBytes() {
+				t.Fatalf("%s step %d: instance %d holds %d keys (%d bytes) sharing, %d (%d) apart", name, step, in,
+					shared[in].Keys(), shared[in].StateBytes(), apart[in].Keys(), apart[in].StateBytes())
+			}
+		}
+		compared++
+	}
+	if compared < len(Names())-2 {
+		t.Errorf("%d algorithms of %d compared sharing keys", compared, len(Names()))
+	}
+}
+
+// TestShareKeysOnlyFresh: a limiter holding state keeps its own directory;
+// the fresh ones given with it share.
+func TestShareKeysOnlyFresh(t *testing.T) {
+	p := Policy{Limit: 5, Period: time.Second, Burst: 5}
+	a, busy, fresh := NewTokenBucket(p, true, 0), NewTokenBucket(p, true, 0), NewTokenBucket(p, true, 0)
+	busy.Allow("k", 0, 1)
+	if ShareKeys(a, busy, fresh) {
+		t.Fatal("ShareKeys took a limiter holding state")
+	}
+	if busy.keyDir() == a.keyDir() || fresh.keyDir() != a.keyDir() {
+		t.Fatal("want the busy limiter apart and the fresh one sharing")
+	}
+	if !ShareKeys(a, fresh, NewTokenBucket(p, true, 0)) {
+		t.Fatal("ShareKeys refused fresh token buckets")
+	}
+}

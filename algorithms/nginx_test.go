@@ -47,10 +47,10 @@ func TestNginxLimitReq2T(t *testing.T) {
 				t.Errorf("nodelay %v, step %d: ?a=%s&b=%s at %v: allowed %v, want %v (%+v)", o.Nodelay, i, r.keys[1], r.keys[0], r.at, allowed, r.allowed, out)
 			}
 		}
-		if s := fast.states["2"]; s.Excess != 0 || s.Last != 0 || s.Boot {
+		if s := fast.stateOf("2"); s.Excess != 0 || s.Last != 0 || s.Boot {
 			t.Errorf("nodelay %v: fast's node for b=2 after the refusal = %+v, want excess 0, last 0: looked up, not charged", o.Nodelay, *s)
 		}
-		if s := slow.states["2"]; s.Excess != 0 || s.Last != 0 {
+		if s := slow.stateOf("2"); s.Excess != 0 || s.Last != 0 {
 			t.Errorf("nodelay %v: slow's node for a=2 after the refusal = %+v, want unchanged", o.Nodelay, *s)
 		}
 	}
@@ -82,8 +82,8 @@ func TestNginxSeveralLimitsAccountAndRollBack(t *testing.T) {
 	if d := req(0); d[0].Allowed {
 		t.Errorf("fourth request: %+v, want the first limit (e = 3000 > 2000) to refuse", d)
 	}
-	if a.states["k"].Excess != 2000 || b.states["k"].Excess != 2000 {
-		t.Errorf("after a refusal: excess %d and %d, want 2000 and 2000 (nothing charged)", a.states["k"].Excess, b.states["k"].Excess)
+	if a.stateOf("k").Excess != 2000 || b.stateOf("k").Excess != 2000 {
+		t.Errorf("after a refusal: excess %d and %d, want 2000 and 2000 (nothing charged)", a.stateOf("k").Excess, b.stateOf("k").Excess)
 	}
 	// a new key in the first zone, refused by the second: the first keeps a node
 	// (uncharged, drained), the second is not looked up for a new key
@@ -91,8 +91,8 @@ func TestNginxSeveralLimitsAccountAndRollBack(t *testing.T) {
 	b.Allow("full", 0, 1)
 	b.Allow("full", 0, 1)
 	NginxRequest([]NginxLimit{{a, "full", 1}, {b, "full", 1}}, 0, out)
-	if out[1].Allowed || a.states["full"] == nil || !a.states["full"].Boot {
-		t.Errorf("a new key refused by the second limit: %+v; first zone's node %+v, want a held, uncharged node", out, a.states["full"])
+	if out[1].Allowed || a.stateOf("full") == nil || !a.stateOf("full").Boot {
+		t.Errorf("a new key refused by the second limit: %+v; first zone's node %+v, want a held, uncharged node", out, a.stateOf("full"))
 	}
 	if d := a.Check("full", 0, 1); !d.Allowed || d.Remaining != 2 {
 		t.Errorf("the held node answers %+v, want a new key's (allowed, remaining 2)", d)
@@ -115,8 +115,8 @@ func TestNginxSeveralLimitsAccountAndRollBack(t *testing.T) {
 			t.Errorf("through the set, request %d: %+v, want %+v", i, got, want)
 		}
 	}
-	if x.states["u:k"] == nil || x.states["u:k"].Excess != 2000 || y.states["k"].Excess != 2000 {
-		t.Errorf("through the set: nodes %+v and %+v, want excess 2000 each after three passes and a refusal", x.states["u:k"], y.states["k"])
+	if x.stateOf("u:k") == nil || x.stateOf("u:k").Excess != 2000 || y.stateOf("k").Excess != 2000 {
+		t.Errorf("through the set: nodes %+v and %+v, want excess 2000 each after three passes and a refusal", x.stateOf("u:k"), y.stateOf("k"))
 	}
 }
 
@@ -150,7 +150,7 @@ func TestNginxExpiryIsObservable(t *testing.T) {
 	}
 	z.Allow("c", 70*time.Second, 1)
 	var keys []string
-	for k := range z.states {
+	for _, k := range z.stateKeys() {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)

@@ -784,7 +784,7 @@ func TestNginxLimitReqT(t *testing.T) {
 		{step{at: ms(499), allowed: false, retry: ms(1), remaining: 0}, "REJECTED"},
 		{step{at: ms(600), allowed: true, remaining: 0}, "PASSED"}, // e = 800
 	})
-	if got := z.states["k"].Excess; got != 800 {
+	if got := z.stateOf("k").Excess; got != 800 {
 		t.Errorf("excess after 'rejects not counted' = %d, want 800", got)
 	}
 	// the same zone in /status, limit_req_status 501: refused with 501
@@ -808,7 +808,7 @@ func TestNginxLimitReqT(t *testing.T) {
 		{step{at: 0, allowed: true, remaining: 1}, "PASSED"},
 		{step{at: ms(100), allowed: true, remaining: 1}, "PASSED"},
 	})
-	if got := fast.states["k"].Excess; got != 0 {
+	if got := fast.stateOf("k").Excess; got != 0 {
 		t.Errorf("fast: excess after 100 ms = %d, want 0 (negative excess clamped)", got)
 	}
 }
@@ -851,7 +851,7 @@ func TestNginxLimitReqDryRunT(t *testing.T) {
 	runNginxSteps(t, &off, Options{}, []nginxStep{
 		{step{at: ms(3), allowed: false, remaining: 0}, "REJECTED"},
 	})
-	if got := delay.states["k"].Excess; got != 1000 {
+	if got := delay.stateOf("k").Excess; got != 1000 {
 		t.Errorf("excess after the dry run = %d, want 1000: the delayed request charged, the rejected ones not", got)
 	}
 }

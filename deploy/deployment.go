@@ -52,6 +52,10 @@ type Config struct {
 	// New makes a fresh limiter of the policy (a new instance's state, the
 	// store's, an owner's): the lane's algorithm, policy and options.
 	New func() (algorithms.Limiter, error)
+	// Keys, when set, is a limiter asked about the same keys as the
+	// deployment's (the lane's ideal): theirs find their keys through its
+	// directory (algorithms.ShareKeys). Without it, through the first one's.
+	Keys algorithms.Limiter
 }
 
 // Stats counts what a deployment sent: messages between instances (a sync, a
@@ -131,6 +135,7 @@ func New(cfg Config) (*Deployment, error) {
 	if cfg.BatchLimit <= 0 {
 		cfg.BatchLimit = 1000
 	}
+	cfg.New = sharingKeys(cfg.New, cfg.Keys)
 	d := &Deployment{cfg: cfg, members: cfg.Instances, lives: make([]int, cfg.Most), cut: make([]bool, cfg.Most)}
 	if cfg.Jitter > 0 {
 		d.jitter, d.lastOn = rand.New(rand.NewPCG(cfg.Seed, 0x6a17)), map[[2]int]time.Duration{}
@@ -337,4 +342,22 @@ func (h *timers) Pop() any {
 	t := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return t
+}
+
+// sharingKeys is make, with every limiter it makes finding its keys through
+// first's directory, or the first made's when first cannot share
+// (algorithms.ShareKeys): a deployment's instances and stores are asked about
+// the same keys, and with one directory a key's place is looked up in one
+// table, warm in the cache, however many instances there are. It changes no
+// decision. Limiters that cannot share (kept in Redis) keep their own.
+func sharingKeys(make func() (algorithms.Limiter, error), first algorithms.Limiter) func() (algorithms.Limiter, error) {
+	return func() (algorithms.Limiter, error) {
+		lim, err := make()
+		switch {
+		case err != nil:
+		case first == nil || !algorithms.ShareKeys(first, lim):
+			first = lim
+		}
+		return lim, err
+	}
 }

@@ -94,6 +94,13 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		lim, _, err := store.Limiter(index, lc, part)
 		return lim, err
 	}
+	ideal, err := algorithms.New(lc.Algorithm, p, lc.Options.Ideal())
+	if err == nil && lc.TTL > 0 {
+		ideal, err = algorithms.WithTTL(ideal, lc.TTL)
+	}
+	if err != nil {
+		return err
+	}
 	dep, err := deploy.New(deploy.Config{
 		Protocol: lc.Deploy.Sync, Instances: lc.Instances, Most: lc.Deploy.Most,
 		Latency: lc.Deploy.Latency, SyncWait: lc.Deploy.SyncWait, BatchLimit: lc.Deploy.BatchLimit,
@@ -101,14 +108,8 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		Replicated: lc.Deploy.Replicated, ReplicaLag: lc.Deploy.ReplicaLag,
 		Jitter: lc.Deploy.Jitter, Seed: l.cfg.Seed ^ uint64(index)<<32 ^ uint64(t),
 		Failovers: slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputStore && in.Store == StoreFailedOver }),
+		Keys:      ideal,
 	})
-	if err != nil {
-		return err
-	}
-	ideal, err := algorithms.New(lc.Algorithm, p, lc.Options.Ideal())
-	if err == nil && lc.TTL > 0 {
-		ideal, err = algorithms.WithTTL(ideal, lc.TTL)
-	}
 	if err != nil {
 		return err
 	}
