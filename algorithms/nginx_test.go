@@ -149,10 +149,7 @@ func TestNginxExpiryIsObservable(t *testing.T) {
 		t.Fatalf("a at 30 s: %+v, want refused", d)
 	}
 	z.Allow("c", 70*time.Second, 1)
-	var keys []string
-	for _, k := range z.stateKeys() {
-		keys = append(keys, k)
-	}
+	keys := z.stateKeys()
 	slices.Sort(keys)
 	if !slices.Equal(keys, []string{"a", "c"}) {
 		t.Errorf("after c at 70 s the zone holds %v, want [a c]: b and d expired (the oldest looked up), a was looked up at 30 s", keys)
