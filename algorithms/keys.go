@@ -14,6 +14,7 @@ var (
 	_ Forgetter = (*Spring)(nil)
 	_ Forgetter = (*Traefik)(nil)
 	_ Forgetter = (*Kong)(nil)
+	_ Forgetter = (*Nginx)(nil)
 )
 
 // keyed is a limiter's per-key state: one S per key, created on first use, and the
@@ -21,15 +22,29 @@ var (
 // Every limiter embeds one, so Keys is defined here once.
 //
 // A key is found through a directory (keyDirectory) that gives each key held a
-// slot; the states are kept by slot. A limiter has a directory of its own, or
+// slot, and its state is kept in place by slot, in pages that never move: a
+// state found stays where it is (a pointer to it holds) until the key is
+// forgotten, when its place is zeroed. A limiter has a directory of its own, or
 // shares one with others (ShareKeys): the instances of one deployment, asked
 // about the same keys, then find a key's slot in one small table, warm in the
-// cache, instead of each in a table of its own.
+// cache, instead of each in a table of its own, and its state in one read.
 type keyed[S any] struct {
 	dir      *keyDirectory
-	bySlot   []*S // a key's state by its slot; nil: none
-	count    int  // states held
+	pages    []*statePage[S] // by slot / pageSize; nil: no state in it yet
+	count    int             // states held
 	keyBytes int64
+}
+
+// pageSize is the states a page holds.
+const pageSize = 128
+
+// statePage holds the states of pageSize slots, in slot order.
+type statePage[S any] [pageSize]heldState[S]
+
+// heldState is a slot's state, and whether the limiter holds one there.
+type heldState[S any] struct {
+	s    S
+	held bool
 }
 
 func newKeyed[S any]() keyed[S] { return keyed[S]{dir: newKeyDirectory()} }
@@ -37,81 +52,108 @@ func newKeyed[S any]() keyed[S] { return keyed[S]{dir: newKeyDirectory()} }
 // Keys is the number of keys holding state.
 func (k *keyed[S]) Keys() int { return k.count }
 
+// at is slot's place, nil when its page holds nothing yet.
+func (k *keyed[S]) at(slot int32) *heldState[S] {
+	p := int(slot / pageSize)
+	if p >= len(k.pages) || k.pages[p] == nil {
+		return nil
+	}
+	return &k.pages[p][slot%pageSize]
+}
+
 // state returns key's state, if it has one.
 func (k *keyed[S]) state(key string) (*S, bool) {
-	if slot, ok := k.held(key); ok {
-		return k.bySlot[slot], true
+	if h, _ := k.held(key); h != nil {
+		return &h.s, true
 	}
 	return nil, false
 }
 
-// held is the slot of key's state, if it has one.
-func (k *keyed[S]) held(key string) (int, bool) {
+// held is the place and slot of key's state, if it has one (else nil).
+func (k *keyed[S]) held(key string) (*heldState[S], int32) {
 	slot, ok := k.dir.find(key)
-	if !ok || int(slot) >= len(k.bySlot) || k.bySlot[slot] == nil {
-		return 0, false
+	if !ok {
+		return nil, 0
 	}
-	return int(slot), true
+	if h := k.at(slot); h != nil && h.held {
+		return h, slot
+	}
+	return nil, 0
 }
 
-// add gives key the state s and returns it.
-// A key that had a state gets s in its place (and loses no bytes' count).
+// add gives key the state *s (a copy) and returns where it is kept.
+// A key that had a state gets *s in its place (and loses no bytes' count).
 func (k *keyed[S]) add(key string, s *S) *S {
-	if slot, ok := k.held(key); ok {
-		k.bySlot[slot] = s
-		return s
+	if h, _ := k.held(key); h != nil {
+		h.s = *s
+		return &h.s
 	}
-	slot := int(k.dir.hold(key))
-	if slot >= len(k.bySlot) {
-		k.bySlot = append(k.bySlot, make([]*S, slot+1-len(k.bySlot))...)
+	slot := k.dir.hold(key)
+	p := int(slot / pageSize)
+	if p >= len(k.pages) {
+		k.pages = append(k.pages, make([]*statePage[S], p+1-len(k.pages))...)
 	}
+	if k.pages[p] == nil {
+		k.pages[p] = new(statePage[S])
+	}
+	h := &k.pages[p][slot%pageSize]
+	h.s, h.held = *s, true
 	k.count++
 	k.keyBytes += int64(len(key))
-	k.bySlot[slot] = s
-	return s
+	return &h.s
 }
 
 // evict forgets every key whose state idle says is back to a new key's, and
 // returns how many it forgot.
 func (k *keyed[S]) evict(idle func(*S) bool) int {
 	evicted := 0
-	for slot, s := range k.bySlot {
-		if s != nil && idle(s) {
-			k.drop(slot)
+	k.each(func(h *heldState[S], slot int32) {
+		if idle(&h.s) {
+			k.drop(h, slot)
 			evicted++
 		}
-	}
+	})
 	return evicted
 }
 
-// drop forgets the state at slot, which holds one.
-func (k *keyed[S]) drop(slot int) {
-	k.bySlot[slot] = nil
+// each calls f with every state held and its slot, in slot order.
+func (k *keyed[S]) each(f func(h *heldState[S], slot int32)) {
+	for p, page := range k.pages {
+		if page == nil {
+			continue
+		}
+		for i := range page {
+			if page[i].held {
+				f(&page[i], int32(p*pageSize+i))
+			}
+		}
+	}
+}
+
+// drop forgets the state h, at slot: its place is zeroed.
+func (k *keyed[S]) drop(h *heldState[S], slot int32) {
+	*h = heldState[S]{}
 	k.count--
 	k.keyBytes -= int64(len(k.dir.names[slot]))
-	k.dir.release(int32(slot))
+	k.dir.release(slot)
 }
 
 // Forget drops key's state, as a store does when the key expires: the key's next
 // request finds it new (a full bucket, an empty window). It says whether the key
 // had state.
 func (k *keyed[S]) Forget(key string) bool {
-	slot, ok := k.held(key)
-	if ok {
-		k.drop(slot)
+	h, slot := k.held(key)
+	if h != nil {
+		k.drop(h, slot)
 	}
-	return ok
+	return h != nil
 }
 
 // ForgetAll drops every key's state, as a store flushed (or a failover to an
 // empty replica) loses it, and returns how many keys it forgot.
 func (k *keyed[S]) ForgetAll() int {
 	n := k.count
-	for slot, s := range k.bySlot {
-		if s != nil {
-			k.drop(slot)
-		}
-	}
+	k.each(k.drop)
 	return n
 }
 
@@ -122,7 +164,7 @@ func (k *keyed[S]) useKeyDir(d *keyDirectory) bool {
 	if k.count > 0 {
 		return false
 	}
-	k.dir, k.bySlot = d, nil
+	k.dir, k.pages = d, nil
 	return true
 }
 
@@ -137,8 +179,8 @@ type keyDirUser interface {
 // first's directory, and says whether every one does. It changes no decision:
 // a directory only tells where a key's state is. A deployment's instances share
 // one: a key's slot is then found in one table, warm in the cache, however many
-// instances there are, and each instance keeps a slot's pointer (8 bytes) for
-// every key one of them holds. Limiters wrapped by another (a TTL, a template)
+// instances there are, and each instance keeps room for a state in every slot
+// of a page one of them holds a key in. Limiters wrapped by another (a TTL, a template)
 // or kept in a store cannot share, and say so (false). Limiters sharing a
 // directory are used from one goroutine at a time, as one limiter is.
 func ShareKeys(first Limiter, lims ...Limiter) bool {

@@ -9,10 +9,6 @@ func (k *keyed[S]) stateOf(key string) *S {
 // stateKeys are the keys holding state, in slot order.
 func (k *keyed[S]) stateKeys() []string {
 	var keys []string
-	for slot, s := range k.bySlot {
-		if s != nil {
-			keys = append(keys, k.dir.names[slot])
-		}
-	}
+	k.each(func(_ *heldState[S], slot int32) { keys = append(keys, k.dir.names[slot]) })
 	return keys
 }

@@ -416,6 +416,24 @@ func (l *Nginx) expire(now int64) {
 			}
 		}
 		l.unlink(s)
-		l.Forget(s.key)
+		l.keyed.Forget(s.key)
 	}
+}
+
+// Forget deletes key's node, from the zone's queue too: a node forgotten but
+// left in the queue would later be expired in place of the key's next one
+// (forgetting a live node and leaving it queued).
+func (l *Nginx) Forget(key string) bool {
+	s, ok := l.state(key)
+	if !ok {
+		return false
+	}
+	l.unlink(s)
+	return l.keyed.Forget(key)
+}
+
+// ForgetAll deletes every node and empties the zone's queue.
+func (l *Nginx) ForgetAll() int {
+	l.newest, l.oldest = nil, nil
+	return l.keyed.ForgetAll()
 }

@@ -253,3 +253,33 @@ func TestNginxPolicyChecks(t *testing.T) {
 		t.Errorf("delay = nginx's burst: %v", err)
 	}
 }
+
+// TestNginxForgottenNodeLeavesTheQueue: a node forgotten (a store flushed)
+// leaves the zone's queue, so that expiring the oldest node later does not
+// delete the key's next node in its place. One request a second, no burst:
+// a's node after its request at 95 s refuses a request 200 ms later, and a new
+// key's node made between them (which expires the oldest nodes) must not
+// change that.
+func TestNginxForgottenNodeLeavesTheQueue(t *testing.T) {
+	p := Policy{Limit: 1, Period: time.Second, Burst: 1}
+	for _, forget := range []struct {
+		name string
+		do   func(z *Nginx)
+	}{{"ForgetAll", func(z *Nginx) { z.ForgetAll() }}, {"Forget", func(z *Nginx) { z.Forget("a") }}} {
+		z := NewNginx(p, Options{})
+		z.Allow("a", 0, 1)
+		forget.do(z)
+		for _, at := range []time.Duration{time.Second, 95 * time.Second} {
+			if d := z.Allow("a", at, 1); !d.Allowed {
+				t.Fatalf("%s: a at %v refused, want allowed (drained)", forget.name, at)
+			}
+		}
+		z.Allow("b", 95100*time.Millisecond, 1) // a new node: the oldest ones are expired first
+		if d := z.Allow("a", 95200*time.Millisecond, 1); d.Allowed {
+			t.Errorf("%s: a at 95.2 s allowed, want refused: its node from 95 s holds 800 of excess (the forgotten node was expired in its place)", forget.name)
+		}
+		if z.Keys() != 2 {
+			t.Errorf("%s: the zone holds %d keys, want 2 (a, b)", forget.name, z.Keys())
+		}
+	}
+}
