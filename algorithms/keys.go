@@ -22,24 +22,32 @@ var (
 // Every limiter embeds one, so Keys is defined here once.
 //
 // A key is found through a directory (keyDirectory) that gives each key held a
-// slot, and its state is kept in place by slot, in pages that never move: a
-// state found stays where it is (a pointer to it holds) until the key is
-// forgotten, when its place is zeroed. A limiter has a directory of its own, or
-// shares one with others (ShareKeys): the instances of one deployment, asked
-// about the same keys, then find a key's slot in one small table, warm in the
-// cache, instead of each in a table of its own, and its state in one read.
+// slot, and its state is kept in place by slot, in pages of pageSize slots that
+// never move: a state found stays where it is (a pointer to it holds) until the
+// key is forgotten, when its place is zeroed. A page is made for the first
+// state held in it and let go with the last, so memory follows the keys held.
+// A limiter has a directory of its own, or shares one with others (ShareKeys):
+// the instances of one deployment, asked about the same keys, then find a key's
+// slot in one small table, warm in the cache, instead of each in a table of its
+// own, and its state in one read.
 type keyed[S any] struct {
 	dir      *keyDirectory
-	pages    []*statePage[S] // by slot / pageSize; nil: no state in it yet
+	pages    []*statePage[S] // by slot / pageSize; nil: no state in it
 	count    int             // states held
 	keyBytes int64
 }
 
-// pageSize is the states a page holds.
-const pageSize = 128
+// pageSize is the slots a page holds: few enough that a page of a key or two
+// costs little more than their states (a deployment's instances each hold few
+// of its keys, in slots spread over all of them).
+const pageSize = 16
 
-// statePage holds the states of pageSize slots, in slot order.
-type statePage[S any] [pageSize]heldState[S]
+// statePage holds the states of pageSize slots, in slot order, and how many
+// of them are held.
+type statePage[S any] struct {
+	states [pageSize]heldState[S]
+	held   int
+}
 
 // heldState is a slot's state, and whether the limiter holds one there.
 type heldState[S any] struct {
@@ -58,7 +66,7 @@ func (k *keyed[S]) at(slot int32) *heldState[S] {
 	if p >= len(k.pages) || k.pages[p] == nil {
 		return nil
 	}
-	return &k.pages[p][slot%pageSize]
+	return &k.pages[p].states[slot%pageSize]
 }
 
 // state returns key's state, if it has one.
@@ -96,7 +104,8 @@ func (k *keyed[S]) add(key string, s *S) *S {
 	if k.pages[p] == nil {
 		k.pages[p] = new(statePage[S])
 	}
-	h := &k.pages[p][slot%pageSize]
+	k.pages[p].held++
+	h := &k.pages[p].states[slot%pageSize]
 	h.s, h.held = *s, true
 	k.count++
 	k.keyBytes += int64(len(key))
@@ -122,17 +131,22 @@ func (k *keyed[S]) each(f func(h *heldState[S], slot int32)) {
 		if page == nil {
 			continue
 		}
-		for i := range page {
-			if page[i].held {
-				f(&page[i], int32(p*pageSize+i))
+		for i := range page.states {
+			if page.states[i].held {
+				f(&page.states[i], int32(p*pageSize+i))
 			}
 		}
 	}
 }
 
-// drop forgets the state h, at slot: its place is zeroed.
+// drop forgets the state h, at slot: its place is zeroed, and its page let go
+// when it was the page's last.
 func (k *keyed[S]) drop(h *heldState[S], slot int32) {
 	*h = heldState[S]{}
+	p := slot / pageSize
+	if k.pages[p].held--; k.pages[p].held == 0 {
+		k.pages[p] = nil
+	}
 	k.count--
 	k.keyBytes -= int64(len(k.dir.names[slot]))
 	k.dir.release(slot)
