@@ -92,7 +92,12 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.status, m.statusBad = "go to: "+err.Error(), true
 			return nil
 		}
-		return m.seekTo(t)
+		cmd := m.seekTo(t)
+		if end := m.runner.cfg.Duration; t > end { // said, not only done: the run ends first
+			m.status = fmt.Sprintf("going to %s, the run's end (%s is past it)", format.Duration(end), format.Duration(t))
+			m.seekStatus = m.status
+		}
+		return cmd
 	}
 	var cmd tea.Cmd
 	m.jump.input, cmd = m.jump.input.Update(msg)

@@ -77,6 +77,25 @@ func TestGoToSaysWhereItArrived(t *testing.T) {
 	}
 }
 
+// A time past the run's end goes to the end, and says so: the time typed is
+// not taken silently for another.
+func TestGoToPastTheEndSaysSo(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	press(m, "g")
+	typeText(m, "999h")
+	press(m, "enter")
+	if want := "going to 3.000s, the run's end (999h0m0s is past it)"; m.status != want {
+		t.Fatalf("after enter the status is %q, want %q", m.status, want)
+	}
+	for m.runner.seeking {
+		frame(m)
+	}
+	frame(m)
+	if got := m.runner.now(); got != m.runner.cfg.Duration {
+		t.Errorf("the run is at %v, want its end %v", got, m.runner.cfg.Duration)
+	}
+}
+
 // ← pressed twice before the first step back has replayed goes two columns back,
 // not back from the replay's clock at 0.
 func TestBackTwiceDuringTheReplay(t *testing.T) {
