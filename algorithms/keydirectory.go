@@ -5,11 +5,13 @@ import (
 	"unsafe"
 )
 
-// keyDirectory gives every key held by one of its limiters a slot, from 0: a
-// key keeps its slot while any limiter sharing the directory holds state for
-// it, so a state found by slot is the key's. A slot no one holds is taken
-// back, for the next new key: the directory's size follows the keys held, not
-// every key ever seen (a server facing new clients every day).
+// keyDirectory gives every key held by one of its limiters a slot, from 0, so
+// that a state found by slot is the key's. A limiter's own directory takes a
+// slot back once the key's state is forgotten, for the next new key: its size
+// follows the keys held, not every key ever seen (a server facing new clients
+// every day). A directory shared (ShareKeys) keeps every key its limiters have
+// held: they come and go without forgetting (a deployment's instances, scaled
+// in or restarted), and their keys are their run's.
 //
 // Beside the map it keeps recent, a cache of the slots last found, by the address
 // of the key string asked for (two ways: a pair of entries per hash): a caller
@@ -20,12 +22,12 @@ import (
 // every entry stale at once (gen), and the entries fill again as keys are found
 // in the map.
 type keyDirectory struct {
-	slots   map[string]int32
-	names   []string      // by slot ("" when free)
-	holders []int32       // by slot: the limiters holding state for it
-	free    []int32       // slots taken back
-	recent  []recentEntry // a power of two in size, at most maxRecent; empty at first
-	gen     uint32        // entries of another generation are stale
+	slots  map[string]int32
+	names  []string      // by slot ("" when free)
+	free   []int32       // slots taken back
+	recent []recentEntry // a power of two in size, at most maxRecent; empty at first
+	gen    uint32        // entries of another generation are stale
+	shared bool          // by several limiters: no slot is taken back
 }
 
 // recentEntry is one entry of keyDirectory.recent.
@@ -54,7 +56,7 @@ func (d *keyDirectory) holds(e *recentEntry, key string) bool {
 	return e.gen == d.gen && len(e.key) == len(key) && unsafe.StringData(e.key) == unsafe.StringData(key)
 }
 
-// find returns key's slot, if some limiter holds state for it.
+// find returns key's slot, if the directory has one for it.
 func (d *keyDirectory) find(key string) (int32, bool) {
 	if len(d.recent) == 0 {
 		slot, ok := d.slots[key]
@@ -86,21 +88,20 @@ func (d *keyDirectory) hold(key string) int32 {
 			d.names[slot] = key
 		} else {
 			slot = int32(len(d.names))
-			d.names, d.holders = append(d.names, key), append(d.holders, 0)
+			d.names = append(d.names, key)
 		}
 		d.slots[key] = slot
 		if n := len(d.slots); 2*n > len(d.recent) && len(d.recent) < maxRecent {
 			d.recent = make([]recentEntry, min(maxRecent, 2<<bits.Len(uint(n))))
 		}
 	}
-	d.holders[slot]++
 	return slot
 }
 
-// release says a limiter holds state for slot's key no more; the last one to
-// let go frees the slot.
+// release says the limiter holds state for slot's key no more: the slot is
+// free for the next new key (a shared directory keeps it).
 func (d *keyDirectory) release(slot int32) {
-	if d.holders[slot]--; d.holders[slot] > 0 {
+	if d.shared {
 		return
 	}
 	delete(d.slots, d.names[slot])

@@ -193,8 +193,9 @@ type keyDirUser interface {
 // first's directory, and says whether every one does. It changes no decision:
 // a directory only tells where a key's state is. A deployment's instances share
 // one: a key's slot is then found in one table, warm in the cache, however many
-// instances there are, and each instance keeps room for a state in every slot
-// of a page one of them holds a key in. Limiters wrapped by another (a TTL, a template)
+// instances there are. A shared directory keeps every key its limiters have
+// held (see keyDirectory), so a limiter sharing it may be dropped without
+// forgetting its keys. Limiters wrapped by another (a TTL, a template)
 // or kept in a store cannot share, and say so (false). Limiters sharing a
 // directory are used from one goroutine at a time, as one limiter is.
 func ShareKeys(first Limiter, lims ...Limiter) bool {
@@ -202,6 +203,7 @@ func ShareKeys(first Limiter, lims ...Limiter) bool {
 	if !ok {
 		return false
 	}
+	f.keyDir().shared = true
 	all := true
 	for _, lim := range lims {
 		u, ok := lim.(keyDirUser)

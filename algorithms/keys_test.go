@@ -169,3 +169,34 @@ func TestShareKeysOnlyFresh(t *testing.T) {
 		t.Fatal("ShareKeys refused fresh token buckets")
 	}
 }
+
+// TestKeyDirectoryFollowsKeysHeld: a limiter's own directory takes a
+// forgotten key's slot back, so that new keys every day do not grow it; a
+// shared one keeps its keys, so that an instance dropped without forgetting
+// (a deployment scaled in) leaves no slot counted as held.
+func TestKeyDirectoryFollowsKeysHeld(t *testing.T) {
+	p := Policy{Limit: 5, Period: time.Second, Burst: 5}
+	own := NewTokenBucket(p, true, 0)
+	for i := range 10_000 {
+		key := fmt.Sprintf("client-%d", i)
+		own.Allow(key, time.Duration(i)*time.Millisecond, 1)
+		if i%2 == 1 {
+			own.Forget(key)
+			own.Forget(fmt.Sprintf("client-%d", i-1))
+		}
+	}
+	if n := len(own.dir.names); own.Keys() != 0 || n > 2 {
+		t.Errorf("after 10,000 keys each forgotten: %d keys held, %d slots; want 0 and at most 2", own.Keys(), n)
+	}
+	a, b := NewTokenBucket(p, true, 0), NewTokenBucket(p, true, 0)
+	ShareKeys(a, b)
+	a.Allow("k", 0, 1)
+	b.Allow("k", 0, 1)
+	a.Forget("k")
+	if d := b.Allow("k", 0, 1); d.Remaining != 3 {
+		t.Errorf("b's k after a forgot it: remaining %v, want 3 (b's own state)", d.Remaining)
+	}
+	if a.Keys() != 0 || b.Keys() != 1 || len(a.dir.names) != 1 {
+		t.Errorf("a holds %d keys, b %d, the directory %d slots; want 0, 1, 1", a.Keys(), b.Keys(), len(a.dir.names))
+	}
+}

@@ -79,9 +79,12 @@ type Model struct {
 	// revealed says L showed the lesson a pending question hides, for the
 	// rest of this scenario's run (spoiler.go).
 	revealed bool
-	// answered are the questions answered in this scenario's run (by index in
-	// cfg.Questions): they hide nothing any more (spoiler.go).
-	answered map[int]bool
+	// answered are the questions of this scenario answered (by index in
+	// cfg.Questions): they hide nothing any more (spoiler.go); answeredIn
+	// keeps each scenario's (by index in the catalogue) for when it is opened
+	// again, and for the picker.
+	answered   map[int]bool
+	answeredIn map[int]map[int]bool
 	// lessonPage is the lesson page's state (it scrolls like the help).
 	lessonPage struct {
 		open   bool
@@ -391,7 +394,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // length would race through this one (100× for a 40-second storm plays a
 // 10-minute sandbox in six seconds), and max would open it finished.
 func (m *Model) switchTo(i int) tea.Cmd {
-	m.focus, m.zoom, m.status, m.revealed, m.answered = 0, false, "", false, nil
+	m.focus, m.zoom, m.status, m.revealed, m.answered = 0, false, "", false, m.answeredIn[i]
 	m.runner.speed = speedOne
 	cmd := m.runner.switchTo(i)
 	m.ctl.reset(m.runner.cfg)

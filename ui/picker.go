@@ -20,16 +20,20 @@ type picker struct {
 type scenarioItem struct {
 	index int
 	s     scenarios.Scenario
+	// answered says every question of the scenario's lesson was answered: it
+	// hides nothing any more
+	answered bool
 }
 
 func (i scenarioItem) Title() string { return i.s.Name }
 
 // Description is the scenario's part of the course and title, then the start
-// of its lesson; for a lesson that asks questions, the title's numbers hidden
-// and no lesson, which would give the answers away (spoiler.go).
+// of its lesson; for a lesson that asks questions not all answered yet, the
+// title's numbers hidden and no lesson, which would give the answers away
+// (spoiler.go).
 func (i scenarioItem) Description() string {
 	title := strings.TrimSpace(i.s.Title)
-	asks := len(i.s.Questions) > 0
+	asks := len(i.s.Questions) > 0 && !i.answered
 	if asks {
 		title = numbers.ReplaceAllString(title, "…") // the title's numbers, not the part's
 	}
@@ -67,6 +71,16 @@ func newPicker(c *scenarios.Catalogue, isDark bool) picker {
 	p := picker{list: l}
 	p.restyle(isDark)
 	return p
+}
+
+// answeredAll shows scenario i's item as one whose questions are all answered.
+func (p *picker) answeredAll(i int) {
+	for j, it := range p.list.Items() {
+		if item, ok := it.(scenarioItem); ok && item.index == i && !item.answered {
+			item.answered = true
+			p.list.SetItem(j, item)
+		}
+	}
 }
 
 // restyle applies the background's styles.

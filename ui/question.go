@@ -160,14 +160,22 @@ func (m *Model) answerQuiz() {
 }
 
 // markAnswered notes that the question asked was answered: the quiz shows the
-// answer, and what the question hides stays shown for the rest of this
-// scenario's run, even once a seek back asks it again.
+// answer, and what the question hides stays shown from then on, even once a
+// seek back, or the scenario opened again, asks it again; the picker shows
+// the scenario's title and lesson once all its questions are answered.
 func (m *Model) markAnswered() {
 	m.quiz.answered = true
 	if m.answered == nil {
 		m.answered = map[int]bool{}
+		if m.answeredIn == nil {
+			m.answeredIn = map[int]map[int]bool{}
+		}
+		m.answeredIn[m.runner.index] = m.answered
 	}
 	m.answered[m.quiz.question] = true
+	if len(m.answered) == len(m.runner.cfg.Questions) {
+		m.picker.answeredAll(m.runner.index)
+	}
 }
 
 // answer is the run's answer to the question asked.

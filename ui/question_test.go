@@ -448,3 +448,44 @@ func TestAnsweredQuestionHidesNothingAfterASeekBack(t *testing.T) {
 		}
 	}
 }
+
+// A question answered stays answered when the scenario is left and opened
+// again: its title's numbers and its lesson show, in the run and in the
+// picker; a scenario not answered still hides them.
+func TestAnsweredStaysAnsweredAcrossScenarios(t *testing.T) {
+	m := newModel(t, "boundary-burst")
+	playToQuestion(t, m)
+	typeText(m, "200")
+	press(m, "enter")
+	press(m, "esc") // goes on
+	item := func(name string) string {
+		for _, it := range m.picker.list.Items() {
+			if i := it.(scenarioItem); i.s.Name == name {
+				return i.Description()
+			}
+		}
+		t.Fatalf("no %s in the picker", name)
+		return ""
+	}
+	if d := item("boundary-burst"); !strings.Contains(d, "200 requests in 2 ms") || strings.Contains(d, "predict") {
+		t.Errorf("the picker hides an answered scenario's title: %q", d)
+	}
+	for _, it := range m.picker.list.Items() {
+		if i := it.(scenarioItem); i.s.Name != "boundary-burst" && len(i.s.Questions) > 0 && !strings.Contains(i.Description(), "asks you to predict") {
+			t.Errorf("%s, not answered, shows its title and lesson: %q", i.s.Name, i.Description())
+		}
+	}
+	press(m, "n") // the next scenario
+	if m.name() == "boundary-burst" {
+		t.Fatal("n did not open another scenario")
+	}
+	for name := m.name(); m.name() == name; {
+		press(m, "p")
+	}
+	if m.name() != "boundary-burst" {
+		t.Fatalf("p opened %s, want boundary-burst back", m.name())
+	}
+	if _, pending := m.pendingQuestion(); pending || !strings.Contains(m.shownTitle(), "200 requests in 2 ms") {
+		t.Errorf("opened again, boundary-burst hides its answered question's numbers: title %q", m.shownTitle())
+	}
+}

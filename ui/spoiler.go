@@ -15,8 +15,9 @@ import (
 // and on the lesson page is hidden behind a line saying why and how to read it
 // anyway (L), and the title's numbers show as "…". Seeking past a question
 // reveals them, as answering or skipping it does; L reveals them for the rest
-// of the scenario's run, and so does answering a question (a seek back before
-// it asks it again, but hides nothing).
+// of the scenario's run. A question answered hides nothing from then on, even
+// when a seek back, or the scenario opened again, asks it again; the picker
+// shows a scenario's title and lesson once all its questions are answered.
 
 // pendingQuestion is the lesson's question still to be answered, the first of
 // them by instant, and whether there is one (not once L revealed the lesson).
