@@ -8,8 +8,8 @@ import (
 // keyDirectory gives every key held by one of its limiters a slot, from 0, so
 // that a state found by slot is the key's. A limiter's own directory takes a
 // slot back once the key's state is forgotten, for the next new key: its size
-// follows the keys held, not every key ever seen (a server facing new clients
-// every day). A directory shared (ShareKeys) keeps every key its limiters have
+// follows the keys held, not every key ever seen (a long log's clients come
+// and go). A directory shared (ShareKeys) keeps every key its limiters have
 // held: they come and go without forgetting (a deployment's instances, scaled
 // in or restarted), and their keys are their run's.
 //

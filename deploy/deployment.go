@@ -53,8 +53,11 @@ type Config struct {
 	// store's, an owner's): the lane's algorithm, policy and options.
 	New func() (algorithms.Limiter, error)
 	// Keys, when set, is a limiter asked about the same keys as the
-	// deployment's (the lane's ideal): theirs find their keys through its
-	// directory (algorithms.ShareKeys). Without it, through the first one's.
+	// deployment's (the lane's ideal): the deployment's find their keys
+	// through its directory (algorithms.ShareKeys), or the first one's when it
+	// cannot share. Set it when each instance holds most of the keys: every
+	// instance then keeps room for a state in every slot of the directory,
+	// which for instances holding few of many keys costs more than it saves.
 	Keys algorithms.Limiter
 }
 
@@ -135,7 +138,9 @@ func New(cfg Config) (*Deployment, error) {
 	if cfg.BatchLimit <= 0 {
 		cfg.BatchLimit = 1000
 	}
-	cfg.New = sharingKeys(cfg.New, cfg.Keys)
+	if cfg.Keys != nil {
+		cfg.New = sharingKeys(cfg.New, cfg.Keys)
+	}
 	d := &Deployment{cfg: cfg, members: cfg.Instances, lives: make([]int, cfg.Most), cut: make([]bool, cfg.Most)}
 	if cfg.Jitter > 0 {
 		d.jitter, d.lastOn = rand.New(rand.NewPCG(cfg.Seed, 0x6a17)), map[[2]int]time.Duration{}

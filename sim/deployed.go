@@ -108,7 +108,7 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		Replicated: lc.Deploy.Replicated, ReplicaLag: lc.Deploy.ReplicaLag,
 		Jitter: lc.Deploy.Jitter, Seed: l.cfg.Seed ^ uint64(index)<<32 ^ uint64(t),
 		Failovers: slices.ContainsFunc(l.cfg.Inputs, func(in Input) bool { return in.Kind == InputStore && in.Store == StoreFailedOver }),
-		Keys:      ideal,
+		Keys:      sharedKeys(ideal, len(l.cfg.Keys)*max(lc.Deploy.Most, lc.Instances)),
 	})
 	if err != nil {
 		return err
@@ -121,6 +121,22 @@ func (l *Lane) buildDeployment(index, t int, store StateStore) error {
 		d.tick = make([]int64, max(lc.Deploy.Most, lc.Instances))
 	}
 	return nil
+}
+
+// sharedKeySlots is the most slots (keys × instances) a deployment's
+// instances keep room for when they share the ideal's key directory: 2^20,
+// 24 MiB of token buckets. Past it (many instances over many keys, each
+// holding few) they keep their keys apart, as one limiter does.
+const sharedKeySlots = 1 << 20
+
+// sharedKeys is the ideal, for the deployment's instances to share its key
+// directory (deploy.Config.Keys), when slots (keys × instances) fit
+// sharedKeySlots; else nil.
+func sharedKeys(ideal algorithms.Limiter, slots int) algorithms.Limiter {
+	if slots > sharedKeySlots {
+		return nil
+	}
+	return ideal
 }
 
 // deployDecider decides a deployed lane's attempts: at the instance the
