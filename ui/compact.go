@@ -37,10 +37,15 @@ func (m *Model) renderCompactLane(i int, met sim.Metrics, w int) string {
 	n := max(4, (w-lipgloss.Width(mark+name+counters)-17)/3) // 17: the three labels
 	info, _ := algorithms.Lookup(lane.Algorithm)
 	samples := bin(l.Series, m.view(n))
+	shownLevels := make([]float64, len(samples))
+	for j, c := range samples {
+		shownLevels[j] = shown(c, info.Shape)
+	}
 	lo, hi := yRange(m.runner.cfg, lane)
+	hi = levelTop(hi, shownLevels)
 	level, acc, den := make([]int64, len(samples)), make([]int64, len(samples)), make([]int64, len(samples))
 	for j, c := range samples {
-		level[j] = int64(8 * (min(max(shown(c, info.Shape), lo), hi) - lo) / max(hi-lo, 1))
+		level[j] = int64(8 * (min(max(shownLevels[j], lo), hi) - lo) / max(hi-lo, 1))
 		acc[j], den[j] = c.accepted, c.denied
 	}
 	cols := n

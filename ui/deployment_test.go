@@ -43,3 +43,22 @@ func TestDeploymentRowsKeepTheGraph(t *testing.T) {
 		}
 	}
 }
+
+// A deployed lane's level past the limit (three Kong nodes each counting a
+// minute of 60: 180 together) is drawn on an axis that holds it, a multiple of
+// the limit, not cut at the limit; a lane within its limit keeps the limit's.
+func TestDeployedLevelPastTheLimitIsDrawn(t *testing.T) {
+	m := newModel(t, "kong-sync")
+	seekTo(m, 59e9)
+	s := screen(m)
+	if !strings.Contains(s, "180 ┤") {
+		t.Errorf("at 59 s the local lane's graph does not reach 180 (3× the limit of 60):\n%s", s)
+	}
+	for _, c := range []struct {
+		hi, top, want float64
+	}{{60, 0, 60}, {60, 60, 60}, {60, 61, 120}, {60, 180, 180}, {60, 198, 240}, {0, 5, 0}} {
+		if got := levelTop(c.hi, []float64{c.top / 2, c.top}); got != c.want {
+			t.Errorf("levelTop(%v, up to %v) = %v, want %v", c.hi, c.top, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -158,6 +159,17 @@ func (m *Model) loadGraph(cols []column, v timeView, lines, width int) []string 
 		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%5s", compactFloat(v)) }))
 	copy(out[lines-rows-1:], strings.Split(plot, "\n"))
 	return out
+}
+
+// levelTop is hi (the lane's capacity), or the multiple of it that holds the
+// highest of levels: a deployment's instances together hold several times the
+// limit (and a counter of every request, Kong's, counts past it), and a graph
+// cut at the limit would hide the overshoot it shows.
+func levelTop(hi float64, levels []float64) float64 {
+	if top := maxFloat(levels); hi > 0 && top > hi {
+		return hi * math.Ceil(top/hi)
+	}
+	return hi
 }
 
 func maxFloat(v []float64) float64 {
@@ -340,15 +352,16 @@ func firstColumn(v timeView) string {
 	return fmt.Sprintf("graph from %s · w: whole run", format.Duration(v.from+v.span))
 }
 
-// graph plots levels in exactly `lines` lines of at most width cells on a fixed
-// y-range, one column each, with as many rows as keep the axis labels round;
-// before the first column it says so.
+// graph plots levels in exactly `lines` lines of at most width cells on the
+// y-range lo to levelTop(hi, levels), one column each, with as many rows as
+// keep the axis labels round; before the first column it says so.
 func (m *Model) graph(levels []float64, lines, width int, lo, hi float64, v timeView) []string {
 	out := make([]string, lines)
 	if len(levels) == 0 {
 		out[0] = m.styles.Subtle.Render(truncate(" "+firstColumn(v), width))
 		return out
 	}
+	hi = levelTop(hi, levels)
 	rows := roundRows(hi-lo, lines-1)
 	for j := range levels {
 		levels[j] = min(max(levels[j], lo), hi)
