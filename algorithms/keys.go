@@ -37,9 +37,8 @@ type keyed[S any] struct {
 	keyBytes int64
 }
 
-// pageSize is the slots a page holds: few enough that a page of a key or two
-// costs little more than their states (a deployment's instances each hold few
-// of its keys, in slots spread over all of them).
+// pageSize is the slots a page holds: few enough that a page holding one key
+// costs little more than its state.
 const pageSize = 16
 
 // statePage holds the states of pageSize slots, in slot order, and how many
@@ -178,7 +177,7 @@ func (k *keyed[S]) useKeyDir(d *keyDirectory) bool {
 	if k.count > 0 {
 		return false
 	}
-	k.dir, k.pages = d, nil
+	k.dir, k.pages, d.shared = d, nil, true
 	return true
 }
 
@@ -203,7 +202,6 @@ func ShareKeys(first Limiter, lims ...Limiter) bool {
 	if !ok {
 		return false
 	}
-	f.keyDir().shared = true
 	all := true
 	for _, lim := range lims {
 		u, ok := lim.(keyDirUser)

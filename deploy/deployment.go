@@ -349,15 +349,15 @@ func (h *timers) Pop() any {
 	return t
 }
 
-// sharingKeys is make, with every limiter it makes finding its keys through
+// sharingKeys is fresh, with every limiter it makes finding its keys through
 // first's directory, or the first made's when first cannot share
 // (algorithms.ShareKeys): a deployment's instances and stores are asked about
 // the same keys, and with one directory a key's place is looked up in one
 // table, warm in the cache, however many instances there are. It changes no
 // decision. Limiters that cannot share (kept in Redis) keep their own.
-func sharingKeys(make func() (algorithms.Limiter, error), first algorithms.Limiter) func() (algorithms.Limiter, error) {
+func sharingKeys(fresh func() (algorithms.Limiter, error), first algorithms.Limiter) func() (algorithms.Limiter, error) {
 	return func() (algorithms.Limiter, error) {
-		lim, err := make()
+		lim, err := fresh()
 		switch {
 		case err != nil:
 		case first == nil || !algorithms.ShareKeys(first, lim):

@@ -92,12 +92,7 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.status, m.statusBad = "go to: "+err.Error(), true
 			return nil
 		}
-		cmd := m.seekTo(t)
-		if end := m.runner.cfg.Duration; t > end { // said, not only done: the run ends first
-			m.status = fmt.Sprintf("going to %s, the run's end (%s is past it)", format.Duration(end), format.Duration(t))
-			m.seekStatus = m.status
-		}
-		return cmd
+		return m.seekTo(t)
 	}
 	var cmd tea.Cmd
 	m.jump.input, cmd = m.jump.input.Update(msg)
@@ -107,9 +102,12 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 // seekTo seeks to t (within the run), saying so until it is there. The
 // lesson's questions on the way are passed, not asked.
 func (m *Model) seekTo(t time.Duration) tea.Cmd {
-	t = max(0, min(t, m.runner.cfg.Duration))
-	m.announceSeek(t)
-	return m.runner.seek(t)
+	to := max(0, min(t, m.runner.cfg.Duration))
+	m.announceSeek(to)
+	if t > to { // said, not only done: the run ends first
+		m.announce(fmt.Sprintf("going to %s, the run's end (%s is past it)", format.Duration(to), format.Duration(t)))
+	}
+	return m.runner.seek(to)
 }
 
 // stepTo steps forward to t as playing would: stopping at a question on the
@@ -123,7 +121,12 @@ func (m *Model) stepTo(t time.Duration) tea.Cmd {
 
 // announceSeek says a seek to t is under way, until it is there.
 func (m *Model) announceSeek(t time.Duration) {
-	m.status, m.statusBad = fmt.Sprintf("going to %s (replayed from the start when it is earlier)", format.Duration(t)), false
+	m.announce(fmt.Sprintf("going to %s (replayed from the start when it is earlier)", format.Duration(t)))
+}
+
+// announce says s until the seek under way is there.
+func (m *Model) announce(s string) {
+	m.status, m.statusBad = s, false
 	m.seekStatus = m.status
 }
 

@@ -74,12 +74,11 @@ func newPicker(c *scenarios.Catalogue, isDark bool) picker {
 }
 
 // answeredAll shows scenario i's item as one whose questions are all answered.
+// Items are in catalogue order (newPicker), so i is the item's place too.
 func (p *picker) answeredAll(i int) {
-	for j, it := range p.list.Items() {
-		if item, ok := it.(scenarioItem); ok && item.index == i && !item.answered {
-			item.answered = true
-			p.list.SetItem(j, item)
-		}
+	if item, ok := p.list.Items()[i].(scenarioItem); ok && !item.answered {
+		item.answered = true
+		p.list.SetItem(i, item)
 	}
 }
 
