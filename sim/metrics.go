@@ -253,8 +253,9 @@ type recorder struct {
 	byClient   []ClientTally // per client, its attempts decided and accepted (byclient.go)
 	rules      []RuleTally   // per rule (named in ruleNames), its refusals (rules.go); nil before one
 	ruleNames  []string
-	spans      []spanLevel    // per key, its contract level (overgrant.go)
-	waiting    map[int32]bool // the keys with admissions still to go ahead (spanLevel.later)
+	spans      []spanLevel        // per key, its contract level (overgrant.go)
+	later      [][]laterAdmission // per key, its admissions still to go ahead, in time order (nil before the first)
+	waiting    map[int32]bool     // the keys with admissions still to go ahead (spanLevel.waits)
 
 	cfg     *Config
 	lane    LaneConfig
@@ -325,8 +326,7 @@ func (r *recorder) admit(key int32, at, now time.Duration, cost int64, period ti
 	if r.live != nil {
 		r.live.measure(-1, t, ks)
 	}
-	// the ring's newest admission is the key's last, to the µs (see peak.go)
-	sameInstant := ks.admitted > 0 && ks.last.Truncate(time.Microsecond) == at
+	previous, seen := ks.last, ks.admitted > 0 // the key's latest admission so far, if any
 	if ks.admitted == 0 {
 		ks.first = at
 	}
@@ -336,7 +336,7 @@ func (r *recorder) admit(key int32, at, now time.Duration, cost int64, period ti
 	if r.live != nil {
 		r.live.measure(+1, t, ks)
 	}
-	r.addToWindow(key, at, cost, period, sameInstant)
+	r.addToWindow(key, at, cost, period, previous, seen)
 	r.spanAdmit(key, &t.contract, at, now, cost)
 }
 

@@ -120,7 +120,7 @@ type spanLevel struct {
 	level, most uint128
 	last        time.Duration
 	seen        bool
-	later       []laterAdmission // admissions that go ahead later than the key's latest decision, in time order
+	waits       bool // the key has admissions that go ahead later than its latest decision (recorder.later)
 }
 
 // add steps sl over an admission of cost units at `at` under contract c. An
@@ -159,14 +159,16 @@ type laterAdmission struct {
 // no later than now, at once if it goes ahead now, or else in the key's list.
 func (r *recorder) spanAdmit(key int32, c *contractCredits, at, now time.Duration, cost int64) {
 	sl := &r.spans[key]
-	if len(sl.later) > 0 {
+	if sl.waits {
+		later := r.later[key]
 		gone := 0
-		for gone < len(sl.later) && sl.later[gone].at <= now {
-			r.stepSpan(sl, c, sl.later[gone].at, sl.later[gone].cost)
+		for gone < len(later) && later[gone].at <= now {
+			r.stepSpan(sl, c, later[gone].at, later[gone].cost)
 			gone++
 		}
-		sl.later = sl.later[:copy(sl.later, sl.later[gone:])]
-		if len(sl.later) == 0 {
+		r.later[key] = later[:copy(later, later[gone:])]
+		if len(r.later[key]) == 0 {
+			sl.waits = false
 			delete(r.waiting, key)
 		}
 	}
@@ -174,15 +176,28 @@ func (r *recorder) spanAdmit(key int32, c *contractCredits, at, now time.Duratio
 		r.stepSpan(sl, c, at, cost)
 		return
 	}
-	i := len(sl.later)
-	for i > 0 && sl.later[i-1].at > at { // after those at the same time, decided before it
-		i--
-	}
-	sl.later = slices.Insert(sl.later, i, laterAdmission{at, cost})
-	if r.waiting == nil {
+	if r.later == nil {
+		r.later = make([][]laterAdmission, len(r.spans))
 		r.waiting = map[int32]bool{}
 	}
-	r.waiting[key] = true
+	later := r.later[key]
+	i := len(later)
+	for i > 0 && later[i-1].at > at { // after those at the same time, decided before it
+		i--
+	}
+	r.later[key] = slices.Insert(later, i, laterAdmission{at, cost})
+	if !sl.waits {
+		sl.waits = true
+		r.waiting[key] = true
+	}
+}
+
+// laterOf is key's admissions waiting to go ahead, in time order.
+func (r *recorder) laterOf(key int32) []laterAdmission {
+	if r.later == nil {
+		return nil
+	}
+	return r.later[key]
 }
 
 // stepSpan steps a key's contract level sl, under contract c, over an
@@ -203,8 +218,8 @@ func (r *recorder) stepSpan(sl *spanLevel, c *contractCredits, at time.Duration,
 // run can go on.
 func (r *recorder) spanExcesses(each func(key int32, excess float64)) {
 	for i := range r.spans {
-		sl, c := r.spans[i], &r.tiers[r.cfg.Keys[i].Tier].contract // a copy: the list is only read
-		for _, a := range sl.later {
+		sl, c := r.spans[i], &r.tiers[r.cfg.Keys[i].Tier].contract // a copy: the run goes on
+		for _, a := range r.laterOf(int32(i)) {
 			sl.add(c, a.at, a.cost)
 		}
 		if sl.seen {

@@ -115,12 +115,12 @@ func TestOverGrantIsTheLargestExcessOverAnySpan(t *testing.T) {
 		// taking the figures leaves the admissions still waiting as they were
 		waiting := 0
 		for k := range r.spans {
-			waiting += len(r.spans[k].later)
+			waiting += len(r.laterOf(int32(k)))
 		}
 		if waiting > 0 {
 			r.finish()
 			for k := range r.spans {
-				waiting -= len(r.spans[k].later)
+				waiting -= len(r.laterOf(int32(k)))
 			}
 			if waiting != 0 {
 				t.Fatalf("trial %d: finish took %d admissions out of the waiting lists", trial, waiting)

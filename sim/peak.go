@@ -20,6 +20,8 @@ type packedAdmission uint64
 const (
 	costBits = 22
 	maxCost  = 1<<costBits - 1
+	// maxPackedAt is the first time an entry cannot hold: its µs wrap around.
+	maxPackedAt = time.Duration(1<<(64-costBits)) * time.Microsecond
 )
 
 func pack(at time.Duration, cost int64) packedAdmission {
@@ -33,18 +35,22 @@ func (a packedAdmission) cost() int64       { return int64(a & maxCost) }
 type peakSpan struct{ first, last time.Duration }
 
 // addToWindow records cost admitted at `at` (>= 0) for key k, whose policy period
-// is period, and updates its peak. Admissions come in time order per key; one that
-// does not (reserved work overtaken) is placed in order. sameInstant says the
-// key's last admission (the ring's newest entry, to the µs) was at `at`: only
-// then can at merge into it, so other admissions skip reading the ring for it.
-func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period time.Duration, sameInstant bool) {
+// is period, and updates its peak; previous is the key's latest admission before
+// this one, when seen. Admissions come in time order per key; one that does not
+// (reserved work overtaken) is placed in order. Only an admission at the very µs
+// of the key's latest (the ring's newest entry) can merge into it, and one at or
+// after it goes at the ring's end: either way the ring is read only when it must.
+func (r *recorder) addToWindow(k int32, at time.Duration, cost int64, period, previous time.Duration, seen bool) {
 	ks := &r.keys[k]
+	sameInstant := seen && previous.Truncate(time.Microsecond) == at
+	// an entry's time wraps past 2^42 µs (see pack): past it, the ring's own order
+	inOrder := (!seen || at >= previous) && at < maxPackedAt
 	if !sameInstant || !r.merge(ks, at, cost) {
 		for cost > maxCost {
-			r.push(ks, pack(at, maxCost))
+			r.push(ks, pack(at, maxCost), inOrder)
 			cost -= maxCost
 		}
-		r.push(ks, pack(at, cost))
+		r.push(ks, pack(at, cost), inOrder)
 	}
 	newest := r.entry(ks, ks.n-1).at() // (not ks.last: an entry's time wraps past 2^42 µs, and the window must be read in the ring's own times)
 	for r.entry(ks, 0).at() <= newest-period {
@@ -81,9 +87,11 @@ func (r *recorder) entry(ks *keyStats, i int32) packedAdmission {
 	return r.arena[ks.ringOff+(ks.head+i)&(ks.ringCap-1)]
 }
 
-// push appends a to ks's ring, keeping it in time order; a full ring moves to a
-// new one twice its size at the end of the arena (the old one is abandoned).
-func (r *recorder) push(ks *keyStats, a packedAdmission) {
+// push appends a to ks's ring, keeping it in time order (inOrder: a is not
+// earlier than the ring's newest entry, so it goes at the end unread); a full
+// ring moves to a new one twice its size at the end of the arena (the old one is
+// abandoned).
+func (r *recorder) push(ks *keyStats, a packedAdmission, inOrder bool) {
 	if ks.n == ks.ringCap {
 		size := max(8, 2*ks.ringCap)
 		off := int32(len(r.arena))
@@ -96,7 +104,7 @@ func (r *recorder) push(ks *keyStats, a packedAdmission) {
 	slot := func(i int32) int32 { return ks.ringOff + (ks.head+i)&(ks.ringCap-1) }
 	i := ks.n
 	r.arena[slot(i)] = a
-	for ; i > 0 && r.arena[slot(i-1)].at() > a.at(); i-- {
+	for ; !inOrder && i > 0 && r.arena[slot(i-1)].at() > a.at(); i-- {
 		r.arena[slot(i-1)], r.arena[slot(i)] = r.arena[slot(i)], r.arena[slot(i-1)]
 	}
 	ks.n++

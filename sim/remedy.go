@@ -298,6 +298,6 @@ func (s *remedyState) slide(a *AdaptiveThrottle, now time.Duration) int {
 }
 
 // remedied says the policy carries a remedy whose state the lane keeps.
-func (r Retry) remedied() bool {
+func (r *Retry) remedied() bool {
 	return r.Budget != nil || r.Throttle != nil || r.Adaptive != nil || r.Envoy != nil
 }

@@ -15,7 +15,7 @@ import (
 // and its n-th attempt (see jitterStream), so it does not depend on the order
 // failures are handled in; decorrelated jitter replays the draws of the
 // attempts before, as each wait grows from the last.
-func (r Retry) wait(attempt int, denied bool, retryAfter time.Duration, stream func(attempt int) *rand.Rand) (time.Duration, bool) {
+func (r *Retry) wait(attempt int, denied bool, retryAfter time.Duration, stream func(attempt int) *rand.Rand) (time.Duration, bool) {
 	if !r.retries(denied) || attempt >= r.MaxAttempts {
 		return 0, false
 	}
@@ -53,7 +53,7 @@ func (r Retry) wait(attempt int, denied bool, retryAfter time.Duration, stream f
 }
 
 // retries says the policy retries a refusal (denied) or a backend failure.
-func (r Retry) retries(denied bool) bool {
+func (r *Retry) retries(denied bool) bool {
 	return r.Policy != RetryNone && (denied && r.OnDeny || !denied && r.OnError)
 }
 

@@ -129,9 +129,9 @@ func (r *recorder) liveKeySums() keySums {
 	s, n := r.live.sums, r.live.excess
 	keys := slices.Sorted(maps.Keys(r.waiting))
 	for _, k := range keys {
-		sl, c := r.spans[k], &r.tiers[r.cfg.Keys[k].Tier].contract // a copy: the list is only read
+		sl, c := r.spans[k], &r.tiers[r.cfg.Keys[k].Tier].contract // a copy: the run goes on
 		before := sl.excess(c)
-		for _, a := range sl.later {
+		for _, a := range r.later[k] {
 			sl.add(c, a.at, a.cost)
 		}
 		after := sl.excess(c)
