@@ -98,10 +98,10 @@ type KongPending struct {
 	LandUS, Second int64
 }
 
-// kongCounterBytes is a counter's cost beyond its key: Kong's key also names
+// KongCounterBytes is a counter's cost beyond its key: Kong's key also names
 // the route, service, window start and period (ratelimit:<route>:<service>:
 // <identifier>:<period_date>:<period>), two UUIDs and a number, and holds a number.
-const kongCounterBytes = 2*36 + 13 + 6 + 8
+const KongCounterBytes = 2*36 + 13 + 6 + 8
 
 // NewKong returns Kong's rate-limiting plugin enforcing p and the windows and
 // policy of o; p and o must pass checkKongPolicy.
@@ -117,7 +117,7 @@ func (k *Kong) Policy() Policy  { return k.policy }
 // StateBytes counts each key's name and a counter per window held (Kong's key
 // for it names the route, service, window and period besides, and holds a
 // number).
-func (k *Kong) StateBytes() int64 { return k.keyBytes + k.counters*kongCounterBytes }
+func (k *Kong) StateBytes() int64 { return k.keyBytes + k.counters*KongCounterBytes }
 
 // Limits are the windows the lane enforces.
 func (k *Kong) Limits() KongWindows { return k.limits }

@@ -112,6 +112,8 @@ type protocol interface {
 	// restart replaces member i at now with a new, empty one in its slot
 	// (what it had in memory and had not sent is lost).
 	restart(now time.Duration, i int)
+	// state is what the deployment holds now (state.go).
+	state() State
 }
 
 // New makes a deployment.

@@ -32,14 +32,6 @@ func deployedCell(m sim.Metrics, cell string) string {
 	return cell
 }
 
-// deployedDash is cell, or a dash for a deployed lane.
-func deployedDash(m sim.Metrics, cell string) string {
-	if m.Deployed() {
-		return "—"
-	}
-	return cell
-}
-
 // deploymentColumns adds DeploymentColumns after over-grant when cfg has a
 // deployed lane.
 func deploymentColumns(cfg *sim.Config, cols []Column) []Column {

@@ -36,7 +36,7 @@ var Columns = []Column{
 	{"p99", func(m sim.Metrics) string { return format.Duration(m.LatencyP99) }, "success latency, 99th percentile", "latency_p99_ms"},
 	{"queue p99", func(m sim.Metrics) string { return format.Duration(m.QueueDelayP99) }, "delay in a leaky queue or reservation, 99th percentile", "queue_delay_p99_ms"},
 	{"fairness", func(m sim.Metrics) string { return fmt.Sprintf("%.3f", m.Fairness) }, "Jain's index over each client and key's success ratio", "fairness"},
-	{"state", func(m sim.Metrics) string { return deployedDash(m, format.Bytes(m.PeakStateBytes)) }, "most limiter state held (— for a deployment, whose state is its instances')", "peak_state_bytes"},
+	{"state", func(m sim.Metrics) string { return format.Bytes(m.PeakStateBytes) }, "most limiter state held (a deployment's: every instance's and its store's together)", "peak_state_bytes"},
 }
 
 // limited is cell, or a dash for the no-limit lane, which has nothing to hold,

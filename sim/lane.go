@@ -379,14 +379,7 @@ func (l *Lane) sample() {
 	l.rec.m.PeakAcceptedPerSecond = max(l.rec.m.PeakAcceptedPerSecond, l.perSecond.add(l.tick.Accepted))
 	end := l.tick.Level
 	l.tick = Sample{High: end, Low: end} // the next tick starts where this one ended
-	var bytes int64
-	var keys int
-	for _, lim := range l.limiters {
-		bytes += lim.StateBytes()
-		keys += lim.Keys()
-	}
-	l.rec.m.PeakStateBytes = max(l.rec.m.PeakStateBytes, bytes)
-	l.rec.m.PeakKeys = max(l.rec.m.PeakKeys, keys)
+	l.measureHeld()
 	if l.now-l.lastEvict >= l.evictEvery {
 		for _, lim := range l.limiters {
 			lim.Evict(l.earliestStamp())

@@ -90,7 +90,7 @@ type Metrics struct {
 	// run; 0 without a backend.
 	BackendUtilization float64 `json:"backend_utilization"`
 	// PeakStateBytes is the most state the limiter held (see
-	// algorithms.Limiter.StateBytes); PeakKeys the most keys.
+	// algorithms.Limiter.StateBytes); PeakKeys the most keys (held.go).
 	PeakStateBytes int64 `json:"peak_state_bytes"`
 	PeakKeys       int   `json:"peak_keys"`
 
