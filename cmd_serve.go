@@ -42,7 +42,8 @@ the first segment of the path names the lane, URL-escaped (/ lists them with
 their paths), and --lanes picks some by name (a configuration's contexts: any
 unique part of "server 8080 location /login"). --csv logs every decision as the
 request CSV's columns and the status. It listens on loopback unless --public;
-each lane holds at most --max-keys keys (a new one past it is answered 503);
+each lane holds at most --max-keys keys in use (a new one past them is answered
+503; every second a lane lets go of the keys its limiters hold no more);
 SIGINT or SIGTERM stops it gracefully (exit 0), the log written.`
 
 type serveOptions struct {

@@ -55,8 +55,45 @@ type lane struct {
 	Lane
 	limiters []algorithms.Limiter
 	checkers []algorithms.Checker
-	keys     map[string]struct{}
-	keyNames []string // each limit's key of the request being decided
+	keys     map[string]struct{} // the request keys held (see sweep)
+	keyNames []string            // each limit's key of the request being decided
+	// nextSweep is when, on the server's clock, the lane next sweeps.
+	nextSweep time.Duration
+}
+
+// sweepEvery is how often, on the server's clock, a lane lets go of the keys
+// its limiters no longer hold (see sweep).
+const sweepEvery = time.Second
+
+// sweep evicts the lane's limiters' idle keys at now (a key whose state is
+// what a new key gets: no decision changes, algorithms.Limiter.Evict) and lets
+// go of the request keys none of its limits holds any more, which then count
+// against MaxKeys no longer: a server that runs for days holds the keys in
+// use, not every key it has seen. Run at most every sweepEvery, on the first
+// request at or after nextSweep (the time read for it: the served and the
+// replayed decisions sweep alike), it costs a walk over the keys held.
+func (l *lane) sweep(now time.Duration) {
+	for _, lim := range l.limiters {
+		lim.Evict(now)
+	}
+	for key := range l.keys {
+		if !l.holds(key) {
+			delete(l.keys, key)
+		}
+	}
+	l.nextSweep = now + sweepEvery
+}
+
+// holds says one of the lane's limits holds a state for the request key; a
+// limiter that cannot say (not an algorithms.Holder) holds every key asked.
+func (l *lane) holds(key string) bool {
+	for i, lim := range l.limiters {
+		h, ok := lim.(algorithms.Holder)
+		if !ok || h.Holds(l.Limits[i].Template.Render(key)) {
+			return true
+		}
+	}
+	return false
 }
 
 func newLane(l Lane) (*lane, error) {

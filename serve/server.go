@@ -17,7 +17,7 @@ import (
 )
 
 // MaxKeys is the default bound on the keys a lane holds: past it a new key is
-// answered 503 (Options.MaxKeys).
+// answered 503 (Options.MaxKeys) until a sweep lets go of idle ones.
 const MaxKeys = 100_000
 
 // MaxKeyBytes is the longest key a request may have; a longer one is refused
@@ -51,6 +51,8 @@ type Arrival struct {
 	At     time.Duration
 	Decision
 	Rule string
+	// Held is the keys the lane holds after it (see Server.Keys).
+	Held int
 }
 
 // Server answers requests with its lanes' limiters.
@@ -111,6 +113,9 @@ func (s *Server) decideLocked(i int, key, client string, at time.Duration) Arriv
 	l := s.lanes[i]
 	s.seq++
 	a := Arrival{Seq: s.seq, Lane: i, Key: key, Client: client, At: at}
+	if at >= l.nextSweep {
+		l.sweep(at)
+	}
 	if _, ok := l.keys[key]; !ok && len(l.keys) >= s.opts.MaxKeys {
 		a.Decision = Decision{Decisive: -1, Status: http.StatusServiceUnavailable, Word: "KEYS_FULL"}
 		a.Rule = fmt.Sprintf("ratelab serve: the lane holds its %d keys (--max-keys)", s.opts.MaxKeys)
@@ -121,6 +126,7 @@ func (s *Server) decideLocked(i int, key, client string, at time.Duration) Arriv
 		a.Status, a.Word = status(l, a.Decision)
 		a.Headers = headers(l, a.Decision, at+s.opts.Origin.Sub(algorithms.HeaderOrigin))
 	}
+	a.Held = len(l.keys)
 	if s.opts.OnDecision != nil {
 		s.opts.OnDecision(a)
 	}
@@ -281,7 +287,9 @@ func describe(l Lane) string {
 	return strings.Join(parts, " + ") + ", keyed by " + l.Key.String()
 }
 
-// Keys is how many keys lane i holds.
+// Keys is how many keys lane i holds: the request keys whose state one of
+// its limits holds, as of its last sweep (see lane.sweep), and every key
+// asked about since.
 func (s *Server) Keys(i int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -30,7 +30,7 @@ type Served struct {
 // servedLane is one lane's tallies.
 type servedLane struct {
 	accepted, refused, held int64
-	keys                    map[string]struct{}
+	keys                    int // the keys the lane holds (serve.Arrival.Held)
 	// perSecond: decisions landed in each of the last seconds, by wall-clock
 	// second (ring of servedSeconds)
 	accSec, refSec [servedSeconds]int64
@@ -43,11 +43,7 @@ const servedSeconds = 60
 
 // NewServed is the live view of lanes served at addr.
 func NewServed(addr string, lanes []serve.Lane) *Served {
-	s := &Served{addr: addr, lanes: lanes, stats: make([]servedLane, len(lanes)), start: time.Now(), now: time.Now}
-	for i := range s.stats {
-		s.stats[i].keys = map[string]struct{}{}
-	}
-	return s
+	return &Served{addr: addr, lanes: lanes, stats: make([]servedLane, len(lanes)), start: time.Now(), now: time.Now}
 }
 
 // Add counts one decision (safe from any goroutine).
@@ -55,9 +51,7 @@ func (s *Served) Add(a serve.Arrival) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := &s.stats[a.Lane]
-	if len(l.keys) < serve.MaxKeys {
-		l.keys[a.Key] = struct{}{}
-	}
+	l.keys = a.Held
 	sec := s.now().Unix()
 	slot := sec % servedSeconds
 	if l.secOf[slot] != sec {
@@ -147,7 +141,7 @@ func (s *Served) render() string {
 		if latest == "" {
 			latest = "no refusal yet"
 		}
-		fmt.Fprintf(&b, "  accepted %d  refused %d  held %d  keys %d\n", st.accepted, st.refused, st.held, len(st.keys))
+		fmt.Fprintf(&b, "  accepted %d  refused %d  held %d  keys %d\n", st.accepted, st.refused, st.held, st.keys)
 		fmt.Fprintf(&b, "  latest refusal: %s\n", printable.String(latest))
 		rows -= 3
 		if graphRows >= 2 && rows >= graphRows+2 {

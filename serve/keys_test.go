@@ -1,0 +1,76 @@
+package serve_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"ratelab/algorithms"
+	"ratelab/serve"
+)
+
+// A lane holds at most MaxKeys keys, the keys in use: a new key past them is
+// refused (503 KEYS_FULL) while they are held, and let in once a sweep finds
+// one idle (its bucket full again), even while the others stay held. A key
+// shared by every request (a template without {key}) holds them all. Served
+// and replayed, the sweeps fall alike.
+func TestALaneHoldsTheKeysInUse(t *testing.T) {
+	key, _ := serve.ParseKey("header:X-Key")
+	bucket := func(tmpl string) serve.Lane {
+		template, _ := algorithms.ParseKeyTemplate(tmpl)
+		return serve.Lane{Name: "tb", Key: key, Limits: []serve.Limit{{Algorithm: algorithms.TokenBucketName,
+			Policy: algorithms.Policy{Limit: 1, Period: time.Second, Burst: 2}, Template: template}}}
+	}
+	full := func(a serve.Arrival) bool { return a.Status == http.StatusServiceUnavailable && a.Word == "KEYS_FULL" }
+	type ask struct {
+		at   time.Duration
+		key  string
+		full bool // answered KEYS_FULL
+		held int  // keys held after it
+	}
+	for _, tc := range []struct {
+		name string
+		lane serve.Lane
+		asks []ask
+	}{
+		{"per key", bucket("{key}"), []ask{
+			{0, "a", false, 1}, {0, "b", false, 2}, {0, "c", true, 2},
+			// a's bucket spent one token at 0: full again by 1s; b keeps spending
+			{900 * time.Millisecond, "b", false, 2},
+			// the sweep at 1.5s lets go of a (full again); b (1.5 tokens) stays
+			{1500 * time.Millisecond, "b", false, 1},
+			{1600 * time.Millisecond, "c", false, 2}, {1700 * time.Millisecond, "a", true, 2},
+		}},
+		{"one key for all", bucket("everyone"), []ask{
+			// the shared bucket is not full at the sweep at 1s: a and b stay
+			{0, "a", false, 1}, {0, "b", false, 2}, {time.Second, "a", false, 2}, {1100 * time.Millisecond, "c", true, 2},
+			// full again by 5s: the sweep lets go of every key
+			{5 * time.Second, "c", false, 1},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := serve.Options{Lanes: []serve.Lane{tc.lane}, MaxKeys: 2}
+			s, err := serve.New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var served []serve.Arrival
+			for i, q := range tc.asks {
+				a := s.Decide(0, q.key, "test", q.at)
+				if full(a) != q.full || a.Held != q.held || s.Keys(0) != q.held {
+					t.Fatalf("ask %d, %q at %s: KEYS_FULL %v with %d keys held (Keys %d), want %v with %d", i, q.key, q.at, full(a), a.Held, s.Keys(0), q.full, q.held)
+				}
+				served = append(served, a)
+			}
+			replayed, err := serve.Replay(o, served)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range served {
+				if full(replayed[i]) != full(served[i]) || replayed[i].Held != served[i].Held || replayed[i].Allowed != served[i].Allowed {
+					t.Errorf("ask %d replayed: KEYS_FULL %v, %d held, allowed %v; served %v, %d, %v", i, full(replayed[i]), replayed[i].Held, replayed[i].Allowed, full(served[i]), served[i].Held, served[i].Allowed)
+				}
+			}
+		})
+	}
+}
