@@ -26,17 +26,16 @@ type helpView struct {
 	offset int // the first line shown
 }
 
-// update handles a key on the help screen: another page, scrolling, or back.
-func (h *helpView) update(msg tea.KeyPressMsg, keys KeyMap, lines int) {
+// update handles a key on the help screen, of lines in pages of room: another
+// page, scrolling, or back.
+func (h *helpView) update(msg tea.KeyPressMsg, keys KeyMap, lines, room int) {
 	switch {
 	case key.Matches(msg, keys.Help, keys.Unzoom):
 		h.open = false
 	case key.Matches(msg, keys.HelpPage):
 		h.page, h.offset = (h.page+1)%helpPageCount, 0
-	case key.Matches(msg, keys.ScrollDown):
-		h.offset = max(0, min(h.offset+1, lines-1))
-	case key.Matches(msg, keys.ScrollUp):
-		h.offset = max(h.offset-1, 0)
+	default:
+		h.offset, _ = scroll(msg, keys, h.offset, lines, room)
 	}
 }
 
@@ -112,12 +111,12 @@ func labelled(st Styles, label, text string, labelWidth, width int) []string {
 // page's lines from the scroll offset, and how to move around.
 func (h *helpView) render(st Styles, keys KeyMap, columns []present.Column, width, height int) string {
 	lines := helpLines(st, keys, columns, h.page, width)
-	room := max(1, height-2)
+	room := pageRoom(height)
 	offset := min(h.offset, max(0, len(lines)-room))
 	shown := lines[offset:min(len(lines), offset+room)]
 	title := [...]string{"Keys", "What the columns mean"}[h.page]
 	title = fmt.Sprintf("%s (page %d of %d)", title, h.page+1, helpPageCount)
-	hint := "tab next page · ↑↓ scroll · ? or esc back"
+	hint := "tab next page · ↑↓ pgup pgdn scroll · ? or esc back"
 	if len(lines) > room {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}

@@ -18,8 +18,9 @@ type KeyMap struct {
 	Glitch, Save                           key.Binding
 	// on a lesson's question (question.go)
 	Answer, Skip, Choose key.Binding
-	// on the help screen
+	// on the help screen and the lesson page (scroll.go)
 	HelpPage, ScrollUp, ScrollDown key.Binding
+	PageUp, PageDown, Top, Bottom  key.Binding
 	// in the picker, where letters filter and only ctrl+c quits
 	PickOpen, PickBack, ForceQuit key.Binding
 }
@@ -68,8 +69,12 @@ func DefaultKeyMap() KeyMap {
 		Skip:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "question: skip it")),
 		Choose:       key.NewBinding(key.WithKeys("a", "b", "c", "d", "e", "f", "g", "h", "i", "up", "down"), key.WithHelp("a–i", "question: pick a choice (or ↑ ↓)")),
 		HelpPage:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "help: next page")),
-		ScrollUp:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "help: scroll up")),
-		ScrollDown:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "help: scroll down")),
+		ScrollUp:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "help, lesson: scroll up")),
+		ScrollDown:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "help, lesson: scroll down")),
+		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help, lesson: a page up")),
+		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "help, lesson: a page down")),
+		Top:          key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "help, lesson: the top")),
+		Bottom:       key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "help, lesson: the end")),
 		PickOpen:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "picker: open the scenario")),
 		PickBack:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "picker: back")),
 		ForceQuit:    key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit, anywhere")),
@@ -92,7 +97,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.BurstDown, k.BurstUp, k.RateDown, k.RateUp},
 		{k.Export, k.Plot, k.Help, k.Quit},
 		{k.Answer, k.Choose, k.Skip},
-		{k.HelpPage, k.ScrollUp, k.ScrollDown},
+		{k.HelpPage, k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.PickOpen, k.PickBack, k.ForceQuit},
 	}
 }

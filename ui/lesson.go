@@ -201,10 +201,10 @@ func colourMarks(st Styles, line string) string {
 // renderLesson draws the lesson page in width × height, from its scroll offset.
 func (m *Model) renderLesson(width, height int) string {
 	lines := m.lessonLines(width)
-	room := max(1, height-2)
+	room := pageRoom(height)
 	offset := min(m.lessonPage.offset, max(0, len(lines)-room))
 	shown := lines[offset:min(len(lines), offset+room)]
-	hint := "↑↓ scroll · l or esc back"
+	hint := "↑↓ pgup pgdn scroll · l or esc back"
 	if len(lines) > room {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}
@@ -220,10 +220,8 @@ func (m *Model) lessonKey(msg tea.KeyPressMsg) {
 		p.open = false
 	case key.Matches(msg, k.Reveal):
 		m.reveal() // the hidden lesson, on this page
-	case key.Matches(msg, k.ScrollDown):
-		p.offset = max(0, min(p.offset+1, len(m.lessonLines(m.width))-1))
-	case key.Matches(msg, k.ScrollUp):
-		p.offset = max(p.offset-1, 0)
+	default:
+		p.offset, _ = scroll(msg, k, p.offset, len(m.lessonLines(m.width)), pageRoom(m.pageHeight()))
 	}
 }
 

@@ -264,7 +264,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		case m.watch.open:
 			return m.watchKey(msg)
 		case m.help.open && !key.Matches(msg, m.keys.Quit):
-			m.help.update(msg, m.keys, m.helpLineCount())
+			m.help.update(msg, m.keys, m.helpLineCount(), pageRoom(m.pageHeight()))
 			return nil
 		case m.lessonPage.open && key.Matches(msg, m.keys.Pause):
 			m.lessonPage.open = false // the page says: play on to the question

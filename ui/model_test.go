@@ -69,6 +69,14 @@ func keyPress(name string) tea.KeyPressMsg {
 		k = tea.Key{Code: 'c', Mod: tea.ModCtrl}
 	case "backspace":
 		k = tea.Key{Code: tea.KeyBackspace}
+	case "pgdown":
+		k = tea.Key{Code: tea.KeyPgDown}
+	case "pgup":
+		k = tea.Key{Code: tea.KeyPgUp}
+	case "home":
+		k = tea.Key{Code: tea.KeyHome}
+	case "end":
+		k = tea.Key{Code: tea.KeyEnd}
 	default:
 		r := []rune(name)[0]
 		k = tea.Key{Code: r, Text: name}

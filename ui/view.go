@@ -68,9 +68,9 @@ func (m *Model) render() string {
 	case m.picker.open:
 		return m.renderHeader() + "\n" + m.picker.view()
 	case m.help.open:
-		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, present.ColumnsFor(m.runner.cfg), m.width, m.height-2)
+		return m.renderHeader() + "\n" + m.help.render(m.styles, m.keys, present.ColumnsFor(m.runner.cfg), m.width, m.pageHeight())
 	case m.lessonPage.open && m.runner.cfg != nil:
-		return m.renderHeader() + "\n" + m.renderLesson(m.width, m.height-2)
+		return m.renderHeader() + "\n" + m.renderLesson(m.width, m.pageHeight())
 	case m.runner.snap == nil:
 		return m.renderHeader() + "\n\n" + m.styles.Error.Render(wrap(m.runner.problem, m.width)) + "\n\n" + m.styles.Subtle.Render("n/p or s for another scenario, r to try again, q to quit")
 	}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// The lesson page and the help scroll a line, a page (one line kept) or to
+// either end, and never past the last page, at 80×24 where the lesson is
+// longest: its hint says which lines show.
+func TestPagesScrollByThePage(t *testing.T) {
+	for _, page := range []string{"l", "?"} {
+		m := newModel(t, "retry-storm")
+		seekTo(m, m.runner.cfg.Duration) // the whole lesson, its claims and answers
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		press(m, page)
+		room := pageRoom(m.pageHeight())
+		lines := len(m.lessonLines(m.width))
+		if page == "?" {
+			lines = m.helpLineCount()
+		}
+		if lines <= 2*room {
+			t.Fatalf("page %q: %d lines of %d a page; the test wants more than two pages", page, lines, room)
+		}
+		shown := func() string {
+			view := m.View().Content
+			i := strings.LastIndex(view, "lines ")
+			if i < 0 {
+				t.Fatalf("page %q: no line count in its hint:\n%s", page, view)
+			}
+			return strings.Fields(view[i:])[1]
+		}
+		last := lines - room
+		for _, step := range []struct {
+			key   string
+			first int
+		}{
+			{"pgdown", room - 1}, {"down", room}, {"pgup", 1},
+			{"end", last}, {"pgdown", last}, {"down", last}, {"pgup", last - (room - 1)},
+			{"home", 0}, {"up", 0}, {"pgup", 0},
+		} {
+			press(m, step.key)
+			if got, want := shown(), fmt.Sprintf("%d–%d", step.first+1, step.first+room); got != want {
+				t.Errorf("page %q, after %s: lines %s shown, want %s (of %d, %d a page)", page, step.key, got, want, lines, room)
+			}
+		}
+	}
+}
