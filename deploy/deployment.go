@@ -114,6 +114,8 @@ type protocol interface {
 	restart(now time.Duration, i int)
 	// state is what the deployment holds now (state.go).
 	state() State
+	// evict forgets the idle keys at now where that changes nothing (evict.go).
+	evict(now time.Duration)
 }
 
 // New makes a deployment.
