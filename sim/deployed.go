@@ -56,10 +56,38 @@ const GubernatorName = "ratelab"
 type deployment struct {
 	tiers []*deploy.Deployment
 	ideal []algorithms.Limiter
+	// kept is each tier's keys held after its last eviction (see evict).
+	kept  []int
 	score *deploy.Score
 	// tick counts each instance slot's admissions in the tick under way;
 	// last those of the tick before (the UI's strip of instances).
 	tick, last []int64
+}
+
+// deployedKeysKept is the most states a deployment holds before it evicts (see
+// evict): sharedKeySlots, 24 MiB of token buckets (a variable for tests).
+var deployedKeysKept = sharedKeySlots
+
+// evict evicts the idle keys at now of the lane's ideal and of each tier's
+// deployment that holds more than deployedKeysKept states and twice what it
+// kept after it last evicted. A deployment's
+// instances each hold the keys they were asked about, and a key idle in one of
+// many instances comes back at its next request there: evicting as often as a
+// lane's limiter would drop and make again most of them (64 instances over
+// 1,000 keys: the cost of a decision 1.2× as much), so a deployment evicts only
+// to bound its memory, to within twice what stays held past the budget, at an
+// amortised walk per key added.
+func (d *deployment) evict(now time.Duration) {
+	if d.kept == nil {
+		d.kept = make([]int, len(d.tiers))
+	}
+	for t, dep := range d.tiers {
+		if keys := dep.State().Keys; keys > deployedKeysKept && keys >= 2*d.kept[t] {
+			dep.Evict(now)
+			d.kept[t] = dep.State().Keys
+		}
+		d.ideal[t].Evict(now)
+	}
 }
 
 // closeTick keeps the tick's admissions per instance as the last tick's, for

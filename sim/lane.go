@@ -387,10 +387,7 @@ func (l *Lane) sample() {
 		for _, lim := range l.whole {
 			lim.Evict(l.earliestStamp())
 		}
-		for t, dep := range l.deployed.tiers {
-			dep.Evict(l.earliestStamp())
-			l.deployed.ideal[t].Evict(l.earliestStamp())
-		}
+		l.deployed.evict(l.earliestStamp())
 		l.lastEvict = l.now
 	}
 	l.nextTick += l.cfg.Tick
