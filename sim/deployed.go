@@ -70,13 +70,12 @@ var deployedKeysKept = sharedKeySlots
 
 // evict evicts the idle keys at now of the lane's ideal and of each tier's
 // deployment that holds more than deployedKeysKept states and twice what it
-// kept after it last evicted. A deployment's
-// instances each hold the keys they were asked about, and a key idle in one of
-// many instances comes back at its next request there: evicting as often as a
-// lane's limiter would drop and make again most of them (64 instances over
-// 1,000 keys: the cost of a decision 1.2× as much), so a deployment evicts only
-// to bound its memory, to within twice what stays held past the budget, at an
-// amortised walk per key added.
+// kept after it last evicted. A deployment's instances each hold the keys they
+// were asked about, and a key idle in one of many instances comes back at its
+// next request there: evicting as often as a lane's limiter would drop and make
+// again most of them (64 instances over 1,000 keys: the cost of a decision 1.2×
+// as much), so a deployment evicts only to bound its memory, to within twice
+// what stays held past the budget, at an amortised walk per key added.
 func (d *deployment) evict(now time.Duration) {
 	if d.kept == nil {
 		d.kept = make([]int, len(d.tiers))
