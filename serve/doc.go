@@ -15,7 +15,9 @@
 //
 // Memory is bounded: each lane holds at most MaxKeys keys (a new key past it is
 // answered 503, as nginx answers when its zone is full) and keys longer than
-// MaxKeyBytes are refused with 400. Every second a lane evicts its limiters'
-// idle keys (those whose state is a new key's) and lets go of the keys no limit
-// holds any more, so a long-running server holds the keys in use.
+// MaxKeyBytes are refused with 400. On the first request of each second a lane
+// evicts its limiters' idle keys (those whose state is a new key's) and lets go
+// of the keys no limit holds any more, so a long-running server holds the keys
+// in use; a product that lets go of its keys only as new ones come (nginx's
+// expiry) is offered a new key when full, and makes room or refuses it.
 package serve

@@ -28,6 +28,8 @@ func TestALaneHoldsTheKeysInUse(t *testing.T) {
 		full bool // answered KEYS_FULL
 		held int  // keys held after it
 	}
+	nginx := serve.Lane{Name: "nginx", Key: key, Limits: []serve.Limit{{Algorithm: algorithms.NginxName,
+		Policy: algorithms.Policy{Limit: 10, Period: time.Second, Burst: 5}}}}
 	for _, tc := range []struct {
 		name string
 		lane serve.Lane
@@ -46,6 +48,16 @@ func TestALaneHoldsTheKeysInUse(t *testing.T) {
 			{0, "a", false, 1}, {0, "b", false, 2}, {time.Second, "a", false, 2}, {1100 * time.Millisecond, "c", true, 2},
 			// full again by 5s: the sweep lets go of every key
 			{5 * time.Second, "c", false, 1},
+		}},
+		// nginx lets go of a node only as a new key comes, once it has been
+		// idle 60 s (its expiry): a new key is offered, and refused when no
+		// node made room; at 61 s the expiry takes a and b for c, d finds
+		// room too (a and b are counted until the next sweep, at 62 s), and
+		// e none
+		{"nginx's expiry", nginx, []ask{
+			{0, "a", false, 1}, {0, "b", false, 2}, {time.Second, "c", true, 2}, {59 * time.Second, "c", true, 2},
+			{61 * time.Second, "c", false, 3}, {61 * time.Second, "d", false, 4},
+			{62 * time.Second, "e", true, 2},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

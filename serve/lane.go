@@ -59,6 +59,9 @@ type lane struct {
 	keyNames []string            // each limit's key of the request being decided
 	// nextSweep is when, on the server's clock, the lane next sweeps.
 	nextSweep time.Duration
+	// offersNewKeys says a new key past MaxKeys is offered to the limiters,
+	// which may make room for it (see decideIfRoom).
+	offersNewKeys bool
 }
 
 // sweepEvery is how often, on the server's clock, a lane lets go of the keys
@@ -82,6 +85,38 @@ func (l *lane) sweep(now time.Duration) {
 		}
 	}
 	l.nextSweep = now + sweepEvery
+}
+
+// decideIfRoom decides a request of a key new to the lane while it counts
+// maxKeys keys, if its limiters have room for it: a limiter that lets go of
+// its idle keys only as a new one comes (nginx's expiry, run for a new key's
+// node) is asked, and when it then holds more than maxKeys states (none made
+// room; the keys it let go are counted until the next sweep) it forgets the
+// key again and the request is refused (false), as nginx answers when its
+// zone is full. Only a lane whose every limit keeps its state per request key,
+// and can forget it, is asked: a limit shared by every request would keep the
+// charge of a request refused.
+func (l *lane) decideIfRoom(key string, now time.Duration, maxKeys int) (Decision, bool) {
+	if !l.offersNewKeys {
+		return Decision{}, false
+	}
+	d := l.decide(key, now)
+	if l.states() <= maxKeys*len(l.limiters) {
+		return d, true
+	}
+	for i, lim := range l.limiters {
+		lim.(algorithms.Forgetter).Forget(l.Limits[i].Template.Render(key))
+	}
+	return Decision{}, false
+}
+
+// states is the states the lane's limiters hold, together.
+func (l *lane) states() int {
+	n := 0
+	for _, lim := range l.limiters {
+		n += lim.Keys()
+	}
+	return n
 }
 
 // holds says one of the lane's limits holds a state for the request key; a
@@ -112,6 +147,11 @@ func newLane(l Lane) (*lane, error) {
 			return nil, fmt.Errorf("lane %q: %s cannot say what it would decide without deciding, which %s needs", l.Name, m.Algorithm, l.Combine)
 		}
 		out.checkers = append(out.checkers, c)
+	}
+	out.offersNewKeys = true
+	for i, m := range l.Limits {
+		_, forgets := out.limiters[i].(algorithms.Forgetter)
+		out.offersNewKeys = out.offersNewKeys && forgets && m.Template.PerKey()
 	}
 	return out, nil
 }

@@ -116,15 +116,21 @@ func (s *Server) decideLocked(i int, key, client string, at time.Duration) Arriv
 	if at >= l.nextSweep {
 		l.sweep(at)
 	}
-	if _, ok := l.keys[key]; !ok && len(l.keys) >= s.opts.MaxKeys {
-		a.Decision = Decision{Decisive: -1, Status: http.StatusServiceUnavailable, Word: "KEYS_FULL"}
-		a.Rule = fmt.Sprintf("ratelab serve: the lane holds its %d keys (--max-keys)", s.opts.MaxKeys)
+	d, ok := Decision{}, true
+	if _, known := l.keys[key]; known || len(l.keys) < s.opts.MaxKeys {
+		d = l.decide(key, at)
 	} else {
+		d, ok = l.decideIfRoom(key, at, s.opts.MaxKeys)
+	}
+	if ok {
 		l.keys[key] = struct{}{}
-		a.Decision = l.decide(key, at)
+		a.Decision = d
 		a.Rule = l.rule(a.Decision)
 		a.Status, a.Word = status(l, a.Decision)
 		a.Headers = headers(l, a.Decision, at+s.opts.Origin.Sub(algorithms.HeaderOrigin))
+	} else {
+		a.Decision = Decision{Decisive: -1, Status: http.StatusServiceUnavailable, Word: "KEYS_FULL"}
+		a.Rule = fmt.Sprintf("ratelab serve: the lane holds its %d keys (--max-keys)", s.opts.MaxKeys)
 	}
 	a.Held = len(l.keys)
 	if s.opts.OnDecision != nil {

@@ -5,9 +5,10 @@ package sim
 // StateBytes and Keys: a key's name and the numbers kept for it, what a Redis
 // port would store), or a deployed lane's deployment's, every instance's and
 // its store's together (deploy.State: a key three instances hold counts three
-// times, as three copies take three times the memory). The ideal a deployed
-// lane is scored against is ratelab's yardstick, not the deployment's state,
-// and is not counted.
+// times, as three copies take three times the memory; a deployment evicts only
+// past a budget, deployment.evict, so below it the idle keys a lane alone would
+// drop are counted). The ideal a deployed lane is scored against is ratelab's
+// yardstick, not the deployment's state, and is not counted.
 func (l *Lane) measureHeld() {
 	var bytes int64
 	var keys int

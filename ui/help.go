@@ -116,7 +116,7 @@ func (h *helpView) render(st Styles, keys KeyMap, columns []present.Column, widt
 	shown := lines[offset:min(len(lines), offset+room)]
 	title := [...]string{"Keys", "What the columns mean"}[h.page]
 	title = fmt.Sprintf("%s (page %d of %d)", title, h.page+1, helpPageCount)
-	hint := "tab next page · ↑↓ pgup pgdn scroll · ? or esc back"
+	hint := "tab next page · ↑↓ pgup pgdn home end · ? or esc back"
 	if len(lines) > room {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}

@@ -204,7 +204,7 @@ func (m *Model) renderLesson(width, height int) string {
 	room := pageRoom(height)
 	offset := min(m.lessonPage.offset, max(0, len(lines)-room))
 	shown := lines[offset:min(len(lines), offset+room)]
-	hint := "↑↓ pgup pgdn scroll · l or esc back"
+	hint := "↑↓ pgup pgdn home end · l or esc back"
 	if len(lines) > room {
 		hint = fmt.Sprintf("lines %d–%d of %d · ", offset+1, offset+len(shown), len(lines)) + hint
 	}
