@@ -63,6 +63,7 @@ type guberPeer struct {
 	addr                    string
 	cache                   *algorithms.Gubernator
 	statuses                map[string]guberStatus // pre-219: broadcast statuses held
+	statusBytes             int64                  // the bytes of their keys' names (state.go)
 	hits                    map[string]*guberHits  // queued for owners
 	updates                 map[string]int64       // queued broadcasts: key → the request's CreatedAt
 	hitsArmed, updatesArmed bool
@@ -144,8 +145,10 @@ func (p *gubernator) decide(inst int, key string, now time.Duration, cost int64)
 	if p.pre {
 		if st, ok := peer.statuses[key]; ok && st.expireAt >= ms {
 			return peer.cache.Answer(now, st.under, st.remaining, st.expireAt), 0
+		} else if ok {
+			peer.statusBytes -= int64(len(key))
+			delete(peer.statuses, key)
 		}
-		delete(peer.statuses, key)
 	}
 	under, rem, reset := peer.cache.Apply(key, ms, ms, cost, false)
 	return peer.cache.Answer(now, under, rem, reset), 0
@@ -237,6 +240,9 @@ func (p *gubernator) broadcast(o int, at time.Duration) {
 		for j, key := range keys {
 			st := sent[j]
 			if p.pre {
+				if _, ok := peer.statuses[key]; !ok {
+					peer.statusBytes += int64(len(key))
+				}
 				peer.statuses[key] = st
 				peer.cache.Forget(key)
 				continue

@@ -40,7 +40,7 @@ type kongSync struct {
 	pre    bool // before PR #11859: a fresh read's delta starts at 0
 	limits algorithms.KongWindows
 	jitter float64 // the policy's retry_after_jitter
-	redis  map[kongCounter]int64
+	redis  counters
 	agents []*kongAgent
 	prune  int // the Redis counters past which old windows' are dropped
 }
@@ -54,9 +54,43 @@ type kongCounter struct {
 }
 
 type kongAgent struct {
-	cached  map[kongCounter]int64
-	delta   map[kongCounter]int64
+	cached  counters
+	delta   counters
 	pending bool // a sync timer is armed
+}
+
+// counters are Kong counters by name, with the bytes of their keys' names
+// kept as they come and go, so that what they hold is known at once (state).
+type counters struct {
+	m        map[kongCounter]int64
+	keyBytes int64
+}
+
+func newCounters() counters { return counters{m: map[kongCounter]int64{}} }
+
+// set gives counter c the value v.
+func (cs *counters) set(c kongCounter, v int64) {
+	if _, ok := cs.m[c]; !ok {
+		cs.keyBytes += int64(len(c.key))
+	}
+	cs.m[c] = v
+}
+
+// add adds v to counter c (0 when it had none).
+func (cs *counters) add(c kongCounter, v int64) { cs.set(c, cs.m[c]+v) }
+
+// drop deletes counter c.
+func (cs *counters) drop(c kongCounter) {
+	if _, ok := cs.m[c]; ok {
+		cs.keyBytes -= int64(len(c.key))
+		delete(cs.m, c)
+	}
+}
+
+// state is what the counters hold: each a key of its own, its key's name and
+// the numbers Kong keeps with it (algorithms.KongCounterBytes).
+func (cs *counters) state() State {
+	return State{len(cs.m), cs.keyBytes + int64(len(cs.m))*algorithms.KongCounterBytes}
 }
 
 func newKongSync(d *Deployment, pre bool) (protocol, error) {
@@ -68,7 +102,7 @@ func newKongSync(d *Deployment, pre bool) (protocol, error) {
 	if !ok {
 		return nil, fmt.Errorf("sync %q is Kong's plugin's: it needs Kong's lane (got %s)", KongSync, probe.Algorithm())
 	}
-	p := &kongSync{d: d, pre: pre, limits: k.Limits(), jitter: k.Policy().RetryJitter, redis: map[kongCounter]int64{}, agents: make([]*kongAgent, d.cfg.Most), prune: 1024}
+	p := &kongSync{d: d, pre: pre, limits: k.Limits(), jitter: k.Policy().RetryJitter, redis: newCounters(), agents: make([]*kongAgent, d.cfg.Most), prune: 1024}
 	for i := range d.members {
 		p.agents[i] = p.newAgent()
 	}
@@ -76,7 +110,7 @@ func newKongSync(d *Deployment, pre bool) (protocol, error) {
 }
 
 func (p *kongSync) newAgent() *kongAgent {
-	return &kongAgent{cached: map[kongCounter]int64{}, delta: map[kongCounter]int64{}}
+	return &kongAgent{cached: newCounters(), delta: newCounters()}
 }
 
 func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (algorithms.Decision, time.Duration) {
@@ -89,17 +123,17 @@ func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (alg
 			continue
 		}
 		c := kongCounter{key: key, window: w, start: algorithms.KongWindowStart(w, unix)}
-		if v, ok := a.cached[c]; ok {
-			used[w] = v + a.delta[c]
+		if v, ok := a.cached.m[c]; ok {
+			used[w] = v + a.delta.m[c]
 			continue
 		}
-		r := p.redis[c] // EVAL INCR: the value before it
-		p.redis[c] = r + 1
+		r := p.redis.m[c] // EVAL INCR: the value before it
+		p.redis.set(c, r+1)
 		p.d.stats.StoreCalls++
-		a.cached[c] = r
-		a.delta[c] = -1
+		a.cached.set(c, r)
+		a.delta.set(c, -1)
 		if p.pre {
-			a.delta[c] = 0
+			a.delta.set(c, 0)
 		}
 		used[w] = r
 		wait = 2 * p.d.cfg.Latency
@@ -111,7 +145,7 @@ func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (alg
 	}
 	for w, limit := range p.limits {
 		if limit != 0 {
-			a.delta[kongCounter{key: key, window: w, start: algorithms.KongWindowStart(w, unix)}]++
+			a.delta.add(kongCounter{key: key, window: w, start: algorithms.KongWindowStart(w, unix)}, 1)
 		}
 	}
 	if !a.pending {
@@ -126,15 +160,15 @@ func (p *kongSync) decide(inst int, key string, now time.Duration, _ int64) (alg
 func (p *kongSync) sync(inst int, at time.Duration) {
 	a := p.agents[inst]
 	a.pending = false
-	push := a.delta
-	a.cached, a.delta = map[kongCounter]int64{}, map[kongCounter]int64{}
+	push := a.delta.m
+	a.cached, a.delta = newCounters(), newCounters()
 	if len(push) == 0 {
 		return
 	}
 	p.d.stats.StoreCalls++ // one pipeline
 	apply := func(time.Duration) {
 		for c, v := range push {
-			p.redis[c] += v
+			p.redis.add(c, v)
 		}
 	}
 	if p.d.cfg.Latency == 0 {
@@ -162,15 +196,15 @@ func (p *kongSync) restart(_ time.Duration, i int) { p.agents[i] = p.newAgent() 
 // (time does not go backwards in a deployment). The agents' own are
 // forgotten at their syncs.
 func (p *kongSync) dropOldWindows(unix int64) {
-	if len(p.redis) <= p.prune {
+	if len(p.redis.m) <= p.prune {
 		return
 	}
-	for c := range p.redis {
+	for c := range p.redis.m {
 		if c.start < algorithms.KongWindowStart(c.window, unix) {
-			delete(p.redis, c)
+			p.redis.drop(c)
 		}
 	}
-	p.prune = max(1024, 2*len(p.redis))
+	p.prune = max(1024, 2*len(p.redis.m))
 }
 
 // level is the key's count in Redis in the shortest configured window now.
@@ -178,13 +212,13 @@ func (p *kongSync) level(key string, now time.Duration) float64 {
 	unix := algorithms.KongClock(now)
 	for w, limit := range p.limits {
 		if limit != 0 {
-			return float64(p.redis[kongCounter{key: key, window: w, start: algorithms.KongWindowStart(w, unix)}])
+			return float64(p.redis.m[kongCounter{key: key, window: w, start: algorithms.KongWindowStart(w, unix)}])
 		}
 	}
 	return 0
 }
 
-func (p *kongSync) forget() { clear(p.redis) }
+func (p *kongSync) forget() { p.redis = newCounters() }
 
 // failover is to a Redis that had none of the counters (no replica is
 // modelled for Kong's): a flush.

@@ -73,10 +73,8 @@ func (p *gubernator) state() State {
 			continue
 		}
 		s = s.plus(limiters([]*algorithms.Gubernator{peer.cache}))
-		for key := range peer.statuses {
-			s.Keys++
-			s.Bytes += int64(len(key)) + guberStatusBytes
-		}
+		s.Keys += len(peer.statuses)
+		s.Bytes += peer.statusBytes + int64(len(peer.statuses))*guberStatusBytes
 	}
 	return s
 }
@@ -90,18 +88,10 @@ const guberStatusBytes = 3 * 8
 // with the key's bytes (algorithms.Kong, one store of its own, counts a key's
 // name once for all its windows).
 func (p *kongSync) state() State {
-	var s State
-	count := func(counters map[kongCounter]int64) {
-		for c := range counters {
-			s.Keys++
-			s.Bytes += int64(len(c.key)) + algorithms.KongCounterBytes
-		}
-	}
-	count(p.redis)
+	s := p.redis.state()
 	for _, a := range p.agents {
 		if a != nil {
-			count(a.cached)
-			count(a.delta)
+			s = s.plus(a.cached.state()).plus(a.delta.state())
 		}
 	}
 	return s

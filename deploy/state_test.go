@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -66,12 +68,12 @@ func TestStateCountsKongsCounters(t *testing.T) {
 	d.Decide(1, "user", 0, 1)
 	d.Decide(0, "user", 2*time.Second, 1) // both nodes have pushed
 	p := d.proto.(*kongSync)
-	counters := len(p.redis)
+	counters := len(p.redis.m)
 	for _, a := range p.agents {
-		counters += len(a.cached) + len(a.delta)
+		counters += len(a.cached.m) + len(a.delta.m)
 	}
-	if len(p.redis) != 1 || counters < 3 {
-		t.Fatalf("one key, one window, two nodes that pushed: %d counters in Redis, %d in all; the test assumes 1 and at least 3", len(p.redis), counters)
+	if len(p.redis.m) != 1 || counters < 3 {
+		t.Fatalf("one key, one window, two nodes that pushed: %d counters in Redis, %d in all; the test assumes 1 and at least 3", len(p.redis.m), counters)
 	}
 	want := State{counters, int64(counters) * (int64(len("user")) + algorithms.KongCounterBytes)}
 	if got := d.State(); got != want {
@@ -102,5 +104,68 @@ func TestStateCountsGubernatorsCaches(t *testing.T) {
 	}
 	if got := d.State(); got != want {
 		t.Errorf("state %+v, want the caches' %+v", got, want)
+	}
+}
+
+// The bytes Kong's counters and Gubernator's kept statuses count as they come
+// and go are those of the names they hold: after random requests over many
+// keys (Redis's old windows pruned), flushes, restarts and membership changes,
+// State is what a count over the maps gives.
+func TestStateKeptAsCountersComeAndGo(t *testing.T) {
+	recount := func(d *Deployment) State {
+		var s State
+		switch p := d.proto.(type) {
+		case *kongSync:
+			count := func(m map[kongCounter]int64) {
+				for c := range m {
+					s.Keys++
+					s.Bytes += int64(len(c.key)) + algorithms.KongCounterBytes
+				}
+			}
+			count(p.redis.m)
+			for _, a := range p.agents {
+				if a != nil {
+					count(a.cached.m)
+					count(a.delta.m)
+				}
+			}
+		case *gubernator:
+			for _, peer := range p.peers {
+				if peer != nil {
+					s.Keys += peer.cache.Keys() + len(peer.statuses)
+					s.Bytes += peer.cache.StateBytes()
+					for key := range peer.statuses {
+						s.Bytes += int64(len(key)) + guberStatusBytes
+					}
+				}
+			}
+		}
+		return s
+	}
+	kong := kongDeployment(t, 4, 50, 500*time.Millisecond, false)
+	guber, _, _ := guberDeployment(t, 4, 50, time.Second, true)
+	for _, d := range []*Deployment{kong, guber} {
+		r := rand.New(rand.NewPCG(11, 12))
+		now := time.Duration(0)
+		for i := range 30_000 {
+			now += time.Duration(r.IntN(4)) * time.Millisecond
+			switch r.IntN(3000) {
+			case 0:
+				d.Forget()
+			case 1:
+				d.Restart(now, []int{r.IntN(d.Members())})
+			case 2:
+				d.Scale(now, 2+r.IntN(3))
+			}
+			d.Decide(r.IntN(d.Members()), fmt.Sprintf("key-%d", r.IntN(3000)), now, 1)
+			if i%1000 == 999 {
+				if got, want := d.State(), recount(d); got != want {
+					t.Fatalf("%s, request %d: state %+v, counted over the maps %+v", d.cfg.Protocol, i, got, want)
+				}
+			}
+		}
+		if d.State().Keys == 0 {
+			t.Errorf("%s: nothing held at the end; the check compared nothing", d.cfg.Protocol)
+		}
 	}
 }
