@@ -43,7 +43,7 @@ their paths), and --lanes picks some by name (a configuration's contexts: any
 unique part of "server 8080 location /login"). --csv logs every decision as the
 request CSV's columns and the status. It listens on loopback unless --public;
 each lane holds at most --max-keys keys in use (a new one past them is answered
-503; each second a lane lets go of the keys its limiters hold no more);
+503 once the lane has let go of the keys its limiters hold no more);
 SIGINT or SIGTERM stops it gracefully (exit 0), the log written.`
 
 type serveOptions struct {

@@ -15,9 +15,10 @@
 //
 // Memory is bounded: each lane holds at most MaxKeys keys (a new key past it is
 // answered 503, as nginx answers when its zone is full) and keys longer than
-// MaxKeyBytes are refused with 400. On the first request of each second a lane
-// evicts its limiters' idle keys (those whose state is a new key's) and lets go
-// of the keys no limit holds any more, so a long-running server holds the keys
-// in use; a product that lets go of its keys only as new ones come (nginx's
-// expiry) is offered a new key when full, and makes room or refuses it.
+// MaxKeyBytes are refused with 400. A lane that needs room (a new key finds it
+// full, or its count doubled) evicts its limiters' idle keys (those whose state
+// is a new key's) and lets go of the keys no limit holds any more, so a
+// long-running server holds the keys in use; a product that lets go of its
+// keys only as new ones come (nginx's expiry) is offered a new key when full,
+// and makes room or refuses it. Only limits kept per request key count keys.
 package serve

@@ -62,19 +62,33 @@ type lane struct {
 	// offersNewKeys says a new key past MaxKeys is offered to the limiters,
 	// which may make room for it (see decideIfRoom).
 	offersNewKeys bool
+	// countsKeys says some limit keeps a state per request key: only then do
+	// the request keys take memory, and count against MaxKeys.
+	countsKeys bool
+	// kept is the keys held after the last sweep (see sweepDue).
+	kept int
 }
 
 // sweepEvery is how often, on the server's clock, a lane lets go of the keys
 // its limiters no longer hold (see sweep).
 const sweepEvery = time.Second
 
+// sweepDue says the lane sweeps now (at most every sweepEvery): a new key
+// finds it full, or it counts twice the keys it kept at its last sweep. A
+// sweep walks every key held (some 40 ms at 100,000 keys, under the server's
+// lock), so a lane sweeps when it needs the room, or as often as its count
+// doubles, not every second.
+func (l *lane) sweepDue(full bool) bool {
+	return l.countsKeys && (full || len(l.keys) >= 2*max(l.kept, 1))
+}
+
 // sweep evicts the lane's limiters' idle keys at now (a key whose state is
 // what a new key gets: no decision changes, algorithms.Limiter.Evict) and lets
 // go of the request keys none of its limits holds any more, which then count
 // against MaxKeys no longer: a server that runs for days holds the keys in
-// use, not every key it has seen. Run at most every sweepEvery, on the first
-// request at or after nextSweep (the time read for it: the served and the
-// replayed decisions sweep alike), it costs a walk over the keys held.
+// use, not every key it has seen. Run on a request (the time read for it: the
+// served and the replayed decisions sweep alike), it costs a walk over the
+// keys held.
 func (l *lane) sweep(now time.Duration) {
 	for _, lim := range l.limiters {
 		lim.Evict(now)
@@ -84,7 +98,7 @@ func (l *lane) sweep(now time.Duration) {
 			delete(l.keys, key)
 		}
 	}
-	l.nextSweep = now + sweepEvery
+	l.nextSweep, l.kept = now+sweepEvery, len(l.keys)
 }
 
 // decideIfRoom decides a request of a key new to the lane while it counts
@@ -119,10 +133,15 @@ func (l *lane) states() int {
 	return n
 }
 
-// holds says one of the lane's limits holds a state for the request key; a
-// limiter that cannot say (not an algorithms.Holder) holds every key asked.
+// holds says one of the lane's limits that keep a state per request key holds
+// one for key (a limit whose key all requests share holds one state, however
+// many keys use it); a limiter that cannot say (not an algorithms.Holder)
+// holds every key asked.
 func (l *lane) holds(key string) bool {
 	for i, lim := range l.limiters {
+		if !l.Limits[i].Template.PerKey() {
+			continue
+		}
 		h, ok := lim.(algorithms.Holder)
 		if !ok || h.Holds(l.Limits[i].Template.Render(key)) {
 			return true
@@ -152,6 +171,7 @@ func newLane(l Lane) (*lane, error) {
 	for i, m := range l.Limits {
 		_, forgets := out.limiters[i].(algorithms.Forgetter)
 		out.offersNewKeys = out.offersNewKeys && forgets && m.Template.PerKey()
+		out.countsKeys = out.countsKeys || m.Template.PerKey()
 	}
 	return out, nil
 }

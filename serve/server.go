@@ -113,17 +113,21 @@ func (s *Server) decideLocked(i int, key, client string, at time.Duration) Arriv
 	l := s.lanes[i]
 	s.seq++
 	a := Arrival{Seq: s.seq, Lane: i, Key: key, Client: client, At: at}
-	if at >= l.nextSweep {
+	_, known := l.keys[key]
+	if at >= l.nextSweep && l.sweepDue(!known && len(l.keys) >= s.opts.MaxKeys) {
 		l.sweep(at)
+		_, known = l.keys[key]
 	}
 	d, ok := Decision{}, true
-	if _, known := l.keys[key]; known || len(l.keys) < s.opts.MaxKeys {
+	if known || !l.countsKeys || len(l.keys) < s.opts.MaxKeys {
 		d = l.decide(key, at)
 	} else {
 		d, ok = l.decideIfRoom(key, at, s.opts.MaxKeys)
 	}
 	if ok {
-		l.keys[key] = struct{}{}
+		if l.countsKeys {
+			l.keys[key] = struct{}{}
+		}
 		a.Decision = d
 		a.Rule = l.rule(a.Decision)
 		a.Status, a.Word = status(l, a.Decision)
