@@ -307,8 +307,9 @@ func (c *compiler) backend(Overrides) error {
 // file). A key read from a trace is data, not the file's text: it is kept as
 // the log writes it, and shown escaped where it is printed (package printable).
 func (c *compiler) keyNames(Overrides) error {
+	named := c.namedKeys()
 	for k, key := range c.cfg.Keys {
-		if c.onlyTraced(k) {
+		if !named[k] {
 			continue
 		}
 		if err := plain("key", key.Name); err != nil {
@@ -336,14 +337,19 @@ func (c *compiler) open(name string) (io.ReadCloser, error) {
 	return rc, err
 }
 
-// onlyTraced says key k is used by trace clients alone.
-func (c *compiler) onlyTraced(k int) bool {
+// namedKeys marks the keys a client that is not a trace's uses (the others
+// are used by trace clients alone): a set, read once, so that a file of a
+// million keys is checked in one pass over its clients' keys.
+func (c *compiler) namedKeys() []bool {
+	named := make([]bool, len(c.cfg.Keys))
 	for _, cl := range c.cfg.Clients {
-		if _, trace := cl.Pattern.(sim.Trace); !trace && slices.Contains(cl.Keys, k) {
-			return false
+		if _, trace := cl.Pattern.(sim.Trace); !trace {
+			for _, k := range cl.Keys {
+				named[k] = true
+			}
 		}
 	}
-	return true
+	return named
 }
 
 // keySource is the field a client's keys come from.
