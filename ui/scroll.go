@@ -20,6 +20,7 @@ func pageRoom(height int) int { return max(1, height-2) }
 // time; false when msg does not scroll.
 func scroll(msg tea.KeyPressMsg, k KeyMap, offset, lines, room int) (int, bool) {
 	last := max(0, lines-room)
+	offset = min(offset, last) // a screen grown since shows more: the page drawn starts at last
 	switch {
 	case key.Matches(msg, k.ScrollDown):
 		offset++

@@ -49,3 +49,16 @@ func TestPagesScrollByThePage(t *testing.T) {
 		}
 	}
 }
+
+// A page scrolled to its end on a small screen, then shown on a taller one,
+// starts at its new last page: ↑ moves from there at once.
+func TestScrollAfterTheScreenGrew(t *testing.T) {
+	k := DefaultKeyMap()
+	// 51 lines, 20 a page: scrolled to 31; now 36 a page, so 15 is drawn
+	if got, _ := scroll(keyPress("up"), k, 31, 51, 36); got != 14 {
+		t.Errorf("↑ from the end after the screen grew: first line %d, want 14", got)
+	}
+	if got, ok := scroll(keyPress("x"), k, 31, 51, 36); ok || got != 15 {
+		t.Errorf("another key: %d, %v; want 15 (what is drawn), false", got, ok)
+	}
+}
