@@ -2,6 +2,8 @@ package serve_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +87,46 @@ func TestALaneHoldsTheKeysInUse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two keys are one only when they are the same bytes: a header holding the
+// byte 0x80 and one holding the text `\x80` (what the log shows for the byte)
+// have a bucket each; the log shows the byte escaped.
+func TestKeysAreTheirBytes(t *testing.T) {
+	key, _ := serve.ParseKey("header:X-Key")
+	lane := serve.Lane{Name: "tb", Key: key, Limits: []serve.Limit{{Algorithm: algorithms.TokenBucketName,
+		Policy: algorithms.Policy{Limit: 2, Period: time.Hour, Burst: 2}}}}
+	var logged []serve.Arrival
+	s, err := serve.New(serve.Options{Lanes: []serve.Lane{lane}, OnDecision: func(a serve.Arrival) { logged = append(logged, a) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(value string) int {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header["X-Key"] = []string{value}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w.Code
+	}
+	for i, q := range []struct {
+		value string
+		want  int
+	}{{"\x80", 200}, {"\x80", 200}, {"\x80", 429}, {`\x80`, 200}, {`\x80`, 200}, {`\x80`, 429}} {
+		if got := ask(q.value); got != q.want {
+			t.Errorf("request %d, X-Key %q: %d, want %d", i, q.value, got, q.want)
+		}
+	}
+	if len(logged) != 6 || logged[0].Key != "\x80" || logged[3].Key != `\x80` {
+		t.Fatalf("the decisions' keys: %d decisions, first %q, fourth %q", len(logged), logged[0].Key, logged[3].Key)
+	}
+	var b strings.Builder
+	log := serve.NewLog(&b, s.Lanes())
+	log.Write(logged[0])
+	if err := log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `,\x80,`) || strings.Contains(b.String(), "\x80") {
+		t.Errorf("the log's row of the byte 0x80 does not show it escaped:\n%q", b.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"ratelab/algorithms"
+	"ratelab/internal/printable"
 	"ratelab/present"
 )
 
@@ -58,7 +59,7 @@ func (l *Log) Write(a Arrival) {
 	b = append(b, ",memory,"...)
 	b = appendField(b, a.Client)
 	b = append(b, ",,"...)
-	b = appendField(b, a.Key)
+	b = appendField(b, printable.String(a.Key)) // a key may hold any byte
 	b = append(b, ',')
 	b = strconv.AppendInt(b, a.Seq, 10)
 	b = append(b, ",1,1,"...)

@@ -208,10 +208,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("ratelab serve: the request's key is %d bytes, over %d", len(raw), MaxKeyBytes), http.StatusBadRequest)
 		return
 	}
-	key := printable.String(raw) // a path may hold any byte: keys are printable
+	// the key as sent, any bytes: two keys are one only when they are the
+	// same bytes (the log and the view show it escaped, package printable)
 	s.mu.Lock()
 	at := s.opts.Now().Sub(s.opts.Origin)
-	a := s.decideLocked(i, key, r.RemoteAddr, at)
+	a := s.decideLocked(i, raw, r.RemoteAddr, at)
 	s.mu.Unlock()
 	for _, h := range a.Headers {
 		w.Header().Set(h.Name, h.Value)
