@@ -1,6 +1,10 @@
 package deploy
 
-import "time"
+import (
+	"time"
+
+	"ratelab/algorithms"
+)
 
 // Evict forgets, at now, the keys whose state is what a new key gets (see
 // algorithms.Limiter.Evict: no decision changes, provided no request comes at
@@ -12,16 +16,13 @@ import "time"
 // are pruned by window (kongSync.dropOldWindows).
 func (d *Deployment) Evict(now time.Duration) { d.proto.evict(now) }
 
-func (p *local) evict(now time.Duration) {
-	for _, lim := range p.instances {
-		if lim != nil {
-			lim.Evict(now)
-		}
-	}
-}
+func (p *local) evict(now time.Duration) { evictEach(p.instances, now) }
 
-func (p *share) evict(now time.Duration) {
-	for _, lim := range p.instances {
+func (p *share) evict(now time.Duration) { evictEach(p.instances, now) }
+
+// evictEach evicts, at now, each instance's limiter (nil: a slot not made).
+func evictEach(instances []algorithms.Limiter, now time.Duration) {
+	for _, lim := range instances {
 		if lim != nil {
 			lim.Evict(now)
 		}

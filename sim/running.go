@@ -131,7 +131,7 @@ func (r *recorder) liveKeySums() keySums {
 	for _, k := range keys {
 		sl, c := r.spans[k], &r.tiers[r.cfg.Keys[k].Tier].contract // a copy: the run goes on
 		before := sl.excess(c)
-		for _, a := range r.later[k] {
+		for _, a := range r.laterOf(k) {
 			sl.add(c, a.at, a.cost)
 		}
 		after := sl.excess(c)
