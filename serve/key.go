@@ -50,30 +50,54 @@ func ParseKey(spec string) (KeyOf, error) {
 // String is the spec as given.
 func (k KeyOf) String() string { return k.spec }
 
-// Of is r's key: its parts' values joined by "+" ("" for shared).
+// Of is r's key: its parts' values joined by "+" ("" for shared). A key of
+// one value is that value as sent. A key of several escapes each value's "\"
+// and "+" with a "\" (path "/a+b" and header "c" give `/a\+b+c`), so two
+// requests share a key only when every value is the same: unescaped, ("1+2",
+// "3") and ("1", "2+3") would both be "1+2+3" and share one bucket.
 func (k KeyOf) Of(r *http.Request) string {
 	var b strings.Builder
+	escape := k.values() > 1
 	for i, p := range k.parts {
 		if i > 0 && p.kind != "shared" {
 			b.WriteByte('+')
 		}
+		v := ""
 		switch p.kind {
 		case "ip":
 			host, _, err := net.SplitHostPort(r.RemoteAddr)
 			if err != nil {
 				host = r.RemoteAddr
 			}
-			b.WriteString(host)
+			v = host
 		case "user":
-			user, _, _ := r.BasicAuth()
-			b.WriteString(user)
+			v, _, _ = r.BasicAuth()
 		case "path":
-			b.WriteString(r.URL.Path)
+			v = r.URL.Path
 		case "method":
-			b.WriteString(r.Method)
+			v = r.Method
 		case "header":
-			b.WriteString(r.Header.Get(p.header))
+			v = r.Header.Get(p.header)
 		}
+		if escape && strings.ContainsAny(v, `\+`) {
+			v = partEscaper.Replace(v)
+		}
+		b.WriteString(v)
 	}
 	return b.String()
+}
+
+// partEscaper escapes a value within a key of several: "\" and "+" each
+// after a "\".
+var partEscaper = strings.NewReplacer(`\`, `\\`, "+", `\+`)
+
+// values is how many of the parts give a value (all but shared).
+func (k KeyOf) values() int {
+	n := 0
+	for _, p := range k.parts {
+		if p.kind != "shared" {
+			n++
+		}
+	}
+	return n
 }

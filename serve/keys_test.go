@@ -92,7 +92,8 @@ func TestALaneHoldsTheKeysInUse(t *testing.T) {
 
 // Two keys are one only when they are the same bytes: a header holding the
 // byte 0x80 and one holding the text `\x80` (what the log shows for the byte)
-// have a bucket each; the log shows the byte escaped.
+// have a bucket each; the log shows the byte escaped, and the text's backslash
+// doubled, so the two read apart there too.
 func TestKeysAreTheirBytes(t *testing.T) {
 	key, _ := serve.ParseKey("header:X-Key")
 	lane := serve.Lane{Name: "tb", Key: key, Limits: []serve.Limit{{Algorithm: algorithms.TokenBucketName,
@@ -123,10 +124,49 @@ func TestKeysAreTheirBytes(t *testing.T) {
 	var b strings.Builder
 	log := serve.NewLog(&b, s.Lanes())
 	log.Write(logged[0])
+	log.Write(logged[3])
 	if err := log.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `,\x80,`) || strings.Contains(b.String(), "\x80") {
+	rows := strings.Split(b.String(), "\n")
+	if len(rows) != 4 || !strings.Contains(rows[1], `,\x80,`) || strings.Contains(b.String(), "\x80") {
 		t.Errorf("the log's row of the byte 0x80 does not show it escaped:\n%q", b.String())
+	}
+	// the text shows its backslash doubled: the two keys read apart
+	if !strings.Contains(rows[2], `,\\x80,`) {
+		t.Errorf("the log's row of the text \\x80 does not read apart from the byte's:\n%q", b.String())
+	}
+}
+
+// A key of several values is one key only when every value is: ("1+2", "3")
+// and ("1", "2+3") have a bucket each, as have ("a\", "+b") and ("a", "\+b").
+// A key of one value is the value as sent, "+" and all.
+func TestSeveralValuesMakeOneKeyOnlyWhenEachIsTheSame(t *testing.T) {
+	key, err := serve.ParseKey("header:A+header:B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyOf := func(a, b string) string {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("A", a)
+		req.Header.Set("B", b)
+		return key.Of(req)
+	}
+	pairs := [][2]string{{"1+2", "3"}, {"1", "2+3"}, {`a\`, "+b"}, {"a", `\+b`}, {`a\+`, "b"}, {"a", "b"}, {"", "+"}, {"+", ""}}
+	seen := map[string][2]string{}
+	for _, p := range pairs {
+		k := keyOf(p[0], p[1])
+		if other, ok := seen[k]; ok {
+			t.Errorf("%q and %q share the key %q", p, other, k)
+		}
+		seen[k] = p
+	}
+	if got := keyOf("1", "2"); got != "1+2" {
+		t.Errorf("values without + or \\ are joined as they are: %q, want 1+2", got)
+	}
+	one, _ := serve.ParseKey("path")
+	req := httptest.NewRequest(http.MethodGet, `/a+b\c`, nil)
+	if got := one.Of(req); got != `/a+b\c` {
+		t.Errorf("a key of one value: %q, want the path as sent", got)
 	}
 }

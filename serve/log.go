@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 
 	"ratelab/algorithms"
 	"ratelab/internal/printable"
@@ -59,7 +60,7 @@ func (l *Log) Write(a Arrival) {
 	b = append(b, ",memory,"...)
 	b = appendField(b, a.Client)
 	b = append(b, ",,"...)
-	b = appendField(b, printable.String(a.Key)) // a key may hold any byte
+	b = appendField(b, logKey(a.Key))
 	b = append(b, ',')
 	b = strconv.AppendInt(b, a.Seq, 10)
 	b = append(b, ",1,1,"...)
@@ -93,3 +94,15 @@ func (l *Log) Flush() error {
 
 // appendField appends s as a CSV field, as the request CSV writes one.
 func appendField(b []byte, s string) []byte { return append(b, present.CSVField(s)...) }
+
+// logKey is key as the log shows it: a key may hold any byte, and one a
+// terminal would act on is shown escaped (\x80, \u202e; see printable);
+// each "\" of the key is shown doubled, so that the text `\x80` (shown
+// `\\x80`) and the byte 0x80 (shown `\x80`) read apart, and a replay of the
+// log keeps every key the server kept apart.
+func logKey(key string) string {
+	if strings.Contains(key, `\`) {
+		key = strings.ReplaceAll(key, `\`, `\\`)
+	}
+	return printable.String(key)
+}

@@ -254,6 +254,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if key.Matches(msg, m.keys.ForceQuit) {
 			return m.quit()
 		}
+		if m.tooSmall() { // the screen shows only its notice: q quits, nothing else acts unseen
+			if key.Matches(msg, m.keys.Quit) {
+				return m.quit()
+			}
+			return nil
+		}
 		switch {
 		case m.quiz.open:
 			return m.quizKey(msg)

@@ -62,3 +62,33 @@ func TestScrollAfterTheScreenGrew(t *testing.T) {
 		t.Errorf("another key: %d, %v; want 15 (what is drawn), false", got, ok)
 	}
 }
+
+// Under the "needs at least 80×24" notice no key acts unseen: space does not
+// play, ? opens no help, n switches no scenario; q still quits. Grown again,
+// the screen is as it was left.
+func TestKeysUnderTheSizeNoticeDoNothing(t *testing.T) {
+	m := newModel(t, "retry-storm")
+	paused, scenario := m.runner.paused, m.runner.cfg.Name
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	if !strings.Contains(m.View().Content, "needs a terminal of at least") {
+		t.Fatalf("no size notice at 60×20:\n%s", m.View().Content)
+	}
+	for _, k := range []string{"space", "?", "n", "l", "tab"} {
+		if cmd := press(m, k); cmd != nil {
+			if _, quit := cmd().(tea.QuitMsg); quit {
+				t.Fatalf("%s quit under the notice", k)
+			}
+		}
+	}
+	if m.runner.paused != paused || m.help.open || m.lessonPage.open || m.runner.cfg.Name != scenario {
+		t.Errorf("keys acted under the notice: paused %v (was %v), help %v, lesson %v, scenario %q (was %q)",
+			m.runner.paused, paused, m.help.open, m.lessonPage.open, m.runner.cfg.Name, scenario)
+	}
+	cmd := press(m, "q")
+	if cmd == nil {
+		t.Fatal("q under the notice did not quit")
+	}
+	if _, quit := cmd().(tea.QuitMsg); !quit {
+		t.Error("q under the notice did not quit")
+	}
+}

@@ -55,12 +55,18 @@ func (m *Model) draw() (v tea.View) {
 	return v
 }
 
+// tooSmall says the terminal is smaller than minWidth×minHeight: the screen
+// shows only a notice (and no size known yet is not too small).
+func (m *Model) tooSmall() bool {
+	return m.width > 0 && (m.width < minWidth || m.height < minHeight)
+}
+
 // render draws the whole screen at the size the last WindowSizeMsg gave.
 func (m *Model) render() string {
 	switch {
 	case m.width == 0:
 		return "" // no size yet
-	case m.width < minWidth || m.height < minHeight:
+	case m.tooSmall():
 		msg := fmt.Sprintf("ratelab needs a terminal of at least %d×%d; this one is %d×%d. Make it larger, or press q to quit.", minWidth, minHeight, m.width, m.height)
 		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.styles.Warn.Render(wrap(msg, m.width)))
 	case m.quiz.open && m.runner.cfg != nil:
