@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"strings"
 
 	"ratelab/algorithms"
 	"ratelab/internal/printable"
@@ -96,13 +95,7 @@ func (l *Log) Flush() error {
 func appendField(b []byte, s string) []byte { return append(b, present.CSVField(s)...) }
 
 // logKey is key as the log shows it: a key may hold any byte, and one a
-// terminal would act on is shown escaped (\x80, \u202e; see printable);
-// each "\" of the key is shown doubled, so that the text `\x80` (shown
-// `\\x80`) and the byte 0x80 (shown `\x80`) read apart, and a replay of the
-// log keeps every key the server kept apart.
-func logKey(key string) string {
-	if strings.Contains(key, `\`) {
-		key = strings.ReplaceAll(key, `\`, `\\`)
-	}
-	return printable.String(key)
-}
+// terminal would act on is shown escaped; two keys the server kept apart read
+// apart (printable.Exact: the text `\x80`, the byte 0x80 and the character
+// U+0080 are `\\x80`, `\x80` and `\u0080`).
+func logKey(key string) string { return printable.Exact(key) }

@@ -281,6 +281,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return m.key(msg)
 	}
+	if _, pasted := msg.(tea.PasteMsg); pasted && m.tooSmall() {
+		return nil // typed into the picker's filter unseen, as a key would be
+	}
 	if m.picker.open {
 		return m.pick(msg)
 	}

@@ -80,6 +80,28 @@ func TestKeysUnderTheSizeNoticeDoNothing(t *testing.T) {
 			}
 		}
 	}
+	// a paste into the picker's filter, opened before the screen shrank
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	for _, k := range []string{"s", "/", "r", "e", "t"} { // the picker, filtering by "ret"
+		press(m, k)
+	}
+	if !m.picker.open || !strings.Contains(m.picker.view(), "ret") {
+		t.Fatalf("s / r e t opened no picker filtering by ret:\n%s", m.picker.view())
+	}
+	filter := m.picker.view()
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
+	m.Update(tea.PasteMsg{Content: "ZZZ"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	if got := m.picker.view(); got != filter {
+		t.Errorf("a paste under the notice changed the picker:\n%s\nwas\n%s", got, filter)
+	}
+	press(m, "esc")
+	press(m, "esc")
+	press(m, "esc")
+	if m.picker.open {
+		t.Fatal("esc did not close the picker")
+	}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
 	if m.runner.paused != paused || m.help.open || m.lessonPage.open || m.runner.cfg.Name != scenario {
 		t.Errorf("keys acted under the notice: paused %v (was %v), help %v, lesson %v, scenario %q (was %q)",
 			m.runner.paused, paused, m.help.open, m.lessonPage.open, m.runner.cfg.Name, scenario)

@@ -132,7 +132,7 @@ func (s *Served) render() string {
 			break
 		}
 		st := &s.stats[i]
-		name := printable.String(l.Name)
+		name := printable.Name(l.Name)
 		if len(s.lanes) > 1 {
 			name += "  at " + serve.LanePath(l.Name)
 		}
@@ -142,7 +142,7 @@ func (s *Served) render() string {
 			latest = "no refusal yet"
 		}
 		fmt.Fprintf(&b, "  accepted %d  refused %d  held %d  keys %d\n", st.accepted, st.refused, st.held, st.keys)
-		fmt.Fprintf(&b, "  latest refusal: %s\n", printable.String(latest))
+		fmt.Fprintf(&b, "  latest refusal: %s\n", printable.Name(latest))
 		rows -= 3
 		if graphRows >= 2 && rows >= graphRows+2 {
 			acc, ref := make([]float64, servedSeconds), make([]float64, servedSeconds)

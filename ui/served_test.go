@@ -13,7 +13,7 @@ import (
 )
 
 // The live view of ratelab serve shows each lane's counts, its latest refusal
-// (the rule's words first, its key escaped) and fits the terminal, at 80×24 and
+// (the rule's words first, its key escaped, its newlines too) and fits the terminal, at 80×24 and
 // 120×40; q quits.
 func TestServedViewShowsEachLane(t *testing.T) {
 	key, _ := serve.ParseKey("ip")
@@ -27,7 +27,7 @@ func TestServedViewShowsEachLane(t *testing.T) {
 	for i := range 7 {
 		v.Add(serve.Arrival{Lane: 0, Key: "10.0.0.1", Decision: serve.Decision{Decision: algorithms.Decision{Allowed: true}, Decisive: -1}})
 		if i%2 == 0 {
-			v.Add(serve.Arrival{Lane: 1, Key: "10.0.0.\x1b[2J9", Rule: "nginx.conf:14 limit_req zone=login",
+			v.Add(serve.Arrival{Lane: 1, Key: "10.0.0.\x1b[2J9\n\nFAKE: all clear", Rule: "nginx.conf:14 limit_req zone=login",
 				Decision: serve.Decision{Decisive: 0, Status: 503, Word: "REJECTED"}})
 		}
 	}
@@ -51,6 +51,10 @@ func TestServedViewShowsEachLane(t *testing.T) {
 		}
 		if strings.Contains(screen, "\x1b[2J") {
 			t.Errorf("%dx%d: a key's escape reached the screen", size[0], size[1])
+		}
+		// a key's newlines stay in its line, escaped: no line of the key's own
+		if strings.Contains(plain, "\nFAKE") || size[0] >= 120 && !strings.Contains(plain, `9\n\nFAKE: all clear`) {
+			t.Errorf("%dx%d: a key's newlines were not escaped in its line:\n%s", size[0], size[1], plain)
 		}
 	}
 	if _, cmd := v.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); cmd == nil {

@@ -42,6 +42,36 @@ func String(s string) string {
 	return b.String()
 }
 
+// Exact is String made one to one: two texts that differ are shown apart.
+// String shows the byte 0x80 (not UTF-8), the character U+0080 (UTF-8's C2 80)
+// and the text `\x80` alike; Exact shows them `\x80`, `\u0080` and `\\x80`:
+// a "\" is shown doubled, a control below U+0100 that is UTF-8 as \u00NN,
+// and only a byte that is not UTF-8 as \xNN. For a column a program reads
+// back (a log's keys), where two keys must stay two.
+func Exact(s string) string {
+	if Safe(s) && !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case !unsafe(r):
+			b.WriteString(s[i : i+size])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
 // Name is String for a name within a line (a file's, a key's): a newline or
 // a tab in it is escaped too (\n, \t), so the line stays one line.
 func Name(s string) string {

@@ -66,3 +66,31 @@ func TestJSONWriter(t *testing.T) {
 		t.Errorf("read back %q (%v), want %q", back, err, in)
 	}
 }
+
+// Exact shows texts that differ apart, and nothing a terminal acts on: the
+// byte 0x80, the character U+0080 and the text `\x80` among them. Checked on
+// every string of up to three pieces from bytes and texts that look alike.
+func TestExactIsOneToOne(t *testing.T) {
+	pieces := []string{"", "a", `\`, `\\`, "x80", `\x80`, "\x80", "\u0080", `\u0080`, "\x9b", "\u009b", "\x1b", `\x1b`, "\u202e", `\u202e`, "\n", "\t", "+", "\ufffd", "\xc2"}
+	seen := map[string]string{}
+	for _, a := range pieces {
+		for _, b := range pieces {
+			for _, c := range pieces {
+				s := a + b + c
+				got := Exact(s)
+				if other, ok := seen[got]; ok && other != s {
+					t.Fatalf("Exact(%q) = Exact(%q) = %q", s, other, got)
+				}
+				seen[got] = s
+				if !Safe(got) {
+					t.Fatalf("Exact(%q) = %q holds what a terminal acts on", s, got)
+				}
+			}
+		}
+	}
+	for in, want := range map[string]string{"\x80": `\x80`, "\u0080": `\u0080`, `\x80`: `\\x80`, "plain": "plain", "\x1b[2J": `\x1b[2J`} {
+		if got := Exact(in); got != want {
+			t.Errorf("Exact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
