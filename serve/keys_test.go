@@ -170,3 +170,44 @@ func TestSeveralValuesMakeOneKeyOnlyWhenEachIsTheSame(t *testing.T) {
 		t.Errorf("a key of one value: %q, want the path as sent", got)
 	}
 }
+
+// A key longer than MaxKeyBytes as kept is refused with 400 and a message
+// that says how it was counted: a value of 300 "+" in a key of two values is
+// 600 bytes escaped; 300 plain bytes, or a one-value key of 512, pass.
+func TestAKeyOverTheBoundIsRefused(t *testing.T) {
+	ask := func(spec, a, b string) (int, string) {
+		key, err := serve.ParseKey(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lane := serve.Lane{Name: "tb", Key: key, Limits: []serve.Limit{{Algorithm: algorithms.TokenBucketName,
+			Policy: algorithms.Policy{Limit: 10, Period: time.Second, Burst: 10}}}}
+		s, err := serve.New(serve.Options{Lanes: []serve.Lane{lane}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("A", a)
+		req.Header.Set("B", b)
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w.Code, w.Body.String()
+	}
+	for _, tc := range []struct {
+		spec, a, b string
+		want       int
+	}{
+		{"header:A", strings.Repeat("x", serve.MaxKeyBytes), "", 200},
+		{"header:A", strings.Repeat("x", serve.MaxKeyBytes+1), "", 400},
+		{"header:A+header:B", strings.Repeat("x", 300), "y", 200},
+		{"header:A+header:B", strings.Repeat("+", 300), "y", 400},
+	} {
+		code, body := ask(tc.spec, tc.a, tc.b)
+		if code != tc.want {
+			t.Errorf("%s, A of %d bytes: %d, want %d (%s)", tc.spec, len(tc.a), code, tc.want, body)
+		}
+		if code == 400 && !strings.Contains(body, "bytes as kept") {
+			t.Errorf("%s: the refusal does not say how the key was counted: %q", tc.spec, body)
+		}
+	}
+}

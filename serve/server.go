@@ -205,7 +205,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := s.lanes[i]
 	raw := l.Key.Of(r)
 	if len(raw) > MaxKeyBytes {
-		http.Error(w, fmt.Sprintf("ratelab serve: the request's key is %d bytes, over %d", len(raw), MaxKeyBytes), http.StatusBadRequest)
+		http.Error(w, fmt.Sprintf("ratelab serve: the request's key is %d bytes as kept (its values joined, a multi-value key's \\ and + escaped), over %d", len(raw), MaxKeyBytes), http.StatusBadRequest)
 		return
 	}
 	// the key as sent, any bytes: two keys are one only when they are the
