@@ -123,10 +123,7 @@ func (p *csvParser) next() (record, error) {
 			if v == "" {
 				return record{}, &lineProblem{line, fmt.Sprintf("%s is empty", p.names.key[i])}
 			}
-			if i > 0 {
-				p.buf = append(p.buf, ' ')
-			}
-			p.buf = append(p.buf, v...)
+			p.buf = appendKeyValue(p.buf, i, len(p.key), v)
 		}
 		out.key = p.r.intern(p.buf)
 		if p.detail != nil {

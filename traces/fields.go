@@ -10,6 +10,28 @@ import (
 
 // The time, key and cost of the formats with named fields (JSON Lines, CSV).
 
+// appendKeyValue appends the i-th of a key's n values to key. Values are
+// joined by a space; in a key of several, a value's "\" and " " are escaped
+// with a "\" ("x y" and "z" make `x\ y z`, "x" and "y z" make `x y\ z`), so two
+// rows are one client only when every value is the same. A key of one value
+// is the value as read. (A Common/Combined Log needs no escape: of its parts
+// only agent may hold a space, and one such part leaves the join one to one.)
+func appendKeyValue(key []byte, i, n int, v string) []byte {
+	if i > 0 {
+		key = append(key, ' ')
+	}
+	if n < 2 || !strings.ContainsAny(v, `\ `) {
+		return append(key, v...)
+	}
+	for j := 0; j < len(v); j++ {
+		if v[j] == '\\' || v[j] == ' ' {
+			key = append(key, '\\')
+		}
+		key = append(key, v[j])
+	}
+	return key
+}
+
 // fieldNames are the names of the fields a named-field format reads, resolved
 // from Options with their defaults.
 type fieldNames struct {

@@ -88,10 +88,7 @@ func (p *jsonlParser) parseLine(line []byte) (record, string) {
 		if !ok || v == "" {
 			return rec, fmt.Sprintf("no field %q for the key (fields: %s); set key to the field(s) that name a client", k, fieldList(p.fields))
 		}
-		if i > 0 {
-			p.key = append(p.key, ' ')
-		}
-		p.key = append(p.key, v...)
+		p.key = appendKeyValue(p.key, i, len(p.names.key), v)
 	}
 	rec.key = p.r.intern(p.key)
 	if p.r.opts.details() {

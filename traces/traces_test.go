@@ -536,3 +536,36 @@ func TestNoCost(t *testing.T) {
 		}
 	}
 }
+
+// A key of several values is one client only when every value is the same:
+// ("x y", "z") and ("x", "y z") are two, in JSON Lines and in CSV, as are
+// ("a\", " b") and ("a", "\ b"); a key of one value is the value as read.
+func TestSeveralValuesMakeOneClientOnlyWhenEachIsTheSame(t *testing.T) {
+	pairs := [][2]string{{"x y", "z"}, {"x", "y z"}, {`a\`, " b"}, {"a", `\ b`}, {"a b", ""}, {"a", " b"}}
+	var jsonl, csv strings.Builder
+	csv.WriteString("time_ms,a,b\n")
+	for i, p := range pairs {
+		fmt.Fprintf(&jsonl, `{"time": %d, "a": %q, "b": %q}`+"\n", 1_000_000_000_000+i, p[0], p[1]+".")
+		fmt.Fprintf(&csv, "%d,%q,%q\n", i, p[0], p[1]+".")
+	}
+	for _, f := range []struct{ name, data string }{{"a.jsonl", jsonl.String()}, {"a.csv", csv.String()}} {
+		rows, _, err := readAll(t, f.name, f.data, Options{Key: "a+b"})
+		if err != nil || len(rows) != len(pairs) {
+			t.Fatalf("%s: %d rows, %v", f.name, len(rows), err)
+		}
+		seen := map[string]int{}
+		for i, r := range rows {
+			if j, ok := seen[r.Key]; ok {
+				t.Errorf("%s: %q and %q are one client, %q", f.name, pairs[i], pairs[j], r.Key)
+			}
+			seen[r.Key] = i
+		}
+		if rows[0].Key != `x\ y z.` {
+			t.Errorf("%s: the first key is %q, want x\\ y z.", f.name, rows[0].Key)
+		}
+		one, _, err := readAll(t, f.name, f.data, Options{Key: "a"})
+		if err != nil || one[0].Key != "x y" {
+			t.Errorf("%s: a key of one value is %q (%v), want the value as read", f.name, one[0].Key, err)
+		}
+	}
+}
