@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +41,9 @@ type clfParser struct {
 	// details: read each line's Detail (Options.details); agentKey: the
 	// User-Agent is part of the key. Else the line's tail is not read.
 	details, agentKey bool
+	// escape: the key has both user and agent, the parts that may hold a
+	// space (see appendKeyValue)
+	escape bool
 
 	// the last timestamp's text and value, since consecutive lines usually
 	// share their second
@@ -57,6 +61,7 @@ func newCLF(r *Reader, br *bufio.Reader, o Options) (*clfParser, error) {
 		p.parts = append(p.parts, c)
 		p.agentKey = p.agentKey || c == partAgent
 	}
+	p.escape = slices.Contains(p.parts, partUser) && slices.Contains(p.parts, partAgent)
 	if o.TimeField != "" || o.CostField != "" && o.CostField != NoCost {
 		return nil, fmt.Errorf("time_field and cost_field are for JSON Lines and CSV; a Common/Combined Log's time is its [day/month/year:hour:minute:second zone] and every request costs 1")
 	}
@@ -153,10 +158,7 @@ func (p *clfParser) parseLine(line []byte, d *Detail) (int64, string) {
 			}
 			return 0, fmt.Sprintf("the request %q has no %s for the key", clip(req, 40), clfPartNames[part])
 		}
-		if j > 0 {
-			p.key = append(p.key, ' ')
-		}
-		p.key = append(p.key, v...)
+		p.key = appendKeyValue(p.key, j, p.escape, v)
 	}
 	return at, ""
 }

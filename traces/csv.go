@@ -123,7 +123,7 @@ func (p *csvParser) next() (record, error) {
 			if v == "" {
 				return record{}, &lineProblem{line, fmt.Sprintf("%s is empty", p.names.key[i])}
 			}
-			p.buf = appendKeyValue(p.buf, i, len(p.key), v)
+			p.buf = appendKeyValue(p.buf, i, len(p.key) > 1, v) // any column may hold a space
 		}
 		out.key = p.r.intern(p.buf)
 		if p.detail != nil {

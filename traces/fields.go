@@ -10,17 +10,18 @@ import (
 
 // The time, key and cost of the formats with named fields (JSON Lines, CSV).
 
-// appendKeyValue appends the i-th of a key's n values to key. Values are
-// joined by a space; in a key of several, a value's "\" and " " are escaped
-// with a "\" ("x y" and "z" make `x\ y z`, "x" and "y z" make `x y\ z`), so two
-// rows are one client only when every value is the same. A key of one value
-// is the value as read. (A Common/Combined Log needs no escape: of its parts
-// only agent may hold a space, and one such part leaves the join one to one.)
-func appendKeyValue(key []byte, i, n int, v string) []byte {
+// appendKeyValue appends the i-th value of a key to key, joined to those
+// before by a space. escape (a key of several values, more than one of which
+// may hold a space) escapes the value's "\" and " " with a "\" ("x y" and "z"
+// make `x\ y z`, "x" and "y z" make `x y\ z`), so two rows are one client only
+// when every value is the same. Without it the value goes as read: a key of
+// one value, or of several of which one at most may hold a space, is one to
+// one joined plainly (the space is then where that one's value is).
+func appendKeyValue[V string | []byte](key []byte, i int, escape bool, v V) []byte {
 	if i > 0 {
 		key = append(key, ' ')
 	}
-	if n < 2 || !strings.ContainsAny(v, `\ `) {
+	if !escape {
 		return append(key, v...)
 	}
 	for j := 0; j < len(v); j++ {

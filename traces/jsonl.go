@@ -88,7 +88,7 @@ func (p *jsonlParser) parseLine(line []byte) (record, string) {
 		if !ok || v == "" {
 			return rec, fmt.Sprintf("no field %q for the key (fields: %s); set key to the field(s) that name a client", k, fieldList(p.fields))
 		}
-		p.key = appendKeyValue(p.key, i, len(p.names.key), v)
+		p.key = appendKeyValue(p.key, i, len(p.names.key) > 1, v) // any field may hold a space
 	}
 	rec.key = p.r.intern(p.key)
 	if p.r.opts.details() {

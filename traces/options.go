@@ -160,9 +160,10 @@ type Options struct {
 	// Key names what identifies a client: for a Common/Combined Log, ip (also
 	// host), user, ident, method or path (without the query string); for JSON
 	// Lines and CSV, field names. Several joined by "+" (ip+path) make one key
-	// of their values joined by a space (in JSON Lines and CSV a value's "\"
-	// and " " escaped with a "\", so that two rows share a key only when every
-	// value is the same). Empty: ip for a log, key otherwise.
+	// of their values joined by a space (where more than one may hold a space,
+	// each value's "\" and " " escaped with a "\", so that two rows share a key
+	// only when every value is the same: see appendKeyValue). Empty: ip for a
+	// log, key otherwise.
 	Key string
 	// TimeField and CostField name the JSON Lines or CSV fields of the time and
 	// the cost; empty: time (or a CSV's time_ms column) and cost. A row without

@@ -569,3 +569,28 @@ func TestSeveralValuesMakeOneClientOnlyWhenEachIsTheSame(t *testing.T) {
 		}
 	}
 }
+
+// In a Common/Combined Log only user and agent may hold a space: a key with
+// both escapes them ("bob smith" with "curl" and "bob" with "smith curl" are
+// two clients); a key with one of them joins as read (ip+agent, agent+ip).
+func TestALogKeyOfUserAndAgentIsOneToOne(t *testing.T) {
+	log := `1.2.3.4 - bob smith [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 5 "-" "curl"
+1.2.3.4 - bob [10/Oct/2000:13:55:37 -0700] "GET /a HTTP/1.0" 200 5 "-" "smith curl"
+`
+	for key, want := range map[string][2]string{
+		"user+agent":    {`bob\ smith curl`, `bob smith\ curl`},
+		"agent+user":    {`curl bob\ smith`, `smith\ curl bob`},
+		"ip+user+agent": {`1.2.3.4 bob\ smith curl`, `1.2.3.4 bob smith\ curl`},
+		"ip+agent":      {"1.2.3.4 curl", "1.2.3.4 smith curl"},
+		"agent+ip":      {"curl 1.2.3.4", "smith curl 1.2.3.4"},
+		"user":          {"bob smith", "bob"},
+	} {
+		rows, _, err := readAll(t, "a.log", log, Options{Format: FormatCLF, Key: key})
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s: %d rows, %v", key, len(rows), err)
+		}
+		if rows[0].Key != want[0] || rows[1].Key != want[1] {
+			t.Errorf("%s: keys %q and %q, want %q and %q", key, rows[0].Key, rows[1].Key, want[0], want[1])
+		}
+	}
+}
