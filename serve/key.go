@@ -12,6 +12,8 @@ import (
 type KeyOf struct {
 	spec  string
 	parts []keyPart
+	// escape: the key has several values, each escaped in the join (see Of)
+	escape bool
 }
 
 type keyPart struct {
@@ -44,6 +46,13 @@ func ParseKey(spec string) (KeyOf, error) {
 			return KeyOf{}, fmt.Errorf("key %q: unknown part %q; give ip, user, path, method, header:NAME or shared, several joined by +", spec, w)
 		}
 	}
+	values := 0 // the parts that give a value (all but shared)
+	for _, p := range k.parts {
+		if p.kind != "shared" {
+			values++
+		}
+	}
+	k.escape = values > 1
 	return k, nil
 }
 
@@ -57,7 +66,6 @@ func (k KeyOf) String() string { return k.spec }
 // "3") and ("1", "2+3") would both be "1+2+3" and share one bucket.
 func (k KeyOf) Of(r *http.Request) string {
 	var b strings.Builder
-	escape := k.values() > 1
 	for i, p := range k.parts {
 		if i > 0 && p.kind != "shared" {
 			b.WriteByte('+')
@@ -79,7 +87,7 @@ func (k KeyOf) Of(r *http.Request) string {
 		case "header":
 			v = r.Header.Get(p.header)
 		}
-		if escape && strings.ContainsAny(v, `\+`) {
+		if k.escape && strings.ContainsAny(v, `\+`) {
 			v = partEscaper.Replace(v)
 		}
 		b.WriteString(v)
@@ -90,14 +98,3 @@ func (k KeyOf) Of(r *http.Request) string {
 // partEscaper escapes a value within a key of several: "\" and "+" each
 // after a "\".
 var partEscaper = strings.NewReplacer(`\`, `\\`, "+", `\+`)
-
-// values is how many of the parts give a value (all but shared).
-func (k KeyOf) values() int {
-	n := 0
-	for _, p := range k.parts {
-		if p.kind != "shared" {
-			n++
-		}
-	}
-	return n
-}

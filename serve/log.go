@@ -59,7 +59,10 @@ func (l *Log) Write(a Arrival) {
 	b = append(b, ",memory,"...)
 	b = appendField(b, a.Client)
 	b = append(b, ",,"...)
-	b = appendField(b, logKey(a.Key))
+	// a key may hold any byte: shown escaped, two keys the server kept apart
+	// reading apart (the text `\x80`, the byte 0x80 and U+0080 are `\\x80`,
+	// `\x80` and `\u0080`)
+	b = appendField(b, printable.Exact(a.Key))
 	b = append(b, ',')
 	b = strconv.AppendInt(b, a.Seq, 10)
 	b = append(b, ",1,1,"...)
@@ -93,9 +96,3 @@ func (l *Log) Flush() error {
 
 // appendField appends s as a CSV field, as the request CSV writes one.
 func appendField(b []byte, s string) []byte { return append(b, present.CSVField(s)...) }
-
-// logKey is key as the log shows it: a key may hold any byte, and one a
-// terminal would act on is shown escaped; two keys the server kept apart read
-// apart (printable.Exact: the text `\x80`, the byte 0x80 and the character
-// U+0080 are `\\x80`, `\x80` and `\u0080`).
-func logKey(key string) string { return printable.Exact(key) }

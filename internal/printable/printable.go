@@ -24,22 +24,7 @@ func String(s string) string {
 	if Safe(s) {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case !unsafe(r):
-			b.WriteString(s[i : i+size])
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += size
-	}
-	return b.String()
+	return escape(s, false)
 }
 
 // Exact is String made one to one: two texts that differ are shown apart.
@@ -52,17 +37,28 @@ func Exact(s string) string {
 	if Safe(s) && !strings.Contains(s, `\`) {
 		return s
 	}
+	return escape(s, true)
+}
+
+// escape writes s with its unsafe characters as escapes, String's way, or
+// Exact's when exact: a "\" doubled, and \xNN kept for C0, DEL and bytes that
+// are not UTF-8 (a C1 control, UTF-8, is then \u00NN).
+func escape(s string, exact bool) string {
+	hexBelow := rune(0x100) // the characters shown as \xNN
+	if exact {
+		hexBelow = 0x80
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
+		case exact && r == '\\':
 			b.WriteString(`\\`)
 		case !unsafe(r):
 			b.WriteString(s[i : i+size])
-		case r < 0x80:
+		case r < hexBelow:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
 			fmt.Fprintf(&b, `\u%04x`, r)
